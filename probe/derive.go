@@ -1,0 +1,224 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/driplab/drip/adapters"
+)
+
+// Thresholds of DESIGN §1.
+const (
+	DefaultStall = 250.0 // ms
+	// A stream is buffered with fewer than bufferedMinFrames content frames,
+	// or when bufferedMinTokens or more tokens arrived within bufferedSpanMS.
+	bufferedMinFrames = 3
+	bufferedSpanMS    = 200.0
+	bufferedMinTokens = 10
+)
+
+// ErrBadTime reports a record whose times cannot be measurements.
+var ErrBadTime = errors.New("bad timestamp")
+
+// Derive fills every derived field of r from its raw times and frames:
+// first event, TTFT, TTFO, e2e, tail, gaps and stalls, tokens, ITL, the
+// buffered flag and the status. stallMS is the stall threshold. It rejects
+// NaN, infinite, negative or non-monotonic times.
+func Derive(r *Record, stallMS float64) error {
+	if err := checkTimes(r); err != nil {
+		return err
+	}
+	r.StallMS = stallMS
+	r.FirstEventMS, r.TTFTMS, r.TTFOMS, r.E2EMS, r.TailMS = nil, nil, nil, nil, nil
+	r.ITLMS, r.TPSUser, r.TokensPerFrame = nil, nil, nil
+	r.Stalls = nil
+	r.ContentFrames, r.CoalescedFrames, r.Reads = 0, 0, 0
+
+	var (
+		firstContent, lastContent = -1, -1
+		prevContent               = -1
+		sawEnd                    bool
+		inStream                  *Frame
+		usage                     *int
+		text                      strings.Builder
+	)
+	readCount := map[int]int{} // content frames per read
+	for i := range r.Frames {
+		f := &r.Frames[i]
+		if i == 0 {
+			r.FirstEventMS = ptr(f.TMS)
+		}
+		if f.Read+1 > r.Reads {
+			r.Reads = f.Read + 1
+		}
+		if f.Usage != nil {
+			usage = f.Usage
+		}
+		switch f.Kind {
+		case adapters.KindEnd:
+			sawEnd = true
+		case adapters.KindError:
+			if inStream == nil {
+				inStream = f
+			}
+		case adapters.KindContent:
+			r.ContentFrames++
+			readCount[f.Read]++
+			if firstContent < 0 {
+				firstContent = i
+				r.TTFTMS = ptr(f.TMS)
+			}
+			if r.TTFOMS == nil && f.IsAnswer() {
+				r.TTFOMS = ptr(f.TMS)
+			}
+			if prevContent >= 0 {
+				gap := f.TMS - r.Frames[prevContent].TMS
+				if gap >= stallMS {
+					r.Stalls = append(r.Stalls, Stall{
+						Frame:       i,
+						AtMS:        r.Frames[prevContent].TMS,
+						GapMS:       gap,
+						MidSentence: !endsSentence(text.String()),
+					})
+				}
+			}
+			text.WriteString(f.Text)
+			prevContent, lastContent = i, i
+		}
+	}
+	for i := range r.Frames {
+		if f := &r.Frames[i]; f.IsContent() && readCount[f.Read] > 1 {
+			r.CoalescedFrames++
+		}
+	}
+
+	// Status: a failure recorded by the probe wins; then an in-stream error
+	// event; a clean end needs the format's end marker.
+	if r.Error == nil && inStream != nil {
+		r.Error = &Error{Class: ErrInStream, Message: inStream.Text}
+	}
+	if r.Error == nil && sawEnd && r.ContentFrames == 0 {
+		r.Error = &Error{Class: ErrNoContent, Message: "the stream ended without content"}
+	}
+	switch {
+	case r.Error != nil && r.Error.Class == ErrCanceled:
+		r.Status = StatusCanceled
+	case r.Error != nil:
+		r.Status = StatusFailed
+	case sawEnd:
+		r.Status = StatusComplete
+	default:
+		r.Status = StatusIncomplete
+	}
+	r.Complete = r.Status == StatusComplete
+
+	if usage != nil {
+		r.OutputTokens, r.TokensSource = *usage, "usage"
+	} else {
+		r.OutputTokens, r.TokensSource = r.ContentFrames, "approx"
+	}
+	if r.ContentFrames > 0 {
+		r.TokensPerFrame = ptr(float64(r.OutputTokens) / float64(r.ContentFrames))
+	}
+	if lastContent < 0 {
+		r.Buffered = false
+		return nil
+	}
+	first, last := r.Frames[firstContent].TMS, r.Frames[lastContent].TMS
+	r.Buffered = r.ContentFrames < bufferedMinFrames ||
+		(last-first < bufferedSpanMS && r.OutputTokens >= bufferedMinTokens)
+	if r.Complete {
+		r.E2EMS = ptr(last)
+		r.TailMS = ptr(r.DurationMS - last)
+		if !r.Buffered && r.OutputTokens >= 2 {
+			itl := (last - first) / float64(r.OutputTokens-1)
+			r.ITLMS = ptr(itl)
+			if itl > 0 {
+				r.TPSUser = ptr(1000 / itl)
+			}
+		}
+	}
+	return nil
+}
+
+// Gaps returns the differences between consecutive content frame times.
+// Frames that shared a read give gaps of 0, which are kept.
+func (r *Record) Gaps() []float64 {
+	var gaps []float64
+	prev := math.NaN()
+	for i := range r.Frames {
+		if f := &r.Frames[i]; f.IsContent() {
+			if !math.IsNaN(prev) {
+				gaps = append(gaps, f.TMS-prev)
+			}
+			prev = f.TMS
+		}
+	}
+	return gaps
+}
+
+// Text returns the streamed content text, reasoning included.
+func (r *Record) Text() string {
+	var b strings.Builder
+	for i := range r.Frames {
+		if r.Frames[i].IsContent() {
+			b.WriteString(r.Frames[i].Text)
+		}
+	}
+	return b.String()
+}
+
+func checkTimes(r *Record) error {
+	bad := func(what string, v float64) error {
+		return fmt.Errorf("record %d: %s is %v: %w", r.Seq, what, v, ErrBadTime)
+	}
+	for _, p := range []struct {
+		name string
+		v    *float64
+	}{{"headers_ms", r.HeadersMS}, {"first_byte_ms", r.FirstByteMS}} {
+		if p.v != nil && !finiteNonNeg(*p.v) {
+			return bad(p.name, *p.v)
+		}
+	}
+	if !finiteNonNeg(r.DurationMS) {
+		return bad("duration_ms", r.DurationMS)
+	}
+	prev, prevRead := 0.0, 0
+	for i, f := range r.Frames {
+		if !finiteNonNeg(f.TMS) {
+			return bad(fmt.Sprintf("frame %d t_ms", i), f.TMS)
+		}
+		if f.TMS < prev || f.Read < prevRead {
+			return fmt.Errorf("record %d: frame %d at %vms (read %d) comes before frame %d at %vms (read %d): %w",
+				r.Seq, i, f.TMS, f.Read, i-1, prev, prevRead, ErrBadTime)
+		}
+		prev, prevRead = f.TMS, f.Read
+	}
+	if len(r.Frames) > 0 && prev > r.DurationMS {
+		return fmt.Errorf("record %d: frame at %vms after the stream ended at %vms: %w", r.Seq, prev, r.DurationMS, ErrBadTime)
+	}
+	return nil
+}
+
+func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
+
+// endsSentence reports whether text, as read so far, ends a sentence or a
+// line: a stall there is a pause between thoughts, not mid-sentence.
+func endsSentence(text string) bool {
+	if strings.HasSuffix(strings.TrimRight(text, " \t"), "\n") {
+		return true
+	}
+	t := strings.TrimRightFunc(text, unicode.IsSpace)
+	t = strings.TrimRight(t, `"')]}’”*_`)
+	if t == "" {
+		return true // nothing read yet: not inside a sentence
+	}
+	r, _ := utf8.DecodeLastRuneInString(t)
+	return strings.ContainsRune(".!?:;…。！？", r)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,136 @@
+// Package probe is the instrument: it sends a streaming request, stamps every
+// read of the body with a monotonic clock, decodes frames through an adapter
+// and keeps them in a Record. Statistics are pure functions over records.
+package probe
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+)
+
+// RecordVersion is the "v" of every record and summary drip writes.
+const RecordVersion = 1
+
+// Phases of a stream in a run.
+const (
+	PhaseMeasure = "measure"
+	PhaseWarmup  = "warmup"
+)
+
+// Statuses of a finished stream.
+const (
+	StatusComplete   = "complete"   // clean end and the format's end marker
+	StatusIncomplete = "incomplete" // ended without an end marker
+	StatusFailed     = "failed"     // an error (see Error.Class)
+	StatusCanceled   = "canceled"   // stopped by the user
+)
+
+// Frame is one decoded frame in a record, stamped with the time of the read
+// that completed it.
+type Frame struct {
+	TMS     float64          `json:"t_ms"` // ms from the record's start
+	Read    int              `json:"read"` // index of the read that completed it
+	Bytes   int              `json:"bytes"`
+	Kind    adapters.Kind    `json:"kind"`
+	Channel adapters.Channel `json:"channel,omitempty"` // content frames; omitted = text
+	Tokens  int              `json:"tokens,omitempty"`  // when the format says
+	Text    string           `json:"text,omitempty"`
+	// Usage is a report of output tokens so far that the frame carried.
+	Usage  *int                       `json:"usage,omitempty"`
+	Server map[string]json.RawMessage `json:"server,omitempty"`
+}
+
+// IsContent reports a content frame.
+func (f *Frame) IsContent() bool { return f.Kind == adapters.KindContent }
+
+// IsAnswer reports content that is not reasoning (answer text or tool args).
+func (f *Frame) IsAnswer() bool {
+	return f.IsContent() && f.Channel != adapters.ChannelReasoning
+}
+
+// Error classifies a failed stream. Messages never carry URLs, keys or
+// request content.
+type Error struct {
+	Class      string `json:"class"`
+	Message    string `json:"message,omitempty"`
+	Status     int    `json:"status,omitempty"`
+	RetryAfter string `json:"retry_after,omitempty"`
+}
+
+// Error classes (DESIGN §1).
+const (
+	ErrHTTP4xx      = "http_4xx"
+	ErrHTTP429      = "http_429"
+	ErrHTTP5xx      = "http_5xx"
+	ErrTimeoutTotal = "timeout_total"
+	ErrTimeoutIdle  = "timeout_idle"
+	ErrReset        = "reset"
+	ErrRefused      = "refused"
+	ErrTLS          = "tls"
+	ErrDNS          = "dns"
+	ErrDecode       = "decode"
+	ErrInStream     = "in_stream"
+	ErrCanceled     = "canceled"
+	ErrNoContent    = "no_content"
+)
+
+// Stall is a gap between content frames at or above the stall threshold.
+type Stall struct {
+	Frame       int     `json:"frame"`  // index in Frames of the content frame that ended it
+	AtMS        float64 `json:"at_ms"`  // when the stall began (previous content)
+	GapMS       float64 `json:"gap_ms"` // its length
+	MidSentence bool    `json:"mid_sentence"`
+}
+
+// Record is one stream: what was sent, every frame and the derived metrics.
+// Derived fields are filled by Derive from the raw times, so a record read
+// back from disk can be re-derived and checked.
+type Record struct {
+	V               int    `json:"v"`
+	RunID           string `json:"run_id"`
+	Seq             int    `json:"seq"`
+	Phase           string `json:"phase"`
+	PromptID        string `json:"prompt_id"`
+	Target          string `json:"target"`
+	Format          string `json:"format"`
+	Model           string `json:"model,omitempty"`
+	Status          string `json:"status"`
+	Truncated       bool   `json:"truncated,omitempty"` // ended inside a frame
+	HTTPStatus      int    `json:"http_status,omitempty"`
+	ContentEncoding string `json:"content_encoding,omitempty"`
+	StartUnixNS     int64  `json:"start_unix_ns"`
+	// RunOffsetMS is when the stream started, in ms from the run's start on
+	// the run's monotonic clock; it puts a run's streams on one time axis.
+	RunOffsetMS     float64         `json:"run_offset_ms"`
+	IntendedStartMS *float64        `json:"intended_start_ms,omitempty"`
+	HeadersMS       *float64        `json:"headers_ms"`
+	FirstByteMS     *float64        `json:"first_byte_ms"`
+	FirstEventMS    *float64        `json:"first_event_ms"`
+	TTFTMS          *float64        `json:"ttft_ms"`
+	TTFOMS          *float64        `json:"ttfo_ms"`
+	E2EMS           *float64        `json:"e2e_ms"`
+	DurationMS      float64         `json:"duration_ms"`
+	TailMS          *float64        `json:"tail_ms"`
+	ITLMS           *float64        `json:"itl_ms"`
+	TPSUser         *float64        `json:"tps_user"`
+	Complete        bool            `json:"complete"`
+	Buffered        bool            `json:"buffered"`
+	Error           *Error          `json:"error"`
+	OutputTokens    int             `json:"output_tokens"`
+	TokensSource    string          `json:"tokens_source"` // "usage" or "approx"
+	ContentFrames   int             `json:"content_frames"`
+	CoalescedFrames int             `json:"coalesced_frames"` // content frames that shared a read with another
+	TokensPerFrame  *float64        `json:"tokens_per_frame"`
+	Reads           int             `json:"reads"`
+	Stalls          []Stall         `json:"stalls"`
+	StallMS         float64         `json:"stall_threshold_ms"`
+	Frames          []Frame         `json:"frames"`
+	Server          map[string]any  `json:"server,omitempty"`
+	Request         json.RawMessage `json:"request,omitempty"` // only with --keep-request
+
+	// Start is the monotonic reading taken just before the request was
+	// sent; in memory only, for pairing with an in-process server's clock.
+	Start time.Time `json:"-"`
+}

@@ -1,0 +1,368 @@
+package probe
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+)
+
+// Clock returns the current time with a monotonic reading. Tests inject one.
+type Clock func() time.Time
+
+// Target is what to ask: the endpoint, its format and the request.
+type Target struct {
+	URL     string                            // full endpoint URL
+	Format  *adapters.Format                  // request body and decoder
+	Request adapters.Request                  // model, prompt, max tokens
+	Body    []byte                            // sent as is instead of Format.Body, when set
+	Header  http.Header                       // extra headers (-H)
+	Sign    func(*http.Request, []byte) error // request signer (SigV4), optional
+}
+
+// Options are the probe's knobs; the zero value is usable.
+type Options struct {
+	Client         *http.Client // nil: NewClient(ConnectTimeout)
+	Clock          Clock        // nil: time.Now
+	ConnectTimeout time.Duration
+	IdleTimeout    time.Duration // silence before headers or between reads
+	Timeout        time.Duration // whole stream
+	StallMS        float64
+	FrameLimit     int
+	Getenv         func(string) string // nil: os.Getenv
+	KeepRequest    bool
+}
+
+// Defaults.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultIdleTimeout    = 60 * time.Second
+	DefaultTimeout        = 10 * time.Minute
+	readBufferSize        = 64 << 10
+	errorBodyLimit        = 64 << 10
+	errorMessageLimit     = 300
+)
+
+var (
+	errIdle  = errors.New("idle timeout")
+	errTotal = errors.New("total timeout")
+)
+
+// NewClient returns a client fit for streams: no overall timeout (it would
+// cut long streams), no compression, many idle connections per host.
+func NewClient(connectTimeout time.Duration) *http.Client {
+	if connectTimeout <= 0 {
+		connectTimeout = DefaultConnectTimeout
+	}
+	tr := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout: connectTimeout,
+		DisableCompression:  true,
+		MaxIdleConns:        10000,
+		MaxIdleConnsPerHost: 10000,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
+	}
+	return &http.Client{Transport: tr}
+}
+
+// Event is what the probe tells an observer as a stream unfolds. Observers
+// must not block: the probe calls them on its read path.
+type Event struct {
+	Seq    int
+	Type   EventType
+	Frames []Frame // EventFrames: the frames one read completed
+	Record *Record // EventStart: the record being filled (read only); EventDone: the final one
+}
+
+// EventType says what happened.
+type EventType uint8
+
+const (
+	EventStart   EventType = iota // request about to be sent
+	EventHeaders                  // response headers arrived
+	EventFrames                   // a read completed frames
+	EventDone                     // the record is final
+)
+
+// Stream sends one streaming request and records it. It never returns an
+// error: every failure is data in the record. observe may be nil.
+func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(Event)) *Record {
+	o = o.withDefaults()
+	if observe == nil {
+		observe = func(Event) {}
+	}
+	rec.V = RecordVersion
+	rec.Target = RedactURL(t.URL)
+	rec.Format = t.Format.Name
+	rec.Model = t.Request.Model
+	rec.Frames = rec.Frames[:0]
+
+	body := t.Body
+	if body == nil {
+		var err error
+		if body, err = t.Format.Body(t.Request); err != nil {
+			return finish(rec, o, time.Time{}, &Error{Class: ErrDecode, Message: "building request: " + err.Error()}, observe)
+		}
+	}
+	if o.KeepRequest {
+		rec.Request = append([]byte(nil), body...)
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
+	defer cancelTotal()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
+	if err != nil {
+		return finish(rec, o, time.Time{}, &Error{Class: ErrDNS, Message: "bad URL"}, observe)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream, application/x-ndjson, application/vnd.amazon.eventstream, */*")
+	req.Header.Set("Accept-Encoding", "identity")
+	for k, vs := range t.Header {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if t.Format.Auth != nil {
+		t.Format.Auth(req.Header, o.Getenv)
+	}
+	if t.Sign != nil {
+		if err := t.Sign(req, body); err != nil {
+			return finish(rec, o, time.Time{}, &Error{Class: ErrHTTP4xx, Message: "signing request: " + err.Error()}, observe)
+		}
+	}
+
+	// The idle timer covers the wait for headers and every silence between
+	// reads; it cancels the request with a cause we can classify.
+	idle := time.AfterFunc(o.IdleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+
+	rec.StartUnixNS = time.Now().UnixNano()
+	observe(Event{Seq: rec.Seq, Type: EventStart, Record: rec})
+	start := o.Clock()
+	rec.Start = start
+	resp, err := o.Client.Do(req)
+	if err != nil {
+		return finish(rec, o, start, classify(ctx, err), observe)
+	}
+	defer resp.Body.Close()
+	rec.HeadersMS = ptr(ms(o.Clock().Sub(start)))
+	rec.HTTPStatus = resp.StatusCode
+	idle.Reset(o.IdleTimeout)
+	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
+
+	if resp.StatusCode >= 300 {
+		return finish(rec, o, start, httpError(resp), observe)
+	}
+	var r io.Reader = resp.Body
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// A compressed stream cannot be frame-timed: reads are the
+		// compressor's blocks. Record it, and still decode gzip for content.
+		rec.ContentEncoding = enc
+		if strings.EqualFold(enc, "gzip") {
+			if gz, err := gzip.NewReader(resp.Body); err == nil {
+				r = gz
+			}
+		}
+	}
+
+	dec := t.Format.NewDecoder(o.FrameLimit)
+	buf := make([]byte, readBufferSize)
+	var frames []adapters.Frame
+	read := 0
+	for {
+		n, rerr := r.Read(buf)
+		now := o.Clock() // stamp first: nothing else stands between the read and its time
+		if n > 0 {
+			idle.Reset(o.IdleTimeout)
+			tms := ms(now.Sub(start))
+			if rec.FirstByteMS == nil {
+				rec.FirstByteMS = ptr(tms)
+			}
+			var derr error
+			frames, derr = dec.Feed(frames[:0], buf[:n])
+			if len(frames) > 0 {
+				first := len(rec.Frames)
+				rec.Frames = appendFrames(rec.Frames, frames, tms, read)
+				observe(Event{Seq: rec.Seq, Type: EventFrames, Frames: rec.Frames[first:len(rec.Frames):len(rec.Frames)]})
+			}
+			read++
+			if derr != nil {
+				return finish(rec, o, start, &Error{Class: ErrDecode, Message: derr.Error()}, observe)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return finish(rec, o, start, classify(ctx, rerr), observe)
+		}
+	}
+	frames, cerr := dec.Close(frames[:0])
+	if len(frames) > 0 {
+		first := len(rec.Frames)
+		rec.Frames = appendFrames(rec.Frames, frames, ms(o.Clock().Sub(start)), read)
+		observe(Event{Seq: rec.Seq, Type: EventFrames, Frames: rec.Frames[first:len(rec.Frames):len(rec.Frames)]})
+	}
+	switch {
+	case errors.Is(cerr, adapters.ErrTruncated):
+		rec.Truncated = true
+	case cerr != nil:
+		return finish(rec, o, start, &Error{Class: ErrDecode, Message: cerr.Error()}, observe)
+	}
+	return finish(rec, o, start, nil, observe)
+}
+
+func appendFrames(dst []Frame, frames []adapters.Frame, tms float64, read int) []Frame {
+	for i := range frames {
+		f := &frames[i]
+		pf := Frame{TMS: tms, Read: read, Bytes: f.Bytes, Kind: f.Kind, Text: f.Text, Tokens: f.Tokens, Server: f.Server}
+		if f.Kind == adapters.KindContent {
+			pf.Channel = f.Channel
+		}
+		if f.HasUsage {
+			pf.Usage = ptr(f.OutputTokens)
+		}
+		dst = append(dst, pf)
+	}
+	return dst
+}
+
+func finish(rec *Record, o Options, start time.Time, e *Error, observe func(Event)) *Record {
+	if start.IsZero() {
+		start = o.Clock()
+		rec.Start = start
+	}
+	rec.DurationMS = ms(o.Clock().Sub(start))
+	rec.Error = e
+	if err := Derive(rec, o.StallMS); err != nil {
+		// A clock that ran backwards is drip's fault; say so in the record.
+		rec.Error = &Error{Class: ErrDecode, Message: err.Error()}
+		rec.Status = StatusFailed
+	}
+	observe(Event{Seq: rec.Seq, Type: EventDone, Record: rec})
+	return rec
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Client == nil {
+		o.Client = NewClient(o.ConnectTimeout)
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.StallMS <= 0 {
+		o.StallMS = DefaultStall
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	return o
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// classify maps a transport error to a DESIGN §1 class. Messages come from
+// the innermost error so that URLs (which may carry secrets) are not copied.
+func classify(ctx context.Context, err error) *Error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errIdle):
+		return &Error{Class: ErrTimeoutIdle, Message: "no bytes within the idle timeout"}
+	case errors.Is(cause, errTotal):
+		return &Error{Class: ErrTimeoutTotal, Message: "the stream exceeded the total timeout"}
+	case errors.Is(cause, context.Canceled) || errors.Is(err, context.Canceled):
+		return &Error{Class: ErrCanceled, Message: "canceled"}
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	msg := err.Error()
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var recErr tls.RecordHeaderError
+	var alert tls.AlertError
+	var unknownAuth x509.UnknownAuthorityError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &dnsErr):
+		return &Error{Class: ErrDNS, Message: msg}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &Error{Class: ErrRefused, Message: msg}
+	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &alert), errors.As(err, &unknownAuth):
+		return &Error{Class: ErrTLS, Message: msg}
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return &Error{Class: ErrTimeoutIdle, Message: "connect timed out: " + msg}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &Error{Class: ErrReset, Message: "connection closed in the middle of the body"}
+	}
+	return &Error{Class: ErrReset, Message: msg}
+}
+
+func httpError(resp *http.Response) *Error {
+	e := &Error{Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		e.Class = ErrHTTP429
+	case resp.StatusCode >= 500:
+		e.Class = ErrHTTP5xx
+	default:
+		e.Class = ErrHTTP4xx
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+	msg := strings.TrimSpace(adapters.ErrorMessage(body))
+	if len(msg) > errorMessageLimit {
+		msg = msg[:errorMessageLimit] + "…"
+	}
+	e.Message = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	if msg != "" {
+		e.Message += ": " + msg
+	}
+	return e
+}
+
+// RedactURL drops credentials from a URL: user info, and the values of query
+// parameters whose names suggest a secret.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User = nil
+	q := u.Query()
+	changed := false
+	for k := range q {
+		lk := strings.ToLower(k)
+		for _, s := range []string{"key", "token", "secret", "sig", "auth", "password", "credential"} {
+			if strings.Contains(lk, s) {
+				q[k] = []string{"REDACTED"}
+				changed = true
+				break
+			}
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
