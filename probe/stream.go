@@ -180,29 +180,19 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 		}
 	}
 
-	dec := t.Format.NewDecoder(o.FrameLimit)
+	fr := newFrameRecorder(t.Format, o.FrameLimit, rec, observe)
 	buf := make([]byte, readBufferSize)
-	var frames []adapters.Frame
-	read := 0
 	for {
 		n, rerr := r.Read(buf)
-		now := o.Clock() // stamp first: nothing else stands between the read and its time
+		now := o.Clock() // stamp first: nothing stands between the read and its time
 		if n > 0 {
 			idle.Reset(o.IdleTimeout)
 			tms := ms(now.Sub(start))
 			if rec.FirstByteMS == nil {
 				rec.FirstByteMS = ptr(tms)
 			}
-			var derr error
-			frames, derr = dec.Feed(frames[:0], buf[:n])
-			if len(frames) > 0 {
-				first := len(rec.Frames)
-				rec.Frames = appendFrames(rec.Frames, frames, tms, read)
-				observe(Event{Seq: rec.Seq, Type: EventFrames, Frames: rec.Frames[first:len(rec.Frames):len(rec.Frames)]})
-			}
-			read++
-			if derr != nil {
-				return finish(rec, o, start, &Error{Class: ErrDecode, Message: derr.Error()}, observe)
+			if err := fr.feed(buf[:n], tms); err != nil {
+				return finish(rec, o, start, &Error{Class: ErrDecode, Message: err.Error()}, observe)
 			}
 		}
 		if rerr == io.EOF {
@@ -212,19 +202,80 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 			return finish(rec, o, start, classify(ctx, rerr), observe)
 		}
 	}
-	frames, cerr := dec.Close(frames[:0])
-	if len(frames) > 0 {
-		first := len(rec.Frames)
-		rec.Frames = appendFrames(rec.Frames, frames, ms(o.Clock().Sub(start)), read)
-		observe(Event{Seq: rec.Seq, Type: EventFrames, Frames: rec.Frames[first:len(rec.Frames):len(rec.Frames)]})
-	}
-	switch {
-	case errors.Is(cerr, adapters.ErrTruncated):
-		rec.Truncated = true
-	case cerr != nil:
-		return finish(rec, o, start, &Error{Class: ErrDecode, Message: cerr.Error()}, observe)
+	if err := fr.close(ms(o.Clock().Sub(start))); err != nil {
+		return finish(rec, o, start, &Error{Class: ErrDecode, Message: err.Error()}, observe)
 	}
 	return finish(rec, o, start, nil, observe)
+}
+
+// frameRecorder decodes reads into a record's frames: the probe's hot path,
+// shared by live streams and replays.
+type frameRecorder struct {
+	dec     adapters.Decoder
+	rec     *Record
+	observe func(Event)
+	frames  []adapters.Frame
+	read    int
+}
+
+func newFrameRecorder(f *adapters.Format, limit int, rec *Record, observe func(Event)) *frameRecorder {
+	return &frameRecorder{dec: f.NewDecoder(limit), rec: rec, observe: observe}
+}
+
+// feed decodes one read that returned at tms.
+func (fr *frameRecorder) feed(p []byte, tms float64) error {
+	var err error
+	fr.frames, err = fr.dec.Feed(fr.frames[:0], p)
+	fr.add(tms)
+	fr.read++
+	return err
+}
+
+// close ends the stream at tms; a stream cut inside a frame is marked
+// truncated, which is not a decode error.
+func (fr *frameRecorder) close(tms float64) error {
+	var err error
+	fr.frames, err = fr.dec.Close(fr.frames[:0])
+	fr.add(tms)
+	if errors.Is(err, adapters.ErrTruncated) {
+		fr.rec.Truncated = true
+		return nil
+	}
+	return err
+}
+
+func (fr *frameRecorder) add(tms float64) {
+	if len(fr.frames) == 0 {
+		return
+	}
+	first := len(fr.rec.Frames)
+	fr.rec.Frames = appendFrames(fr.rec.Frames, fr.frames, tms, fr.read)
+	n := len(fr.rec.Frames)
+	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n]})
+}
+
+// Replay decodes reads as if they had come from a connection, read i at
+// times[i] ms, and derives the record. It is the probe's path without the
+// socket: for recorded streams, tests and measuring drip's own cost.
+func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *Record) (*Record, error) {
+	rec.Format = f.Name
+	rec.Frames = rec.Frames[:0]
+	fr := newFrameRecorder(f, 0, rec, func(Event) {})
+	end := 0.0
+	for i, p := range reads {
+		if rec.FirstByteMS == nil && len(p) > 0 {
+			rec.FirstByteMS = ptr(times[i])
+		}
+		if err := fr.feed(p, times[i]); err != nil {
+			return rec, err
+		}
+		end = times[i]
+	}
+	if err := fr.close(end); err != nil {
+		return rec, err
+	}
+	rec.DurationMS = end
+	return rec, Derive(rec, stallMS)
 }
 
 func appendFrames(dst []Frame, frames []adapters.Frame, tms float64, read int) []Frame {

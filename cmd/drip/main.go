@@ -1,0 +1,98 @@
+// Command drip is a terminal instrument for streamed LLM responses.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (DESIGN §3).
+const (
+	exitOK       = 0
+	exitGate     = 1
+	exitUsage    = 2
+	exitCannotGo = 3
+)
+
+// exitError carries an exit code up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, a...)}
+}
+
+func cannotErr(err error) error { return &exitError{exitCannotGo, err} }
+
+// errGateTripped is returned after the report when a --fail-if gate tripped.
+var errGateTripped = &exitError{exitGate, errors.New("a --fail-if gate tripped")}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	// The first SIGINT/SIGTERM cancels the context: in-flight streams are
+	// recorded as canceled and the report still prints. Once it has fired
+	// the handler is removed, so a second Ctrl-C exits at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }()
+
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee != errGateTripped {
+			fmt.Fprintln(os.Stderr, "drip:", err)
+		}
+		return ee.code
+	}
+	// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
+	fmt.Fprintln(os.Stderr, "drip:", err)
+	return exitUsage
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "drip",
+		Short: "See where a streamed LLM response waits and stalls",
+		Long: `drip timestamps every frame of a streamed LLM response as it arrives and
+shows where the wait and the stalls are: time to first token, the gaps
+between tokens, stalls in the middle of a sentence, and honest accounting of
+failed and incomplete streams.
+
+Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr("%v\nsee '%s --help'", err, c.CommandPath())
+	})
+	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd())
+	return root
+}
+
+// version is drip's version, from the module build info when there is one.
+var version = func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}()

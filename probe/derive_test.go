@@ -1,0 +1,254 @@
+package probe
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+)
+
+func content(t float64, read int, text string) Frame {
+	return Frame{TMS: t, Read: read, Kind: adapters.KindContent, Text: text}
+}
+
+func frame(t float64, read int, k adapters.Kind) Frame { return Frame{TMS: t, Read: read, Kind: k} }
+
+func eq(t *testing.T, name string, got *float64, want float64) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s = null, want %v", name, want)
+		return
+	}
+	if math.Abs(*got-want) > 1e-9 {
+		t.Errorf("%s = %v, want %v", name, *got, want)
+	}
+}
+
+func null(t *testing.T, name string, got *float64) {
+	t.Helper()
+	if got != nil {
+		t.Errorf("%s = %v, want null", name, *got)
+	}
+}
+
+// DESIGN §4: start 0, content at 0.2/0.3/0.5 s, end 0.6 s → TTFT 200 ms,
+// gaps 100 and 200 ms, mean gap 150 ms, duration 600 ms.
+func TestDeriveDesignExample(t *testing.T) {
+	r := &Record{DurationMS: 600, Frames: []Frame{
+		frame(50, 0, adapters.KindRole),
+		content(200, 1, "a"), content(300, 2, " b"), content(500, 3, " c."),
+		frame(550, 4, adapters.KindEnd),
+	}}
+	if err := Derive(r, 250); err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "first_event", r.FirstEventMS, 50)
+	eq(t, "ttft", r.TTFTMS, 200)
+	eq(t, "ttfo", r.TTFOMS, 200)
+	eq(t, "e2e", r.E2EMS, 500)
+	eq(t, "tail", r.TailMS, 100)
+	if r.DurationMS != 600 {
+		t.Errorf("duration = %v", r.DurationMS)
+	}
+	gaps := r.Gaps()
+	if len(gaps) != 2 || gaps[0] != 100 || gaps[1] != 200 {
+		t.Fatalf("gaps = %v, want [100 200]", gaps)
+	}
+	d := NewDist(gaps)
+	eq(t, "mean gap", d.Mean, 150)
+	if r.Status != StatusComplete || !r.Complete {
+		t.Errorf("status = %s", r.Status)
+	}
+	// Three content frames spread over 300 ms: not buffered; ITL over
+	// approx tokens = (500-200)/(3-1).
+	if r.Buffered {
+		t.Error("buffered, want not")
+	}
+	if r.TokensSource != "approx" || r.OutputTokens != 3 {
+		t.Errorf("tokens = %d %s, want 3 approx", r.OutputTokens, r.TokensSource)
+	}
+	eq(t, "itl", r.ITLMS, 150)
+	eq(t, "tps_user", r.TPSUser, 1000.0/150)
+	if len(r.Stalls) != 0 {
+		t.Errorf("stalls = %v, want none below 250ms", r.Stalls)
+	}
+}
+
+// The three requests of the instrument issue together: one error, two
+// success durations, TTFT null for the failure.
+func TestAggregateMixedRequests(t *testing.T) {
+	ok := &Record{Seq: 0, DurationMS: 600, Frames: []Frame{
+		content(200, 0, "a"), content(300, 1, " b"), content(500, 2, " c."), frame(550, 3, adapters.KindEnd),
+	}}
+	failed := &Record{Seq: 1, DurationMS: 400, Error: &Error{Class: ErrReset}}
+	one := &Record{Seq: 2, DurationMS: 250, Frames: []Frame{content(100, 0, "x"), frame(120, 1, adapters.KindEnd)}}
+	a := NewAggregate(250)
+	for _, r := range []*Record{ok, failed, one} {
+		if err := Derive(r, 250); err != nil {
+			t.Fatal(err)
+		}
+		a.Add(r)
+	}
+	null(t, "failed ttft", failed.TTFTMS)
+	if failed.Status != StatusFailed {
+		t.Errorf("failed status = %s", failed.Status)
+	}
+	if len(one.Gaps()) != 0 {
+		t.Errorf("one-event stream gaps = %v, want none", one.Gaps())
+	}
+	if !one.Buffered {
+		t.Error("a one-frame stream is buffered (fewer than 3 content frames)")
+	}
+	null(t, "one-frame itl", one.ITLMS)
+	s := a.Summary(Workload{})
+	if s.Streams.Attempted != 3 || s.Streams.Failed != 1 || s.Streams.Completed != 2 || s.Streams.FailedBy[ErrReset] != 1 {
+		t.Errorf("streams = %+v", s.Streams)
+	}
+	if s.Metrics.TTFT.N != 2 {
+		t.Errorf("ttft n = %d, want 2", s.Metrics.TTFT.N)
+	}
+	if s.Metrics.E2E.N != 2 || s.Metrics.Duration.N != 3 {
+		t.Errorf("e2e n = %d duration n = %d, want 2 and 3", s.Metrics.E2E.N, s.Metrics.Duration.N)
+	}
+	eq(t, "gap p50", s.Metrics.Gap.P50, 150)
+	if s.Metrics.ITL.N != 1 {
+		t.Errorf("itl n = %d, want 1 (the one-frame stream is buffered)", s.Metrics.ITL.N)
+	}
+}
+
+func TestEmptyAggregateIsNull(t *testing.T) {
+	s := NewAggregate(250).Summary(Workload{})
+	null(t, "ttft p50", s.Metrics.TTFT.P50)
+	null(t, "gap max", s.Metrics.Gap.Max)
+	null(t, "throughput", s.Throughput.TokensPerS)
+	null(t, "tokens approx pct", s.TokensApproxPct)
+	if s.Metrics.TTFT.N != 0 {
+		t.Errorf("n = %d", s.Metrics.TTFT.N)
+	}
+}
+
+func TestDeriveRejectsBadTimes(t *testing.T) {
+	cases := map[string]*Record{
+		"NaN":         {DurationMS: 10, Frames: []Frame{content(math.NaN(), 0, "a")}},
+		"infinite":    {DurationMS: math.Inf(1)},
+		"negative":    {DurationMS: 10, Frames: []Frame{content(-1, 0, "a")}},
+		"backwards":   {DurationMS: 10, Frames: []Frame{content(5, 0, "a"), content(4, 1, "b")}},
+		"read order":  {DurationMS: 10, Frames: []Frame{content(4, 1, "a"), content(5, 0, "b")}},
+		"after end":   {DurationMS: 10, Frames: []Frame{content(11, 0, "a")}},
+		"NaN headers": {DurationMS: 10, HeadersMS: ptr(math.NaN())},
+	}
+	for name, r := range cases {
+		if err := Derive(r, 250); !errors.Is(err, ErrBadTime) {
+			t.Errorf("%s: err = %v, want ErrBadTime", name, err)
+		}
+	}
+}
+
+func TestTTFTSkipsRolePingUsage(t *testing.T) {
+	usage := 7
+	r := &Record{DurationMS: 900, Frames: []Frame{
+		frame(10, 0, adapters.KindRole), frame(20, 1, adapters.KindPing),
+		{TMS: 400, Read: 2, Kind: adapters.KindContent, Channel: adapters.ChannelReasoning, Text: "think"},
+		content(600, 3, "Hi"), content(700, 4, " there"), content(800, 5, "."),
+		{TMS: 850, Read: 6, Kind: adapters.KindUsage, Usage: &usage}, frame(860, 6, adapters.KindEnd),
+	}}
+	if err := Derive(r, 250); err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "ttft (reasoning counts)", r.TTFTMS, 400)
+	eq(t, "ttfo (first answer)", r.TTFOMS, 600)
+	eq(t, "first event", r.FirstEventMS, 10)
+	eq(t, "e2e (last content, not usage)", r.E2EMS, 800)
+	if r.OutputTokens != 7 || r.TokensSource != "usage" {
+		t.Errorf("tokens = %d %s, want 7 usage", r.OutputTokens, r.TokensSource)
+	}
+	// Tokens from usage: ITL = (800-400)/(7-1).
+	eq(t, "itl", r.ITLMS, 400.0/6)
+}
+
+func TestStallsAndMidSentence(t *testing.T) {
+	r := &Record{DurationMS: 3000, Frames: []Frame{
+		content(100, 0, "One sentence ends."), content(500, 1, " Then the middle of a"),
+		content(1300, 2, " sentence"), content(1350, 3, " and a line\n"), content(1700, 4, "next"),
+		frame(1750, 5, adapters.KindEnd),
+	}}
+	if err := Derive(r, 250); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Stalls) != 3 {
+		t.Fatalf("stalls = %+v, want 3", r.Stalls)
+	}
+	want := []struct {
+		gap float64
+		mid bool
+	}{{400, false}, {800, true}, {350, false}}
+	for i, w := range want {
+		if r.Stalls[i].GapMS != w.gap || r.Stalls[i].MidSentence != w.mid {
+			t.Errorf("stall %d = %+v, want gap %v mid %v", i, r.Stalls[i], w.gap, w.mid)
+		}
+	}
+}
+
+func TestBufferedAndCoalesced(t *testing.T) {
+	r := &Record{DurationMS: 1000, Frames: []Frame{frame(800, 0, adapters.KindRole)}}
+	for i := range 12 {
+		r.Frames = append(r.Frames, content(900, 0, "w"))
+		_ = i
+	}
+	r.Frames = append(r.Frames, frame(900, 0, adapters.KindEnd))
+	if err := Derive(r, 250); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Buffered {
+		t.Error("12 tokens in one read: want buffered")
+	}
+	null(t, "itl", r.ITLMS)
+	null(t, "tps_user", r.TPSUser)
+	if r.CoalescedFrames != 12 {
+		t.Errorf("coalesced = %d, want 12", r.CoalescedFrames)
+	}
+	gaps := r.Gaps()
+	if len(gaps) != 11 || gaps[0] != 0 {
+		t.Errorf("gaps = %v, want 11 zeros kept", gaps)
+	}
+}
+
+func TestStatusFromFrames(t *testing.T) {
+	noEnd := &Record{DurationMS: 500, Frames: []Frame{content(100, 0, "a"), content(200, 1, "b"), content(300, 2, "c")}}
+	inStream := &Record{DurationMS: 500, Frames: []Frame{content(100, 0, "a"), {TMS: 200, Read: 1, Kind: adapters.KindError, Text: "boom"}, frame(210, 1, adapters.KindEnd)}}
+	empty := &Record{DurationMS: 500, Frames: []Frame{frame(100, 0, adapters.KindRole), frame(200, 1, adapters.KindEnd)}}
+	for _, r := range []*Record{noEnd, inStream, empty} {
+		if err := Derive(r, 250); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if noEnd.Status != StatusIncomplete || noEnd.E2EMS != nil || noEnd.TTFTMS == nil {
+		t.Errorf("no end marker: status %s, e2e %v, ttft %v", noEnd.Status, noEnd.E2EMS, noEnd.TTFTMS)
+	}
+	if inStream.Status != StatusFailed || inStream.Error.Class != ErrInStream || inStream.Error.Message != "boom" {
+		t.Errorf("in-stream: %s %+v", inStream.Status, inStream.Error)
+	}
+	if len(inStream.Frames) != 3 {
+		t.Error("partial timeline lost")
+	}
+	if empty.Status != StatusFailed || empty.Error.Class != ErrNoContent {
+		t.Errorf("no content: %s %+v", empty.Status, empty.Error)
+	}
+}
+
+func TestPercentileNumpyLinear(t *testing.T) {
+	xs := []float64{1, 2, 3, 4}
+	cases := map[float64]float64{0: 1, 50: 2.5, 90: 3.7, 99: 3.97, 100: 4}
+	for p, want := range cases {
+		if got := Percentile(xs, p); math.Abs(got-want) > 1e-9 {
+			t.Errorf("p%v = %v, want %v", p, got, want)
+		}
+	}
+	if !math.IsNaN(Percentile(nil, 50)) {
+		t.Error("empty percentile should be NaN")
+	}
+	if got := Percentile([]float64{7}, 99); got != 7 {
+		t.Errorf("single = %v", got)
+	}
+}

@@ -1,0 +1,188 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Gate is one --fail-if condition: METRIC OP VALUE[UNIT]. A value with a
+// leading + or - is relative to a baseline run (drip compare): "+10%" is a
+// ratio, "+20ms" an absolute change.
+type Gate struct {
+	Expr     string
+	Metric   string // e.g. "ttft.p95", "failed", "throughput"
+	Op       string // > >= < <= == !=
+	Value    float64
+	Unit     string // "ms", "%", "" — time values are held in ms
+	Relative bool
+}
+
+// GateResult is a gate's verdict.
+type GateResult struct {
+	Expr    string   `json:"expr"`
+	Value   *float64 `json:"value"`
+	Tripped bool     `json:"tripped"`
+	Message string   `json:"message"`
+}
+
+var gateRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(>=|<=|==|!=|>|<)\s*([+-]?)([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|%|/s)?\s*$`)
+
+// distMetrics are the distributions a gate can name, by gate spelling.
+var distMetrics = map[string]func(*Metrics) Dist{
+	"ttft":          func(m *Metrics) Dist { return m.TTFT },
+	"ttfo":          func(m *Metrics) Dist { return m.TTFO },
+	"gap":           func(m *Metrics) Dist { return m.Gap },
+	"itl":           func(m *Metrics) Dist { return m.ITL },
+	"e2e":           func(m *Metrics) Dist { return m.E2E },
+	"duration":      func(m *Metrics) Dist { return m.Duration },
+	"tail":          func(m *Metrics) Dist { return m.Tail },
+	"tps_user":      func(m *Metrics) Dist { return m.TPSUser },
+	"output_tokens": func(m *Metrics) Dist { return m.OutputTokens },
+	"first_byte":    func(m *Metrics) Dist { return m.FirstByte },
+}
+
+// timeMetrics hold milliseconds, so time units apply to them.
+var timeMetrics = map[string]bool{"ttft": true, "ttfo": true, "gap": true, "itl": true, "e2e": true, "duration": true, "tail": true, "first_byte": true, "stalls.longest": true}
+
+// scalars are the counts and single figures a gate can name.
+var scalars = map[string]func(*Summary) *float64{
+	"attempted":           func(s *Summary) *float64 { return ptr(float64(s.Streams.Attempted)) },
+	"admitted":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Admitted)) },
+	"completed":           func(s *Summary) *float64 { return ptr(float64(s.Streams.Completed)) },
+	"failed":              func(s *Summary) *float64 { return ptr(float64(s.Streams.Failed)) },
+	"incomplete":          func(s *Summary) *float64 { return ptr(float64(s.Streams.Incomplete)) },
+	"canceled":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Canceled)) },
+	"buffered":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Buffered)) },
+	"throughput":          func(s *Summary) *float64 { return s.Throughput.TokensPerS },
+	"tokens_approx_pct":   func(s *Summary) *float64 { return s.TokensApproxPct },
+	"stalls":              func(s *Summary) *float64 { return ptr(float64(s.Stalls.Count)) },
+	"stalls.mid_sentence": func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) },
+	"stalls.longest":      func(s *Summary) *float64 { return s.Stalls.LongestMS },
+	"streams_with_stall":  func(s *Summary) *float64 { return ptr(float64(s.Stalls.StreamsWithStall)) },
+}
+
+// ParseGate parses a gate expression such as "ttft.p95 > 800ms".
+func ParseGate(expr string) (Gate, error) {
+	m := gateRE.FindStringSubmatch(expr)
+	if m == nil {
+		return Gate{}, fmt.Errorf("gate %q: want METRIC OP VALUE[UNIT], e.g. 'ttft.p95 > 800ms' or 'failed > 0'", expr)
+	}
+	g := Gate{Expr: strings.TrimSpace(expr), Metric: m[1], Op: m[2], Relative: m[3] != "", Unit: m[5]}
+	v, err := strconv.ParseFloat(m[4], 64)
+	if err != nil {
+		return Gate{}, fmt.Errorf("gate %q: bad number %q", expr, m[4])
+	}
+	if m[3] == "-" {
+		v = -v
+	}
+	base, stat, hasStat := strings.Cut(g.Metric, ".")
+	isTime := timeMetrics[g.Metric]
+	switch {
+	case distMetrics[base] != nil:
+		if !hasStat {
+			return Gate{}, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (min, mean, p50, p90, p95, p99, max)", expr, base, base)
+		}
+		if _, ok := (Dist{}).Stat(stat); !ok {
+			return Gate{}, fmt.Errorf("gate %q: unknown statistic %q (min, mean, p50, p90, p95, p99, max)", expr, stat)
+		}
+		isTime = timeMetrics[base]
+	case scalars[g.Metric] != nil:
+	default:
+		return Gate{}, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, g.Metric, gateMetricNames())
+	}
+	switch g.Unit {
+	case "s":
+		if !isTime {
+			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+		}
+		v, g.Unit = v*1000, "ms"
+	case "us", "µs":
+		if !isTime {
+			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+		}
+		v, g.Unit = v/1000, "ms"
+	case "ms":
+		if !isTime {
+			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+		}
+	case "%":
+		if !g.Relative && g.Metric != "tokens_approx_pct" {
+			return Gate{}, fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and tokens_approx_pct", expr)
+		}
+	case "":
+		if isTime {
+			g.Unit = "ms"
+		}
+	}
+	g.Value = v
+	return g, nil
+}
+
+func gateMetricNames() string {
+	var names []string
+	for k := range distMetrics {
+		names = append(names, k+".pNN")
+	}
+	for k := range scalars {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// Lookup returns the value the gate's metric has in s (nil if undefined).
+func (g Gate) Lookup(s *Summary) *float64 {
+	if f := scalars[g.Metric]; f != nil {
+		return f(s)
+	}
+	base, stat, _ := strings.Cut(g.Metric, ".")
+	v, _ := distMetrics[base](&s.Metrics).Stat(stat)
+	return v
+}
+
+// Eval judges an absolute gate against a summary. A gate on a metric with
+// no samples trips: a missing number never passes silently.
+func (g Gate) Eval(s *Summary) GateResult {
+	r := GateResult{Expr: g.Expr}
+	if g.Relative {
+		r.Tripped, r.Message = true, "relative gate needs a baseline: use it with drip compare"
+		return r
+	}
+	v := g.Lookup(s)
+	if v == nil || math.IsNaN(*v) {
+		r.Tripped = true
+		r.Message = fmt.Sprintf("%s has no samples: the gate cannot pass", g.Metric)
+		return r
+	}
+	r.Value = v
+	r.Tripped = Compare(*v, g.Op, g.Value)
+	verdict := "passed"
+	if r.Tripped {
+		verdict = "TRIPPED"
+	}
+	r.Message = fmt.Sprintf("%s = %s: %s", g.Metric, strconv.FormatFloat(*v, 'f', -1, 64)+g.Unit, verdict)
+	return r
+}
+
+// Compare applies a gate operator.
+func Compare(a float64, op string, b float64) bool {
+	switch op {
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case "==":
+		return a == b
+	case "!=":
+		return a != b
+	}
+	return false
+}

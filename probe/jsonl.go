@@ -1,0 +1,90 @@
+package probe
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Writer writes records as JSON Lines, one per stream, each flushed to the
+// file as soon as it is written so an interrupted run loses nothing.
+type Writer struct {
+	mu  sync.Mutex
+	f   *os.File
+	enc *json.Encoder
+	err error
+}
+
+// Create opens path for records, mode 0600 (records may hold prompts).
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	enc := json.NewEncoder(f)
+	enc.SetEscapeHTML(false)
+	return &Writer{f: f, enc: enc}, nil
+}
+
+// Write appends one record. The first error sticks and is returned again.
+func (w *Writer) Write(r *Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = w.enc.Encode(r)
+	}
+	return w.err
+}
+
+// Close closes the file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return errors.Join(w.err, w.f.Close())
+}
+
+// ReadRecords reads a JSON Lines record file. A final line that is cut short
+// (a run killed mid-write) is skipped and reported in skipped; any other bad
+// line is an error naming its line number. Every record is re-derived from
+// its raw frames with its own stall threshold.
+func ReadRecords(r io.Reader) (recs []*Record, skipped []string, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
+	line := 0
+	var pendingErr error
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		if pendingErr != nil {
+			return nil, nil, pendingErr
+		}
+		rec := &Record{}
+		if err := json.Unmarshal(b, rec); err != nil {
+			// Only the last line may be cut short; decide when we know.
+			pendingErr = fmt.Errorf("line %d: %w", line, err)
+			skipped = append(skipped, fmt.Sprintf("line %d: partial record skipped (%v)", line, err))
+			continue
+		}
+		if rec.V != RecordVersion {
+			return nil, nil, fmt.Errorf("line %d: record version %d, want %d", line, rec.V, RecordVersion)
+		}
+		if rec.StallMS <= 0 {
+			rec.StallMS = DefaultStall
+		}
+		if err := Derive(rec, rec.StallMS); err != nil {
+			return nil, nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		recs = append(recs, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	return recs, skipped, nil
+}

@@ -1,0 +1,331 @@
+package probe
+
+import (
+	"math"
+	"slices"
+)
+
+// Dist is a distribution with its sample count. Every statistic is nil when
+// there are no samples: undefined is never 0.
+type Dist struct {
+	N    int      `json:"n"`
+	Min  *float64 `json:"min"`
+	Mean *float64 `json:"mean"`
+	P50  *float64 `json:"p50"`
+	P90  *float64 `json:"p90"`
+	P95  *float64 `json:"p95"`
+	P99  *float64 `json:"p99"`
+	Max  *float64 `json:"max"`
+}
+
+// Percentile is linear interpolation between closest ranks (numpy's
+// default) over sorted samples; NaN for none.
+func Percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	pos := p / 100 * float64(n-1)
+	lo := int(math.Floor(pos))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	frac := pos - float64(lo)
+	return sorted[lo] + (sorted[lo+1]-sorted[lo])*frac
+}
+
+// NewDist summarises samples (which it sorts in place).
+func NewDist(samples []float64) Dist {
+	d := Dist{N: len(samples)}
+	if d.N == 0 {
+		return d
+	}
+	slices.Sort(samples)
+	sum := 0.0
+	for _, v := range samples {
+		sum += v
+	}
+	d.Min, d.Max = ptr(samples[0]), ptr(samples[d.N-1])
+	d.Mean = ptr(sum / float64(d.N))
+	d.P50, d.P90 = ptr(Percentile(samples, 50)), ptr(Percentile(samples, 90))
+	d.P95, d.P99 = ptr(Percentile(samples, 95)), ptr(Percentile(samples, 99))
+	return d
+}
+
+// Stat returns a named statistic (min, mean, p50, p90, p95, p99, max).
+func (d Dist) Stat(name string) (*float64, bool) {
+	switch name {
+	case "min":
+		return d.Min, true
+	case "mean":
+		return d.Mean, true
+	case "p50":
+		return d.P50, true
+	case "p90":
+		return d.P90, true
+	case "p95":
+		return d.P95, true
+	case "p99":
+		return d.P99, true
+	case "max":
+		return d.Max, true
+	}
+	return nil, false
+}
+
+// Streams is the accounting of a run: every attempt is in one bucket.
+type Streams struct {
+	Attempted  int            `json:"attempted"`
+	Admitted   int            `json:"admitted"`
+	Completed  int            `json:"completed"`
+	Failed     int            `json:"failed"`
+	Incomplete int            `json:"incomplete"`
+	Canceled   int            `json:"canceled"`
+	Buffered   int            `json:"buffered"`
+	Warmup     int            `json:"warmup"`
+	FailedBy   map[string]int `json:"failed_by_class"`
+}
+
+// Metrics are the pooled distributions of a run (DESIGN §3).
+type Metrics struct {
+	TTFT         Dist `json:"ttft_ms"`
+	TTFO         Dist `json:"ttfo_ms"`
+	Gap          Dist `json:"gap_ms"`
+	ITL          Dist `json:"itl_ms"`
+	E2E          Dist `json:"e2e_ms"`
+	Duration     Dist `json:"duration_ms"`
+	Tail         Dist `json:"tail_ms"`
+	TPSUser      Dist `json:"tps_user"`
+	OutputTokens Dist `json:"output_tokens"`
+	FirstByte    Dist `json:"first_byte_ms"`
+}
+
+// Throughput is output tokens of completed streams over the run window.
+type Throughput struct {
+	OutputTokens int      `json:"output_tokens"`
+	WindowMS     *float64 `json:"window_ms"`
+	TokensPerS   *float64 `json:"tokens_per_s"`
+	MeanTPSUser  *float64 `json:"mean_of_stream_tps_user"`
+	StreamsPerS  *float64 `json:"completed_streams_per_s"`
+	Definition   string   `json:"definition"`
+}
+
+// Stalls counts gaps at or above the threshold.
+type Stalls struct {
+	ThresholdMS      float64  `json:"threshold_ms"`
+	Count            int      `json:"count"`
+	MidSentence      int      `json:"mid_sentence"`
+	StreamsWithStall int      `json:"streams_with_stall"`
+	LongestMS        *float64 `json:"longest_ms"`
+}
+
+// Conventions state how every figure was computed.
+type Conventions struct {
+	Percentiles string `json:"percentiles"`
+	TTFT        string `json:"ttft"`
+	Gaps        string `json:"gaps"`
+	Excluded    string `json:"excluded"`
+	Buffered    string `json:"buffered"`
+	Tokens      string `json:"tokens"`
+}
+
+// Workload describes what was run, so runs can be compared fairly.
+type Workload struct {
+	Target      string   `json:"target"`
+	Format      string   `json:"format"`
+	Model       string   `json:"model,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	Runs        int      `json:"runs"`
+	Warmup      int      `json:"warmup"`
+	WarmupRule  string   `json:"warmup_policy"`
+	Concurrency int      `json:"concurrency,omitempty"`
+	Rate        float64  `json:"rate,omitempty"`
+	Arrival     string   `json:"arrival,omitempty"`
+	Seed        int64    `json:"seed,omitempty"`
+	PromptIDs   []string `json:"prompt_ids,omitempty"`
+	Order       string   `json:"order,omitempty"`
+	Version     string   `json:"drip_version,omitempty"`
+}
+
+// Summary is the one-object result of a run (DESIGN §3).
+type Summary struct {
+	V               int             `json:"v"`
+	Conventions     Conventions     `json:"conventions"`
+	Workload        Workload        `json:"workload"`
+	Streams         Streams         `json:"streams"`
+	Metrics         Metrics         `json:"metrics"`
+	Throughput      Throughput      `json:"throughput"`
+	Stalls          Stalls          `json:"stalls"`
+	TokensApproxPct *float64        `json:"tokens_approx_pct"`
+	Server          map[string]Dist `json:"server,omitempty"`
+	Diagnosis       []Diagnosis     `json:"diagnosis"`
+	Gates           []GateResult    `json:"gates"`
+}
+
+// Diagnosis is a labelled hint with the evidence that triggered it.
+type Diagnosis struct {
+	Shape    string `json:"shape"`
+	Hint     string `json:"hint"`
+	Evidence string `json:"evidence"`
+}
+
+// Aggregate accumulates records into a Summary. Add records as they end;
+// warmup records are counted and otherwise left out.
+type Aggregate struct {
+	StallMS                                             float64
+	streams                                             Streams
+	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb []float64
+	server                                              map[string][]float64
+	stalls                                              Stalls
+	approx, measured                                    int
+	tokens                                              int
+	winStart, winEnd                                    float64
+	haveWin                                             bool
+}
+
+// NewAggregate returns an empty aggregate with the stall threshold (ms).
+func NewAggregate(stallMS float64) *Aggregate {
+	return &Aggregate{StallMS: stallMS, streams: Streams{FailedBy: map[string]int{}}}
+}
+
+// NotAdmitted counts arrivals the run dropped instead of queueing.
+func (a *Aggregate) NotAdmitted(n int) { a.streams.Attempted += n }
+
+// Add counts one finished record.
+func (a *Aggregate) Add(r *Record) {
+	if r.Phase == PhaseWarmup {
+		a.streams.Warmup++
+		return
+	}
+	s := &a.streams
+	s.Attempted++
+	s.Admitted++
+	a.measured++
+	switch r.Status {
+	case StatusComplete:
+		s.Completed++
+	case StatusFailed:
+		s.Failed++
+		if r.Error != nil {
+			s.FailedBy[r.Error.Class]++
+		}
+	case StatusIncomplete:
+		s.Incomplete++
+	case StatusCanceled:
+		s.Canceled++
+	}
+	if r.Buffered {
+		s.Buffered++
+	}
+	if r.TokensSource == "approx" {
+		a.approx++
+	}
+	addPtr(&a.ttft, r.TTFTMS)
+	addPtr(&a.ttfo, r.TTFOMS)
+	addPtr(&a.fb, r.FirstByteMS)
+	a.dur = append(a.dur, r.DurationMS)
+	a.gap = append(a.gap, r.Gaps()...)
+	if r.Complete {
+		addPtr(&a.e2e, r.E2EMS)
+		addPtr(&a.tail, r.TailMS)
+		addPtr(&a.itl, r.ITLMS)
+		addPtr(&a.tps, r.TPSUser)
+		a.toks = append(a.toks, float64(r.OutputTokens))
+		a.tokens += r.OutputTokens
+	}
+	for k, v := range r.Server {
+		if f, ok := v.(float64); ok {
+			if a.server == nil {
+				a.server = map[string][]float64{}
+			}
+			a.server[k] = append(a.server[k], f)
+		}
+	}
+	for _, st := range r.Stalls {
+		a.stalls.Count++
+		if st.MidSentence {
+			a.stalls.MidSentence++
+		}
+		if a.stalls.LongestMS == nil || st.GapMS > *a.stalls.LongestMS {
+			a.stalls.LongestMS = ptr(st.GapMS)
+		}
+	}
+	if len(r.Stalls) > 0 {
+		a.stalls.StreamsWithStall++
+	}
+	// The window runs from the first request sent to the last content.
+	if !a.haveWin || r.RunOffsetMS < a.winStart {
+		a.winStart = r.RunOffsetMS
+	}
+	if r.E2EMS != nil || r.TTFTMS != nil {
+		last := r.RunOffsetMS + lastContentMS(r)
+		if !a.haveWin || last > a.winEnd {
+			a.winEnd = last
+		}
+	}
+	a.haveWin = true
+}
+
+func lastContentMS(r *Record) float64 {
+	for i := len(r.Frames) - 1; i >= 0; i-- {
+		if r.Frames[i].IsContent() {
+			return r.Frames[i].TMS
+		}
+	}
+	return 0
+}
+
+func addPtr(dst *[]float64, v *float64) {
+	if v != nil {
+		*dst = append(*dst, *v)
+	}
+}
+
+// Summary computes the run's summary from everything added so far.
+func (a *Aggregate) Summary(w Workload) Summary {
+	s := Summary{
+		V: RecordVersion,
+		Conventions: Conventions{
+			Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each",
+			TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",
+			Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
+			Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
+			Buffered:    "fewer than 3 content frames, or >=10 tokens within 200ms: ITL and tps_user withheld",
+			Tokens:      "from the server's usage report when present, else one per content frame (approx)",
+		},
+		Workload: w,
+		Streams:  a.streams,
+		Metrics: Metrics{
+			TTFT: NewDist(slices.Clone(a.ttft)), TTFO: NewDist(slices.Clone(a.ttfo)),
+			Gap: NewDist(slices.Clone(a.gap)), ITL: NewDist(slices.Clone(a.itl)),
+			E2E: NewDist(slices.Clone(a.e2e)), Duration: NewDist(slices.Clone(a.dur)),
+			Tail: NewDist(slices.Clone(a.tail)), TPSUser: NewDist(slices.Clone(a.tps)),
+			OutputTokens: NewDist(slices.Clone(a.toks)), FirstByte: NewDist(slices.Clone(a.fb)),
+		},
+		Stalls:    a.stalls,
+		Diagnosis: []Diagnosis{},
+		Gates:     []GateResult{},
+	}
+	s.Stalls.ThresholdMS = a.StallMS
+	s.Throughput = Throughput{
+		OutputTokens: a.tokens,
+		Definition:   "output tokens of completed streams / run window (first request sent to last content received)",
+		MeanTPSUser:  s.Metrics.TPSUser.Mean,
+	}
+	if a.haveWin && a.winEnd > a.winStart && a.streams.Completed > 0 {
+		win := a.winEnd - a.winStart
+		s.Throughput.WindowMS = ptr(win)
+		s.Throughput.TokensPerS = ptr(float64(a.tokens) / win * 1000)
+		s.Throughput.StreamsPerS = ptr(float64(a.streams.Completed) / win * 1000)
+	}
+	if a.measured > 0 {
+		s.TokensApproxPct = ptr(100 * float64(a.approx) / float64(a.measured))
+	}
+	if len(a.server) > 0 {
+		s.Server = map[string]Dist{}
+		for k, v := range a.server {
+			s.Server[k] = NewDist(slices.Clone(v))
+		}
+	}
+	return s
+}

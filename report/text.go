@@ -1,0 +1,127 @@
+// Package report renders a run's summary for people and machines without a
+// terminal UI: the plain text report, CSV and JSON.
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// Num formats an optional figure; undefined is an em dash, never 0.
+func Num(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return FormatFloat(*v)
+}
+
+// FormatFloat prints a figure with precision that suits its size.
+func FormatFloat(v float64) string {
+	a := v
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+}
+
+type metricRow struct {
+	name string
+	d    probe.Dist
+}
+
+// Rows lists the summary's distributions in report order with their labels.
+func Rows(m *probe.Metrics) []metricRow {
+	return []metricRow{
+		{"ttft ms", m.TTFT}, {"ttfo ms", m.TTFO}, {"first byte ms", m.FirstByte},
+		{"gap ms", m.Gap}, {"itl ms", m.ITL}, {"e2e ms", m.E2E}, {"tail ms", m.Tail},
+		{"duration ms", m.Duration}, {"tps/user", m.TPSUser}, {"tokens", m.OutputTokens},
+	}
+}
+
+// Text writes the human report of a summary.
+func Text(w io.Writer, s *probe.Summary) {
+	wl := &s.Workload
+	fmt.Fprintf(w, "drip · %s · format %s", sanitize.Line(wl.Target), wl.Format)
+	if wl.Model != "" {
+		fmt.Fprintf(w, " · model %s", sanitize.Line(wl.Model))
+	}
+	fmt.Fprintln(w)
+	st := &s.Streams
+	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s · %d incomplete · %d canceled · %d buffered\n",
+		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy), st.Incomplete, st.Canceled, st.Buffered)
+	fmt.Fprintf(w, "warmup    %d streams, excluded (%s)\n\n", st.Warmup, wl.WarmupRule)
+
+	fmt.Fprintf(w, "%-14s %5s %9s %9s %9s %9s %9s %9s %9s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
+	for _, r := range Rows(&s.Metrics) {
+		d := r.d
+		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", r.name, d.N,
+			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
+	}
+	fmt.Fprintln(w)
+	sl := &s.Stalls
+	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %d streams · longest %s ms · threshold %s ms\n",
+		sl.Count, sl.MidSentence, sl.StreamsWithStall, Num(sl.LongestMS), FormatFloat(sl.ThresholdMS))
+	if s.TokensApproxPct != nil {
+		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams; approximated (1 per content frame) in %s%%\n",
+			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))
+	}
+	tp := &s.Throughput
+	if tp.TokensPerS != nil {
+		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window) · mean of per-stream tps/user %s\n",
+			FormatFloat(*tp.TokensPerS), tp.OutputTokens, FormatFloat(*tp.WindowMS), Num(tp.MeanTPSUser))
+	} else {
+		fmt.Fprintln(w, "throughput — (no completed stream)")
+	}
+	if len(s.Server) > 0 {
+		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
+		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
+			d := s.Server[k]
+			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Num(d.P50), Num(d.Max))
+		}
+	}
+	for _, d := range s.Diagnosis {
+		fmt.Fprintf(w, "hint      %s: %s (%s)\n", d.Shape, d.Hint, d.Evidence)
+	}
+	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
+	if len(s.Gates) > 0 {
+		fmt.Fprintln(w, "\ngates:")
+		for _, g := range s.Gates {
+			mark := "ok  "
+			if g.Tripped {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "  %s %s — %s\n", mark, g.Expr, g.Message)
+		}
+	}
+}
+
+func byClass(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int { return cmp.Or(m[b]-m[a], strings.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
