@@ -164,7 +164,7 @@ func (g Gate) Eval(s *Summary) GateResult {
 	if r.Tripped {
 		verdict = "TRIPPED"
 	}
-	r.Message = fmt.Sprintf("%s = %s: %s", g.Metric, strconv.FormatFloat(*v, 'f', -1, 64)+g.Unit, verdict)
+	r.Message = fmt.Sprintf("%s = %.6g%s: %s", g.Metric, *v, g.Unit, verdict)
 	return r
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -40,10 +41,10 @@ func cannotErr(err error) error { return &exitError{exitCannotGo, err} }
 var errGateTripped = &exitError{exitGate, errors.New("a --fail-if gate tripped")}
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	// The first SIGINT/SIGTERM cancels the context: in-flight streams are
 	// recorded as canceled and the report still prints. Once it has fired
 	// the handler is removed, so a second Ctrl-C exits at once.
@@ -53,6 +54,8 @@ func run(args []string) int {
 
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -60,12 +63,12 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee != errGateTripped {
-			fmt.Fprintln(os.Stderr, "drip:", err)
+			fmt.Fprintln(stderr, "drip:", err)
 		}
 		return ee.code
 	}
 	// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
-	fmt.Fprintln(os.Stderr, "drip:", err)
+	fmt.Fprintln(stderr, "drip:", err)
 	return exitUsage
 }
 

@@ -1,0 +1,79 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseGate(t *testing.T) {
+	cases := []struct {
+		expr   string
+		metric string
+		op     string
+		value  float64
+		unit   string
+		rel    bool
+		err    string
+	}{
+		{expr: "ttft.p95 > 800ms", metric: "ttft.p95", op: ">", value: 800, unit: "ms"},
+		{expr: "gap.p99 >= 0.25s", metric: "gap.p99", op: ">=", value: 250, unit: "ms"},
+		{expr: "itl.mean<500us", metric: "itl.mean", op: "<", value: 0.5, unit: "ms"},
+		{expr: "e2e.max <= 3", metric: "e2e.max", op: "<=", value: 3, unit: "ms"},
+		{expr: "failed > 0", metric: "failed", op: ">", value: 0},
+		{expr: "tokens_approx_pct > 0", metric: "tokens_approx_pct", op: ">", value: 0},
+		{expr: "tokens_approx_pct > 5%", metric: "tokens_approx_pct", op: ">", value: 5, unit: "%"},
+		{expr: "throughput < 50", metric: "throughput", op: "<", value: 50},
+		{expr: "ttft.p95 > +10%", metric: "ttft.p95", op: ">", value: 10, unit: "%", rel: true},
+		{expr: "gap.p99 > +20ms", metric: "gap.p99", op: ">", value: 20, unit: "ms", rel: true},
+		{expr: "tps_user.p50 < -15%", metric: "tps_user.p50", op: "<", value: -15, unit: "%", rel: true},
+		{expr: "ttft > 1ms", err: "name a statistic"},
+		{expr: "ttft.p42 > 1ms", err: "unknown statistic"},
+		{expr: "speed > 1", err: "unknown metric"},
+		{expr: "failed > 1ms", err: "not a time"},
+		{expr: "ttft.p95 > 5%", err: "relative"},
+		{expr: "ttft.p95 800ms", err: "want METRIC OP VALUE"},
+		{expr: "", err: "want METRIC OP VALUE"},
+	}
+	for _, c := range cases {
+		g, err := ParseGate(c.expr)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: err %v, want %q", c.expr, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.expr, err)
+			continue
+		}
+		if g.Metric != c.metric || g.Op != c.op || g.Value != c.value || g.Unit != c.unit || g.Relative != c.rel {
+			t.Errorf("%q = %+v", c.expr, g)
+		}
+	}
+}
+
+func TestGateEval(t *testing.T) {
+	s := Summary{Metrics: Metrics{TTFT: NewDist([]float64{100, 200, 300})}, Streams: Streams{Failed: 1}}
+	for _, c := range []struct {
+		expr    string
+		tripped bool
+		msg     string
+	}{
+		{"ttft.p50 > 150ms", true, "TRIPPED"},
+		{"ttft.p50 > 0.3s", false, "passed"},
+		{"failed > 0", true, "TRIPPED"},
+		{"failed == 1", true, "TRIPPED"},
+		{"gap.p99 > 100ms", true, "no samples"},
+		{"throughput < 1", true, "no samples"},
+		{"ttft.p95 > +10%", true, "baseline"},
+	} {
+		g, err := ParseGate(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := g.Eval(&s)
+		if r.Tripped != c.tripped || !strings.Contains(r.Message, c.msg) {
+			t.Errorf("%q: tripped %v message %q, want %v containing %q", c.expr, r.Tripped, r.Message, c.tripped, c.msg)
+		}
+	}
+}

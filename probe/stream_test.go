@@ -1,0 +1,217 @@
+package probe_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+// streamScenario runs one scenario of the fixture server through the probe.
+func streamScenario(t *testing.T, srv *httptest.Server, scenario string, o probe.Options) *probe.Record {
+	t.Helper()
+	u, f, err := probe.ResolveURL(srv.URL, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: "hi"}}
+	return probe.Stream(context.Background(), tgt, o, &probe.Record{}, nil)
+}
+
+func TestStreamScenarios(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	for _, c := range []struct {
+		scenario string
+		status   string
+		class    string
+		check    func(t *testing.T, r *probe.Record)
+	}{
+		{"steady", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+			sc := fixtures.Lookup("steady")
+			if r.OutputTokens != sc.OutputTokens() || r.TokensSource != "usage" {
+				t.Errorf("tokens %d (%s), want %d from usage", r.OutputTokens, r.TokensSource, sc.OutputTokens())
+			}
+			if r.Buffered || r.ITLMS == nil {
+				t.Errorf("steady stream: buffered %v itl %v", r.Buffered, r.ITLMS)
+			}
+		}},
+		{"slow-first-token", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+			// The role chunk and three keepalives come first; TTFT waits for content.
+			if r.TTFTMS == nil || *r.TTFTMS < 2000 {
+				t.Errorf("ttft %v, want >= 2000 (role chunk and pings are not content)", r.TTFTMS)
+			}
+			if r.FirstEventMS == nil || *r.FirstEventMS > 1000 {
+				t.Errorf("first event %v, want the early role chunk", r.FirstEventMS)
+			}
+			pings := 0
+			for _, f := range r.Frames {
+				if f.Kind == adapters.KindPing {
+					pings++
+				}
+			}
+			if pings != 3 {
+				t.Errorf("pings = %d, want 3", pings)
+			}
+		}},
+		{"buffered-burst", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+			if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil {
+				t.Errorf("buffered %v itl %v tps %v: want flagged and withheld", r.Buffered, r.ITLMS, r.TPSUser)
+			}
+			if r.CoalescedFrames < 2 {
+				t.Errorf("coalesced = %d", r.CoalescedFrames)
+			}
+		}},
+		{"abort-midstream", probe.StatusFailed, probe.ErrReset, func(t *testing.T, r *probe.Record) {
+			if r.ContentFrames != 12 {
+				t.Errorf("partial timeline has %d content frames, want 12", r.ContentFrames)
+			}
+		}},
+		{"no-end-marker", probe.StatusIncomplete, "", func(t *testing.T, r *probe.Record) {
+			if r.E2EMS != nil || r.TTFTMS == nil {
+				t.Errorf("incomplete: e2e %v (want null), ttft %v (want kept)", r.E2EMS, r.TTFTMS)
+			}
+		}},
+		{"rate-limited", probe.StatusFailed, probe.ErrHTTP429, func(t *testing.T, r *probe.Record) {
+			if r.Error.RetryAfter != "2" || r.HTTPStatus != 429 || r.TTFTMS != nil {
+				t.Errorf("429: retry-after %q status %d ttft %v", r.Error.RetryAfter, r.HTTPStatus, r.TTFTMS)
+			}
+		}},
+		{"in-stream-error", probe.StatusFailed, probe.ErrInStream, func(t *testing.T, r *probe.Record) {
+			if r.ContentFrames != 8 || r.TTFTMS == nil {
+				t.Errorf("partial timeline: %d content frames, ttft %v", r.ContentFrames, r.TTFTMS)
+			}
+		}},
+		{"multi-token", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+			if r.TokensPerFrame == nil || *r.TokensPerFrame < 3 {
+				t.Errorf("tokens per frame %v, want ~4", r.TokensPerFrame)
+			}
+		}},
+		{"reasoning", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+			if r.TTFTMS == nil || r.TTFOMS == nil || *r.TTFOMS-*r.TTFTMS < 200 {
+				t.Errorf("ttft %v ttfo %v: want the answer well after the reasoning", r.TTFTMS, r.TTFOMS)
+			}
+		}},
+	} {
+		t.Run(c.scenario, func(t *testing.T) {
+			r := streamScenario(t, srv, c.scenario, probe.Options{})
+			if r.Status != c.status {
+				t.Fatalf("status %s (error %+v), want %s", r.Status, r.Error, c.status)
+			}
+			if c.class != "" && (r.Error == nil || r.Error.Class != c.class) {
+				t.Fatalf("error %+v, want class %s", r.Error, c.class)
+			}
+			if r.Format != "openai-chat" || r.V != probe.RecordVersion {
+				t.Errorf("format %q v %d", r.Format, r.V)
+			}
+			c.check(t, r)
+		})
+	}
+}
+
+// fakeClock advances by step on every reading, so times are exact.
+type fakeClock struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(c.step)
+	return c.now
+}
+
+// With an injected clock every read is stamped with the clock's reading
+// when the read returned: the arithmetic is exact, whatever the machine.
+func TestStreamStampsReadsWithInjectedClock(t *testing.T) {
+	body := "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\" there\"}}]}\n\n" +
+		"data: [DONE]\n\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	clock := &fakeClock{now: time.Unix(0, 0), step: 10 * time.Millisecond}
+	u, f, _ := probe.ResolveURL(srv.URL, "auto")
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{Clock: clock.Now}, &probe.Record{}, nil)
+	if r.Status != probe.StatusComplete {
+		t.Fatalf("status %s %+v", r.Status, r.Error)
+	}
+	// Clock readings: start, headers (+10), first read (+20).
+	if *r.HeadersMS != 10 || *r.FirstByteMS != 20 {
+		t.Errorf("headers %v first byte %v, want 10 and 20", *r.HeadersMS, *r.FirstByteMS)
+	}
+	// The whole body arrived in one read: all frames share its time and index.
+	for _, fr := range r.Frames {
+		if fr.TMS != 20 || fr.Read != 0 {
+			t.Errorf("frame %+v, want t 20 read 0", fr)
+		}
+	}
+	if *r.TTFTMS != 20 || r.CoalescedFrames != 2 {
+		t.Errorf("ttft %v coalesced %d", *r.TTFTMS, r.CoalescedFrames)
+	}
+}
+
+func TestStreamCanceledKeepsPartialTimeline(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	u, f, _ := probe.ResolveURL(srv.URL, "auto")
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	observe := func(e probe.Event) {
+		// Cancel once a few content frames have arrived.
+		if e.Type == probe.EventFrames && e.Frames[len(e.Frames)-1].TMS > 0 {
+			for _, fr := range e.Frames {
+				if fr.IsContent() {
+					once.Do(cancel)
+				}
+			}
+		}
+	}
+	r := probe.Stream(ctx, probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "long"}}, probe.Options{}, &probe.Record{}, observe)
+	if r.Status != probe.StatusCanceled || r.Error.Class != probe.ErrCanceled {
+		t.Fatalf("status %s %+v, want canceled", r.Status, r.Error)
+	}
+	if r.ContentFrames == 0 || r.TTFTMS == nil {
+		t.Errorf("partial timeline lost: %d content frames", r.ContentFrames)
+	}
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	// slow-first-token is silent for 500ms between keepalives.
+	r := streamScenario(t, srv, "slow-first-token", probe.Options{IdleTimeout: 100 * time.Millisecond})
+	if r.Status != probe.StatusFailed || r.Error.Class != probe.ErrTimeoutIdle {
+		t.Fatalf("status %s %+v, want timeout_idle", r.Status, r.Error)
+	}
+}
+
+func TestStreamRefused(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	u, f, _ := probe.ResolveURL(url, "auto")
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
+	if r.Error == nil || r.Error.Class != probe.ErrRefused || r.HeadersMS != nil {
+		t.Fatalf("error %+v headers %v, want refused and no headers", r.Error, r.HeadersMS)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	got := probe.RedactURL("https://user:pw@host/v1?key=sk-123&api_key=x&model=m")
+	want := "https://host/v1?api_key=REDACTED&key=REDACTED&model=m"
+	if got != want {
+		t.Errorf("RedactURL = %q, want %q", got, want)
+	}
+}
