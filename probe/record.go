@@ -129,8 +129,20 @@ type Record struct {
 	Frames          []Frame         `json:"frames"`
 	Server          map[string]any  `json:"server,omitempty"`
 	Request         json.RawMessage `json:"request,omitempty"` // only with --keep-request
+	Workload        *RecordWorkload `json:"workload,omitempty"`
 
 	// Start is the monotonic reading taken just before the request was
 	// sent; in memory only, for pairing with an in-process server's clock.
 	Start time.Time `json:"-"`
+}
+
+// RecordWorkload is the part of a run's workload that a record's other fields
+// do not show. Every record of a run carries it, so runs read back from disk
+// can be checked for a fair comparison (drip compare). Absent in records
+// written before it existed.
+type RecordWorkload struct {
+	MaxTokens   int     `json:"max_tokens,omitempty"` // 0: the server's default
+	Concurrency int     `json:"concurrency,omitempty"`
+	Rate        float64 `json:"rate,omitempty"` // arrivals per second (open loop)
+	Version     string  `json:"drip_version,omitempty"`
 }
