@@ -1,6 +1,7 @@
 package probe_test
 
 import (
+	"compress/gzip"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -213,5 +214,26 @@ func TestRedactURL(t *testing.T) {
 	want := "https://host/v1?api_key=REDACTED&key=REDACTED&model=m"
 	if got != want {
 		t.Errorf("RedactURL = %q, want %q", got, want)
+	}
+}
+
+// A server that compresses anyway: the record says so, and content is
+// still decoded (its timing is the compressor's, which is why it is noted).
+func TestStreamRecordsCompression(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept-Encoding") != "identity" {
+			t.Errorf("Accept-Encoding %q, want identity", r.Header.Get("Accept-Encoding"))
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "gzip")
+		gz := gzip.NewWriter(w)
+		gz.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n"))
+		gz.Close()
+	}))
+	defer srv.Close()
+	u, f, _ := probe.ResolveURL(srv.URL, "auto")
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
+	if r.ContentEncoding != "gzip" || r.ContentFrames != 1 || r.Status != probe.StatusComplete {
+		t.Errorf("encoding %q content frames %d status %s", r.ContentEncoding, r.ContentFrames, r.Status)
 	}
 }
