@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,6 +112,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	rec.Format = t.Format.Name
 	rec.Model = t.Request.Model
 	rec.Frames = rec.Frames[:0]
+	rec.Server = nil
 
 	body := t.Body
 	if body == nil {
@@ -181,6 +183,16 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	}
 
 	fr := newFrameRecorder(t.Format, o.FrameLimit, rec, observe)
+	if t.Format == adapters.Auto {
+		// The URL did not say: the response's type and first bytes do.
+		det := adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
+		fr.dec = det
+		defer func() {
+			if f := det.Format(); f != nil {
+				rec.Format = f.Name
+			}
+		}()
+	}
 	buf := make([]byte, readBufferSize)
 	for {
 		n, rerr := r.Read(buf)
@@ -250,6 +262,9 @@ func (fr *frameRecorder) add(tms float64) {
 	}
 	first := len(fr.rec.Frames)
 	fr.rec.Frames = appendFrames(fr.rec.Frames, fr.frames, tms, fr.read)
+	for i := range fr.frames {
+		addServer(fr.rec, fr.frames[i].Server)
+	}
 	n := len(fr.rec.Frames)
 	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n]})
 }
@@ -260,6 +275,7 @@ func (fr *frameRecorder) add(tms float64) {
 func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *Record) (*Record, error) {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
+	rec.Server = nil
 	fr := newFrameRecorder(f, 0, rec, func(Event) {})
 	end := 0.0
 	for i, p := range reads {
@@ -276,6 +292,21 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 	}
 	rec.DurationMS = end
 	return rec, Derive(rec, stallMS)
+}
+
+// addServer copies the numbers a frame's server map carries into the
+// record's server object (the last report wins), where summaries find them.
+func addServer(rec *Record, m map[string]json.RawMessage) {
+	for k, raw := range m {
+		var v float64
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		if rec.Server == nil {
+			rec.Server = map[string]any{}
+		}
+		rec.Server[k] = v
+	}
 }
 
 func appendFrames(dst []Frame, frames []adapters.Frame, tms float64, read int) []Frame {

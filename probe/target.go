@@ -12,9 +12,19 @@ import (
 const DefaultFormat = "openai-chat"
 
 // ResolveURL picks the format and the full endpoint URL for a user's URL
-// and --format ("auto" or a name). A base URL without a path gets the
-// format's endpoint path; with auto, the path decides the format.
+// and --format ("auto" or a name), for formats whose endpoint does not name
+// the model. See ResolveEndpoint.
 func ResolveURL(raw, format string) (string, *adapters.Format, error) {
+	return ResolveEndpoint(raw, format, "")
+}
+
+// ResolveEndpoint picks the format and the full endpoint URL for a user's
+// URL, --format ("auto" or a name) and model. A base URL without a path
+// gets the format's endpoint path (with {model} filled in and its query,
+// e.g. Gemini's alt=sse); with auto, the path decides the format, a bare
+// well-known host its own, any other bare URL openai-chat, and a path no
+// format claims gets adapters.Auto, which picks the decoder from the response.
+func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", nil, fmt.Errorf("bad URL %q: want http(s)://host[:port][/path]", RedactURL(raw))
@@ -27,19 +37,43 @@ func ResolveURL(raw, format string) (string, *adapters.Format, error) {
 			return "", nil, err
 		}
 	case !bare:
-		f = adapters.ForPath(u.Path)
-	}
-	if f == nil {
-		if !bare {
-			return "", nil, fmt.Errorf("cannot tell the format from the path %q: give --format (one of %s)", u.Path, strings.Join(adapters.Names(), ", "))
+		if f = adapters.ForPath(u.Path); f == nil {
+			f = adapters.Auto
 		}
-		f = adapters.Lookup(DefaultFormat)
+	default:
+		if f = adapters.ForHost(u.Host); f == nil {
+			f = adapters.Lookup(DefaultFormat)
+		}
 	}
+	path, query, _ := strings.Cut(f.Path, "?")
 	if bare {
-		if f.Path == "" {
+		if path == "" {
 			return "", nil, fmt.Errorf("format %s has no default endpoint: give the full URL", f.Name)
 		}
-		u.Path = strings.TrimRight(u.Path, "/") + f.Path
+		if strings.Contains(path, "{model}") {
+			if model == "" {
+				return "", nil, fmt.Errorf("format %s names the model in its endpoint: give -m MODEL or the full URL", f.Name)
+			}
+			esc := strings.ReplaceAll(url.PathEscape(model), ":", "%3A")
+			u.RawPath = strings.TrimRight(u.Path, "/") + strings.ReplaceAll(path, "{model}", esc)
+			path = strings.ReplaceAll(path, "{model}", model)
+		}
+		u.Path = strings.TrimRight(u.Path, "/") + path
+		if u.RawPath != "" && u.EscapedPath() != u.RawPath {
+			u.RawPath = "" // not a valid encoding of Path: let url choose
+		}
+	}
+	// The format's own query (alt=sse) is needed at any URL of it, unless
+	// the user set those parameters.
+	if query != "" {
+		q := u.Query()
+		fq, _ := url.ParseQuery(query)
+		for k, v := range fq {
+			if !q.Has(k) {
+				q[k] = v
+			}
+		}
+		u.RawQuery = q.Encode()
 	}
 	return u.String(), f, nil
 }

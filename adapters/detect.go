@@ -1,0 +1,229 @@
+package adapters
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"net"
+	"strings"
+)
+
+// Auto is the format of a request whose URL did not say which format it
+// speaks: it sends the OpenAI chat body (the most widely accepted) and
+// picks the decoder from the response, by Content-Type and first bytes
+// (NewDetector). It is not registered: --format names only real formats.
+var Auto = &Format{
+	Name: "auto",
+	Body: openAIChatBody,
+	Auth: bearerAuth("OPENAI_API_KEY"),
+	NewDecoder: func(limit int) Decoder {
+		return NewDetector("", limit)
+	},
+}
+
+// hosts maps well-known API hosts (by suffix) and ports to the format they
+// serve, for a base URL that has no path.
+var hosts = []struct{ suffix, format string }{
+	{"api.anthropic.com", "anthropic"},
+	{"generativelanguage.googleapis.com", "gemini"},
+	{".amazonaws.com", "bedrock-converse"}, // bedrock-runtime.REGION.amazonaws.com
+	{":11434", "ollama-chat"},              // Ollama's default port
+}
+
+// ForHost returns the format a well-known host serves at its base URL, or
+// nil. host is a URL's host, with its port if any.
+func ForHost(host string) *Format {
+	h := strings.ToLower(host)
+	for _, e := range hosts {
+		name := h
+		if !strings.HasPrefix(e.suffix, ":") {
+			if hn, _, err := net.SplitHostPort(h); err == nil {
+				name = hn
+			}
+		}
+		if strings.HasSuffix(name, e.suffix) {
+			return Lookup(e.format)
+		}
+	}
+	return nil
+}
+
+// sniffLimit bounds how much of a response the detector holds before it
+// gives up recognising a dialect and falls back to a generic format.
+const sniffLimit = 64 << 10
+
+// Detector is a decoder that picks the real decoder from the response: the
+// Content-Type says SSE, NDJSON or event stream, and the first event (or
+// line, or message) says which dialect. It holds bytes only until the first
+// event is complete, which no decoder could have dispatched earlier, so
+// detection never delays a frame.
+type Detector struct {
+	contentType string
+	limit       int
+	buf         []byte
+	format      *Format
+	dec         Decoder
+}
+
+// NewDetector returns a detector for a response with that Content-Type.
+func NewDetector(contentType string, limit int) *Detector {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return &Detector{contentType: strings.ToLower(strings.TrimSpace(mt)), limit: limit}
+}
+
+// Format returns the format chosen, or nil before the first bytes.
+func (d *Detector) Format() *Format { return d.format }
+
+// Feed decodes p, choosing the decoder first if it can.
+func (d *Detector) Feed(dst []Frame, p []byte) ([]Frame, error) {
+	if d.dec != nil {
+		return d.dec.Feed(dst, p)
+	}
+	d.buf = append(d.buf, p...)
+	f := detect(d.contentType, d.buf, len(d.buf) >= sniffLimit)
+	if f == nil {
+		return dst, nil
+	}
+	return d.start(dst, f)
+}
+
+// Close decides with what arrived, if nothing decided yet, and ends.
+func (d *Detector) Close(dst []Frame) ([]Frame, error) {
+	if d.dec == nil {
+		var err error
+		if dst, err = d.start(dst, detect(d.contentType, d.buf, true)); err != nil {
+			return dst, err
+		}
+	}
+	return d.dec.Close(dst)
+}
+
+func (d *Detector) start(dst []Frame, f *Format) ([]Frame, error) {
+	d.format, d.dec = f, f.NewDecoder(d.limit)
+	buf := d.buf
+	d.buf = nil
+	return d.dec.Feed(dst, buf)
+}
+
+// detect picks a format for a response's first bytes b; it returns nil to
+// wait for more, unless final.
+func detect(ct string, b []byte, final bool) *Format {
+	switch ct {
+	case "application/vnd.amazon.eventstream":
+		return detectEventStream(b, final)
+	case "text/event-stream":
+		return detectSSE(b, final)
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines":
+		return detectNDJSON(b, final)
+	}
+	// No telling type: the first bytes decide.
+	t := bytes.TrimLeft(b, " \t\r\n\xef\xbb\xbf")
+	switch {
+	case len(t) == 0 && !final:
+		return nil
+	case looksSSE(t):
+		return detectSSE(b, final)
+	case len(t) > 0 && t[0] == '{':
+		return detectNDJSON(b, final)
+	case len(b) >= esPreludeLen && crc32.ChecksumIEEE(b[:8]) == binary.BigEndian.Uint32(b[8:12]):
+		return detectEventStream(b, final)
+	case len(b) < esPreludeLen && !final && len(t) > 0 && t[0] == 0:
+		return nil // perhaps an event-stream prelude
+	}
+	return Lookup("raw")
+}
+
+func looksSSE(t []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(t, []byte(p)) || (len(t) < len(p) && bytes.HasPrefix([]byte(p), t) && len(t) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// sseDialects recognise a stream by its first event; the first match wins.
+var sseDialects = []struct {
+	marks  []string
+	format string
+}{
+	{[]string{"message_start", `"content_block_`}, "anthropic"},
+	{[]string{"response.created", `"type":"response.`}, "openai-responses"},
+	{[]string{`"text_completion"`}, "openai-completions"},
+	{[]string{"chat.completion", `"delta":`}, "openai-chat"},
+	{[]string{`"candidates"`}, "gemini"},
+	{[]string{`"token":{`, `"token": {`}, "tgi"},
+}
+
+func detectSSE(b []byte, final bool) *Format {
+	end := firstEventEnd(b)
+	if end < 0 && !final {
+		return nil
+	}
+	if end < 0 {
+		end = len(b)
+	}
+	ev := b[:end]
+	for _, d := range sseDialects {
+		for _, m := range d.marks {
+			if bytes.Contains(ev, []byte(m)) {
+				return Lookup(d.format)
+			}
+		}
+	}
+	return Lookup("sse")
+}
+
+// firstEventEnd returns the end of the first SSE block that has data (a
+// blank line after a data line), or -1.
+func firstEventEnd(b []byte) int {
+	for _, sep := range []string{"\n\n", "\r\r", "\r\n\r\n"} {
+		from := 0
+		for {
+			i := bytes.Index(b[from:], []byte(sep))
+			if i < 0 {
+				break
+			}
+			if bytes.Contains(b[:from+i], []byte("data")) {
+				return from + i + len(sep)
+			}
+			from += i + len(sep)
+		}
+	}
+	return -1
+}
+
+func detectNDJSON(b []byte, final bool) *Format {
+	line := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		line = b[:i]
+	} else if !final {
+		return nil
+	}
+	if bytes.Contains(line, []byte(`"done"`)) && (bytes.Contains(line, []byte(`"message"`)) || bytes.Contains(line, []byte(`"response"`)) || bytes.Contains(line, []byte(`"model"`))) {
+		if bytes.Contains(line, []byte(`"response"`)) {
+			return Lookup("ollama-generate")
+		}
+		return Lookup("ollama-chat")
+	}
+	return Lookup("ndjson")
+}
+
+// detectEventStream tells converse from invoke by the first message's
+// :event-type (invoke sends "chunk").
+func detectEventStream(b []byte, final bool) *Format {
+	if len(b) >= esPreludeLen {
+		hl := int(binary.BigEndian.Uint32(b[4:8]))
+		if hl <= esMaxHeadersLen && len(b) < esPreludeLen+hl && !final {
+			return nil
+		}
+		if bytes.Contains(b[:min(len(b), esPreludeLen+hl)], []byte("\x07\x00\x05chunk")) {
+			return Lookup("bedrock-invoke")
+		}
+		return Lookup("bedrock-converse")
+	}
+	if !final {
+		return nil
+	}
+	return Lookup("bedrock-converse")
+}
