@@ -4,16 +4,77 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
-// Plan is a run: which target, how many streams, and the probe's options.
+// Plan is a run: which target, which prompts, how many streams and under
+// what load. With Rate > 0 it is an open loop (arrivals on a schedule);
+// otherwise a closed loop of Concurrency streams in flight.
 type Plan struct {
-	Target   Target
-	Options  Options
-	Runs     int // measured streams
-	Warmup   int // warmup streams before them
+	Target  Target
+	Options Options
+	// Prompts are sent in an order shuffled per round (one round = each
+	// prompt once), seeded by Seed. Empty: Target.Request as is, named
+	// PromptID.
+	Prompts  []Prompt
 	PromptID string
-	RunID    string // generated when empty
+	Runs     int           // measured streams; 0 with Duration: until it ends
+	Duration time.Duration // stop admitting after this long; 0: Runs decides
+	Warmup   int           // warmup streams per prompt, before measuring
+	// Concurrency is the closed loop's streams in flight (0 means 1). Warmup
+	// runs as a closed loop of this many (one at a time in an open loop).
+	Concurrency int
+	Rate        float64 // open loop: arrivals per second
+	Arrival     string  // ArrivalConstant or ArrivalPoisson
+	MaxInflight int     // open loop: arrivals beyond this many streams in flight are not admitted (0: DefaultMaxInflight)
+	Seed        int64
+	RunID       string    // generated when empty
+	Progress    *Progress // updated live when set, for views to poll
+	// Workload is stamped on every record, so runs read back from disk can
+	// be checked for a fair comparison.
+	Workload *RecordWorkload
+}
+
+// Open-loop arrival processes.
+const (
+	ArrivalConstant = "constant" // one arrival every 1/rate
+	ArrivalPoisson  = "poisson"  // exponential gaps of mean 1/rate
+)
+
+// Workload defaults and bounds.
+const (
+	DefaultMaxInflight = 256
+	// ScheduleLagBoundMS is the p99 schedule lag above which an open-loop
+	// run is flagged client-limited: beyond it the generator, not the
+	// schedule, shapes the load.
+	ScheduleLagBoundMS = 10.0
+	// CatchUpPolicy is what the open loop does with an arrival whose time
+	// has passed.
+	CatchUpPolicy = "a late arrival is sent at once, never skipped; its lag counts in the user view"
+)
+
+// Progress is a run's live accounting, safe to read while the run goes on.
+type Progress struct {
+	Attempted   atomic.Int64 // measured arrivals, admitted or not
+	Admitted    atomic.Int64 // measured streams started
+	NotAdmitted atomic.Int64 // open-loop arrivals over --max-inflight
+	InFlight    atomic.Int64 // streams started and not yet recorded, warmup included
+	Finished    atomic.Int64 // measured streams recorded
+	Warmup      atomic.Int64 // warmup streams recorded
+}
+
+// RunStats is what the runner saw beyond the records: admission and, in an
+// open loop, how closely the generator kept to its schedule.
+type RunStats struct {
+	NotAdmitted int
+	// Lag is the generator's lag behind the schedule, per arrival (ms):
+	// woken − intended.
+	Lag           Dist
+	LagBoundMS    float64
+	ClientLimited bool // Lag p99 over LagBoundMS
 }
 
 // NewRunID returns a short random run identifier.
@@ -23,32 +84,198 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Run carries out a plan one stream at a time: warmup streams first, then
-// the measured ones. Each record is handed to sink as soon as it ends;
-// observe sees every stream as it unfolds. It stops early, after recording
-// the canceled stream, when ctx is done.
-func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) {
-	o := p.Options.withDefaults()
+// Run carries out a plan: warmup streams first (phase "warmup"), then the
+// measured ones as a closed or open loop. It returns when every stream
+// admitted has been recorded.
+//
+// Each record is handed to sink as soon as it ends, from one goroutine at a
+// time, in the order streams end. observe sees every stream's events as it
+// unfolds (Event.Seq tells streams apart); it is called from many
+// goroutines at once and must neither block nor keep Frames past the call.
+// A live view subscribes with observe, sink and Plan.Progress.
+//
+// When ctx is done the run stops admitting, in-flight streams are canceled
+// and recorded with class "canceled", and Run returns once they are.
+func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) RunStats {
+	o := p.Options.withDefaults() // one client for every stream
 	if p.RunID == "" {
 		p.RunID = NewRunID()
 	}
-	runStart := o.Clock()
-	total := p.Warmup + p.Runs
-	for seq := range total {
-		if ctx.Err() != nil {
-			return
-		}
-		rec := &Record{RunID: p.RunID, Seq: seq, Phase: PhaseMeasure, PromptID: p.PromptID}
-		if seq < p.Warmup {
-			rec.Phase = PhaseWarmup
-		}
-		rec.RunOffsetMS = ms(o.Clock().Sub(runStart))
-		Stream(ctx, p.Target, o, rec, observe)
-		// The offset is taken again from the stream's own start, which
-		// Stream set just before sending.
-		if !rec.Start.IsZero() {
-			rec.RunOffsetMS = ms(rec.Start.Sub(runStart))
-		}
-		sink(rec)
+	if p.Progress == nil {
+		p.Progress = &Progress{}
 	}
+	r := &runner{plan: p, o: o, observe: observe, records: make(chan *Record, 64)}
+	sunk := make(chan struct{})
+	go func() {
+		for rec := range r.records {
+			sink(rec)
+		}
+		close(sunk)
+	}()
+
+	r.start = o.Clock()
+	prompts := p.prompts()
+	if p.Warmup > 0 {
+		conc := p.Concurrency
+		if p.Rate > 0 {
+			conc = 1
+		}
+		pick := newPicker(prompts, p.Seed, warmupStream, p.Warmup*len(prompts))
+		r.closed(ctx, max(conc, 1), time.Time{}, PhaseWarmup, pick)
+	}
+	var st RunStats
+	if ctx.Err() == nil {
+		pick := newPicker(prompts, p.Seed, orderStream, p.Runs)
+		if p.Rate > 0 {
+			st = r.open(ctx, pick)
+		} else {
+			var deadline time.Time
+			if p.Duration > 0 {
+				deadline = o.Clock().Add(p.Duration)
+			}
+			r.closed(ctx, max(p.Concurrency, 1), deadline, PhaseMeasure, pick)
+		}
+	}
+	close(r.records)
+	<-sunk
+	return st
+}
+
+// prompts returns the plan's prompt set.
+func (p *Plan) prompts() []Prompt {
+	if len(p.Prompts) > 0 {
+		return p.Prompts
+	}
+	return []Prompt{{ID: p.PromptID, Text: p.Target.Request.Prompt}}
+}
+
+// OrderPolicy states how prompts were ordered, for the summary.
+func (p *Plan) OrderPolicy() string {
+	n := len(p.prompts())
+	if n == 1 {
+		return "one prompt"
+	}
+	return fmt.Sprintf("shuffled per round (each of the %d prompts once per round), seed %d", n, p.Seed)
+}
+
+// runner is one Run's shared state.
+type runner struct {
+	plan    Plan
+	o       Options
+	observe func(Event)
+	records chan *Record
+	start   time.Time
+	seq     atomic.Int64
+}
+
+// stream sends one request and hands its record on. intended is the
+// open-loop schedule's start, on the run's time axis (ms).
+func (r *runner) stream(ctx context.Context, phase string, pr Prompt, intended *float64) {
+	t := r.plan.Target
+	if t.Body == nil {
+		t.Request.Prompt = pr.Text
+		if pr.MaxTokens > 0 {
+			t.Request.MaxTokens = pr.MaxTokens
+		}
+	}
+	rec := &Record{
+		RunID: r.plan.RunID, Seq: int(r.seq.Add(1) - 1), Phase: phase, PromptID: pr.ID,
+		IntendedStartMS: intended, Workload: r.plan.Workload,
+	}
+	Stream(ctx, t, r.o, rec, r.observe)
+	// Stream set Start just before sending (or when it gave up before).
+	rec.RunOffsetMS = ms(rec.Start.Sub(r.start))
+	r.records <- rec
+	if phase == PhaseWarmup {
+		r.plan.Progress.Warmup.Add(1)
+	} else {
+		r.plan.Progress.Finished.Add(1)
+	}
+}
+
+// closed keeps conc streams in flight until the picker runs out, the
+// deadline passes or ctx is done; a stream's slot is refilled as soon as it
+// has been recorded.
+func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase string, pick *picker) {
+	pg := r.plan.Progress
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() {
+			for ctx.Err() == nil && (deadline.IsZero() || r.o.Clock().Before(deadline)) {
+				pr, ok := pick.next()
+				if !ok {
+					return
+				}
+				if phase == PhaseMeasure {
+					pg.Attempted.Add(1)
+					pg.Admitted.Add(1)
+				}
+				pg.InFlight.Add(1)
+				r.stream(ctx, phase, pr, nil)
+				pg.InFlight.Add(-1)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// open sends arrivals on the plan's schedule, each in its own goroutine so
+// a slow stream never delays the next arrival, and admits an arrival only
+// while fewer than MaxInflight streams are in flight.
+func (r *runner) open(ctx context.Context, pick *picker) RunStats {
+	p := &r.plan
+	pg := p.Progress
+	limit := p.MaxInflight
+	if limit <= 0 {
+		limit = DefaultMaxInflight
+	}
+	arr := newArrivals(p.Arrival, p.Rate, p.Seed)
+	origin := r.o.Clock()
+	originMS := ms(origin.Sub(r.start))
+	var (
+		lag      Sampler
+		st       = RunStats{LagBoundMS: ScheduleLagBoundMS}
+		inflight atomic.Int64
+		wg       sync.WaitGroup
+	)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for i := 0; p.Runs <= 0 || i < p.Runs; i++ {
+		at := arr.next()
+		if p.Duration > 0 && at >= p.Duration {
+			break
+		}
+		due := origin.Add(at)
+		if d := due.Sub(r.o.Clock()); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		lag.Add(max(ms(r.o.Clock().Sub(due)), 0))
+		pg.Attempted.Add(1)
+		if inflight.Load() >= int64(limit) {
+			st.NotAdmitted++
+			pg.NotAdmitted.Add(1)
+			continue
+		}
+		pr, _ := pick.next()
+		intended := originMS + ms(at)
+		inflight.Add(1)
+		pg.Admitted.Add(1)
+		pg.InFlight.Add(1)
+		wg.Go(func() {
+			r.stream(ctx, PhaseMeasure, pr, &intended)
+			inflight.Add(-1)
+			pg.InFlight.Add(-1)
+		})
+	}
+	wg.Wait()
+	st.Lag = lag.Dist()
+	st.ClientLimited = st.Lag.P99 != nil && *st.Lag.P99 > st.LagBoundMS
+	return st
 }

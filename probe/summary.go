@@ -16,6 +16,9 @@ type Dist struct {
 	P95  *float64 `json:"p95"`
 	P99  *float64 `json:"p99"`
 	Max  *float64 `json:"max"`
+	// Histogram marks percentiles read from a Histogram (past the exact
+	// sample cap): within HistRelativeError of the exact figure.
+	Histogram bool `json:"from_histogram,omitempty"`
 }
 
 // Percentile is linear interpolation between closest ranks (numpy's
@@ -142,6 +145,8 @@ type Workload struct {
 	Rate        float64  `json:"rate,omitempty"`
 	Arrival     string   `json:"arrival,omitempty"`
 	Seed        int64    `json:"seed,omitempty"`
+	Duration    string   `json:"duration,omitempty"`
+	MaxInflight int      `json:"max_inflight,omitempty"`
 	PromptIDs   []string `json:"prompt_ids,omitempty"`
 	Order       string   `json:"order,omitempty"`
 	Version     string   `json:"drip_version,omitempty"`
@@ -158,6 +163,9 @@ type Summary struct {
 	Stalls          Stalls          `json:"stalls"`
 	TokensApproxPct *float64        `json:"tokens_approx_pct"`
 	Server          map[string]Dist `json:"server,omitempty"`
+	PerPrompt       []PromptStats   `json:"per_prompt"`
+	OpenLoop        *OpenLoop       `json:"open_loop,omitempty"`
+	Signals         Signals         `json:"signals"`
 	Diagnosis       []Diagnosis     `json:"diagnosis"`
 	Gates           []GateResult    `json:"gates"`
 }
@@ -174,13 +182,14 @@ type Diagnosis struct {
 type Aggregate struct {
 	StallMS                                             float64
 	streams                                             Streams
-	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb []float64
-	server                                              map[string][]float64
+	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb Sampler
+	server                                              map[string]*Sampler
 	stalls                                              Stalls
 	approx, measured                                    int
 	tokens                                              int
 	winStart, winEnd                                    float64
 	haveWin                                             bool
+	workload                                            workloadStats
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
@@ -220,27 +229,33 @@ func (a *Aggregate) Add(r *Record) {
 	if r.TokensSource == "approx" {
 		a.approx++
 	}
-	addPtr(&a.ttft, r.TTFTMS)
-	addPtr(&a.ttfo, r.TTFOMS)
-	addPtr(&a.fb, r.FirstByteMS)
-	a.dur = append(a.dur, r.DurationMS)
-	a.gap = append(a.gap, r.Gaps()...)
+	a.ttft.AddPtr(r.TTFTMS)
+	a.ttfo.AddPtr(r.TTFOMS)
+	a.fb.AddPtr(r.FirstByteMS)
+	a.dur.Add(r.DurationMS)
+	for _, g := range r.Gaps() {
+		a.gap.Add(g)
+	}
 	if r.Complete {
-		addPtr(&a.e2e, r.E2EMS)
-		addPtr(&a.tail, r.TailMS)
-		addPtr(&a.itl, r.ITLMS)
-		addPtr(&a.tps, r.TPSUser)
-		a.toks = append(a.toks, float64(r.OutputTokens))
+		a.e2e.AddPtr(r.E2EMS)
+		a.tail.AddPtr(r.TailMS)
+		a.itl.AddPtr(r.ITLMS)
+		a.tps.AddPtr(r.TPSUser)
+		a.toks.Add(float64(r.OutputTokens))
 		a.tokens += r.OutputTokens
 	}
 	for k, v := range r.Server {
 		if f, ok := v.(float64); ok {
 			if a.server == nil {
-				a.server = map[string][]float64{}
+				a.server = map[string]*Sampler{}
 			}
-			a.server[k] = append(a.server[k], f)
+			if a.server[k] == nil {
+				a.server[k] = &Sampler{}
+			}
+			a.server[k].Add(f)
 		}
 	}
+	a.workload.add(r)
 	for _, st := range r.Stalls {
 		a.stalls.Count++
 		if st.MidSentence {
@@ -275,18 +290,12 @@ func lastContentMS(r *Record) float64 {
 	return 0
 }
 
-func addPtr(dst *[]float64, v *float64) {
-	if v != nil {
-		*dst = append(*dst, *v)
-	}
-}
-
 // Summary computes the run's summary from everything added so far.
 func (a *Aggregate) Summary(w Workload) Summary {
 	s := Summary{
 		V: RecordVersion,
 		Conventions: Conventions{
-			Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each",
+			Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each; exact up to 50000 samples per metric, beyond that read from a log-bucketed histogram within 0.5% (from_histogram)",
 			TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",
 			Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
 			Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
@@ -296,11 +305,11 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		Workload: w,
 		Streams:  a.streams,
 		Metrics: Metrics{
-			TTFT: NewDist(slices.Clone(a.ttft)), TTFO: NewDist(slices.Clone(a.ttfo)),
-			Gap: NewDist(slices.Clone(a.gap)), ITL: NewDist(slices.Clone(a.itl)),
-			E2E: NewDist(slices.Clone(a.e2e)), Duration: NewDist(slices.Clone(a.dur)),
-			Tail: NewDist(slices.Clone(a.tail)), TPSUser: NewDist(slices.Clone(a.tps)),
-			OutputTokens: NewDist(slices.Clone(a.toks)), FirstByte: NewDist(slices.Clone(a.fb)),
+			TTFT: a.ttft.Dist(), TTFO: a.ttfo.Dist(),
+			Gap: a.gap.Dist(), ITL: a.itl.Dist(),
+			E2E: a.e2e.Dist(), Duration: a.dur.Dist(),
+			Tail: a.tail.Dist(), TPSUser: a.tps.Dist(),
+			OutputTokens: a.toks.Dist(), FirstByte: a.fb.Dist(),
 		},
 		Stalls:    a.stalls,
 		Diagnosis: []Diagnosis{},
@@ -324,8 +333,10 @@ func (a *Aggregate) Summary(w Workload) Summary {
 	if len(a.server) > 0 {
 		s.Server = map[string]Dist{}
 		for k, v := range a.server {
-			s.Server[k] = NewDist(slices.Clone(v))
+			s.Server[k] = v.Dist()
 		}
 	}
+	a.workload.fill(&s)
+	s.Diagnosis = Diagnose(&s)
 	return s
 }

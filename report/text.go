@@ -91,6 +91,7 @@ func Text(w io.Writer, s *probe.Summary) {
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
+	workloadText(w, s)
 	if len(s.Server) > 0 {
 		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
 		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
@@ -124,4 +125,39 @@ func byClass(m map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// workloadText prints the prompt order, the open loop's two views and the
+// per-prompt breakdown.
+func workloadText(w io.Writer, s *probe.Summary) {
+	if s.Workload.Order != "" {
+		fmt.Fprintf(w, "order     %s\n", s.Workload.Order)
+	}
+	if ol := s.OpenLoop; ol != nil {
+		verdict := "within"
+		if ol.ClientLimited {
+			verdict = "OVER: client-limited"
+		}
+		lag := &ol.ScheduleLag
+		fmt.Fprintf(w, "\nopen loop %s arrivals at %s/s · %d not admitted (over %d in flight)\n",
+			s.Workload.Arrival, FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
+		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d) · bound p99 %s ms: %s\n",
+			Num(lag.P50), Num(lag.P99), Num(lag.Max), lag.N, FormatFloat(ol.LagBoundMS), verdict)
+		fmt.Fprintf(w, "  late arrivals: %s\n", ol.CatchUp)
+		fmt.Fprintf(w, "  %-28s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
+		for _, r := range []metricRow{
+			{"ttft ms, from send (service)", s.Metrics.TTFT}, {"ttft ms, from intended (user)", ol.TTFTUser},
+			{"e2e ms, from send (service)", s.Metrics.E2E}, {"e2e ms, from intended (user)", ol.E2EUser},
+			{"client queue ms (difference)", ol.ClientQueue},
+		} {
+			fmt.Fprintf(w, "  %-28s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))
+		}
+	}
+	if len(s.PerPrompt) > 1 {
+		fmt.Fprintf(w, "\n%-16s %7s %9s %7s %9s %9s %9s %9s %9s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens p50")
+		for _, p := range s.PerPrompt {
+			fmt.Fprintf(w, "%-16s %7d %9d %7d %9s %9s %9s %9s %9s\n", sanitize.Line(p.ID), p.Streams, p.Completed, p.Failed,
+				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Num(p.OutputTokens.P50))
+		}
+	}
 }

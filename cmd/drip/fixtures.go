@@ -27,7 +27,8 @@ func newFixturesCmd() *cobra.Command {
 		Short: "Serve the fixture scenarios over HTTP, for drip or any other tool",
 		Long: `Serve deterministic LLM streams. Pick a scenario with the request's model
 name (or ?scenario=NAME); a model "NAME#tag" also logs the server's write
-times. Every frame is flushed on its own.`,
+times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
+freezes every response, server-wide, for 2s starting 1s later.`,
 		Example: `  drip fixtures serve --addr 127.0.0.1:8089
   drip run http://127.0.0.1:8089 -m mid-sentence-stall`,
 		Args: cobra.NoArgs,
@@ -37,7 +38,7 @@ times. Every frame is flushed on its own.`,
 				return cannotErr(err)
 			}
 			printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
-			srv := &http.Server{Handler: fixtures.NewServer(), ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Handler: fixtures.NewFreezer(fixtures.NewServer()), ReadHeaderTimeout: 10 * time.Second}
 			go func() {
 				<-cmd.Context().Done()
 				ctx, cancel := context.WithTimeout(context.Background(), time.Second)

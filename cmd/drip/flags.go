@@ -15,7 +15,8 @@ import (
 
 // requestFlags are the request flags shared by every command that streams.
 type requestFlags struct {
-	prompt      string
+	prompts     []string // -p, in order
+	promptFiles []string
 	model       string
 	maxTokens   int
 	headers     []string
@@ -26,12 +27,14 @@ type requestFlags struct {
 	connect     time.Duration
 	stall       time.Duration
 	keepRequest bool
+	aws         awsFlags
 }
 
 const defaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
 
 func (f *requestFlags) register(fs *pflag.FlagSet) {
-	fs.StringVarP(&f.prompt, "prompt", "p", defaultPrompt, "the prompt, sent as one user message")
+	fs.StringArrayVarP(&f.prompts, "prompt", "p", nil, "a prompt, sent as one user message (repeatable with drip run; default: a built-in question)")
+	fs.StringArrayVar(&f.promptFiles, "prompt-file", nil, "prompts from a file: a text file is one prompt, a .jsonl file holds {\"id\",\"prompt\"[,\"max_tokens\"]} lines (repeatable)")
 	fs.StringVarP(&f.model, "model", "m", "", "model name to ask for")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on output tokens (0: the server's default)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable); keys also come from OPENAI_API_KEY / ANTHROPIC_API_KEY")
@@ -42,18 +45,25 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.connect, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	fs.DurationVar(&f.stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	fs.BoolVar(&f.keepRequest, "keep-request", false, "store the request body in each record (never credentials)")
+	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
+	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
+	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
 }
 
 // build turns the flags and a URL into a probe target and options.
 func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error) {
-	u, format, err := probe.ResolveURL(rawURL, f.format)
+	u, format, err := probe.ResolveEndpoint(rawURL, f.format, f.model)
 	if err != nil {
 		return probe.Target{}, probe.Options{}, usageErr("%v", err)
+	}
+	set, err := f.promptSet()
+	if err != nil {
+		return probe.Target{}, probe.Options{}, err
 	}
 	t := probe.Target{
 		URL:     u,
 		Format:  format,
-		Request: adapters.Request{Model: f.model, Prompt: f.prompt, MaxTokens: f.maxTokens},
+		Request: adapters.Request{Model: f.model, Prompt: set[0].Text, MaxTokens: f.maxTokens},
 		Header:  http.Header{},
 	}
 	for _, h := range f.headers {
@@ -62,6 +72,9 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 			return t, probe.Options{}, usageErr("bad header %q: want 'Name: value'", h)
 		}
 		t.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if t.Sign, err = f.aws.signer(t); err != nil {
+		return t, probe.Options{}, err
 	}
 	if f.bodyFile != "" {
 		if t.Body, err = os.ReadFile(f.bodyFile); err != nil {
@@ -81,7 +94,38 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 	return t, o, nil
 }
 
+// promptSet is every prompt -p and --prompt-file name, in order: -p values
+// are p1, p2, …; a text file is named by its base name. With neither, the
+// default prompt, named "default".
+func (f *requestFlags) promptSet() ([]probe.Prompt, error) {
+	var set []probe.Prompt
+	for i, p := range f.prompts {
+		set = append(set, probe.Prompt{ID: fmt.Sprintf("p%d", i+1), Text: p})
+	}
+	for _, path := range f.promptFiles {
+		ps, err := probe.LoadPromptFile(path)
+		if err != nil {
+			return nil, usageErr("--prompt-file: %v", err)
+		}
+		set = append(set, ps...)
+	}
+	if len(set) == 0 {
+		set = []probe.Prompt{{ID: "default", Text: defaultPrompt}}
+	}
+	if err := probe.CheckPromptIDs(set); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return set, nil
+}
+
 // describe says what drip picked, for the user to check.
 func describe(t probe.Target) string {
-	return fmt.Sprintf("%s as %s", probe.RedactURL(t.URL), t.Format.Name)
+	if t.Format == adapters.Auto {
+		return fmt.Sprintf("%s as auto: the path names no format, so the OpenAI chat body goes out and the response picks the decoder", probe.RedactURL(t.URL))
+	}
+	s := fmt.Sprintf("%s as %s", probe.RedactURL(t.URL), t.Format.Name)
+	if t.Sign != nil {
+		s += " (SigV4-signed)"
+	}
+	return s
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -45,24 +49,125 @@ func (f *outputFlags) parseGates() error {
 	return nil
 }
 
+// workloadFlags shape a run's load.
+type workloadFlags struct {
+	runs        int
+	warmup      int
+	concurrency int
+	rate        float64
+	arrival     string
+	duration    time.Duration
+	maxInflight int
+	seed        int64
+	prompts     string
+}
+
+func (f *workloadFlags) register(fs *pflag.FlagSet) {
+	fs.IntVarP(&f.runs, "runs", "n", 3, "measured streams in all (with --duration: at most this many; 0 = no limit)")
+	fs.IntVar(&f.warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
+	fs.IntVarP(&f.concurrency, "concurrency", "c", 1, "closed loop: keep this many streams in flight")
+	fs.Float64Var(&f.rate, "rate", 0, "open loop: start this many streams per second, whatever the server does")
+	fs.StringVar(&f.arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
+	fs.DurationVar(&f.duration, "duration", 0, "stop admitting streams after this long (in-flight ones finish)")
+	fs.IntVar(&f.maxInflight, "max-inflight", probe.DefaultMaxInflight, "open loop: arrivals beyond this many streams in flight are counted as not admitted, never queued")
+	fs.Int64Var(&f.seed, "seed", 0, "seed for the prompt order and Poisson arrivals (default: chosen and printed)")
+	fs.StringVar(&f.prompts, "prompts", "", "a prompt set: builtin (a short question, a medium explanation, a long structured answer)")
+}
+
+// plan checks the workload flags and fills a plan with them.
+func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
+	switch {
+	case f.runs < 0 || f.warmup < 0:
+		return usageErr("--runs and --warmup must not be negative")
+	case f.concurrency < 1:
+		return usageErr("--concurrency must be at least 1")
+	case f.rate < 0 || f.duration < 0:
+		return usageErr("--rate and --duration must not be negative")
+	case f.arrival != probe.ArrivalConstant && f.arrival != probe.ArrivalPoisson:
+		return usageErr("--arrival must be constant or poisson, not %q", f.arrival)
+	case f.rate == 0 && (fs.Changed("arrival") || fs.Changed("max-inflight")):
+		return usageErr("--arrival and --max-inflight shape an open loop: add --rate")
+	case f.rate > 0 && fs.Changed("concurrency"):
+		return usageErr("--concurrency is the closed loop and --rate the open one: pick one (bound an open loop with --max-inflight)")
+	case f.maxInflight < 1:
+		return usageErr("--max-inflight must be at least 1")
+	case f.prompts != "" && f.prompts != "builtin":
+		return usageErr("--prompts knows one set: builtin")
+	}
+	runs := f.runs
+	if f.duration > 0 && !fs.Changed("runs") {
+		runs = 0 // the duration decides
+	}
+	if runs == 0 && f.duration == 0 {
+		return usageErr("--runs 0 needs a --duration")
+	}
+	set, err := req.promptSet()
+	if err != nil {
+		return err
+	}
+	if f.prompts == "builtin" {
+		if len(req.prompts)+len(req.promptFiles) == 0 {
+			set = nil // the default prompt gives way to the set
+		}
+		set = append(set, probe.BuiltinPrompts()...)
+		if err := probe.CheckPromptIDs(set); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if p.Target.Body != nil && len(set) > 1 {
+		return usageErr("--body sends one fixed request: it cannot be combined with several prompts")
+	}
+	seed := f.seed
+	if !fs.Changed("seed") {
+		// Short enough to retype: the seed is printed for repeating a run.
+		var b [8]byte
+		rand.Read(b[:])
+		seed = int64(binary.LittleEndian.Uint64(b[:])%999_999) + 1
+	}
+	p.Prompts, p.Runs, p.Warmup, p.Duration, p.Seed = set, runs, f.warmup, f.duration, seed
+	if f.rate > 0 {
+		p.Rate, p.Arrival, p.MaxInflight = f.rate, f.arrival, f.maxInflight
+	} else {
+		p.Concurrency = f.concurrency
+	}
+	return nil
+}
+
 func newRunCmd() *cobra.Command {
 	var (
 		req  requestFlags
 		out  outputFlags
-		runs int
-		warm int
+		load workloadFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run URL",
-		Short: "Measure repeated streams from an endpoint and report their timing",
-		Long: `Send the same streaming request several times and report time to first
-token, gaps between tokens, stalls, ITL and throughput, with the number of
-samples beside every percentile. Failed and incomplete streams are counted,
-never dropped.
+		Short: "Measure repeated streams from an endpoint, alone or under load, and report their timing",
+		Long: `Send streaming requests and report time to first token, gaps between tokens,
+stalls, ITL and throughput, with the number of samples beside every
+percentile. Failed, incomplete, canceled and not-admitted streams are
+counted, never dropped.
+
+Prompts: repeat -p, add --prompt-file (a text file is one prompt; a .jsonl
+file holds {"id","prompt"[,"max_tokens"]} lines) or --prompts builtin. Every
+record names its prompt; the order is shuffled per round (each prompt once
+per round) from --seed, which is printed when drip picks it.
+
+Load: --concurrency N keeps N streams in flight (closed loop). --rate R
+starts R streams per second on a schedule (open loop, --arrival constant or
+poisson) whatever the server does, and reports latency both from the actual
+send (service view) and from the intended start (user view), so a client
+that falls behind cannot hide the wait. --runs counts measured streams;
+--duration stops admitting after that long.
+
+Ctrl-C stops admitting, cancels the streams in flight (recorded as
+canceled), and prints the summary of what finished; a second Ctrl-C exits
+at once.
 
 A base URL with no path gets the format's endpoint (/v1/chat/completions for
 the default openai-chat).`,
 		Example: `  drip run http://localhost:8000 -m my-model --runs 10
+  drip run http://localhost:8000 --prompts builtin --warmup 1 --runs 30 --concurrency 6
+  drip run http://localhost:8000 --rate 10 --arrival poisson --duration 60s --out load.jsonl
   drip run https://api.openai.com -m gpt-4o-mini --json --out runs.jsonl
   drip run http://localhost:8000 --fail-if 'ttft.p95 > 800ms' --fail-if 'failed > 0'`,
 		Args: cobra.ExactArgs(1),
@@ -70,26 +175,30 @@ the default openai-chat).`,
 			if err := out.parseGates(); err != nil {
 				return err
 			}
-			if runs < 1 || warm < 0 {
-				return usageErr("--runs must be at least 1 and --warmup not negative")
-			}
 			t, o, err := req.build(args[0])
 			if err != nil {
 				return err
 			}
-			plan := probe.Plan{Target: t, Options: o, Runs: runs, Warmup: warm, PromptID: "p0"}
+			plan := probe.Plan{Target: t, Options: o}
+			if err := load.plan(cmd.Flags(), &req, &plan); err != nil {
+				return err
+			}
+			plan.Workload = &probe.RecordWorkload{
+				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
+			}
 			return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 		},
 	}
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
-	cmd.Flags().IntVarP(&runs, "runs", "n", 3, "measured streams")
-	cmd.Flags().IntVar(&warm, "warmup", 0, "warmup streams first, recorded with phase \"warmup\" and left out of the figures")
+	load.register(cmd.Flags())
 	return cmd
 }
 
-// runHeadless carries out a plan without a UI: progress lines on stderr,
-// records to --out/--csv as they end, the report on stdout.
+// runHeadless carries out a plan without a UI: progress on stderr, records
+// to --out/--csv as they end, the report on stdout. When ctx is canceled
+// (Ctrl-C) the run stops admitting, in-flight streams are recorded as
+// canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
 	var sinks []func(*probe.Record) error
 	if out.out != "" {
@@ -112,16 +221,24 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 		}
 		sinks = append(sinks, c.Write)
 	}
-	fmt.Fprintf(stderr, "drip: %s · %d runs", describe(plan.Target), plan.Runs)
-	if plan.Warmup > 0 {
-		fmt.Fprintf(stderr, " after %d warmup", plan.Warmup)
+	if plan.Workload == nil {
+		plan.Workload = &probe.RecordWorkload{MaxTokens: plan.Target.Request.MaxTokens, Concurrency: 1, Version: version}
 	}
-	fmt.Fprintln(stderr)
+	if plan.Progress == nil {
+		plan.Progress = &probe.Progress{}
+	}
+	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(&plan))
 
 	agg := probe.NewAggregate(plan.Options.StallMS)
 	var sinkErr error
 	reachable := false
-	probe.Run(ctx, plan, func(r *probe.Record) {
+	// One stream at a time gets a line each; under load a line a second.
+	perStream := plan.Rate == 0 && plan.Concurrency <= 1
+	stopTicker := func() {}
+	if !perStream {
+		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
+	}
+	st := probe.Run(ctx, plan, func(r *probe.Record) {
 		agg.Add(r)
 		if r.HTTPStatus != 0 {
 			reachable = true
@@ -131,18 +248,20 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 				sinkErr = err
 			}
 		}
-		fmt.Fprintln(stderr, progressLine(r))
+		if perStream {
+			fmt.Fprintln(stderr, progressLine(r))
+		}
 	}, nil)
+	stopTicker()
+	agg.SetRun(st)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
+	}
 	if sinkErr != nil {
 		return cannotErr(fmt.Errorf("writing records: %w", sinkErr))
 	}
 
-	s := agg.Summary(probe.Workload{
-		Target: probe.RedactURL(plan.Target.URL), Format: plan.Target.Format.Name, Model: plan.Target.Request.Model,
-		MaxTokens: plan.Target.Request.MaxTokens, Runs: plan.Runs, Warmup: plan.Warmup,
-		WarmupRule: fmt.Sprintf("%d warmup streams before measuring, excluded from every figure", plan.Warmup),
-		Concurrency: 1, PromptIDs: []string{plan.PromptID}, Version: version,
-	})
+	s := agg.Summary(workloadOf(&plan))
 	tripped := false
 	for _, g := range out.gates {
 		r := g.Eval(&s)
@@ -158,7 +277,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	} else {
 		report.Text(stdout, &s)
 	}
-	if !reachable && ctx.Err() == nil {
+	if !reachable && ctx.Err() == nil && s.Streams.Admitted > 0 {
 		return cannotErr(fmt.Errorf("no response from %s: every stream failed before headers", probe.RedactURL(plan.Target.URL)))
 	}
 	if tripped {
@@ -167,10 +286,105 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	return nil
 }
 
+// describeLoad is the run's shape in one line, seed included so a run can
+// be repeated.
+func describeLoad(p *probe.Plan) string {
+	var parts []string
+	switch {
+	case p.Rate > 0:
+		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, report.FormatFloat(p.Rate), maxInflight(p)))
+	case p.Concurrency > 1:
+		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
+	}
+	switch {
+	case p.Runs > 0 && p.Duration > 0:
+		parts = append(parts, fmt.Sprintf("%d runs or %s, whichever ends first", p.Runs, p.Duration))
+	case p.Duration > 0:
+		parts = append(parts, "for "+p.Duration.String())
+	default:
+		parts = append(parts, fmt.Sprintf("%d runs", p.Runs))
+	}
+	if p.Warmup > 0 {
+		parts = append(parts, fmt.Sprintf("after %d warmup per prompt", p.Warmup))
+	}
+	if n := len(p.Prompts); n > 1 {
+		parts = append(parts, fmt.Sprintf("%d prompts", n))
+	}
+	if len(p.Prompts) > 1 || p.Arrival == probe.ArrivalPoisson {
+		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func maxInflight(p *probe.Plan) int {
+	if p.MaxInflight > 0 {
+		return p.MaxInflight
+	}
+	return probe.DefaultMaxInflight
+}
+
+// workloadOf describes a plan for the summary.
+func workloadOf(p *probe.Plan) probe.Workload {
+	w := probe.Workload{
+		Target: probe.RedactURL(p.Target.URL), Format: p.Target.Format.Name, Model: p.Target.Request.Model,
+		MaxTokens: p.Target.Request.MaxTokens, Runs: p.Runs, Warmup: p.Warmup,
+		Concurrency: max(p.Concurrency, 1), Seed: p.Seed, Order: p.OrderPolicy(), Version: version,
+	}
+	for _, pr := range p.Prompts {
+		w.PromptIDs = append(w.PromptIDs, pr.ID)
+	}
+	if len(p.Prompts) == 0 {
+		w.PromptIDs = []string{p.PromptID}
+	}
+	if p.Duration > 0 {
+		w.Duration = p.Duration.String()
+	}
+	w.WarmupRule = "no warmup"
+	if p.Warmup > 0 {
+		w.WarmupRule = fmt.Sprintf("%d warmup streams per prompt before measuring, excluded from every figure", p.Warmup)
+	}
+	if p.Rate > 0 {
+		w.Concurrency = 0
+		w.Rate, w.Arrival, w.MaxInflight = p.Rate, p.Arrival, maxInflight(p)
+		if p.Warmup > 0 {
+			w.WarmupRule += "; sent one at a time"
+		}
+	} else if p.Warmup > 0 && p.Concurrency > 1 {
+		w.WarmupRule += fmt.Sprintf("; %d at a time", p.Concurrency)
+	}
+	return w
+}
+
+// progressTicker prints the run's counts every interval until stopped.
+func progressTicker(w io.Writer, pg *probe.Progress, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "  %6.1fs  %d admitted · %d in flight · %d recorded · %d warmup",
+					time.Since(start).Seconds(), pg.Admitted.Load(), pg.InFlight.Load(), pg.Finished.Load(), pg.Warmup.Load())
+				if n := pg.NotAdmitted.Load(); n > 0 {
+					fmt.Fprintf(w, " · %d not admitted", n)
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // progressLine is one stream's line in the headless log.
 func progressLine(r *probe.Record) string {
-	s := fmt.Sprintf("  #%-3d %-7s %-10s ttft %6s ms  e2e %8s ms  %4d tokens (%s)  %d stalls",
-		r.Seq, r.Phase, r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), r.OutputTokens, r.TokensSource, len(r.Stalls))
+	s := fmt.Sprintf("  #%-3d %-7s %-10s %-10s ttft %6s ms  e2e %8s ms  %4d tokens (%s)  %d stalls",
+		r.Seq, r.Phase, sanitize.Line(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), r.OutputTokens, r.TokensSource, len(r.Stalls))
 	if r.Buffered {
 		s += "  buffered"
 	}

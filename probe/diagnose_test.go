@@ -1,0 +1,129 @@
+package probe
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+)
+
+// dist is a distribution with the figures the diagnosis reads.
+func dist(n int, p50, p90, p99 float64) Dist {
+	return Dist{N: n, P50: ptr(p50), P90: ptr(p90), P99: ptr(p99), Max: ptr(p99)}
+}
+
+func TestDiagnose(t *testing.T) {
+	healthy := func() Summary {
+		return Summary{
+			Streams: Streams{Admitted: 20, Completed: 20},
+			Metrics: Metrics{
+				TTFT: dist(20, 200, 230, 260), Gap: dist(2000, 25, 28, 40),
+				E2E: dist(20, 2700, 2800, 2900), OutputTokens: dist(20, 100, 100, 100),
+			},
+			Stalls:  Stalls{ThresholdMS: 250},
+			Signals: Signals{ContentFrames: 2000},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		edit     func(*Summary)
+		want     []string
+		evidence string // a piece of the first hint's evidence
+	}{
+		{"healthy", func(*Summary) {}, nil, ""},
+		{"queue: TTFT high, gaps tight", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 2400, 3100, 3500)
+		}, []string{ShapeQueue}, "ttft p50 2400 ms ≥ 1000 ms"},
+		{"high TTFT with loose gaps is not a queue", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 2400, 3100, 3500)
+			s.Metrics.Gap = dist(2000, 25, 60, 200)
+		}, nil, ""},
+		{"transport: TTFT tight, fat gap tail", func(s *Summary) {
+			s.Metrics.Gap = dist(2000, 25, 30, 700)
+		}, []string{ShapeTransport}, "gap p99 700 ms ≥ the 250 ms stall threshold"},
+		{"transport: TTFT tight, coalesced bursts", func(s *Summary) {
+			s.Metrics.Gap = dist(2000, 0, 30, 60)
+			s.Signals.CoalescedFrames = 900
+		}, []string{ShapeTransport, ShapeCoalesced}, "45% of content frames coalesced"},
+		{"transport: buffered streams and compression", func(s *Summary) {
+			s.Streams.Buffered = 10
+			s.Signals.Compressed = 20
+		}, []string{ShapeTransport}, "20 streams compressed"},
+		{"a fat tail with a spread TTFT is not transport", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 200, 900, 1000)
+			s.Metrics.Gap = dist(2000, 25, 30, 700)
+		}, nil, ""},
+		{"long answer: flat, total high", func(s *Summary) {
+			s.Metrics.E2E = dist(20, 42000, 44000, 45000)
+			s.Metrics.OutputTokens = dist(20, 1600, 1700, 1800)
+		}, []string{ShapeLongAnswer}, "e2e p50 4.2e+04 ms ≥ 1e+04 ms"},
+		{"shared capacity: per-stream ITL spread for one prompt", func(s *Summary) {
+			s.PerPrompt = []PromptStats{
+				{ID: "calm", Completed: 10, ITL: dist(10, 20, 24, 25), TTFT: dist(10, 200, 220, 230)},
+				{ID: "busy", Completed: 10, ITL: dist(10, 20, 55, 60), TTFT: dist(10, 200, 220, 230)},
+			}
+		}, []string{ShapeSharedCapacity}, "prompt busy: per-stream itl p90 55 ms is 2.75 × p50 20 ms (≥ 2, n=10)"},
+		{"too few identical runs say nothing about spread", func(s *Summary) {
+			s.PerPrompt = []PromptStats{{ID: "busy", Completed: 4, ITL: dist(4, 20, 55, 60), TTFT: dist(4, 200, 220, 230)}}
+		}, nil, ""},
+		{"first content frame carrying many tokens", func(s *Summary) {
+			s.Signals.FirstBursts, s.Signals.FirstBurstMax = 3, 40
+		}, []string{ShapeFirstBurst}, "3 streams' first content read carried ≥ 8 tokens (most 40)"},
+		{"coalescing under the transport threshold is still flagged", func(s *Summary) {
+			s.Signals.CoalescedFrames = 300
+		}, []string{ShapeCoalesced}, "300 of 2000 content frames (15%)"},
+		{"success with zero content", func(s *Summary) {
+			s.Signals.ZeroContent = 2
+		}, []string{ShapeZeroContent}, "2 streams answered 2xx"},
+		{"client-limited open loop", func(s *Summary) {
+			s.OpenLoop = &OpenLoop{ScheduleLag: dist(100, 3, 9, 25), LagBoundMS: 10, ClientLimited: true}
+		}, []string{ShapeClientLimited}, "schedule lag p99 25 ms > 10 ms"},
+		{"no samples, no hints", func(s *Summary) { *s = Summary{} }, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := healthy()
+			tc.edit(&s)
+			got := Diagnose(&s)
+			var shapes []string
+			for _, d := range got {
+				shapes = append(shapes, d.Shape)
+				if d.Hint == "" || d.Evidence == "" {
+					t.Errorf("%s without hint or evidence", d.Shape)
+				}
+			}
+			if !slices.Equal(shapes, tc.want) {
+				t.Fatalf("shapes %v, want %v (%+v)", shapes, tc.want, got)
+			}
+			if tc.evidence != "" && !strings.Contains(got[0].Evidence, tc.evidence) {
+				t.Errorf("evidence %q lacks %q", got[0].Evidence, tc.evidence)
+			}
+		})
+	}
+}
+
+// The signals come from records: the first read's tokens, coalescing and
+// successes without content.
+func TestWorkloadSignals(t *testing.T) {
+	burst := &Record{HTTPStatus: 200, Frames: []Frame{
+		content(100, 0, "This whole first sentence came at once, "), content(100, 0, "with more."), content(150, 1, " end."),
+	}}
+	empty := &Record{HTTPStatus: 200, Frames: []Frame{content(100, 0, ""), content(120, 1, " "), content(130, 2, ""), frame(140, 2, adapters.KindEnd)}}
+	noContent := &Record{HTTPStatus: 200, Frames: []Frame{frame(100, 0, adapters.KindRole), frame(140, 1, adapters.KindEnd)}}
+	agg := NewAggregate(DefaultStall)
+	for i, r := range []*Record{burst, empty, noContent} {
+		r.Seq, r.Phase, r.PromptID, r.DurationMS = i, PhaseMeasure, "p", 200
+		if err := Derive(r, DefaultStall); err != nil {
+			t.Fatal(err)
+		}
+		agg.Add(r)
+	}
+	s := agg.Summary(Workload{})
+	sg := s.Signals
+	if sg.FirstBursts != 1 || sg.FirstBurstMax != 13 || sg.ZeroContent != 2 || sg.CoalescedFrames != 2 || sg.ContentFrames != 6 {
+		t.Errorf("signals %+v", sg)
+	}
+	if len(s.PerPrompt) != 1 || s.PerPrompt[0].Streams != 3 || s.PerPrompt[0].Completed != 1 || s.PerPrompt[0].Failed != 1 || s.PerPrompt[0].Incomplete != 1 {
+		t.Errorf("per prompt %+v", s.PerPrompt)
+	}
+}

@@ -1,0 +1,112 @@
+package probe
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Prompt is one prompt of a workload: every record names it by ID.
+type Prompt struct {
+	ID        string
+	Text      string
+	MaxTokens int // 0: the run's --max-tokens
+}
+
+// BuiltinPrompts is the set --prompts builtin sends: a short question, a
+// medium explanation and a long structured answer, so a run sees short,
+// middling and long outputs from one endpoint.
+func BuiltinPrompts() []Prompt {
+	return []Prompt{
+		{ID: "short", Text: "What is the capital of France? Answer in one word."},
+		{ID: "medium", Text: "Explain in two short paragraphs why streamed responses can feel slow even when tokens per second look fine."},
+		{ID: "long", Text: "Write a structured guide to measuring a streaming LLM endpoint: an introduction, five numbered sections (time to first token, gaps between tokens, stalls, throughput under load, coordinated omission), each with a heading, two paragraphs and a bulleted checklist, and a closing summary."},
+	}
+}
+
+// ErrPromptFile reports a prompt file drip cannot use.
+var ErrPromptFile = errors.New("bad prompt file")
+
+// LoadPromptFile reads prompts from path: a .jsonl file holds one
+// {"id","prompt"[,"max_tokens"]} object per line; any other file is one
+// prompt, its ID the file's base name without extension.
+func LoadPromptFile(path string) ([]Prompt, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("prompt file: %w", err)
+	}
+	if strings.EqualFold(filepath.Ext(path), ".jsonl") {
+		ps, err := ParsePromptsJSONL(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return ps, nil
+	}
+	text := strings.TrimSpace(string(b))
+	if text == "" {
+		return nil, fmt.Errorf("%s: the file is empty: %w", path, ErrPromptFile)
+	}
+	id := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return []Prompt{{ID: id, Text: text}}, nil
+}
+
+// ParsePromptsJSONL reads {"id","prompt"[,"max_tokens"]} lines. Blank lines
+// are skipped; every other problem names its line.
+func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	var out []Prompt
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var p struct {
+			ID        *string `json:"id"`
+			Prompt    *string `json:"prompt"`
+			MaxTokens int     `json:"max_tokens"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("line %d: %v (want {\"id\":…,\"prompt\":…[,\"max_tokens\":N]}): %w", line, err, ErrPromptFile)
+		}
+		switch {
+		case p.ID == nil || strings.TrimSpace(*p.ID) == "":
+			return nil, fmt.Errorf("line %d: missing \"id\": %w", line, ErrPromptFile)
+		case p.Prompt == nil || strings.TrimSpace(*p.Prompt) == "":
+			return nil, fmt.Errorf("line %d: missing \"prompt\": %w", line, ErrPromptFile)
+		case p.MaxTokens < 0:
+			return nil, fmt.Errorf("line %d: negative \"max_tokens\": %w", line, ErrPromptFile)
+		}
+		out = append(out, Prompt{ID: *p.ID, Text: *p.Prompt, MaxTokens: p.MaxTokens})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no prompts: %w", ErrPromptFile)
+	}
+	return out, nil
+}
+
+// CheckPromptIDs rejects a set whose IDs repeat: records could not be told
+// apart by prompt.
+func CheckPromptIDs(ps []Prompt) error {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if seen[p.ID] {
+			return fmt.Errorf("prompt id %q appears twice: %w", p.ID, ErrPromptFile)
+		}
+		seen[p.ID] = true
+	}
+	return nil
+}

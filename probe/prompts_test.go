@@ -1,0 +1,77 @@
+package probe_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/probe"
+)
+
+func TestParsePromptsJSONL(t *testing.T) {
+	ps, err := probe.ParsePromptsJSONL(strings.NewReader(`{"id":"a","prompt":"one"}
+
+{"id":"b","prompt":"two","max_tokens":64}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[0] != (probe.Prompt{ID: "a", Text: "one"}) || ps[1] != (probe.Prompt{ID: "b", Text: "two", MaxTokens: 64}) {
+		t.Errorf("prompts %+v", ps)
+	}
+}
+
+func TestParsePromptsJSONLErrorsNameTheLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"id":"a","prompt":"x"}` + "\n" + `{"id":"b"`, "line 2:"},
+		{`{"id":"a","prompt":"x"}` + "\n\n" + `{"prompt":"y"}`, `line 3: missing "id"`},
+		{`{"id":"a"}`, `line 1: missing "prompt"`},
+		{`{"id":"a","prompt":"x","max_tokens":-1}`, `line 1: negative "max_tokens"`},
+		{`{"id":"a","prompt":"x","temperature":1}`, `line 1: json: unknown field "temperature"`},
+		{`["a","b"]`, "line 1:"},
+		{"\n\n", "no prompts"},
+	} {
+		_, err := probe.ParsePromptsJSONL(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, probe.ErrPromptFile) {
+			t.Errorf("%q: error %v, want one containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestLoadPromptFile(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "essay.txt")
+	os.WriteFile(text, []byte("Write an essay.\n\nAbout rivers.\n"), 0o600)
+	ps, err := probe.LoadPromptFile(text)
+	if err != nil || len(ps) != 1 || ps[0].ID != "essay" || ps[0].Text != "Write an essay.\n\nAbout rivers." {
+		t.Errorf("text file: %+v, %v", ps, err)
+	}
+	jl := filepath.Join(dir, "set.jsonl")
+	os.WriteFile(jl, []byte(`{"id":"q","prompt":"?"}`+"\nnot json\n"), 0o600)
+	if _, err := probe.LoadPromptFile(jl); err == nil || !strings.Contains(err.Error(), "set.jsonl: line 2:") {
+		t.Errorf("jsonl error %v", err)
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, []byte(" \n"), 0o600)
+	if _, err := probe.LoadPromptFile(empty); err == nil {
+		t.Error("an empty prompt file loaded")
+	}
+	if _, err := probe.LoadPromptFile(filepath.Join(dir, "missing.txt")); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
+
+func TestBuiltinPrompts(t *testing.T) {
+	ps := probe.BuiltinPrompts()
+	if len(ps) != 3 || probe.CheckPromptIDs(ps) != nil {
+		t.Fatalf("builtin %+v", ps)
+	}
+	if len(ps[0].Text) >= len(ps[1].Text) || len(ps[1].Text) >= len(ps[2].Text) {
+		t.Error("the builtin prompts should ask for short, medium and long answers, in that order")
+	}
+	if err := probe.CheckPromptIDs([]probe.Prompt{{ID: "a"}, {ID: "a"}}); err == nil {
+		t.Error("duplicate ids accepted")
+	}
+}

@@ -1,0 +1,183 @@
+package probe
+
+import (
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// PromptStats is one prompt's share of a run: its accounting and the
+// distributions that tell prompts apart.
+type PromptStats struct {
+	ID           string `json:"id"`
+	Streams      int    `json:"streams"` // measured streams recorded
+	Completed    int    `json:"completed"`
+	Failed       int    `json:"failed"`
+	Incomplete   int    `json:"incomplete"`
+	Canceled     int    `json:"canceled"`
+	TTFT         Dist   `json:"ttft_ms"`
+	E2E          Dist   `json:"e2e_ms"`
+	ITL          Dist   `json:"itl_ms"`
+	OutputTokens Dist   `json:"output_tokens"`
+}
+
+// OpenLoop is an open-loop run's view of its own schedule. Service-view
+// latencies (Metrics) run from the actual send; user-view ones from the
+// intended start, so they include the client's own queue — a request the
+// generator sent late is charged for it, which is what keeps coordinated
+// omission out of the figures.
+type OpenLoop struct {
+	ScheduleLag   Dist    `json:"schedule_lag_ms"` // generator woken − intended, per arrival
+	LagBoundMS    float64 `json:"lag_bound_ms"`
+	ClientLimited bool    `json:"client_limited"`
+	NotAdmitted   int     `json:"not_admitted"`
+	ClientQueue   Dist    `json:"client_queue_ms"` // actual send − intended start, per stream
+	TTFTUser      Dist    `json:"ttft_user_ms"`    // TTFT from the intended start
+	E2EUser       Dist    `json:"e2e_user_ms"`     // e2e from the intended start
+	CatchUp       string  `json:"catch_up"`
+}
+
+// Signals are per-stream shapes counted for the diagnosis.
+type Signals struct {
+	ContentFrames   int `json:"content_frames"`
+	CoalescedFrames int `json:"coalesced_frames"` // content frames that shared a read
+	// FirstBursts counts streams whose first content read carried at least
+	// FirstBurstTokens tokens (declared, else text bytes / 4).
+	FirstBursts   int `json:"first_bursts"`
+	FirstBurstMax int `json:"first_burst_max_tokens"`
+	ZeroContent   int `json:"zero_content"` // HTTP 2xx streams that ended with no content text
+	Compressed    int `json:"compressed"`   // streams with a Content-Encoding
+}
+
+// workloadStats is the part of an Aggregate that knows about prompts,
+// schedules and stream shapes.
+type workloadStats struct {
+	prompts  map[string]*promptAcc
+	queue    Sampler
+	ttftUser Sampler
+	e2eUser  Sampler
+	open     bool
+	signals  Signals
+	run      *RunStats
+}
+
+type promptAcc struct {
+	st                   PromptStats
+	ttft, e2e, itl, toks Sampler
+}
+
+// SetRun adds what the runner saw (not-admitted arrivals, schedule lag) to
+// the aggregate, for the summary.
+func (a *Aggregate) SetRun(st RunStats) {
+	a.NotAdmitted(st.NotAdmitted)
+	a.workload.run = &st
+}
+
+func (w *workloadStats) add(r *Record) {
+	if w.prompts == nil {
+		w.prompts = map[string]*promptAcc{}
+	}
+	p := w.prompts[r.PromptID]
+	if p == nil {
+		p = &promptAcc{st: PromptStats{ID: r.PromptID}}
+		w.prompts[r.PromptID] = p
+	}
+	p.st.Streams++
+	switch r.Status {
+	case StatusComplete:
+		p.st.Completed++
+	case StatusFailed:
+		p.st.Failed++
+	case StatusIncomplete:
+		p.st.Incomplete++
+	case StatusCanceled:
+		p.st.Canceled++
+	}
+	p.ttft.AddPtr(r.TTFTMS)
+	if r.Complete {
+		p.e2e.AddPtr(r.E2EMS)
+		p.itl.AddPtr(r.ITLMS)
+		p.toks.Add(float64(r.OutputTokens))
+	}
+
+	if r.IntendedStartMS != nil {
+		w.open = true
+		queue := r.RunOffsetMS - *r.IntendedStartMS
+		w.queue.Add(queue)
+		if r.TTFTMS != nil {
+			w.ttftUser.Add(queue + *r.TTFTMS)
+		}
+		if r.Complete && r.E2EMS != nil {
+			w.e2eUser.Add(queue + *r.E2EMS)
+		}
+	}
+
+	sg := &w.signals
+	sg.ContentFrames += r.ContentFrames
+	sg.CoalescedFrames += r.CoalescedFrames
+	if r.ContentEncoding != "" {
+		sg.Compressed++
+	}
+	if b := firstBurstTokens(r); b >= FirstBurstTokens {
+		sg.FirstBursts++
+		sg.FirstBurstMax = max(sg.FirstBurstMax, b)
+	}
+	if r.HTTPStatus/100 == 2 && (r.Error != nil && r.Error.Class == ErrNoContent ||
+		r.Complete && strings.TrimSpace(r.Text()) == "") {
+		sg.ZeroContent++
+	}
+}
+
+// firstBurstTokens is the tokens the first content read carried: what each
+// frame declared, else its text's bytes / 4 (about one token per four
+// bytes of English), at least one per frame.
+func firstBurstTokens(r *Record) int {
+	read, n := -1, 0
+	for i := range r.Frames {
+		f := &r.Frames[i]
+		if !f.IsContent() {
+			continue
+		}
+		if read < 0 {
+			read = f.Read
+		}
+		if f.Read != read {
+			break
+		}
+		t := f.Tokens
+		if t == 0 {
+			t = max(int(math.Ceil(float64(len(f.Text))/4)), 1)
+			if !utf8.ValidString(f.Text) {
+				t = 1
+			}
+		}
+		n += t
+	}
+	return n
+}
+
+func (w *workloadStats) fill(s *Summary) {
+	s.PerPrompt = []PromptStats{}
+	for _, id := range slices.Sorted(maps.Keys(w.prompts)) {
+		p := w.prompts[id]
+		st := p.st
+		st.TTFT, st.E2E, st.ITL, st.OutputTokens = p.ttft.Dist(), p.e2e.Dist(), p.itl.Dist(), p.toks.Dist()
+		s.PerPrompt = append(s.PerPrompt, st)
+	}
+	s.Signals = w.signals
+	if !w.open && (w.run == nil || w.run.Lag.N == 0) {
+		return
+	}
+	ol := &OpenLoop{
+		LagBoundMS:  ScheduleLagBoundMS,
+		ClientQueue: w.queue.Dist(), TTFTUser: w.ttftUser.Dist(), E2EUser: w.e2eUser.Dist(),
+		CatchUp: CatchUpPolicy,
+	}
+	if w.run != nil {
+		ol.ScheduleLag, ol.LagBoundMS, ol.ClientLimited = w.run.Lag, w.run.LagBoundMS, w.run.ClientLimited
+		ol.NotAdmitted = w.run.NotAdmitted
+	}
+	s.OpenLoop = ol
+}
