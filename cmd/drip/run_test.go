@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+func TestRunWorkloadUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	dup := filepath.Join(dir, "dup.jsonl")
+	os.WriteFile(dup, []byte(`{"id":"p1","prompt":"x"}`+"\n"), 0o600)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"id":"a","prompt":"x"}`+"\n{oops\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "5", "--concurrency", "2"}, "pick one"},
+		{[]string{"--arrival", "poisson"}, "add --rate"},
+		{[]string{"--rate", "5", "--arrival", "bursty"}, "constant or poisson"},
+		{[]string{"--prompts", "mine"}, "builtin"},
+		{[]string{"--runs", "0"}, "needs a --duration"},
+		{[]string{"--concurrency", "0"}, "at least 1"},
+		{[]string{"--rate", "5", "--max-inflight", "0"}, "at least 1"},
+		{[]string{"-p", "a", "--prompt-file", dup}, `"p1" appears twice`},
+		{[]string{"--prompt-file", bad}, "bad.jsonl: line 2:"},
+	} {
+		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}
+
+func TestRunPromptSetReport(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "runs.jsonl")
+	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "in-stream-error", "--prompts", "builtin", "-p", "Hello?",
+		"--runs", "8", "--warmup", "1", "--concurrency", "2", "--seed", "3", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"seed 3", "closed loop, 2 in flight", "4 prompts"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	for _, want := range []string{"order     shuffled per round (each of the 4 prompts once per round), seed 3",
+		"prompt ", "short ", "medium ", "long ", "p1 ", "1 warmup streams per prompt before measuring", "8 attempted · 8 admitted"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	f, _ := os.Open(out)
+	defer f.Close()
+	recs, _, err := probe.ReadRecords(f)
+	if err != nil || len(recs) != 12 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.PromptID == "" || r.Workload == nil || r.Workload.Concurrency != 2 {
+			t.Errorf("record %d: prompt %q workload %+v", r.Seq, r.PromptID, r.Workload)
+		}
+	}
+}
+
+func TestRunOpenLoopReport(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "in-stream-error", "--rate", "40", "--arrival", "poisson",
+		"--runs", "10", "--seed", "5", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var s probe.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	ol := s.OpenLoop
+	if ol == nil || ol.ScheduleLag.N != 10 || ol.TTFTUser.N != 10 || ol.ClientQueue.N != 10 || s.Workload.Arrival != "poisson" || s.Workload.Seed != 5 {
+		t.Fatalf("open loop %+v workload %+v", ol, s.Workload)
+	}
+	code, stdout, _ = drip(t, "run", srv.URL, "-m", "in-stream-error", "--rate", "40", "--runs", "4")
+	for _, want := range []string{"open loop constant arrivals at 40.00/s", "schedule lag p50", "ttft ms, from intended (user)", "client queue ms (difference)"} {
+		if code != exitOK || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d; report lacks %q:\n%s", code, want, stdout)
+		}
+	}
+}
+
+// Ctrl-C against the real binary: the run stops admitting, cancels the
+// streams in flight, keeps every finished record and the canceled partial
+// ones as valid JSON Lines, prints the summary and exits within 2 s.
+func TestRunInterruptRealBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs for about 12 s")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "drip")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	fx := exec.Command(bin, "fixtures", "serve", "--addr", "127.0.0.1:0")
+	fxOut, _ := fx.StdoutPipe()
+	if err := fx.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { fx.Process.Signal(syscall.SIGTERM); fx.Wait() }()
+	first, _ := bufio.NewReader(fxOut).ReadString('\n')
+	base := first[strings.Index(first, "http://") : len(first)-1]
+
+	out := filepath.Join(dir, "runs.jsonl")
+	var stdout, stderr bytes.Buffer
+	run := exec.Command(bin, "run", base, "-m", "long", "--concurrency", "6", "--runs", "30", "--out", out, "--no-tui")
+	run.Stdout, run.Stderr = &stdout, &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the first six streams (about 10 s each) to be recorded, then
+	// a second more so the next six are in flight with frames.
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		b, _ := os.ReadFile(out)
+		if bytes.Count(b, []byte("\n")) >= 6 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no six records within 40 s; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	sent := time.Now()
+	run.Process.Signal(syscall.SIGINT)
+	err := run.Wait()
+	took := time.Since(sent)
+	t.Logf("exited %v after SIGINT (err %v)", took, err)
+	if took > 2*time.Second {
+		t.Errorf("took %v to exit after SIGINT, want ≤ 2 s", took)
+	}
+	f, _ := os.Open(out)
+	defer f.Close()
+	recs, skipped, rerr := probe.ReadRecords(f)
+	if rerr != nil || len(skipped) > 0 {
+		t.Fatalf("JSONL not valid: %v %v", rerr, skipped)
+	}
+	complete, canceled := 0, 0
+	for _, r := range recs {
+		switch r.Status {
+		case probe.StatusComplete:
+			complete++
+		case probe.StatusCanceled:
+			canceled++
+			if len(r.Frames) == 0 || r.Error.Class != probe.ErrCanceled {
+				t.Errorf("canceled record %d: %d frames, error %+v", r.Seq, len(r.Frames), r.Error)
+			}
+		}
+	}
+	t.Logf("%d records: %d complete, %d canceled", len(recs), complete, canceled)
+	if complete < 6 || canceled != 6 || complete+canceled != len(recs) {
+		t.Errorf("%d records: %d complete, %d canceled; want ≥ 6 complete and 6 canceled", len(recs), complete, canceled)
+	}
+	if !strings.Contains(stdout.String(), "canceled") || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("no summary after the interrupt:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}
