@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +12,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/tui"
 )
 
 func newDemoCmd() *cobra.Command {
@@ -20,9 +23,14 @@ func newDemoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo [scenario]",
 		Short: "Watch drip measure a built-in stream: no endpoint, no key needed",
-		Long: `Start the built-in fixture server in-process and measure one of its
-scenarios. The default, mid-sentence-stall, streams words at a steady pace
-with a 700 ms freeze in the middle of a sentence.
+		Long: `Start the built-in fixture server in-process and open the live view on one
+of its scenarios. The default, mid-sentence-stall, streams words at a steady
+pace with a 700 ms freeze in the middle of a sentence: watch it appear on
+the timeline, in the text, in the clocks, the histogram and the heatmap.
+Press r to run it again, n for the next scenario, ? for every key.
+
+Without a terminal, or with --no-tui or --json, it measures --runs streams
+and prints the headless report.
 
 Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 		Args: cobra.MaximumNArgs(1),
@@ -39,6 +47,13 @@ Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 			}
 			srv := httptest.NewServer(fixtures.NewServer())
 			defer srv.Close()
+			if useTUI(&out) {
+				srcs, err := demoSources(srv.URL, name)
+				if err != nil {
+					return err
+				}
+				return runTUI(cmd.Context(), tui.Config{Sources: srcs, StallMS: probe.DefaultStall}, &out)
+			}
 			t, o, err := fixtureTarget(srv.URL, name)
 			if err != nil {
 				return err
@@ -49,8 +64,29 @@ Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 		},
 	}
 	out.register(cmd.Flags())
-	cmd.Flags().IntVarP(&runs, "runs", "n", 1, "streams to measure")
+	cmd.Flags().IntVarP(&runs, "runs", "n", 1, "streams to measure (headless)")
 	return cmd
+}
+
+// demoSources are the fixture scenarios as live-view sources, the chosen
+// one first and the rest in their usual order, for n to cycle through.
+func demoSources(baseURL, first string) ([]tui.Source, error) {
+	names := fixtures.Names()
+	i := slices.Index(names, first)
+	names = append(names[i:len(names):len(names)], names[:i]...)
+	runID := probe.NewRunID()
+	srcs := make([]tui.Source, len(names))
+	for j, name := range names {
+		t, o, err := fixtureTarget(baseURL, name)
+		if err != nil {
+			return nil, err
+		}
+		srcs[j] = tui.Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+			rec := &probe.Record{RunID: runID, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "demo"}
+			return probe.Stream(ctx, t, o, rec, observe)
+		}}
+	}
+	return srcs, nil
 }
 
 // fixtureTarget asks the in-process fixture server for a scenario with the

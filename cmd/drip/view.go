@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/tui"
+)
+
+func newViewCmd() *cobra.Command {
+	var out outputFlags
+	cmd := &cobra.Command{
+		Use:   "view FILE.jsonl",
+		Short: "Open saved records in the live view's panels",
+		Long: `Read records written by --out (or the live view's s key) and show them
+through the same views as a live stream, all at once: the last record is
+the current run, earlier ones are the dimmer rows and the heatmap's rows.
+Every record is re-derived from its raw frame times as it is read.
+
+Without a terminal, or with --no-tui or --json, it prints the summary.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			recs, skipped, err := probe.ReadRecords(f)
+			f.Close()
+			if err != nil {
+				return cannotErr(fmt.Errorf("%s: %w", args[0], err))
+			}
+			for _, s := range skipped {
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip: %s: %s\n", args[0], s)
+			}
+			if len(recs) == 0 {
+				return cannotErr(fmt.Errorf("%s holds no records", args[0]))
+			}
+			stallMS := recs[len(recs)-1].StallMS
+			if useTUI(&out) {
+				return runTUI(cmd.Context(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
+			}
+			a := probe.NewAggregate(stallMS)
+			for _, r := range recs {
+				a.Add(r)
+			}
+			s := a.Summary(probe.Workload{Target: recs[0].Target, Format: recs[0].Format, Model: recs[0].Model, Runs: len(recs)})
+			if out.json {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			report.Text(cmd.OutOrStdout(), &s)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
+	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
+	return cmd
+}

@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driplab/drip/probe"
+)
+
+// event is a probe event tagged with the run it belongs to and the time the
+// UI side learned of it. Its data is a copy: the probe keeps writing its own.
+type event struct {
+	run int
+	at  time.Time
+	probe.Event
+}
+
+// feed carries events from probe goroutines to the model. The probe calls
+// the observer on its read path, so pushing never blocks: events go into a
+// mutex-guarded buffer (lossless) and a notification into a channel of one
+// (lossy: one pending notification stands for any number of events).
+type feed struct {
+	mu     sync.Mutex
+	buf    []event
+	signal chan struct{}
+}
+
+func newFeed() *feed { return &feed{signal: make(chan struct{}, 1)} }
+
+// observer returns the probe observer for one run.
+func (f *feed) observer(run int, clock func() time.Time) func(probe.Event) {
+	return func(ev probe.Event) {
+		e := event{run: run, at: clock(), Event: probe.Event{Seq: ev.Seq, Type: ev.Type}}
+		switch ev.Type {
+		case probe.EventFrames:
+			e.Frames = append([]probe.Frame(nil), ev.Frames...)
+		default:
+			// A shallow copy taken on the probe's goroutine: the frames
+			// slice is shared but only ever appended to past its length.
+			cp := *ev.Record
+			if ev.Type != probe.EventDone {
+				cp.Frames = nil
+			}
+			e.Record = &cp
+		}
+		f.push(e)
+	}
+}
+
+func (f *feed) push(e event) {
+	f.mu.Lock()
+	f.buf = append(f.buf, e)
+	f.mu.Unlock()
+	select {
+	case f.signal <- struct{}{}:
+	default:
+	}
+}
+
+// drain takes every buffered event, appending them to dst.
+func (f *feed) drain(dst []event) []event {
+	f.mu.Lock()
+	dst = append(dst, f.buf...)
+	clear(f.buf)
+	f.buf = f.buf[:0]
+	f.mu.Unlock()
+	return dst
+}
+
+// wait is a command that returns once the feed has events, or nil when ctx
+// ends (commands are never cancelled, so it watches the context itself).
+func (f *feed) wait(ctx context.Context) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-f.signal:
+			return feedMsg{}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}

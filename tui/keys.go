@@ -1,0 +1,43 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key the live view answers to; it implements help.KeyMap.
+type KeyMap struct {
+	Rerun, Freeze, Focus, Zoom, HeatMode, Next, Save, Help, Quit key.Binding
+	Up, Down, PageUp, PageDown, Bottom                           key.Binding
+}
+
+// DefaultKeyMap returns the live view's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Rerun:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-run")),
+		Freeze:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "freeze drawing")),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "focus")),
+		Zoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom timeline")),
+		HeatMode: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "heatmap: frames/time")),
+		Next:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next scenario")),
+		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save records")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "follow the tail")),
+	}
+}
+
+// ShortHelp is the help bar.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Rerun, k.Next, k.Freeze, k.Focus, k.Zoom, k.HeatMode, k.Save, k.Help, k.Quit}
+}
+
+// FullHelp is the help shown with "?".
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Rerun, k.Next, k.Freeze, k.Save},
+		{k.Focus, k.Up, k.Down, k.PageUp, k.PageDown, k.Bottom},
+		{k.Zoom, k.HeatMode, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,292 @@
+// Package tui is drip's live view: one root Bubble Tea model that turns
+// probe events into immutable snapshots and lays out the views' panels.
+// The probe runs in its own goroutines and never waits for the UI.
+package tui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/views"
+)
+
+// frameInterval caps redraws at 30 per second however fast frames arrive.
+const frameInterval = time.Second / 30
+
+// zoomMS is the window of the zoomed timeline: the last few seconds.
+const zoomMS = 2000
+
+// Source is something the live view can stream: Stream records one stream
+// (seq counts the source's runs from 0), calling observe as it unfolds.
+type Source struct {
+	Name   string // shown in the header, e.g. the demo scenario
+	Stream func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record
+}
+
+// Config is what the live view shows and does.
+type Config struct {
+	Sources []Source        // what r re-runs; n cycles between several
+	Records []*probe.Record // saved records shown at once (drip view)
+	// Sink receives every finished record on the probe's goroutine, also
+	// those that end after the view has quit (e.g. --out).
+	Sink    func(*probe.Record)
+	StallMS float64
+	Color   bool             // false: NO_COLOR
+	SaveDir string           // where s writes records; "" is the working directory
+	Clock   func() time.Time // nil: time.Now
+}
+
+// screen is what the root model shows. Only the stream screen exists now;
+// the run and compare views will be further screens of the same model.
+type screen uint8
+
+const screenStream screen = iota
+
+// focus is the panel that scroll keys move.
+type focus uint8
+
+const (
+	focusText focus = iota
+	focusHeatmap
+	focusCount
+)
+
+// Model is the root model of the live view.
+type Model struct {
+	cfg     Config
+	ctx     context.Context // ends every stream
+	cancel  context.CancelFunc
+	streams *sync.WaitGroup
+	feed    *feed
+	now     func() time.Time
+	// after schedules a message; tests and benchmarks run it on their clock.
+	after func(time.Duration, tea.Msg) tea.Cmd
+
+	screen screen
+	keys   KeyMap
+	help   help.Model
+	styles Styles
+	dark   bool
+
+	// The current stream and the finished runs before it.
+	src       int
+	run       int // ID of the current stream; events of other runs are stale
+	seq       int // runs started from the current source
+	cancelRun context.CancelFunc
+	cur       views.Stream
+	startedAt time.Time
+	history   []*probe.Record
+	this, all *probe.Summary
+	pending   []event
+
+	// What changed since the panels were last drawn.
+	dirtyData, dirtyText bool
+
+	// Drawing.
+	width, height int
+	lay           layout
+	layEarlier    int // earlier runs when the layout was made: the timeline grows with them
+	frozen, zoom  bool
+	heatByTime    bool
+	heatSkip      int
+	focus         focus
+	follow        bool
+	note          string
+	vp            viewport.Model
+	panels        panels
+	tickGen       int
+	tickArmed     bool
+	lastDraw      time.Time
+	redraws       int
+	dropped       int // stale events dropped
+	quitting      bool
+}
+
+// panels are the rendered strings View joins; each is rebuilt only when
+// its inputs change.
+type panels struct {
+	header, timeline, clocks, gaps, heatmap, helpBar string
+}
+
+// New returns the live view for cfg. Streams end when ctx does.
+func New(ctx context.Context, cfg Config) *Model {
+	if cfg.StallMS <= 0 {
+		cfg.StallMS = probe.DefaultStall
+	}
+	now := cfg.Clock
+	if now == nil {
+		now = time.Now
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	m := &Model{
+		cfg: cfg, ctx: ctx, cancel: cancel, streams: &sync.WaitGroup{}, feed: newFeed(), now: now,
+		after: func(d time.Duration, msg tea.Msg) tea.Cmd {
+			return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+		},
+		keys: DefaultKeyMap(), help: help.New(), dark: true, follow: true,
+		vp: viewport.New(),
+	}
+	m.keys.Next.SetEnabled(len(cfg.Sources) > 1)
+	m.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)
+	m.setStyles(true)
+	m.cur = views.Stream{Record: &probe.Record{StallMS: cfg.StallMS}}
+	if n := len(cfg.Records); n > 0 {
+		m.history = append(m.history, cfg.Records...)
+		m.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1]}
+	}
+	m.summarise()
+	return m
+}
+
+// Init asks for the background colour, starts listening to the feed and
+// starts the first stream.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.feed.wait(m.ctx)}
+	if len(m.cfg.Sources) > 0 && len(m.cfg.Records) == 0 {
+		cmds = append(cmds, m.startRun())
+	}
+	return tea.Batch(cmds...)
+}
+
+// startRun cancels the current stream, if any, and starts the next run of
+// the current source in its own goroutine.
+func (m *Model) startRun() tea.Cmd {
+	if m.cancelRun != nil {
+		m.cancelRun()
+	}
+	src := m.cfg.Sources[m.src]
+	m.run++
+	seq := m.seq
+	m.seq++
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancelRun = cancel
+	m.cur = views.Stream{Run: seq + 1, Phase: views.PhaseIdle, Record: &probe.Record{Seq: seq, StallMS: m.cfg.StallMS}}
+	m.startedAt = m.now()
+	m.dirtyData, m.dirtyText, m.follow = true, true, true
+	m.summarise()
+	observe := m.feed.observer(m.run, m.now)
+	sink := m.cfg.Sink
+	m.streams.Add(1)
+	go func() {
+		defer m.streams.Done()
+		rec := src.Stream(ctx, seq, observe)
+		if sink != nil {
+			sink(rec)
+		}
+	}()
+	return m.armTick()
+}
+
+// live reports a stream still running.
+func (m *Model) live() bool { return m.cur.Phase != views.PhaseDone && len(m.cfg.Sources) > 0 }
+
+// apply takes the feed's events into the model; events of other runs than
+// the current one are stale and dropped.
+func (m *Model) apply() {
+	m.pending = m.feed.drain(m.pending[:0])
+	for i := range m.pending {
+		e := &m.pending[i]
+		if e.run != m.run {
+			m.dropped++
+			continue
+		}
+		r := m.cur.Record
+		switch e.Type {
+		case probe.EventStart:
+			cp := *e.Record
+			cp.StallMS = m.cfg.StallMS
+			m.cur.Record = &cp
+			m.cur.Phase = views.PhaseConnecting
+			m.startedAt = e.at
+		case probe.EventHeaders:
+			r.HeadersMS, r.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
+			m.cur.Phase = views.PhaseWaiting
+		case probe.EventFrames:
+			r.Frames = append(r.Frames, e.Frames...)
+			for j := range e.Frames {
+				if e.Frames[j].IsContent() {
+					m.cur.Phase = views.PhaseStreaming
+				}
+			}
+			if m.cur.Phase < views.PhaseWaiting {
+				m.cur.Phase = views.PhaseWaiting
+			}
+			m.dirtyText = true
+		case probe.EventDone:
+			m.cur.Record = e.Record
+			m.cur.Phase = views.PhaseDone
+			m.history = append(m.history, e.Record)
+			m.dirtyText = true
+		}
+		m.dirtyData = true
+	}
+	clear(m.pending)
+	if m.dirtyData {
+		m.summarise()
+	}
+}
+
+// summarise derives the current stream's figures with the probe's own
+// functions: Derive for a stream still running, Aggregate for both columns
+// of the clocks panel, exactly as the headless report does.
+func (m *Model) summarise() {
+	r := m.cur.Record
+	if m.cur.Phase != views.PhaseDone {
+		m.cur.ElapsedMS = msSince(m.startedAt, m.now())
+		r.DurationMS = m.cur.ElapsedMS
+		if n := len(r.Frames); n > 0 {
+			r.DurationMS = max(r.DurationMS, r.Frames[n-1].TMS)
+		}
+		// The live record is the model's own copy; deriving it cannot fail
+		// on times the probe stamped in order.
+		_ = probe.Derive(r, m.cfg.StallMS)
+	}
+	a := probe.NewAggregate(m.cfg.StallMS)
+	a.Add(r)
+	this := a.Summary(probe.Workload{})
+	m.this = &this
+	m.all = nil
+	if len(m.history) >= 2 {
+		a := probe.NewAggregate(m.cfg.StallMS)
+		for _, h := range m.history {
+			a.Add(h)
+		}
+		all := a.Summary(probe.Workload{})
+		m.all = &all
+	}
+}
+
+// earlier is the finished runs before the current one, oldest first.
+func (m *Model) earlier() []*probe.Record {
+	h := m.history
+	if n := len(h); n > 0 && h[n-1] == m.cur.Record {
+		h = h[:n-1]
+	}
+	return h
+}
+
+func msSince(a, b time.Time) float64 {
+	if a.IsZero() {
+		return 0
+	}
+	return float64(b.Sub(a)) / float64(time.Millisecond)
+}
+
+// Records returns every finished record the view holds, oldest first.
+func (m *Model) Records() []*probe.Record { return m.history }
+
+// Redraws is how many times the panels were redrawn.
+func (m *Model) Redraws() int { return m.redraws }
+
+// Wait ends every stream and waits for their goroutines, so that every
+// record has reached the sink.
+func (m *Model) Wait() {
+	m.cancel()
+	m.streams.Wait()
+}

@@ -1,0 +1,404 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+// scheduled is a message the model asked to receive at a time.
+type scheduled struct {
+	at  time.Time
+	msg tea.Msg
+}
+
+// harness drives the root model through Update on a synthetic clock: the
+// model's ticks are collected instead of slept on, and streams are sources
+// whose observers the test calls itself.
+type harness struct {
+	t         testing.TB
+	m         *Model
+	now       time.Time
+	sched     []scheduled
+	observers chan func(probe.Event)
+}
+
+func newHarness(t testing.TB, cfg Config) *harness {
+	h := &harness{t: t, now: time.Unix(1000, 0), observers: make(chan func(probe.Event), 16)}
+	cfg.Clock = func() time.Time { return h.now }
+	if cfg.Records == nil && cfg.Sources == nil {
+		cfg.Sources = []Source{h.source("a"), h.source("b")}
+	}
+	h.m = New(context.Background(), cfg)
+	h.m.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
+		h.sched = append(h.sched, scheduled{h.now.Add(d), msg})
+		return nil
+	}
+	t.Cleanup(h.m.Wait)
+	return h
+}
+
+// source is a stream the test plays: it hands its observer over and
+// blocks until canceled.
+func (h *harness) source(name string) Source {
+	return Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+		h.observers <- observe
+		<-ctx.Done()
+		return &probe.Record{Seq: seq, Status: probe.StatusCanceled}
+	}}
+}
+
+func (h *harness) update(msg tea.Msg) tea.Cmd {
+	_, cmd := h.m.Update(msg)
+	return cmd
+}
+
+// advance moves the clock, delivering every tick that falls due.
+func (h *harness) advance(d time.Duration) {
+	end := h.now.Add(d)
+	for {
+		i := -1
+		for j, s := range h.sched {
+			if !s.at.After(end) && (i < 0 || s.at.Before(h.sched[i].at)) {
+				i = j
+			}
+		}
+		if i < 0 {
+			break
+		}
+		s := h.sched[i]
+		h.sched = append(h.sched[:i], h.sched[i+1:]...)
+		if s.at.After(h.now) {
+			h.now = s.at
+		}
+		h.update(s.msg)
+	}
+	h.now = end
+}
+
+// push hands events to the model the way the probe does, then notifies it.
+func (h *harness) push(observe func(probe.Event), evs ...probe.Event) {
+	for _, e := range evs {
+		observe(e)
+	}
+	h.update(feedMsg{})
+}
+
+// screen is what the terminal shows, without styles (and with the text's
+// no-break spaces as spaces).
+func (h *harness) screen() string {
+	return strings.ReplaceAll(ansi.Strip(h.m.View().Content), "\u00a0", " ")
+}
+
+func press(k string) tea.KeyPressMsg {
+	switch k {
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	}
+	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+}
+
+// recorded is a fixture scenario recorded with the fixture's own times.
+func recorded(t testing.TB, scenario string) *probe.Record {
+	t.Helper()
+	f := adapters.Lookup("openai-chat")
+	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(scenario), scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := make([]float64, len(at))
+	for i, d := range at {
+		times[i] = float64(d) / float64(time.Millisecond)
+	}
+	rec := &probe.Record{V: probe.RecordVersion, Target: "http://fixture/v1/chat/completions", Model: scenario, HeadersMS: ptr(1.5)}
+	if _, err := probe.Replay(f, reads, times, probe.DefaultStall, rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// events are the probe events of a record: start, headers, one per read,
+// done.
+func events(rec *probe.Record) []probe.Event {
+	head := &probe.Record{Seq: rec.Seq, Target: rec.Target, Format: rec.Format, Model: rec.Model, HeadersMS: rec.HeadersMS}
+	evs := []probe.Event{{Type: probe.EventStart, Record: head}, {Type: probe.EventHeaders, Record: head}}
+	for i := 0; i < len(rec.Frames); {
+		j := i
+		for j < len(rec.Frames) && rec.Frames[j].Read == rec.Frames[i].Read {
+			j++
+		}
+		evs = append(evs, probe.Event{Type: probe.EventFrames, Frames: rec.Frames[i:j]})
+		i = j
+	}
+	return append(evs, probe.Event{Type: probe.EventDone, Record: rec})
+}
+
+func checkFits(t *testing.T, screen string, w, h int) {
+	t.Helper()
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Errorf("%dx%d: screen has %d lines", w, h, len(lines))
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("%dx%d: line %d is %d wide: %q", w, h, i, lw, l)
+		}
+	}
+}
+
+// TestModelStream plays a recorded stream through Update and reads the
+// screen: status through connecting → waiting → streaming → done, the stall
+// on the timeline, in the text, in the clocks, the histogram and heatmap.
+func TestModelStream(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.update(h.m.Init())
+	observe := <-h.observers
+	rec := recorded(t, "mid-sentence-stall")
+	evs := events(rec)
+
+	h.push(observe, evs[0])
+	h.advance(frameInterval)
+	if s := h.screen(); !strings.Contains(s, "connecting") {
+		t.Fatalf("no connecting status:\n%s", s)
+	}
+	h.push(observe, evs[1])
+	h.advance(300 * time.Millisecond)
+	if s := h.screen(); !strings.Contains(s, "waiting for first token") {
+		t.Fatalf("no waiting status:\n%s", s)
+	}
+	h.push(observe, evs[2:5]...)
+	h.advance(frameInterval)
+	if s := h.screen(); !strings.Contains(s, "streaming") || !strings.Contains(s, "Streaming feels") {
+		t.Fatalf("not streaming:\n%s", s)
+	}
+	h.push(observe, evs[5:]...)
+	h.advance(frameInterval)
+	s := h.screen()
+	for _, want := range []string{
+		"done ", "━⏸ 700ms━", "middle of a ⏸ 700ms", "stalls         2 (1 mid-sentence)",
+		"500–1s ", "█ stall ≥250ms", "▲ttft 180ms",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + s)
+	}
+	checkFits(t, s, 120, 40)
+}
+
+// TestLiveEqualsSaved: the figures the model derives while a stream plays
+// are those it derives from the saved record (drip view), by construction.
+func TestLiveEqualsSaved(t *testing.T) {
+	rec := recorded(t, "mid-sentence-stall")
+	live := newHarness(t, Config{})
+	live.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	live.update(live.m.Init())
+	live.push(<-live.observers, events(rec)...)
+	live.advance(frameInterval)
+
+	saved := newHarness(t, Config{Records: []*probe.Record{rec}})
+	saved.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if !reflect.DeepEqual(live.m.this, saved.m.this) {
+		t.Errorf("live summary %+v\nsaved summary %+v", live.m.this.Metrics, saved.m.this.Metrics)
+	}
+	if a, b := live.m.panels.clocks, saved.m.panels.clocks; a != b {
+		t.Errorf("clocks differ:\n%s\n%s", a, b)
+	}
+}
+
+// TestStaleRunDropped: after a re-run, events of the earlier run are
+// dropped, and finished runs stay as earlier rows on the same axis.
+func TestStaleRunDropped(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(tea.WindowSizeMsg{Width: 250, Height: 70})
+	h.update(h.m.Init())
+	first := <-h.observers
+	rec := recorded(t, "mid-sentence-stall")
+	h.push(first, events(rec)...)
+	h.advance(frameInterval)
+
+	h.update(press("r"))
+	second := <-h.observers
+	// The first run's observer keeps talking: a late event of a stream
+	// that was replaced.
+	h.push(first, events(recorded(t, "steady"))...)
+	h.advance(frameInterval)
+	if h.m.dropped == 0 {
+		t.Fatal("stale events were not dropped")
+	}
+	if s := h.screen(); strings.Contains(s, "A stream that feels fast") {
+		t.Fatalf("stale text shown:\n%s", s)
+	}
+	rec2 := recorded(t, "mid-sentence-stall")
+	rec2.Seq = 1
+	h.push(second, events(rec2)...)
+	h.advance(frameInterval)
+	s := h.screen()
+	if !strings.Contains(s, "#1   ╌") || !strings.Contains(s, "#2   ╌") {
+		t.Errorf("timeline lacks rows for both runs:\n%s", s)
+	}
+	if !strings.Contains(s, "all 2 runs") {
+		t.Errorf("clocks lack the all-runs column:\n%s", s)
+	}
+}
+
+// TestResize reflows the screen at every size the issue names.
+func TestResize(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(h.m.Init())
+	h.push(<-h.observers, events(recorded(t, "mid-sentence-stall"))...)
+	for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {250, 70}, {40, 10}, {120, 40}} {
+		h.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		h.advance(frameInterval)
+		s := h.screen()
+		checkFits(t, s, sz[0], sz[1])
+		if sz[0] >= 80 && !strings.Contains(s, "⏸ 700ms") {
+			t.Errorf("%dx%d: the stall is not on screen:\n%s", sz[0], sz[1], s)
+		}
+	}
+}
+
+// TestKeys drives every key of the help bar.
+func TestKeys(t *testing.T) {
+	h := newHarness(t, Config{SaveDir: t.TempDir()})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.update(h.m.Init())
+	observe := <-h.observers
+	evs := events(recorded(t, "mid-sentence-stall"))
+	h.push(observe, evs[:6]...)
+	h.advance(frameInterval)
+
+	// Freeze: measurement continues, drawing stops.
+	h.update(press("space"))
+	before := h.m.panels.timeline
+	h.push(observe, evs[6:]...)
+	h.advance(frameInterval)
+	if h.m.panels.timeline != before || !strings.Contains(h.screen(), "drawing frozen") {
+		t.Error("frozen view was redrawn")
+	}
+	if h.m.cur.Phase != 4 {
+		t.Error("measurement did not continue while frozen")
+	}
+	h.update(press("space"))
+	if h.m.panels.timeline == before {
+		t.Error("unfreezing did not redraw")
+	}
+
+	h.update(press("z"))
+	if s := h.screen(); strings.Contains(s, "ttft 180ms") || !strings.Contains(s, "━⏸ 300ms━") {
+		t.Errorf("zoomed timeline does not show the last seconds only:\n%s", s)
+	}
+	h.update(press("b"))
+	if !strings.Contains(h.screen(), "columns: time") {
+		t.Error("heatmap did not switch to time buckets")
+	}
+	h.update(press("tab"))
+	if h.m.focus != focusHeatmap {
+		t.Error("tab did not move the focus")
+	}
+	h.update(press("tab"))
+	h.update(press("?"))
+	if !strings.Contains(h.screen(), "follow the tail") {
+		t.Error("full help not shown")
+	}
+
+	msg := h.update(press("s"))()
+	h.update(msg)
+	saved := msg.(savedMsg)
+	if saved.err != nil || saved.n != 1 || !strings.Contains(h.screen(), filepath.Base(saved.path)) {
+		t.Fatalf("save: %+v\n%s", saved, h.screen())
+	}
+	f, err := os.Open(saved.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := probe.ReadRecords(f)
+	f.Close()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("saved file: %v, %d records", err, len(recs))
+	}
+
+	h.update(press("n"))
+	h.advance(frameInterval)
+	if !strings.Contains(h.screen(), "scenario b") {
+		t.Error("n did not switch the source")
+	}
+	<-h.observers
+	if cmd := h.update(press("q")); cmd == nil || !reflect.DeepEqual(cmd(), tea.Quit()) {
+		t.Error("q does not quit")
+	}
+	if h.m.ctx.Err() == nil {
+		t.Error("quitting did not cancel the stream")
+	}
+}
+
+// TestScroll: the text follows the tail until scrolled up, and again once
+// scrolled back down.
+func TestScroll(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.update(h.m.Init())
+	observe := <-h.observers
+	evs := events(recorded(t, "long"))
+	h.push(observe, evs[:400]...)
+	h.advance(frameInterval)
+	if !h.m.vp.AtBottom() {
+		t.Fatal("text does not follow the tail")
+	}
+	h.update(press("pgup"))
+	h.push(observe, evs[400:800]...)
+	h.advance(frameInterval)
+	if h.m.follow || h.m.vp.AtBottom() {
+		t.Error("scrolled text jumped back to the tail")
+	}
+	h.update(press("G"))
+	h.push(observe, evs[800:1200]...)
+	h.advance(frameInterval)
+	if !h.m.follow || !h.m.vp.AtBottom() {
+		t.Error("end did not resume following the tail")
+	}
+}
+
+// TestRedrawCap: however many events and notifications arrive within one
+// frame, the model schedules one tick and draws once.
+func TestRedrawCap(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.update(h.m.Init())
+	observe := <-h.observers
+	evs := events(recorded(t, "long"))
+	h.advance(time.Second)
+	before, ticks := h.m.redraws, len(h.sched)
+	for _, e := range evs[:200] {
+		h.push(observe, e)
+	}
+	if len(h.sched)-ticks > 1 {
+		t.Errorf("%d ticks scheduled for one frame", len(h.sched)-ticks)
+	}
+	h.advance(frameInterval)
+	if n := h.m.redraws - before; n != 1 {
+		t.Errorf("%d redraws in one frame interval, want 1", n)
+	}
+}

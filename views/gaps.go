@@ -1,0 +1,144 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/guptarohit/asciigraph"
+
+	"github.com/driplab/drip/probe"
+)
+
+// bucketEdges are the upper edges (ms) of the histogram's log buckets, in a
+// 1-2-5 series: a lone 700 ms stall gets its own row beside a mass at 25 ms.
+var bucketEdges = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
+
+func bucketOf(v float64) int {
+	for i, e := range bucketEdges {
+		if v < e {
+			return i
+		}
+	}
+	return len(bucketEdges)
+}
+
+func bucketLabel(i int) string {
+	switch {
+	case i == 0:
+		return "<1ms"
+	case i == len(bucketEdges):
+		return "≥" + axisLabel(bucketEdges[i-1])
+	}
+	lo, hi := bucketEdges[i-1], bucketEdges[i]
+	if lo >= 1000 {
+		return axisLabel(lo) + "–" + axisLabel(hi)
+	}
+	return fmt.Sprintf("%.0f–%s", lo, axisLabel(hi))
+}
+
+// Gaps renders the gap histogram over log-scaled buckets and, below it
+// when there is room, a line of gap by frame index (the maximum per column,
+// so a stall is never averaged away).
+func Gaps(r *probe.Record, width, height int, st *Styles) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	gaps := r.Gaps()
+	if len(gaps) == 0 {
+		return fit(st.Dim.Render("no gaps yet: they need two content frames"), width, height)
+	}
+	counts := make([]int, len(bucketEdges)+1)
+	lo, hi, most := len(counts), -1, 0
+	for _, g := range gaps {
+		b := bucketOf(g)
+		counts[b]++
+		lo, hi, most = min(lo, b), max(hi, b), max(most, counts[b])
+	}
+	// Contiguous buckets show the log scale's empty stretches; short of room
+	// only non-empty ones are kept, then the largest gaps: the stalls must
+	// stay visible. The gap line comes when six rows are left for it.
+	var all, nonEmpty []int
+	for b := lo; b <= hi; b++ {
+		all = append(all, b)
+		if counts[b] > 0 {
+			nonEmpty = append(nonEmpty, b)
+		}
+	}
+	const lineRows = 6
+	shown, graphH := all, 0
+	switch {
+	case height-len(all) >= lineRows:
+		graphH = height - len(all)
+	case height-len(nonEmpty) >= lineRows:
+		shown, graphH = nonEmpty, height-len(nonEmpty)
+	case len(all) > height:
+		shown = nonEmpty
+	}
+	if len(shown) > height {
+		shown = shown[len(shown)-height:]
+	}
+	const labelW = 11
+	countW := len(fmt.Sprint(most)) + 1
+	barW := max(1, width-labelW-countW)
+	var lines []string
+	for _, b := range shown {
+		n := counts[b]
+		bar := ""
+		if n > 0 {
+			bar = strings.Repeat("█", max(1, int(math.Round(float64(n)/float64(most)*float64(barW)))))
+		}
+		style := st.Text
+		switch {
+		case b > 0 && bucketEdges[b-1] >= r.StallMS:
+			style = st.StallMid
+		case b < len(bucketEdges) && bucketEdges[b] > r.StallMS:
+			style = st.Stall
+		}
+		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
+		if n > 0 {
+			line += style.Render(bar) + " " + st.Value.Render(fmt.Sprint(n))
+		}
+		lines = append(lines, line)
+	}
+	if graphH > 0 {
+		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// gapLine plots gap by content frame index with asciigraph: one column per
+// bucket of frames, each the bucket's largest gap.
+func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) string {
+	peak := 0.0
+	for _, g := range gaps {
+		peak = max(peak, g)
+	}
+	labelW := len(fmt.Sprintf("%.0f", peak)) + 3
+	plotW := width - labelW - 1
+	if plotW < 2 || height < 3 || len(gaps) < 2 {
+		return st.Dim.Render("gap by frame: needs more room or two gaps")
+	}
+	per := (len(gaps) + plotW - 1) / plotW
+	series := make([]float64, 0, plotW)
+	for i := 0; i < len(gaps); i += per {
+		m := 0.0
+		for _, g := range gaps[i:min(i+per, len(gaps))] {
+			m = max(m, g)
+		}
+		series = append(series, m)
+	}
+	if len(series) < 2 {
+		series = append(series, series[0])
+	}
+	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0), asciigraph.Precision(0)}
+	if st.Color {
+		// asciigraph colours the line itself; an outer style would be reset.
+		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green), asciigraph.ColorAbove(asciigraph.Red, stallMS))
+	}
+	caption := fmt.Sprintf("gap ms by frame index (1–%d", len(gaps))
+	if per > 1 {
+		caption += fmt.Sprintf(", max of %d per column", per)
+	}
+	return asciigraph.Plot(series, opts...) + "\n" + st.Label.Render(caption+")")
+}

@@ -1,0 +1,69 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// Header renders the status line (run, status with its live clock, note)
+// and, given a second line, what is being measured: target, format, model.
+func Header(s *Stream, note string, width, height int, st *Styles) string {
+	status, stStyle := statusText(s, st)
+	line := st.Title.Render("drip") + st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run)) + stStyle.Render(status)
+	if note != "" {
+		line += st.Dim.Render(" · ") + st.Value.Render(sanitize.Line(note))
+	}
+	lines := []string{line}
+	if height >= 2 {
+		r := s.Record
+		parts := []string{st.Label.Render("target ") + sanitize.Line(r.Target)}
+		if r.Format != "" {
+			parts = append(parts, st.Label.Render("format ")+sanitize.Line(r.Format))
+		}
+		if r.Model != "" {
+			parts = append(parts, st.Label.Render("model ")+sanitize.Line(r.Model))
+		}
+		lines = append(lines, strings.Join(parts, st.Dim.Render(" · ")))
+	}
+	return fit(strings.Join(lines, "\n"), width, min(height, 2))
+}
+
+// statusText says where the stream is, with a live clock while it runs.
+func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
+	r := s.Record
+	switch s.Phase {
+	case PhaseIdle:
+		return "starting", st.Live
+	case PhaseConnecting:
+		return "connecting " + fmtMS(s.ElapsedMS), st.Live
+	case PhaseWaiting:
+		return "waiting for first token " + fmtMS(s.ElapsedMS), st.Live
+	case PhaseStreaming:
+		return fmt.Sprintf("streaming %s · %d frames", fmtMS(s.ElapsedMS), r.ContentFrames), st.Live
+	}
+	switch r.Status {
+	case probe.StatusComplete:
+		return "done " + fmtMS(r.DurationMS), st.Done
+	case probe.StatusIncomplete:
+		why := "no end marker"
+		if r.Truncated {
+			why = "cut inside a frame"
+		}
+		return fmt.Sprintf("incomplete (%s) %s", why, fmtMS(r.DurationMS)), st.Failed
+	case probe.StatusCanceled:
+		return "canceled " + fmtMS(r.DurationMS), st.Dim
+	}
+	msg := "failed"
+	if r.Error != nil {
+		msg += ": " + r.Error.Class
+		if r.Error.Message != "" {
+			msg += " — " + sanitize.Line(r.Error.Message)
+		}
+	}
+	return msg, st.Failed
+}

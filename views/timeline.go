@@ -1,0 +1,274 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+)
+
+// Glyphs of the timeline, one cell each, distinct without colour.
+const (
+	glyphText      = '│'
+	glyphReasoning = '┊'
+	glyphTool      = '┼'
+	glyphBurst     = '█'
+	glyphRole      = '○'
+	glyphPing      = '·'
+	glyphMeta      = '◇'
+	glyphEnd       = '■'
+	glyphError     = '✖'
+	glyphWait      = '╌'
+	glyphStall     = '━'
+	glyphMarker    = '▲'
+	labelWidth     = 5 // "#12  "
+)
+
+// TimelineLegend explains the timeline's glyphs.
+func TimelineLegend(st *Styles) string {
+	items := []struct {
+		g    rune
+		s    lipgloss.Style
+		what string
+	}{
+		{glyphText, st.Text, "text"}, {glyphReasoning, st.Reasoning, "reasoning"}, {glyphTool, st.Tool, "tool"},
+		{glyphBurst, st.Burst, "one read"}, {glyphRole, st.Role, "role"}, {glyphPing, st.Ping, "ping"},
+		{glyphMeta, st.Meta, "usage"}, {glyphEnd, st.End, "end"}, {glyphError, st.Error, "error"},
+		{glyphStall, st.StallMid, "stall"},
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = it.s.Render(string(it.g)) + st.Dim.Render(" "+it.what)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// axis maps times to cells.
+type axis struct {
+	from, to float64
+	cells    int
+}
+
+func (a axis) cell(t float64) int {
+	if t < a.from || a.to <= a.from {
+		return -1
+	}
+	c := int((t - a.from) / (a.to - a.from) * float64(a.cells))
+	return min(c, a.cells-1)
+}
+
+// Timeline draws the current stream and, above it, earlier runs in a dimmer
+// style on the same time axis, so a stall that recurs lines up. zoomMS > 0
+// shows only the last zoomMS of the current stream instead of all of it.
+func Timeline(cur *Stream, earlier []*probe.Record, zoomMS float64, width, height int, st *Styles) string {
+	plotW := width - labelWidth
+	if plotW < 4 || height < 1 {
+		return fit("", width, height)
+	}
+	end := cur.endMS()
+	for _, r := range earlier {
+		if zoomMS <= 0 {
+			end = max(end, r.DurationMS)
+		}
+	}
+	ax := axis{to: end, cells: plotW}
+	if zoomMS > 0 {
+		ax.from = max(0, end-zoomMS)
+	} else {
+		// Round the right edge up to a tick so the axis rescales in steps
+		// rather than on every frame.
+		step := niceStep(max(end, 100) / 8)
+		ax.to = math.Ceil(max(end, 100)/step) * step
+	}
+	if zoomMS > 0 && ax.to-ax.from < zoomMS {
+		ax.to = ax.from + zoomMS
+	}
+
+	rows := max(0, min(len(earlier), height-3))
+	var lines []string
+	for _, r := range earlier[len(earlier)-rows:] {
+		label := st.Dim.Render(padRight(fmt.Sprintf("#%d", r.Seq+1), labelWidth))
+		row, _ := timelineRow(r, r.DurationMS, true, ax, st)
+		lines = append(lines, label+row.String())
+	}
+	row, stallLabels := timelineRow(cur.Record, end, false, ax, st)
+	lines = append(lines, st.Value.Render(padRight(fmt.Sprintf("#%d", cur.Run), labelWidth))+row.String())
+	if height >= 3 {
+		lines = append(lines, strings.Repeat(" ", labelWidth)+markerRow(cur.Record, stallLabels, ax, st).String())
+	}
+	if height >= 2 {
+		lines = append(lines, st.Dim.Render(padRight("", labelWidth))+axisRow(ax, st).String())
+	}
+	return fit(strings.Join(lines, "\n"), width, len(lines))
+}
+
+// stallLabel is a stall's duration label that did not fit inside its span.
+type stallLabel struct {
+	cell int
+	text string
+	mid  bool
+}
+
+// priority orders what a cell shows when several frames share it.
+func glyphOf(f *probe.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, int) {
+	switch f.Kind {
+	case adapters.KindError:
+		return glyphError, &st.Error, 7
+	case adapters.KindEnd:
+		return glyphEnd, &st.End, 6
+	case adapters.KindContent:
+		switch {
+		case burst:
+			return glyphBurst, &st.Burst, 5
+		case f.Channel == adapters.ChannelReasoning:
+			return glyphReasoning, &st.Reasoning, 4
+		case f.Channel == adapters.ChannelTool:
+			return glyphTool, &st.Tool, 4
+		}
+		return glyphText, &st.Text, 4
+	case adapters.KindUsage, adapters.KindMeta, adapters.KindRaw:
+		return glyphMeta, &st.Meta, 3
+	case adapters.KindRole:
+		return glyphRole, &st.Role, 2
+	}
+	return glyphPing, &st.Ping, 1
+}
+
+func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles) (runes, []stallLabel) {
+	row := newRunes(ax.cells, ' ', nil)
+	if earlier {
+		dim := st.Earlier
+		defer func() {
+			for i := range row.st {
+				if row.st[i] != nil && row.r[i] != glyphStall {
+					row.st[i] = &dim
+				}
+			}
+		}()
+	}
+	// The wait before the first content: the empty bubble.
+	waitEnd := end
+	if r.TTFTMS != nil {
+		waitEnd = *r.TTFTMS
+	}
+	wc := ax.cell(waitEnd)
+	if waitEnd >= ax.to {
+		wc = ax.cells
+	}
+	for c := max(ax.cell(0), 0); c < wc; c++ {
+		row.set(c, glyphWait, &st.Wait)
+	}
+	var labels []stallLabel
+	for _, s := range r.Stalls {
+		a, b := ax.cell(s.AtMS)+1, ax.cell(s.AtMS+s.GapMS)-1
+		if ax.cell(s.AtMS) < 0 {
+			a = 0
+		}
+		stl := &st.Stall
+		if s.MidSentence {
+			stl = &st.StallMid
+		}
+		for c := a; c <= b; c++ {
+			row.set(c, glyphStall, stl)
+		}
+		text := "⏸ " + fmtMS(s.GapMS)
+		n := len([]rune(text))
+		if b-a+1 >= n+2 {
+			row.put(a+(b-a+1-n)/2, text, stl, func(int) bool { return true })
+		} else if b >= 0 {
+			labels = append(labels, stallLabel{cell: max(a, 0), text: text, mid: s.MidSentence})
+		}
+	}
+	// Frames of one read arrived together: content sharing a read is a burst.
+	perRead := map[int]int{}
+	for i := range r.Frames {
+		if r.Frames[i].IsContent() {
+			perRead[r.Frames[i].Read]++
+		}
+	}
+	prio := make([]int, ax.cells)
+	for i := range r.Frames {
+		f := &r.Frames[i]
+		c := ax.cell(f.TMS)
+		if c < 0 {
+			continue
+		}
+		g, s, p := glyphOf(f, f.IsContent() && perRead[f.Read] > 1, st)
+		if p > prio[c] {
+			prio[c] = p
+			row.set(c, g, s)
+		}
+	}
+	return row, labels
+}
+
+// markerRow marks TTFT and the last content under the current stream and
+// carries the stall labels that did not fit in their spans.
+func markerRow(r *probe.Record, labels []stallLabel, ax axis, st *Styles) runes {
+	row := newRunes(ax.cells, ' ', nil)
+	free := func(i int) bool { return row.r[i] == ' ' && (i == 0 || row.r[i-1] == ' ') }
+	for _, l := range labels {
+		s := &st.Stall
+		if l.mid {
+			s = &st.StallMid
+		}
+		row.put(l.cell, l.text, s, free)
+	}
+	mark := func(t float64, name string) {
+		c := ax.cell(t)
+		if c < 0 {
+			return
+		}
+		text := string(glyphMarker) + name + " " + fmtMS(t)
+		if !row.put(c, text, &st.Marker, free) {
+			// Too close to the right edge: end the label at the mark.
+			n := len([]rune(text))
+			text = name + " " + fmtMS(t) + string(glyphMarker)
+			if !row.put(c-n+1, text, &st.Marker, free) {
+				row.set(c, glyphMarker, &st.Marker)
+			}
+		}
+	}
+	if r.TTFTMS != nil {
+		mark(*r.TTFTMS, "ttft")
+		if last := lastContent(r); last > *r.TTFTMS {
+			mark(last, "last")
+		}
+	}
+	return row
+}
+
+func lastContent(r *probe.Record) float64 {
+	for i := len(r.Frames) - 1; i >= 0; i-- {
+		if r.Frames[i].IsContent() {
+			return r.Frames[i].TMS
+		}
+	}
+	return 0
+}
+
+// axisRow labels the time axis at 1-2-5 steps, about every 12 cells.
+func axisRow(ax axis, st *Styles) runes {
+	row := newRunes(ax.cells, '─', &st.Dim)
+	span := ax.to - ax.from
+	step := niceStep(span / max(1, float64(ax.cells)/12))
+	free := func(i int) bool { return row.r[i] == '─' && (i == 0 || row.r[i-1] == '─') }
+	for t := math.Ceil(ax.from/step) * step; t <= ax.to; t += step {
+		row.put(ax.cell(t), axisLabel(t), &st.Label, free)
+	}
+	return row
+}
+
+func axisLabel(t float64) string {
+	if t == 0 {
+		return "0"
+	}
+	if t >= 1000 {
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", t/1000), "0"), ".") + "s"
+	}
+	return fmt.Sprintf("%.0fms", t)
+}

@@ -1,0 +1,170 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+// replay records a fixture scenario with the fixture's own times, so the
+// record is the same on every machine.
+func replay(t testing.TB, scenario string, seq int) *probe.Record {
+	t.Helper()
+	f := adapters.Lookup("openai-chat")
+	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(scenario), scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := make([]float64, len(at))
+	for i, d := range at {
+		times[i] = float64(d) / float64(time.Millisecond)
+	}
+	rec := &probe.Record{Seq: seq, Target: "http://127.0.0.1:8089/v1/chat/completions", Model: scenario}
+	if _, err := probe.Replay(f, reads, times, probe.DefaultStall, rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// cases are the streams every view is checked against: a finished stream
+// with stalls (and two earlier runs), one that has not started, one failed.
+func cases(t testing.TB) map[string]struct {
+	cur     *Stream
+	earlier []*probe.Record
+} {
+	stall := replay(t, "mid-sentence-stall", 2)
+	empty := &probe.Record{Seq: 0, Target: "http://127.0.0.1:8089/v1/chat/completions", Format: "openai-chat", StallMS: probe.DefaultStall}
+	if err := probe.Derive(empty, probe.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	failed := replay(t, "in-stream-error", 0)
+	return map[string]struct {
+		cur     *Stream
+		earlier []*probe.Record
+	}{
+		"stall":  {&Stream{Run: 3, Phase: PhaseDone, Record: stall}, []*probe.Record{replay(t, "mid-sentence-stall", 0), replay(t, "steady", 1)}},
+		"empty":  {&Stream{Run: 1, Phase: PhaseWaiting, ElapsedMS: 1234, Record: empty}, nil},
+		"failed": {&Stream{Run: 1, Phase: PhaseDone, Record: failed}, nil},
+	}
+}
+
+func summaryOf(recs ...*probe.Record) *probe.Summary {
+	a := probe.NewAggregate(probe.DefaultStall)
+	for _, r := range recs {
+		a.Add(r)
+	}
+	s := a.Summary(probe.Workload{})
+	return &s
+}
+
+// TestViews renders every view at 80 and 120 columns for each case and
+// compares with golden files (go test ./views -update rewrites them).
+func TestViews(t *testing.T) {
+	st := NewStyles(true, false)
+	for name, c := range cases(t) {
+		for _, w := range []int{80, 120} {
+			runs := append(append([]*probe.Record(nil), c.earlier...), c.cur.Record)
+			var all *probe.Summary
+			if len(runs) > 1 {
+				all = summaryOf(runs...)
+			}
+			views := map[string]string{
+				"header":   Header(c.cur, "", w, 2, &st),
+				"timeline": Timeline(c.cur, c.earlier, 0, w, 6, &st),
+				"zoomed":   Timeline(c.cur, c.earlier, 1000, w, 6, &st),
+				"text":     Text(c.cur.Record, w, &st),
+				"clocks":   ClocksPanel(Clocks{Record: c.cur.Record, This: summaryOf(c.cur.Record), All: all}, w, 15, &st),
+				"gaps":     Gaps(c.cur.Record, w, 14, &st),
+				"heatmap":  Heatmap(runs, false, 0, w, 5, &st),
+				"heattime": Heatmap(runs, true, 0, w, 5, &st),
+			}
+			for view, out := range views {
+				t.Run(fmt.Sprintf("%s/%s/%d", view, name, w), func(t *testing.T) {
+					for i, l := range strings.Split(out, "\n") {
+						if lw := ansi.StringWidth(l); lw > w {
+							t.Errorf("line %d is %d cells wide, more than %d", i, lw, w)
+						}
+					}
+					golden.RequireEqual(t, out)
+				})
+			}
+		}
+	}
+}
+
+// TestStallVisible checks, on the default demo stream, what a user must see:
+// the stall spanned and labelled on the timeline, marked mid-sentence in the
+// text, counted in the clocks, in the histogram's top bucket and the heatmap.
+func TestStallVisible(t *testing.T) {
+	st := NewStyles(true, false)
+	r := replay(t, "mid-sentence-stall", 0)
+	cur := &Stream{Run: 1, Phase: PhaseDone, Record: r}
+	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "━⏸ 700ms━") {
+		t.Errorf("timeline has no labelled stall:\n%s", tl)
+	}
+	if txt := ansi.Strip(Text(r, 120, &st)); !strings.Contains(txt, "middle of a ⏸\u00a0700ms sentence") {
+		t.Errorf("text has no stall marker where the stall happened:\n%s", txt)
+	}
+	if c := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r)}, 80, 15, &st)); !strings.Contains(c, "2 (1 mid-sentence)") {
+		t.Errorf("clocks do not count the stalls:\n%s", c)
+	}
+	if g := ansi.Strip(Gaps(r, 80, 14, &st)); !strings.Contains(g, "500–1s █") {
+		t.Errorf("histogram has no stall bucket:\n%s", g)
+	}
+	if h := ansi.Strip(Heatmap([]*probe.Record{r}, false, 0, 120, 3, &st)); !strings.Contains(h, "█") {
+		t.Errorf("heatmap shows no stall:\n%s", h)
+	}
+}
+
+// TestHostileText checks that nothing a server sends reaches the screen as
+// a control sequence.
+func TestHostileText(t *testing.T) {
+	var st Styles // plain: any escape in the output came from the server
+	r := replay(t, "hostile-text", 0)
+	r.Model = "evil\x1b]0;title\x07"
+	out := Text(r, 120, &st) + Header(&Stream{Run: 1, Phase: PhaseDone, Record: r}, "", 120, 2, &st)
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\b", "\u202e", "\u2066", "\u009b", "\x00"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+	if !strings.Contains(out, "The end.") {
+		t.Errorf("text lost: %q", out)
+	}
+}
+
+// TestTinySizes renders every view in sizes too small to hold it: nothing
+// may panic or overflow.
+func TestTinySizes(t *testing.T) {
+	st := NewStyles(false, true)
+	for _, c := range cases(t) {
+		runs := append(append([]*probe.Record(nil), c.earlier...), c.cur.Record)
+		for w := 0; w <= 30; w += 3 {
+			for h := 0; h <= 6; h++ {
+				outs := []string{
+					Header(c.cur, "note", w, h, &st), Timeline(c.cur, c.earlier, 0, w, h, &st),
+					ClocksPanel(Clocks{Record: c.cur.Record, This: summaryOf(c.cur.Record)}, w, h, &st),
+					Gaps(c.cur.Record, w, h, &st), Heatmap(runs, h%2 == 0, 0, w, h, &st),
+				}
+				for _, out := range outs {
+					if lines := strings.Split(out, "\n"); out != "" && (len(lines) > max(h, 1)) {
+						t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+					}
+					for _, l := range strings.Split(out, "\n") {
+						if ansi.StringWidth(l) > w {
+							t.Fatalf("%dx%d: line %q too wide", w, h, l)
+						}
+					}
+				}
+			}
+		}
+	}
+}
