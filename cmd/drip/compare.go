@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+func newCompareCmd() *cobra.Command {
+	var (
+		labels   []string
+		failIf   []string
+		asJSON   bool
+		markdown bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compare A.jsonl B.jsonl [C.jsonl …]",
+		Short: "Put recorded runs side by side, with deltas against the first",
+		Long: `Read two or more record files written by 'drip run --out' and compare them.
+The first run is the baseline. Every figure is recomputed from the raw
+records; each gets its change against the baseline, marked ! when it is 10%
+or more worse (lower is better for latencies, higher for rates) and ~ when a
+bootstrap interval of the p50 or p95 difference says it is within run-to-run
+noise. A banner lists every workload setting that differs between the runs.
+
+Relative gates hold each run to the baseline: '+10%' is a change relative to
+the baseline's figure, '+20ms' an absolute change; gates without a sign work
+as in 'drip run'. The baseline itself is not gated.`,
+		Example: `  drip compare before.jsonl after.jsonl
+  drip compare main.jsonl pr.jsonl --label main --label pr --markdown
+  drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%' --fail-if 'gap.p99 > +20ms'`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(labels) > 0 && len(labels) != len(args) {
+				return usageErr("--label given %d times for %d files: name every run or none", len(labels), len(args))
+			}
+			if asJSON && markdown {
+				return usageErr("--json and --markdown both write to stdout: pick one")
+			}
+			var gates []probe.Gate
+			for _, e := range failIf {
+				g, err := probe.ParseGate(e)
+				if err != nil {
+					return usageErr("--fail-if: %v", err)
+				}
+				gates = append(gates, g)
+			}
+			if len(labels) == 0 {
+				labels = defaultLabels(args)
+			}
+			inputs := make([]compare.Input, len(args))
+			for i, path := range args {
+				in, err := readRun(path, labels[i], cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				inputs[i] = in
+			}
+			c, err := compare.New(inputs, compare.Options{Gates: gates})
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			out := cmd.OutOrStdout()
+			switch {
+			case asJSON:
+				if err := compare.JSON(out, c); err != nil {
+					return cannotErr(err)
+				}
+			case markdown:
+				compare.Markdown(out, c)
+			default:
+				compare.Text(out, c)
+			}
+			if c.Tripped() {
+				return errGateTripped
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&labels, "label", nil, "name of each run, in the order of the files (repeatable; default: the file names)")
+	// The side-by-side TUI is yet to come; until then the text table is
+	// the display, so --no-tui is accepted and changes nothing.
+	cmd.Flags().Bool("no-tui", false, "plain text table even on a terminal")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
+	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 1 when the condition holds for a run, e.g. 'ttft.p95 > +10%', 'gap.p99 > +20ms', 'failed > 0' (repeatable)")
+	return cmd
+}
+
+// defaultLabels names runs by their file names, or by their paths when two
+// files share a name.
+func defaultLabels(paths []string) []string {
+	labels := make([]string, len(paths))
+	seen := map[string]int{}
+	for i, p := range paths {
+		labels[i] = filepath.Base(p)
+		seen[labels[i]]++
+	}
+	for i, p := range paths {
+		if seen[labels[i]] > 1 {
+			labels[i] = p
+		}
+	}
+	return labels
+}
+
+// readRun reads one record file. A partial final line (a run cut short) is
+// reported on stderr and skipped.
+func readRun(path, label string, stderr io.Writer) (compare.Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return compare.Input{}, cannotErr(err)
+	}
+	defer f.Close()
+	recs, skipped, err := probe.ReadRecords(f)
+	if err != nil {
+		return compare.Input{}, cannotErr(fmt.Errorf("%s: %w", path, err))
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "drip: %s: %s\n", sanitize.Line(path), sanitize.Line(s))
+	}
+	if len(recs) == 0 {
+		return compare.Input{}, cannotErr(fmt.Errorf("%s: no records", path))
+	}
+	return compare.Input{Label: label, Source: path, Records: recs, Skipped: skipped}, nil
+}

@@ -1,0 +1,348 @@
+package compare_test
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+// scenarioServer serves the fixture scenario named in the X-Scenario
+// header, so two runs can differ in the system's behaviour while their
+// records show the same target, model and format: as when a proxy changes
+// between two runs against the same endpoint.
+func scenarioServer() *httptest.Server {
+	fs := fixtures.NewServer()
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		q.Set("scenario", r.Header.Get("X-Scenario"))
+		r.URL.RawQuery = q.Encode()
+		fs.ServeHTTP(w, r)
+	}))
+}
+
+// record runs a scenario through the probe, writes the records as drip run
+// --out does, and reads them back as drip compare does.
+func record(t *testing.T, srv *httptest.Server, scenario, promptID string, runs int) []*probe.Record {
+	t.Helper()
+	u, f, err := probe.ResolveURL(srv.URL, "openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "m", Prompt: "hi"}, Header: http.Header{"X-Scenario": {scenario}}}
+	path := filepath.Join(t.TempDir(), scenario+"-"+promptID+".jsonl")
+	w, err := probe.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := &probe.RecordWorkload{Concurrency: 1, Version: "test"}
+	plan := probe.Plan{Target: tgt, Options: probe.Options{StallMS: probe.DefaultStall}, Runs: runs, PromptID: promptID}
+	probe.Run(context.Background(), plan, func(r *probe.Record) {
+		r.Workload = wl
+		if err := w.Write(r); err != nil {
+			t.Error(err)
+		}
+	}, nil)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	recs, skipped, err := probe.ReadRecords(file)
+	if err != nil || len(skipped) > 0 || len(recs) != runs {
+		t.Fatalf("reading %s back: %d records, skipped %v, %v", path, len(recs), skipped, err)
+	}
+	return recs
+}
+
+// recorded are three runs against one fixture server: steady and stalling
+// streams for prompt p0, and stalling streams for prompt p1.
+var recorded struct {
+	once                   sync.Once
+	steady, stall, stallP1 []*probe.Record
+}
+
+func recordedRuns(t *testing.T) (steady, stall, stallP1 []*probe.Record) {
+	t.Helper()
+	recorded.once.Do(func() {
+		srv := scenarioServer()
+		defer srv.Close()
+		var wg sync.WaitGroup
+		wg.Go(func() { recorded.steady = record(t, srv, "steady", "p0", 3) })
+		wg.Go(func() { recorded.stall = record(t, srv, "mid-sentence-stall", "p0", 3) })
+		wg.Go(func() { recorded.stallP1 = record(t, srv, "mid-sentence-stall", "p1", 3) })
+		wg.Wait()
+	})
+	if recorded.stallP1 == nil {
+		t.Fatal("recording the runs failed")
+	}
+	return recorded.steady, recorded.stall, recorded.stallP1
+}
+
+func newComparison(t *testing.T, runs ...[]*probe.Record) *compare.Comparison {
+	t.Helper()
+	var in []compare.Input
+	for i, recs := range runs {
+		in = append(in, compare.Input{Label: compare.Letter(i), Records: recs})
+	}
+	c, err := compare.New(in, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func findRow(t *testing.T, c *compare.Comparison, key string) compare.Row {
+	t.Helper()
+	for _, s := range c.Sections {
+		for _, r := range s.Rows {
+			if r.Key == key {
+				return r
+			}
+		}
+	}
+	t.Fatalf("no row %q", key)
+	return compare.Row{}
+}
+
+// percentile is numpy's default percentile, written out again so the
+// comparison is checked against an independent computation.
+func percentile(samples []float64, p float64) float64 {
+	s := slices.Sorted(slices.Values(samples))
+	pos := p / 100 * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (s[i+1]-s[i])*(pos-float64(i))
+}
+
+// raw recomputes figures straight from the frames of the records: content
+// frame times, the end marker and the error, nothing derived.
+type raw struct {
+	ttft, gap, e2e                         []float64
+	completed, stalls, midSentence, tokens int
+}
+
+func rawFigures(recs []*probe.Record) raw {
+	var out raw
+	for _, r := range recs {
+		var content []probe.Frame
+		end := false
+		usage := -1
+		for _, f := range r.Frames {
+			switch f.Kind {
+			case adapters.KindContent:
+				content = append(content, f)
+			case adapters.KindEnd:
+				end = true
+			}
+			if f.Usage != nil {
+				usage = *f.Usage
+			}
+		}
+		if len(content) > 0 {
+			out.ttft = append(out.ttft, content[0].TMS)
+		}
+		text := ""
+		for i := 1; i < len(content); i++ {
+			text += content[i-1].Text
+			g := content[i].TMS - content[i-1].TMS
+			out.gap = append(out.gap, g)
+			if g >= probe.DefaultStall {
+				out.stalls++
+				if last := text[len(text)-1:]; !slices.Contains([]string{".", "!", "?", ":", ";", "\n"}, last) {
+					out.midSentence++
+				}
+			}
+		}
+		if end && r.Error == nil && len(content) > 0 {
+			out.completed++
+			out.e2e = append(out.e2e, content[len(content)-1].TMS)
+			out.tokens += usage
+		}
+	}
+	return out
+}
+
+func TestFiguresEqualRecomputedFromRawRecords(t *testing.T) {
+	steady, stall, _ := recordedRuns(t)
+	c := newComparison(t, steady, stall)
+	for i, recs := range [][]*probe.Record{steady, stall} {
+		want := rawFigures(recs)
+		for _, m := range []struct {
+			name    string
+			samples []float64
+		}{{"ttft", want.ttft}, {"gap", want.gap}, {"e2e", want.e2e}} {
+			for _, st := range []struct {
+				name string
+				p    float64
+			}{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"max", 100}} {
+				row := findRow(t, c, m.name+"."+st.name)
+				got, exp := row.Values[i], percentile(m.samples, st.p)
+				if got == nil || math.Abs(*got-exp) > 1e-9 {
+					t.Errorf("run %d %s.%s = %v, recomputed %v", i, m.name, st.name, got, exp)
+				}
+			}
+		}
+		for key, exp := range map[string]int{
+			"completed": want.completed, "stalls": want.stalls, "stalls.mid_sentence": want.midSentence, "output_tokens": want.tokens,
+		} {
+			if got := findRow(t, c, key).Values[i]; got == nil || *got != float64(exp) {
+				t.Errorf("run %d %s = %v, recomputed %d", i, key, got, exp)
+			}
+		}
+		for _, s := range c.Sections {
+			if s.Key == "ttft" && s.N[i] != len(want.ttft) || s.Key == "gap" && s.N[i] != len(want.gap) {
+				t.Errorf("run %d %s n = %d", i, s.Key, s.N[i])
+			}
+		}
+	}
+	// The stall fixture stalls mid-sentence in every stream.
+	if got := findRow(t, c, "stalls.mid_sentence").Values[1]; *got < 3 {
+		t.Errorf("stall run: %v mid-sentence stalls, want one per stream", *got)
+	}
+}
+
+func TestDeltasDirectionAndMarks(t *testing.T) {
+	steady, stall, _ := recordedRuns(t)
+	worse := newComparison(t, steady, stall)  // the system got worse
+	better := newComparison(t, stall, steady) // and back again
+	for _, c := range []struct {
+		key  string
+		sign float64 // of the change from steady to stall
+	}{
+		// The stalls add a second to every stream and slow the pace.
+		{"e2e.p50", +1}, {"e2e.max", +1}, {"itl.p50", +1},
+		{"throughput", -1}, {"tps_user.p50", -1},
+	} {
+		d := findRow(t, worse, c.key).Deltas[1]
+		if d.Abs == nil || math.Signbit(*d.Abs) != math.Signbit(c.sign) || !d.Worse {
+			t.Errorf("steady → stall %s: %+v, want a change of sign %v marked worse", c.key, d, c.sign)
+		}
+		d = findRow(t, better, c.key).Deltas[1]
+		if d.Abs == nil || math.Signbit(*d.Abs) == math.Signbit(c.sign) || d.Worse {
+			t.Errorf("stall → steady %s: %+v, want the opposite change, not marked", c.key, d)
+		}
+	}
+	// The stall is 700 ms in every stream: far beyond run-to-run noise.
+	d := findRow(t, worse, "e2e.p50").Deltas[1]
+	if d.CI == nil || d.WithinNoise || d.CI.Lo <= 0 {
+		t.Errorf("e2e.p50 steady → stall: interval %+v, want one above 0", d.CI)
+	}
+	// Both runs take the same first-token path: a TTFT change under 10%
+	// is not marked.
+	if d := findRow(t, worse, "ttft.p50").Deltas[1]; d.Pct != nil && math.Abs(*d.Pct) < compare.WorsePct && d.Worse {
+		t.Errorf("ttft.p50 %+v: marked worse under %v%%", d, compare.WorsePct)
+	}
+	if worse.Runs[0].Summary.Streams.Completed != 3 {
+		t.Errorf("baseline summary: %+v", worse.Runs[0].Summary.Streams)
+	}
+}
+
+func TestWorkloadBanner(t *testing.T) {
+	steady, stall, stallP1 := recordedRuns(t)
+	if c := newComparison(t, steady, stall); len(c.Workload) != 0 {
+		t.Errorf("same target, model, format and prompts: banner %+v, want none", c.Workload)
+	}
+	c := newComparison(t, steady, stallP1)
+	if len(c.Workload) != 1 || c.Workload[0].Setting != "prompt ids" {
+		t.Fatalf("prompts p0 and p1: banner %+v, want the prompt ids alone", c.Workload)
+	}
+	if got, want := c.Workload[0].Values, []string{"1: p0", "1: p1 (not in baseline: p1; missing: p0)"}; !slices.Equal(got, want) {
+		t.Errorf("prompt difference %q, want %q", got, want)
+	}
+}
+
+func TestPerPromptWhenPromptsMatch(t *testing.T) {
+	steady, stall, stallP1 := recordedRuns(t)
+	if c := newComparison(t, steady, stall); c.Prompts != nil {
+		t.Errorf("one prompt id: per-prompt view %+v, want none", c.Prompts)
+	}
+	mixed := slices.Concat(steady, stallP1) // p0 steady, p1 stalling
+	c := newComparison(t, mixed, slices.Concat(stall, stallP1))
+	if len(c.Prompts) != 2 || c.Prompts[0].ID != "p0" || c.Prompts[1].ID != "p1" {
+		t.Fatalf("prompts %+v, want p0 and p1", c.Prompts)
+	}
+	for _, s := range c.Prompts[0].Sections {
+		for _, r := range s.Rows {
+			if r.Key == "e2e.p50" && !r.Deltas[1].Worse {
+				t.Errorf("p0 went from steady to stalling: e2e.p50 %+v not marked", r.Deltas[1])
+			}
+		}
+	}
+	if c := newComparison(t, mixed, stall); c.Prompts != nil {
+		t.Errorf("prompt ids differ: per-prompt view %+v, want none", c.Prompts)
+	}
+}
+
+func TestReadsFilesCutShort(t *testing.T) {
+	for _, c := range []struct {
+		file          string
+		recs, skipped int
+		canceled      int
+	}{
+		{"stall-cut.jsonl", 5, 1, 0},   // killed mid-write: a partial final line
+		{"stall-ctrlc.jsonl", 4, 0, 2}, // Ctrl-C: in-flight streams recorded as canceled
+	} {
+		f, err := os.Open(filepath.Join("testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, skipped, err := probe.ReadRecords(f)
+		f.Close()
+		if err != nil || len(recs) != c.recs || len(skipped) != c.skipped {
+			t.Errorf("%s: %d records, skipped %q, %v; want %d and %d skipped", c.file, len(recs), skipped, err, c.recs, c.skipped)
+			continue
+		}
+		in := compare.Input{Label: c.file, Records: recs, Skipped: skipped}
+		cmp, err := compare.New([]compare.Input{in, in}, compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cmp.Runs[0].Summary.Streams.Canceled; got != c.canceled {
+			t.Errorf("%s: %d canceled, want %d", c.file, got, c.canceled)
+		}
+	}
+}
+
+func TestGatesAgainstBaseline(t *testing.T) {
+	steady, stall, _ := recordedRuns(t)
+	var gates []probe.Gate
+	for _, e := range []string{"e2e.p50 > +10%", "gap.max > +20ms", "failed > 0", "itl.p50 < -50%"} {
+		g, err := probe.ParseGate(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gates = append(gates, g)
+	}
+	c, err := compare.New([]compare.Input{{Label: "steady", Records: steady}, {Label: "stall", Records: stall}}, compare.Options{Gates: gates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"e2e.p50 > +10%": true, "gap.max > +20ms": true, "failed > 0": false, "itl.p50 < -50%": false}
+	if len(c.Gates) != len(want) {
+		t.Fatalf("gates %+v: want one verdict per gate on the run that is not the baseline", c.Gates)
+	}
+	for _, g := range c.Gates {
+		if g.Run != "stall" || g.Tripped != want[g.Expr] {
+			t.Errorf("%s on %s: tripped %v (%s), want %v", g.Expr, g.Run, g.Tripped, g.Message, want[g.Expr])
+		}
+	}
+	if !c.Tripped() || len(c.Runs[1].Summary.Gates) != 4 || len(c.Runs[0].Summary.Gates) != 0 {
+		t.Errorf("verdicts in the summaries: baseline %v, run %v", c.Runs[0].Summary.Gates, c.Runs[1].Summary.Gates)
+	}
+}

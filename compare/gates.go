@@ -1,0 +1,91 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
+)
+
+// GateResult is a gate's verdict on one run.
+type GateResult struct {
+	Run string `json:"run"` // the run's label
+	probe.GateResult
+}
+
+// evalGates judges every gate on every run but the baseline, which is the
+// reference the others are held to. A relative gate ("ttft.p95 > +10%",
+// "gap.p99 > +20ms") compares the run's change from the baseline; an
+// absolute one works as in drip run. Each verdict is also added to its
+// run's summary.
+func evalGates(gates []probe.Gate, runs []Run) []GateResult {
+	var out []GateResult
+	base := &runs[0].Summary
+	for i := 1; i < len(runs); i++ {
+		s := &runs[i].Summary
+		for _, g := range gates {
+			r := g.Eval(s)
+			if g.Relative {
+				r = EvalRelative(g, base, s)
+			}
+			s.Gates = append(s.Gates, r)
+			out = append(out, GateResult{Run: runs[i].Label, GateResult: r})
+		}
+	}
+	return out
+}
+
+// EvalRelative judges a relative gate: the change of the gate's metric
+// from base to s, as a percentage of the baseline ("+10%") or in the
+// metric's unit ("+20ms", "+2"). A metric with no samples in either run
+// trips the gate: a missing number never passes silently.
+func EvalRelative(g probe.Gate, base, s *probe.Summary) probe.GateResult {
+	r := probe.GateResult{Expr: g.Expr, Tripped: true}
+	b, v := g.Lookup(base), g.Lookup(s)
+	switch {
+	case b == nil || math.IsNaN(*b):
+		r.Message = fmt.Sprintf("%s has no samples in the baseline: the gate cannot pass", g.Metric)
+		return r
+	case v == nil || math.IsNaN(*v):
+		r.Message = fmt.Sprintf("%s has no samples in this run: the gate cannot pass", g.Metric)
+		return r
+	}
+	change := *v - *b
+	unit := g.Unit
+	if g.Unit == "%" {
+		switch {
+		case *b != 0:
+			change = change / math.Abs(*b) * 100
+		case change != 0:
+			// A change from 0 is infinitely many percent; it can still
+			// trip "> +10%", but has no value to report.
+			r.Tripped = probe.Compare(math.Copysign(math.Inf(1), change), g.Op, g.Value)
+			r.Message = fmt.Sprintf("%s %s → %s: the baseline is 0, so the change is unbounded: %s",
+				g.Metric, fmtNum(*b), fmtNum(*v), verdict(r.Tripped))
+			return r
+		}
+	}
+	r.Value = &change
+	r.Tripped = probe.Compare(change, g.Op, g.Value)
+	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
+		g.Metric, fmtNum(*b), fmtNum(*v), signed(change), unit, verdict(r.Tripped))
+	return r
+}
+
+func verdict(tripped bool) string {
+	if tripped {
+		return "TRIPPED"
+	}
+	return "passed"
+}
+
+func fmtNum(v float64) string { return report.FormatFloat(v) }
+
+// signed prints a change with its sign; no change is 0.
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + report.FormatFloat(v)
+	}
+	return report.FormatFloat(v)
+}

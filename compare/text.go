@@ -1,0 +1,259 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/sanitize"
+)
+
+// Column widths of the text table.
+const (
+	labelW = 20
+	valueW = 10
+	deltaW = 10
+	pctW   = 9
+	markW  = 3
+)
+
+// Letter names run i in tables: A is the baseline.
+func Letter(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("R%d", i+1)
+}
+
+// Legend explains the marks of the delta columns.
+const Legend = "! worse by 10% or more (lower is better for latencies, failures and stalls; higher for completions and rates)\n" +
+	"~ within noise: the 95% bootstrap interval of the difference contains 0"
+
+// Text writes the comparison as a plain text table.
+func Text(w io.Writer, c *Comparison) {
+	fmt.Fprintf(w, "drip compare · %d runs · baseline A\n", len(c.Runs))
+	for i, r := range c.Runs {
+		fmt.Fprintf(w, "  %-2s %s\n", Letter(i), runLine(&r))
+	}
+	if len(c.Workload) > 0 {
+		fmt.Fprintln(w, "\n! workload differs: a difference below may come from the workload, not the system")
+		for _, d := range c.Workload {
+			for i, v := range d.Values {
+				name := ""
+				if i == 0 {
+					name = d.Setting
+				}
+				fmt.Fprintf(w, "  %-18s %-2s %s\n", name, Letter(i), sanitize.Line(v))
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	writeHeader(w, c)
+	writeSections(w, c.Sections)
+	fmt.Fprintln(w, "\n"+Legend)
+
+	writeNoise(w, c)
+	if len(c.Prompts) > 0 {
+		fmt.Fprintln(w, "\nper prompt")
+		writeHeader(w, c)
+		for _, p := range c.Prompts {
+			fmt.Fprintf(w, "prompt %s\n", sanitize.Line(p.ID))
+			writeSections(w, indent(p.Sections))
+		}
+	}
+	if len(c.Gates) > 0 {
+		fmt.Fprintln(w, "\ngates")
+		for _, g := range c.Gates {
+			mark := "ok  "
+			if g.Tripped {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "  %s %-2s %s — %s\n", mark, letterOf(c, g.Run), g.Expr, g.Message)
+		}
+	}
+}
+
+// runLine describes a run in one line.
+func runLine(r *Run) string {
+	wl := &r.Summary.Workload
+	s := fmt.Sprintf("%s · %d measured · %s", sanitize.Line(r.Label), wl.Runs, sanitize.Line(wl.Format))
+	if wl.Model != "" {
+		s += " · model " + sanitize.Line(wl.Model)
+	}
+	s += " · " + sanitize.Line(wl.Target)
+	if n := len(r.Skipped); n > 0 {
+		s += fmt.Sprintf(" · %d partial line(s) skipped", n)
+	}
+	return s
+}
+
+func letterOf(c *Comparison, label string) string {
+	for i, r := range c.Runs {
+		if r.Label == label {
+			return Letter(i)
+		}
+	}
+	return "?"
+}
+
+func writeHeader(w io.Writer, c *Comparison) {
+	var top, sub strings.Builder
+	sub.WriteString(strings.Repeat(" ", labelW))
+	for i, r := range c.Runs {
+		name := Letter(i) + " " + sanitize.Line(r.Label)
+		if i == 0 {
+			// The baseline's name may reach into the empty label column.
+			top.WriteString(fit(name, labelW+valueW+1))
+			sub.WriteString(pad("value", valueW+1))
+			continue
+		}
+		top.WriteString("  " + fitLeft(name, valueW+deltaW+pctW+markW))
+		sub.WriteString(" " + pad("value", valueW+1) + pad("Δ", deltaW) + pad("Δ%", pctW) + strings.Repeat(" ", markW))
+	}
+	fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
+	fmt.Fprintln(w, strings.TrimRight(sub.String(), " "))
+}
+
+func writeSections(w io.Writer, secs []Section) {
+	for _, sec := range secs {
+		var b strings.Builder
+		b.WriteString(fitLeft(sec.Title, labelW))
+		for i, n := range sec.N {
+			cell := pad(fmt.Sprintf("n=%d", n), valueW+1)
+			if i > 0 {
+				cell = " " + cell + strings.Repeat(" ", deltaW+pctW+markW)
+			}
+			b.WriteString(cell)
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		for _, r := range sec.Rows {
+			fmt.Fprintln(w, strings.TrimRight(rowLine(r), " "))
+		}
+	}
+}
+
+func rowLine(r Row) string {
+	var b strings.Builder
+	b.WriteString(fitLeft("  "+sanitize.Line(r.Label), labelW))
+	for i, v := range r.Values {
+		if i == 0 {
+			b.WriteString(pad(Value(r, v), valueW+1))
+			continue
+		}
+		d := r.Deltas[i]
+		b.WriteString(" " + pad(Value(r, v), valueW+1) + pad(DeltaAbs(r, d), deltaW) + pad(DeltaPct(d), pctW) + " " + fitLeft(Marks(d), markW-1))
+	}
+	return b.String()
+}
+
+// Value formats a row's figure: counts as whole numbers, undefined as —.
+func Value(r Row, v *float64) string {
+	if v != nil && r.Unit == "" && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+		return strconv.FormatFloat(*v, 'f', 0, 64)
+	}
+	return report.Num(v)
+}
+
+// Marks are a delta's marks: ! worse, ~ within noise.
+func Marks(d *Delta) string {
+	s := ""
+	if d.Worse {
+		s += "!"
+	}
+	if d.WithinNoise {
+		s += "~"
+	}
+	return s
+}
+
+// DeltaAbs formats a delta's absolute change with its sign.
+func DeltaAbs(r Row, d *Delta) string {
+	if d.Abs == nil {
+		return "—"
+	}
+	s := Value(r, d.Abs)
+	if *d.Abs > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// DeltaPct formats a delta's relative change with its sign.
+func DeltaPct(d *Delta) string {
+	if d.Pct == nil {
+		return "—"
+	}
+	return signed(*d.Pct) + "%"
+}
+
+// writeNoise lists the interval of every p50 and p95 difference.
+func writeNoise(w io.Writer, c *Comparison) {
+	fmt.Fprintf(w, "\nnoise: %.0f%% intervals of the difference from A (%s; %d resamples, seed %d)\n",
+		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
+	for _, sec := range c.Sections {
+		if sec.N == nil {
+			continue
+		}
+		for _, r := range sec.Rows {
+			if r.Label != "p50" && r.Label != "p95" {
+				continue
+			}
+			for i := 1; i < len(r.Values); i++ {
+				fmt.Fprintf(w, "  %-10s %-2s %s\n", sec.Key+" "+r.Label, Letter(i), NoiseVerdict(r, r.Deltas[i]))
+			}
+		}
+	}
+}
+
+// NoiseVerdict says what a delta's interval shows.
+func NoiseVerdict(r Row, d *Delta) string {
+	if d.Abs == nil {
+		return "—"
+	}
+	s := signed(*d.Abs) + " " + r.Unit
+	switch {
+	case d.CI == nil:
+		return fmt.Sprintf("%s, no interval: fewer than %d streams with samples in a run", s, MinNoiseStreams)
+	case d.WithinNoise:
+		return fmt.Sprintf("%s in [%s, %s]: within noise", s, signed(d.CI.Lo), signed(d.CI.Hi))
+	}
+	return fmt.Sprintf("%s in [%s, %s]: beyond noise", s, signed(d.CI.Lo), signed(d.CI.Hi))
+}
+
+// indent nests per-prompt sections under their prompt.
+func indent(secs []Section) []Section {
+	out := make([]Section, len(secs))
+	for i, s := range secs {
+		s.Title = "  " + s.Title
+		rows := make([]Row, len(s.Rows))
+		for j, r := range s.Rows {
+			r.Label = "  " + r.Label
+			rows[j] = r
+		}
+		s.Rows = rows
+		out[i] = s
+	}
+	return out
+}
+
+// pad right-aligns s in width cells.
+func pad(s string, width int) string {
+	if n := ansi.StringWidth(s); n < width {
+		return strings.Repeat(" ", width-n) + s
+	}
+	return s
+}
+
+// fitLeft left-aligns s in width cells, cutting it if it is too wide.
+func fitLeft(s string, width int) string {
+	s = ansi.Truncate(s, width, "…")
+	return s + strings.Repeat(" ", width-ansi.StringWidth(s))
+}
+
+// fit right-aligns s in width cells, cutting it if it is too wide.
+func fit(s string, width int) string { return pad(ansi.Truncate(s, width, "…"), width) }

@@ -1,0 +1,169 @@
+package compare
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/driplab/drip/probe"
+)
+
+// Difference is a workload setting that is not the same in every run: a
+// latency difference may come from it rather than from the system.
+type Difference struct {
+	Setting string   `json:"setting"`
+	Values  []string `json:"values"` // per run, as its records show it
+}
+
+// Workload settings, in the order the banner lists them.
+const (
+	setTarget      = "target"
+	setFormat      = "format"
+	setModel       = "model"
+	setPrompts     = "prompt ids"
+	setMaxTokens   = "max tokens"
+	setConcurrency = "concurrency"
+	setRate        = "rate"
+	setWarmup      = "warmup streams"
+	setMeasured    = "measured streams"
+	setStall       = "stall threshold"
+	setVersion     = "drip version"
+)
+
+var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setConcurrency, setRate, setWarmup, setMeasured, setStall, setVersion}
+
+const notRecorded = "not recorded"
+
+// settingsOf reads a run's workload from its records: what every record
+// shows (target, format, model, prompt id, phase, stall threshold) and the
+// settings drip stamps on them (max tokens, concurrency, rate, version).
+func settingsOf(recs []*probe.Record) map[string]string {
+	var measured []*probe.Record
+	warmup := 0
+	for _, r := range recs {
+		if r.Phase == probe.PhaseWarmup {
+			warmup++
+		} else {
+			measured = append(measured, r)
+		}
+	}
+	stamped := func(f func(*probe.RecordWorkload) string) func(*probe.Record) string {
+		return func(r *probe.Record) string {
+			if r.Workload == nil {
+				return notRecorded
+			}
+			return f(r.Workload)
+		}
+	}
+	return map[string]string{
+		setTarget:  distinct(recs, func(r *probe.Record) string { return r.Target }),
+		setFormat:  distinct(recs, func(r *probe.Record) string { return r.Format }),
+		setModel:   distinct(recs, func(r *probe.Record) string { return r.Model }),
+		setPrompts: strings.Join(promptIDs(measured), ", "),
+		setMaxTokens: distinct(recs, stamped(func(w *probe.RecordWorkload) string {
+			if w.MaxTokens == 0 {
+				return "server default"
+			}
+			return strconv.Itoa(w.MaxTokens)
+		})),
+		setConcurrency: distinct(recs, stamped(func(w *probe.RecordWorkload) string { return strconv.Itoa(w.Concurrency) })),
+		setRate: distinct(recs, stamped(func(w *probe.RecordWorkload) string {
+			if w.Rate == 0 {
+				return "none (closed loop)"
+			}
+			return strconv.FormatFloat(w.Rate, 'f', -1, 64) + "/s"
+		})),
+		setWarmup:   strconv.Itoa(warmup),
+		setMeasured: strconv.Itoa(len(measured)),
+		setStall:    distinct(recs, func(r *probe.Record) string { return strconv.FormatFloat(r.StallMS, 'f', -1, 64) + " ms" }),
+		setVersion:  distinct(recs, stamped(func(w *probe.RecordWorkload) string { return w.Version })),
+	}
+}
+
+// distinct lists the different values of f over recs, sorted.
+func distinct(recs []*probe.Record, f func(*probe.Record) string) string {
+	set := map[string]bool{}
+	for _, r := range recs {
+		set[f(r)] = true
+	}
+	return strings.Join(slices.Sorted(maps.Keys(set)), ", ")
+}
+
+// differences lists every setting in which some run differs from the
+// baseline. Prompt ids are shown as what each run lacks or adds.
+func differences(runs []Run) []Difference {
+	var out []Difference
+	for _, s := range settingOrder {
+		base := runs[0].settings[s]
+		if !slices.ContainsFunc(runs[1:], func(r Run) bool { return r.settings[s] != base }) {
+			continue
+		}
+		d := Difference{Setting: s}
+		for i, r := range runs {
+			v := r.settings[s]
+			if s == setPrompts {
+				v = describePrompts(promptIDs(r.measured), promptIDs(runs[0].measured), i == 0)
+			}
+			d.Values = append(d.Values, v)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// describePrompts says how many prompt ids a run has and, against the
+// baseline, which ones it adds and which it lacks.
+func describePrompts(ids, base []string, isBase bool) string {
+	s := fmt.Sprintf("%d: %s", len(ids), abbreviate(ids))
+	if isBase {
+		return s
+	}
+	var extra, missing []string
+	for _, id := range ids {
+		if !slices.Contains(base, id) {
+			extra = append(extra, id)
+		}
+	}
+	for _, id := range base {
+		if !slices.Contains(ids, id) {
+			missing = append(missing, id)
+		}
+	}
+	var parts []string
+	if len(extra) > 0 {
+		parts = append(parts, "not in baseline: "+abbreviate(extra))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, "missing: "+abbreviate(missing))
+	}
+	return s + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// abbreviate lists up to four ids.
+func abbreviate(ids []string) string {
+	const show = 4
+	if len(ids) <= show {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:show], ", ") + fmt.Sprintf(", … %d more", len(ids)-show)
+}
+
+// workloadOf is the summary's workload, as far as the records show it.
+func workloadOf(recs, measured []*probe.Record) probe.Workload {
+	st := settingsOf(recs)
+	warmup := len(recs) - len(measured)
+	w := probe.Workload{
+		Target: st[setTarget], Format: st[setFormat], Model: st[setModel],
+		Runs: len(measured), Warmup: warmup, PromptIDs: promptIDs(measured),
+		WarmupRule: fmt.Sprintf("%d warmup streams in the records, excluded from every figure", warmup),
+	}
+	for _, r := range recs {
+		if r.Workload != nil {
+			w.MaxTokens, w.Concurrency, w.Rate, w.Version = r.Workload.MaxTokens, r.Workload.Concurrency, r.Workload.Rate, r.Workload.Version
+			break
+		}
+	}
+	return w
+}
