@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/fixtures"
+)
+
+// Record files drip wrote against the fixture server (compare/testdata).
+func recordFile(name string) string { return filepath.Join("..", "..", "compare", "testdata", name) }
+
+func TestCompareExitCodes(t *testing.T) {
+	steady, stall := recordFile("steady.jsonl"), recordFile("stall.jsonl")
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"report", []string{steady, stall}, exitOK, "baseline A", ""},
+		{"relative gate trips", []string{steady, stall, "--fail-if", "gap.p99 > +20ms"}, exitGate, "FAIL B  gap.p99 > +20ms", ""},
+		{"relative gate passes", []string{steady, stall, "--fail-if", "e2e.p50 > +200%"}, exitOK, "ok   B  e2e.p50 > +200%", ""},
+		{"absolute gate", []string{steady, stall, "--fail-if", "failed > 0"}, exitOK, "failed = 0: passed", ""},
+		{"labels", []string{steady, stall, "--label", "before", "--label", "after"}, exitOK, "B  after · 6 measured", ""},
+		{"markdown", []string{steady, stall, "--markdown"}, exitOK, "| metric | A | B | Δ B |", ""},
+		{"cut short", []string{steady, recordFile("stall-cut.jsonl")}, exitOK, "1 partial line(s) skipped", "stall-cut.jsonl: line 6: partial record skipped"},
+		{"one file", []string{steady}, exitUsage, "", "requires at least 2 arg(s)"},
+		{"labels miscounted", []string{steady, stall, "--label", "x"}, exitUsage, "", "--label given 1 times for 2 files"},
+		{"json and markdown", []string{steady, stall, "--json", "--markdown"}, exitUsage, "", "pick one"},
+		{"bad gate", []string{steady, stall, "--fail-if", "ttft.p95 > 10%"}, exitUsage, "", "relative gates"},
+		{"missing file", []string{steady, "nope.jsonl"}, exitCannotGo, "", "nope.jsonl"},
+	} {
+		code, stdout, stderr := drip(t, append([]string{"compare"}, c.args...)...)
+		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", c.name, code, c.code, stdout, stderr)
+		}
+	}
+}
+
+func TestCompareJSON(t *testing.T) {
+	code, stdout, stderr := drip(t, "compare", recordFile("steady.jsonl"), recordFile("stall.jsonl"), "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var out struct {
+		Runs []struct {
+			Label  string            `json:"label"`
+			Deltas []json.RawMessage `json:"deltas"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("--json is not one JSON object: %v", err)
+	}
+	if len(out.Runs) != 2 || out.Runs[0].Label != "steady.jsonl" || len(out.Runs[1].Deltas) == 0 {
+		t.Errorf("runs %+v", out.Runs)
+	}
+}
+
+// A gate on a metric one run has no samples of fails, and says why.
+func TestCompareGateWithoutSamples(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	limited := filepath.Join(t.TempDir(), "limited.jsonl")
+	drip(t, "run", srv.URL, "-m", "rate-limited", "--runs", "2", "--out", limited)
+	code, stdout, stderr := drip(t, "compare", recordFile("steady.jsonl"), limited, "--fail-if", "ttft.p95 > +10%")
+	if code != exitGate || !strings.Contains(stdout, "ttft.p95 has no samples in this run: the gate cannot pass") {
+		t.Errorf("exit %d, want %d with a clear message\nstdout:\n%s\nstderr:\n%s", code, exitGate, stdout, stderr)
+	}
+}
