@@ -118,24 +118,32 @@ func detect(ct string, b []byte, final bool) *Format {
 	}
 	// No telling type: the first bytes decide.
 	t := bytes.TrimLeft(b, " \t\r\n\xef\xbb\xbf")
+	if len(t) == 0 {
+		if !final {
+			return nil
+		}
+		return Lookup("raw")
+	}
 	switch {
-	case len(t) == 0 && !final:
-		return nil
-	case looksSSE(t):
+	case sseField(t, false):
 		return detectSSE(b, final)
-	case len(t) > 0 && t[0] == '{':
+	case sseField(t, true) && !final:
+		return nil // the start of a field name: wait for the rest
+	case t[0] == '{':
 		return detectNDJSON(b, final)
-	case len(b) >= esPreludeLen && crc32.ChecksumIEEE(b[:8]) == binary.BigEndian.Uint32(b[8:12]):
+	case b[0] == 0 && len(b) < esPreludeLen && !final:
+		return nil // perhaps an event-stream prelude (messages under 16 MiB start with 0)
+	case b[0] == 0 && len(b) >= esPreludeLen && crc32.ChecksumIEEE(b[:8]) == binary.BigEndian.Uint32(b[8:12]):
 		return detectEventStream(b, final)
-	case len(b) < esPreludeLen && !final && len(t) > 0 && t[0] == 0:
-		return nil // perhaps an event-stream prelude
 	}
 	return Lookup("raw")
 }
 
-func looksSSE(t []byte) bool {
+// sseField reports text that starts with an SSE field or comment, or with
+// part of one's name when partial is set.
+func sseField(t []byte, partial bool) bool {
 	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
-		if bytes.HasPrefix(t, []byte(p)) || (len(t) < len(p) && bytes.HasPrefix([]byte(p), t) && len(t) > 0) {
+		if bytes.HasPrefix(t, []byte(p)) || (partial && bytes.HasPrefix([]byte(p), t)) {
 			return true
 		}
 	}
@@ -177,18 +185,23 @@ func detectSSE(b []byte, final bool) *Format {
 // firstEventEnd returns the end of the first SSE block that has data (a
 // blank line after a data line), or -1.
 func firstEventEnd(b []byte) int {
-	for _, sep := range []string{"\n\n", "\r\r", "\r\n\r\n"} {
-		from := 0
-		for {
-			i := bytes.Index(b[from:], []byte(sep))
-			if i < 0 {
-				break
-			}
-			if bytes.Contains(b[:from+i], []byte("data")) {
-				return from + i + len(sep)
-			}
-			from += i + len(sep)
+	seen := false // a data line in the current block
+	for start := 0; start < len(b); {
+		i := bytes.IndexAny(b[start:], "\r\n")
+		if i < 0 {
+			return -1
 		}
+		line, end := b[start:start+i], start+i+1
+		if b[start+i] == '\r' && end < len(b) && b[end] == '\n' {
+			end++
+		}
+		switch {
+		case len(line) == 0 && seen:
+			return end
+		case bytes.HasPrefix(line, []byte("data")):
+			seen = true
+		}
+		start = end
 	}
 	return -1
 }

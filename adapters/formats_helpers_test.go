@@ -123,3 +123,33 @@ func splitReads(data []byte, size int) [][]byte {
 	}
 	return append(reads, data)
 }
+
+// fuzzDecoder is the body of every format's fuzz target: any input, cut at
+// any point, must decode without a panic, to the same frames whole and
+// split, each frame within the input's bytes.
+func fuzzDecoder(f *testing.F, newDec func() Decoder, seeds ...[]byte) {
+	for _, s := range seeds {
+		f.Add(s, uint16(len(s)/2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		whole, werr := decodeReads(newDec(), [][]byte{data})
+		at := int(cut) % (len(data) + 1)
+		split, serr := decodeReads(newDec(), [][]byte{data[:at], data[at:]})
+		if (werr == nil) != (serr == nil) {
+			t.Fatalf("whole: %v; split at %d: %v", werr, at, serr)
+		}
+		if werr == nil && fmt.Sprint(whole) != fmt.Sprint(split) {
+			t.Fatalf("split at %d changes the frames:\n%v\n%v", at, split, whole)
+		}
+		total := 0
+		for _, fr := range whole {
+			if fr.Bytes < 0 || fr.Kind > KindError || fr.Channel > ChannelTool {
+				t.Fatalf("bad frame %+v", fr)
+			}
+			total += fr.Bytes
+		}
+		if total > len(data) {
+			t.Fatalf("frames claim %d bytes of %d", total, len(data))
+		}
+	})
+}
