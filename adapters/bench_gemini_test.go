@@ -1,0 +1,5 @@
+package adapters_test
+
+import "testing"
+
+func BenchmarkGeminiDecode(b *testing.B) { benchFormat(b, "gemini") }

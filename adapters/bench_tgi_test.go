@@ -1,0 +1,5 @@
+package adapters_test
+
+import "testing"
+
+func BenchmarkTGIDecode(b *testing.B) { benchFormat(b, "tgi") }
