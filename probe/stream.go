@@ -185,13 +185,8 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	fr := newFrameRecorder(t.Format, o.FrameLimit, rec, observe)
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
-		det := adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
-		fr.dec = det
-		defer func() {
-			if f := det.Format(); f != nil {
-				rec.Format = f.Name
-			}
-		}()
+		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
+		fr.dec = fr.det
 	}
 	buf := make([]byte, readBufferSize)
 	for {
@@ -228,6 +223,7 @@ type frameRecorder struct {
 	observe func(Event)
 	frames  []adapters.Frame
 	read    int
+	det     *adapters.Detector // picking the decoder, until it has
 }
 
 func newFrameRecorder(f *adapters.Format, limit int, rec *Record, observe func(Event)) *frameRecorder {
@@ -257,6 +253,10 @@ func (fr *frameRecorder) close(tms float64) error {
 }
 
 func (fr *frameRecorder) add(tms float64) {
+	if fr.det != nil && fr.det.Format() != nil {
+		fr.rec.Format = fr.det.Format().Name // before anyone sees a frame
+		fr.det = nil
+	}
 	if len(fr.frames) == 0 {
 		return
 	}
