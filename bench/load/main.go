@@ -1,0 +1,357 @@
+// Command load measures drip under load: N concurrent streams from the
+// fixture server (the "paced" scenario, 200 frames at 20 per second), run
+// through drip's closed-loop runner with records written as JSON Lines. It
+// reports drip's timestamp error against the server's own write times,
+// the CPU both sides used, and drip's memory per in-flight stream and per
+// recorded frame.
+//
+// The fixture server runs in a child process by default (-inproc keeps it
+// in this one), so the client's figures are its own. Both sides stamp with
+// the wall clock (CLOCK_REALTIME, shared by the processes); over a 10 s run
+// its slew is far below a millisecond.
+//
+//	go run ./bench/load -streams 1000
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+func main() {
+	streams := flag.Int("streams", 1000, "concurrent streams")
+	scenario := flag.String("scenario", "paced", "fixture scenario each stream asks for")
+	inproc := flag.Bool("inproc", false, "run the fixture server in this process")
+	serve := flag.Bool("serve", false, "be the fixture server (used by the child process)")
+	flag.Parse()
+	if *serve {
+		serveFixtures()
+		return
+	}
+	if err := bench(*streams, *scenario, *inproc); err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
+		os.Exit(1)
+	}
+}
+
+// benchHandler is the fixture server with two additions for pairing: the
+// prompt of each request (the client sends s0, s1, …) becomes the tag of
+// its model, so the server logs each stream's write times apart; and
+// /bench/writes returns those times, /bench/cpu the server's CPU time.
+func benchHandler() http.Handler {
+	fs := fixtures.NewServer()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bench/writes", func(w http.ResponseWriter, r *http.Request) {
+		out := map[string][]int64{}
+		for _, tag := range strings.Split(r.URL.Query().Get("models"), ",") {
+			for _, wr := range fs.Writes(tag) {
+				if wr.Kind.IsContent() {
+					out[tag] = append(out[tag], wr.At.UnixNano())
+				}
+			}
+		}
+		json.NewEncoder(w).Encode(out)
+	})
+	mux.HandleFunc("/bench/cpu", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, int64(cpuTime()))
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		if json.Unmarshal(body, &req) == nil {
+			if msgs, ok := req["messages"].([]any); ok && len(msgs) > 0 {
+				if m, ok := msgs[0].(map[string]any); ok {
+					req["model"] = fmt.Sprintf("%v#%v", req["model"], m["content"])
+					body, _ = json.Marshal(req)
+				}
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		fs.ServeHTTP(w, r)
+	})
+	return mux
+}
+
+func serveFixtures() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("http://" + ln.Addr().String())
+	http.Serve(ln, benchHandler())
+}
+
+func bench(n int, scenario string, inproc bool) error {
+	base, stop, err := startServer(inproc)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Printf("drip load benchmark · %d concurrent streams · scenario %s · server %s · GOMAXPROCS %d · %d CPUs\n",
+		n, scenario, map[bool]string{true: "in-process", false: "child process"}[inproc], runtime.GOMAXPROCS(0), runtime.NumCPU())
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average before: %s", load)
+	}
+
+	// Pass 1: timing. Nothing but the run itself.
+	t1, err := timingPass(base, scenario, n)
+	if err != nil {
+		return err
+	}
+	fmt.Print(t1)
+	// Pass 2: memory, with a forced GC at two points mid-run (kept out of
+	// pass 1 so it cannot disturb the stamps).
+	m, err := memoryPass(base, scenario, n)
+	if err != nil {
+		return err
+	}
+	fmt.Print(m)
+	return nil
+}
+
+func startServer(inproc bool) (string, func(), error) {
+	if inproc {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", nil, err
+		}
+		srv := &http.Server{Handler: benchHandler()}
+		go srv.Serve(ln)
+		return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
+	}
+	cmd := exec.Command(os.Args[0], "-serve")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		return "", nil, fmt.Errorf("fixture server: %w", err)
+	}
+	return strings.TrimSpace(line), func() { cmd.Process.Kill(); cmd.Wait() }, nil
+}
+
+func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
+	u, f, err := probe.ResolveURL(base, "openai-chat")
+	if err != nil {
+		return probe.Plan{}, err
+	}
+	p := probe.Plan{
+		Target:      probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
+		Options:     probe.Options{StallMS: probe.DefaultStall},
+		Concurrency: n, Runs: n, Seed: 1,
+	}
+	for i := range n {
+		id := fmt.Sprintf("s%d", i)
+		p.Prompts = append(p.Prompts, probe.Prompt{ID: id, Text: id})
+	}
+	return p, nil
+}
+
+// runPass runs the plan with records going to a JSONL file and an
+// aggregate, as drip run does; keep, when set, also keeps every record.
+func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe.Event)) (time.Duration, time.Duration, error) {
+	w, err := probe.Create(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer w.Close()
+	agg := probe.NewAggregate(probe.DefaultStall)
+	cpu0, t0 := cpuTime(), time.Now()
+	probe.Run(context.Background(), p, func(r *probe.Record) {
+		agg.Add(r)
+		w.Write(r)
+		if keep != nil {
+			*keep = append(*keep, r)
+		}
+	}, observe)
+	return time.Since(t0), cpuTime() - cpu0, nil
+}
+
+func timingPass(base, scenario string, n int) (string, error) {
+	dir, _ := os.MkdirTemp("", "drip-load")
+	defer os.RemoveAll(dir)
+	p, err := plan(base, scenario, n, dir)
+	if err != nil {
+		return "", err
+	}
+	srvCPU0 := serverCPU(base)
+	var recs []*probe.Record
+	wall, cpu, err := runPass(p, dir, &recs, nil)
+	if err != nil {
+		return "", err
+	}
+	srvCPU := serverCPU(base) - srvCPU0
+
+	var stamp, gap []float64
+	frames, unpaired, complete := 0, 0, 0
+	for i := 0; i < len(recs); i += 100 {
+		chunk := recs[i:min(i+100, len(recs))]
+		var tags []string
+		for _, r := range chunk {
+			tags = append(tags, scenario+"#"+r.PromptID)
+		}
+		writes, err := fetchWrites(base, tags)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range chunk {
+			if r.Complete {
+				complete++
+			}
+			server := writes[scenario+"#"+r.PromptID]
+			k := 0
+			var prevC, prevS int64
+			for _, f := range r.Frames {
+				if !f.IsContent() {
+					continue
+				}
+				if k >= len(server) {
+					unpaired++
+					continue
+				}
+				c := r.StartUnixNS + int64(f.TMS*1e6)
+				stamp = append(stamp, float64(c-server[k])/1e6)
+				if k > 0 {
+					gap = append(gap, abs(float64((c-prevC)-(server[k]-prevS))/1e6))
+				}
+				prevC, prevS = c, server[k]
+				frames++
+				k++
+			}
+			unpaired += len(server) - k
+		}
+	}
+	se, ge := probe.NewDist(stamp), probe.NewDist(gap)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntiming pass: %d streams (%d complete), %d content frames paired, %d unpaired, %.1f s wall\n",
+		len(recs), complete, frames, unpaired, wall.Seconds())
+	fmt.Fprintf(&b, "  stamp error (drip's read time − server's write time) ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
+		*se.P50, *se.P90, *se.P99, *se.Max)
+	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
+		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
+	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
+		cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(frames, 1)), srvCPU.Seconds())
+	return b.String(), nil
+}
+
+func memoryPass(base, scenario string, n int) (string, error) {
+	dir, _ := os.MkdirTemp("", "drip-load")
+	defer os.RemoveAll(dir)
+	p, err := plan(base, scenario, n, dir)
+	if err != nil {
+		return "", err
+	}
+	var frames atomic.Int64
+	observe := func(e probe.Event) {
+		if e.Type == probe.EventFrames {
+			frames.Add(int64(len(e.Frames)))
+		}
+	}
+	heap := func() (uint64, int64) {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc, frames.Load()
+	}
+	base0, _ := heap()
+	type sample struct {
+		heap   uint64
+		frames int64
+	}
+	samples := make(chan [2]sample, 1)
+	go func() {
+		time.Sleep(2 * time.Second) // every stream connected, a few frames in
+		h1, f1 := heap()
+		time.Sleep(6 * time.Second) // 120 more frames per stream
+		h2, f2 := heap()
+		samples <- [2]sample{{h1, f1}, {h2, f2}}
+	}()
+	_, _, err = runPass(p, dir, nil, observe)
+	if err != nil {
+		return "", err
+	}
+	s := <-samples
+	perFrame := float64(s[1].heap-s[0].heap) / float64(s[1].frames-s[0].frames)
+	perStream := (float64(s[0].heap-base0) - perFrame*float64(s[0].frames)) / float64(n)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nmemory pass (live heap after a forced GC): before %.1f MiB · at 2 s %.1f MiB (%d frames) · at 8 s %.1f MiB (%d frames)\n",
+		mib(base0), mib(s[0].heap), s[0].frames, mib(s[1].heap), s[1].frames)
+	fmt.Fprintf(&b, "  per in-flight stream %.1f KiB · per recorded frame %.0f B · peak RSS %s\n", perStream/1024, perFrame, peakRSS())
+	return b.String(), nil
+}
+
+func fetchWrites(base string, tags []string) (map[string][]int64, error) {
+	resp, err := http.Get(base + "/bench/writes?models=" + url.QueryEscape(strings.Join(tags, ",")))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out map[string][]int64
+	return out, json.NewDecoder(resp.Body).Decode(&out)
+}
+
+func serverCPU(base string) time.Duration {
+	resp, err := http.Get(base + "/bench/cpu")
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var ns int64
+	fmt.Fscan(resp.Body, &ns)
+	return time.Duration(ns)
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func peakRSS() string {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			return strings.Join(strings.Fields(strings.TrimPrefix(l, "VmHWM:")), " ")
+		}
+	}
+	return "?"
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
