@@ -19,6 +19,15 @@ import (
 // frameInterval caps redraws at 30 per second however fast frames arrive.
 const frameInterval = time.Second / 30
 
+// Beyond bigRecord frames, a live stream's O(n) panels (the derived
+// figures, text, clocks, gaps, heatmap) are redrawn at most every
+// slowInterval instead of every frame: at thousands of frames a second
+// nobody reads them faster, and the CPU is better left to the probe.
+const (
+	bigRecord    = 4096
+	slowInterval = 250 * time.Millisecond
+)
+
 // zoomMS is the window of the zoomed timeline: the last few seconds.
 const zoomMS = 2000
 
@@ -100,9 +109,12 @@ type Model struct {
 	note          string
 	vp            viewport.Model
 	panels        panels
+	composed      string // the screen View returns
+	viewDirty     bool   // composed is out of date
 	tickGen       int
 	tickArmed     bool
 	lastDraw      time.Time
+	lastHeavy     time.Time // when the O(n) panels were last redrawn
 	redraws       int
 	dropped       int // stale events dropped
 	quitting      bool
@@ -227,9 +239,6 @@ func (m *Model) apply() {
 		m.dirtyData = true
 	}
 	clear(m.pending)
-	if m.dirtyData {
-		m.summarise()
-	}
 }
 
 // summarise derives the current stream's figures with the probe's own

@@ -59,8 +59,10 @@ func (h *harness) source(name string) Source {
 	}}
 }
 
+// update delivers a message and, as Bubble Tea does, asks for the view.
 func (h *harness) update(msg tea.Msg) tea.Cmd {
 	_, cmd := h.m.Update(msg)
+	h.m.View()
 	return cmd
 }
 

@@ -14,6 +14,9 @@ import (
 // Update handles one message. Probe events are not drawn as they come:
 // they wait in the feed until the next frame tick, at most 30 a second.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(feedMsg); !ok {
+		m.viewDirty = true
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -30,7 +33,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.tickArmed = false
 		m.apply()
-		if m.live() && !m.dirtyData {
+		if m.live() {
 			m.cur.ElapsedMS = msSince(m.startedAt, m.now()) // the header's counting clock
 		}
 		m.render(false)
@@ -173,9 +176,17 @@ func (m *Model) render(all bool) {
 	if m.frozen && !all {
 		return
 	}
+	heavy := all || !m.live() || len(m.cur.Record.Frames) < bigRecord || m.now().Sub(m.lastHeavy) >= slowInterval
+	if m.dirtyData && heavy {
+		m.summarise()
+	}
 	if all || m.dirtyData || m.live() {
 		m.renderTimeline()
 	}
+	if !heavy {
+		return
+	}
+	m.lastHeavy = m.now()
 	if all || m.dirtyText {
 		m.renderText()
 	}

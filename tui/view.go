@@ -73,13 +73,25 @@ func (m *Model) relayout() {
 	m.help.SetWidth(w)
 }
 
-// View joins the cached panels; it never renders a plot itself.
+// View returns the screen. Bubble Tea calls it after every message, most
+// of them probe notifications that change nothing on screen, so the joined
+// panels are cached until an update changes them.
 func (m *Model) View() tea.View {
 	v := tea.NewView("")
 	v.AltScreen = true
 	if m.width <= 0 || m.height <= 0 || m.quitting {
 		return v
 	}
+	if m.viewDirty {
+		m.composed = m.compose()
+		m.viewDirty = false
+	}
+	v.SetContent(m.composed)
+	return v
+}
+
+// compose joins the cached panels; it never renders a plot itself.
+func (m *Model) compose() string {
 	st := &m.styles
 	l := &m.lay
 	parts := []string{m.panels.header}
@@ -116,8 +128,7 @@ func (m *Model) View() tea.View {
 	if l.helpH > 0 {
 		parts = append(parts, m.help.View(m.keys))
 	}
-	v.SetContent(views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height))
-	return v
+	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
 }
 
 // title is a panel's title line: its name, a rule, and a note.

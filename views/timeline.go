@@ -183,25 +183,29 @@ func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles
 			labels = append(labels, stallLabel{cell: max(a, 0), text: text, mid: s.MidSentence})
 		}
 	}
-	// Frames of one read arrived together: content sharing a read is a burst.
-	perRead := map[int]int{}
-	for i := range r.Frames {
-		if r.Frames[i].IsContent() {
-			perRead[r.Frames[i].Read]++
-		}
-	}
+	// Frames of one read arrived together: content sharing a read is a
+	// burst. Reads only grow, so a read's frames are one run of the slice.
 	prio := make([]int, ax.cells)
-	for i := range r.Frames {
-		f := &r.Frames[i]
-		c := ax.cell(f.TMS)
-		if c < 0 {
-			continue
+	for i := 0; i < len(r.Frames); {
+		j, content := i, 0
+		for ; j < len(r.Frames) && r.Frames[j].Read == r.Frames[i].Read; j++ {
+			if r.Frames[j].IsContent() {
+				content++
+			}
 		}
-		g, s, p := glyphOf(f, f.IsContent() && perRead[f.Read] > 1, st)
-		if p > prio[c] {
-			prio[c] = p
-			row.set(c, g, s)
+		for k := i; k < j; k++ {
+			f := &r.Frames[k]
+			c := ax.cell(f.TMS)
+			if c < 0 {
+				continue
+			}
+			g, s, p := glyphOf(f, f.IsContent() && content > 1, st)
+			if p > prio[c] {
+				prio[c] = p
+				row.set(c, g, s)
+			}
 		}
+		i = j
 	}
 	return row, labels
 }

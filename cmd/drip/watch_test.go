@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/tui"
+)
+
+// TestTUIFiguresEqualHeadless measures a fixture stream headless (--json
+// --out), then opens its record in the live view: every figure the clocks
+// panel shows is the one --json reported.
+func TestTUIFiguresEqualHeadless(t *testing.T) {
+	for _, scenario := range []string{"mid-sentence-stall", "reasoning", "in-stream-error"} {
+		t.Run(scenario, func(t *testing.T) {
+			srv := httptest.NewServer(fixtures.NewServer())
+			defer srv.Close()
+			tg, o, err := fixtureTarget(srv.URL, scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "r.jsonl")
+			var stdout, stderr bytes.Buffer
+			out := outputFlags{json: true, out: path}
+			if err := runHeadless(context.Background(), &stdout, &stderr, probe.Plan{Target: tg, Options: o, Runs: 1, PromptID: "p0"}, &out); err != nil {
+				t.Fatal(err, stderr.String())
+			}
+			var s probe.Summary
+			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _, err := probe.ReadRecords(f)
+			f.Close()
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("records: %v (%d)", err, len(recs))
+			}
+
+			m := tui.New(context.Background(), tui.Config{Records: recs, StallMS: o.StallMS})
+			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+			screen := strings.ReplaceAll(ansi.Strip(m.View().Content), "\u00a0", " ")
+			mt := &s.Metrics
+			ms := func(v *float64) string {
+				if v == nil {
+					return "—"
+				}
+				return report.Num(v) + " ms"
+			}
+			pair := func(a, b *float64) string {
+				if a == nil {
+					return "—"
+				}
+				return report.Num(a) + " / " + report.Num(b) + " ms"
+			}
+			want := []string{
+				"wait (ttft)    " + ms(mt.TTFT.P50),
+				"tail           " + ms(mt.Tail.P50),
+				"first byte     " + ms(mt.FirstByte.P50),
+				fmt.Sprintf("gaps           n %d", mt.Gap.N),
+				"gap p50 p95    " + pair(mt.Gap.P50, mt.Gap.P95),
+				"gap p99 max    " + pair(mt.Gap.P99, mt.Gap.Max),
+				fmt.Sprintf("stalls         %d (%d mid-sentence)", s.Stalls.Count, s.Stalls.MidSentence),
+				"itl            " + ms(mt.ITL.P50),
+				"tok/s per user " + report.Num(mt.TPSUser.P50),
+			}
+			if mt.TTFO.P50 != nil && *mt.TTFO.P50 != *mt.TTFT.P50 {
+				want = append(want, "ttfo           "+ms(mt.TTFO.P50))
+			}
+			if s.Streams.Completed == 1 {
+				want = append(want, fmt.Sprintf("tokens         %.0f %s", *mt.OutputTokens.P50, recs[0].TokensSource))
+			}
+			for _, w := range want {
+				if !strings.Contains(screen, w) {
+					t.Errorf("the live view does not show %q", w)
+				}
+			}
+			if t.Failed() {
+				t.Log("\n" + screen + "\n" + stdout.String())
+			}
+		})
+	}
+}
+
+// BenchmarkStampErrorWithTUI compares drip's timestamp error measured
+// headless (as drip calibrate does, one stream at a time) with the error
+// while the live view runs the same streams: the calibrate scenario through
+// a whole Bubble Tea program, every frame paired with the fixture server's
+// write log. Run with -benchtime=1x; it reports p50/p99/max for both.
+func BenchmarkStampErrorWithTUI(b *testing.B) {
+	const rounds = 10
+	fsrv := fixtures.NewServer()
+	srv := httptest.NewServer(fsrv)
+	defer srv.Close()
+	tg, o, err := fixtureTarget(srv.URL, "calibrate")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o.Client = probe.NewClient(0)
+	ctx := context.Background()
+	for range b.N {
+		headless := calibrateLevel(ctx, fsrv, tg, o, 1, rounds)
+
+		var (
+			live calibration
+			mu   sync.Mutex
+			done = make(chan *probe.Record, 1)
+		)
+		src := tui.Source{Name: "calibrate", Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+			tt := tg
+			tt.Request.Model = fmt.Sprintf("calibrate#tui-%d", seq)
+			return probe.Stream(ctx, tt, o, &probe.Record{Seq: seq}, observe)
+		}}
+		m := tui.New(ctx, tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Color: true, Sink: func(r *probe.Record) {
+			mu.Lock()
+			live.streams++
+			pairFrames(&live, r, fsrv.Writes(r.Model))
+			mu.Unlock()
+			done <- r
+		}})
+		p := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40),
+			tea.WithoutSignals(), tea.WithFPS(30))
+		ran := make(chan error, 1)
+		go func() { _, err := p.Run(); ran <- err }()
+		for i := range rounds {
+			<-done
+			if i < rounds-1 {
+				p.Send(tea.KeyPressMsg{Code: 'r', Text: "r"})
+			}
+		}
+		p.Quit()
+		if err := <-ran; err != nil {
+			b.Fatal(err)
+		}
+		m.Wait()
+		for name, cal := range map[string]calibration{"headless": headless, "tui": live} {
+			d := probe.NewDist(cal.stampErr)
+			if d.N == 0 {
+				b.Fatalf("%s: no frames paired", name)
+			}
+			b.ReportMetric(*d.P50, name+"-stamp-p50-ms")
+			b.ReportMetric(*d.P99, name+"-stamp-p99-ms")
+			b.ReportMetric(*d.Max, name+"-stamp-max-ms")
+			b.Logf("%s: %d streams, %d frames paired, %d unpaired; stamp error ms p50 %s p99 %s max %s",
+				name, cal.streams, cal.frames, cal.unpaired, report.Num(d.P50), report.Num(d.P99), report.Num(d.Max))
+		}
+	}
+}
