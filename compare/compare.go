@@ -9,7 +9,6 @@
 package compare
 
 import (
-	"cmp"
 	"errors"
 	"maps"
 	"math"
@@ -254,7 +253,7 @@ func runSpecs(sides []side) []spec {
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(classes)) {
-		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "  " + c, better: LowerIsBetter,
+		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + c, better: LowerIsBetter,
 			value: count(func(s *probe.Summary) int { return s.Streams.FailedBy[c] })})
 	}
 	specs = append(specs,
@@ -268,11 +267,11 @@ func runSpecs(sides []side) []spec {
 	specs = append(specs,
 		spec{section: "stalls", key: "stalls", label: "stalls", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.Count })},
 		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.MidSentence })},
-		spec{section: "stalls", key: "streams_with_stall", label: "streams with one", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.StreamsWithStall })},
+		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.StreamsWithStall })},
 		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: LowerIsBetter, value: func(s *probe.Summary) *float64 { return s.Stalls.LongestMS }},
 		spec{section: "tokens", key: "output_tokens", label: "output tokens", value: count(func(s *probe.Summary) int { return s.Throughput.OutputTokens })},
 		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *probe.Summary) *float64 { return s.Metrics.OutputTokens.P50 }},
-		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated", unit: "%", value: func(s *probe.Summary) *float64 { return s.TokensApproxPct }},
+		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *probe.Summary) *float64 { return s.TokensApproxPct }},
 		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Throughput.TokensPerS }},
 		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Metrics.TPSUser.P50 }},
 		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Throughput.MeanTPSUser }},
@@ -299,16 +298,13 @@ func promptSpecs() []spec {
 		value: count(func(s *probe.Summary) int { return s.Stalls.MidSentence })})
 }
 
-// sectionTitles name the sections that are not distributions.
-var sectionTitles = map[string]string{"streams": "streams", "stalls": "stalls", "tokens": "tokens", "throughput": "throughput"}
-
 // sections builds the rows of specs for every run, grouped in order.
 // scope tells apart the bootstrap seeds of per-prompt tables.
 func sections(sides []side, specs []spec, nz Noise, scope string) []Section {
 	var out []Section
 	for _, sp := range specs {
 		if len(out) == 0 || out[len(out)-1].Key != sp.section {
-			sec := Section{Key: sp.section, Title: sectionTitles[sp.section]}
+			sec := Section{Key: sp.section, Title: sp.section}
 			if i := slices.IndexFunc(distributions, func(d dist) bool { return d.key == sp.section }); i >= 0 {
 				d := distributions[i]
 				sec.Title = d.title
@@ -410,7 +406,7 @@ func promptIDs(recs []*probe.Record) []string {
 	for _, r := range recs {
 		set[r.PromptID] = true
 	}
-	return slices.SortedFunc(maps.Keys(set), cmp.Compare)
+	return slices.Sorted(maps.Keys(set))
 }
 
 func ptr[T any](v T) *T { return &v }
