@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -136,5 +137,37 @@ func TestJSON(t *testing.T) {
 	}
 	if len(out.WorkloadDifferences) != 1 || out.WorkloadDifferences[0].Setting != "model" {
 		t.Errorf("workload differences %+v, want the model", out.WorkloadDifferences)
+	}
+}
+
+// Names from a record file reach the terminal and the pull request only
+// sanitised: no escape sequence, no cell-splitting pipe.
+func TestHostileNames(t *testing.T) {
+	const hostile = "evil\x1b]0;title\x07\x1b[2J|`*<b>"
+	in := load(t, "steady.jsonl", "stall.jsonl")
+	in[1].Label = hostile
+	for _, r := range in[1].Records {
+		r.Model, r.PromptID = hostile, hostile+"p"
+		r.Status, r.Error = probe.StatusFailed, &probe.Error{Class: hostile}
+	}
+	c, err := compare.New(in, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, md bytes.Buffer
+	compare.Text(&text, c)
+	compare.Markdown(&md, c)
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("%s output carries a control character", name)
+		}
+	}
+	for _, line := range strings.Split(md.String(), "\n") {
+		if strings.Contains(line, "evil") && strings.Contains(line, "|`") {
+			t.Errorf("markdown line with an unescaped pipe or backtick: %q", line)
+		}
+	}
+	if !strings.Contains(text.String(), "failed evil") {
+		t.Errorf("no row for the hostile failure class:\n%s", text.String())
 	}
 }
