@@ -132,6 +132,17 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 		series = append(series, series[0])
 	}
 	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0), asciigraph.Precision(0)}
+	if k := plotW / len(series); k > 1 {
+		// Widen by repeating points: asciigraph's own stretching
+		// interpolates and would shave the peaks, which are the stalls.
+		wide := make([]float64, 0, k*len(series))
+		for _, v := range series {
+			for range k {
+				wide = append(wide, v)
+			}
+		}
+		series = wide
+	}
 	if st.Color {
 		// asciigraph colours the line itself; an outer style would be reset.
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green), asciigraph.ColorAbove(asciigraph.Red, stallMS))

@@ -51,6 +51,11 @@ func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Sty
 		span = max(span, r.DurationMS, lastContent(r))
 	}
 	per := max(1, (maxGaps+plotW-1)/plotW)
+	// Few frames: each frame index gets a wider column, so runs stay readable.
+	cw := 1
+	if !byTime && maxGaps > 0 && maxGaps < plotW {
+		cw = plotW / maxGaps
+	}
 	for i, r := range runs {
 		prev := -1.0
 		k := 0
@@ -81,7 +86,9 @@ func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Sty
 			val[c] = -1
 		}
 		for _, c := range perRun[i] {
-			val[c.col] = max(val[c.col], c.gap)
+			for x := c.col * cw; x < (c.col+1)*cw && x < plotW; x++ {
+				val[x] = max(val[x], c.gap)
+			}
 		}
 		row := newRunes(plotW, ' ', nil)
 		for c, v := range val {
