@@ -112,25 +112,28 @@ func (p *pool) resample(pct float64, rng *rand.Rand) float64 {
 func (p *pool) percentile(pct float64, n int) float64 {
 	pos := pct / 100 * float64(n-1)
 	lo := int(math.Floor(pos))
-	// The values at ranks lo and lo+1 of the resample: walk the sorted
-	// values counting each as many times as its stream was drawn.
-	var vLo float64
+	hi := min(lo+1, n-1)
+	vLo, vHi := p.rank(lo, n), p.rank(hi, n)
+	return vLo + (vHi-vLo)*(pos-float64(lo))
+}
+
+// rank is the value at rank r (0-based) of the resample of n observations:
+// a walk over the sorted values counting each as many times as its stream
+// was drawn, from whichever end is nearer, so a p95 walks a twentieth.
+func (p *pool) rank(r, n int) float64 {
 	cum := 0
-	for i, v := range p.vals {
-		w := p.weight[p.owner[i]]
-		if w == 0 {
-			continue
-		}
-		if cum <= lo && cum+w > lo {
-			vLo = v
-			if lo+1 >= n {
-				return vLo
+	if r < n/2 {
+		for i, v := range p.vals {
+			if cum += p.weight[p.owner[i]]; cum > r {
+				return v
 			}
 		}
-		cum += w
-		if cum > lo+1 {
-			return vLo + (v-vLo)*(pos-float64(lo))
+	} else {
+		for i := len(p.vals) - 1; i >= 0; i-- {
+			if cum += p.weight[p.owner[i]]; cum >= n-r {
+				return p.vals[i]
+			}
 		}
 	}
-	return vLo
+	return math.NaN() // r out of range: not reached for 0 <= r < n
 }
