@@ -119,30 +119,21 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	if plotW < 2 || height < 3 || len(gaps) < 2 {
 		return st.Dim.Render("gap by frame: needs more room or two gaps")
 	}
-	per := (len(gaps) + plotW - 1) / plotW
-	series := make([]float64, 0, plotW)
-	for i := 0; i < len(gaps); i += per {
-		m := 0.0
-		for _, g := range gaps[i:min(i+per, len(gaps))] {
-			m = max(m, g)
+	// Exactly plotW points, each the largest gap of its share of frames:
+	// fewer frames repeat, more are folded, and no stall is averaged away
+	// (asciigraph's own resizing interpolates and would shave the peaks).
+	n := len(gaps)
+	series := make([]float64, plotW)
+	for x := range series {
+		lo := x * n / plotW
+		hi := max(lo+1, (x+1)*n/plotW)
+		for _, g := range gaps[lo:hi] {
+			series[x] = max(series[x], g)
 		}
-		series = append(series, m)
 	}
-	if len(series) < 2 {
-		series = append(series, series[0])
-	}
-	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0), asciigraph.Precision(0)}
-	if k := plotW / len(series); k > 1 {
-		// Widen by repeating points: asciigraph's own stretching
-		// interpolates and would shave the peaks, which are the stalls.
-		wide := make([]float64, 0, k*len(series))
-		for _, v := range series {
-			for range k {
-				wide = append(wide, v)
-			}
-		}
-		series = wide
-	}
+	per := (n + plotW - 1) / plotW
+	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0),
+		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%.0f", math.Abs(v)) })}
 	if st.Color {
 		// asciigraph colours the line itself; an outer style would be reset.
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green), asciigraph.ColorAbove(asciigraph.Red, stallMS))
