@@ -108,11 +108,9 @@ type Prompt struct {
 	Sections []Section
 }
 
-// Options tune a comparison; the zero value is the default.
+// Options tune a comparison.
 type Options struct {
-	Gates     []probe.Gate
-	Resamples int    // bootstrap resamples; 2000 when 0
-	Seed      uint64 // bootstrap seed, so a comparison is reproducible
+	Gates []probe.Gate // --fail-if conditions, judged on every run but the baseline
 }
 
 // New compares runs against the first. Each run's summary is recomputed
@@ -121,10 +119,7 @@ func New(inputs []Input, o Options) (*Comparison, error) {
 	if len(inputs) < 2 {
 		return nil, errors.New("compare needs at least two runs")
 	}
-	if o.Resamples <= 0 {
-		o.Resamples = DefaultResamples
-	}
-	c := &Comparison{Noise: Noise{Method: noiseMethod, Resamples: o.Resamples, Confidence: confidence, Seed: o.Seed}}
+	c := &Comparison{Noise: Noise{Method: noiseMethod, Resamples: DefaultResamples, Confidence: confidence, Seed: noiseSeed}}
 	for _, in := range inputs {
 		c.Runs = append(c.Runs, newRun(in))
 	}

@@ -19,7 +19,10 @@ const DefaultResamples = 2000
 const MinNoiseStreams = 3
 
 const (
-	confidence  = 0.95
+	confidence = 0.95
+	// noiseSeed seeds every interval, so the same files always give the
+	// same intervals.
+	noiseSeed   = 0
 	noiseMethod = "percentile bootstrap of the difference (run − baseline), resampling whole streams with replacement"
 )
 
