@@ -103,7 +103,8 @@ func TestTUIFiguresEqualHeadless(t *testing.T) {
 // headless (as drip calibrate does, one stream at a time) with the error
 // while the live view runs the same streams: the calibrate scenario through
 // a whole Bubble Tea program, every frame paired with the fixture server's
-// write log. Run with -benchtime=1x; it reports p50/p99/max for both.
+// write log. Headless and live streams alternate, so both meet the same
+// machine load. Run with -benchtime=1x; it reports p50/p99/max for both.
 func BenchmarkStampErrorWithTUI(b *testing.B) {
 	const rounds = 10
 	fsrv := fixtures.NewServer()
@@ -116,10 +117,9 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 	o.Client = probe.NewClient(0)
 	ctx := context.Background()
 	for range b.N {
-		headless := calibrateLevel(ctx, fsrv, tg, o, 1, rounds)
-
 		var (
-			live calibration
+			headless calibration
+			live     calibration
 			mu   sync.Mutex
 			done = make(chan *probe.Record, 1)
 		)
@@ -141,6 +141,11 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 		go func() { _, err := p.Run(); ran <- err }()
 		for i := range rounds {
 			<-done
+			h := calibrateLevel(ctx, fsrv, tg, o, 1, 1)
+			headless.streams += h.streams
+			headless.frames += h.frames
+			headless.unpaired += h.unpaired
+			headless.stampErr = append(headless.stampErr, h.stampErr...)
 			if i < rounds-1 {
 				p.Send(tea.KeyPressMsg{Code: 'r', Text: "r"})
 			}
