@@ -10,7 +10,8 @@ import (
 
 // GateResult is a gate's verdict on one run.
 type GateResult struct {
-	Run string `json:"run"` // the run's label
+	Run      string `json:"run"`       // the run's label
+	RunIndex int    `json:"run_index"` // its place in the comparison; 0 is the baseline
 	probe.GateResult
 }
 
@@ -30,7 +31,7 @@ func evalGates(gates []probe.Gate, runs []Run) []GateResult {
 				r = EvalRelative(g, base, s)
 			}
 			s.Gates = append(s.Gates, r)
-			out = append(out, GateResult{Run: runs[i].Label, GateResult: r})
+			out = append(out, GateResult{Run: runs[i].Label, RunIndex: i, GateResult: r})
 		}
 	}
 	return out
@@ -62,14 +63,14 @@ func EvalRelative(g probe.Gate, base, s *probe.Summary) probe.GateResult {
 			// trip "> +10%", but has no value to report.
 			r.Tripped = probe.Compare(math.Copysign(math.Inf(1), change), g.Op, g.Value)
 			r.Message = fmt.Sprintf("%s %s → %s: the baseline is 0, so the change is unbounded: %s",
-				g.Metric, fmtNum(*b), fmtNum(*v), verdict(r.Tripped))
+				g.Metric, report.FormatFloat(*b), report.FormatFloat(*v), verdict(r.Tripped))
 			return r
 		}
 	}
 	r.Value = &change
 	r.Tripped = probe.Compare(change, g.Op, g.Value)
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, fmtNum(*b), fmtNum(*v), signed(change), unit, verdict(r.Tripped))
+		g.Metric, report.FormatFloat(*b), report.FormatFloat(*v), signed(change), unit, verdict(r.Tripped))
 	return r
 }
 
@@ -79,8 +80,6 @@ func verdict(tripped bool) string {
 	}
 	return "passed"
 }
-
-func fmtNum(v float64) string { return report.FormatFloat(v) }
 
 // signed prints a change with its sign; no change is 0.
 func signed(v float64) string {

@@ -82,7 +82,7 @@ func Markdown(w io.Writer, c *Comparison) {
 			if g.Tripped {
 				mark = "❌"
 			}
-			fmt.Fprintf(w, "- %s %s `%s`: %s\n", mark, letterOf(c, g.Run), strings.ReplaceAll(g.Expr, "`", "'"), md(g.Message))
+			fmt.Fprintf(w, "- %s %s `%s`: %s\n", mark, Letter(g.RunIndex), strings.ReplaceAll(g.Expr, "`", "'"), md(g.Message))
 		}
 	}
 }

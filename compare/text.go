@@ -73,7 +73,7 @@ func Text(w io.Writer, c *Comparison) {
 			if g.Tripped {
 				mark = "FAIL"
 			}
-			fmt.Fprintf(w, "  %s %-2s %s — %s\n", mark, letterOf(c, g.Run), g.Expr, g.Message)
+			fmt.Fprintf(w, "  %s %-2s %s — %s\n", mark, Letter(g.RunIndex), g.Expr, g.Message)
 		}
 	}
 }
@@ -90,15 +90,6 @@ func runLine(r *Run) string {
 		s += fmt.Sprintf(" · %d partial line(s) skipped", n)
 	}
 	return s
-}
-
-func letterOf(c *Comparison, label string) string {
-	for i, r := range c.Runs {
-		if r.Label == label {
-			return Letter(i)
-		}
-	}
-	return "?"
 }
 
 func writeHeader(w io.Writer, c *Comparison) {
