@@ -19,20 +19,19 @@ type Difference struct {
 
 // Workload settings, in the order the banner lists them.
 const (
-	setTarget      = "target"
-	setFormat      = "format"
-	setModel       = "model"
-	setPrompts     = "prompt ids"
-	setMaxTokens   = "max tokens"
-	setConcurrency = "concurrency"
-	setRate        = "rate"
-	setWarmup      = "warmup streams"
-	setMeasured    = "measured streams"
-	setStall       = "stall threshold"
-	setVersion     = "drip version"
+	setTarget    = "target"
+	setFormat    = "format"
+	setModel     = "model"
+	setPrompts   = "prompt ids"
+	setMaxTokens = "max tokens"
+	setLoad      = "concurrency or rate"
+	setWarmup    = "warmup streams"
+	setMeasured  = "measured streams"
+	setStall     = "stall threshold"
+	setVersion   = "drip version"
 )
 
-var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setConcurrency, setRate, setWarmup, setMeasured, setStall, setVersion}
+var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setLoad, setWarmup, setMeasured, setStall, setVersion}
 
 const notRecorded = "not recorded"
 
@@ -68,12 +67,11 @@ func settingsOf(recs []*probe.Record) map[string]string {
 			}
 			return strconv.Itoa(w.MaxTokens)
 		})),
-		setConcurrency: distinct(recs, stamped(func(w *probe.RecordWorkload) string { return strconv.Itoa(w.Concurrency) })),
-		setRate: distinct(recs, stamped(func(w *probe.RecordWorkload) string {
-			if w.Rate == 0 {
-				return "none (closed loop)"
+		setLoad: distinct(recs, stamped(func(w *probe.RecordWorkload) string {
+			if w.Rate > 0 {
+				return "open loop, " + strconv.FormatFloat(w.Rate, 'f', -1, 64) + "/s"
 			}
-			return strconv.FormatFloat(w.Rate, 'f', -1, 64) + "/s"
+			return fmt.Sprintf("closed loop, %d in flight", max(w.Concurrency, 1))
 		})),
 		setWarmup:   strconv.Itoa(warmup),
 		setMeasured: strconv.Itoa(len(measured)),

@@ -1,0 +1,66 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/driplab/drip/probe"
+)
+
+func recs(n int, f func(i int, r *probe.Record)) []*probe.Record {
+	out := make([]*probe.Record, n)
+	for i := range out {
+		r := &probe.Record{Phase: probe.PhaseMeasure, PromptID: "p0", Target: "http://h/v1/chat/completions",
+			Format: "openai-chat", Model: "m", StallMS: 250,
+			Workload: &probe.RecordWorkload{Concurrency: 1, Version: "v1.0.0"}}
+		f(i, r)
+		out[i] = r
+	}
+	return out
+}
+
+func TestWorkloadDifferences(t *testing.T) {
+	same := func(int, *probe.Record) {}
+	for _, c := range []struct {
+		name string
+		run  func(i int, r *probe.Record)
+		want []Difference
+	}{
+		{"identical", same, nil},
+		{"concurrency and version", func(_ int, r *probe.Record) {
+			r.Workload = &probe.RecordWorkload{Concurrency: 8, Version: "v1.1.0"}
+		}, []Difference{{setLoad, []string{"closed loop, 1 in flight", "closed loop, 8 in flight"}}, {setVersion, []string{"v1.0.0", "v1.1.0"}}}},
+		{"open loop", func(_ int, r *probe.Record) {
+			r.Workload = &probe.RecordWorkload{Rate: 2.5, Version: "v1.0.0"}
+		}, []Difference{{setLoad, []string{"closed loop, 1 in flight", "open loop, 2.5/s"}}}},
+		{"max tokens", func(_ int, r *probe.Record) { r.Workload.MaxTokens = 256 },
+			[]Difference{{setMaxTokens, []string{"server default", "256"}}}},
+		{"written before the workload stamp", func(_ int, r *probe.Record) { r.Workload = nil }, []Difference{
+			{setMaxTokens, []string{"server default", notRecorded}}, {setLoad, []string{"closed loop, 1 in flight", notRecorded}},
+			{setVersion, []string{"v1.0.0", notRecorded}},
+		}},
+		{"warmup and a stall threshold", func(i int, r *probe.Record) {
+			if i == 0 {
+				r.Phase = probe.PhaseWarmup
+			}
+			r.StallMS = 500
+		}, []Difference{{setWarmup, []string{"0", "1"}}, {setMeasured, []string{"3", "2"}}, {setStall, []string{"250 ms", "500 ms"}}}},
+		{"target, format and model", func(_ int, r *probe.Record) {
+			r.Target, r.Format, r.Model = "http://other/v1/messages", "anthropic", "m2"
+		}, []Difference{{setTarget, []string{"http://h/v1/chat/completions", "http://other/v1/messages"}},
+			{setFormat, []string{"openai-chat", "anthropic"}}, {setModel, []string{"m", "m2"}}}},
+		{"many prompts", func(i int, r *probe.Record) { r.PromptID = fmt.Sprintf("q%d", i) },
+			[]Difference{{setPrompts, []string{"1: p0", "3: q0, q1, q2 (not in baseline: q0, q1, q2; missing: p0)"}}}},
+	} {
+		base := newRun(Input{Records: recs(3, same)})
+		run := newRun(Input{Records: recs(3, c.run)})
+		got := differences([]Run{base, run})
+		if !slices.EqualFunc(got, c.want, func(a, b Difference) bool { return a.Setting == b.Setting && slices.Equal(a.Values, b.Values) }) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := abbreviate([]string{"a", "b", "c", "d", "e", "f"}); got != "a, b, c, d, … 2 more" {
+		t.Errorf("abbreviate: %q", got)
+	}
+}
