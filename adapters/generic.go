@@ -26,7 +26,7 @@ func init() {
 		Name:         "ndjson",
 		Body:         openAIChatBody,
 		Auth:         bearerAuth("OPENAI_API_KEY"),
-		ContentTypes: []string{"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/json-seq"},
+		ContentTypes: []string{"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"},
 		NewDecoder:   func(limit int) Decoder { return NewGenericNDJSONDecoder(limit) },
 		EndIsEOF:     true,
 	})
