@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // OpenAI Chat Completions streaming (FORMATS §2): SSE with one JSON chunk per
@@ -65,7 +68,10 @@ func NewOpenAIDecoder(limit int) *SSE {
 	return &SSE{Classify: c.classify, Limit: limit}
 }
 
+// openAIChunk is the part of a chunk the classifier reads. encoding/json
+// decodes into it when the fast path (parseFast) declines a payload.
 type openAIChunk struct {
+	Object  string `json:"object"`
 	Choices *[]struct {
 		Delta struct {
 			Content          string `json:"content"`
@@ -85,9 +91,72 @@ type openAIChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
+// chunkInfo is what one chunk says, whichever parser read it. Its buffers
+// are reused from chunk to chunk.
+type chunkInfo struct {
+	errVal   []byte // the top-level "error" value as written; nil when absent
+	errObj   bool   // "object":"error" (vLLM's bare ErrorResponse)
+	choices  bool   // "choices" is an array, possibly empty
+	nChoices int
+	usage    bool // "usage" is an object
+	tokens   int  // usage.completion_tokens
+
+	// text is content and legacy text, reasoning is reasoning_content and
+	// reasoning, tool is tool-call arguments, each over all choices in order.
+	text, reasoning, tool []byte
+	arena                 []byte // scratch for the fast parser
+}
+
+func (ci *chunkInfo) reset() {
+	ci.errVal, ci.errObj = nil, false
+	ci.choices, ci.nChoices = false, 0
+	ci.usage, ci.tokens = false, 0
+	ci.text, ci.reasoning, ci.tool = ci.text[:0], ci.reasoning[:0], ci.tool[:0]
+	ci.arena = ci.arena[:0]
+}
+
+// parse reads a chunk: the fast path when it can vouch for the result,
+// encoding/json otherwise. It reports false for a payload that is not a
+// JSON chunk (encoding/json rejects it).
+func (ci *chunkInfo) parse(data []byte) bool {
+	ci.reset()
+	if ci.parseFast(data) {
+		return true
+	}
+	ci.reset()
+	return ci.parseSlow(data)
+}
+
+// parseSlow decodes with encoding/json, the reference the fast path matches.
+func (ci *chunkInfo) parseSlow(data []byte) bool {
+	var ch openAIChunk
+	if json.Unmarshal(data, &ch) != nil {
+		return false
+	}
+	ci.errVal = ch.Error
+	ci.errObj = ch.Object == "error"
+	if ch.Usage != nil {
+		ci.usage, ci.tokens = true, ch.Usage.CompletionTokens
+	}
+	if ch.Choices != nil {
+		ci.choices, ci.nChoices = true, len(*ch.Choices)
+		for i := range *ch.Choices {
+			choice := &(*ch.Choices)[i]
+			d := &choice.Delta
+			ci.text = append(append(ci.text, d.Content...), choice.Text...)
+			ci.reasoning = append(append(ci.reasoning, d.ReasoningContent...), d.Reasoning...)
+			for _, tc := range d.ToolCalls {
+				ci.tool = append(ci.tool, tc.Function.Arguments...)
+			}
+		}
+	}
+	return true
+}
+
 type openAIClassifier struct {
 	lastUsage int // completion_tokens of the previous usage report
 	usageSeen bool
+	ci        chunkInfo
 }
 
 var doneMarker = []byte("[DONE]")
@@ -102,52 +171,40 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 	case string(ev.Type) == "error":
 		f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 	default:
-		var ch openAIChunk
-		if json.Unmarshal(ev.Data, &ch) != nil {
+		ci := &c.ci
+		if !ci.parse(ev.Data) {
 			break // not JSON: metadata, never a crash
 		}
-		if isTruthy(ch.Error) {
+		if ci.errObj || (ci.errVal != nil && isTruthy(ci.errVal)) {
 			f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 			break
 		}
-		if ch.Usage != nil {
-			f.HasUsage, f.OutputTokens = true, ch.Usage.CompletionTokens
+		if ci.usage {
+			f.HasUsage, f.OutputTokens = true, ci.tokens
 		}
-		if ch.Choices == nil {
-			if f.HasUsage {
-				f.Kind = KindUsage
-			}
-			break
-		}
-		if len(*ch.Choices) == 0 {
+		if ci.nChoices == 0 { // no choices, null or []
 			if f.HasUsage {
 				f.Kind = KindUsage
 			}
 			break
 		}
 		f.Kind = KindRole // role-only, empty delta or finish chunk until text shows up
-		var text, reasoning, tool []byte
-		for _, choice := range *ch.Choices {
-			d := &choice.Delta
-			text = append(append(text, d.Content...), choice.Text...)
-			reasoning = append(append(reasoning, d.ReasoningContent...), d.Reasoning...)
-			for _, tc := range d.ToolCalls {
-				tool = append(tool, tc.Function.Arguments...)
-			}
-		}
 		// One frame per chunk; the channel is the answer's when the chunk
 		// carries answer text, so TTFO lands where the answer begins.
 		switch {
-		case len(text) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(append(reasoning, text...))
-		case len(tool) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(tool)
-		case len(reasoning) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(reasoning)
+		case len(ci.text) > 0:
+			ci.reasoning = append(ci.reasoning, ci.text...) // reasoning first, as it was written
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(ci.reasoning)
+		case len(ci.tool) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(ci.tool)
+		case len(ci.reasoning) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(ci.reasoning)
 		}
-		if f.HasUsage && c.usageSeen && f.Kind == KindContent {
+		if f.HasUsage && c.usageSeen && f.Kind == KindContent && f.OutputTokens > c.lastUsage {
 			// vLLM continuous_usage_stats: every chunk carries a running
-			// count, so the difference is this frame's tokens.
+			// count, so the difference is this frame's tokens. A count
+			// that does not grow (n>1 choices interleave their counts)
+			// says nothing about this frame: 0, unknown.
 			f.Tokens = f.OutputTokens - c.lastUsage
 		}
 	}
@@ -157,12 +214,29 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 	return append(dst, f)
 }
 
-// isTruthy reports a JSON value other than null, false, "", 0 or absent,
-// as openai-python's check for an "error" key does.
-func isTruthy(v json.RawMessage) bool {
-	switch string(bytes.TrimSpace(v)) {
-	case "", "null", "false", `""`, "0", "{}", "[]":
+// isTruthy reports a JSON value other than null, false, "", 0, {} or [],
+// as openai-python's truthiness check on an "error" key does.
+func isTruthy(v []byte) bool {
+	if string(v) == "null" { // the common case costs no decoding
 		return false
+	}
+	var x any
+	if json.Unmarshal(v, &x) != nil {
+		return len(bytes.TrimSpace(v)) > 0 // e.g. a number beyond float64
+	}
+	switch x := x.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case float64:
+		return x != 0
+	case map[string]any:
+		return len(x) > 0
+	case []any:
+		return len(x) > 0
 	}
 	return true
 }
@@ -192,4 +266,578 @@ func ErrorMessage(data []byte) string {
 		return e.Message
 	}
 	return string(data)
+}
+
+// The fast path. encoding/json spends most of a content frame's budget on
+// reflection and a separate validation pass, and allocates for every string.
+// parseFast reads the chunk shapes servers actually send in one validating
+// pass without allocating, and declines (returns false) whenever it could
+// disagree with encoding/json: a key that matches a field only case-
+// insensitively or through escapes, a repeated field, an unexpected type, a
+// non-integer token count, deep nesting. The caller then decodes with
+// parseSlow, so the two paths never disagree (FuzzOpenAI checks this).
+
+const maxFastDepth = 64
+
+type fastParser struct {
+	d  []byte
+	i  int
+	ci *chunkInfo
+}
+
+// span is a decoded string in chunkInfo.arena.
+type span struct{ from, to int }
+
+func (ci *chunkInfo) parseFast(data []byte) bool {
+	p := fastParser{d: data, ci: ci}
+	p.ws()
+	if !p.chunk() {
+		return false
+	}
+	p.ws()
+	return p.i == len(p.d)
+}
+
+func (p *fastParser) ws() {
+	for p.i < len(p.d) {
+		switch p.d[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *fastParser) is(c byte) bool { return p.i < len(p.d) && p.d[p.i] == c }
+
+// null consumes a null literal if one is next.
+func (p *fastParser) null() bool {
+	if len(p.d)-p.i >= 4 && string(p.d[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// field moves to the next member of an object whose '{' (first) or
+// previous value was consumed, and returns its key with the parser at its
+// value. more is false at the closing brace. Keys that are not plain
+// printable ASCII without escapes are declined: encoding/json unescapes and
+// Unicode-folds them before matching fields.
+func (p *fastParser) field(first bool) (key []byte, more, ok bool) {
+	p.ws()
+	if p.is('}') {
+		p.i++
+		return nil, false, true
+	}
+	if !first {
+		if !p.is(',') {
+			return nil, false, false
+		}
+		p.i++
+		p.ws()
+	}
+	if !p.is('"') {
+		return nil, false, false
+	}
+	start := p.i + 1
+	for i := start; i < len(p.d); i++ {
+		c := p.d[i]
+		if c == '"' {
+			key = p.d[start:i]
+			p.i = i + 1
+			p.ws()
+			if !p.is(':') {
+				return nil, false, false
+			}
+			p.i++
+			p.ws()
+			return key, true, true
+		}
+		if c < 0x20 || c >= 0x7f || c == '\\' {
+			return nil, false, false
+		}
+	}
+	return nil, false, false
+}
+
+// foldsTo reports an ASCII key that encoding/json would match to one of
+// names only case-insensitively.
+func foldsTo(key []byte, names ...string) bool {
+	for _, n := range names {
+		if len(n) != len(key) {
+			continue
+		}
+		eq := true
+		for i := range len(n) {
+			c := key[i]
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			d := n[i]
+			if 'a' <= d && d <= 'z' {
+				d -= 'a' - 'A'
+			}
+			if c != d {
+				eq = false
+				break
+			}
+		}
+		if eq {
+			return true
+		}
+	}
+	return false
+}
+
+// object walks the members of an object (or accepts null), calling member
+// for each key; member parses the value and returns a bit identifying the
+// field (0 for ignored keys) or ok=false to decline.
+func (p *fastParser) object(member func(key []byte) (bit uint8, ok bool)) bool {
+	if p.null() {
+		return true
+	}
+	if !p.is('{') {
+		return false
+	}
+	p.i++
+	var seen uint8
+	for first := true; ; first = false {
+		key, more, ok := p.field(first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		bit, ok := member(key)
+		if !ok || seen&bit != 0 {
+			return false // a repeated field: encoding/json's last-wins is not worth copying
+		}
+		seen |= bit
+	}
+}
+
+// array walks the elements of an array, calling elem for each; null is
+// accepted as no array (isNull true).
+func (p *fastParser) array(elem func() bool) (isNull, ok bool) {
+	if p.null() {
+		return true, true
+	}
+	if !p.is('[') {
+		return false, false
+	}
+	p.i++
+	p.ws()
+	if p.is(']') {
+		p.i++
+		return false, true
+	}
+	for {
+		p.ws()
+		if !elem() {
+			return false, false
+		}
+		p.ws()
+		switch {
+		case p.is(','):
+			p.i++
+		case p.is(']'):
+			p.i++
+			return false, true
+		default:
+			return false, false
+		}
+	}
+}
+
+func (p *fastParser) chunk() bool {
+	if !p.is('{') {
+		return false // null, arrays and scalars go to encoding/json
+	}
+	ci := p.ci
+	return p.object(func(key []byte) (uint8, bool) {
+		switch string(key) {
+		case "choices":
+			isNull, ok := p.array(p.choice)
+			ci.choices = ok && !isNull
+			return 1, ok
+		case "usage":
+			return 2, p.usage()
+		case "error":
+			start := p.i
+			ok := p.skip(0)
+			ci.errVal = p.d[start:p.i]
+			return 4, ok
+		case "object":
+			start := len(ci.arena)
+			sp, ok := p.str()
+			ci.errObj = ok && string(ci.arena[sp.from:sp.to]) == "error"
+			ci.arena = ci.arena[:start]
+			return 8, ok
+		}
+		if foldsTo(key, "choices", "usage", "error", "object") {
+			return 0, false
+		}
+		return 0, p.skip(0)
+	})
+}
+
+func (p *fastParser) choice() bool {
+	ci := p.ci
+	ci.arena = ci.arena[:0]
+	var content, text, rc, r span
+	ok := p.object(func(key []byte) (uint8, bool) {
+		var ok bool
+		switch string(key) {
+		case "delta":
+			return 1, p.object(func(key []byte) (uint8, bool) {
+				var ok bool
+				switch string(key) {
+				case "content":
+					content, ok = p.str()
+					return 1, ok
+				case "reasoning":
+					r, ok = p.str()
+					return 2, ok
+				case "reasoning_content":
+					rc, ok = p.str()
+					return 4, ok
+				case "tool_calls":
+					_, ok = p.array(p.toolCall)
+					return 8, ok
+				}
+				if foldsTo(key, "content", "reasoning", "reasoning_content", "tool_calls") {
+					return 0, false
+				}
+				return 0, p.skip(0)
+			})
+		case "text":
+			text, ok = p.str()
+			return 2, ok
+		}
+		if foldsTo(key, "delta", "text") {
+			return 0, false
+		}
+		return 0, p.skip(0)
+	})
+	if !ok {
+		return false
+	}
+	ci.nChoices++
+	a := ci.arena
+	ci.text = append(append(ci.text, a[content.from:content.to]...), a[text.from:text.to]...)
+	ci.reasoning = append(append(ci.reasoning, a[rc.from:rc.to]...), a[r.from:r.to]...)
+	return true
+}
+
+func (p *fastParser) toolCall() bool {
+	return p.object(func(key []byte) (uint8, bool) {
+		switch string(key) {
+		case "function":
+			return 1, p.object(func(key []byte) (uint8, bool) {
+				if string(key) == "arguments" {
+					if p.null() {
+						return 1, true
+					}
+					var ok bool
+					p.ci.tool, ok = p.appendString(p.ci.tool)
+					return 1, ok
+				}
+				if foldsTo(key, "arguments") {
+					return 0, false
+				}
+				return 0, p.skip(0)
+			})
+		}
+		if foldsTo(key, "function") {
+			return 0, false
+		}
+		return 0, p.skip(0)
+	})
+}
+
+func (p *fastParser) usage() bool {
+	if p.is('{') {
+		p.ci.usage = true
+	}
+	return p.object(func(key []byte) (uint8, bool) {
+		if string(key) == "completion_tokens" {
+			if p.null() {
+				return 1, true
+			}
+			n, ok := p.integer()
+			p.ci.tokens = n
+			return 1, ok
+		}
+		if foldsTo(key, "completion_tokens") {
+			return 0, false
+		}
+		return 0, p.skip(0)
+	})
+}
+
+// integer reads a JSON number that encoding/json stores in an int without
+// error; anything else (fractions, exponents, 19+ digits) is declined.
+func (p *fastParser) integer() (int, bool) {
+	start := p.i
+	if !p.number() {
+		return 0, false
+	}
+	digits := p.d[start:p.i]
+	neg := digits[0] == '-'
+	if neg {
+		digits = digits[1:]
+	}
+	if len(digits) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// str reads a string or null into the arena.
+func (p *fastParser) str() (span, bool) {
+	if p.null() {
+		return span{}, true
+	}
+	from := len(p.ci.arena)
+	var ok bool
+	p.ci.arena, ok = p.appendString(p.ci.arena)
+	return span{from, len(p.ci.arena)}, ok
+}
+
+// appendString decodes a JSON string exactly as encoding/json does: escapes
+// resolved, invalid surrogates and malformed UTF-8 replaced by U+FFFD.
+func (p *fastParser) appendString(dst []byte) ([]byte, bool) {
+	if !p.is('"') {
+		return dst, false
+	}
+	d := p.d
+	i := p.i + 1
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			p.i = i + 1
+			return dst, true
+		case c == '\\':
+			if i+1 >= len(d) {
+				return dst, false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/':
+				dst = append(dst, d[i+1])
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				rr := getu4(d[i:])
+				if rr < 0 {
+					return dst, false
+				}
+				i += 6
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(d[i:])); dec != unicode.ReplacementChar {
+						i += 6
+						dst = utf8.AppendRune(dst, dec)
+						continue
+					}
+					rr = unicode.ReplacementChar
+				}
+				dst = utf8.AppendRune(dst, rr)
+				continue
+			default:
+				return dst, false
+			}
+			i += 2
+		case c < 0x20:
+			return dst, false
+		case c < utf8.RuneSelf:
+			// Copy a run of plain ASCII at once.
+			j := i + 1
+			for j < len(d) && d[j] >= 0x20 && d[j] < utf8.RuneSelf && d[j] != '"' && d[j] != '\\' {
+				j++
+			}
+			dst = append(dst, d[i:j]...)
+			i = j
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			dst = utf8.AppendRune(dst, r)
+			i += size
+		}
+	}
+	return dst, false
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// skip validates and passes over any JSON value.
+func (p *fastParser) skip(depth int) bool {
+	if p.i >= len(p.d) {
+		return false
+	}
+	switch c := p.d[p.i]; {
+	case c == '"':
+		return p.skipString()
+	case c == '{':
+		if depth >= maxFastDepth {
+			return false
+		}
+		p.i++
+		for first := true; ; first = false {
+			p.ws()
+			if p.is('}') {
+				p.i++
+				return true
+			}
+			if !first {
+				if !p.is(',') {
+					return false
+				}
+				p.i++
+				p.ws()
+			}
+			if !p.is('"') || !p.skipString() {
+				return false
+			}
+			p.ws()
+			if !p.is(':') {
+				return false
+			}
+			p.i++
+			p.ws()
+			if !p.skip(depth + 1) {
+				return false
+			}
+		}
+	case c == '[':
+		if depth >= maxFastDepth {
+			return false
+		}
+		_, ok := p.array(func() bool { return p.skip(depth + 1) })
+		return ok
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.null()
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	}
+	return false
+}
+
+func (p *fastParser) literal(s string) bool {
+	if len(p.d)-p.i >= len(s) && string(p.d[p.i:p.i+len(s)]) == s {
+		p.i += len(s)
+		return true
+	}
+	return false
+}
+
+// skipString passes over a string, checking its escapes.
+func (p *fastParser) skipString() bool {
+	d := p.d
+	for i := p.i + 1; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '"':
+			p.i = i + 1
+			return true
+		case c == '\\':
+			if i+1 >= len(d) {
+				return false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if getu4(d[i:]) < 0 {
+					return false
+				}
+				i += 5
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		}
+	}
+	return false
+}
+
+// number passes over a number in JSON's grammar.
+func (p *fastParser) number() bool {
+	d, i := p.d, p.i
+	digits := func() bool {
+		start := i
+		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	p.i = i
+	return true
 }

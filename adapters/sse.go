@@ -13,7 +13,11 @@ type Event struct {
 	Data []byte // data lines joined with LF; valid only during the callback
 	// Keepalive marks a block without data: comments, retry, id or event only.
 	Keepalive bool
-	Bytes     int // wire bytes of the block, blank line included
+	// Bytes is the block's wire bytes, blank line included, counting any
+	// stray blank lines before it and a leading BOM. The LF of a CRLF that
+	// ends the block is counted with the next block (the CR already ended
+	// it), so counts do not depend on how the input was split into reads.
+	Bytes int
 }
 
 // SSE is a WHATWG-conformant push parser for text/event-stream. It does not
@@ -31,6 +35,7 @@ type SSE struct {
 	skipLF    bool // the previous read ended with CR: a leading LF belongs to it
 	started   bool // past the optional leading BOM
 	err       error
+	ev        Event // handed to Classify; kept here so it does not escape per event
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -56,22 +61,44 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 			p = p[len(bom):]
 		}
 	}
+	// lf is the index of the next LF in p, or -1 when p has none; it is
+	// found once and carried along, so CR-only input stays linear.
+	lf := bytes.IndexByte(p, '\n')
+	advance := func(n int) {
+		p = p[n:]
+		if lf >= 0 {
+			if lf -= n; lf < 0 {
+				lf = bytes.IndexByte(p, '\n')
+			}
+		}
+	}
 	for len(p) > 0 {
 		if s.skipLF {
 			s.skipLF = false
 			if p[0] == '\n' {
 				s.blockLen++
-				p = p[1:]
+				advance(1)
 				continue
 			}
 		}
-		i := bytes.IndexAny(p, "\r\n")
+		// The line ends at the first CR before the next LF, else at the LF.
+		i := lf
+		if i < 0 {
+			i = bytes.IndexByte(p, '\r')
+		} else if j := bytes.IndexByte(p[:i], '\r'); j >= 0 {
+			i = j
+		}
 		if i < 0 {
 			if len(s.line)+len(p)+len(s.data) > s.limit() {
 				return dst, s.fail()
 			}
 			s.line = append(s.line, p...)
 			return dst, nil
+		}
+		// Check before joining a held partial line, so one large read can
+		// never grow the buffer past the limit.
+		if len(s.line)+i+len(s.data) > s.limit() {
+			return dst, s.fail()
 		}
 		var ln []byte
 		if len(s.line) > 0 {
@@ -80,14 +107,11 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 		} else {
 			ln = p[:i]
 		}
-		if len(ln)+len(s.data) > s.limit() {
-			return dst, s.fail()
-		}
 		s.blockLen += len(ln) + 1
 		if p[i] == '\r' {
 			s.skipLF = true
 		}
-		p = p[i+1:]
+		advance(i + 1)
 		dst = s.processLine(dst, ln)
 		s.line = s.line[:0]
 	}
@@ -150,7 +174,8 @@ func (s *SSE) processLine(dst []Frame, ln []byte) []Frame {
 }
 
 func (s *SSE) dispatch(dst []Frame) []Frame {
-	ev := Event{Bytes: s.blockLen}
+	ev := &s.ev
+	*ev = Event{Bytes: s.blockLen}
 	switch {
 	case s.hasData:
 		ev.Type, ev.Data = s.typ, s.data
@@ -159,7 +184,7 @@ func (s *SSE) dispatch(dst []Frame) []Frame {
 	default: // a stray blank line: its bytes join the next block
 		return dst
 	}
-	dst = s.Classify(dst, &ev)
+	dst = s.Classify(dst, ev)
 	s.data, s.typ = s.data[:0], s.typ[:0]
 	s.hasData, s.hasFields, s.blockLen = false, false, 0
 	return dst
