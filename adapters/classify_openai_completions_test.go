@@ -4,7 +4,7 @@ import "testing"
 
 func TestOpenAICompletionsFrames(t *testing.T) {
 	f := Lookup("openai-completions")
-	checkFrames(t, func() Decoder { return f.NewDecoder(0) }, testdataFile(t, "legacy_completions.sse"), []string{
+	checkFrames(t, func() Decoder { return f.NewDecoder(0) }, testdataFile(t, "openai_completions_legacy.sse"), []string{
 		"content:text:Hello", "content:text:, ", "content:text:World!", "role", "usage=362", "end",
 	})
 	if ForPath("/v1/completions") != f || ForPath("/v1/chat/completions").Name != "openai-chat" {

@@ -8,8 +8,8 @@ func TestDetect(t *testing.T) {
 		data     []byte
 		want     string
 	}{
-		{"openai chat", "text/event-stream", testdataFile(t, "openai_text.sse"), "openai-chat"},
-		{"legacy completions", "text/event-stream", testdataFile(t, "legacy_completions.sse"), "openai-completions"},
+		{"openai chat", "text/event-stream", testdataFile(t, "detect_openai_chat.sse"), "openai-chat"},
+		{"legacy completions", "text/event-stream", testdataFile(t, "openai_completions_legacy.sse"), "openai-completions"},
 		{"responses", "text/event-stream", testdataFile(t, "responses_reasoning.sse"), "openai-responses"},
 		{"anthropic", "text/event-stream; charset=utf-8", testdataFile(t, "anthropic_text.sse"), "anthropic"},
 		{"tgi", "text/event-stream", testdataFile(t, "tgi.sse"), "tgi"},
