@@ -76,7 +76,7 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 		shown = nonEmpty
 	}
 	if len(shown) > height {
-		shown = shown[len(shown)-height:]
+		shown = keepModeAndTail(shown, counts, most, height)
 	}
 	const labelW = 11
 	countW := len(fmt.Sprint(most)) + 1
@@ -105,6 +105,23 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
 	}
 	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// keepModeAndTail picks n of the buckets: the fullest one, where the mass
+// of the gaps is, and then the largest gaps, where the stalls are.
+func keepModeAndTail(buckets, counts []int, most, n int) []int {
+	mode := -1
+	for _, b := range buckets {
+		if counts[b] == most {
+			mode = b
+			break
+		}
+	}
+	tail := buckets[len(buckets)-n:]
+	if n < 2 || mode >= tail[0] {
+		return tail
+	}
+	return append([]int{mode}, tail[1:]...)
 }
 
 // gapLine plots gap by content frame index with asciigraph: one column per
