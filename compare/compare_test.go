@@ -233,7 +233,7 @@ func TestDeltasDirectionAndMarks(t *testing.T) {
 		sign float64 // of the change from steady to stall
 	}{
 		// The stalls add a second to every stream and slow the pace.
-		{"e2e.p50", +1}, {"e2e.max", +1}, {"itl.p50", +1}, {"gap.p95", +1},
+		{"e2e.p50", +1}, {"e2e.max", +1}, {"itl.p50", +1}, {"gap.p99", +1},
 		{"throughput", -1}, {"tps_user.p50", -1},
 	} {
 		d := findRow(t, worse, c.key).Deltas[1]
