@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/driplab/drip/probe"
@@ -49,22 +50,11 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 		return fit(st.Dim.Render("no gaps yet: they need two content frames"), width, height)
 	}
 	counts := make([]int, len(bucketEdges)+1)
-	lo, hi, most := len(counts), -1, 0
-	for _, g := range gaps {
-		b := bucketOf(g)
-		counts[b]++
-		lo, hi, most = min(lo, b), max(hi, b), max(most, counts[b])
-	}
+	lo, hi, most := countBuckets(gaps, counts)
 	// Contiguous buckets show the log scale's empty stretches; short of room
 	// only non-empty ones are kept, then the largest gaps: the stalls must
 	// stay visible. The gap line comes when six rows are left for it.
-	var all, nonEmpty []int
-	for b := lo; b <= hi; b++ {
-		all = append(all, b)
-		if counts[b] > 0 {
-			nonEmpty = append(nonEmpty, b)
-		}
-	}
+	all, nonEmpty := bucketRange(counts, lo, hi)
 	const lineRows = 6
 	shown, graphH := all, 0
 	switch {
@@ -88,15 +78,9 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 		if n > 0 {
 			bar = strings.Repeat("█", max(1, int(math.Round(float64(n)/float64(most)*float64(barW)))))
 		}
-		style := st.Text
-		switch {
-		case b > 0 && bucketEdges[b-1] >= r.StallMS:
-			style = st.StallMid
-		case b < len(bucketEdges) && bucketEdges[b] > r.StallMS:
-			style = st.Stall
-		}
 		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
 		if n > 0 {
+			style := bucketStyle(b, r.StallMS, st)
 			line += style.Render(bar) + " " + st.Value.Render(fmt.Sprint(n))
 		}
 		lines = append(lines, line)
@@ -105,6 +89,43 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
 	}
 	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// countBuckets counts each value into its bucket (counts holds one per
+// bucket, len(bucketEdges)+1) and returns the first and last non-empty
+// buckets and the largest count; lo > hi when vals is empty.
+func countBuckets(vals []float64, counts []int) (lo, hi, most int) {
+	lo, hi = len(counts), -1
+	for _, v := range vals {
+		b := bucketOf(v)
+		counts[b]++
+		lo, hi, most = min(lo, b), max(hi, b), max(most, counts[b])
+	}
+	return lo, hi, most
+}
+
+// bucketRange lists the buckets from lo to hi, and those of them that hold
+// a value.
+func bucketRange(counts []int, lo, hi int) (all, nonEmpty []int) {
+	for b := lo; b <= hi; b++ {
+		all = append(all, b)
+		if counts[b] > 0 {
+			nonEmpty = append(nonEmpty, b)
+		}
+	}
+	return all, nonEmpty
+}
+
+// bucketStyle colours a bucket's bar by the stall threshold: buckets wholly
+// at or above it are stalls, a bucket it falls inside may hold some.
+func bucketStyle(b int, stallMS float64, st *Styles) lipgloss.Style {
+	switch {
+	case b > 0 && bucketEdges[b-1] >= stallMS:
+		return st.StallMid
+	case b < len(bucketEdges) && bucketEdges[b] > stallMS:
+		return st.Stall
+	}
+	return st.Text
 }
 
 // keepModeAndTail picks n of the buckets: the fullest one, where the mass

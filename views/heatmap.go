@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/driplab/drip/probe"
 )
 
@@ -33,24 +35,52 @@ func shade(v float64, edges [3]float64) int {
 // that recurs at the same point in every run forms a column. skip hides
 // that many of the most recent rows (scrolling back through many runs).
 func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Styles) string {
-	plotW := width - labelWidth
-	if len(runs) == 0 || plotW < 4 || height < 1 {
+	if len(runs) == 0 || width-labelWidth < 4 || height < 1 {
 		return fit(st.Dim.Render("no runs yet"), width, height)
 	}
-	stallMS := runs[len(runs)-1].StallMS
-	edges := shadeEdges(stallMS)
+	sc := heatScaleOf(runs, runs[len(runs)-1].StallMS)
+	rows := max(1, height-1)
+	lines := heatRows(runs, byTime, skip, rows, len(runs)-1, &st.Value, sc, width, st)
+	if height >= 2 {
+		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, st))
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// heatScale is what the columns of a heatmap mean: several heatmaps drawn
+// with one scale line up column by column.
+type heatScale struct {
+	maxGaps int     // the most gaps of any run: frame index columns
+	span    float64 // the longest run: time columns
+	stallMS float64 // the shades' threshold
+}
+
+// heatScaleOf is the scale that fits every run.
+func heatScaleOf(runs []*probe.Record, stallMS float64) heatScale {
+	sc := heatScale{stallMS: stallMS}
+	for _, r := range runs {
+		sc.maxGaps = max(sc.maxGaps, len(r.Gaps()))
+		sc.span = max(sc.span, r.DurationMS, lastContent(r))
+	}
+	return sc
+}
+
+// per is how many frame indexes share a column of plotW.
+func (sc heatScale) per(plotW int) int { return max(1, (sc.maxGaps+plotW-1)/plotW) }
+
+// heatRows renders up to rows runs, skip of the most recent hidden, on the
+// scale sc; the label of run hi is drawn with hiStyle.
+func heatRows(runs []*probe.Record, byTime bool, skip, rows, hi int, hiStyle *lipgloss.Style, sc heatScale, width int, st *Styles) []string {
+	plotW := width - labelWidth
+	edges := shadeEdges(sc.stallMS)
 	// Column of each gap, per run.
 	type cell struct {
 		col int
 		gap float64
 	}
 	perRun := make([][]cell, len(runs))
-	maxGaps, span := 0, 0.0
-	for _, r := range runs {
-		maxGaps = max(maxGaps, len(r.Gaps()))
-		span = max(span, r.DurationMS, lastContent(r))
-	}
-	per := max(1, (maxGaps+plotW-1)/plotW)
+	maxGaps, span := sc.maxGaps, sc.span
+	per := sc.per(plotW)
 	// Few frames: each frame index gets a wider column, so runs stay readable.
 	cw := 1
 	if !byTime && maxGaps > 0 && maxGaps < plotW {
@@ -75,7 +105,6 @@ func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Sty
 			prev = f.TMS
 		}
 	}
-	rows := max(1, height-1)
 	skip = max(0, min(skip, len(runs)-rows))
 	last := len(runs) - skip
 	first := max(0, last-rows)
@@ -98,15 +127,12 @@ func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Sty
 			}
 		}
 		label := st.Dim.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))
-		if i == len(runs)-1 {
-			label = st.Value.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))
+		if i == hi {
+			label = hiStyle.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))
 		}
 		lines = append(lines, label+row.String())
 	}
-	if height >= 2 {
-		lines = append(lines, heatLegend(edges, byTime, per, span, st))
-	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return lines
 }
 
 func heatLegend(edges [3]float64, byTime bool, per int, span float64, st *Styles) string {
