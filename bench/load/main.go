@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -38,6 +39,9 @@ import (
 	"github.com/driplab/drip/probe"
 )
 
+// runGCPercent is drip run's GC target (cmd/drip/run.go).
+const runGCPercent = 400
+
 func main() {
 	streams := flag.Int("streams", 1000, "concurrent streams")
 	scenario := flag.String("scenario", "paced", "fixture scenario each stream asks for")
@@ -47,6 +51,10 @@ func main() {
 	if *serve {
 		serveFixtures()
 		return
+	}
+	// As drip run does (cmd/drip/run.go, runGC); the server keeps the default.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(runGCPercent)
 	}
 	if err := bench(*streams, *scenario, *inproc); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -109,8 +117,10 @@ func bench(n int, scenario string, inproc bool) error {
 		return err
 	}
 	defer stop()
-	fmt.Printf("drip load benchmark · %d concurrent streams · scenario %s · server %s · GOMAXPROCS %d · %d CPUs\n",
-		n, scenario, map[bool]string{true: "in-process", false: "child process"}[inproc], runtime.GOMAXPROCS(0), runtime.NumCPU())
+	gc := debug.SetGCPercent(-1) // read back and restored
+	debug.SetGCPercent(gc)
+	fmt.Printf("drip load benchmark · %d concurrent streams · scenario %s · server %s · GOMAXPROCS %d · %d CPUs · GOGC %d\n",
+		n, scenario, map[bool]string{true: "in-process", false: "child process"}[inproc], runtime.GOMAXPROCS(0), runtime.NumCPU(), gc)
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average before: %s", load)
 	}
@@ -211,6 +221,7 @@ func timingPass(base, scenario string, n int) (string, error) {
 	srvCPU := serverCPU(base) - srvCPU0
 
 	var stamp, gap []float64
+	var byPhase [3][]float64 // stamp error of the first 10 frames, the middle, the last 10
 	frames, unpaired, complete := 0, 0, 0
 	for i := 0; i < len(recs); i += 100 {
 		chunk := recs[i:min(i+100, len(recs))]
@@ -239,6 +250,13 @@ func timingPass(base, scenario string, n int) (string, error) {
 				}
 				c := r.StartUnixNS + int64(f.TMS*1e6)
 				stamp = append(stamp, float64(c-server[k])/1e6)
+				ph := 1
+				if k < 10 {
+					ph = 0
+				} else if k >= len(server)-10 {
+					ph = 2
+				}
+				byPhase[ph] = append(byPhase[ph], float64(c-server[k])/1e6)
 				if k > 0 {
 					gap = append(gap, abs(float64((c-prevC)-(server[k]-prevS))/1e6))
 				}
@@ -255,6 +273,8 @@ func timingPass(base, scenario string, n int) (string, error) {
 		len(recs), complete, frames, unpaired, wall.Seconds())
 	fmt.Fprintf(&b, "  stamp error (drip's read time − server's write time) ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*se.P50, *se.P90, *se.P99, *se.Max)
+	b0, b1, b2 := probe.NewDist(byPhase[0]), probe.NewDist(byPhase[1]), probe.NewDist(byPhase[2])
+	fmt.Fprintf(&b, "    p99 by position in the stream: first 10 frames %.3f · middle %.3f · last 10 frames %.3f\n", *b0.P99, *b1.P99, *b2.P99)
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
 	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
