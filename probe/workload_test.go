@@ -153,28 +153,41 @@ func TestWarmupPerPrompt(t *testing.T) {
 }
 
 // An open loop admits an arrival only while fewer than MaxInflight streams
-// are in flight; the rest are counted, never queued.
+// are in flight; the rest are counted, never queued. The server holds every
+// stream open until the run is canceled, after the last arrival.
 func TestOpenLoopMaxInflight(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		http.NewResponseController(w).Flush()
+		<-r.Context().Done()
+	}))
 	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "steady") // each stream lasts about 1.2 s
+	p := fixturePlan(t, srv.URL, "held")
 	p.Rate, p.Arrival, p.Runs, p.MaxInflight = 200, probe.ArrivalConstant, 30, 3
 	pg := &probe.Progress{}
 	p.Progress = pg
-	recs, st := collect(context.Background(), p)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for pg.Attempted.Load() < 30 {
+			time.Sleep(time.Millisecond) // polling for the last arrival, not timing
+		}
+		cancel()
+	}()
+	recs, st := collect(ctx, p)
 	if len(recs) != 3 || st.NotAdmitted != 27 || pg.Attempted.Load() != 30 || pg.Admitted.Load() != 3 {
 		t.Fatalf("%d records, %d not admitted, progress %d/%d", len(recs), st.NotAdmitted, pg.Attempted.Load(), pg.Admitted.Load())
 	}
 	agg := probe.NewAggregate(probe.DefaultStall)
 	for _, r := range recs {
 		agg.Add(r)
-		if r.IntendedStartMS == nil {
-			t.Error("an open-loop record without intended_start_ms")
+		if r.IntendedStartMS == nil || r.Status != probe.StatusCanceled {
+			t.Errorf("record %d: intended %v status %s", r.Seq, r.IntendedStartMS, r.Status)
 		}
 	}
 	agg.SetRun(st)
 	s := agg.Summary(probe.Workload{})
-	if s.Streams.Attempted != 30 || s.Streams.Admitted != 3 || s.OpenLoop == nil || s.OpenLoop.NotAdmitted != 27 || s.OpenLoop.ScheduleLag.N != 30 {
+	if s.Streams.Attempted != 30 || s.Streams.Admitted != 3 || s.Streams.Canceled != 3 || s.OpenLoop == nil || s.OpenLoop.NotAdmitted != 27 || s.OpenLoop.ScheduleLag.N != 30 {
 		t.Errorf("streams %+v open loop %+v", s.Streams, s.OpenLoop)
 	}
 }
