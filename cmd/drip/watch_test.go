@@ -120,8 +120,8 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 		var (
 			headless calibration
 			live     calibration
-			mu   sync.Mutex
-			done = make(chan *probe.Record, 1)
+			mu       sync.Mutex
+			done     = make(chan *probe.Record, 1)
 		)
 		src := tui.Source{Name: "calibrate", Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
 			tt := tg
