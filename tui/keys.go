@@ -5,6 +5,7 @@ import "charm.land/bubbles/v2/key"
 // KeyMap is every key the live view answers to; it implements help.KeyMap.
 type KeyMap struct {
 	Rerun, Freeze, Focus, Zoom, HeatMode, Next, Save, Help, Quit key.Binding
+	Back                                                         key.Binding // to the compare screen the stream was opened from
 	Up, Down, PageUp, PageDown, Bottom                           key.Binding
 }
 
@@ -20,6 +21,7 @@ func DefaultKeyMap() KeyMap {
 		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save records")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"), key.WithDisabled()),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
@@ -30,7 +32,7 @@ func DefaultKeyMap() KeyMap {
 
 // ShortHelp is the help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Rerun, k.Next, k.Freeze, k.Focus, k.Zoom, k.HeatMode, k.Save, k.Help, k.Quit}
+	return []key.Binding{k.Back, k.Rerun, k.Next, k.Freeze, k.Focus, k.Zoom, k.HeatMode, k.Save, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with "?".
@@ -38,6 +40,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Rerun, k.Next, k.Freeze, k.Save},
 		{k.Focus, k.Up, k.Down, k.PageUp, k.PageDown, k.Bottom},
-		{k.Zoom, k.HeatMode, k.Help, k.Quit},
+		{k.Zoom, k.HeatMode, k.Back, k.Help, k.Quit},
 	}
 }

@@ -51,11 +51,15 @@ type Config struct {
 	Clock   func() time.Time // nil: time.Now
 }
 
-// screen is what the root model shows. Only the stream screen exists now;
-// the run and compare views will be further screens of the same model.
+// screen is what the root model shows: the stream screen, or the compare
+// screen (which opens streams in the stream screen); the run view will be
+// a further screen of the same model.
 type screen uint8
 
-const screenStream screen = iota
+const (
+	screenStream  screen = iota
+	screenCompare        // recorded runs side by side (compare.go)
+)
 
 // focus is the panel that scroll keys move.
 type focus uint8
@@ -78,6 +82,7 @@ type Model struct {
 	after func(time.Duration, tea.Msg) tea.Cmd
 
 	screen screen
+	cmp    *compareScreen // nil unless the model was opened on a comparison
 	keys   KeyMap
 	help   help.Model
 	styles Styles

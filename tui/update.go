@@ -17,6 +17,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(feedMsg); !ok {
 		m.viewDirty = true
 	}
+	if m.screen == screenCompare {
+		return m, m.updateCompare(msg)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -72,6 +75,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.quitting = true
 		m.cancel()
 		return tea.Quit
+	case key.Matches(msg, k.Back):
+		m.backToCompare()
 	case key.Matches(msg, k.Rerun):
 		return m.startRun()
 	case key.Matches(msg, k.Next):

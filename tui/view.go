@@ -92,6 +92,9 @@ func (m *Model) View() tea.View {
 
 // compose joins the cached panels; it never renders a plot itself.
 func (m *Model) compose() string {
+	if m.screen == screenCompare {
+		return m.composeCompare()
+	}
 	st := &m.styles
 	l := &m.lay
 	parts := []string{m.panels.header}

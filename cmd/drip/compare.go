@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/tui"
 )
 
 func newCompareCmd() *cobra.Command {
@@ -19,6 +23,7 @@ func newCompareCmd() *cobra.Command {
 		failIf   []string
 		asJSON   bool
 		markdown bool
+		noTUI    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare A.jsonl B.jsonl [C.jsonl …]",
@@ -32,7 +37,13 @@ noise. A banner lists every workload setting that differs between the runs.
 
 Relative gates hold each run to the baseline: '+10%' is a change relative to
 the baseline's figure, '+20ms' an absolute change; gates without a sign work
-as in 'drip run'. The baseline itself is not gated.`,
+as in 'drip run'. The baseline itself is not gated.
+
+On a terminal it opens the compare screen: one column per run with the
+figures aligned row by row, histograms and heatmaps on one scale, a
+per-prompt panel, and any stream of any run opens in the watch view (enter;
+esc comes back). Without a terminal, or with --no-tui, --json or
+--markdown, it prints the comparison instead.`,
 		Example: `  drip compare before.jsonl after.jsonl
   drip compare main.jsonl pr.jsonl --label main --label pr --markdown
   drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%' --fail-if 'gap.p99 > +20ms'`,
@@ -68,6 +79,9 @@ as in 'drip run'. The baseline itself is not gated.`,
 				return usageErr("%v", err)
 			}
 			out := cmd.OutOrStdout()
+			if useTUI(&outputFlags{noTUI: noTUI, json: asJSON || markdown}) {
+				return runCompareTUI(cmd.Context(), out, c)
+			}
 			switch {
 			case asJSON:
 				if err := compare.JSON(out, c); err != nil {
@@ -85,13 +99,34 @@ as in 'drip run'. The baseline itself is not gated.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&labels, "label", nil, "name of each run, in the order of the files (repeatable; default: the file names)")
-	// The side-by-side TUI is yet to come; until then the text table is
-	// the display, so --no-tui is accepted and changes nothing.
-	cmd.Flags().Bool("no-tui", false, "plain text table even on a terminal")
+	cmd.Flags().BoolVar(&noTUI, "no-tui", false, "print the text table even on a terminal")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
 	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 1 when the condition holds for a run, e.g. 'ttft.p95 > +10%', 'gap.p99 > +20ms', 'failed > 0' (repeatable)")
 	return cmd
+}
+
+// runCompareTUI opens the compare screen until the user quits, then prints
+// the gate verdicts, which the screen does not show, and exits 1 when one
+// tripped, as the headless report does.
+func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison) error {
+	m := tui.NewCompare(ctx, c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	m.Wait()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
+		return cannotErr(fmt.Errorf("compare screen: %w", err))
+	}
+	for _, g := range c.Gates {
+		mark := "ok  "
+		if g.Tripped {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(out, "  %s %-2s %s — %s\n", mark, compare.Letter(g.RunIndex), g.Expr, g.Message)
+	}
+	if c.Tripped() {
+		return errGateTripped
+	}
+	return nil
 }
 
 // defaultLabels names runs by their file names, or by their paths when two

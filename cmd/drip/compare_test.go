@@ -23,6 +23,7 @@ func TestCompareExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"report", []string{steady, stall}, exitOK, "baseline A", ""},
+		{"no tui", []string{steady, stall, "--no-tui"}, exitOK, "baseline A", ""},
 		{"relative gate trips", []string{steady, stall, "--fail-if", "gap.p99 > +20ms"}, exitGate, "FAIL B  gap.p99 > +20ms", ""},
 		{"relative gate passes", []string{steady, stall, "--fail-if", "e2e.p50 > +200%"}, exitOK, "ok   B  e2e.p50 > +200%", ""},
 		{"absolute gate", []string{steady, stall, "--fail-if", "failed > 0"}, exitOK, "failed = 0: passed", ""},

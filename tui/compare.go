@@ -1,0 +1,332 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/views"
+)
+
+// comparePanel is what the compare screen shows below its header.
+type comparePanel uint8
+
+const (
+	panelFigures comparePanel = iota
+	panelDists
+	panelStreams
+	panelPrompts
+	panelCount
+)
+
+var panelNames = [panelCount]string{"figures", "histograms", "streams", "per prompt"}
+
+// compareScreen is the side-by-side view of recorded runs: a plain struct
+// the root model routes to while its screen is screenCompare.
+type compareScreen struct {
+	c      *compare.Comparison
+	names  []string          // "A steady.jsonl", per run
+	runs   [][]*probe.Record // each run's measured streams, in file order
+	gaps   [][]float64       // each run's gaps, pooled
+	ttft   [][]float64       // each run's TTFTs
+	keys   CompareKeyMap
+	help   help.Model
+	panel  comparePanel
+	skip   [panelCount]int // scroll of the figure tables
+	selRun int             // the selected stream: its run
+	sel    int             // and its position in the run
+	byTime bool
+
+	// Drawing: the cached parts compose joins.
+	headerH, bodyH   int
+	figures, prompts views.FigureTable
+	header, body     string
+}
+
+// NewCompare returns the root model on the compare screen for c. Any
+// stream of any run opens in the stream screen, and esc comes back.
+func NewCompare(ctx context.Context, c *compare.Comparison, cfg Config) *Model {
+	if cfg.StallMS <= 0 && len(c.Runs[0].Records) > 0 {
+		cfg.StallMS = c.Runs[0].Records[0].StallMS
+	}
+	m := New(ctx, cfg)
+	cs := &compareScreen{c: c, keys: DefaultCompareKeyMap(), help: help.New()}
+	for i, r := range c.Runs {
+		cs.names = append(cs.names, compare.Letter(i)+" "+r.Label)
+		var recs []*probe.Record
+		var gaps, ttft []float64
+		for _, rec := range r.Records {
+			if rec.Phase == probe.PhaseWarmup {
+				continue
+			}
+			recs = append(recs, rec)
+			gaps = append(gaps, rec.Gaps()...)
+			if rec.TTFTMS != nil {
+				ttft = append(ttft, *rec.TTFTMS)
+			}
+		}
+		cs.runs, cs.gaps, cs.ttft = append(cs.runs, recs), append(cs.gaps, gaps), append(cs.ttft, ttft)
+	}
+	cs.help.Styles = m.styles.Help
+	m.cmp = cs
+	m.screen = screenCompare
+	m.keys.Back.SetEnabled(true)
+	cs.setPanel(panelFigures)
+	return m
+}
+
+// updateCompare handles a message on the compare screen.
+func (m *Model) updateCompare(msg tea.Msg) tea.Cmd {
+	cs := m.cmp
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.renderCompare()
+	case tea.BackgroundColorMsg:
+		m.setStyles(msg.IsDark())
+		cs.help.Styles = m.styles.Help
+		m.renderCompare()
+	case tea.KeyPressMsg:
+		k := &cs.keys
+		switch {
+		case key.Matches(msg, k.Quit):
+			m.quitting = true
+			m.cancel()
+			return tea.Quit
+		case key.Matches(msg, k.Next):
+			cs.setPanel((cs.panel + 1) % panelCount)
+		case key.Matches(msg, k.Prev):
+			cs.setPanel((cs.panel + panelCount - 1) % panelCount)
+		case key.Matches(msg, k.Panel):
+			cs.setPanel(comparePanel(msg.Text[0] - '1'))
+		case key.Matches(msg, k.Help):
+			cs.help.ShowAll = !cs.help.ShowAll
+		case key.Matches(msg, k.Open):
+			if cs.selRun < len(cs.runs) && cs.sel < len(cs.runs[cs.selRun]) {
+				m.openStream(cs.selRun, cs.sel)
+				return nil
+			}
+		case key.Matches(msg, k.HeatMode):
+			cs.byTime = !cs.byTime
+		case key.Matches(msg, k.Left, k.Right, k.Up, k.Down, k.PageUp, k.PageDown, k.Top):
+			cs.move(msg)
+		}
+		m.renderCompare()
+	}
+	return nil
+}
+
+// setPanel switches panels and enables the keys that work there.
+func (cs *compareScreen) setPanel(p comparePanel) {
+	cs.panel = p
+	k := &cs.keys
+	streams := p == panelStreams
+	for _, b := range []*key.Binding{&k.Left, &k.Right, &k.Open, &k.HeatMode} {
+		b.SetEnabled(streams)
+	}
+	k.Up.SetHelp("↑/↓", "scroll")
+	if streams {
+		k.Up.SetHelp("↑/↓", "stream")
+	}
+	cs.enableScroll()
+}
+
+// enableScroll enables the vertical keys where they move something: the
+// stream selection, or a figure table longer than the screen.
+func (cs *compareScreen) enableScroll() {
+	k := &cs.keys
+	on := cs.panel == panelStreams || (cs.panel != panelDists && cs.table().MaxSkip(cs.bodyH) > 0)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top} {
+		b.SetEnabled(on)
+	}
+}
+
+// move scrolls the figure tables, or moves the stream selection.
+func (cs *compareScreen) move(msg tea.KeyPressMsg) {
+	k := &cs.keys
+	page := max(1, cs.bodyH-3)
+	if cs.panel == panelStreams {
+		switch {
+		case key.Matches(msg, k.Left):
+			cs.selRun = (cs.selRun + len(cs.runs) - 1) % len(cs.runs)
+		case key.Matches(msg, k.Right):
+			cs.selRun = (cs.selRun + 1) % len(cs.runs)
+		case key.Matches(msg, k.Up):
+			cs.sel--
+		case key.Matches(msg, k.Down):
+			cs.sel++
+		case key.Matches(msg, k.PageUp):
+			cs.sel -= page
+		case key.Matches(msg, k.PageDown):
+			cs.sel += page
+		case key.Matches(msg, k.Top):
+			cs.sel = 0
+		}
+		cs.sel = max(0, min(cs.sel, len(cs.runs[cs.selRun])-1))
+		return
+	}
+	s := &cs.skip[cs.panel]
+	switch {
+	case key.Matches(msg, k.Up):
+		*s--
+	case key.Matches(msg, k.Down):
+		*s++
+	case key.Matches(msg, k.PageUp):
+		*s -= page
+	case key.Matches(msg, k.PageDown):
+		*s += page
+	case key.Matches(msg, k.Top):
+		*s = 0
+	}
+	*s = max(0, min(*s, cs.table().MaxSkip(cs.bodyH)))
+}
+
+// table is the figure table of the current panel.
+func (cs *compareScreen) table() views.FigureTable {
+	if cs.panel == panelPrompts {
+		return cs.prompts
+	}
+	return cs.figures
+}
+
+// openStream shows stream i of run in the stream screen, among the run's
+// other streams (the dimmer timeline rows and the heatmap), so its clocks
+// stand beside the whole run's.
+func (m *Model) openStream(run, i int) {
+	cs := m.cmp
+	recs := cs.runs[run]
+	sel := recs[i]
+	hist := make([]*probe.Record, 0, len(recs))
+	for j, r := range recs {
+		if j != i {
+			hist = append(hist, r)
+		}
+	}
+	m.history = append(hist, sel)
+	m.cur = views.Stream{Run: sel.Seq + 1, Phase: views.PhaseDone, Record: sel}
+	if sel.StallMS > 0 {
+		m.cfg.StallMS = sel.StallMS
+	}
+	m.note = cs.names[run] + " · esc: back to compare"
+	m.heatSkip, m.follow, m.frozen, m.zoom = 0, true, false, false
+	m.screen = screenStream
+	m.summarise()
+	m.relayout()
+	m.render(true)
+}
+
+// backToCompare leaves the stream screen for the compare screen, redrawn
+// for the terminal's size now.
+func (m *Model) backToCompare() {
+	m.screen = screenCompare
+	m.renderCompare()
+}
+
+// renderCompare lays out and draws the compare screen's header and the
+// current panel.
+func (m *Model) renderCompare() {
+	cs := m.cmp
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return
+	}
+	st := &m.styles.Views
+	cs.help.SetWidth(w)
+	helpH := lipgloss.Height(cs.help.View(cs.keys))
+	if h < 8 {
+		helpH = 0
+	}
+	// The header: title, a line per run, the banner; at most a third of
+	// the screen, so the figures keep the rest.
+	want := 1 + len(cs.c.Runs)
+	if n := len(cs.c.Workload); n > 0 {
+		want += 1 + n
+	}
+	cs.headerH = min(want, max(1, h/3))
+	cs.bodyH = max(0, h-cs.headerH-1-helpH)
+	cs.header = views.CompareHeader(cs.c, w, cs.headerH, st)
+	cs.figures = views.CompareFigures(cs.c, false, w, cs.bodyH, st)
+	cs.prompts = views.CompareFigures(cs.c, true, w, cs.bodyH, st)
+	cs.skip[panelFigures] = min(cs.skip[panelFigures], cs.figures.MaxSkip(cs.bodyH))
+	cs.skip[panelPrompts] = min(cs.skip[panelPrompts], cs.prompts.MaxSkip(cs.bodyH))
+	cs.enableScroll()
+	cs.body = m.compareBody(w, cs.bodyH)
+}
+
+// compareBody draws the current panel in width × height.
+func (m *Model) compareBody(w, h int) string {
+	cs := m.cmp
+	st := &m.styles.Views
+	switch cs.panel {
+	case panelDists:
+		ttftH := min(max(3, h/3), h/2)
+		gapH := h - ttftH
+		gaps := m.title("gap ms", "log buckets · bar: share of each run's gaps, one scale", w, false) + "\n" +
+			views.CompareHistogram(cs.names, cs.gaps, m.cfg.StallMS, w, gapH-1, st)
+		ttft := m.title("ttft ms", "log buckets · bar: share of each run's streams", w, false) + "\n" +
+			views.CompareHistogram(cs.names, cs.ttft, math.Inf(1), w, ttftH-1, st)
+		return views.Fit(gaps+"\n"+ttft, w, h)
+	case panelStreams:
+		return views.CompareHeatmaps(cs.names, cs.runs, cs.byTime, cs.selRun, cs.sel, w, h, st)
+	case panelPrompts:
+		if len(cs.c.Prompts) == 0 {
+			return views.Fit(st.Dim.Render("no per-prompt view: it needs the same two or more prompt ids in every run"), w, h)
+		}
+	}
+	return cs.table().Render(cs.skip[cs.panel], h)
+}
+
+// composeCompare joins the compare screen's cached parts.
+func (m *Model) composeCompare() string {
+	cs := m.cmp
+	parts := []string{cs.header, m.compareTabs(), cs.body}
+	if cs.help.View(cs.keys) != "" && m.height >= 8 {
+		parts = append(parts, cs.help.View(cs.keys))
+	}
+	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+}
+
+// compareTabs is the panel bar: every panel with its key, the current one
+// highlighted, and what the current one needs explained.
+func (m *Model) compareTabs() string {
+	cs := m.cmp
+	st := &m.styles.Views
+	var tabs []string
+	for p, name := range panelNames {
+		label := fmt.Sprintf(" %d %s ", p+1, name)
+		if comparePanel(p) == cs.panel {
+			tabs = append(tabs, st.TitleFocused.Render(label))
+		} else {
+			tabs = append(tabs, st.Title.Render(label))
+		}
+	}
+	line := strings.Join(tabs, "")
+	note := ""
+	switch cs.panel {
+	case panelFigures, panelPrompts:
+		if t := cs.table(); t.MaxSkip(cs.bodyH) > 0 {
+			rows := cs.bodyH - 2
+			note = st.Dim.Render(fmt.Sprintf("%d–%d/%d ↓", cs.skip[cs.panel]+1, min(t.Lines(), cs.skip[cs.panel]+rows), t.Lines()))
+		}
+		if legend := views.CompareLegend(m.width-lipgloss.Width(line+note)-5, st); legend != "" && note != "" {
+			note += st.Dim.Render(" · ") + legend
+		} else {
+			note += legend
+		}
+	case panelStreams:
+		note = st.Dim.Render("←/→ run · ↑/↓ stream · enter opens it")
+	}
+	line += " " + note
+	if rest := m.width - lipgloss.Width(line) - 1; rest > 0 {
+		line += " " + m.styles.Rule.Render(strings.Repeat("─", rest))
+	}
+	return line
+}

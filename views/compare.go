@@ -1,0 +1,359 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/sanitize"
+)
+
+// CompareHeader renders the title of a comparison, one line per run, and
+// the workload banner when the runs differ in anything besides the system
+// under test, in at most height lines: a banner cut short says how many
+// differences it left out.
+func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	lines := []string{st.Title.Render("drip compare") + st.Dim.Render(fmt.Sprintf(" · %d runs · baseline A", len(c.Runs)))}
+	for i := range c.Runs {
+		lines = append(lines, runLine(c, i, st))
+	}
+	if len(c.Workload) > 0 {
+		lines = append(lines, st.Live.Render("⚠ workload differs")+st.Dim.Render(": a difference below may come from the workload, not the system"))
+		room := height - len(lines)
+		for i, d := range c.Workload {
+			if left := len(c.Workload) - i; left > 1 && room == 1 {
+				lines = append(lines, st.Live.Render(fmt.Sprintf("  … %d more differences: drip compare --no-tui lists them", left)))
+				break
+			}
+			parts := make([]string, len(d.Values))
+			for j, v := range d.Values {
+				parts[j] = st.Value.Render(compare.Letter(j)) + " " + sanitize.Line(v)
+			}
+			lines = append(lines, "  "+st.Live.Render(d.Setting)+st.Dim.Render(": ")+strings.Join(parts, st.Dim.Render(" · ")))
+			room--
+		}
+	}
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, width, "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// runLine names run i: its letter and label, how many streams it measured,
+// what it measured, and any partial lines its file had.
+func runLine(c *compare.Comparison, i int, st *Styles) string {
+	r := &c.Runs[i]
+	wl := &r.Summary.Workload
+	s := st.Value.Render(fmt.Sprintf(" %-2s", compare.Letter(i))) + st.Value.Render(sanitize.Line(r.Label))
+	rest := []string{fmt.Sprintf("%d measured", wl.Runs), sanitize.Line(wl.Format)}
+	if wl.Model != "" {
+		rest = append(rest, "model "+sanitize.Line(wl.Model))
+	}
+	rest = append(rest, sanitize.Line(wl.Target))
+	s += st.Dim.Render(" · " + strings.Join(rest, " · "))
+	if n := len(r.Skipped); n > 0 {
+		s += st.Dim.Render(" · ") + st.Live.Render(fmt.Sprintf("%d partial line(s) skipped", n))
+	}
+	return s
+}
+
+// Widths of the figure table's cells (each followed by one space).
+const (
+	figLabelW = 17
+	figValueW = 8
+	figDeltaW = 8
+	figPctW   = 8
+	figMarkW  = 2
+	figCIW    = 17
+)
+
+// figCols are the cells a non-baseline run gets, richest first: narrower
+// terminals drop the noise interval, then the absolute change, then the
+// percentage; the value and its marks always stay.
+type figCols struct{ abs, pct, ci bool }
+
+var figLevels = []figCols{{true, true, true}, {true, true, false}, {false, true, false}, {}}
+
+func (fc figCols) runW() int {
+	w := 1 + figValueW + 1 + figMarkW
+	if fc.abs {
+		w += figDeltaW + 1
+	}
+	if fc.pct {
+		w += figPctW + 1
+	}
+	if fc.ci {
+		w += figCIW + 1
+	}
+	return w
+}
+
+func (fc figCols) width(runs int) int { return figLabelW + figValueW + 1 + (runs-1)*fc.runW() }
+
+// FigureTable is a comparison's figures laid out for a terminal: column
+// headings that stay put and a body that scrolls under them, shown in two
+// columns when that fits it all on screen.
+type FigureTable struct {
+	head []string
+	body []string
+	// breaks are the body lines where a block (a section, a prompt)
+	// begins: the places the body may be split into two columns.
+	breaks []int
+	split  int // the body's first line in the second column; 0: one column
+	colW   int
+	width  int
+	rule   lipgloss.Style // the line between two columns
+}
+
+// CompareFigures lays out the figures of c — the whole runs, or per prompt
+// — for width × height: one column group per run, the same figure on the
+// same line in every run, each run beyond the baseline with its change
+// (absolute and in %), its marks (! worse by 10% or more, ~ within noise)
+// and, when there is room, the noise interval of the change.
+func CompareFigures(c *compare.Comparison, perPrompt bool, width, height int, st *Styles) FigureTable {
+	n := len(c.Runs)
+	level := len(figLevels) - 1
+	for i, fc := range figLevels {
+		if fc.width(n) <= width {
+			level = i
+			break
+		}
+	}
+	t := layFigures(c, perPrompt, figLevels[level], st)
+	t.width, t.colW = width, figLevels[level].width(n)
+	if len(t.head)+len(t.body) <= height {
+		return t
+	}
+	// Two columns, when one figure per line still fits twice over with
+	// its change, and the whole table then fits on screen.
+	for i := 0; i <= 1; i++ {
+		fc := figLevels[i]
+		colW := fc.width(n)
+		if 2*colW+3 > width {
+			continue
+		}
+		t2 := layFigures(c, perPrompt, fc, st)
+		t2.width, t2.colW = width, colW
+		t2.split = t2.splitAt()
+		if len(t2.head)+max(t2.split, len(t2.body)-t2.split) <= height {
+			return t2
+		}
+	}
+	return t
+}
+
+// figBody collects the body's lines and where its blocks begin.
+type figBody struct {
+	lines  []string
+	breaks []int
+}
+
+func layFigures(c *compare.Comparison, perPrompt bool, fc figCols, st *Styles) FigureTable {
+	t := FigureTable{head: figHead(c, fc, st), rule: st.Dim}
+	var b figBody
+	if !perPrompt {
+		for _, sec := range c.Sections {
+			b.breaks = append(b.breaks, len(b.lines))
+			b.section(sec, "", fc, st)
+		}
+	} else {
+		for _, p := range c.Prompts {
+			b.breaks = append(b.breaks, len(b.lines))
+			b.lines = append(b.lines, st.Title.Render("prompt "+sanitize.Line(p.ID)))
+			for _, sec := range p.Sections {
+				b.section(sec, "  ", fc, st)
+			}
+		}
+	}
+	t.body, t.breaks = b.lines, b.breaks
+	return t
+}
+
+// splitAt is the block break that halves the body most evenly.
+func (t FigureTable) splitAt() int {
+	best := len(t.body)
+	for _, b := range t.breaks {
+		if b > 0 && max(b, len(t.body)-b) < max(best, len(t.body)-best) {
+			best = b
+		}
+	}
+	return best
+}
+
+func figHead(c *compare.Comparison, fc figCols, st *Styles) []string {
+	var top, sub strings.Builder
+	sub.WriteString(strings.Repeat(" ", figLabelW))
+	for i, r := range c.Runs {
+		name := compare.Letter(i) + " " + sanitize.Line(r.Label)
+		if i == 0 {
+			// The baseline's name may reach into the label column.
+			top.WriteString(st.Value.Render(fitRight(name, figLabelW+figValueW)) + " ")
+			sub.WriteString(st.Label.Render(fitRight("value", figValueW)) + " ")
+			continue
+		}
+		top.WriteString(" " + st.Value.Render(fitLeft(name, fc.runW()-1)))
+		cells := " " + fitRight("value", figValueW) + " "
+		if fc.abs {
+			cells += fitRight("Δ", figDeltaW) + " "
+		}
+		if fc.pct {
+			cells += fitRight("Δ%", figPctW) + " "
+		}
+		cells += strings.Repeat(" ", figMarkW)
+		if fc.ci {
+			cells += fitLeft("95% CI of Δ", figCIW) + " "
+		}
+		sub.WriteString(st.Label.Render(cells))
+	}
+	return []string{top.String(), sub.String()}
+}
+
+func (b *figBody) section(sec compare.Section, indent string, fc figCols, st *Styles) {
+	var l strings.Builder
+	l.WriteString(st.Title.Render(fitLeft(indent+sec.Title, figLabelW)))
+	for i, n := range sec.N {
+		cell := st.Label.Render(fitRight(fmt.Sprintf("n=%d", n), figValueW)) + " "
+		if i > 0 {
+			cell = " " + cell + strings.Repeat(" ", fc.runW()-figValueW-2)
+		}
+		l.WriteString(cell)
+	}
+	b.lines = append(b.lines, l.String())
+	for _, r := range sec.Rows {
+		b.lines = append(b.lines, figRow(r, indent+"  ", fc, st))
+	}
+}
+
+func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
+	var b strings.Builder
+	b.WriteString(st.Label.Render(fitLeft(indent+sanitize.Line(r.Label), figLabelW)))
+	for i, v := range r.Values {
+		val := fitRight(compare.Value(r, v), figValueW)
+		if v == nil {
+			val = st.Undefined.Render(val)
+		} else {
+			val = st.Value.Render(val)
+		}
+		if i == 0 {
+			b.WriteString(val + " ")
+			continue
+		}
+		d := r.Deltas[i]
+		style := deltaStyle(r, d, st)
+		b.WriteString(" " + val + " ")
+		if fc.abs {
+			b.WriteString(style.Render(fitRight(compare.DeltaAbs(r, d), figDeltaW)) + " ")
+		}
+		if fc.pct {
+			b.WriteString(style.Render(fitRight(compare.DeltaPct(d), figPctW)) + " ")
+		}
+		b.WriteString(marks(d, st))
+		if fc.ci {
+			ci := ""
+			if d.CI != nil {
+				ci = "[" + signed(d.CI.Lo) + ", " + signed(d.CI.Hi) + "]"
+			}
+			b.WriteString(st.Dim.Render(fitLeft(ci, figCIW)) + " ")
+		}
+	}
+	return b.String()
+}
+
+// deltaStyle colours a change: worse by WorsePct or more in the alarm
+// colour, as much better in the good one, within noise dimmed.
+func deltaStyle(r compare.Row, d *compare.Delta, st *Styles) lipgloss.Style {
+	switch {
+	case d.Worse:
+		return st.Failed
+	case d.WithinNoise:
+		return st.Dim
+	case d.Abs != nil && d.Pct != nil && math.Abs(*d.Pct) >= compare.WorsePct &&
+		(r.Better == compare.LowerIsBetter && *d.Abs < 0 || r.Better == compare.HigherIsBetter && *d.Abs > 0):
+		return st.Done
+	}
+	return lipgloss.NewStyle()
+}
+
+// marks are a change's glyphs, so they read without colour: ! worse by 10%
+// or more, ~ within noise.
+func marks(d *compare.Delta, st *Styles) string {
+	m := ""
+	if d.Worse {
+		m += st.Failed.Render("!")
+	}
+	if d.WithinNoise {
+		m += st.Dim.Render("~")
+	}
+	return m + strings.Repeat(" ", figMarkW-lipgloss.Width(m))
+}
+
+// CompareLegend explains the figure table's marks, in at most width cells.
+func CompareLegend(width int, st *Styles) string {
+	for _, l := range []string{" 10%+ worse · ~ within noise (the 95% CI of Δ holds 0)", " 10%+ worse · ~ within noise", " worse ~ noise"} {
+		if 1+lipgloss.Width(l) <= width {
+			return st.Failed.Render("!") + st.Dim.Render(l)
+		}
+	}
+	return ""
+}
+
+// Lines is how many lines the body has.
+func (t FigureTable) Lines() int { return len(t.body) }
+
+// MaxSkip is how far the body can scroll in height lines.
+func (t FigureTable) MaxSkip(height int) int {
+	if t.split > 0 {
+		return 0
+	}
+	return max(0, len(t.body)-(height-len(t.head)))
+}
+
+// Render draws the table in height lines, the body scrolled by skip.
+func (t FigureTable) Render(skip, height int) string {
+	if t.width <= 0 || height <= 0 {
+		return ""
+	}
+	rows := max(0, height-len(t.head))
+	if t.split > 0 {
+		left := fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[:t.split]...), "\n"), t.colW, height)
+		right := fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[t.split:]...), "\n"), t.colW, height)
+		sep := strings.TrimSuffix(strings.Repeat(" "+t.rule.Render("│")+" \n", height), "\n")
+		return fit(lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), t.width, height)
+	}
+	skip = max(0, min(skip, t.MaxSkip(height)))
+	body := t.body[skip:min(len(t.body), skip+rows)]
+	return fit(strings.Join(append(t.head[:len(t.head):len(t.head)], body...), "\n"), t.width, height)
+}
+
+// signed prints a figure with its sign.
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + report.FormatFloat(v)
+	}
+	return report.FormatFloat(v)
+}
+
+// fitLeft left-aligns s in width cells, cut with … when it is too wide.
+func fitLeft(s string, width int) string {
+	return padRight(ansi.Truncate(s, width, "…"), width)
+}
+
+// fitRight right-aligns s in width cells, cut with … when it is too wide.
+func fitRight(s string, width int) string {
+	s = ansi.Truncate(s, width, "…")
+	if w := lipgloss.Width(s); w < width {
+		return strings.Repeat(" ", width-w) + s
+	}
+	return s
+}

@@ -1,0 +1,186 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// CompareHistogram draws one histogram per run on shared rows: the live
+// view's log buckets, the same bucket on the same line for every run, and
+// one scale of bar length — the share of each run's samples — so runs of
+// different sizes compare. Buckets wholly at or above stallMS are drawn as
+// stalls (pass +Inf for a metric without stalls). The first line names the
+// runs with their sample counts.
+func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, height int, st *Styles) string {
+	if width <= 0 || height <= 0 || len(vals) == 0 {
+		return ""
+	}
+	const labelW = 11
+	colW := (width - labelW) / len(vals)
+	if colW < 6 {
+		return fit(st.Dim.Render("too narrow for a histogram per run"), width, height)
+	}
+	counts := make([][]int, len(vals))
+	lo, hi, most := len(bucketEdges)+1, -1, 0
+	share := 0.0
+	for i, v := range vals {
+		counts[i] = make([]int, len(bucketEdges)+1)
+		l, h, m := countBuckets(v, counts[i])
+		lo, hi, most = min(lo, l), max(hi, h), max(most, m)
+		if len(v) > 0 {
+			share = max(share, float64(m)/float64(len(v)))
+		}
+	}
+	head := strings.Repeat(" ", labelW)
+	for i, v := range vals {
+		head += fitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" n=%d", len(v))), colW-1) + " "
+	}
+	if hi < 0 {
+		return fit(head+"\n"+st.Dim.Render("no samples in any run"), width, height)
+	}
+	// Every run's counts together decide which buckets stay when rows run
+	// short: the fullest, then the largest values.
+	total := make([]int, len(bucketEdges)+1)
+	for _, c := range counts {
+		for b, n := range c {
+			total[b] += n
+		}
+	}
+	mostTotal := 0
+	for _, n := range total {
+		mostTotal = max(mostTotal, n)
+	}
+	all, nonEmpty := bucketRange(total, lo, hi)
+	rows := height - 1
+	shown := all
+	if len(all) > rows {
+		shown = nonEmpty
+	}
+	if len(shown) > rows {
+		shown = keepModeAndTail(shown, total, mostTotal, max(rows, 1))
+	}
+	countW := len(fmt.Sprint(most)) + 1
+	barW := max(1, colW-countW-2)
+	lines := []string{head}
+	for _, b := range shown {
+		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
+		for i, c := range counts {
+			cell := ""
+			if n := c[b]; n > 0 {
+				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/share*float64(barW))))
+				cell = bucketStyle(b, stallMS, st).Render(strings.Repeat("█", w)) + " " + st.Value.Render(fmt.Sprint(n))
+			}
+			line += fitLeft(cell, colW)
+		}
+		lines = append(lines, line)
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// CompareHeatmaps draws each run's heatmap side by side on one scale (a
+// column is the same frame index, or the same time, in every run), one row
+// per stream. Stream sel of run selRun is highlighted and kept in view,
+// and described below the shared legend.
+func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun, sel, width, height int, st *Styles) string {
+	if width <= 0 || height <= 0 || len(runs) == 0 {
+		return ""
+	}
+	colW := (width - (len(runs) - 1)) / len(runs)
+	if colW-labelWidth < 4 || height < 2 {
+		return fit(st.Dim.Render("too small for a heatmap per run: widen the terminal"), width, height)
+	}
+	var every []*probe.Record
+	most := 0
+	for _, r := range runs {
+		every = append(every, r...)
+		most = max(most, len(r))
+	}
+	if len(every) == 0 {
+		return fit(st.Dim.Render("no streams"), width, height)
+	}
+	sc := heatScaleOf(every, every[0].StallMS)
+	extra := 0 // the legend and the selected stream's line, room allowing
+	if height >= 4 {
+		extra = 2
+	}
+	rows := max(1, height-1-extra)
+	first := max(0, min(sel-rows+1, most-rows))
+	cols := make([]string, len(runs))
+	for i, r := range runs {
+		head := fitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" · %d streams", len(r))), colW)
+		hi := -1
+		if i == selRun {
+			hi = sel - first
+		}
+		// The same window of stream positions in every run, so rows line up.
+		var body []string
+		if first < len(r) {
+			body = heatRows(r[first:min(len(r), first+rows)], byTime, 0, rows, hi, &st.TitleFocused, sc, colW, st)
+		}
+		cols[i] = fit(head+"\n"+strings.Join(body, "\n"), colW, min(rows, most)+1)
+	}
+	lines := []string{joinColumns(cols, " ")}
+	if extra > 0 {
+		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(colW-labelWidth), sc.span, st))
+		if selRun >= 0 && selRun < len(runs) && sel >= 0 && sel < len(runs[selRun]) {
+			lines = append(lines, streamLine(names[selRun], runs[selRun][sel], st))
+		}
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// streamLine describes one stream in a line: its run, number, prompt,
+// status and clocks.
+func streamLine(run string, r *probe.Record, st *Styles) string {
+	parts := []string{st.Value.Render(sanitize.Line(run) + fmt.Sprintf(" #%d", r.Seq+1))}
+	if r.PromptID != "" {
+		parts = append(parts, "prompt "+sanitize.Line(r.PromptID))
+	}
+	status := string(r.Status)
+	if r.Error != nil {
+		status += " (" + r.Error.Class + ")"
+	}
+	parts = append(parts, status)
+	if r.TTFTMS != nil {
+		parts = append(parts, "ttft "+fmtMS(*r.TTFTMS))
+	}
+	if r.E2EMS != nil {
+		parts = append(parts, "e2e "+fmtMS(*r.E2EMS))
+	}
+	parts = append(parts, fmt.Sprintf("%d frames", r.ContentFrames))
+	if n := len(r.Stalls); n > 0 {
+		mid := 0
+		for _, s := range r.Stalls {
+			if s.MidSentence {
+				mid++
+			}
+		}
+		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d stalls (%d mid-sentence)", n, mid)))
+	}
+	return strings.Join(parts, st.Dim.Render(" · "))
+}
+
+// joinColumns puts blocks of equal height side by side.
+func joinColumns(cols []string, sep string) string {
+	split := make([][]string, len(cols))
+	h := 0
+	for i, c := range cols {
+		split[i] = strings.Split(c, "\n")
+		h = max(h, len(split[i]))
+	}
+	lines := make([]string, h)
+	for y := range lines {
+		parts := make([]string, len(cols))
+		for i, s := range split {
+			if y < len(s) {
+				parts[i] = s[y]
+			}
+		}
+		lines[y] = strings.Join(parts, sep)
+	}
+	return strings.Join(lines, "\n")
+}

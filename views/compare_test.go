@@ -1,0 +1,199 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+)
+
+// comparison compares record files drip wrote against the fixture server
+// (compare/testdata), so the views are of real runs.
+func comparison(t testing.TB, files ...string) *compare.Comparison {
+	t.Helper()
+	var in []compare.Input
+	for _, name := range files {
+		f, err := os.Open(filepath.Join("..", "compare", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, skipped, err := probe.ReadRecords(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, compare.Input{Label: name, Source: name, Records: recs, Skipped: skipped})
+	}
+	c, err := compare.New(in, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var compareCases = []struct {
+	name  string
+	files []string
+}{
+	{"differ", []string{"steady.jsonl", "stall.jsonl"}},                         // the workloads differ (model) and so do the figures
+	{"same", []string{"stall.jsonl", "stall-again.jsonl"}},                      // the same workload twice: no banner, within noise
+	{"three", []string{"steady.jsonl", "stall-cut.jsonl", "stall-ctrlc.jsonl"}}, // three runs, two cut short
+}
+
+// measuredOf is each run's measured streams, as the compare screen lists them.
+func measuredOf(c *compare.Comparison) (names []string, runs [][]*probe.Record) {
+	for i, r := range c.Runs {
+		names = append(names, compare.Letter(i)+" "+r.Label)
+		var recs []*probe.Record
+		for _, rec := range r.Records {
+			if rec.Phase != probe.PhaseWarmup {
+				recs = append(recs, rec)
+			}
+		}
+		runs = append(runs, recs)
+	}
+	return names, runs
+}
+
+func samples(runs [][]*probe.Record, f func(*probe.Record) []float64) [][]float64 {
+	out := make([][]float64, len(runs))
+	for i, recs := range runs {
+		for _, r := range recs {
+			out[i] = append(out[i], f(r)...)
+		}
+	}
+	return out
+}
+
+// TestCompareViews renders every compare view at 100 and 160 columns, in
+// the rows the compare screen gives them at 100×30 and 160×45, and compares
+// with golden files (go test ./views -run TestCompareViews -update).
+func TestCompareViews(t *testing.T) {
+	st := NewStyles(true, false)
+	for _, cc := range compareCases {
+		c := comparison(t, cc.files...)
+		names, runs := measuredOf(c)
+		for _, size := range []struct{ w, h int }{{100, 22}, {160, 36}} {
+			w, h := size.w, size.h
+			ttft := func(r *probe.Record) []float64 {
+				if r.TTFTMS == nil {
+					return nil
+				}
+				return []float64{*r.TTFTMS}
+			}
+			out := map[string]string{
+				"header":   CompareHeader(c, w, 8, &st),
+				"figures":  CompareFigures(c, false, w, h, &st).Render(0, h),
+				"scrolled": CompareFigures(c, false, w, h, &st).Render(20, h),
+				"prompts":  CompareFigures(c, true, w, h, &st).Render(0, h),
+				"gaps":     CompareHistogram(names, samples(runs, (*probe.Record).Gaps), c.Runs[0].Records[0].StallMS, w, h/2, &st),
+				"ttft":     CompareHistogram(names, samples(runs, ttft), math.Inf(1), w, 5, &st),
+				"heatmaps": CompareHeatmaps(names, runs, false, 1, 2, w, 10, &st),
+				"heattime": CompareHeatmaps(names, runs, true, 0, 5, w, 6, &st),
+				"legend":   CompareLegend(w, &st),
+			}
+			for view, s := range out {
+				t.Run(fmt.Sprintf("%s/%s/%d", view, cc.name, w), func(t *testing.T) {
+					for i, l := range strings.Split(s, "\n") {
+						if lw := ansi.StringWidth(l); lw > w {
+							t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, w, l)
+						}
+					}
+					golden.RequireEqual(t, s)
+				})
+			}
+		}
+	}
+}
+
+// TestCompareFiguresSideBySide checks what a reader needs from the table:
+// each run's figure on the same line as the baseline's, the change marked
+// worse where it is, within noise where it is, and the banner when the
+// workloads differ, never when they match.
+func TestCompareFiguresSideBySide(t *testing.T) {
+	st := NewStyles(true, false)
+	c := comparison(t, "steady.jsonl", "stall.jsonl")
+	body := ansi.Strip(CompareFigures(c, false, 100, 200, &st).Render(0, 200))
+	for _, want := range []string{
+		"p99               25.78     700.1   +674.4   +2616% !",
+		"p50               181.1     181.4   +0.271  +0.149% ~ [-0.787, +1.14]",
+		"tokens/s          68.27     44.21   -24.06  -35.24% !",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("figures lack %q:\n%s", want, body)
+		}
+	}
+	if h := ansi.Strip(CompareHeader(c, 100, 8, &st)); !strings.Contains(h, "⚠ workload differs") || !strings.Contains(h, "model: A steady · B mid-sentence-stall") {
+		t.Errorf("no workload banner for runs of different models:\n%s", h)
+	}
+	same := comparison(t, "stall.jsonl", "stall-again.jsonl")
+	if h := ansi.Strip(CompareHeader(same, 100, 8, &st)); strings.Contains(h, "workload differs") {
+		t.Errorf("banner for the same workload:\n%s", h)
+	}
+}
+
+// TestCompareFiguresNarrow drops the least important cells as the terminal
+// narrows, and never lets a line wrap.
+func TestCompareFiguresNarrow(t *testing.T) {
+	st := NewStyles(true, false)
+	c := comparison(t, "steady.jsonl", "stall-cut.jsonl", "stall-ctrlc.jsonl")
+	for _, c2 := range []struct {
+		w         int
+		want, not string
+	}{
+		{160, "95% CI of Δ", ""},
+		{100, "Δ%", "95% CI"},
+		{80, "Δ%", "95% CI"},
+		{60, "value", "Δ%"},
+	} {
+		out := ansi.Strip(CompareFigures(c, false, c2.w, 30, &st).Render(0, 30))
+		if !strings.Contains(out, c2.want) || (c2.not != "" && strings.Contains(out, c2.not)) {
+			t.Errorf("%d columns: want %q and not %q:\n%s", c2.w, c2.want, c2.not, out)
+		}
+		for i, l := range strings.Split(out, "\n") {
+			if ansi.StringWidth(l) > c2.w {
+				t.Errorf("%d columns: line %d too wide: %q", c2.w, i, l)
+			}
+		}
+		if !strings.Contains(out, "!") {
+			t.Errorf("%d columns: the worse marks are gone:\n%s", c2.w, out)
+		}
+	}
+}
+
+// TestCompareTinySizes renders the compare views in sizes too small to hold
+// them: nothing may panic or overflow.
+func TestCompareTinySizes(t *testing.T) {
+	st := NewStyles(false, true)
+	c := comparison(t, "steady.jsonl", "stall-cut.jsonl", "stall-ctrlc.jsonl")
+	names, runs := measuredOf(c)
+	for w := 0; w <= 40; w += 4 {
+		for h := 0; h <= 6; h++ {
+			outs := []string{
+				CompareHeader(c, w, h, &st),
+				CompareFigures(c, false, w, h, &st).Render(3, h),
+				CompareFigures(c, true, w, h, &st).Render(0, h),
+				CompareHistogram(names, samples(runs, (*probe.Record).Gaps), probe.DefaultStall, w, h, &st),
+				CompareHeatmaps(names, runs, h%2 == 0, 2, 3, w, h, &st),
+			}
+			for _, out := range outs {
+				if lines := strings.Split(out, "\n"); out != "" && len(lines) > max(h, 1) {
+					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+				}
+				for _, l := range strings.Split(out, "\n") {
+					if ansi.StringWidth(l) > w {
+						t.Fatalf("%dx%d: line %q too wide", w, h, l)
+					}
+				}
+			}
+		}
+	}
+}
