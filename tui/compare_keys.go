@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 // help.KeyMap. Keys that do nothing in the current panel are disabled, so
 // the help bar shows only what works.
 type CompareKeyMap struct {
-	Next, Prev, Panel               key.Binding
+	Next, Prev, Panel               key.Binding // Panel (1-4) is in Next's help
 	Up, Down, PageUp, PageDown, Top key.Binding
 	Left, Right, Open, HeatMode     key.Binding
 	Help, Quit                      key.Binding
@@ -17,7 +17,7 @@ func DefaultCompareKeyMap() CompareKeyMap {
 	return CompareKeyMap{
 		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/1-4", "panel")),
 		Prev:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "panel back")),
-		Panel:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", "go to panel")),
+		Panel:    key.NewBinding(key.WithKeys("1", "2", "3", "4")),
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "scroll")),
 		Down:     key.NewBinding(key.WithKeys("down", "j")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
@@ -40,7 +40,7 @@ func (k CompareKeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help shown with "?".
 func (k CompareKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Next, k.Prev, k.Panel},
+		{k.Next, k.Prev},
 		{k.Up, k.PageUp, k.PageDown, k.Top},
 		{k.Left, k.Open, k.HeatMode},
 		{k.Help, k.Quit},

@@ -3,9 +3,14 @@ package views
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 )
 
@@ -14,7 +19,8 @@ import (
 // one scale of bar length — the share of each run's samples — so runs of
 // different sizes compare. Buckets wholly at or above stallMS are drawn as
 // stalls (pass +Inf for a metric without stalls). The first line names the
-// runs with their sample counts.
+// runs with their sample counts; a line of each run's percentiles follows
+// the buckets, which are too coarse to show a change within one.
 func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 || len(vals) == 0 {
 		return ""
@@ -56,6 +62,9 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 	}
 	all, nonEmpty := bucketRange(total, lo, hi)
 	rows := height - 1
+	if rows >= 3 {
+		rows-- // the percentiles
+	}
 	shown := all
 	if len(all) > rows {
 		shown = nonEmpty
@@ -78,7 +87,41 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 		}
 		lines = append(lines, line)
 	}
+	if rows < height-1 {
+		line := strings.Repeat(" ", labelW)
+		for _, v := range vals {
+			line += fitLeft(percentiles(v, colW-1, st), colW-1) + " "
+		}
+		lines = append(lines, line)
+	}
 	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// percentiles lists a sample's p50, p95, p99 and max (probe.Percentile,
+// as the figures), as many as fit in width from the most telling.
+func percentiles(v []float64, width int, st *Styles) string {
+	if len(v) == 0 {
+		return ""
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	stat := func(name string, p float64) string {
+		return st.Label.Render(name+" ") + st.Value.Render(report.FormatFloat(probe.Percentile(s, p)))
+	}
+	for _, set := range [][]string{{"p50", "p95", "p99", "max"}, {"p50", "p99", "max"}, {"p50", "max"}} {
+		parts := make([]string, len(set))
+		for i, name := range set {
+			p := 100.0
+			if name != "max" {
+				p, _ = strconv.ParseFloat(name[1:], 64)
+			}
+			parts[i] = stat(name, p)
+		}
+		if out := strings.Join(parts, "  "); lipgloss.Width(out) <= width {
+			return out
+		}
+	}
+	return stat("p50", 50)
 }
 
 // CompareHeatmaps draws each run's heatmap side by side on one scale (a
