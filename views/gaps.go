@@ -68,6 +68,16 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 	if len(shown) > height {
 		shown = keepModeAndTail(shown, counts, most, height)
 	}
+	lines := barLines(shown, counts, most, r.StallMS, width, st)
+	if graphH > 0 {
+		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// barLines draws a bar per bucket in shown, labelled with the bucket's
+// range and count, the fullest (most) filling the width.
+func barLines(shown, counts []int, most int, stallMS float64, width int, st *Styles) []string {
 	const labelW = 11
 	countW := len(fmt.Sprint(most)) + 1
 	barW := max(1, width-labelW-countW)
@@ -80,15 +90,12 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 		}
 		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
 		if n > 0 {
-			style := bucketStyle(b, r.StallMS, st)
+			style := bucketStyle(b, stallMS, st)
 			line += style.Render(bar) + " " + st.Value.Render(fmt.Sprint(n))
 		}
 		lines = append(lines, line)
 	}
-	if graphH > 0 {
-		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
-	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return lines
 }
 
 // countBuckets counts each value into its bucket (counts holds one per
