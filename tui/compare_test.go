@@ -140,6 +140,10 @@ func TestComparePanels(t *testing.T) {
 	wantOnScreen(t, m, "enter opens it")
 	send(m, keys("1")...)
 	wantOnScreen(t, m, "attempted")
+	send(m, keys("?")...)
+	wantOnScreen(t, m, "shift+tab panel back", "home top")
+	send(m, keys("?")...)
+	wantOnScreen(t, m, "tab/1-4 panel • ↑/↓ scroll")
 }
 
 // Without the same prompt ids in every run the per-prompt panel says why

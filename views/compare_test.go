@@ -169,6 +169,36 @@ func TestCompareFiguresNarrow(t *testing.T) {
 	}
 }
 
+// TestCompareHostileText checks that nothing from a record file — labels,
+// models, targets, prompt ids — reaches the screen as a control sequence.
+func TestCompareHostileText(t *testing.T) {
+	var st Styles // plain: any escape in the output came from the files
+	c := comparison(t, "steady.jsonl", "stall.jsonl")
+	evil := "evil\x1b]0;title\x07\u202e\r"
+	for i := range c.Runs {
+		c.Runs[i].Label = evil
+		c.Runs[i].Summary.Workload.Model = evil
+		c.Runs[i].Summary.Workload.Target = evil
+	}
+	c.Workload = append(c.Workload, compare.Difference{Setting: "model", Values: []string{evil, evil}})
+	c.Prompts[0].ID = evil
+	names, runs := measuredOf(c)
+	for _, r := range runs[1] {
+		r.PromptID = evil
+	}
+	out := CompareHeader(c, 160, 10, &st) + CompareFigures(c, true, 160, 100, &st).Render(0, 100) +
+		CompareHistogram(names, samples(runs, (*probe.Record).Gaps), probe.DefaultStall, 160, 10, &st) +
+		CompareHeatmaps(names, runs, false, 1, 0, 160, 10, &st)
+	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+	if !strings.Contains(out, "evil") {
+		t.Errorf("labels lost:\n%s", out)
+	}
+}
+
 // TestCompareTinySizes renders the compare views in sizes too small to hold
 // them: nothing may panic or overflow.
 func TestCompareTinySizes(t *testing.T) {
