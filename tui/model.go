@@ -59,6 +59,7 @@ type screen uint8
 const (
 	screenStream  screen = iota
 	screenCompare        // recorded runs side by side (compare.go)
+	screenRun            // a workload as it runs (run.go)
 )
 
 // focus is the panel that scroll keys move.
@@ -83,6 +84,7 @@ type Model struct {
 
 	screen screen
 	cmp    *compareScreen // nil unless the model was opened on a comparison
+	rs     *runScreen     // nil unless the model was opened on a run
 	keys   KeyMap
 	help   help.Model
 	styles Styles
@@ -167,6 +169,9 @@ func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.feed.wait(m.ctx)}
 	if len(m.cfg.Sources) > 0 && len(m.cfg.Records) == 0 {
 		cmds = append(cmds, m.startRun())
+	}
+	if m.rs != nil {
+		cmds = append(cmds, m.startWorkload())
 	}
 	return tea.Batch(cmds...)
 }

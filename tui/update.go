@@ -20,6 +20,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.screen == screenCompare {
 		return m, m.updateCompare(msg)
 	}
+	if m.rs != nil {
+		// The run goes on while one of its streams is open.
+		if cmd, ok := m.updateRun(msg); ok {
+			return m, cmd
+		}
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -75,6 +81,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.quitting = true
 		m.cancel()
 		return tea.Quit
+	case key.Matches(msg, k.Back) && m.rs != nil:
+		m.backToRun()
 	case key.Matches(msg, k.Back):
 		m.backToCompare()
 	case key.Matches(msg, k.Rerun):

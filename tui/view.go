@@ -95,6 +95,9 @@ func (m *Model) compose() string {
 	if m.screen == screenCompare {
 		return m.composeCompare()
 	}
+	if m.screen == screenRun {
+		return m.composeRun()
+	}
 	st := &m.styles
 	l := &m.lay
 	parts := []string{m.panels.header}

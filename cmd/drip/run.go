@@ -18,6 +18,7 @@ import (
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/tui"
 )
 
 // outputFlags are where a run's results go.
@@ -188,6 +189,9 @@ the default openai-chat).`,
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 			}
 			runGC()
+			if useTUI(&out) {
+				return runLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
+			}
 			return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 		},
 	}
@@ -215,37 +219,15 @@ func runGC() {
 // (Ctrl-C) the run stops admitting, in-flight streams are recorded as
 // canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
-	var sinks []func(*probe.Record) error
-	if out.out != "" {
-		w, err := probe.Create(out.out)
-		if err != nil {
-			return cannotErr(fmt.Errorf("--out: %w", err))
-		}
-		defer w.Close()
-		sinks = append(sinks, w.Write)
+	sinks, err := openSinks(out)
+	if err != nil {
+		return err
 	}
-	if out.csv != "" {
-		f, err := os.OpenFile(out.csv, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if err != nil {
-			return cannotErr(fmt.Errorf("--csv: %w", err))
-		}
-		defer f.Close()
-		c, err := report.NewCSV(f)
-		if err != nil {
-			return cannotErr(fmt.Errorf("--csv: %w", err))
-		}
-		sinks = append(sinks, c.Write)
-	}
-	if plan.Workload == nil {
-		plan.Workload = &probe.RecordWorkload{MaxTokens: plan.Target.Request.MaxTokens, Concurrency: 1, Version: version}
-	}
-	if plan.Progress == nil {
-		plan.Progress = &probe.Progress{}
-	}
+	defer sinks.close()
+	preparePlan(&plan)
 	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(&plan))
 
 	agg := probe.NewAggregate(plan.Options.StallMS)
-	var sinkErr error
 	reachable := false
 	// One stream at a time gets a line each; under load a line a second.
 	perStream := plan.Rate == 0 && plan.Concurrency <= 1
@@ -255,28 +237,72 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	}
 	st := probe.Run(ctx, plan, func(r *probe.Record) {
 		agg.Add(r)
-		if r.HTTPStatus != 0 {
-			reachable = true
-		}
-		for _, s := range sinks {
-			if err := s(r); err != nil && sinkErr == nil {
-				sinkErr = err
-			}
-		}
+		reachable = reachable || r.HTTPStatus != 0
+		sinks.write(r)
 		if perStream {
 			fmt.Fprintln(stderr, progressLine(r))
 		}
 	}, nil)
 	stopTicker()
+	return finishRun(stdout, stderr, &plan, out, agg, st, ctx.Err() != nil, reachable, sinks.err)
+}
+
+// runLive carries out a plan on the run screen: records go to --out/--csv
+// and into the aggregate as they end, exactly as headless. q or Ctrl-C
+// stops admitting and cancels the streams in flight (recorded as
+// canceled); once the screen has closed and every record is written, the
+// headless report of what was recorded goes to stdout and the gates apply.
+func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
+	sinks, err := openSinks(out)
+	if err != nil {
+		return err
+	}
+	defer sinks.close()
+	preparePlan(&plan)
+	// Printed before the screen opens, so it stays above the report.
+	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(&plan))
+
+	agg := probe.NewAggregate(plan.Options.StallMS)
+	reachable := false
+	// The runner calls the sink from one goroutine at a time; the figures
+	// are read after the screen's Wait, once that goroutine has ended.
+	sink := func(r *probe.Record) {
+		agg.Add(r)
+		reachable = reachable || r.HTTPStatus != 0
+		sinks.write(r)
+	}
+	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: describeLoad(&plan)}
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: sink, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	if err := runProgram(ctx, m); err != nil {
+		return err
+	}
+	st, stopped := m.RunResult()
+	return finishRun(stdout, stderr, &plan, out, agg, st, stopped, reachable, sinks.err)
+}
+
+// preparePlan fills what a plan needs to be reported on.
+func preparePlan(plan *probe.Plan) {
+	if plan.Workload == nil {
+		plan.Workload = &probe.RecordWorkload{MaxTokens: plan.Target.Request.MaxTokens, Concurrency: 1, Version: version}
+	}
+	if plan.Progress == nil {
+		plan.Progress = &probe.Progress{}
+	}
+}
+
+// finishRun reports a finished (or stopped) run: the summary of every
+// record, the gates, and the exit code they decide.
+func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, agg *probe.Aggregate, st probe.RunStats,
+	interrupted, reachable bool, sinkErr error,
+) error {
 	agg.SetRun(st)
-	if ctx.Err() != nil {
+	if interrupted {
 		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
 	}
 	if sinkErr != nil {
 		return cannotErr(fmt.Errorf("writing records: %w", sinkErr))
 	}
-
-	s := agg.Summary(workloadOf(&plan))
+	s := agg.Summary(workloadOf(plan))
 	tripped := false
 	for _, g := range out.gates {
 		r := g.Eval(&s)
@@ -292,13 +318,61 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	} else {
 		report.Text(stdout, &s)
 	}
-	if !reachable && ctx.Err() == nil && s.Streams.Admitted > 0 {
+	if !reachable && !interrupted && s.Streams.Admitted > 0 {
 		return cannotErr(fmt.Errorf("no response from %s: every stream failed before headers", probe.RedactURL(plan.Target.URL)))
 	}
 	if tripped {
 		return errGateTripped
 	}
 	return nil
+}
+
+// recordSinks write each record as it ends to --out and --csv, keeping the
+// first error.
+type recordSinks struct {
+	fns    []func(*probe.Record) error
+	closes []func() error
+	err    error
+}
+
+func openSinks(out *outputFlags) (*recordSinks, error) {
+	s := &recordSinks{}
+	if out.out != "" {
+		w, err := probe.Create(out.out)
+		if err != nil {
+			return nil, cannotErr(fmt.Errorf("--out: %w", err))
+		}
+		s.fns, s.closes = append(s.fns, w.Write), append(s.closes, w.Close)
+	}
+	if out.csv != "" {
+		f, err := os.OpenFile(out.csv, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if err != nil {
+			s.close()
+			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
+		}
+		s.closes = append(s.closes, f.Close)
+		c, err := report.NewCSV(f)
+		if err != nil {
+			s.close()
+			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
+		}
+		s.fns = append(s.fns, c.Write)
+	}
+	return s, nil
+}
+
+func (s *recordSinks) write(r *probe.Record) {
+	for _, fn := range s.fns {
+		if err := fn(r); err != nil && s.err == nil {
+			s.err = err
+		}
+	}
+}
+
+func (s *recordSinks) close() {
+	for _, c := range s.closes {
+		c()
+	}
 }
 
 // describeLoad is the run's shape in one line, seed included so a run can

@@ -110,10 +110,8 @@ func runTUI(ctx context.Context, cfg tui.Config, out *outputFlags) error {
 	}
 	cfg.Color = os.Getenv("NO_COLOR") == ""
 	m := tui.New(ctx, cfg)
-	_, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(30)).Run()
-	m.Wait()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
-		return cannotErr(fmt.Errorf("live view: %w", err))
+	if err := runProgram(ctx, m); err != nil {
+		return err
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -124,6 +122,17 @@ func runTUI(ctx context.Context, cfg tui.Config, out *outputFlags) error {
 		fmt.Fprintf(os.Stderr, "drip: %d records written to %s\n", len(recs), out.out)
 	}
 	return checkGates(os.Stderr, recs, cfg.StallMS, out)
+}
+
+// runProgram runs a live view until the user quits, then waits for its
+// streams to end, so that every record has reached the sink.
+func runProgram(ctx context.Context, m *tui.Model) error {
+	_, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(30)).Run()
+	m.Wait()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
+		return cannotErr(fmt.Errorf("live view: %w", err))
+	}
+	return nil
 }
 
 // checkGates evaluates --fail-if over the records of a live session.

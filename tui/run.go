@@ -1,0 +1,403 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/table"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/views"
+)
+
+// RunConfig is a workload for the run screen to carry out and show.
+type RunConfig struct {
+	Plan probe.Plan
+	// Workload describes the plan in the summary (as the headless report
+	// states it), so the screen's figures are the report's.
+	Workload probe.Workload
+	Load     string // the workload in words, for the header
+}
+
+// keepFinished bounds the finished streams the run screen keeps for its
+// table, heatmap and timeline; older ones live on in the aggregate and on
+// disk (--out), so an hour-long run does not grow the view's memory.
+const keepFinished = 1000
+
+// Above busyStreams in flight, the run screen's O(streams) panels (table,
+// histograms, heatmap, timeline, the summary) are redrawn at most every
+// slowInterval; the counts and the progress bar still move every frame.
+const busyStreams = 64
+
+// runStream is one stream of the run as the screen knows it.
+type runStream struct {
+	phase views.Phase
+	// rec is the screen's own copy while the stream runs (frames appended
+	// as they come), then the final record the sink was handed.
+	rec   *probe.Record
+	start time.Time // when the screen learned the stream started
+	dirty bool      // frames arrived since it was last derived
+	row   table.Row // cached row of a finished stream
+	rowW  int       // the table width row was made for
+}
+
+// runScreen is the live view of a workload: a plain struct the root model
+// routes to while its screen is screenRun, and in the background while one
+// of the run's streams is open in the stream screen.
+type runScreen struct {
+	cfg      RunConfig
+	id       int // tags this run's events
+	feed     *feed
+	progress *probe.Progress
+	agg      *probe.Aggregate // the records so far, as the headless report adds them
+	sum      probe.Summary
+	sumDirty bool
+	ttft     views.Buckets // measured streams' TTFT
+	gaps     views.Buckets // measured streams' gaps
+
+	list     []*runStream // kept streams, in the order they started
+	live     map[int]*runStream
+	finished int // of list
+	sel, top int // selected stream and the table's first row, in list
+	follow   bool
+	byTime   bool
+	opened   *runStream // shown in the stream screen
+
+	state            views.RunState
+	startedAt, ended time.Time
+	// Set by the run's goroutine before it pushes the end of the run.
+	stats       probe.RunStats
+	interrupted bool
+
+	table     table.Model
+	keys      RunKeyMap
+	help      help.Model
+	lay       runLayout
+	panels    runPanels
+	pending   []event
+	dropped   int // stale events
+	tickGen   int
+	tickArmed bool
+	lastDraw  time.Time
+	lastHeavy time.Time
+	heavy     bool // the slow panels' data changed
+}
+
+// runTickMsg is the run screen's redraw tick (one generation counts).
+type runTickMsg struct{ gen int }
+
+// NewRun returns the root model on the run screen: Init starts the
+// workload, every record goes to cfg.Sink as it ends (from the runner's
+// sink goroutine) and then to the screen, and enter opens any stream of
+// the run in the stream screen (esc comes back).
+func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
+	if cfg.StallMS <= 0 {
+		cfg.StallMS = rc.Plan.Options.StallMS
+	}
+	m := New(ctx, cfg)
+	rs := &runScreen{
+		cfg: rc, id: 1, feed: newFeed(), progress: rc.Plan.Progress,
+		agg: probe.NewAggregate(m.cfg.StallMS), sumDirty: true,
+		live: map[int]*runStream{}, follow: true,
+		keys: DefaultRunKeyMap(), help: help.New(),
+	}
+	if rs.progress == nil {
+		rs.progress = &probe.Progress{}
+	}
+	rs.table = table.New(table.WithFocused(true))
+	m.rs = rs
+	m.screen = screenRun
+	m.keys.Back.SetEnabled(true)
+	m.setRunStyles()
+	rs.sum = rs.agg.Summary(rc.Workload)
+	return m
+}
+
+// startWorkload runs the plan in its own goroutine. The probe talks to the
+// screen only through the feed, which never blocks it: events and records
+// are buffered (lossless) and picked up by the next frame tick.
+func (m *Model) startWorkload() tea.Cmd {
+	rs := m.rs
+	plan := rs.cfg.Plan
+	plan.Progress = rs.progress
+	base := rs.feed.observer(rs.id, m.now)
+	observe := func(ev probe.Event) {
+		if ev.Type == probe.EventDone {
+			return // the record comes once, from the sink, with its run offset
+		}
+		base(ev)
+	}
+	sink := m.cfg.Sink
+	now := m.now
+	ctx := m.ctx
+	rs.startedAt = m.now()
+	m.streams.Add(1)
+	go func() {
+		defer m.streams.Done()
+		st := probe.Run(ctx, plan, func(r *probe.Record) {
+			if sink != nil {
+				sink(r)
+			}
+			rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: r.Seq, Type: probe.EventDone, Record: r}})
+		}, observe)
+		rs.stats, rs.interrupted = st, ctx.Err() != nil
+		rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: -1, Type: probe.EventDone}})
+	}()
+	return m.armRunTick()
+}
+
+// RunResult is what the runner returned and whether the run was stopped
+// before it ended. Call it after Wait.
+func (m *Model) RunResult() (probe.RunStats, bool) {
+	return m.rs.stats, m.rs.interrupted
+}
+
+// RunSummary is the run screen's summary of the records it has taken in.
+func (m *Model) RunSummary() probe.Summary {
+	return m.rs.agg.Summary(m.rs.cfg.Workload)
+}
+
+// armRunTick schedules the next frame of the run screen, no sooner than
+// frameInterval after the last one.
+func (m *Model) armRunTick() tea.Cmd {
+	rs := m.rs
+	if rs.tickArmed {
+		return nil
+	}
+	rs.tickArmed = true
+	rs.tickGen++
+	d := max(0, frameInterval-m.now().Sub(rs.lastDraw))
+	return m.after(d, runTickMsg{gen: rs.tickGen})
+}
+
+// updateRun handles a message for the run: its ticks on any screen, and
+// everything while the run screen shows. It reports whether it handled
+// the message.
+func (m *Model) updateRun(msg tea.Msg) (tea.Cmd, bool) {
+	rs := m.rs
+	if t, ok := msg.(runTickMsg); ok {
+		if t.gen != rs.tickGen {
+			return nil, true
+		}
+		rs.tickArmed = false
+		rs.lastDraw = m.now()
+		m.applyRun()
+		if m.screen == screenRun {
+			m.renderRun(false)
+		} else {
+			m.syncOpened()
+		}
+		// The tick runs while the run does (its clock moves); the last
+		// one draws the final figures.
+		if rs.state == views.RunRunning {
+			return m.armRunTick(), true
+		}
+		return nil, true
+	}
+	if m.screen != screenRun {
+		return nil, false
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.renderRun(true)
+	case tea.BackgroundColorMsg:
+		m.setStyles(msg.IsDark())
+		m.setRunStyles()
+		m.renderRun(true)
+	case tea.KeyPressMsg:
+		return m.runKey(msg), true
+	}
+	return nil, true
+}
+
+// applyRun takes the feed's events into the screen. Events of another run,
+// or of a stream the screen does not hold, are stale and dropped.
+func (m *Model) applyRun() {
+	rs := m.rs
+	rs.pending = rs.feed.drain(rs.pending[:0])
+	for i := range rs.pending {
+		e := &rs.pending[i]
+		if e.run != rs.id {
+			rs.dropped++
+			continue
+		}
+		s := rs.live[e.Seq]
+		switch {
+		case e.Type == probe.EventStart:
+			e.Record.StallMS = m.cfg.StallMS // the feed's copy is ours
+			s = &runStream{phase: views.PhaseConnecting, rec: e.Record, start: e.at}
+			rs.live[e.Seq] = s
+			rs.list = append(rs.list, s)
+		case e.Type == probe.EventDone && e.Seq < 0:
+			rs.state = views.RunDone
+			if rs.interrupted {
+				rs.state = views.RunStopped
+			}
+			rs.ended = e.at
+			rs.agg.SetRun(rs.stats)
+			rs.sumDirty = true
+		case e.Type == probe.EventDone:
+			m.finishStream(s, e.Record, e.at)
+		case s == nil:
+			rs.dropped++ // a stream the screen never saw start, or one already recorded
+		case e.Type == probe.EventHeaders:
+			s.rec.HeadersMS, s.rec.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
+			s.phase = max(s.phase, views.PhaseWaiting)
+		case e.Type == probe.EventFrames:
+			s.rec.Frames = append(s.rec.Frames, e.Frames...)
+			s.phase = max(s.phase, views.PhaseWaiting)
+			for j := range e.Frames {
+				if e.Frames[j].IsContent() {
+					s.phase = views.PhaseStreaming
+					break
+				}
+			}
+			s.dirty = true
+		}
+		rs.heavy = true
+	}
+	clear(rs.pending)
+	rs.trim()
+	if rs.follow && len(rs.list) > 0 {
+		rs.sel = len(rs.list) - 1
+	}
+}
+
+// finishStream takes a stream's final record: into the aggregate (exactly
+// as the headless report adds it), the histograms and the stream's row.
+func (m *Model) finishStream(s *runStream, rec *probe.Record, at time.Time) {
+	rs := m.rs
+	if s == nil {
+		// It failed before it was sent: no start event.
+		s = &runStream{start: at}
+		rs.list = append(rs.list, s)
+	} else {
+		delete(rs.live, rec.Seq)
+	}
+	s.rec, s.phase, s.row = rec, views.PhaseDone, nil
+	rs.finished++
+	rs.agg.Add(rec)
+	rs.sumDirty = true
+	if rec.Phase != probe.PhaseWarmup {
+		if rec.TTFTMS != nil {
+			rs.ttft.Add(*rec.TTFTMS)
+		}
+		for _, g := range rec.Gaps() {
+			rs.gaps.Add(g)
+		}
+	}
+}
+
+// trim forgets the oldest finished streams beyond keepFinished (a quarter
+// more first, so it runs once per many streams), keeping every one in
+// flight.
+func (rs *runScreen) trim() {
+	if rs.finished <= keepFinished+keepFinished/4 {
+		return
+	}
+	drop := rs.finished - keepFinished
+	kept := rs.list[:0]
+	removedBeforeSel, removedBeforeTop := 0, 0
+	for i, s := range rs.list {
+		if drop > 0 && s.phase == views.PhaseDone && s != rs.opened {
+			drop--
+			rs.finished--
+			if i < rs.sel {
+				removedBeforeSel++
+			}
+			if i < rs.top {
+				removedBeforeTop++
+			}
+			continue
+		}
+		kept = append(kept, s)
+	}
+	clear(rs.list[len(kept):])
+	rs.list = kept
+	rs.sel = max(0, rs.sel-removedBeforeSel)
+	rs.top = max(0, rs.top-removedBeforeTop)
+}
+
+// derive brings a running stream's figures up to date with its frames so
+// far (the screen's own copy), with the probe's Derive, as the stream
+// screen does.
+func (m *Model) deriveLive(s *runStream) {
+	if s.phase == views.PhaseDone {
+		return
+	}
+	r := s.rec
+	el := msSince(s.start, m.now())
+	r.DurationMS = el
+	if n := len(r.Frames); n > 0 {
+		r.DurationMS = max(el, r.Frames[n-1].TMS)
+	}
+	if s.dirty || r.TTFTMS == nil {
+		_ = probe.Derive(r, m.cfg.StallMS) // the live copy is ours; its times are in order
+		s.dirty = false
+	}
+}
+
+// openSelected shows the selected stream in the stream screen, among the
+// run's other finished streams (the dimmer timeline rows and the heatmap),
+// live if it is still running.
+func (m *Model) openSelected() {
+	rs := m.rs
+	if rs.sel >= len(rs.list) {
+		return
+	}
+	s := rs.list[rs.sel]
+	const context = 24
+	var hist []*probe.Record
+	for i := len(rs.list) - 1; i >= 0 && len(hist) < context; i-- {
+		if o := rs.list[i]; o != s && o.phase == views.PhaseDone {
+			hist = append(hist, o.rec)
+		}
+	}
+	for i, j := 0, len(hist)-1; i < j; i, j = i+1, j-1 {
+		hist[i], hist[j] = hist[j], hist[i]
+	}
+	if s.phase == views.PhaseDone {
+		hist = append(hist, s.rec)
+	}
+	m.history = hist
+	m.cur = views.Stream{Run: s.rec.Seq + 1, Phase: s.phase, Record: s.rec}
+	m.startedAt = s.start
+	m.note = "a stream of the run · esc: back to the run"
+	m.heatSkip, m.follow, m.frozen, m.zoom = 0, true, false, false
+	m.screen = screenStream
+	rs.opened = s
+	m.dirtyData, m.dirtyText = true, true
+	m.summarise()
+	m.relayout()
+	m.render(true)
+}
+
+// syncOpened keeps the stream screen up with the open stream while it
+// runs, and shows its final record once it ends.
+func (m *Model) syncOpened() {
+	s := m.rs.opened
+	if s == nil || (m.cur.Phase == views.PhaseDone && m.cur.Record == s.rec) {
+		return
+	}
+	if s.phase == views.PhaseDone && m.cur.Record != s.rec {
+		m.history = append(m.history, s.rec)
+	}
+	m.cur.Record, m.cur.Phase = s.rec, s.phase
+	if s.phase != views.PhaseDone {
+		m.cur.ElapsedMS = msSince(m.startedAt, m.now())
+	}
+	m.dirtyData, m.dirtyText = true, true
+	m.render(false)
+}
+
+// backToRun leaves the stream screen for the run screen, redrawn for the
+// terminal's size now.
+func (m *Model) backToRun() {
+	m.rs.opened = nil
+	m.note = ""
+	m.screen = screenRun
+	m.renderRun(true)
+}

@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// RunKeyMap is every key the run screen answers to; it implements
+// help.KeyMap.
+type RunKeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Follow key.Binding
+	Open, HeatMode, Help, Quit              key.Binding
+}
+
+// DefaultRunKeyMap returns the run screen's keys.
+func DefaultRunKeyMap() RunKeyMap {
+	return RunKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select stream")),
+		Down:     key.NewBinding(key.WithKeys("down", "j")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first stream")),
+		Follow:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "follow the newest")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open stream")),
+		HeatMode: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "heatmap: frames/time")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "stop and quit")),
+	}
+}
+
+// ShortHelp is the help bar.
+func (k RunKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Open, k.Follow, k.HeatMode, k.Help, k.Quit}
+}
+
+// FullHelp is the help shown with "?".
+func (k RunKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.PageUp, k.PageDown, k.Top, k.Follow},
+		{k.Open, k.HeatMode},
+		{k.Help, k.Quit},
+	}
+}
+
+// runKey handles a key on the run screen.
+func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
+	rs := m.rs
+	k := &rs.keys
+	page := max(1, rs.lay.table.h-3)
+	switch {
+	case key.Matches(msg, k.Quit):
+		// Stop admitting and cancel the streams in flight: their partial
+		// records reach the sink before Wait returns.
+		m.quitting = true
+		m.cancel()
+		return tea.Quit
+	case key.Matches(msg, k.Open):
+		m.openSelected()
+		return nil
+	case key.Matches(msg, k.HeatMode):
+		rs.byTime = !rs.byTime
+	case key.Matches(msg, k.Help):
+		rs.help.ShowAll = !rs.help.ShowAll
+	case key.Matches(msg, k.Follow):
+		rs.follow = true
+		rs.sel = len(rs.list) - 1
+	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Top):
+		switch {
+		case key.Matches(msg, k.Up):
+			rs.sel--
+		case key.Matches(msg, k.Down):
+			rs.sel++
+		case key.Matches(msg, k.PageUp):
+			rs.sel -= page
+		case key.Matches(msg, k.PageDown):
+			rs.sel += page
+		case key.Matches(msg, k.Top):
+			rs.sel = 0
+		}
+		rs.sel = max(0, min(rs.sel, len(rs.list)-1))
+		// Moving away from the newest stream holds the selection; moving
+		// back onto it follows again.
+		rs.follow = rs.sel == len(rs.list)-1
+	default:
+		return nil
+	}
+	m.renderRun(true)
+	return nil
+}

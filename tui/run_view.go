@@ -1,0 +1,292 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/table"
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/views"
+)
+
+// runLayout places the run screen's panels; a box's h counts its title
+// line, and 0 hides it. Everything shows at 120×40; below 100 columns the
+// TTFT histogram goes and the gap histogram sits beside the heatmap; as
+// rows run out the heatmap goes, then the timeline.
+type runLayout struct {
+	headerH, countsH, helpH int
+	table, ttft, gaps, heat box
+	tl                      box
+}
+
+// runPanels are the rendered strings composeRun joins, titles included.
+type runPanels struct {
+	header, counts, table, ttft, gaps, heat, tl string
+}
+
+func (m *Model) layoutRun(countsH int) {
+	rs := m.rs
+	w, h := m.width, m.height
+	l := runLayout{headerH: 1, helpH: 1, countsH: countsH}
+	if h >= 30 {
+		l.headerH = 2
+	}
+	rs.help.SetWidth(w)
+	if rs.help.ShowAll {
+		l.helpH = lipgloss.Height(rs.help.View(rs.keys))
+	}
+	if h < 8 {
+		l.helpH = 0
+	}
+	rest := max(0, h-l.headerH-l.countsH-l.helpH)
+	if rest >= 10 {
+		l.tl = box{w, 4} // title, the stream, its markers, the axis
+		rest -= 4
+	}
+	if rest >= 12 {
+		l.heat = box{w, max(4, rest*35/100)}
+		rest -= l.heat.h
+	}
+	switch {
+	case w >= 100:
+		hw := 40
+		switch {
+		case w >= 200:
+			hw = 64
+		case w >= 120:
+			hw = 44
+		}
+		l.table = box{w - hw - 1, rest}
+		th := max(3, rest*2/5)
+		if rest-th >= 3 {
+			l.ttft, l.gaps = box{hw, th}, box{hw, rest - th}
+		} else {
+			l.gaps = box{hw, rest}
+		}
+	default:
+		l.table = box{w, rest}
+		if l.heat.h > 0 && w >= 72 {
+			l.gaps = box{w / 2, l.heat.h}
+			l.heat.w = w - w/2 - 1
+		}
+	}
+	rs.lay = l
+}
+
+// setRunStyles styles the table and the help from the palette.
+func (m *Model) setRunStyles() {
+	rs := m.rs
+	st := &m.styles.Views
+	sel := st.TitleFocused
+	if !st.Color {
+		sel = lipgloss.NewStyle().Reverse(true)
+	}
+	rs.table.SetStyles(table.Styles{
+		Header:   st.Label.Bold(true).PaddingRight(1),
+		Cell:     lipgloss.NewStyle().PaddingRight(1),
+		Selected: sel,
+	})
+	rs.help.Styles = m.styles.Help
+}
+
+// snapshot is the run's state for the header and counts.
+func (m *Model) snapshot() views.RunSnapshot {
+	rs := m.rs
+	p := &rs.cfg.Plan
+	w := &rs.cfg.Workload
+	end := m.now()
+	if rs.state != views.RunRunning {
+		end = rs.ended
+	}
+	pg := rs.progress
+	return views.RunSnapshot{
+		Target: w.Target, Format: w.Format, Model: w.Model, Load: rs.cfg.Load,
+		State: rs.state, ElapsedMS: msSince(rs.startedAt, end),
+		Runs: p.Runs, DurationMS: float64(p.Duration) / float64(time.Millisecond), OpenLoop: p.Rate > 0,
+		Attempted: pg.Attempted.Load(), Admitted: pg.Admitted.Load(), InFlight: pg.InFlight.Load(),
+		NotAdmitted: pg.NotAdmitted.Load(), Finished: pg.Finished.Load(), Warmup: pg.Warmup.Load(),
+		Summary: &rs.sum,
+	}
+}
+
+// renderRun redraws the run screen: the header and counts every frame,
+// the rest when their data changed — every frame while few streams run,
+// at most every slowInterval under load, so the CPU stays with the probe.
+func (m *Model) renderRun(all bool) {
+	rs := m.rs
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		return
+	}
+	m.redraws++
+	now := m.now()
+	every := time.Duration(0)
+	if len(rs.live) > busyStreams {
+		every = slowInterval
+	}
+	heavy := all || (rs.heavy || rs.state == views.RunRunning && len(rs.live) > 0) && now.Sub(rs.lastHeavy) >= every
+	if heavy && rs.sumDirty {
+		rs.sum = rs.agg.Summary(rs.cfg.Workload)
+		rs.sumDirty = false
+	}
+	st := &m.styles.Views
+	snap := m.snapshot()
+	counts := views.RunCounts(&snap, w, max(1, h/4), st)
+	if ch := lipgloss.Height(counts); all || ch != rs.lay.countsH {
+		m.layoutRun(ch)
+		heavy = true
+	}
+	l := &rs.lay
+	note := ""
+	switch rs.state {
+	case views.RunDone, views.RunStopped:
+		note = "q quits and prints the summary"
+	}
+	rs.panels.header = views.RunHeader(&snap, note, w, l.headerH, st)
+	rs.panels.counts = counts
+	if !heavy {
+		return
+	}
+	rs.lastHeavy, rs.heavy = now, false
+	m.renderRunTable()
+	m.renderRunPlots()
+}
+
+// window is the table's rows: the selection kept in view.
+func (rs *runScreen) window(rows int) (first, last int) {
+	n := len(rs.list)
+	if rs.sel < rs.top {
+		rs.top = rs.sel
+	}
+	if rs.sel >= rs.top+rows {
+		rs.top = rs.sel - rows + 1
+	}
+	rs.top = max(0, min(rs.top, n-rows))
+	return rs.top, min(n, rs.top+rows)
+}
+
+func (m *Model) renderRunTable() {
+	rs := m.rs
+	l := &rs.lay
+	if l.table.h < 3 {
+		rs.panels.table = views.Fit("", l.table.w, l.table.h)
+		return
+	}
+	rows := l.table.h - 2 // the title and the column header
+	first, last := rs.window(rows)
+	cols := views.StreamColumns(l.table.w)
+	body := make([]table.Row, 0, last-first)
+	for _, s := range rs.list[first:last] {
+		if s.phase != views.PhaseDone {
+			m.deriveLive(s)
+			body = append(body, views.StreamRow(s.rec, s.phase, cols))
+			continue
+		}
+		if s.row == nil || s.rowW != l.table.w {
+			s.row, s.rowW = views.StreamRow(s.rec, s.phase, cols), l.table.w
+		}
+		body = append(body, s.row)
+	}
+	rs.table.SetRows(nil) // columns and rows change together
+	rs.table.SetColumns(cols)
+	rs.table.SetWidth(l.table.w)
+	rs.table.SetHeight(rows + 1)
+	rs.table.SetRows(body)
+	rs.table.SetCursor(rs.sel - first)
+	note := fmt.Sprintf("%d in flight · %d finished", len(rs.live), rs.progress.Finished.Load()+rs.progress.Warmup.Load())
+	if len(rs.list) > 0 {
+		note += fmt.Sprintf(" · %d/%d", rs.sel+1, len(rs.list))
+		if !rs.follow {
+			note += " · end follows the newest"
+		}
+	}
+	rs.panels.table = m.title("streams", note, l.table.w, true) + "\n" + views.Fit(rs.table.View(), l.table.w, l.table.h-1)
+}
+
+func (m *Model) renderRunPlots() {
+	rs := m.rs
+	l := &rs.lay
+	st := &m.styles.Views
+	if l.ttft.h > 0 {
+		rs.panels.ttft = m.title("ttft ms", fmt.Sprintf("n=%d · log buckets", rs.ttft.N()), l.ttft.w, false) + "\n" +
+			views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", l.ttft.w, l.ttft.h-1, st)
+	}
+	if l.gaps.h > 0 {
+		rs.panels.gaps = m.title("gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), l.gaps.w, false) + "\n" +
+			views.Histogram(&rs.gaps, m.cfg.StallMS, "no gaps yet: they need two content frames", l.gaps.w, l.gaps.h-1, st)
+	}
+	var sel *runStream
+	if rs.sel < len(rs.list) {
+		sel = rs.list[rs.sel]
+		m.deriveLive(sel)
+	}
+	if l.heat.h > 0 {
+		// The streams up to the table's last row, the selected one marked.
+		_, last := rs.window(max(1, l.table.h-2))
+		first := max(0, last-max(1, l.heat.h-2))
+		recs := make([]*probe.Record, 0, last-first)
+		for _, s := range rs.list[first:last] {
+			m.deriveLive(s)
+			recs = append(recs, s.rec)
+		}
+		mode := "streams × frame index · b: time"
+		if rs.byTime {
+			mode = "streams × time · b: frame index"
+		}
+		rs.panels.heat = m.title("heatmap", mode, l.heat.w, false) + "\n" +
+			views.RunHeatmap(recs, rs.sel-first, m.cfg.StallMS, rs.byTime, l.heat.w, l.heat.h-1, st)
+	}
+	if l.tl.h > 0 {
+		if sel == nil {
+			rs.panels.tl = m.title("timeline", "", l.tl.w, false) + "\n" + views.Fit(st.Dim.Render("no stream yet"), l.tl.w, l.tl.h-1)
+			return
+		}
+		cur := views.Stream{Run: sel.rec.Seq + 1, Phase: sel.phase, Record: sel.rec}
+		if sel.phase != views.PhaseDone {
+			cur.ElapsedMS = msSince(sel.start, m.now())
+		}
+		rs.panels.tl = m.title("timeline", views.StreamCaption(sel.rec, sel.phase, st)+st.Dim.Render(" · enter opens it"), l.tl.w, false) + "\n" +
+			views.Fit(views.Timeline(&cur, nil, 0, l.tl.w, l.tl.h-1, st), l.tl.w, l.tl.h-1)
+	}
+}
+
+// composeRun joins the run screen's cached panels.
+func (m *Model) composeRun() string {
+	rs := m.rs
+	l := &rs.lay
+	parts := []string{rs.panels.header, rs.panels.counts}
+	if l.table.h > 0 {
+		mid := rs.panels.table
+		if l.table.w < m.width && (l.ttft.h > 0 || l.gaps.h > 0) {
+			right := strings.Join(nonEmpty([]string{fitBox(rs.panels.ttft, l.ttft), fitBox(rs.panels.gaps, l.gaps)}), "\n")
+			mid = lipgloss.JoinHorizontal(lipgloss.Top, views.Fit(mid, l.table.w, l.table.h), " ", right)
+		}
+		parts = append(parts, mid)
+	}
+	if l.heat.h > 0 {
+		heat := views.Fit(rs.panels.heat, l.heat.w, l.heat.h)
+		if l.heat.w < m.width && l.gaps.h > 0 && l.table.w == m.width {
+			heat = lipgloss.JoinHorizontal(lipgloss.Top, views.Fit(rs.panels.gaps, l.gaps.w, l.gaps.h), " ", heat)
+		}
+		parts = append(parts, heat)
+	}
+	if l.tl.h > 0 {
+		parts = append(parts, views.Fit(rs.panels.tl, l.tl.w, l.tl.h))
+	}
+	if l.helpH > 0 {
+		parts = append(parts, rs.help.View(rs.keys))
+	}
+	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+}
+
+// fitBox fits a panel to its box ("" when hidden).
+func fitBox(s string, b box) string {
+	if b.h <= 0 {
+		return ""
+	}
+	return views.Fit(s, b.w, b.h)
+}

@@ -1,0 +1,275 @@
+package views
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/progress"
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/sanitize"
+)
+
+// RunState is where a run is in its life.
+type RunState uint8
+
+// States of a run.
+const (
+	RunRunning RunState = iota // admitting or finishing streams
+	RunDone                    // every stream recorded
+	RunStopped                 // stopped by the user: in-flight streams canceled
+)
+
+// RunSnapshot is a run as the run screen's top shows it: the live counts
+// the runner publishes (probe.Progress) and the summary of the records so
+// far, from the same probe.Aggregate the headless report uses.
+type RunSnapshot struct {
+	Target, Format, Model string
+	Load                  string // the workload in words
+	State                 RunState
+	ElapsedMS             float64
+	Runs                  int     // measured streams planned; 0: the duration decides
+	DurationMS            float64 // admission window; 0: the runs decide
+	OpenLoop              bool
+	// Live counts.
+	Attempted, Admitted, InFlight, NotAdmitted, Finished, Warmup int64
+	Summary                                                      *probe.Summary
+}
+
+// Fraction is how far the run is, 0 to 1: streams recorded of those
+// planned, or time of the admission window, whichever is further.
+func (s *RunSnapshot) Fraction() float64 {
+	if s.State != RunRunning {
+		return 1
+	}
+	f := 0.0
+	if s.Runs > 0 {
+		f = float64(s.Finished) / float64(s.Runs)
+	}
+	if s.DurationMS > 0 {
+		f = max(f, s.ElapsedMS/s.DurationMS)
+	}
+	return min(max(f, 0), 1)
+}
+
+// RunHeader is the run screen's status line and, given a second line, what
+// is measured and how.
+func RunHeader(s *RunSnapshot, note string, width, height int, st *Styles) string {
+	var status string
+	var style lipgloss.Style
+	switch s.State {
+	case RunRunning:
+		status, style = "running "+fmtMS(s.ElapsedMS), st.Live
+	case RunDone:
+		status, style = "finished "+fmtMS(s.ElapsedMS), st.Done
+	default:
+		status, style = "stopped "+fmtMS(s.ElapsedMS)+": in-flight streams canceled", st.Failed
+	}
+	line := st.Title.Render("drip run") + st.Dim.Render(" · ") + style.Render(status)
+	if note != "" {
+		line += st.Dim.Render(" · ") + st.Value.Render(sanitize.Line(note))
+	}
+	lines := []string{line}
+	if height >= 2 {
+		parts := []string{st.Label.Render("target ") + sanitize.Line(s.Target)}
+		if s.Format != "" {
+			parts = append(parts, st.Label.Render("format ")+sanitize.Line(s.Format))
+		}
+		if s.Model != "" {
+			parts = append(parts, st.Label.Render("model ")+sanitize.Line(s.Model))
+		}
+		if s.Load != "" {
+			parts = append(parts, st.Dim.Render(s.Load))
+		}
+		lines = append(lines, strings.Join(parts, st.Dim.Render(" · ")))
+	}
+	return fit(strings.Join(lines, "\n"), width, min(height, 2))
+}
+
+// RunCounts is the run's progress bar, its accounting, its headline figures
+// and, for an open loop, the schedule: as many lines as it needs up to
+// maxH, the least important last.
+func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
+	if width <= 0 || maxH <= 0 {
+		return ""
+	}
+	lines := []string{progressLine(s, width, st)}
+	lines = append(lines, flow(countItems(s, st), width, st)...)
+	if s.Summary != nil {
+		lines = append(lines, flow(figureItems(s.Summary, st), width, st)...)
+		if s.OpenLoop {
+			lines = append(lines, flow(openItems(s, st), width, st)...)
+		}
+	}
+	if len(lines) > maxH {
+		lines = lines[:maxH]
+	}
+	return fit(strings.Join(lines, "\n"), width, len(lines))
+}
+
+// progressLine is a static bar (bubbles progress, drawn with ViewAs at the
+// run's fraction) followed by what it counts.
+func progressLine(s *RunSnapshot, width int, st *Styles) string {
+	var goal []string
+	if s.Runs > 0 {
+		goal = append(goal, fmt.Sprintf("%d/%d streams", s.Finished, s.Runs))
+	} else {
+		goal = append(goal, fmt.Sprintf("%d streams", s.Finished))
+	}
+	if s.DurationMS > 0 {
+		goal = append(goal, fmt.Sprintf("%s of %s", fmtMS(min(s.ElapsedMS, s.DurationMS)), fmtMS(s.DurationMS)))
+	}
+	label := st.Value.Render(strings.Join(goal, " · "))
+	barW := width - lipgloss.Width(label) - 1
+	if barW < 10 {
+		return label
+	}
+	bar := progress.New(progress.WithWidth(barW), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
+	if st.Color {
+		bar.FullColor = st.Title.GetForeground()
+		bar.EmptyColor = st.Dim.GetForeground()
+	} else {
+		bar.FullColor, bar.EmptyColor = lipgloss.NoColor{}, lipgloss.NoColor{}
+	}
+	return bar.ViewAs(s.Fraction()) + " " + label
+}
+
+func item(label, value string, st *Styles) string {
+	return st.Label.Render(label+" ") + st.Value.Render(value)
+}
+
+// countItems is the accounting: every stream is in one bucket.
+func countItems(s *RunSnapshot, st *Styles) []string {
+	var sum probe.Streams
+	if s.Summary != nil {
+		sum = s.Summary.Streams
+	}
+	items := []string{
+		item("attempted", fmt.Sprint(s.Attempted), st),
+		item("admitted", fmt.Sprint(s.Admitted), st),
+		item("in flight", fmt.Sprint(s.InFlight), st),
+		item("completed", fmt.Sprint(sum.Completed), st),
+	}
+	failed := item("failed", fmt.Sprint(sum.Failed), st)
+	if sum.Failed > 0 {
+		var by []string
+		for _, k := range slices.Sorted(maps.Keys(sum.FailedBy)) {
+			by = append(by, fmt.Sprintf("%s %d", k, sum.FailedBy[k]))
+		}
+		failed = st.Label.Render("failed ") + st.Failed.Render(fmt.Sprint(sum.Failed))
+		if len(by) > 0 {
+			failed += st.Dim.Render(" (" + strings.Join(by, ", ") + ")")
+		}
+	}
+	items = append(items, failed,
+		item("incomplete", fmt.Sprint(sum.Incomplete), st),
+		item("canceled", fmt.Sprint(sum.Canceled), st),
+		item("buffered", fmt.Sprint(sum.Buffered), st),
+		item("not admitted", fmt.Sprint(s.NotAdmitted), st))
+	if s.Warmup > 0 {
+		items = append(items, item("warmup", fmt.Sprint(s.Warmup), st)+st.Dim.Render(" (excluded)"))
+	}
+	return items
+}
+
+// pctl is "p50 12.5 p99 40.1 ms n=30" for a distribution.
+func pctl(name string, d probe.Dist, st *Styles) string {
+	if d.N == 0 {
+		return st.Label.Render(name+" ") + st.Undefined.Render("—")
+	}
+	return st.Label.Render(name+" p50 ") + st.Value.Render(report.Num(d.P50)) +
+		st.Label.Render(" p99 ") + st.Value.Render(report.Num(d.P99)) + st.Label.Render(fmt.Sprintf(" ms n=%d", d.N))
+}
+
+// figureItems are the headline figures of the records so far.
+func figureItems(s *probe.Summary, st *Styles) []string {
+	m := &s.Metrics
+	items := []string{pctl("ttft", m.TTFT, st), pctl("gap", m.Gap, st)}
+	if m.E2E.N > 0 {
+		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(report.Num(m.E2E.P50))+st.Label.Render(" ms"))
+	}
+	if m.ITL.N > 0 {
+		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(report.Num(m.ITL.P50))+st.Label.Render(" ms"))
+	}
+	if tp := s.Throughput.TokensPerS; tp != nil {
+		items = append(items, st.Value.Render(report.Num(tp))+st.Label.Render(" tok/s"))
+	}
+	stalls := st.Label.Render("stalls ") + st.Value.Render(fmt.Sprint(s.Stalls.Count))
+	if s.Stalls.MidSentence > 0 {
+		stalls = st.Label.Render("stalls ") + st.StallMid.Render(fmt.Sprintf("%d (%d mid-sentence)", s.Stalls.Count, s.Stalls.MidSentence))
+	}
+	return append(items, stalls)
+}
+
+// openItems are an open loop's schedule: how late the generator ran
+// (measured by the runner, known when it ends; the client queue, send −
+// intended, bounds it from above meanwhile) and the user's view.
+func openItems(s *RunSnapshot, st *Styles) []string {
+	ol := s.Summary.OpenLoop
+	if ol == nil {
+		return []string{st.Label.Render("open loop: no arrival recorded yet")}
+	}
+	var items []string
+	if d := ol.ScheduleLag; d.N > 0 {
+		verdict := st.Done.Render("within bound")
+		if ol.ClientLimited {
+			verdict = st.Failed.Render("CLIENT-LIMITED")
+		}
+		items = append(items, st.Label.Render("schedule lag p99 ")+st.Value.Render(report.Num(d.P99))+
+			st.Label.Render(fmt.Sprintf(" ms n=%d · bound %s ms: ", d.N, report.FormatFloat(ol.LagBoundMS)))+verdict)
+	} else {
+		q := ol.ClientQueue
+		verdict := ""
+		if q.P99 != nil && *q.P99 > probe.ScheduleLagBoundMS {
+			verdict = " · " + st.Failed.Render("behind schedule")
+		}
+		items = append(items, st.Label.Render("schedule lag: when the run ends")+verdict)
+	}
+	items = append(items, pctl("client queue", ol.ClientQueue, st), pctl("ttft from intended", ol.TTFTUser, st))
+	return items
+}
+
+// flow lays items out on lines of at most width cells, " · " between them.
+func flow(items []string, width int, st *Styles) []string {
+	sep := st.Dim.Render(" · ")
+	var lines []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case lipgloss.Width(cur)+3+lipgloss.Width(it) <= width:
+			cur += sep + it
+		default:
+			lines = append(lines, cur)
+			cur = it
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// RunHeatmap draws one row per stream (those given, in order) and one
+// column per content frame index, or per time bucket when byTime is set,
+// shaded by gap as Heatmap does; stream sel is highlighted.
+func RunHeatmap(recs []*probe.Record, sel int, stallMS float64, byTime bool, width, height int, st *Styles) string {
+	if len(recs) == 0 || width-labelWidth < 4 || height < 1 {
+		return fit(st.Dim.Render("no streams yet"), width, height)
+	}
+	sc := heatScaleOf(recs, stallMS)
+	rows := height
+	if height >= 2 {
+		rows = height - 1
+	}
+	lines := heatRows(recs, byTime, 0, rows, sel, &st.TitleFocused, sc, width, st)
+	if height >= 2 {
+		lines = append(lines, heatLegend(shadeEdges(stallMS), byTime, sc.per(width-labelWidth), sc.span, st))
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}

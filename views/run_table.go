@@ -1,0 +1,202 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/table"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// Titles of the stream table's columns.
+const (
+	ColSeq    = "#"
+	ColPrompt = "prompt"
+	ColStatus = "status"
+	ColTTFT   = "ttft"
+	ColGapP99 = "gap p99"
+	ColStalls = "stalls"
+	ColTokens = "tokens"
+	ColE2E    = "e2e"
+)
+
+// StreamColumns are the stream table's columns for a table width cells
+// wide (bubbles table; each cell takes one more cell of padding): e2e is
+// added when there is room, and stalls, gap p99 and ttft dropped, in that
+// order, when there is not. The prompt column takes what is left.
+func StreamColumns(width int) []table.Column {
+	fixed := []table.Column{
+		{Title: ColSeq, Width: 6}, {Title: ColStatus, Width: 10}, {Title: ColTTFT, Width: 7},
+		{Title: ColGapP99, Width: 7}, {Title: ColStalls, Width: 6}, {Title: ColTokens, Width: 6},
+	}
+	const minPrompt, maxPrompt = 6, 24
+	used := func(cols []table.Column) int {
+		n := minPrompt + 1
+		for _, c := range cols {
+			n += c.Width + 1
+		}
+		return n
+	}
+	for _, drop := range []string{ColStalls, ColGapP99, ColTTFT} {
+		if used(fixed) <= width {
+			break
+		}
+		for i, c := range fixed {
+			if c.Title == drop {
+				fixed = append(fixed[:i], fixed[i+1:]...)
+				break
+			}
+		}
+	}
+	if used(fixed)+8 <= width && len(fixed) == 6 {
+		fixed = append(fixed, table.Column{Title: ColE2E, Width: 7})
+	}
+	prompt := min(maxPrompt, max(minPrompt, width-used(fixed)+minPrompt))
+	cols := []table.Column{fixed[0], {Title: ColPrompt, Width: prompt}}
+	return append(cols, fixed[1:]...)
+}
+
+// StreamRow is a stream's row for cols. A stream still running (phase
+// before PhaseDone) shows its live figures, derived from its frames so far.
+func StreamRow(r *probe.Record, phase Phase, cols []table.Column) table.Row {
+	row := make(table.Row, len(cols))
+	for i, c := range cols {
+		switch c.Title {
+		case ColSeq:
+			row[i] = fmt.Sprintf("#%d", r.Seq+1)
+			if r.Phase == probe.PhaseWarmup {
+				row[i] += "w"
+			}
+		case ColPrompt:
+			row[i] = sanitize.Line(r.PromptID)
+		case ColStatus:
+			row[i] = StreamStatus(r, phase)
+		case ColTTFT:
+			row[i] = optMS(r.TTFTMS)
+		case ColGapP99:
+			row[i] = optMS(probe.NewDist(r.Gaps()).P99)
+		case ColStalls:
+			row[i] = fmt.Sprint(len(r.Stalls))
+		case ColTokens:
+			row[i] = fmt.Sprint(r.OutputTokens)
+			if r.TokensSource == "approx" {
+				row[i] = "≈" + row[i]
+			}
+		case ColE2E:
+			row[i] = optMS(r.E2EMS)
+		}
+	}
+	return row
+}
+
+// StreamStatus is a stream's status in a word: where a running stream is,
+// or how a finished one ended (a failure by its class).
+func StreamStatus(r *probe.Record, phase Phase) string {
+	switch phase {
+	case PhaseIdle, PhaseConnecting:
+		return "connecting"
+	case PhaseWaiting:
+		return "waiting"
+	case PhaseStreaming:
+		return "streaming"
+	}
+	switch {
+	case r.Status == probe.StatusFailed && r.Error != nil:
+		return r.Error.Class
+	case r.Status == probe.StatusComplete && r.Buffered:
+		return "buffered"
+	}
+	return r.Status
+}
+
+func optMS(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmtMS(*v)
+}
+
+// StreamCaption describes a stream in a line: number, prompt, status and
+// clocks, stalls last.
+func StreamCaption(r *probe.Record, phase Phase, st *Styles) string {
+	num := fmt.Sprintf("#%d", r.Seq+1)
+	if r.Phase == probe.PhaseWarmup {
+		num += " (warmup)"
+	}
+	parts := []string{st.Value.Render(num)}
+	if r.PromptID != "" {
+		parts = append(parts, "prompt "+sanitize.Line(r.PromptID))
+	}
+	status := StreamStatus(r, phase)
+	if r.Error != nil && phase == PhaseDone && r.Error.Message != "" {
+		status += ": " + sanitize.Line(r.Error.Message)
+	}
+	parts = append(parts, status)
+	if r.TTFTMS != nil {
+		parts = append(parts, "ttft "+fmtMS(*r.TTFTMS))
+	}
+	if r.E2EMS != nil {
+		parts = append(parts, "e2e "+fmtMS(*r.E2EMS))
+	}
+	parts = append(parts, fmt.Sprintf("%d frames", r.ContentFrames))
+	if n := len(r.Stalls); n > 0 {
+		mid := 0
+		for _, s := range r.Stalls {
+			if s.MidSentence {
+				mid++
+			}
+		}
+		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d stalls (%d mid-sentence)", n, mid)))
+	}
+	return strings.Join(parts, st.Dim.Render(" · "))
+}
+
+// Buckets counts values into the histograms' log buckets as they come, so
+// a run's histogram costs the same at its millionth value as at its first.
+type Buckets struct {
+	counts []int
+	n      int
+}
+
+// Add counts one value.
+func (b *Buckets) Add(v float64) {
+	if b.counts == nil {
+		b.counts = make([]int, len(bucketEdges)+1)
+	}
+	b.counts[bucketOf(v)]++
+	b.n++
+}
+
+// N is the number of values counted.
+func (b *Buckets) N() int { return b.n }
+
+// Histogram renders counted values over the gap histogram's log buckets:
+// every bucket from the smallest value's to the largest's while they fit,
+// then the non-empty ones, then the fullest and the largest. Buckets
+// wholly at or above stallMS are drawn as stalls (+Inf: none). empty is
+// shown before the first value.
+func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st *Styles) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	if b.n == 0 {
+		return fit(st.Dim.Render(empty), width, height)
+	}
+	lo, hi, most := len(b.counts), -1, 0
+	for i, n := range b.counts {
+		if n > 0 {
+			lo, hi, most = min(lo, i), max(hi, i), max(most, n)
+		}
+	}
+	all, nonEmpty := bucketRange(b.counts, lo, hi)
+	shown := all
+	if len(all) > height {
+		shown = nonEmpty
+	}
+	if len(shown) > height {
+		shown = keepModeAndTail(shown, b.counts, most, height)
+	}
+	return fit(strings.Join(barLines(shown, b.counts, most, stallMS, width, st), "\n"), width, height)
+}
