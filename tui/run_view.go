@@ -79,18 +79,8 @@ func (m *Model) layoutRun(countsH int) {
 
 // setRunStyles styles the table and the help from the palette.
 func (m *Model) setRunStyles() {
-	rs := m.rs
-	st := &m.styles.Views
-	sel := st.TitleFocused
-	if !st.Color {
-		sel = lipgloss.NewStyle().Reverse(true)
-	}
-	rs.table.SetStyles(table.Styles{
-		Header:   st.Label.Bold(true).PaddingRight(1),
-		Cell:     lipgloss.NewStyle().PaddingRight(1),
-		Selected: sel,
-	})
-	rs.help.Styles = m.styles.Help
+	m.rs.table.SetStyles(views.StreamTableStyles(&m.styles.Views))
+	m.rs.help.Styles = m.styles.Help
 }
 
 // snapshot is the run's state for the header and counts.

@@ -43,7 +43,7 @@ type RunSnapshot struct {
 // Fraction is how far the run is, 0 to 1: streams recorded of those
 // planned, or time of the admission window, whichever is further.
 func (s *RunSnapshot) Fraction() float64 {
-	if s.State != RunRunning {
+	if s.State == RunDone {
 		return 1
 	}
 	f := 0.0
@@ -112,18 +112,18 @@ func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 }
 
 // progressLine is a static bar (bubbles progress, drawn with ViewAs at the
-// run's fraction) followed by what it counts.
+// run's fraction) followed by the streams recorded and started.
 func progressLine(s *RunSnapshot, width int, st *Styles) string {
-	var goal []string
+	goal := fmt.Sprintf("%d recorded", s.Finished)
 	if s.Runs > 0 {
-		goal = append(goal, fmt.Sprintf("%d/%d streams", s.Finished, s.Runs))
-	} else {
-		goal = append(goal, fmt.Sprintf("%d streams", s.Finished))
+		goal = fmt.Sprintf("%d/%d recorded", s.Finished, s.Runs)
 	}
 	if s.DurationMS > 0 {
-		goal = append(goal, fmt.Sprintf("%s of %s", fmtMS(min(s.ElapsedMS, s.DurationMS)), fmtMS(s.DurationMS)))
+		goal += fmt.Sprintf(" · %s of %s", fmtMS(min(s.ElapsedMS, s.DurationMS)), fmtMS(s.DurationMS))
 	}
-	label := st.Value.Render(strings.Join(goal, " · "))
+	label := st.Value.Render(goal) + st.Dim.Render(" · ") + item("attempted", fmt.Sprint(s.Attempted), st) +
+		st.Dim.Render(" · ") + item("admitted", fmt.Sprint(s.Admitted), st) +
+		st.Dim.Render(" · ") + item("in flight", fmt.Sprint(s.InFlight), st)
 	barW := width - lipgloss.Width(label) - 1
 	if barW < 10 {
 		return label
@@ -142,18 +142,14 @@ func item(label, value string, st *Styles) string {
 	return st.Label.Render(label+" ") + st.Value.Render(value)
 }
 
-// countItems is the accounting: every stream is in one bucket.
+// countItems is the accounting of recorded streams (attempted, admitted
+// and in flight are on the progress line): every stream is in one bucket.
 func countItems(s *RunSnapshot, st *Styles) []string {
 	var sum probe.Streams
 	if s.Summary != nil {
 		sum = s.Summary.Streams
 	}
-	items := []string{
-		item("attempted", fmt.Sprint(s.Attempted), st),
-		item("admitted", fmt.Sprint(s.Admitted), st),
-		item("in flight", fmt.Sprint(s.InFlight), st),
-		item("completed", fmt.Sprint(sum.Completed), st),
-	}
+	items := []string{item("completed", fmt.Sprint(sum.Completed), st)}
 	failed := item("failed", fmt.Sprint(sum.Failed), st)
 	if sum.Failed > 0 {
 		var by []string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/table"
+	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
@@ -56,6 +57,21 @@ func StreamColumns(width int) []table.Column {
 	prompt := min(maxPrompt, max(minPrompt, width-used(fixed)+minPrompt))
 	cols := []table.Column{fixed[0], {Title: ColPrompt, Width: prompt}}
 	return append(cols, fixed[1:]...)
+}
+
+// StreamTableStyles styles the stream table: a cell of padding after each
+// column, the selected row in the focused title's style (reverse video
+// without colour).
+func StreamTableStyles(st *Styles) table.Styles {
+	sel := st.TitleFocused
+	if !st.Color {
+		sel = lipgloss.NewStyle().Reverse(true)
+	}
+	return table.Styles{
+		Header:   st.Label.Bold(true).PaddingRight(1),
+		Cell:     lipgloss.NewStyle().PaddingRight(1),
+		Selected: sel,
+	}
 }
 
 // StreamRow is a stream's row for cols. A stream still running (phase
@@ -148,7 +164,11 @@ func StreamCaption(r *probe.Record, phase Phase, st *Styles) string {
 				mid++
 			}
 		}
-		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d stalls (%d mid-sentence)", n, mid)))
+		noun := "stalls"
+		if n == 1 {
+			noun = "stall"
+		}
+		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d %s (%d mid-sentence)", n, noun, mid)))
 	}
 	return strings.Join(parts, st.Dim.Render(" · "))
 }

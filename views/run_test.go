@@ -1,0 +1,181 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/table"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
+)
+
+// runRecords are a run's records replayed from fixture scenarios: five
+// streams with a mid-sentence stall, one in-stream error, one steady, and a
+// warmup stream first; every third started late on an open-loop schedule.
+func runRecords(t testing.TB) []*probe.Record {
+	warm := replay(t, "steady", 0)
+	warm.Phase = probe.PhaseWarmup
+	recs := []*probe.Record{warm}
+	for i, sc := range []string{"mid-sentence-stall", "mid-sentence-stall", "in-stream-error", "mid-sentence-stall", "steady", "mid-sentence-stall", "mid-sentence-stall"} {
+		r := replay(t, sc, i+1)
+		r.Phase = probe.PhaseMeasure
+		r.PromptID = []string{"short", "medium", "long"}[i%3]
+		r.RunOffsetMS = float64(i) * 200
+		intended := r.RunOffsetMS - float64(i%3)
+		r.IntendedStartMS = &intended
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func runSummary(recs []*probe.Record, st *probe.RunStats) *probe.Summary {
+	a := probe.NewAggregate(probe.DefaultStall)
+	for _, r := range recs {
+		a.Add(r)
+	}
+	if st != nil {
+		a.SetRun(*st)
+	}
+	s := a.Summary(probe.Workload{})
+	return &s
+}
+
+// TestRunViews renders the run screen's views at 80 and 120 columns and
+// compares them with golden files (go test ./views -update rewrites them).
+func TestRunViews(t *testing.T) {
+	st := NewStyles(true, false)
+	recs := runRecords(t)
+	// A stream still running: the first half of a stalled stream, derived
+	// as the live view derives it.
+	live := replay(t, "mid-sentence-stall", 8)
+	live.Frames = live.Frames[:30]
+	live.PromptID = "short"
+	live.DurationMS = live.Frames[29].TMS
+	if err := probe.Derive(live, probe.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	lag := probe.NewDist([]float64{0.2, 0.4, 0.3, 12.5, 0.6, 0.5, 0.4})
+	snaps := map[string]*RunSnapshot{
+		"closed": {
+			Target: recs[1].Target, Format: "openai-chat", Model: "mid-sentence-stall", Load: "closed loop, 4 in flight · 40 runs",
+			ElapsedMS: 4321, Runs: 40, Attempted: 11, Admitted: 11, InFlight: 4, Finished: 7, Warmup: 1,
+			Summary: runSummary(recs, nil),
+		},
+		"open": {
+			Target: recs[1].Target, Format: "openai-chat", Model: "mid-sentence-stall", Load: "open loop, constant arrivals at 5/s",
+			State: RunDone, ElapsedMS: 10230, DurationMS: 10000, OpenLoop: true,
+			Attempted: 9, Admitted: 7, NotAdmitted: 2, Finished: 7, Warmup: 1,
+			Summary: runSummary(recs, &probe.RunStats{NotAdmitted: 2, Lag: lag, LagBoundMS: probe.ScheduleLagBoundMS, ClientLimited: true}),
+		},
+		"openlive": {
+			Target: recs[1].Target, Format: "openai-chat", Load: "open loop",
+			ElapsedMS: 2500, DurationMS: 10000, OpenLoop: true, Attempted: 9, Admitted: 9, InFlight: 2, Finished: 7,
+			Summary: runSummary(recs, nil),
+		},
+		"stopped": {
+			Target: recs[1].Target, State: RunStopped, ElapsedMS: 800, Runs: 40, Summary: runSummary(nil, nil),
+		},
+	}
+	var ttft, gaps Buckets
+	for _, r := range recs[1:] {
+		if r.TTFTMS != nil {
+			ttft.Add(*r.TTFTMS)
+		}
+		for _, g := range r.Gaps() {
+			gaps.Add(g)
+		}
+	}
+	all := append(recs[1:len(recs):len(recs)], live)
+	for _, w := range []int{80, 120} {
+		out := map[string]string{
+			"heatmap":  RunHeatmap(all, 3, probe.DefaultStall, false, w, 7, &st),
+			"heattime": RunHeatmap(all, len(all)-1, probe.DefaultStall, true, w, 5, &st),
+			"ttft":     Histogram(&ttft, math.Inf(1), "no first token yet", w/2, 6, &st),
+			"gaps":     Histogram(&gaps, probe.DefaultStall, "no gaps yet", w/2, 8, &st),
+			"gapshort": Histogram(&gaps, probe.DefaultStall, "no gaps yet", w/2, 2, &st),
+			"caption":  StreamCaption(recs[3], PhaseDone, &st) + "\n" + StreamCaption(live, PhaseStreaming, &st),
+			"table":    streamTable(append(recs[:len(recs):len(recs)], live), w),
+		}
+		for name, s := range snaps {
+			out["header/"+name] = RunHeader(s, "", w, 2, &st)
+			out["counts/"+name] = RunCounts(s, w, 10, &st)
+		}
+		for view, s := range out {
+			t.Run(fmt.Sprintf("%s/%d", view, w), func(t *testing.T) {
+				for i, l := range strings.Split(s, "\n") {
+					// A caption goes in a title line, which cuts it.
+					if lw := ansi.StringWidth(l); lw > w && view != "caption" {
+						t.Errorf("line %d is %d cells wide, more than %d", i, lw, w)
+					}
+				}
+				golden.RequireEqual(t, s)
+			})
+		}
+	}
+}
+
+// streamTable renders the stream table as the run screen does, the last
+// row selected.
+func streamTable(recs []*probe.Record, w int) string {
+	cols := StreamColumns(w)
+	rows := make([]table.Row, len(recs))
+	for i, r := range recs {
+		phase := PhaseDone
+		if i == len(recs)-1 {
+			phase = PhaseStreaming
+		}
+		rows[i] = StreamRow(r, phase, cols)
+	}
+	tb := table.New(table.WithColumns(cols), table.WithRows(rows), table.WithWidth(w), table.WithHeight(len(rows)+1), table.WithFocused(true))
+	st := NewStyles(true, false)
+	tb.SetStyles(StreamTableStyles(&st))
+	tb.SetCursor(len(rows) - 1)
+	return tb.View()
+}
+
+// TestRunViewFigures checks what a user must read on the run screen: the
+// accounting with failures by class, the figures with their n, the stall
+// in the gap histogram, the selected stream marked on the heatmap, and a
+// client-limited open loop flagged.
+func TestRunViewFigures(t *testing.T) {
+	st := NewStyles(true, false)
+	recs := runRecords(t)
+	s := &RunSnapshot{Runs: 40, Finished: 7, Attempted: 11, Admitted: 11, InFlight: 4, Warmup: 1, Summary: runSummary(recs, nil)}
+	counts := ansi.Strip(RunCounts(s, 120, 10, &st))
+	sum := s.Summary
+	for _, want := range []string{
+		"7/40 recorded", "attempted 11", "in flight 4", "completed 6", "failed 1 (in_stream 1)", "warmup 1 (excluded)",
+		"ttft p50 " + report.Num(sum.Metrics.TTFT.P50), fmt.Sprintf("n=%d", sum.Metrics.Gap.N),
+		"stalls 10 (5 mid-sentence)",
+	} {
+		if !strings.Contains(counts, want) {
+			t.Errorf("counts lack %q:\n%s", want, counts)
+		}
+	}
+	var gaps Buckets
+	for _, r := range recs {
+		for _, g := range r.Gaps() {
+			gaps.Add(g)
+		}
+	}
+	if h := ansi.Strip(Histogram(&gaps, probe.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500–1s █") {
+		t.Errorf("a short gap histogram lost the stall bucket:\n%s", h)
+	}
+	// The selected stream's label is styled apart from the others'.
+	heat := strings.Split(RunHeatmap(recs, 2, probe.DefaultStall, false, 80, 10, &st), "\n")
+	prefix := func(l string) string { return l[:strings.Index(l, "#")] }
+	if prefix(heat[2]) == prefix(heat[1]) || prefix(heat[1]) != prefix(heat[3]) || !strings.Contains(heat[2], "#3") {
+		t.Errorf("selected stream not highlighted:\n%q", heat[:4])
+	}
+	open := &RunSnapshot{OpenLoop: true, State: RunDone, Summary: runSummary(recs, &probe.RunStats{
+		Lag: probe.NewDist([]float64{1, 50}), LagBoundMS: 10, ClientLimited: true,
+	})}
+	if c := ansi.Strip(RunCounts(open, 120, 10, &st)); !strings.Contains(c, "CLIENT-LIMITED") || !strings.Contains(c, "client queue p50") {
+		t.Errorf("open loop not flagged client-limited:\n%s", c)
+	}
+}
