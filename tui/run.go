@@ -122,30 +122,45 @@ func (m *Model) startWorkload() tea.Cmd {
 	rs := m.rs
 	plan := rs.cfg.Plan
 	plan.Progress = rs.progress
-	base := rs.feed.observer(rs.id, m.now)
-	observe := func(ev probe.Event) {
-		if ev.Type == probe.EventDone {
-			return // the record comes once, from the sink, with its run offset
-		}
-		base(ev)
-	}
-	sink := m.cfg.Sink
-	now := m.now
+	observe, sink := rs.observer(m.now), rs.sink(m.cfg.Sink, m.now)
 	ctx := m.ctx
 	rs.startedAt = m.now()
 	m.streams.Add(1)
 	go func() {
 		defer m.streams.Done()
-		st := probe.Run(ctx, plan, func(r *probe.Record) {
-			if sink != nil {
-				sink(r)
-			}
-			rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: r.Seq, Type: probe.EventDone, Record: r}})
-		}, observe)
-		rs.stats, rs.interrupted = st, ctx.Err() != nil
-		rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: -1, Type: probe.EventDone}})
+		st := probe.Run(ctx, plan, sink, observe)
+		rs.end(st, ctx.Err() != nil, m.now)
 	}()
 	return m.armRunTick()
+}
+
+// observer is the runner's observer: every stream's events but the last,
+// copied into the feed.
+func (rs *runScreen) observer(now func() time.Time) func(probe.Event) {
+	base := rs.feed.observer(rs.id, now)
+	return func(ev probe.Event) {
+		if ev.Type == probe.EventDone {
+			return // the record comes once, from the sink, with its run offset
+		}
+		base(ev)
+	}
+}
+
+// sink is the runner's sink: each record goes to next (--out, the
+// headless aggregate), then, the same pointer, to the screen.
+func (rs *runScreen) sink(next func(*probe.Record), now func() time.Time) func(*probe.Record) {
+	return func(r *probe.Record) {
+		if next != nil {
+			next(r)
+		}
+		rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: r.Seq, Type: probe.EventDone, Record: r}})
+	}
+}
+
+// end tells the screen the run is over, once every record is handed over.
+func (rs *runScreen) end(st probe.RunStats, interrupted bool, now func() time.Time) {
+	rs.stats, rs.interrupted = st, interrupted // read after the feed hands over the end
+	rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: -1, Type: probe.EventDone}})
 }
 
 // RunResult is what the runner returned and whether the run was stopped
@@ -153,6 +168,9 @@ func (m *Model) startWorkload() tea.Cmd {
 func (m *Model) RunResult() (probe.RunStats, bool) {
 	return m.rs.stats, m.rs.interrupted
 }
+
+// RunFinished reports that the screen has taken in the end of the run.
+func (m *Model) RunFinished() bool { return m.rs.state != views.RunRunning }
 
 // RunSummary is the run screen's summary of the records it has taken in.
 func (m *Model) RunSummary() probe.Summary {
