@@ -80,6 +80,7 @@ type runScreen struct {
 	dropped   int // stale events
 	tickGen   int
 	tickArmed bool
+	settled   bool // the tick after the end has been scheduled
 	lastDraw  time.Time
 	lastHeavy time.Time
 	heavy     bool // the slow panels' data changed
@@ -207,9 +208,11 @@ func (m *Model) updateRun(msg tea.Msg) (tea.Cmd, bool) {
 		} else {
 			m.syncOpened()
 		}
-		// The tick runs while the run does (its clock moves); the last
-		// one draws the final figures.
-		if rs.state == views.RunRunning {
+		// The tick runs while the run does (its clock moves), and once
+		// more after the tick that drew the final figures, so whoever
+		// waits for the end sees a message after it.
+		if rs.state == views.RunRunning || !rs.settled {
+			rs.settled = rs.state != views.RunRunning
 			return m.armRunTick(), true
 		}
 		return nil, true

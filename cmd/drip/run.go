@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -252,7 +253,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 // stops admitting and cancels the streams in flight (recorded as
 // canceled); once the screen has closed and every record is written, the
 // headless report of what was recorded goes to stdout and the gates apply.
-func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
+func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
 	sinks, err := openSinks(out)
 	if err != nil {
 		return err
@@ -273,7 +274,7 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 	}
 	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: describeLoad(&plan)}
 	m := tui.NewRun(ctx, rc, tui.Config{Sink: sink, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
-	if err := runProgram(ctx, m); err != nil {
+	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}
 	st, stopped := m.RunResult()

@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -13,8 +16,13 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/tui"
 )
 
 func TestRunWorkloadUsageErrors(t *testing.T) {
@@ -67,7 +75,7 @@ func TestRunPromptSetReport(t *testing.T) {
 	f, _ := os.Open(out)
 	defer f.Close()
 	recs, _, err := probe.ReadRecords(f)
-	if err != nil || len(recs) != 12 {
+	if err != nil || len(recs) != 9 {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}
 	for _, r := range recs {
@@ -175,5 +183,119 @@ func TestRunInterruptRealBinary(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "canceled") || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("no summary after the interrupt:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}
+
+// headlessProgram runs the live view without a terminal, as a user with a
+// 120×40 one; filter plays the user.
+func headlessProgram(filter func(*tui.Model, tea.Msg) tea.Msg) []tea.ProgramOption {
+	return []tea.ProgramOption{
+		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40), tea.WithoutSignals(),
+		tea.WithFilter(func(m tea.Model, msg tea.Msg) tea.Msg { return filter(m.(*tui.Model), msg) }),
+	}
+}
+
+// TestRunScreenEqualsReport runs a workload on the run screen to its end:
+// the summary the screen shows is the one printed after it closes (the
+// headless report of the same aggregate), and the records are on disk.
+func TestRunScreenEqualsReport(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	tg, o, err := fixtureTarget(srv.URL, "mid-sentence-stall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	plan := probe.Plan{Target: tg, Options: o, Prompts: probe.BuiltinPrompts(), Runs: 6, Warmup: 1, Concurrency: 6, Seed: 7}
+	var (
+		screen string
+		shown  probe.Summary
+	)
+	opts := headlessProgram(func(m *tui.Model, msg tea.Msg) tea.Msg {
+		if m.RunFinished() && screen == "" {
+			screen = strings.ReplaceAll(ansi.Strip(m.View().Content), "\u00a0", " ")
+			shown = m.RunSummary()
+			return tea.QuitMsg{}
+		}
+		return msg
+	})
+	var stdout, stderr bytes.Buffer
+	if err := runLive(context.Background(), &stdout, &stderr, plan, &outputFlags{json: true, out: path}, opts...); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	var printed probe.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &printed); err != nil {
+		t.Fatal(err, stdout.String())
+	}
+	a, _ := json.Marshal(shown)
+	b, _ := json.Marshal(printed)
+	if !bytes.Equal(a, b) {
+		t.Errorf("the screen's summary differs from the printed one:\n%s\n%s", a, b)
+	}
+	mt := &printed.Metrics
+	for _, want := range []string{
+		"finished", "6/6 recorded", fmt.Sprintf("completed %d", printed.Streams.Completed), "warmup 3 (excluded)",
+		fmt.Sprintf("ttft p50 %s p99 %s ms n=%d", report.Num(mt.TTFT.P50), report.Num(mt.TTFT.P99), mt.TTFT.N),
+		fmt.Sprintf("gap p50 %s p99 %s ms n=%d", report.Num(mt.Gap.P50), report.Num(mt.Gap.P99), mt.Gap.N),
+		fmt.Sprintf("stalls %d (%d mid-sentence)", printed.Stalls.Count, printed.Stalls.MidSentence),
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + screen)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	if recs, _, err := probe.ReadRecords(f); err != nil || len(recs) != 9 {
+		t.Errorf("--out: %d records (%v), want 9 (3 warmup)", len(recs), err)
+	}
+}
+
+// TestRunScreenQuit: q on the run screen stops admitting, cancels the
+// streams in flight (recorded, canceled, with their frames), writes them,
+// and the report of what was recorded follows within 2 s.
+func TestRunScreenQuit(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	tg, o, err := fixtureTarget(srv.URL, "long")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	plan := probe.Plan{Target: tg, Options: o, PromptID: "p0", Runs: 20, Concurrency: 4}
+	var quit time.Time
+	opts := headlessProgram(func(m *tui.Model, msg tea.Msg) tea.Msg {
+		// Quit once all four stream: the streams table shows them so.
+		if quit.IsZero() && strings.Count(m.View().Content, "streaming") >= 4 {
+			quit = time.Now()
+			return tea.KeyPressMsg{Code: 'q', Text: "q"}
+		}
+		return msg
+	})
+	var stdout, stderr bytes.Buffer
+	err = runLive(context.Background(), &stdout, &stderr, plan, &outputFlags{out: path}, opts...)
+	took := time.Since(quit)
+	if err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	t.Logf("returned %v after q", took)
+	if took > 2*time.Second {
+		t.Errorf("took %v after q, want ≤ 2 s", took)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	recs, skipped, err := probe.ReadRecords(f)
+	if err != nil || len(skipped) > 0 || len(recs) != 4 {
+		t.Fatalf("--out: %d records, %v %v; want 4", len(recs), err, skipped)
+	}
+	for _, r := range recs {
+		if r.Status != probe.StatusCanceled || len(r.Frames) == 0 {
+			t.Errorf("record %d: %s with %d frames, want canceled with frames", r.Seq, r.Status, len(r.Frames))
+		}
+	}
+	if !strings.Contains(stdout.String(), "4 canceled") || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("no report after q:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 }

@@ -125,9 +125,10 @@ func runTUI(ctx context.Context, cfg tui.Config, out *outputFlags) error {
 }
 
 // runProgram runs a live view until the user quits, then waits for its
-// streams to end, so that every record has reached the sink.
-func runProgram(ctx context.Context, m *tui.Model) error {
-	_, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(30)).Run()
+// streams to end, so that every record has reached the sink. Tests add
+// options (no terminal, a filter that plays the user).
+func runProgram(ctx context.Context, m *tui.Model, opts ...tea.ProgramOption) error {
+	_, err := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(30)}, opts...)...).Run()
 	m.Wait()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return cannotErr(fmt.Errorf("live view: %w", err))
