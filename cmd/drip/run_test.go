@@ -75,7 +75,7 @@ func TestRunPromptSetReport(t *testing.T) {
 	f, _ := os.Open(out)
 	defer f.Close()
 	recs, _, err := probe.ReadRecords(f)
-	if err != nil || len(recs) != 9 {
+	if err != nil || len(recs) != 12 {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}
 	for _, r := range recs {
