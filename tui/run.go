@@ -19,6 +19,10 @@ type RunConfig struct {
 	// states it), so the screen's figures are the report's.
 	Workload probe.Workload
 	Load     string // the workload in words, for the header
+	// Observe, when set, sees every event before the screen does, on the
+	// probe's goroutines (bench/load counts frames with it); it must not
+	// block.
+	Observe func(probe.Event)
 }
 
 // keepFinished bounds the finished streams the run screen keeps for its
@@ -139,7 +143,11 @@ func (m *Model) startWorkload() tea.Cmd {
 // copied into the feed.
 func (rs *runScreen) observer(now func() time.Time) func(probe.Event) {
 	base := rs.feed.observer(rs.id, now)
+	also := rs.cfg.Observe
 	return func(ev probe.Event) {
+		if also != nil {
+			also(ev)
+		}
 		if ev.Type == probe.EventDone {
 			return // the record comes once, from the sink, with its run offset
 		}

@@ -10,7 +10,12 @@
 // the wall clock (CLOCK_REALTIME, shared by the processes); over a 10 s run
 // its slew is far below a millisecond.
 //
+// With -tui the same passes also run with the run screen open (the real
+// Bubble Tea program drawing to nowhere), alternating with headless ones so
+// both meet the same machine load:
+//
 //	go run ./bench/load -streams 1000
+//	go run ./bench/load -streams 1000 -tui -rounds 3
 package main
 
 import (
@@ -34,9 +39,12 @@ import (
 	"syscall"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/tui"
 )
 
 // runGCPercent is drip run's GC target (cmd/drip/run.go).
@@ -47,6 +55,8 @@ func main() {
 	scenario := flag.String("scenario", "paced", "fixture scenario each stream asks for")
 	inproc := flag.Bool("inproc", false, "run the fixture server in this process")
 	serve := flag.Bool("serve", false, "be the fixture server (used by the child process)")
+	withTUI := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
+	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each")
 	flag.Parse()
 	if *serve {
 		serveFixtures()
@@ -56,7 +66,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(runGCPercent)
 	}
-	if err := bench(*streams, *scenario, *inproc); err != nil {
+	if err := bench(*streams, *scenario, *inproc, *withTUI, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
@@ -111,7 +121,7 @@ func serveFixtures() {
 	http.Serve(ln, benchHandler())
 }
 
-func bench(n int, scenario string, inproc bool) error {
+func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 	base, stop, err := startServer(inproc)
 	if err != nil {
 		return err
@@ -121,24 +131,51 @@ func bench(n int, scenario string, inproc bool) error {
 	debug.SetGCPercent(gc)
 	fmt.Printf("drip load benchmark · %d concurrent streams · scenario %s · server %s · GOMAXPROCS %d · %d CPUs · GOGC %d\n",
 		n, scenario, map[bool]string{true: "in-process", false: "child process"}[inproc], runtime.GOMAXPROCS(0), runtime.NumCPU(), gc)
-	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Printf("load average before: %s", load)
+	modes := []bool{false}
+	if withTUI {
+		modes = []bool{false, true}
+	} else {
+		rounds = 1
 	}
-
-	// Pass 1: timing. Nothing but the run itself.
-	t1, err := timingPass(base, scenario, n)
-	if err != nil {
-		return err
+	// Headless and run-screen passes alternate, so both meet the same load
+	// from whatever else runs on the machine.
+	for r := range rounds {
+		for _, tuiOn := range modes {
+			fmt.Printf("\n== round %d · %s · load average %s", r+1, modeName(tuiOn), loadavg())
+			// Pass 1: timing. Nothing but the run itself.
+			t1, err := timingPass(base, scenario, n, tuiOn)
+			if err != nil {
+				return err
+			}
+			fmt.Print(t1)
+		}
 	}
-	fmt.Print(t1)
 	// Pass 2: memory, with a forced GC at two points mid-run (kept out of
-	// pass 1 so it cannot disturb the stamps).
-	m, err := memoryPass(base, scenario, n)
-	if err != nil {
-		return err
+	// the timing passes so it cannot disturb the stamps).
+	for _, tuiOn := range modes {
+		fmt.Printf("\n== memory · %s · load average %s", modeName(tuiOn), loadavg())
+		m, err := memoryPass(base, scenario, n, tuiOn)
+		if err != nil {
+			return err
+		}
+		fmt.Print(m)
 	}
-	fmt.Print(m)
 	return nil
+}
+
+func modeName(tuiOn bool) string {
+	if tuiOn {
+		return "run screen open (Bubble Tea, 120x40, output discarded)"
+	}
+	return "headless"
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?\n"
+	}
+	return string(b)
 }
 
 func startServer(inproc bool) (string, func(), error) {
@@ -186,26 +223,47 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 }
 
 // runPass runs the plan with records going to a JSONL file and an
-// aggregate, as drip run does; keep, when set, also keeps every record.
-func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe.Event)) (time.Duration, time.Duration, error) {
+// aggregate, as drip run does — headless, or with the run screen open as a
+// real Bubble Tea program (no terminal: input none, output discarded, a
+// 120x40 window) that quits when the run has ended; keep, when set, also
+// keeps every record.
+func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe.Event), tuiOn bool) (time.Duration, time.Duration, error) {
 	w, err := probe.Create(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
 		return 0, 0, err
 	}
 	defer w.Close()
 	agg := probe.NewAggregate(probe.DefaultStall)
-	cpu0, t0 := cpuTime(), time.Now()
-	probe.Run(context.Background(), p, func(r *probe.Record) {
+	sink := func(r *probe.Record) {
 		agg.Add(r)
 		w.Write(r)
 		if keep != nil {
 			*keep = append(*keep, r)
 		}
-	}, observe)
+	}
+	cpu0, t0 := cpuTime(), time.Now()
+	if !tuiOn {
+		probe.Run(context.Background(), p, sink, observe)
+		return time.Since(t0), cpuTime() - cpu0, nil
+	}
+	m := tui.NewRun(context.Background(), tui.RunConfig{Plan: p, Load: "bench", Observe: observe},
+		tui.Config{Sink: sink, StallMS: probe.DefaultStall, Color: true})
+	prog := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40),
+		tea.WithoutSignals(), tea.WithFPS(30), tea.WithFilter(func(mm tea.Model, msg tea.Msg) tea.Msg {
+			if mm.(*tui.Model).RunFinished() {
+				return tea.QuitMsg{}
+			}
+			return msg
+		}))
+	if _, err := prog.Run(); err != nil {
+		return 0, 0, err
+	}
+	m.Wait()
+	fmt.Printf("  run screen: %d redraws in %.1f s\n", m.Redraws(), time.Since(t0).Seconds())
 	return time.Since(t0), cpuTime() - cpu0, nil
 }
 
-func timingPass(base, scenario string, n int) (string, error) {
+func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	dir, _ := os.MkdirTemp("", "drip-load")
 	defer os.RemoveAll(dir)
 	p, err := plan(base, scenario, n, dir)
@@ -214,7 +272,7 @@ func timingPass(base, scenario string, n int) (string, error) {
 	}
 	srvCPU0 := serverCPU(base)
 	var recs []*probe.Record
-	wall, cpu, err := runPass(p, dir, &recs, nil)
+	wall, cpu, err := runPass(p, dir, &recs, nil, tuiOn)
 	if err != nil {
 		return "", err
 	}
@@ -282,7 +340,7 @@ func timingPass(base, scenario string, n int) (string, error) {
 	return b.String(), nil
 }
 
-func memoryPass(base, scenario string, n int) (string, error) {
+func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	dir, _ := os.MkdirTemp("", "drip-load")
 	defer os.RemoveAll(dir)
 	p, err := plan(base, scenario, n, dir)
@@ -314,7 +372,7 @@ func memoryPass(base, scenario string, n int) (string, error) {
 		h2, f2 := heap()
 		samples <- [2]sample{{h1, f1}, {h2, f2}}
 	}()
-	_, _, err = runPass(p, dir, nil, observe)
+	_, _, err = runPass(p, dir, nil, observe, tuiOn)
 	if err != nil {
 		return "", err
 	}
