@@ -97,8 +97,12 @@ func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 	if width <= 0 || maxH <= 0 {
 		return ""
 	}
-	lines := []string{progressLine(s, width, st)}
-	lines = append(lines, flow(countItems(s, st), width, st)...)
+	progress, moved := progressLine(s, width, st)
+	counts := countItems(s, st)
+	if moved {
+		counts = append(startedItems(s, st), counts...)
+	}
+	lines := append([]string{progress}, flow(counts, width, st)...)
 	if s.Summary != nil {
 		lines = append(lines, flow(figureItems(s.Summary, st), width, st)...)
 		if s.OpenLoop {
@@ -112,8 +116,10 @@ func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 }
 
 // progressLine is a static bar (bubbles progress, drawn with ViewAs at the
-// run's fraction) followed by the streams recorded and started.
-func progressLine(s *RunSnapshot, width int, st *Styles) string {
+// run's fraction) followed by the streams recorded and started. Where the
+// bar would be too short, the started counts go to the accounting lines
+// (moved reports so).
+func progressLine(s *RunSnapshot, width int, st *Styles) (line string, moved bool) {
 	goal := fmt.Sprintf("%d recorded", s.Finished)
 	if s.Runs > 0 {
 		goal = fmt.Sprintf("%d/%d recorded", s.Finished, s.Runs)
@@ -121,12 +127,16 @@ func progressLine(s *RunSnapshot, width int, st *Styles) string {
 	if s.DurationMS > 0 {
 		goal += fmt.Sprintf(" · %s of %s", fmtMS(min(s.ElapsedMS, s.DurationMS)), fmtMS(s.DurationMS))
 	}
-	label := st.Value.Render(goal) + st.Dim.Render(" · ") + item("attempted", fmt.Sprint(s.Attempted), st) +
-		st.Dim.Render(" · ") + item("admitted", fmt.Sprint(s.Admitted), st) +
-		st.Dim.Render(" · ") + item("in flight", fmt.Sprint(s.InFlight), st)
+	const minBar = 16
+	label := st.Value.Render(goal)
+	if full := label + st.Dim.Render(" · ") + strings.Join(startedItems(s, st), st.Dim.Render(" · ")); width-lipgloss.Width(full)-1 >= minBar {
+		label = full
+	} else {
+		moved = true
+	}
 	barW := width - lipgloss.Width(label) - 1
-	if barW < 10 {
-		return label
+	if barW < minBar {
+		return label, moved
 	}
 	bar := progress.New(progress.WithWidth(barW), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))
 	if st.Color {
@@ -135,7 +145,16 @@ func progressLine(s *RunSnapshot, width int, st *Styles) string {
 	} else {
 		bar.FullColor, bar.EmptyColor = lipgloss.NoColor{}, lipgloss.NoColor{}
 	}
-	return bar.ViewAs(s.Fraction()) + " " + label
+	return bar.ViewAs(s.Fraction()) + " " + label, moved
+}
+
+// startedItems count the streams started.
+func startedItems(s *RunSnapshot, st *Styles) []string {
+	return []string{
+		item("attempted", fmt.Sprint(s.Attempted), st),
+		item("admitted", fmt.Sprint(s.Admitted), st),
+		item("in flight", fmt.Sprint(s.InFlight), st),
+	}
 }
 
 func item(label, value string, st *Styles) string {
@@ -164,8 +183,11 @@ func countItems(s *RunSnapshot, st *Styles) []string {
 	items = append(items, failed,
 		item("incomplete", fmt.Sprint(sum.Incomplete), st),
 		item("canceled", fmt.Sprint(sum.Canceled), st),
-		item("buffered", fmt.Sprint(sum.Buffered), st),
-		item("not admitted", fmt.Sprint(s.NotAdmitted), st))
+		item("buffered", fmt.Sprint(sum.Buffered), st))
+	// A closed loop admits every arrival: not admitted is an open loop's.
+	if s.OpenLoop || s.NotAdmitted > 0 {
+		items = append(items, item("not admitted", fmt.Sprint(s.NotAdmitted), st))
+	}
 	if s.Warmup > 0 {
 		items = append(items, item("warmup", fmt.Sprint(s.Warmup), st)+st.Dim.Render(" (excluded)"))
 	}
