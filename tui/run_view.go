@@ -215,9 +215,14 @@ func (m *Model) renderRunPlots() {
 		m.deriveLive(sel)
 	}
 	if l.heat.h > 0 {
-		// The streams up to the table's last row, the selected one marked.
+		// The streams up to the table's last row, the selected one marked
+		// and kept in view.
+		rows := max(1, l.heat.h-2)
 		_, last := rs.window(max(1, l.table.h-2))
-		first := max(0, last-max(1, l.heat.h-2))
+		if rs.sel < last-rows {
+			last = rs.sel + rows
+		}
+		first := max(0, last-rows)
 		recs := make([]*probe.Record, 0, last-first)
 		for _, s := range rs.list[first:last] {
 			m.deriveLive(s)
