@@ -241,6 +241,13 @@ func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe
 			*keep = append(*keep, r)
 		}
 	}
+	var ms0 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	defer func() {
+		var ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms1)
+		fmt.Printf("  GC: %d cycles, %.0f MiB allocated during the run\n", ms1.NumGC-ms0.NumGC, mib(ms1.TotalAlloc-ms0.TotalAlloc))
+	}()
 	cpu0, t0 := cpuTime(), time.Now()
 	if !tuiOn {
 		probe.Run(context.Background(), p, sink, observe)
