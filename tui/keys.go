@@ -5,7 +5,7 @@ import "charm.land/bubbles/v2/key"
 // KeyMap is every key the live view answers to; it implements help.KeyMap.
 type KeyMap struct {
 	Rerun, Freeze, Focus, Zoom, HeatMode, Next, Save, Help, Quit key.Binding
-	Back                                                         key.Binding // to the compare screen the stream was opened from
+	Back                                                         key.Binding // to the compare or run screen the stream was opened from
 	Up, Down, PageUp, PageDown, Bottom                           key.Binding
 }
 

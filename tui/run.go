@@ -34,8 +34,8 @@ const keepFinished = 1000
 // busyInterval, and its O(streams) panels (table, histograms, heatmap,
 // timeline, the summary) at most every slowInterval. At 1,000 streams of
 // 20 frames/s on 2 cores (bench/load -tui), drip used 4.2–4.6 s of CPU per
-// 10 s run drawing 30 times a second and 4.0–4.1 s drawing 10 times
-// (headless: 3.4–3.8 s); that CPU is better left to the probe.
+// 10 s run drawing 30 times a second and 4.0–4.2 s drawing 10 times
+// (headless: 3.3–4.0 s); that CPU is better left to the probe.
 const (
 	busyStreams  = 64
 	busyInterval = 100 * time.Millisecond
