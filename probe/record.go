@@ -146,3 +146,14 @@ type RecordWorkload struct {
 	Rate        float64 `json:"rate,omitempty"` // arrivals per second (open loop)
 	Version     string  `json:"drip_version,omitempty"`
 }
+
+// MidSentenceStalls counts the stalls that fell inside a sentence.
+func (r *Record) MidSentenceStalls() int {
+	n := 0
+	for _, s := range r.Stalls {
+		if s.MidSentence {
+			n++
+		}
+	}
+	return n
+}

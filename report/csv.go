@@ -30,18 +30,12 @@ func (c *CSV) Write(r *probe.Record) error {
 	if r.Error != nil {
 		class = r.Error.Class
 	}
-	mid := 0
-	for _, s := range r.Stalls {
-		if s.MidSentence {
-			mid++
-		}
-	}
 	return c.flush([]string{
 		r.RunID, strconv.Itoa(r.Seq), r.Phase, r.PromptID, r.Format, r.Status, class, strconv.Itoa(r.HTTPStatus),
 		cell(r.HeadersMS), cell(r.FirstByteMS), cell(r.TTFTMS), cell(r.TTFOMS), cell(r.E2EMS),
 		strconv.FormatFloat(r.DurationMS, 'f', 3, 64), cell(r.TailMS), cell(r.ITLMS), cell(r.TPSUser),
 		strconv.Itoa(r.OutputTokens), r.TokensSource, strconv.Itoa(r.ContentFrames), strconv.Itoa(r.CoalescedFrames),
-		strconv.Itoa(len(r.Stalls)), strconv.Itoa(mid), strconv.FormatBool(r.Buffered), strconv.FormatBool(r.Complete),
+		strconv.Itoa(len(r.Stalls)), strconv.Itoa(r.MidSentenceStalls()), strconv.FormatBool(r.Buffered), strconv.FormatBool(r.Complete),
 	})
 }
 

@@ -196,13 +196,7 @@ func streamLine(run string, r *probe.Record, st *Styles) string {
 	}
 	parts = append(parts, fmt.Sprintf("%d frames", r.ContentFrames))
 	if n := len(r.Stalls); n > 0 {
-		mid := 0
-		for _, s := range r.Stalls {
-			if s.MidSentence {
-				mid++
-			}
-		}
-		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d stalls (%d mid-sentence)", n, mid)))
+		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d stalls (%d mid-sentence)", n, r.MidSentenceStalls())))
 	}
 	return strings.Join(parts, st.Dim.Render(" · "))
 }
