@@ -102,7 +102,7 @@ func Text(w io.Writer, s *probe.Summary) {
 	for _, d := range s.Diagnosis {
 		fmt.Fprintf(w, "hint      %s: %s (%s)\n", d.Shape, d.Hint, d.Evidence)
 	}
-	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
+	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  excluded: %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
 	if len(s.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates:")
 		for _, g := range s.Gates {

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+)
+
+func TestNumAndFormat(t *testing.T) {
+	v := 1234.56
+	cases := map[string]string{Num(nil): "—", Num(&v): "1235", FormatFloat(0): "0",
+		FormatFloat(0.1234): "0.123", FormatFloat(12.345): "12.35", FormatFloat(123.45): "123.5", FormatFloat(-2.5): "-2.50"}
+	for got, want := range cases {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func record(t *testing.T, seq int, failed bool) *probe.Record {
+	t.Helper()
+	r := &probe.Record{Seq: seq, Phase: probe.PhaseMeasure, DurationMS: 900, Target: "http://x/v1/chat/completions\x1b]0;t\x07", Format: "openai-chat"}
+	if failed {
+		r.Error = &probe.Error{Class: probe.ErrHTTP429, Message: "slow down"}
+	} else {
+		for i, at := range []float64{200, 300, 800} {
+			r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: i, Kind: adapters.KindContent, Text: "w"})
+		}
+		r.Frames = append(r.Frames, probe.Frame{TMS: 850, Read: 3, Kind: adapters.KindEnd})
+	}
+	if err := probe.Derive(r, 250); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The text report shows n beside every distribution, — for what is
+// undefined, the accounting by class, and no control sequence from a
+// server-supplied string.
+func TestTextReport(t *testing.T) {
+	a := probe.NewAggregate(250)
+	a.Add(record(t, 0, false))
+	a.Add(record(t, 1, true))
+	s := a.Summary(probe.Workload{Target: "http://x/v1\x1b]0;pwned\x07", Format: "openai-chat"})
+	g, _ := probe.ParseGate("failed > 0")
+	s.Gates = append(s.Gates, g.Eval(&s))
+	var b bytes.Buffer
+	Text(&b, &s)
+	out := b.String()
+	for _, want := range []string{
+		"1 completed · 1 failed (http_429 1)",
+		"ttft ms            1     200.0",
+		"ttfo ms            1",
+		"stalls    1 (1 mid-sentence) in 1 streams · longest 500.0 ms",
+		"FAIL failed > 0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out, '\x1b') || strings.ContainsRune(out, '\x07') {
+		t.Errorf("report carries control characters:\n%q", out)
+	}
+}
+
+func TestCSVRows(t *testing.T) {
+	var b bytes.Buffer
+	c, err := NewCSV(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, failed := range []bool{false, true} {
+		if err := c.Write(record(t, i, failed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("rows %d err %v", len(rows), err)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	if rows[1][col["ttft_ms"]] != "200.000" || rows[1][col["stalls"]] != "1" || rows[1][col["status"]] != "complete" {
+		t.Errorf("complete row %v", rows[1])
+	}
+	// Undefined is an empty cell, never 0.
+	if rows[2][col["ttft_ms"]] != "" || rows[2][col["error_class"]] != "http_429" {
+		t.Errorf("failed row %v", rows[2])
+	}
+}
