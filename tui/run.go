@@ -41,6 +41,13 @@ const (
 	busyInterval = 100 * time.Millisecond
 )
 
+// While streams are in flight the run screen takes in at most doneBudget
+// finished records a tick, and any that waited doneMaxWait (takeDone).
+const (
+	doneBudget  = 32
+	doneMaxWait = time.Second
+)
+
 // runStream is one stream of the run as the screen knows it.
 type runStream struct {
 	phase views.Phase
@@ -87,7 +94,8 @@ type runScreen struct {
 	lay       runLayout
 	panels    runPanels
 	pending   []event
-	dropped   int // stale events
+	done      []event // finished records and the run's end, not yet taken in
+	dropped   int     // stale events
 	tickGen   int
 	tickArmed bool
 	settled   bool // the tick after the end has been scheduled
@@ -263,6 +271,10 @@ func (m *Model) applyRun() {
 			rs.dropped++
 			continue
 		}
+		if e.Type == probe.EventDone {
+			rs.done = append(rs.done, *e) // taken in by takeDone, in order
+			continue
+		}
 		s := rs.live[e.Seq]
 		switch {
 		case e.Type == probe.EventStart:
@@ -270,16 +282,6 @@ func (m *Model) applyRun() {
 			s = &runStream{phase: views.PhaseConnecting, rec: e.Record, start: e.at}
 			rs.live[e.Seq] = s
 			rs.list = append(rs.list, s)
-		case e.Type == probe.EventDone && e.Seq < 0:
-			rs.state = views.RunDone
-			if rs.interrupted {
-				rs.state = views.RunStopped
-			}
-			rs.ended = e.at
-			rs.agg.SetRun(rs.stats)
-			rs.sumDirty = true
-		case e.Type == probe.EventDone:
-			m.finishStream(s, e.Record, e.at)
 		case s == nil:
 			rs.dropped++ // a stream the screen never saw start, or one already recorded
 		case e.Type == probe.EventHeaders:
@@ -299,10 +301,51 @@ func (m *Model) applyRun() {
 		rs.heavy = true
 	}
 	clear(rs.pending)
+	m.takeDone()
 	rs.trim()
 	if rs.follow && len(rs.list) > 0 {
 		rs.sel = len(rs.list) - 1
 	}
+}
+
+// takeDone takes in the finished records (and the end of the run) held
+// since earlier ticks or drained now. While streams are in flight it takes
+// at most doneBudget a tick, plus any that waited doneMaxWait: when many
+// streams end together (bench/load -tui: 1,000 within about 200 ms), the
+// rest wait until the streams still reading have ended, so the screen's
+// per-record work (the aggregate, histograms, rows) does not take CPU from
+// their last reads. A steady stream of records is shown at most
+// doneMaxWait late; once none is in flight, all are taken at once.
+func (m *Model) takeDone() {
+	rs := m.rs
+	n := len(rs.done)
+	if rs.progress.InFlight.Load() > 0 && n > doneBudget {
+		n = doneBudget
+		now := m.now()
+		for n < len(rs.done) && now.Sub(rs.done[n].at) >= doneMaxWait {
+			n++
+		}
+	}
+	for i := range rs.done[:n] {
+		e := &rs.done[i]
+		if e.Seq >= 0 {
+			m.finishStream(rs.live[e.Seq], e.Record, e.at)
+			continue
+		}
+		rs.state = views.RunDone
+		if rs.interrupted {
+			rs.state = views.RunStopped
+		}
+		rs.ended = e.at
+		rs.agg.SetRun(rs.stats)
+		rs.sumDirty = true
+	}
+	if n > 0 {
+		rs.heavy = true
+	}
+	rest := copy(rs.done, rs.done[n:])
+	clear(rs.done[rest:])
+	rs.done = rs.done[:rest]
 }
 
 // finishStream takes a stream's final record: into the aggregate (exactly

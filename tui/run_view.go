@@ -118,7 +118,10 @@ func (m *Model) renderRun(all bool) {
 	if len(rs.live) > busyStreams {
 		every = slowInterval
 	}
-	heavy := all || (rs.heavy || rs.state == views.RunRunning && len(rs.live) > 0) && now.Sub(rs.lastHeavy) >= every
+	// While finished records are held back (takeDone), the slow panels
+	// wait for them too, up to doneMaxWait.
+	held := len(rs.done) > 0 && now.Sub(rs.lastHeavy) < doneMaxWait
+	heavy := all || (rs.heavy || rs.state == views.RunRunning && len(rs.live) > 0) && now.Sub(rs.lastHeavy) >= every && !held
 	if heavy && rs.sumDirty {
 		rs.sum = rs.agg.Summary(rs.cfg.Workload)
 		rs.sumDirty = false
@@ -181,12 +184,15 @@ func (m *Model) renderRunTable() {
 		}
 		body = append(body, s.row)
 	}
+	// Every setter renders the rows in view: with no rows, then with no
+	// height, there are none until the last one, which renders them once.
 	rs.table.SetRows(nil) // columns and rows change together
 	rs.table.SetColumns(cols)
 	rs.table.SetWidth(l.table.w)
-	rs.table.SetHeight(rows + 1)
+	rs.table.SetHeight(0)
 	rs.table.SetRows(body)
 	rs.table.SetCursor(rs.sel - first)
+	rs.table.SetHeight(rows + 1)
 	note := fmt.Sprintf("%d in flight · %d finished", len(rs.live), rs.progress.Finished.Load()+rs.progress.Warmup.Load())
 	if len(rs.list) > 0 {
 		note += fmt.Sprintf(" · %d/%d", rs.sel+1, len(rs.list))

@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -50,13 +51,22 @@ import (
 // runGCPercent is drip run's GC target (cmd/drip/run.go).
 const runGCPercent = 400
 
+// cpuProfile and profileAfter are -cpuprofile and -profile-after.
+var (
+	cpuProfile   string
+	profileAfter time.Duration
+	withTUI      bool // -tui
+)
+
 func main() {
 	streams := flag.Int("streams", 1000, "concurrent streams")
 	scenario := flag.String("scenario", "paced", "fixture scenario each stream asks for")
 	inproc := flag.Bool("inproc", false, "run the fixture server in this process")
 	serve := flag.Bool("serve", false, "be the fixture server (used by the child process)")
-	withTUI := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
+	withTUIFlag := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
 	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
+	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile: start profiling this long into each pass (9.5s: the end burst only)")
 	flag.Parse()
 	if *serve {
 		serveFixtures()
@@ -66,7 +76,8 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(runGCPercent)
 	}
-	if err := bench(*streams, *scenario, *inproc, *withTUI, *rounds); err != nil {
+	withTUI = *withTUIFlag
+	if err := bench(*streams, *scenario, *inproc, withTUI, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
@@ -249,6 +260,10 @@ func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe
 		fmt.Printf("  GC: %d cycles, %.0f MiB allocated during the run\n", ms1.NumGC-ms0.NumGC, mib(ms1.TotalAlloc-ms0.TotalAlloc))
 	}()
 	cpu0, t0 := cpuTime(), time.Now()
+	if keep != nil && cpuProfile != "" && tuiOn == withTUI {
+		stop := profile(profileAfter)
+		defer stop()
+	}
 	if !tuiOn {
 		probe.Run(context.Background(), p, sink, observe)
 		return time.Since(t0), cpuTime() - cpu0, nil
@@ -269,6 +284,42 @@ func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe
 	fmt.Printf("  run screen: %d redraws in %.1f s\n", m.Redraws(), time.Since(t0).Seconds())
 	return time.Since(t0), cpuTime() - cpu0, nil
 }
+
+// profile adds a CPU profile of the pass from after on to the
+// -cpuprofile file (one file per pass: the name gets the pass's number).
+func profile(after time.Duration) (stop func()) {
+	profiles++
+	name := fmt.Sprintf("%s.%d", cpuProfile, profiles)
+	done := make(chan struct{})
+	started := make(chan bool, 1)
+	var f *os.File
+	go func() {
+		select {
+		case <-time.After(after):
+		case <-done:
+			started <- false
+			return
+		}
+		var err error
+		if f, err = os.Create(name); err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load: cpu profile:", err)
+		}
+		started <- err == nil
+	}()
+	return func() {
+		close(done)
+		if <-started {
+			pprof.StopCPUProfile()
+			f.Close()
+			fmt.Printf("  CPU profile from %s: %s\n", after, name)
+		}
+	}
+}
+
+var profiles int
 
 func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	dir, _ := os.MkdirTemp("", "drip-load")
