@@ -102,6 +102,7 @@ type runScreen struct {
 	lastDraw  time.Time
 	lastHeavy time.Time
 	heavy     bool // the slow panels' data changed
+	slot      int  // under load, the slow panels drawn next (renderRun)
 }
 
 // runTickMsg is the run screen's redraw tick (one generation counts).

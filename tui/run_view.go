@@ -122,7 +122,7 @@ func (m *Model) renderRun(all bool) {
 	// wait for them too, up to doneMaxWait.
 	held := len(rs.done) > 0 && now.Sub(rs.lastHeavy) < doneMaxWait
 	heavy := all || (rs.heavy || rs.state == views.RunRunning && len(rs.live) > 0) && now.Sub(rs.lastHeavy) >= every && !held
-	if heavy && rs.sumDirty {
+	if heavy && rs.slot == 0 && rs.sumDirty {
 		rs.sum = rs.agg.Summary(rs.cfg.Workload)
 		rs.sumDirty = false
 	}
@@ -131,7 +131,7 @@ func (m *Model) renderRun(all bool) {
 	counts := views.RunCounts(&snap, w, max(1, h/4), st)
 	if ch := lipgloss.Height(counts); all || ch != rs.lay.countsH {
 		m.layoutRun(ch)
-		heavy = true
+		heavy, all = true, true
 	}
 	l := &rs.lay
 	note := ""
@@ -141,12 +141,32 @@ func (m *Model) renderRun(all bool) {
 	}
 	rs.panels.header = views.RunHeader(&snap, note, w, l.headerH, st)
 	rs.panels.counts = counts
-	if !heavy {
+	if all || every == 0 {
+		if heavy {
+			rs.lastHeavy, rs.heavy, rs.slot = now, false, 0
+			m.renderRunTable()
+			m.renderRunPlots()
+			m.renderRunTimeline()
+		}
 		return
 	}
-	rs.lastHeavy, rs.heavy = now, false
-	m.renderRunTable()
-	m.renderRunPlots()
+	// Under load the slow panels are drawn a third at a time on successive
+	// ticks (each still every slowInterval or so), so no single tick keeps
+	// a core from the probe for long: in bench/load -tui one tick drawing
+	// them all took 3–11 ms.
+	if rs.slot == 0 && !heavy {
+		return
+	}
+	switch rs.slot {
+	case 0:
+		rs.lastHeavy, rs.heavy = now, false
+		m.renderRunTable()
+	case 1:
+		m.renderRunPlots()
+	case 2:
+		m.renderRunTimeline()
+	}
+	rs.slot = (rs.slot + 1) % 3
 }
 
 // window is the table's rows: the selection kept in view.
@@ -215,11 +235,6 @@ func (m *Model) renderRunPlots() {
 		rs.panels.gaps = m.title("gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), l.gaps.w, false) + "\n" +
 			views.Histogram(&rs.gaps, m.cfg.StallMS, "no gaps yet: they need two content frames", l.gaps.w, l.gaps.h-1, st)
 	}
-	var sel *runStream
-	if rs.sel < len(rs.list) {
-		sel = rs.list[rs.sel]
-		m.deriveLive(sel)
-	}
 	if l.heat.h > 0 {
 		// The streams up to the table's last row, the selected one marked
 		// and kept in view.
@@ -240,6 +255,18 @@ func (m *Model) renderRunPlots() {
 		}
 		rs.panels.heat = m.title("heatmap", mode, l.heat.w, false) + "\n" +
 			views.RunHeatmap(recs, rs.sel-first, m.cfg.StallMS, rs.byTime, l.heat.w, l.heat.h-1, st)
+	}
+}
+
+// renderRunTimeline draws the selected stream's timeline.
+func (m *Model) renderRunTimeline() {
+	rs := m.rs
+	l := &rs.lay
+	st := &m.styles.Views
+	var sel *runStream
+	if rs.sel < len(rs.list) {
+		sel = rs.list[rs.sel]
+		m.deriveLive(sel)
 	}
 	if l.tl.h > 0 {
 		if sel == nil {
