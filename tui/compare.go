@@ -159,33 +159,14 @@ func (cs *compareScreen) move(msg tea.KeyPressMsg) {
 			cs.selRun = (cs.selRun + len(cs.runs) - 1) % len(cs.runs)
 		case key.Matches(msg, k.Right):
 			cs.selRun = (cs.selRun + 1) % len(cs.runs)
-		case key.Matches(msg, k.Up):
-			cs.sel--
-		case key.Matches(msg, k.Down):
-			cs.sel++
-		case key.Matches(msg, k.PageUp):
-			cs.sel -= page
-		case key.Matches(msg, k.PageDown):
-			cs.sel += page
-		case key.Matches(msg, k.Top):
-			cs.sel = 0
 		}
+		// Moving to another run keeps the selection inside its streams.
+		cs.sel, _ = k.move(msg, cs.sel, len(cs.runs[cs.selRun]), page)
 		cs.sel = max(0, min(cs.sel, len(cs.runs[cs.selRun])-1))
 		return
 	}
 	s := &cs.skip[cs.panel]
-	switch {
-	case key.Matches(msg, k.Up):
-		*s--
-	case key.Matches(msg, k.Down):
-		*s++
-	case key.Matches(msg, k.PageUp):
-		*s -= page
-	case key.Matches(msg, k.PageDown):
-		*s += page
-	case key.Matches(msg, k.Top):
-		*s = 0
-	}
+	*s, _ = k.move(msg, *s, cs.table().MaxSkip(cs.bodyH)+1, page)
 	*s = max(0, min(*s, cs.table().MaxSkip(cs.bodyH)))
 }
 

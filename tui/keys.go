@@ -1,6 +1,9 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // KeyMap is every key the live view answers to; it implements help.KeyMap.
 type KeyMap struct {
@@ -42,4 +45,30 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Focus, k.Up, k.Down, k.PageUp, k.PageDown, k.Bottom},
 		{k.Zoom, k.HeatMode, k.Back, k.Help, k.Quit},
 	}
+}
+
+// listKeys move a selection (or a scroll position) through a list; the run
+// and compare screens share them.
+type listKeys struct {
+	Up, Down, PageUp, PageDown, Top key.Binding
+}
+
+// move applies a list key to sel over n items, a page at a time for
+// pgup/pgdn; ok is false for any other key.
+func (k *listKeys) move(msg tea.KeyPressMsg, sel, n, page int) (int, bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		sel--
+	case key.Matches(msg, k.Down):
+		sel++
+	case key.Matches(msg, k.PageUp):
+		sel -= page
+	case key.Matches(msg, k.PageDown):
+		sel += page
+	case key.Matches(msg, k.Top):
+		sel = 0
+	default:
+		return sel, false
+	}
+	return max(0, min(sel, n-1)), true
 }

@@ -8,18 +8,20 @@ import (
 // RunKeyMap is every key the run screen answers to; it implements
 // help.KeyMap.
 type RunKeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Follow key.Binding
-	Open, HeatMode, Help, Quit              key.Binding
+	listKeys
+	Follow, Open, HeatMode, Help, Quit key.Binding
 }
 
 // DefaultRunKeyMap returns the run screen's keys.
 func DefaultRunKeyMap() RunKeyMap {
 	return RunKeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select stream")),
-		Down:     key.NewBinding(key.WithKeys("down", "j")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first stream")),
+		listKeys: listKeys{
+			Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select stream")),
+			Down:     key.NewBinding(key.WithKeys("down", "j")),
+			PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+			PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+			Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home", "first stream")),
+		},
 		Follow:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "follow the newest")),
 		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open stream")),
 		HeatMode: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "heatmap: frames/time")),
@@ -65,19 +67,7 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 		rs.follow = true
 		rs.sel = len(rs.list) - 1
 	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Top):
-		switch {
-		case key.Matches(msg, k.Up):
-			rs.sel--
-		case key.Matches(msg, k.Down):
-			rs.sel++
-		case key.Matches(msg, k.PageUp):
-			rs.sel -= page
-		case key.Matches(msg, k.PageDown):
-			rs.sel += page
-		case key.Matches(msg, k.Top):
-			rs.sel = 0
-		}
-		rs.sel = max(0, min(rs.sel, len(rs.list)-1))
+		rs.sel, _ = k.move(msg, rs.sel, len(rs.list), page)
 		// Moving away from the newest stream holds the selection; moving
 		// back onto it follows again.
 		rs.follow = rs.sel == len(rs.list)-1
