@@ -91,7 +91,7 @@ func NewRunID() string {
 // Each record is handed to sink as soon as it ends, from one goroutine at a
 // time, in the order streams end. observe sees every stream's events as it
 // unfolds (Event.Seq tells streams apart); it is called from many
-// goroutines at once and must neither block nor keep Frames past the call.
+// goroutines at once and must not block; what it may keep is in Event.
 // A live view subscribes with observe, sink and Plan.Progress.
 //
 // When ctx is done the run stops admitting, in-flight streams are canceled

@@ -83,11 +83,19 @@ func NewClient(connectTimeout time.Duration) *http.Client {
 
 // Event is what the probe tells an observer as a stream unfolds. Observers
 // must not block: the probe calls them on its read path.
+//
+// The record being filled may be read only during the call, with one
+// exception: the probe only ever appends frames, to a slice it starts
+// afresh for each stream, so an observer may keep Frames and
+// Record.Frames[:len(Record.Frames)] for good. Live views share the
+// probe's frames that way instead of copying each one.
 type Event struct {
 	Seq    int
 	Type   EventType
 	Frames []Frame // EventFrames: the frames one read completed
-	Record *Record // EventStart: the record being filled (read only); EventDone: the final one
+	// EventStart, EventHeaders, EventFrames: the record being filled (read
+	// only); EventDone: the final one.
+	Record *Record
 }
 
 // EventType says what happened.
@@ -111,7 +119,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	rec.Target = RedactURL(t.URL)
 	rec.Format = t.Format.Name
 	rec.Model = t.Request.Model
-	rec.Frames = rec.Frames[:0]
+	rec.Frames = nil // never reuse frames an observer may keep (Event)
 	rec.Server = nil
 
 	body := t.Body
@@ -266,7 +274,7 @@ func (fr *frameRecorder) add(tms float64) {
 		addServer(fr.rec, fr.frames[i].Server)
 	}
 	n := len(fr.rec.Frames)
-	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n]})
+	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n], Record: fr.rec})
 }
 
 // Replay decodes reads as if they had come from a connection, read i at

@@ -237,3 +237,42 @@ func TestStreamRecordsCompression(t *testing.T) {
 		t.Errorf("encoding %q content frames %d status %s", r.ContentEncoding, r.ContentFrames, r.Status)
 	}
 }
+
+// Observers may keep the frames they are shown (probe.Event): each read's
+// frames and the record's frames so far must read the same after the
+// stream, even when the record is used again for a second stream.
+func TestStreamObserverMayKeepFrames(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	u, f, _ := probe.ResolveURL(srv.URL, "auto")
+	type kept struct{ shared, copied []probe.Frame }
+	var views []kept
+	observe := func(e probe.Event) {
+		if e.Type != probe.EventFrames {
+			return
+		}
+		sofar := e.Record.Frames[:len(e.Record.Frames):len(e.Record.Frames)]
+		views = append(views,
+			kept{e.Frames, append([]probe.Frame(nil), e.Frames...)},
+			kept{sofar, append([]probe.Frame(nil), sofar...)})
+	}
+	rec := &probe.Record{}
+	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "steady"}}
+	probe.Stream(context.Background(), tgt, probe.Options{}, rec, observe)
+	first := len(views)
+	probe.Stream(context.Background(), tgt, probe.Options{}, rec, observe)
+	if first < 4 || len(views) < 2*first-2 {
+		t.Fatalf("%d then %d frame events", first, len(views)-first)
+	}
+	for i, v := range views {
+		if len(v.shared) != len(v.copied) {
+			t.Fatalf("event %d: %d frames kept, %d seen", i, len(v.shared), len(v.copied))
+		}
+		for j := range v.shared {
+			a, b := v.shared[j], v.copied[j]
+			if a.TMS != b.TMS || a.Read != b.Read || a.Kind != b.Kind || a.Text != b.Text || a.Bytes != b.Bytes {
+				t.Fatalf("event %d frame %d changed after the call: %+v, was %+v", i, j, a, b)
+			}
+		}
+	}
+}

@@ -40,7 +40,9 @@ func BenchmarkLiveModel(b *testing.B) {
 				t += 700
 			}
 			f := probe.Frame{TMS: t, Read: i, Bytes: 64, Kind: adapters.KindContent, Text: words[i%len(words)]}
-			observe(probe.Event{Type: probe.EventFrames, Frames: []probe.Frame{f}})
+			head.Frames = append(head.Frames, f)
+			n := len(head.Frames)
+			observe(probe.Event{Type: probe.EventFrames, Frames: head.Frames[n-1 : n : n], Record: head})
 			// The notification is lossy: the program sees one per drain.
 			select {
 			case <-h.m.feed.signal:

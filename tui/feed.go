@@ -11,11 +11,13 @@ import (
 )
 
 // event is a probe event tagged with the run it belongs to and the time the
-// UI side learned of it. Its data is a copy: the probe keeps writing its own.
+// UI side learned of it. Its record is a copy, as the probe keeps writing
+// its own; its frames are the probe's, which it never writes again.
 type event struct {
 	run int
 	at  time.Time
 	probe.Event
+	all []probe.Frame // EventFrames: the stream's frames so far
 }
 
 // feed carries events from probe goroutines to the model. The probe calls
@@ -36,7 +38,10 @@ func (f *feed) observer(run int, clock func() time.Time) func(probe.Event) {
 		e := event{run: run, at: clock(), Event: probe.Event{Seq: ev.Seq, Type: ev.Type}}
 		switch ev.Type {
 		case probe.EventFrames:
-			e.Frames = append([]probe.Frame(nil), ev.Frames...)
+			// No copy: the probe only appends (probe.Event), so the
+			// frames up to here stay as they are.
+			e.Frames = ev.Frames
+			e.all = ev.Record.Frames[:len(ev.Record.Frames):len(ev.Record.Frames)]
 		default:
 			// A shallow copy taken on the probe's goroutine: the frames
 			// slice is shared but only ever appended to past its length.
@@ -60,14 +65,14 @@ func (f *feed) push(e event) {
 	}
 }
 
-// drain takes every buffered event, appending them to dst.
-func (f *feed) drain(dst []event) []event {
+// drain takes every buffered event, handing the feed spare (emptied) to
+// fill next: a swap, so the probe never waits on a copy.
+func (f *feed) drain(spare []event) []event {
 	f.mu.Lock()
-	dst = append(dst, f.buf...)
-	clear(f.buf)
-	f.buf = f.buf[:0]
+	out := f.buf
+	f.buf = spare[:0]
 	f.mu.Unlock()
-	return dst
+	return out
 }
 
 // wait is a command that returns once the feed has events, or nil when ctx

@@ -211,7 +211,7 @@ func (m *Model) live() bool { return m.cur.Phase != views.PhaseDone && len(m.cfg
 // apply takes the feed's events into the model; events of other runs than
 // the current one are stale and dropped.
 func (m *Model) apply() {
-	m.pending = m.feed.drain(m.pending[:0])
+	m.pending = m.feed.drain(m.pending)
 	for i := range m.pending {
 		e := &m.pending[i]
 		if e.run != m.run {
@@ -230,7 +230,7 @@ func (m *Model) apply() {
 			r.HeadersMS, r.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
 			m.cur.Phase = views.PhaseWaiting
 		case probe.EventFrames:
-			r.Frames = append(r.Frames, e.Frames...)
+			r.Frames = e.all
 			for j := range e.Frames {
 				if e.Frames[j].IsContent() {
 					m.cur.Phase = views.PhaseStreaming

@@ -148,7 +148,9 @@ func events(rec *probe.Record) []probe.Event {
 		for j < len(rec.Frames) && rec.Frames[j].Read == rec.Frames[i].Read {
 			j++
 		}
-		evs = append(evs, probe.Event{Type: probe.EventFrames, Frames: rec.Frames[i:j]})
+		// As the probe does: this read's frames, and the record so far.
+		sofar := &probe.Record{Seq: rec.Seq, Frames: rec.Frames[:j:j]}
+		evs = append(evs, probe.Event{Type: probe.EventFrames, Frames: rec.Frames[i:j:j], Record: sofar})
 		i = j
 	}
 	return append(evs, probe.Event{Type: probe.EventDone, Record: rec})

@@ -51,8 +51,8 @@ const (
 // runStream is one stream of the run as the screen knows it.
 type runStream struct {
 	phase views.Phase
-	// rec is the screen's own copy while the stream runs (frames appended
-	// as they come), then the final record the sink was handed.
+	// rec is the screen's own copy while the stream runs (sharing the
+	// probe's frames so far), then the final record the sink was handed.
 	rec   *probe.Record
 	start time.Time // when the screen learned the stream started
 	dirty bool      // frames arrived since it was last derived
@@ -265,7 +265,7 @@ func (m *Model) updateRun(msg tea.Msg) (tea.Cmd, bool) {
 // or of a stream the screen does not hold, are stale and dropped.
 func (m *Model) applyRun() {
 	rs := m.rs
-	rs.pending = rs.feed.drain(rs.pending[:0])
+	rs.pending = rs.feed.drain(rs.pending)
 	for i := range rs.pending {
 		e := &rs.pending[i]
 		if e.run != rs.id {
@@ -289,7 +289,7 @@ func (m *Model) applyRun() {
 			s.rec.HeadersMS, s.rec.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
 			s.phase = max(s.phase, views.PhaseWaiting)
 		case e.Type == probe.EventFrames:
-			s.rec.Frames = append(s.rec.Frames, e.Frames...)
+			s.rec.Frames = e.all
 			s.phase = max(s.phase, views.PhaseWaiting)
 			for j := range e.Frames {
 				if e.Frames[j].IsContent() {
