@@ -36,6 +36,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -55,6 +56,7 @@ const runGCPercent = 400
 var (
 	cpuProfile   string
 	profileAfter time.Duration
+	profileFor   time.Duration
 	withTUI      bool // -tui
 )
 
@@ -67,6 +69,7 @@ func main() {
 	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
 	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile: start profiling this long into each pass (9.5s: the end burst only)")
+	flag.DurationVar(&profileFor, "profile-for", 0, "with -cpuprofile: stop profiling this long after it started (1s: the start burst only); 0 profiles to the end of the pass")
 	flag.Parse()
 	if *serve {
 		serveFixtures()
@@ -91,11 +94,11 @@ func benchHandler() http.Handler {
 	fs := fixtures.NewServer()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/bench/writes", func(w http.ResponseWriter, r *http.Request) {
-		out := map[string][]int64{}
+		out := map[string][]serverWrite{}
 		for _, tag := range strings.Split(r.URL.Query().Get("models"), ",") {
 			for _, wr := range fs.Writes(tag) {
 				if wr.Kind.IsContent() {
-					out[tag] = append(out[tag], wr.At.UnixNano())
+					out[tag] = append(out[tag], serverWrite{wr.At.UnixNano(), wr.Flushed.UnixNano()})
 				}
 			}
 		}
@@ -309,14 +312,21 @@ func profile(after time.Duration) (stop func()) {
 		}
 		started <- err == nil
 	}()
-	return func() {
-		close(done)
-		if <-started {
-			pprof.StopCPUProfile()
-			f.Close()
-			fmt.Printf("  CPU profile from %s: %s\n", after, name)
-		}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			close(done)
+			if <-started {
+				pprof.StopCPUProfile()
+				f.Close()
+				fmt.Printf("  CPU profile from %s: %s\n", after, name)
+			}
+		})
 	}
+	if profileFor > 0 {
+		time.AfterFunc(after+profileFor, stop)
+	}
+	return stop
 }
 
 var profiles int
@@ -336,8 +346,8 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	}
 	srvCPU := serverCPU(base) - srvCPU0
 
-	var stamp, gap []float64
-	var byPhase [3][]float64 // stamp error of the first 10 frames, the middle, the last 10
+	var stamp, gap, flush []float64
+	var byPhase, flushBy [3][]float64 // the first 10 frames, the middle, the last 10
 	frames, unpaired, complete := 0, 0, 0
 	for i := 0; i < len(recs); i += 100 {
 		chunk := recs[i:min(i+100, len(recs))]
@@ -364,19 +374,21 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 					unpaired++
 					continue
 				}
-				c := r.StartUnixNS + int64(f.TMS*1e6)
-				stamp = append(stamp, float64(c-server[k])/1e6)
+				c, sw := r.StartUnixNS+int64(f.TMS*1e6), server[k]
+				stamp = append(stamp, float64(c-sw.At)/1e6)
+				flush = append(flush, float64(sw.Flushed-sw.At)/1e6)
 				ph := 1
 				if k < 10 {
 					ph = 0
 				} else if k >= len(server)-10 {
 					ph = 2
 				}
-				byPhase[ph] = append(byPhase[ph], float64(c-server[k])/1e6)
+				byPhase[ph] = append(byPhase[ph], float64(c-sw.At)/1e6)
+				flushBy[ph] = append(flushBy[ph], float64(sw.Flushed-sw.At)/1e6)
 				if k > 0 {
-					gap = append(gap, abs(float64((c-prevC)-(server[k]-prevS))/1e6))
+					gap = append(gap, abs(float64((c-prevC)-(sw.At-prevS))/1e6))
 				}
-				prevC, prevS = c, server[k]
+				prevC, prevS = c, sw.At
 				frames++
 				k++
 			}
@@ -391,6 +403,9 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 		*se.P50, *se.P90, *se.P99, *se.Max)
 	b0, b1, b2 := probe.NewDist(byPhase[0]), probe.NewDist(byPhase[1]), probe.NewDist(byPhase[2])
 	fmt.Fprintf(&b, "    p99 by position in the stream: first 10 frames %.3f · middle %.3f · last 10 frames %.3f\n", *b0.P99, *b1.P99, *b2.P99)
+	fe, f0, f1, f2 := probe.NewDist(flush), probe.NewDist(flushBy[0]), probe.NewDist(flushBy[1]), probe.NewDist(flushBy[2])
+	fmt.Fprintf(&b, "  of which the server's own flush (write time to flush returned) ms: p50 %.3f  p99 %.3f  max %.3f · p99 first 10 %.3f · middle %.3f · last 10 %.3f\n",
+		*fe.P50, *fe.P99, *fe.Max, *f0.P99, *f1.P99, *f2.P99)
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
 	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
@@ -444,13 +459,17 @@ func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	return b.String(), nil
 }
 
-func fetchWrites(base string, tags []string) (map[string][]int64, error) {
+// serverWrite is a content write's wall-clock times at the server: just
+// before its flush, and as the flush returned (fixtures.Write).
+type serverWrite struct{ At, Flushed int64 }
+
+func fetchWrites(base string, tags []string) (map[string][]serverWrite, error) {
 	resp, err := http.Get(base + "/bench/writes?models=" + url.QueryEscape(strings.Join(tags, ",")))
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var out map[string][]int64
+	var out map[string][]serverWrite
 	return out, json.NewDecoder(resp.Body).Decode(&out)
 }
 
