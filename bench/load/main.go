@@ -57,6 +57,7 @@ var (
 	cpuProfile   string
 	profileAfter time.Duration
 	profileFor   time.Duration
+	ramp         time.Duration // -ramp
 	withTUI      bool // -tui
 )
 
@@ -70,6 +71,7 @@ func main() {
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
 	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile: start profiling this long into each pass (9.5s: the end burst only)")
 	flag.DurationVar(&profileFor, "profile-for", 0, "with -cpuprofile: stop profiling this long after it started (1s: the start burst only); 0 profiles to the end of the pass")
+	flag.DurationVar(&ramp, "ramp", 0, "start the streams evenly over this time (an open loop of streams/ramp per second, all admitted) instead of all at once")
 	flag.Parse()
 	if *serve {
 		serveFixtures()
@@ -228,6 +230,9 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 		Target:      probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
 		Options:     probe.Options{StallMS: probe.DefaultStall},
 		Concurrency: n, Runs: n, Seed: 1,
+	}
+	if ramp > 0 {
+		p.Rate, p.Arrival, p.MaxInflight = float64(n)/ramp.Seconds(), probe.ArrivalConstant, n
 	}
 	for i := range n {
 		id := fmt.Sprintf("s%d", i)
