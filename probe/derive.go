@@ -44,9 +44,9 @@ func Derive(r *Record, stallMS float64) error {
 		sawEnd                    bool
 		inStream                  *Frame
 		usage                     *int
-		text                      strings.Builder
+		tail                      sentenceTail
+		runRead, runN             = -1, 0 // the read of the last content frame, and its content frames so far
 	)
-	readCount := map[int]int{} // content frames per read
 	for i := range r.Frames {
 		f := &r.Frames[i]
 		if i == 0 {
@@ -67,7 +67,11 @@ func Derive(r *Record, stallMS float64) error {
 			}
 		case adapters.KindContent:
 			r.ContentFrames++
-			readCount[f.Read]++
+			if f.Read != runRead {
+				r.CoalescedFrames += coalesced(runN)
+				runRead, runN = f.Read, 0
+			}
+			runN++
 			if firstContent < 0 {
 				firstContent = i
 				r.TTFTMS = ptr(f.TMS)
@@ -82,19 +86,15 @@ func Derive(r *Record, stallMS float64) error {
 						Frame:       i,
 						AtMS:        r.Frames[prevContent].TMS,
 						GapMS:       gap,
-						MidSentence: !endsSentence(text.String()),
+						MidSentence: !endsSentence(string(tail)),
 					})
 				}
 			}
-			text.WriteString(f.Text)
+			tail.add(f.Text)
 			prevContent, lastContent = i, i
 		}
 	}
-	for i := range r.Frames {
-		if f := &r.Frames[i]; f.IsContent() && readCount[f.Read] > 1 {
-			r.CoalescedFrames++
-		}
-	}
+	r.CoalescedFrames += coalesced(runN)
 
 	// Status: a failure recorded by the probe wins; then an in-stream error
 	// event; a clean end needs the format's end marker.
@@ -208,12 +208,39 @@ func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) &
 
 // endsSentence reports whether text, as read so far, ends a sentence or a
 // line: a stall there is a pause between thoughts, not mid-sentence.
+// coalesced counts the content frames of one read that shared it: all n
+// of them when there are several. Reads come in order (checkTimes), so a
+// read's content frames are consecutive among the content frames.
+func coalesced(n int) int {
+	if n > 1 {
+		return n
+	}
+	return 0
+}
+
+// sentenceTail is as much of the text so far as endsSentence looks at:
+// from its last rune that is neither space nor a closing mark on (every
+// trim in endsSentence stops there), or all of it while there is none.
+type sentenceTail string
+
+func (t *sentenceTail) add(s string) {
+	if i := strings.LastIndexFunc(s, func(r rune) bool {
+		return !unicode.IsSpace(r) && !strings.ContainsRune(closingMarks, r)
+	}); i >= 0 {
+		*t = sentenceTail(s[i:])
+		return
+	}
+	*t += sentenceTail(s)
+}
+
+const closingMarks = `"')]}’”*_`
+
 func endsSentence(text string) bool {
 	if strings.HasSuffix(strings.TrimRight(text, " \t"), "\n") {
 		return true
 	}
 	t := strings.TrimRightFunc(text, unicode.IsSpace)
-	t = strings.TrimRight(t, `"')]}’”*_`)
+	t = strings.TrimRight(t, closingMarks)
 	if t == "" {
 		return true // nothing read yet: not inside a sentence
 	}

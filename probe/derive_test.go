@@ -3,6 +3,8 @@ package probe
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/driplab/drip/adapters"
@@ -250,5 +252,43 @@ func TestPercentileNumpyLinear(t *testing.T) {
 	}
 	if got := Percentile([]float64{7}, 99); got != 7 {
 		t.Errorf("single = %v", got)
+	}
+}
+
+// The stall's mid-sentence flag follows the text so far without keeping it
+// whole: sentenceTail must answer as endsSentence on the full text, for
+// texts made of pieces that are words, spaces, closing marks, newlines
+// and sentence ends in any order.
+func TestSentenceTailMatchesFullText(t *testing.T) {
+	pieces := []string{"word", " ", "\t", "\n", ".", "?", "…", "\"", "”", ")", "*", "_", " \"", "。", "a.", " \n ", ""}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var full strings.Builder
+		var tail sentenceTail
+		for range rng.IntN(8) {
+			p := pieces[rng.IntN(len(pieces))]
+			full.WriteString(p)
+			tail.add(p)
+			if got, want := endsSentence(string(tail)), endsSentence(full.String()); got != want {
+				t.Fatalf("text %q: tail %q says %v, the full text %v", full.String(), string(tail), got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkDerive(b *testing.B) {
+	words := []string{" The", " stream", " pauses", " here", ",", " then", " goes", " on."}
+	r := &Record{DurationMS: 60000}
+	t := 0.0
+	for i := range 200 {
+		t += float64(10 + i%7*45) // a stall every seventh gap
+		r.Frames = append(r.Frames, content(t, i/2, words[i%len(words)])) // two frames a read
+	}
+	r.Frames = append(r.Frames, frame(t, 99, adapters.KindEnd))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Derive(r, 250); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
