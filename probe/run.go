@@ -64,6 +64,20 @@ type Progress struct {
 	InFlight    atomic.Int64 // streams started and not yet recorded, warmup included
 	Finished    atomic.Int64 // measured streams recorded
 	Warmup      atomic.Int64 // warmup streams recorded
+	// The open-loop generator's lag behind its schedule so far, for live
+	// views; RunStats.Lag has its distribution once the run ends.
+	LagMax  atomic.Int64 // ns, the largest so far
+	LagOver atomic.Int64 // arrivals later than ScheduleLagBoundMS
+}
+
+// addLag notes one arrival's lag. Only the generator calls it.
+func (pg *Progress) addLag(d time.Duration) {
+	if int64(d) > pg.LagMax.Load() {
+		pg.LagMax.Store(int64(d))
+	}
+	if ms(d) > ScheduleLagBoundMS {
+		pg.LagOver.Add(1)
+	}
 }
 
 // RunStats is what the runner saw beyond the records: admission and, in an
@@ -256,7 +270,9 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 		if ctx.Err() != nil {
 			break
 		}
-		lag.Add(max(ms(r.o.Clock().Sub(due)), 0))
+		late := max(r.o.Clock().Sub(due), 0)
+		lag.Add(ms(late))
+		pg.addLag(late)
 		pg.Attempted.Add(1)
 		if inflight.Load() >= int64(limit) {
 			st.NotAdmitted++

@@ -269,3 +269,32 @@ func TestRunCancelRecordsPartialStreams(t *testing.T) {
 		}
 	}
 }
+
+// A generator that falls behind shows it while the run goes on: the clock
+// jumps 50 ms ahead a few arrivals in, so the arrivals due before the jump
+// ends are sent at once, late. Progress has the largest lag (the one the
+// run's distribution ends with) and counts the arrivals over the bound.
+func TestOpenLoopLagIsLive(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	p := fixturePlan(t, srv.URL, "steady")
+	p.Rate, p.Arrival, p.Runs = 100, probe.ArrivalConstant, 12
+	var calls atomic.Int64
+	p.Options.Clock = func() time.Time {
+		now := time.Now()
+		if calls.Add(1) > 8 { // a few arrivals and streams in
+			now = now.Add(50 * time.Millisecond)
+		}
+		return now
+	}
+	pg := &probe.Progress{}
+	p.Progress = pg
+	_, st := collect(context.Background(), p)
+	maxMS := float64(pg.LagMax.Load()) / float64(time.Millisecond)
+	if st.Lag.Max == nil || *st.Lag.Max != maxMS || maxMS < 40 {
+		t.Fatalf("live lag max %.3f ms, the run's %v", maxMS, st.Lag.Max)
+	}
+	if over := pg.LagOver.Load(); over < 1 || over > pg.Attempted.Load() || !st.ClientLimited {
+		t.Errorf("%d of %d arrivals over the bound; client-limited %v", over, pg.Attempted.Load(), st.ClientLimited)
+	}
+}

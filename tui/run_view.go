@@ -99,6 +99,7 @@ func (m *Model) snapshot() views.RunSnapshot {
 		Runs: p.Runs, DurationMS: float64(p.Duration) / float64(time.Millisecond), OpenLoop: p.Rate > 0,
 		Attempted: pg.Attempted.Load(), Admitted: pg.Admitted.Load(), InFlight: pg.InFlight.Load(),
 		NotAdmitted: pg.NotAdmitted.Load(), Finished: pg.Finished.Load(), Warmup: pg.Warmup.Load(),
+		LagMaxMS: float64(pg.LagMax.Load()) / float64(time.Millisecond), LagOver: pg.LagOver.Load(),
 		Summary: &rs.sum,
 	}
 }

@@ -75,7 +75,7 @@ func TestRunViews(t *testing.T) {
 		"openlive": {
 			Target: recs[1].Target, Format: "openai-chat", Load: "open loop",
 			ElapsedMS: 2500, DurationMS: 10000, OpenLoop: true, Attempted: 9, Admitted: 9, InFlight: 2, Finished: 7,
-			Summary: runSummary(recs, nil),
+			LagMaxMS: 14.2, LagOver: 1, Summary: runSummary(recs, nil),
 		},
 		"stopped": {
 			Target: recs[1].Target, State: RunStopped, ElapsedMS: 800, Runs: 40, Summary: runSummary(nil, nil),
