@@ -74,7 +74,12 @@ func TestCSVRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, failed := range []bool{false, true} {
-		if err := c.Write(record(t, i, failed)); err != nil {
+		r := record(t, i, failed)
+		if !failed {
+			intended := 1499.25
+			r.RunOffsetMS, r.IntendedStartMS = 1500, &intended
+		}
+		if err := c.Write(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,11 +91,11 @@ func TestCSVRows(t *testing.T) {
 	for i, name := range rows[0] {
 		col[name] = i
 	}
-	if rows[1][col["ttft_ms"]] != "200.000" || rows[1][col["stalls"]] != "1" || rows[1][col["status"]] != "complete" {
+	if rows[1][col["ttft_ms"]] != "200.000" || rows[1][col["run_offset_ms"]] != "1500.000" || rows[1][col["intended_start_ms"]] != "1499.250" || rows[1][col["stalls"]] != "1" || rows[1][col["status"]] != "complete" {
 		t.Errorf("complete row %v", rows[1])
 	}
-	// Undefined is an empty cell, never 0.
-	if rows[2][col["ttft_ms"]] != "" || rows[2][col["error_class"]] != "http_429" {
+	// Undefined is an empty cell, never 0: these records are no open loop's.
+	if rows[2][col["ttft_ms"]] != "" || rows[2][col["error_class"]] != "http_429" || rows[2][col["intended_start_ms"]] != "" {
 		t.Errorf("failed row %v", rows[2])
 	}
 }
