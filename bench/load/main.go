@@ -58,7 +58,7 @@ var (
 	profileAfter time.Duration
 	profileFor   time.Duration
 	ramp         time.Duration // -ramp
-	withTUI      bool // -tui
+	withTUI      bool          // -tui
 )
 
 func main() {
@@ -345,10 +345,12 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	}
 	srvCPU0 := serverCPU(base)
 	var recs []*probe.Record
+	waits := watchRunQueue()
 	wall, cpu, err := runPass(p, dir, &recs, nil, tuiOn)
 	if err != nil {
 		return "", err
 	}
+	rq := waits()
 	srvCPU := serverCPU(base) - srvCPU0
 
 	var stamp, gap, flush []float64
@@ -413,6 +415,8 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 		*fe.P50, *fe.P99, *fe.Max, *f0.P99, *f1.P99, *f2.P99)
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
+	fmt.Fprintf(&b, "  drip's threads waiting for a core (OS run queue), ms per 100 ms: first 0.4 s %.1f · middle %.1f · last 0.4 s %.1f\n",
+		rq.first, rq.middle, rq.last)
 	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
 		cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(frames, 1)), srvCPU.Seconds())
 	return b.String(), nil
@@ -487,6 +491,63 @@ func serverCPU(base string) time.Duration {
 	var ns int64
 	fmt.Fscan(resp.Body, &ns)
 	return time.Duration(ns)
+}
+
+// runQueue is how long this process's threads waited for a core, in ms per
+// 100 ms window (threads waiting at once add up): over a pass's first
+// 0.4 s, its middle and its last 0.4 s.
+type runQueue struct{ first, middle, last float64 }
+
+// watchRunQueue samples the run-queue wait of this process's threads
+// (/proc/self/task/*/schedstat, its second field) every 100 ms until the
+// returned function is called. It tells a stamp taken late because drip
+// waited for a CPU held by another process from one drip delayed itself.
+func watchRunQueue() func() runQueue {
+	wait := func() int64 {
+		var sum int64
+		tasks, _ := filepath.Glob("/proc/self/task/*/schedstat")
+		for _, t := range tasks {
+			b, _ := os.ReadFile(t)
+			var run, waited int64
+			fmt.Sscan(string(b), &run, &waited)
+			sum += waited
+		}
+		return sum
+	}
+	done := make(chan chan []float64)
+	go func() {
+		var ws []float64
+		prev := wait()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				w := wait()
+				ws = append(ws, float64(w-prev)/1e6)
+				prev = w
+			case out := <-done:
+				out <- ws
+				return
+			}
+		}
+	}()
+	return func() runQueue {
+		out := make(chan []float64)
+		done <- out
+		ws := <-out
+		mean := func(v []float64) float64 {
+			sum := 0.0
+			for _, x := range v {
+				sum += x
+			}
+			return sum / float64(max(len(v), 1))
+		}
+		if len(ws) < 9 {
+			return runQueue{middle: mean(ws)}
+		}
+		return runQueue{mean(ws[:4]), mean(ws[4 : len(ws)-4]), mean(ws[len(ws)-4:])}
+	}
 }
 
 func cpuTime() time.Duration {
