@@ -15,7 +15,7 @@ import (
 type Writer struct {
 	mu  sync.Mutex
 	f   *os.File
-	enc *json.Encoder
+	buf []byte
 	err error
 }
 
@@ -25,9 +25,7 @@ func Create(path string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	enc := json.NewEncoder(f)
-	enc.SetEscapeHTML(false)
-	return &Writer{f: f, enc: enc}, nil
+	return &Writer{f: f}, nil
 }
 
 // Write appends one record. The first error sticks and is returned again.
@@ -35,7 +33,10 @@ func (w *Writer) Write(r *Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {
-		w.err = w.enc.Encode(r)
+		w.buf, w.err = appendRecord(w.buf[:0], r)
+	}
+	if w.err == nil {
+		_, w.err = w.f.Write(w.buf) // one write a record, as it ends
 	}
 	return w.err
 }
