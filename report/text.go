@@ -144,13 +144,13 @@ func workloadText(w io.Writer, s *probe.Summary) {
 		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d) · bound p99 %s ms: %s\n",
 			Num(lag.P50), Num(lag.P99), Num(lag.Max), lag.N, FormatFloat(ol.LagBoundMS), verdict)
 		fmt.Fprintf(w, "  late arrivals: %s\n", ol.CatchUp)
-		fmt.Fprintf(w, "  %-28s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
+		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
 		for _, r := range []metricRow{
 			{"ttft ms, from send (service)", s.Metrics.TTFT}, {"ttft ms, from intended (user)", ol.TTFTUser},
 			{"e2e ms, from send (service)", s.Metrics.E2E}, {"e2e ms, from intended (user)", ol.E2EUser},
 			{"client queue ms (difference)", ol.ClientQueue},
 		} {
-			fmt.Fprintf(w, "  %-28s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))
+			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))
 		}
 	}
 	if len(s.PerPrompt) > 1 {
