@@ -206,8 +206,6 @@ func checkTimes(r *Record) error {
 
 func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
 
-// endsSentence reports whether text, as read so far, ends a sentence or a
-// line: a stall there is a pause between thoughts, not mid-sentence.
 // coalesced counts the content frames of one read that shared it: all n
 // of them when there are several. Reads come in order (checkTimes), so a
 // read's content frames are consecutive among the content frames.
@@ -221,10 +219,16 @@ func coalesced(n int) int {
 // sentenceTail is as much of the text so far as endsSentence looks at:
 // from its last rune that is neither space nor a closing mark on (every
 // trim in endsSentence stops there), or all of it while there is none.
+// A character split across frames (the raw format cuts text where reads
+// end) waits in the tail for the frame that completes it.
 type sentenceTail string
 
 func (t *sentenceTail) add(s string) {
-	if i := strings.LastIndexFunc(s, func(r rune) bool {
+	if s != "" && !utf8.RuneStart(s[0]) {
+		s, *t = string(*t)+s, "" // the last frame ended inside a character
+	}
+	whole := s[:len(s)-partialRune(s)]
+	if i := strings.LastIndexFunc(whole, func(r rune) bool {
 		return !unicode.IsSpace(r) && !strings.ContainsRune(closingMarks, r)
 	}); i >= 0 {
 		*t = sentenceTail(s[i:])
@@ -233,8 +237,23 @@ func (t *sentenceTail) add(s string) {
 	*t += sentenceTail(s)
 }
 
+// partialRune is the length of the character s ends inside of, if any.
+func partialRune(s string) int {
+	for j := len(s) - 1; j >= 0 && j > len(s)-utf8.UTFMax; j-- {
+		if utf8.RuneStart(s[j]) {
+			if utf8.FullRuneInString(s[j:]) {
+				return 0
+			}
+			return len(s) - j
+		}
+	}
+	return 0
+}
+
 const closingMarks = `"')]}’”*_`
 
+// endsSentence reports whether text, as read so far, ends a sentence or a
+// line: a stall there is a pause between thoughts, not mid-sentence.
 func endsSentence(text string) bool {
 	if strings.HasSuffix(strings.TrimRight(text, " \t"), "\n") {
 		return true

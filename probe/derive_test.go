@@ -257,10 +257,12 @@ func TestPercentileNumpyLinear(t *testing.T) {
 
 // The stall's mid-sentence flag follows the text so far without keeping it
 // whole: sentenceTail must answer as endsSentence on the full text, for
-// texts made of pieces that are words, spaces, closing marks, newlines
-// and sentence ends in any order.
+// texts made of pieces that are words, spaces, closing marks, newlines,
+// sentence ends and the bytes of characters split across frames, in any
+// order.
 func TestSentenceTailMatchesFullText(t *testing.T) {
-	pieces := []string{"word", " ", "\t", "\n", ".", "?", "…", "\"", "”", ")", "*", "_", " \"", "。", "a.", " \n ", ""}
+	pieces := []string{"word", " ", "\t", "\n", ".", "?", "…", "\"", "”", ")", "*", "_", " \"", "。", "a.", " \n ", "",
+		"\xe3", "\x80", "\x82", "\xe3\x80", "\x80\x82", "\xe2\x80", "\x9d", "\xff"} // 。 and ” split across frames
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
 		var full strings.Builder
