@@ -283,7 +283,7 @@ func BenchmarkDerive(b *testing.B) {
 	r := &Record{DurationMS: 60000}
 	t := 0.0
 	for i := range 200 {
-		t += float64(10 + i%7*45) // a stall every seventh gap
+		t += float64(10 + i%7*45)                                         // a stall every seventh gap
 		r.Frames = append(r.Frames, content(t, i/2, words[i%len(words)])) // two frames a read
 	}
 	r.Frames = append(r.Frames, frame(t, 99, adapters.KindEnd))
