@@ -272,8 +272,8 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 		}
 		late := max(r.o.Clock().Sub(due), 0)
 		lag.Add(ms(late))
+		pg.Attempted.Add(1) // first, so a live "k of n" never has k > n
 		pg.addLag(late)
-		pg.Attempted.Add(1)
 		if inflight.Load() >= int64(limit) {
 			st.NotAdmitted++
 			pg.NotAdmitted.Add(1)

@@ -9,10 +9,11 @@ import (
 )
 
 var csvHeader = []string{
-	"run_id", "seq", "phase", "prompt_id", "run_offset_ms", "intended_start_ms", "format", "status", "error_class", "http_status",
+	"run_id", "seq", "phase", "prompt_id", "format", "status", "error_class", "http_status",
 	"headers_ms", "first_byte_ms", "ttft_ms", "ttfo_ms", "e2e_ms", "duration_ms", "tail_ms",
 	"itl_ms", "tps_user", "output_tokens", "tokens_source", "content_frames", "coalesced_frames",
 	"stalls", "mid_sentence_stalls", "buffered", "complete",
+	"run_offset_ms", "intended_start_ms", // added last, so older readers' columns stay put
 }
 
 // CSV writes one row per stream; undefined figures are empty cells.
@@ -31,11 +32,12 @@ func (c *CSV) Write(r *probe.Record) error {
 		class = r.Error.Class
 	}
 	return c.flush([]string{
-		r.RunID, strconv.Itoa(r.Seq), r.Phase, r.PromptID, ms(r.RunOffsetMS), cell(r.IntendedStartMS), r.Format, r.Status, class, strconv.Itoa(r.HTTPStatus),
+		r.RunID, strconv.Itoa(r.Seq), r.Phase, r.PromptID, r.Format, r.Status, class, strconv.Itoa(r.HTTPStatus),
 		cell(r.HeadersMS), cell(r.FirstByteMS), cell(r.TTFTMS), cell(r.TTFOMS), cell(r.E2EMS),
 		ms(r.DurationMS), cell(r.TailMS), cell(r.ITLMS), cell(r.TPSUser),
 		strconv.Itoa(r.OutputTokens), r.TokensSource, strconv.Itoa(r.ContentFrames), strconv.Itoa(r.CoalescedFrames),
 		strconv.Itoa(len(r.Stalls)), strconv.Itoa(r.MidSentenceStalls()), strconv.FormatBool(r.Buffered), strconv.FormatBool(r.Complete),
+		ms(r.RunOffsetMS), cell(r.IntendedStartMS),
 	})
 }
 

@@ -244,7 +244,7 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 			st.Label.Render(fmt.Sprintf(" ms n=%d · bound %s ms: ", d.N, report.FormatFloat(ol.LagBoundMS)))+verdict)
 	} else {
 		verdict := ""
-		if s.LagOver*100 > s.Attempted { // over 1% of arrivals: the p99 is past the bound
+		if s.LagOver*100 > s.Attempted { // a hint: the p99 at the end is near or past the bound
 			verdict = " · " + st.Failed.Render("behind schedule")
 		}
 		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(report.FormatFloat(s.LagMaxMS))+
