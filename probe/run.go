@@ -155,6 +155,14 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 	return st
 }
 
+// maxInflight is the open loop's bound on streams in flight.
+func (p *Plan) maxInflight() int {
+	if p.MaxInflight > 0 {
+		return p.MaxInflight
+	}
+	return DefaultMaxInflight
+}
+
 // prompts returns the plan's prompt set.
 func (p *Plan) prompts() []Prompt {
 	if len(p.Prompts) > 0 {
@@ -239,10 +247,7 @@ func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase
 func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 	p := &r.plan
 	pg := p.Progress
-	limit := p.MaxInflight
-	if limit <= 0 {
-		limit = DefaultMaxInflight
-	}
+	limit := p.maxInflight()
 	arr := newArrivals(p.Arrival, p.Rate, p.Seed)
 	origin := r.o.Clock()
 	originMS := ms(origin.Sub(r.start))

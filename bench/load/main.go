@@ -49,9 +49,6 @@ import (
 	"github.com/driplab/drip/tui"
 )
 
-// runGCPercent is drip run's GC target (cmd/drip/run.go).
-const runGCPercent = 400
-
 // cpuProfile and profileAfter are -cpuprofile and -profile-after.
 var (
 	cpuProfile   string
@@ -65,22 +62,29 @@ func main() {
 	streams := flag.Int("streams", 1000, "concurrent streams")
 	scenario := flag.String("scenario", "paced", "fixture scenario each stream asks for")
 	inproc := flag.Bool("inproc", false, "run the fixture server in this process")
-	serve := flag.Bool("serve", false, "be the fixture server (used by the child process)")
+	serve := flag.Bool("serve", false, "be the fixture server, printing its URL (the child process; or a server for -pair)")
 	withTUIFlag := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
 	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
 	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile: start profiling this long into each pass (9.5s: the end burst only)")
 	flag.DurationVar(&profileFor, "profile-for", 0, "with -cpuprofile: stop profiling this long after it started (1s: the start burst only); 0 profiles to the end of the pass")
+	pairFile := flag.String("pair", "", "pair the records of a drip run (--out FILE, prompts s0, s1, …, against a -serve server) with that server's write times, given by -server")
+	server := flag.String("server", "", "with -pair: the -serve server's URL")
 	flag.DurationVar(&ramp, "ramp", 0, "start the streams evenly over this time (an open loop of streams/ramp per second, all admitted) instead of all at once")
 	flag.Parse()
 	if *serve {
 		serveFixtures()
 		return
 	}
-	// As drip run does (cmd/drip/run.go, runGC); the server keeps the default.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(runGCPercent)
+	if *pairFile != "" {
+		if err := pairRun(*pairFile, *server, *scenario); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		return
 	}
+	// As drip run does; the server keeps the default.
+	probe.TuneGC(&probe.Plan{Concurrency: *streams})
 	withTUI = *withTUIFlag
 	if err := bench(*streams, *scenario, *inproc, withTUI, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -135,6 +139,30 @@ func serveFixtures() {
 	}
 	fmt.Println("http://" + ln.Addr().String())
 	http.Serve(ln, benchHandler())
+}
+
+// pairRun pairs a drip run's records with the -serve server's writes: the
+// benchmark with the real binary, on a real terminal, e.g. in tmux:
+//
+//	load -serve                      # prints its URL
+//	drip run URL -m paced --concurrency 1000 --runs 1000 --prompt-file s.jsonl --out r.jsonl
+//	load -pair r.jsonl -server URL
+func pairRun(file, base, scenario string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	recs, _, err := probe.ReadRecords(f)
+	if err != nil {
+		return err
+	}
+	pr, err := pairing(base, scenario, recs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%s: %s\n%s", file, pr.head, pr.body)
+	return nil
 }
 
 func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
@@ -353,6 +381,32 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	rq := waits()
 	srvCPU := serverCPU(base) - srvCPU0
 
+	pr, err := pairing(base, scenario, recs)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ntiming pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
+	b.WriteString(pr.body)
+	fmt.Fprintf(&b, "  drip's threads waiting for a core (OS run queue), ms per 100 ms: first 0.4 s %.1f · middle %.1f · last 0.4 s %.1f\n",
+		rq.first, rq.middle, rq.last)
+	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
+		cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(pr.frames, 1)), srvCPU.Seconds())
+	return b.String(), nil
+}
+
+// pairReport is drip's stamps against the server's write times: a line of
+// counts (head), the figures (body) and the frames paired.
+type pairReport struct {
+	head, body string
+	frames     int
+}
+
+// pairing pairs every content frame of recs with the server's write time
+// for it (the server's log for the stream's tag, scenario#prompt id) and
+// reports the stamp error, by position in the stream, the server's own
+// flush span and the gap error. It forgets the server's logs.
+func pairing(base, scenario string, recs []*probe.Record) (pairReport, error) {
 	var stamp, gap, flush []float64
 	var byPhase, flushBy [3][]float64 // the first 10 frames, the middle, the last 10
 	frames, unpaired, complete := 0, 0, 0
@@ -364,7 +418,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 		}
 		writes, err := fetchWrites(base, tags)
 		if err != nil {
-			return "", err
+			return pairReport{}, err
 		}
 		for _, r := range chunk {
 			if r.Complete {
@@ -404,8 +458,6 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	}
 	se, ge := probe.NewDist(stamp), probe.NewDist(gap)
 	var b strings.Builder
-	fmt.Fprintf(&b, "\ntiming pass: %d streams (%d complete), %d content frames paired, %d unpaired, %.1f s wall\n",
-		len(recs), complete, frames, unpaired, wall.Seconds())
 	fmt.Fprintf(&b, "  stamp error (drip's read time − server's write time) ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*se.P50, *se.P90, *se.P99, *se.Max)
 	b0, b1, b2 := probe.NewDist(byPhase[0]), probe.NewDist(byPhase[1]), probe.NewDist(byPhase[2])
@@ -415,11 +467,8 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 		*fe.P50, *fe.P99, *fe.Max, *f0.P99, *f1.P99, *f2.P99)
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
-	fmt.Fprintf(&b, "  drip's threads waiting for a core (OS run queue), ms per 100 ms: first 0.4 s %.1f · middle %.1f · last 0.4 s %.1f\n",
-		rq.first, rq.middle, rq.last)
-	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
-		cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(frames, 1)), srvCPU.Seconds())
-	return b.String(), nil
+	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", len(recs), complete, frames, unpaired)
+	return pairReport{head, b.String(), frames}, nil
 }
 
 func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -189,7 +188,7 @@ the default openai-chat).`,
 			plan.Workload = &probe.RecordWorkload{
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 			}
-			runGC()
+			probe.TuneGC(&plan)
 			if useTUI(&out) {
 				return runLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}
@@ -200,19 +199,6 @@ the default openai-chat).`,
 	out.register(cmd.Flags())
 	load.register(cmd.Flags())
 	return cmd
-}
-
-// runGCPercent is the GC target while drip run measures. Mark assists and
-// GC work on the read path delay stamps: at 1,000 streams of 20 frames/s on
-// 2 cores, GOGC 400 took the p99 stamp error from 3.8–10.4 ms to 2.6–4.6 ms
-// (bench/load, docs/workloads.md) for a heap of about 5× the live ~115 MB.
-const runGCPercent = 400
-
-// runGC applies runGCPercent unless the user set GOGC.
-func runGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(runGCPercent)
-	}
 }
 
 // runHeadless carries out a plan without a UI: progress on stderr, records
