@@ -33,7 +33,7 @@ func TuneGC(p *Plan) {
 	debug.SetGCPercent(GCPercent)
 	streams := max(p.Concurrency, 1)
 	if p.Rate > 0 {
-		streams = p.maxInflight()
+		streams = p.InflightLimit()
 	}
 	gcFloor = make([]byte, streams*gcFloorPerStream)
 }

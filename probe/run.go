@@ -155,8 +155,8 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 	return st
 }
 
-// maxInflight is the open loop's bound on streams in flight.
-func (p *Plan) maxInflight() int {
+// InflightLimit is the open loop's bound on streams in flight.
+func (p *Plan) InflightLimit() int {
 	if p.MaxInflight > 0 {
 		return p.MaxInflight
 	}
@@ -247,7 +247,7 @@ func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase
 func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 	p := &r.plan
 	pg := p.Progress
-	limit := p.maxInflight()
+	limit := p.InflightLimit()
 	arr := newArrivals(p.Arrival, p.Rate, p.Seed)
 	origin := r.o.Clock()
 	originMS := ms(origin.Sub(r.start))

@@ -368,7 +368,7 @@ func describeLoad(p *probe.Plan) string {
 	var parts []string
 	switch {
 	case p.Rate > 0:
-		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, report.FormatFloat(p.Rate), maxInflight(p)))
+		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, report.FormatFloat(p.Rate), p.InflightLimit()))
 	case p.Concurrency > 1:
 		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
 	}
@@ -390,13 +390,6 @@ func describeLoad(p *probe.Plan) string {
 		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
 	}
 	return strings.Join(parts, " · ")
-}
-
-func maxInflight(p *probe.Plan) int {
-	if p.MaxInflight > 0 {
-		return p.MaxInflight
-	}
-	return probe.DefaultMaxInflight
 }
 
 // workloadOf describes a plan for the summary.
@@ -421,7 +414,7 @@ func workloadOf(p *probe.Plan) probe.Workload {
 	}
 	if p.Rate > 0 {
 		w.Concurrency = 0
-		w.Rate, w.Arrival, w.MaxInflight = p.Rate, p.Arrival, maxInflight(p)
+		w.Rate, w.Arrival, w.MaxInflight = p.Rate, p.Arrival, p.InflightLimit()
 		if p.Warmup > 0 {
 			w.WarmupRule += "; sent one at a time"
 		}
