@@ -206,16 +206,11 @@ the default openai-chat).`,
 // (Ctrl-C) the run stops admitting, in-flight streams are recorded as
 // canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
-	sinks, err := openSinks(out)
+	recs, err := beginRun(stderr, &plan, out)
 	if err != nil {
 		return err
 	}
-	defer sinks.close()
-	preparePlan(&plan)
-	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(&plan))
-
-	agg := probe.NewAggregate(plan.Options.StallMS)
-	reachable := false
+	defer recs.close()
 	// One stream at a time gets a line each; under load a line a second.
 	perStream := plan.Rate == 0 && plan.Concurrency <= 1
 	stopTicker := func() {}
@@ -223,15 +218,13 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
 	}
 	st := probe.Run(ctx, plan, func(r *probe.Record) {
-		agg.Add(r)
-		reachable = reachable || r.HTTPStatus != 0
-		sinks.write(r)
+		recs.add(r)
 		if perStream {
 			fmt.Fprintln(stderr, progressLine(r))
 		}
 	}, nil)
 	stopTicker()
-	return finishRun(stdout, stderr, &plan, out, agg, st, ctx.Err() != nil, reachable, sinks.err)
+	return finishRun(stdout, stderr, &plan, out, recs, st, ctx.Err() != nil)
 }
 
 // runLive carries out a plan on the run screen: records go to --out/--csv
@@ -240,31 +233,22 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 // canceled); once the screen has closed and every record is written, the
 // headless report of what was recorded goes to stdout and the gates apply.
 func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
-	sinks, err := openSinks(out)
+	// The line describing the run is printed before the screen opens, so
+	// it stays above the report.
+	recs, err := beginRun(stderr, &plan, out)
 	if err != nil {
 		return err
 	}
-	defer sinks.close()
-	preparePlan(&plan)
-	// Printed before the screen opens, so it stays above the report.
-	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(&plan))
-
-	agg := probe.NewAggregate(plan.Options.StallMS)
-	reachable := false
+	defer recs.close()
 	// The runner calls the sink from one goroutine at a time; the figures
 	// are read after the screen's Wait, once that goroutine has ended.
-	sink := func(r *probe.Record) {
-		agg.Add(r)
-		reachable = reachable || r.HTTPStatus != 0
-		sinks.write(r)
-	}
 	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: describeLoad(&plan)}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: sink, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: recs.add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}
 	st, stopped := m.RunResult()
-	return finishRun(stdout, stderr, &plan, out, agg, st, stopped, reachable, sinks.err)
+	return finishRun(stdout, stderr, &plan, out, recs, st, stopped)
 }
 
 // preparePlan fills what a plan needs to be reported on.
@@ -279,15 +263,14 @@ func preparePlan(plan *probe.Plan) {
 
 // finishRun reports a finished (or stopped) run: the summary of every
 // record, the gates, and the exit code they decide.
-func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, agg *probe.Aggregate, st probe.RunStats,
-	interrupted, reachable bool, sinkErr error,
-) error {
+func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, recs *runRecords, st probe.RunStats, interrupted bool) error {
+	agg := recs.agg
 	agg.SetRun(st)
 	if interrupted {
 		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
 	}
-	if sinkErr != nil {
-		return cannotErr(fmt.Errorf("writing records: %w", sinkErr))
+	if recs.err != nil {
+		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
 	}
 	s := agg.Summary(workloadOf(plan))
 	tripped := false
@@ -305,7 +288,7 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, agg
 	} else {
 		report.Text(stdout, &s)
 	}
-	if !reachable && !interrupted && s.Streams.Admitted > 0 {
+	if !recs.reachable && !interrupted && s.Streams.Admitted > 0 {
 		return cannotErr(fmt.Errorf("no response from %s: every stream failed before headers", probe.RedactURL(plan.Target.URL)))
 	}
 	if tripped {
@@ -314,16 +297,21 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, agg
 	return nil
 }
 
-// recordSinks write each record as it ends to --out and --csv, keeping the
-// first error.
-type recordSinks struct {
-	fns    []func(*probe.Record) error
-	closes []func() error
-	err    error
+// runRecords is what becomes of each record as it ends, headless or on the
+// run screen: the aggregate the report is made of, whether any request
+// reached the server, and --out and --csv (the first write error kept).
+type runRecords struct {
+	agg       *probe.Aggregate
+	reachable bool
+	fns       []func(*probe.Record) error
+	closes    []func() error
+	err       error
 }
 
-func openSinks(out *outputFlags) (*recordSinks, error) {
-	s := &recordSinks{}
+// beginRun opens --out and --csv, readies the plan for its report and
+// says on stderr what is about to run.
+func beginRun(stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords, error) {
+	s := &runRecords{agg: probe.NewAggregate(plan.Options.StallMS)}
 	if out.out != "" {
 		w, err := probe.Create(out.out)
 		if err != nil {
@@ -345,10 +333,14 @@ func openSinks(out *outputFlags) (*recordSinks, error) {
 		}
 		s.fns = append(s.fns, c.Write)
 	}
+	preparePlan(plan)
+	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(plan))
 	return s, nil
 }
 
-func (s *recordSinks) write(r *probe.Record) {
+func (s *runRecords) add(r *probe.Record) {
+	s.agg.Add(r)
+	s.reachable = s.reachable || r.HTTPStatus != 0
 	for _, fn := range s.fns {
 		if err := fn(r); err != nil && s.err == nil {
 			s.err = err
@@ -356,7 +348,7 @@ func (s *recordSinks) write(r *probe.Record) {
 	}
 }
 
-func (s *recordSinks) close() {
+func (s *runRecords) close() {
 	for _, c := range s.closes {
 		c()
 	}
