@@ -21,11 +21,30 @@ type Writer struct {
 
 // Create opens path for records, mode 0600 (records may hold prompts).
 func Create(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := CreatePrivate(path)
 	if err != nil {
 		return nil, err
 	}
 	return &Writer{f: f}, nil
+}
+
+// CreatePrivate creates or truncates a file drip writes results to, mode
+// 0600 whether or not it existed: O_CREAT's mode applies only to a new
+// file, so an existing regular file is chmodded too (a device such as
+// /dev/stdout or a pipe is left as it is).
+func CreatePrivate(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return f, nil
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Write appends one record. The first error sticks and is returned again.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/redact"
 )
 
 // Clock returns the current time with a monotonic reading. Tests inject one.
@@ -436,28 +437,5 @@ func httpError(resp *http.Response) *Error {
 	return e
 }
 
-// RedactURL drops credentials from a URL: user info, and the values of query
-// parameters whose names suggest a secret.
-func RedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	q := u.Query()
-	changed := false
-	for k := range q {
-		lk := strings.ToLower(k)
-		for _, s := range []string{"key", "token", "secret", "sig", "auth", "password", "credential"} {
-			if strings.Contains(lk, s) {
-				q[k] = []string{"REDACTED"}
-				changed = true
-				break
-			}
-		}
-	}
-	if changed {
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
+// RedactURL drops credentials from a URL (see redact.URL).
+func RedactURL(raw string) string { return redact.URL(raw) }

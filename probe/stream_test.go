@@ -211,7 +211,7 @@ func TestStreamRefused(t *testing.T) {
 
 func TestRedactURL(t *testing.T) {
 	got := probe.RedactURL("https://user:pw@host/v1?key=sk-123&api_key=x&model=m")
-	want := "https://host/v1?api_key=REDACTED&key=REDACTED&model=m"
+	want := "https://host/v1?key=REDACTED&api_key=REDACTED&model=m"
 	if got != want {
 		t.Errorf("RedactURL = %q, want %q", got, want)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
 )
 
 // requestFlags are the request flags shared by every command that streams.
@@ -67,11 +68,11 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 		Header:  http.Header{},
 	}
 	for _, h := range f.headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return t, probe.Options{}, usageErr("bad header %q: want 'Name: value'", h)
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return t, probe.Options{}, err
 		}
-		t.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		t.Header.Add(name, value)
 	}
 	if t.Sign, err = f.aws.signer(t); err != nil {
 		return t, probe.Options{}, err
@@ -128,4 +129,21 @@ func describe(t probe.Target) string {
 		s += " (SigV4-signed)"
 	}
 	return s
+}
+
+// parseHeader checks one -H 'Name: value'. A CR, LF or NUL anywhere is
+// refused: it would end the header and inject others. The value is never
+// echoed, since it is often a key.
+func parseHeader(h string) (name, value string, err error) {
+	name, value, ok := strings.Cut(h, ":")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	switch {
+	case !ok || name == "":
+		return "", "", usageErr("-H: bad header: want 'Name: value'")
+	case strings.ContainsAny(h, "\r\n\x00"):
+		return "", "", usageErr("-H %s: a header may not hold CR, LF or NUL (it would inject headers)", sanitize.Line(name))
+	case strings.ContainsAny(name, " \t\"(),/:;<=>?@[\\]{}"):
+		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
+	}
+	return name, value, nil
 }

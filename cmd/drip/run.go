@@ -320,7 +320,7 @@ func beginRun(stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords
 		s.fns, s.closes = append(s.fns, w.Write), append(s.closes, w.Close)
 	}
 	if out.csv != "" {
-		f, err := os.OpenFile(out.csv, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		f, err := probe.CreatePrivate(out.csv)
 		if err != nil {
 			s.close()
 			return nil, cannotErr(fmt.Errorf("--csv: %w", err))

@@ -87,7 +87,7 @@ func runTUI(ctx context.Context, cfg tui.Config, out *outputFlags) error {
 		sinks = append(sinks, w.Write)
 	}
 	if out.csv != "" {
-		f, err := os.OpenFile(out.csv, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		f, err := probe.CreatePrivate(out.csv)
 		if err != nil {
 			return cannotErr(fmt.Errorf("--csv: %w", err))
 		}
