@@ -15,10 +15,8 @@ import (
 const (
 	DefaultStall = 250.0 // ms
 	// A stream is buffered with fewer than bufferedMinFrames content frames,
-	// or when bufferedMinTokens or more tokens arrived within bufferedSpanMS.
+	// or when its reads say so (delivery.go).
 	bufferedMinFrames = 3
-	bufferedSpanMS    = 200.0
-	bufferedMinTokens = 10
 )
 
 // ErrBadTime reports a record whose times cannot be measurements.
@@ -26,7 +24,7 @@ var ErrBadTime = errors.New("bad timestamp")
 
 // Derive fills every derived field of r from its raw times and frames:
 // first event, TTFT, TTFO, e2e, tail, gaps and stalls, tokens, ITL, the
-// buffered flag and the status. stallMS is the stall threshold. It rejects
+// delivery and buffered flag, the time held in transit and the status. stallMS is the stall threshold. It rejects
 // NaN, infinite, negative or non-monotonic times.
 func Derive(r *Record, stallMS float64) error {
 	if err := checkTimes(r); err != nil {
@@ -35,6 +33,7 @@ func Derive(r *Record, stallMS float64) error {
 	r.StallMS = stallMS
 	r.FirstEventMS, r.TTFTMS, r.TTFOMS, r.E2EMS, r.TailMS = nil, nil, nil, nil, nil
 	r.ITLMS, r.TPSUser, r.TokensPerFrame = nil, nil, nil
+	r.Delivery, r.HeldMS = nil, nil
 	r.Stalls = nil
 	r.ContentFrames, r.CoalescedFrames, r.Reads = 0, 0, 0
 
@@ -129,8 +128,11 @@ func Derive(r *Record, stallMS float64) error {
 		return nil
 	}
 	first, last := r.Frames[firstContent].TMS, r.Frames[lastContent].TMS
-	r.Buffered = r.ContentFrames < bufferedMinFrames ||
-		(last-first < bufferedSpanMS && r.OutputTokens >= bufferedMinTokens)
+	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
+	r.Buffered = r.Delivery.Rule != ""
+	if sft, ok := serverFirstTokenMS(r.Server, r.OutputTokens); ok {
+		r.HeldMS = ptr(first - sft)
+	}
 	if r.Complete {
 		r.E2EMS = ptr(last)
 		r.TailMS = ptr(r.DurationMS - last)

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -20,7 +22,8 @@ const (
 	// threshold or this many times gap p50 (floored at 1 ms).
 	FatGapRatio = 10.0
 	// BurstSharePct: "bursts" when this share of content frames arrived
-	// coalesced with another, or this share of streams was buffered.
+	// coalesced with another; "proxy buffering" when this share of the
+	// streams with content was buffered by its reads.
 	BurstSharePct = 20.0
 	// LongE2EMS and LongTTFTShare: a "long answer" has median e2e at or
 	// above LongE2EMS with TTFT under LongTTFTShare of it and tight gaps.
@@ -36,12 +39,17 @@ const (
 	// CoalescedFlagPct: flag coalescing when this share of content frames
 	// shared a read.
 	CoalescedFlagPct = 10.0
+	// gapFloorMS floors gap p50 in the gap ratios: below a millisecond a
+	// ratio of gaps says nothing.
+	gapFloorMS = 1.0
 	// minTTFTSamples: fewer TTFTs than this say nothing about their spread.
 	minTTFTSamples = 3
 )
 
 // Diagnosis shapes.
 const (
+	ShapeClientLimited  = "client-limited"
+	ShapeProxyBuffering = "proxy-buffering"
 	ShapeQueue          = "queue"
 	ShapeTransport      = "transport"
 	ShapeLongAnswer     = "long-answer"
@@ -49,61 +57,237 @@ const (
 	ShapeFirstBurst     = "first-frame-burst"
 	ShapeCoalesced      = "coalesced-bursts"
 	ShapeZeroContent    = "zero-content"
-	ShapeClientLimited  = "client-limited"
 )
 
-// Diagnose reads a summary's figures for the known shapes of slow streams
-// and returns each that matches with its evidence and thresholds. It is a
-// pure function of the summary.
-func Diagnose(s *Summary) []Diagnosis {
-	out := []Diagnosis{}
-	add := func(shape, hint string, evidence ...string) {
-		out = append(out, Diagnosis{Shape: shape, Hint: hint, Evidence: strings.Join(evidence, "; ")})
-	}
+// timingShapes are the shapes read from drip's timings, which a starved
+// client distorts.
+var timingShapes = []string{ShapeProxyBuffering, ShapeQueue, ShapeTransport, ShapeLongAnswer,
+	ShapeSharedCapacity, ShapeFirstBurst, ShapeCoalesced}
+
+// figures are the named numbers the rules read, taken once from a summary.
+type figures struct {
+	s                                   *Summary
+	stall                               float64
+	ttft50, ttft90, gap50, gap99, e2e50 float64
+	haveGaps, haveTTFT, haveE2E         bool
+	coalescedPct, readBufferedPct       float64
+}
+
+func newFigures(s *Summary) *figures {
 	m := &s.Metrics
-	stall := s.Stalls.ThresholdMS
-	if stall <= 0 {
-		stall = DefaultStall
+	x := &figures{s: s, stall: s.Stalls.ThresholdMS}
+	if x.stall <= 0 {
+		x.stall = DefaultStall
 	}
-	ttft50, ttft90 := val(m.TTFT.P50), val(m.TTFT.P90)
-	gap50, gap99 := val(m.Gap.P50), val(m.Gap.P99)
-	haveGaps := m.Gap.N >= 2
-	gapsTight := haveGaps && gap99 < stall && gap99 <= TightGapRatio*max(gap50, 1)
-	gapsTightWhy := fmt.Sprintf("gap p99 %s ms ≤ %g × gap p50 %s ms and under the %s ms stall threshold",
-		f(gap99), TightGapRatio, f(gap50), f(stall))
-	ttftTight := m.TTFT.N >= minTTFTSamples && ttft90 <= TightTTFTRatio*ttft50
+	x.ttft50, x.ttft90 = val(m.TTFT.P50), val(m.TTFT.P90)
+	x.gap50, x.gap99 = val(m.Gap.P50), val(m.Gap.P99)
+	x.e2e50 = val(m.E2E.P50)
+	x.haveGaps, x.haveTTFT, x.haveE2E = m.Gap.N >= 2, m.TTFT.N > 0, m.E2E.N > 0
+	x.coalescedPct = pct(s.Signals.CoalescedFrames, s.Signals.ContentFrames)
+	x.readBufferedPct = pct(s.Signals.ReadBuffered, s.Signals.ContentStreams)
+	return x
+}
 
-	if m.TTFT.N > 0 && ttft50 >= QueueTTFTMS && gapsTight {
-		add(ShapeQueue, "a queue in front of the model: requests wait, then generate normally",
-			fmt.Sprintf("ttft p50 %s ms ≥ %s ms", f(ttft50), f(QueueTTFTMS)), gapsTightWhy)
-	}
+func (x *figures) gapsTight() bool {
+	return x.haveGaps && x.gap99 < x.stall && x.gap99 <= TightGapRatio*max(x.gap50, gapFloorMS)
+}
 
-	fat := haveGaps && (gap99 >= stall || gap99 >= FatGapRatio*max(gap50, 1))
-	coalescedPct := pct(s.Signals.CoalescedFrames, s.Signals.ContentFrames)
-	bufferedPct := pct(s.Streams.Buffered, s.Streams.Admitted)
-	bursts := coalescedPct >= BurstSharePct || bufferedPct >= BurstSharePct
-	if ttftTight && (fat || bursts) {
-		ev := []string{fmt.Sprintf("ttft p90 %s ms ≤ %g × p50 %s ms", f(ttft90), TightTTFTRatio, f(ttft50))}
-		if fat {
-			ev = append(ev, fmt.Sprintf("gap p99 %s ms ≥ the %s ms stall threshold or %g × gap p50 %s ms", f(gap99), f(stall), FatGapRatio, f(gap50)))
+func (x *figures) gapsTightWhy() string {
+	return fmt.Sprintf("gap p99 %s ≤ %s = %g × max(gap p50 %s, %s) and under the %s stall threshold",
+		msText(x.gap99), msText(TightGapRatio*max(x.gap50, gapFloorMS)), TightGapRatio, msText(x.gap50), msText(gapFloorMS), msText(x.stall))
+}
+
+func (x *figures) ttftTight() bool {
+	return x.s.Metrics.TTFT.N >= minTTFTSamples && x.ttft90 <= TightTTFTRatio*x.ttft50
+}
+
+func (x *figures) gapsFat() bool {
+	return x.haveGaps && (x.gap99 >= x.stall || x.gap99 >= FatGapRatio*max(x.gap50, gapFloorMS))
+}
+
+func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
+
+func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
+
+// rule is one row of the diagnosis table: a shape, the condition over the
+// figures that makes it fire, its evidence built from the same figures,
+// and the shapes it rules out when it fires (rules run in table order).
+type rule struct {
+	shape    string
+	hint     func(*figures) string
+	when     func(*figures) bool
+	evidence func(*figures) []string
+	excludes []string
+}
+
+func fixed(s string) func(*figures) string { return func(*figures) string { return s } }
+
+// rules is the diagnosis table (docs/diagnosis.md states it).
+var rules = []rule{
+	{
+		shape: ShapeClientLimited,
+		hint: fixed("drip itself is the bottleneck: this machine ran its readers, writers or schedule late, " +
+			"so the latency figures are the client's, not the endpoint's (lower --concurrency or --rate, or give drip more cores)"),
+		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() },
+		evidence: func(x *figures) []string {
+			var ev []string
+			if x.schedLimited() {
+				sl := x.s.Client.SchedLatency
+				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s after they became runnable (p50 %s, n=%d sampled)",
+					msText(val(sl.P99)), msText(x.s.Client.BoundMS), msText(val(sl.P50)), sl.N))
+			}
+			if x.scheduleLimited() {
+				ol := x.s.OpenLoop
+				ev = append(ev, fmt.Sprintf("schedule lag p99 %s > %s", msText(val(ol.ScheduleLag.P99)), msText(ol.LagBoundMS)))
+			}
+			if x.haveTTFT {
+				ev = append(ev, "ttft p50 "+msText(x.ttft50))
+			}
+			return ev
+		},
+		excludes: timingShapes,
+	},
+	{
+		shape: ShapeProxyBuffering,
+		hint: func(x *figures) string {
+			h := "something between drip and the server buffers the stream (a proxy's buffer, or compression): content arrives in bursts separated by silence, " +
+				"so ITL and tps_user are withheld and throughput is end-to-end; the stalls are real waits, caused by the buffering, not by the model"
+			if x.s.Signals.Compressed > 0 {
+				h += "; the responses were compressed"
+			}
+			return h
+		},
+		when: func(x *figures) bool {
+			return x.s.Signals.ContentStreams > 0 && x.readBufferedPct >= BurstSharePct
+		},
+		evidence: func(x *figures) []string {
+			sg := &x.s.Signals
+			ev := []string{
+				fmt.Sprintf("%d of %d streams with content (%s) buffered by their reads (≥ %g%% of content frames in reads of ≥ %d, or tokens under %s apart; threshold %g%% of streams)",
+					sg.ReadBuffered, sg.ContentStreams, pctText(x.readBufferedPct), BurstSharePctBuffered, BurstFrames, msText(InstantMSPerToken), BurstSharePct),
+				fmt.Sprintf("largest burst %d content frames in one read of %s; longest silence between content reads %s",
+					sg.LargestBurstFrames, bytesText(sg.LargestBurstBytes), msText(sg.LongestSilenceMS)),
+			}
+			if h := x.s.Metrics.Held; h.N > 0 {
+				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", msText(val(h.P50)), h.N))
+			}
+			if sg.Compressed > 0 {
+				ev = append(ev, fmt.Sprintf("%d streams compressed", sg.Compressed))
+			}
+			return ev
+		},
+		excludes: []string{ShapeQueue, ShapeTransport, ShapeLongAnswer, ShapeSharedCapacity, ShapeFirstBurst, ShapeCoalesced},
+	},
+	{
+		shape: ShapeQueue,
+		hint:  fixed("a queue in front of the model: requests wait, then generate normally"),
+		when:  func(x *figures) bool { return x.haveTTFT && x.ttft50 >= QueueTTFTMS && x.gapsTight() },
+		evidence: func(x *figures) []string {
+			return []string{fmt.Sprintf("ttft p50 %s ≥ %s", msText(x.ttft50), msText(QueueTTFTMS)), x.gapsTightWhy()}
+		},
+		excludes: []string{ShapeTransport}, // it says the model answers on time
+	},
+	{
+		shape: ShapeTransport,
+		hint:  fixed("the model answers on time but delivery is uneven: suspect a proxy or compression on the way"),
+		when: func(x *figures) bool {
+			return x.ttftTight() && (x.gapsFat() || x.coalescedPct >= BurstSharePct || x.s.Signals.Compressed > 0)
+		},
+		evidence: func(x *figures) []string {
+			ev := []string{fmt.Sprintf("ttft p90 %s ≤ %s = %g × p50 %s", msText(x.ttft90), msText(TightTTFTRatio*x.ttft50), TightTTFTRatio, msText(x.ttft50))}
+			switch {
+			case x.haveGaps && x.gap99 >= x.stall:
+				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ the %s stall threshold", msText(x.gap99), msText(x.stall)))
+			case x.gapsFat():
+				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ %s = %g × max(gap p50 %s, %s)",
+					msText(x.gap99), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
+			}
+			if x.coalescedPct >= BurstSharePct {
+				ev = append(ev, fmt.Sprintf("%s of content frames coalesced (≥ %g%%)", pctText(x.coalescedPct), BurstSharePct))
+			}
+			if n := x.s.Signals.Compressed; n > 0 {
+				ev = append(ev, fmt.Sprintf("%d streams compressed", n))
+			}
+			return ev
+		},
+	},
+	{
+		shape: ShapeLongAnswer,
+		hint:  fixed("a long answer: everything flows but there is a lot of it; cap max tokens (--max-tokens)"),
+		when: func(x *figures) bool {
+			return x.haveE2E && x.e2e50 >= LongE2EMS && x.gapsTight() && x.ttft50 < LongTTFTShare*x.e2e50
+		},
+		evidence: func(x *figures) []string {
+			return []string{
+				fmt.Sprintf("e2e p50 %s ≥ %s", msText(x.e2e50), msText(LongE2EMS)),
+				fmt.Sprintf("ttft p50 %s < %s = %g × e2e p50", msText(x.ttft50), msText(LongTTFTShare*x.e2e50), LongTTFTShare),
+				x.gapsTightWhy(),
+				"output tokens p50 " + numText(val(x.s.Metrics.OutputTokens.P50)),
+			}
+		},
+	},
+	{
+		shape:    ShapeSharedCapacity,
+		hint:     fixed("identical requests vary widely: the capacity behind the endpoint is shared or contended"),
+		when:     func(x *figures) bool { return len(spreadEvidence(x.s)) > 0 },
+		evidence: func(x *figures) []string { return spreadEvidence(x.s) },
+	},
+	{
+		shape: ShapeFirstBurst,
+		hint:  fixed("the first content arrived as one large burst: TTFT may hide buffered generation"),
+		when:  func(x *figures) bool { return x.s.Signals.FirstBursts > 0 },
+		evidence: func(x *figures) []string {
+			sg := &x.s.Signals
+			return []string{fmt.Sprintf("%d streams' first content read carried ≥ %d tokens (most %d; from usage where the stream reported it)",
+				sg.FirstBursts, FirstBurstTokens, sg.FirstBurstMax)}
+		},
+	},
+	{
+		shape: ShapeCoalesced,
+		hint:  fixed("content frames arrive in bursts that share a read: gaps of 0 are delivery, not generation"),
+		when: func(x *figures) bool {
+			return x.s.Signals.ContentFrames > 0 && x.coalescedPct >= CoalescedFlagPct
+		},
+		evidence: func(x *figures) []string {
+			sg := &x.s.Signals
+			return []string{fmt.Sprintf("%d of %d content frames (%s) shared a read (threshold %g%%)",
+				sg.CoalescedFrames, sg.ContentFrames, pctText(x.coalescedPct), CoalescedFlagPct)}
+		},
+	},
+	{
+		shape: ShapeZeroContent,
+		hint:  fixed("HTTP success with no content: check the request (model, max tokens, content filter)"),
+		when:  func(x *figures) bool { return x.s.Signals.ZeroContent > 0 },
+		evidence: func(x *figures) []string {
+			return []string{fmt.Sprintf("%d streams answered 2xx and ended without content text", x.s.Signals.ZeroContent)}
+		},
+	},
+}
+
+// Diagnose reads a summary's figures for the known shapes of slow streams
+// and returns each rule of the table that fires, in table order, unless
+// a rule that fired before it excludes it. It is a pure function of the
+// summary.
+func Diagnose(s *Summary) []Diagnosis {
+	x := newFigures(s)
+	out := []Diagnosis{}
+	excluded := map[string]bool{}
+	for i := range rules {
+		r := &rules[i]
+		if excluded[r.shape] || !r.when(x) {
+			continue
 		}
-		if bursts {
-			ev = append(ev, fmt.Sprintf("%s%% of content frames coalesced, %s%% of streams buffered (threshold %g%%)", f(coalescedPct), f(bufferedPct), BurstSharePct))
+		out = append(out, Diagnosis{Shape: r.shape, Hint: r.hint(x), Evidence: strings.Join(r.evidence(x), "; ")})
+		for _, e := range r.excludes {
+			excluded[e] = true
 		}
-		if s.Signals.Compressed > 0 {
-			ev = append(ev, fmt.Sprintf("%d streams compressed", s.Signals.Compressed))
-		}
-		add(ShapeTransport, "the model answers on time but delivery is uneven: suspect a buffering proxy or compression", ev...)
 	}
+	return out
+}
 
-	e2e50 := val(m.E2E.P50)
-	if m.E2E.N > 0 && e2e50 >= LongE2EMS && gapsTight && ttft50 < LongTTFTShare*e2e50 {
-		add(ShapeLongAnswer, "a long answer: everything flows but there is a lot of it; cap max tokens (--max-tokens)",
-			fmt.Sprintf("e2e p50 %s ms ≥ %s ms", f(e2e50), f(LongE2EMS)),
-			fmt.Sprintf("ttft p50 %s ms < %g × e2e p50", f(ttft50), LongTTFTShare), gapsTightWhy,
-			fmt.Sprintf("output tokens p50 %s", f(val(m.OutputTokens.P50))))
-	}
-
+// spreadEvidence is the shared-capacity rule's evidence: the first prompt
+// whose identical runs spread widely.
+func spreadEvidence(s *Summary) []string {
 	for _, p := range s.PerPrompt {
 		if p.Completed < SpreadMinStreams {
 			continue
@@ -114,34 +298,15 @@ func Diagnose(s *Summary) []Diagnosis {
 			d    Dist
 		}{{"per-stream itl", p.ITL}, {"ttft", p.TTFT}} {
 			if d.d.N >= SpreadMinStreams && val(d.d.P50) > 0 && val(d.d.P90)/val(d.d.P50) >= SpreadRatio {
-				ev = append(ev, fmt.Sprintf("prompt %s: %s p90 %s ms is %s × p50 %s ms (≥ %g, n=%d)",
-					p.ID, d.name, f(val(d.d.P90)), f(val(d.d.P90)/val(d.d.P50)), f(val(d.d.P50)), SpreadRatio, d.d.N))
+				ev = append(ev, fmt.Sprintf("prompt %s: %s p90 %s is %s × p50 %s (≥ %g, n=%d)",
+					p.ID, d.name, msText(val(d.d.P90)), numText(val(d.d.P90)/val(d.d.P50)), msText(val(d.d.P50)), SpreadRatio, d.d.N))
 			}
 		}
 		if len(ev) > 0 {
-			add(ShapeSharedCapacity, "identical requests vary widely: the capacity behind the endpoint is shared or contended", ev...)
-			break
+			return ev
 		}
 	}
-
-	sg := &s.Signals
-	if sg.FirstBursts > 0 {
-		add(ShapeFirstBurst, "the first content arrived as one large burst: TTFT may hide buffered generation",
-			fmt.Sprintf("%d streams' first content read carried ≥ %d tokens (most %d)", sg.FirstBursts, FirstBurstTokens, sg.FirstBurstMax))
-	}
-	if sg.ContentFrames > 0 && coalescedPct >= CoalescedFlagPct {
-		add(ShapeCoalesced, "content frames arrive in bursts that share a read: gaps of 0 are delivery, not generation",
-			fmt.Sprintf("%d of %d content frames (%s%%) shared a read (threshold %g%%)", sg.CoalescedFrames, sg.ContentFrames, f(coalescedPct), CoalescedFlagPct))
-	}
-	if sg.ZeroContent > 0 {
-		add(ShapeZeroContent, "HTTP success with no content: check the request (model, max tokens, content filter)",
-			fmt.Sprintf("%d streams answered 2xx and ended without content text", sg.ZeroContent))
-	}
-	if ol := s.OpenLoop; ol != nil && ol.ClientLimited {
-		add(ShapeClientLimited, "drip itself fell behind its schedule: the load was shaped by this machine, not the rate asked for",
-			fmt.Sprintf("schedule lag p99 %s ms > %s ms", f(val(ol.ScheduleLag.P99)), f(ol.LagBoundMS)))
-	}
-	return out
+	return nil
 }
 
 func val(p *float64) float64 {
@@ -158,5 +323,40 @@ func pct(n, of int) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
-// f prints a figure for evidence text.
-func f(v float64) string { return fmt.Sprintf("%.4g", v) }
+// numText prints a plain number for evidence text: up to three
+// significant digits, never an exponent.
+func numText(v float64) string {
+	switch a := math.Abs(v); {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	}
+	d := 1 - int(math.Floor(math.Log10(math.Abs(v)))) // two significant digits
+	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', d, 64), "0"), ".")
+}
+
+// msText prints a duration in ms with the unit its magnitude reads best
+// in: "0.42 ms", "25 ms", "10.2 s", "4.5 min".
+func msText(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 60000:
+		return numText(v/60000) + " min"
+	case a >= 1000:
+		return numText(v/1000) + " s"
+	}
+	return numText(v) + " ms"
+}
+
+func pctText(v float64) string { return numText(v) + "%" }
+
+func bytesText(n int) string {
+	if n >= 1024 {
+		return numText(float64(n)/1024) + " KiB"
+	}
+	return strconv.Itoa(n) + " B"
+}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestDiagnose(t *testing.T) {
 		{"healthy", func(*Summary) {}, nil, ""},
 		{"queue: TTFT high, gaps tight", func(s *Summary) {
 			s.Metrics.TTFT = dist(20, 2400, 3100, 3500)
-		}, []string{ShapeQueue}, "ttft p50 2400 ms ≥ 1000 ms"},
+		}, []string{ShapeQueue}, "ttft p50 2.4 s ≥ 1 s"},
 		{"high TTFT with loose gaps is not a queue", func(s *Summary) {
 			s.Metrics.TTFT = dist(20, 2400, 3100, 3500)
 			s.Metrics.Gap = dist(2000, 25, 60, 200)
@@ -57,7 +58,7 @@ func TestDiagnose(t *testing.T) {
 		{"long answer: flat, total high", func(s *Summary) {
 			s.Metrics.E2E = dist(20, 42000, 44000, 45000)
 			s.Metrics.OutputTokens = dist(20, 1600, 1700, 1800)
-		}, []string{ShapeLongAnswer}, "e2e p50 4.2e+04 ms ≥ 1e+04 ms"},
+		}, []string{ShapeLongAnswer}, "e2e p50 42 s ≥ 10 s"},
 		{"shared capacity: per-stream ITL spread for one prompt", func(s *Summary) {
 			s.PerPrompt = []PromptStats{
 				{ID: "calm", Completed: 10, ITL: dist(10, 20, 24, 25), TTFT: dist(10, 200, 220, 230)},
@@ -69,7 +70,7 @@ func TestDiagnose(t *testing.T) {
 		}, nil, ""},
 		{"first content frame carrying many tokens", func(s *Summary) {
 			s.Signals.FirstBursts, s.Signals.FirstBurstMax = 3, 40
-		}, []string{ShapeFirstBurst}, "3 streams' first content read carried ≥ 8 tokens (most 40)"},
+		}, []string{ShapeFirstBurst}, "3 streams' first content read carried ≥ 8 tokens (most 40;"},
 		{"coalescing under the transport threshold is still flagged", func(s *Summary) {
 			s.Signals.CoalescedFrames = 300
 		}, []string{ShapeCoalesced}, "300 of 2000 content frames (15%)"},
@@ -79,6 +80,35 @@ func TestDiagnose(t *testing.T) {
 		{"client-limited open loop", func(s *Summary) {
 			s.OpenLoop = &OpenLoop{ScheduleLag: dist(100, 3, 9, 25), LagBoundMS: 10, ClientLimited: true}
 		}, []string{ShapeClientLimited}, "schedule lag p99 25 ms > 10 ms"},
+		{"proxy buffering names neither queue nor transport nor coalescing", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 2400, 2500, 2600)
+			s.Metrics.Gap = dist(2000, 0, 0, 0.42)
+			s.Signals.CoalescedFrames = 2000
+			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 20
+			s.Signals.LargestBurstFrames, s.Signals.LargestBurstBytes, s.Signals.LongestSilenceMS = 32, 4096, 1200
+			s.Signals.FirstBursts, s.Signals.FirstBurstMax = 20, 32
+			s.Metrics.Held = dist(20, 1150, 1200, 1250)
+		}, []string{ShapeProxyBuffering}, "20 of 20 streams with content (100%) buffered by their reads"},
+		{"proxy buffering evidence: the burst, the silence, the time held", func(s *Summary) {
+			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 5
+			s.Signals.LargestBurstFrames, s.Signals.LargestBurstBytes, s.Signals.LongestSilenceMS = 32, 4096, 1200
+			s.Metrics.Held = dist(20, 1150, 1200, 1250)
+		}, []string{ShapeProxyBuffering}, "largest burst 32 content frames in one read of 4 KiB; longest silence between content reads 1.2 s; the server had its first token held_ms p50 1.15 s before"},
+		{"a queue with coalesced frames is not also transport", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 2400, 2500, 2600)
+			s.Metrics.Gap = dist(2000, 0, 2, 3)
+			s.Signals.CoalescedFrames = 900
+		}, []string{ShapeQueue, ShapeCoalesced}, "ttft p50 2.4 s ≥ 1 s"},
+		{"gaps under a millisecond: the floor is printed, the arithmetic true", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 10180, 10300, 10400)
+			s.Metrics.Gap = dist(2000, 0, 0.2, 0.42)
+		}, []string{ShapeQueue}, "ttft p50 10.2 s ≥ 1 s; gap p99 0.42 ms ≤ 4 ms = 4 × max(gap p50 0 ms, 1 ms)"},
+		{"client-limited by drip's own scheduling excludes the endpoint's shapes", func(s *Summary) {
+			s.Metrics.TTFT = dist(20, 5000, 5200, 5400)
+			s.Client = &Client{SchedLatency: dist(900, 2, 30, 67), BoundMS: ClientLagBoundMS, Limited: true}
+			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 20
+			s.PerPrompt = []PromptStats{{ID: "busy", Completed: 10, ITL: dist(10, 20, 55, 60), TTFT: dist(10, 200, 220, 230)}}
+		}, []string{ShapeClientLimited}, "drip's goroutines waited for a core p99 67 ms ≥ 10 ms after they became runnable (p50 2 ms, n=900 sampled); ttft p50 5 s"},
 		{"no samples, no hints", func(s *Summary) { *s = Summary{} }, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,5 +155,70 @@ func TestWorkloadSignals(t *testing.T) {
 	}
 	if len(s.PerPrompt) != 1 || s.PerPrompt[0].Streams != 3 || s.PerPrompt[0].Completed != 1 || s.PerPrompt[0].Failed != 1 || s.PerPrompt[0].Incomplete != 1 {
 		t.Errorf("per prompt %+v", s.PerPrompt)
+	}
+}
+
+// Evidence prints figures in the unit their magnitude reads best in,
+// never with an exponent.
+func TestEvidenceNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		ms   float64
+		want string
+	}{
+		{0, "0 ms"}, {0.42, "0.42 ms"}, {0.0123, "0.012 ms"}, {0.00001, "0.00001 ms"}, {2.754, "2.75 ms"},
+		{25, "25 ms"}, {250, "250 ms"}, {999.4, "999 ms"}, {1000, "1 s"}, {10180, "10.2 s"},
+		{42000, "42 s"}, {90000, "1.5 min"}, {1e7, "167 min"},
+	} {
+		if got := msText(tc.ms); got != tc.want {
+			t.Errorf("msText(%v) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
+	if got := bytesText(4096); got != "4 KiB" {
+		t.Errorf("bytesText(4096) = %q", got)
+	}
+	if got := bytesText(612); got != "612 B" {
+		t.Errorf("bytesText(612) = %q", got)
+	}
+}
+
+// Over many summaries, no two shapes that contradict each other fire
+// together and no evidence carries an exponent.
+func TestDiagnoseNoContradictions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := func(xs ...float64) float64 { return xs[rng.IntN(len(xs))] }
+	contradict := [][2]string{
+		{ShapeQueue, ShapeTransport}, {ShapeProxyBuffering, ShapeQueue}, {ShapeProxyBuffering, ShapeTransport},
+		{ShapeClientLimited, ShapeQueue}, {ShapeClientLimited, ShapeSharedCapacity}, {ShapeClientLimited, ShapeProxyBuffering},
+	}
+	for range 5000 {
+		ttft := pick(0.3, 200, 2400, 10180, 1e5)
+		gap := pick(0, 0.5, 25, 300)
+		s := Summary{
+			Streams: Streams{Admitted: 20, Completed: 20},
+			Metrics: Metrics{
+				TTFT: dist(20, ttft, ttft*pick(1, 1.4, 3), ttft*pick(1.5, 4)),
+				Gap:  dist(2000, gap, gap*2, pick(0.42, gap*3, 700, 1.2e4)),
+				E2E:  dist(20, pick(2700, 42000), 44000, 45000), OutputTokens: dist(20, 100, 100, 100),
+			},
+			Stalls: Stalls{ThresholdMS: 250},
+			Signals: Signals{ContentFrames: 2000, CoalescedFrames: rng.IntN(2001), ContentStreams: 20, ReadBuffered: rng.IntN(21),
+				FirstBursts: rng.IntN(3), FirstBurstMax: 40, LargestBurstFrames: 32, LargestBurstBytes: 4096, LongestSilenceMS: pick(0, 1200, 1.018e4)},
+		}
+		if rng.IntN(3) == 0 {
+			s.Client = &Client{SchedLatency: dist(100, 1, 5, pick(3, 67)), BoundMS: ClientLagBoundMS}
+			s.Client.Limited = *s.Client.SchedLatency.P99 >= ClientLagBoundMS
+		}
+		got := map[string]bool{}
+		for _, d := range Diagnose(&s) {
+			got[d.Shape] = true
+			if strings.Contains(d.Evidence, "e+") || strings.Contains(d.Evidence, "e-") {
+				t.Fatalf("%s evidence with an exponent: %s", d.Shape, d.Evidence)
+			}
+		}
+		for _, c := range contradict {
+			if got[c[0]] && got[c[1]] {
+				t.Fatalf("both %s and %s for %+v", c[0], c[1], s.Metrics)
+			}
+		}
 	}
 }

@@ -89,6 +89,10 @@ type RunStats struct {
 	Lag           Dist
 	LagBoundMS    float64
 	ClientLimited bool // Lag p99 over LagBoundMS
+	// SchedLatency is how long drip's goroutines waited runnable before
+	// they ran while the measured streams ran (ms, from the Go runtime's
+	// histogram: each figure a bucket's upper edge).
+	SchedLatency Dist
 }
 
 // NewRunID returns a short random run identifier.
@@ -138,6 +142,7 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 		r.closed(ctx, max(conc, 1), time.Time{}, PhaseWarmup, pick)
 	}
 	var st RunStats
+	sched := startSchedWatch()
 	if ctx.Err() == nil {
 		pick := newPicker(prompts, p.Seed, orderStream, p.Runs)
 		if p.Rate > 0 {
@@ -150,6 +155,7 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 			r.closed(ctx, max(p.Concurrency, 1), deadline, PhaseMeasure, pick)
 		}
 	}
+	st.SchedLatency = sched.dist()
 	close(r.records)
 	<-sunk
 	return st

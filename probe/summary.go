@@ -101,6 +101,9 @@ type Metrics struct {
 	TPSUser      Dist `json:"tps_user"`
 	OutputTokens Dist `json:"output_tokens"`
 	FirstByte    Dist `json:"first_byte_ms"`
+	// Held is TTFT minus the server's own time to its first token, for
+	// streams whose server reports one (Record.HeldMS).
+	Held Dist `json:"held_ms"`
 }
 
 // Throughput is output tokens of completed streams over the run window.
@@ -165,9 +168,19 @@ type Summary struct {
 	Server          map[string]Dist `json:"server,omitempty"`
 	PerPrompt       []PromptStats   `json:"per_prompt"`
 	OpenLoop        *OpenLoop       `json:"open_loop,omitempty"`
+	Client          *Client         `json:"client,omitempty"`
 	Signals         Signals         `json:"signals"`
 	Diagnosis       []Diagnosis     `json:"diagnosis"`
 	Gates           []GateResult    `json:"gates"`
+}
+
+// Client is drip's own share of the latency: how late its goroutines ran
+// after they became runnable while the measured streams ran.
+type Client struct {
+	SchedLatency Dist    `json:"sched_latency_ms"`
+	BoundMS      float64 `json:"bound_ms"`
+	Limited      bool    `json:"limited"` // p99 at or above BoundMS
+	Source       string  `json:"source"`
 }
 
 // Diagnosis is a labelled hint with the evidence that triggered it.
@@ -183,6 +196,7 @@ type Aggregate struct {
 	StallMS                                             float64
 	streams                                             Streams
 	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb Sampler
+	held                                                Sampler
 	server                                              map[string]*Sampler
 	stalls                                              Stalls
 	approx, measured                                    int
@@ -232,6 +246,7 @@ func (a *Aggregate) Add(r *Record) {
 	a.ttft.AddPtr(r.TTFTMS)
 	a.ttfo.AddPtr(r.TTFOMS)
 	a.fb.AddPtr(r.FirstByteMS)
+	a.held.AddPtr(r.HeldMS)
 	a.dur.Add(r.DurationMS)
 	for _, g := range r.Gaps() {
 		a.gap.Add(g)
@@ -299,7 +314,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 			TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",
 			Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
 			Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
-			Buffered:    "fewer than 3 content frames, or >=10 tokens within 200ms: ITL and tps_user withheld",
+			Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld",
 			Tokens:      "from the server's usage report when present, else one per content frame (approx)",
 		},
 		Workload: w,
@@ -310,6 +325,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 			E2E: a.e2e.Dist(), Duration: a.dur.Dist(),
 			Tail: a.tail.Dist(), TPSUser: a.tps.Dist(),
 			OutputTokens: a.toks.Dist(), FirstByte: a.fb.Dist(),
+			Held: a.held.Dist(),
 		},
 		Stalls:    a.stalls,
 		Diagnosis: []Diagnosis{},

@@ -49,6 +49,16 @@ type Signals struct {
 	FirstBurstMax int `json:"first_burst_max_tokens"`
 	ZeroContent   int `json:"zero_content"` // HTTP 2xx streams that ended with no content text
 	Compressed    int `json:"compressed"`   // streams with a Content-Encoding
+	// ContentStreams have content; ReadBuffered of them were buffered by
+	// how their content arrived (the bursts or instant delivery rule).
+	ContentStreams int `json:"content_streams"`
+	ReadBuffered   int `json:"read_buffered"`
+	// Over the read-buffered streams: the largest burst (content frames
+	// of one read, and that read's bytes) and the longest silence between
+	// content reads.
+	LargestBurstFrames int     `json:"largest_burst_frames"`
+	LargestBurstBytes  int     `json:"largest_burst_bytes"`
+	LongestSilenceMS   float64 `json:"longest_silence_ms"`
 }
 
 // workloadStats is the part of an Aggregate that knows about prompts,
@@ -120,6 +130,16 @@ func (w *workloadStats) add(r *Record) {
 	if r.ContentEncoding != "" {
 		sg.Compressed++
 	}
+	if d := r.Delivery; d != nil {
+		sg.ContentStreams++
+		if d.Rule == DeliveryBursts || d.Rule == DeliveryInstant {
+			sg.ReadBuffered++
+			if d.LargestBurstFrames > sg.LargestBurstFrames {
+				sg.LargestBurstFrames, sg.LargestBurstBytes = d.LargestBurstFrames, d.LargestBurstBytes
+			}
+			sg.LongestSilenceMS = max(sg.LongestSilenceMS, d.LongestSilenceMS)
+		}
+	}
 	if b := firstBurstTokens(r); b >= FirstBurstTokens {
 		sg.FirstBursts++
 		sg.FirstBurstMax = max(sg.FirstBurstMax, b)
@@ -131,10 +151,16 @@ func (w *workloadStats) add(r *Record) {
 }
 
 // firstBurstTokens is the tokens the first content read carried: what each
-// frame declared, else its text's bytes / 4 (about one token per four
-// bytes of English), at least one per frame.
+// frame declared; else, when the server reported usage, the stream's
+// tokens per content frame; else its text's bytes / 4 (about one token
+// per four bytes of English), at least one per frame.
 func firstBurstTokens(r *Record) int {
+	perFrame := 0.0
+	if r.TokensSource == "usage" && r.ContentFrames > 0 {
+		perFrame = float64(r.OutputTokens) / float64(r.ContentFrames)
+	}
 	read, n := -1, 0
+	undeclared := 0
 	for i := range r.Frames {
 		f := &r.Frames[i]
 		if !f.IsContent() {
@@ -147,15 +173,19 @@ func firstBurstTokens(r *Record) int {
 			break
 		}
 		t := f.Tokens
-		if t == 0 {
+		switch {
+		case t > 0:
+		case perFrame > 0:
+			undeclared++
+			continue
+		case !utf8.ValidString(f.Text):
+			t = 1
+		default:
 			t = max(int(math.Ceil(float64(len(f.Text))/4)), 1)
-			if !utf8.ValidString(f.Text) {
-				t = 1
-			}
 		}
 		n += t
 	}
-	return n
+	return n + int(math.Round(float64(undeclared)*perFrame))
 }
 
 func (w *workloadStats) fill(s *Summary) {
@@ -167,6 +197,14 @@ func (w *workloadStats) fill(s *Summary) {
 		s.PerPrompt = append(s.PerPrompt, st)
 	}
 	s.Signals = w.signals
+	if w.run != nil && w.run.SchedLatency.N > 0 {
+		sl := w.run.SchedLatency
+		s.Client = &Client{
+			SchedLatency: sl, BoundMS: ClientLagBoundMS,
+			Limited: sl.P99 != nil && *sl.P99 >= ClientLagBoundMS,
+			Source:  "Go runtime /sched/latencies (about 1 in 8 goroutine wake-ups), each figure its bucket's upper edge",
+		}
+	}
 	if !w.open && (w.run == nil || w.run.Lag.N == 0) {
 		return
 	}
