@@ -135,6 +135,11 @@ type Record struct {
 	Server          map[string]any  `json:"server,omitempty"`
 	Request         json.RawMessage `json:"request,omitempty"` // only with --keep-request
 	Workload        *RecordWorkload `json:"workload,omitempty"`
+	// Host is the machine that ran the stream (its hostname unless the
+	// user named it), and Labels the user's own k=v tags: runs from many
+	// hosts are merged and grouped by them (drip merge, compare --by).
+	Host   string            `json:"host,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
 
 	// Start is the monotonic reading taken just before the request was
 	// sent; in memory only, for pairing with an in-process server's clock.

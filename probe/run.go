@@ -36,6 +36,9 @@ type Plan struct {
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
 	Workload *RecordWorkload
+	// Host and Labels are stamped on every record (Record.Host, .Labels).
+	Host   string
+	Labels map[string]string
 }
 
 // Open-loop arrival processes.
@@ -208,7 +211,7 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, intended *
 	}
 	rec := &Record{
 		RunID: r.plan.RunID, Seq: int(r.seq.Add(1) - 1), Phase: phase, PromptID: pr.ID,
-		IntendedStartMS: intended, Workload: r.plan.Workload,
+		IntendedStartMS: intended, Workload: r.plan.Workload, Host: r.plan.Host, Labels: r.plan.Labels,
 	}
 	Stream(ctx, t, r.o, rec, r.observe)
 	// Stream set Start just before sending (or when it gave up before).

@@ -137,9 +137,10 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 
 func newRunCmd() *cobra.Command {
 	var (
-		req  requestFlags
-		out  outputFlags
-		load workloadFlags
+		req   requestFlags
+		out   outputFlags
+		load  workloadFlags
+		fleet fleetFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run URL",
@@ -185,6 +186,9 @@ the default openai-chat).`,
 			if err := load.plan(cmd.Flags(), &req, &plan); err != nil {
 				return err
 			}
+			if err := fleet.apply(&plan); err != nil {
+				return err
+			}
 			plan.Workload = &probe.RecordWorkload{
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 			}
@@ -198,6 +202,7 @@ the default openai-chat).`,
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
 	load.register(cmd.Flags())
+	fleet.register(cmd.Flags())
 	return cmd
 }
 
