@@ -63,7 +63,10 @@ type Comparison struct {
 	// same two or more prompt ids; nil otherwise.
 	Prompts []Prompt
 	Noise   Noise
-	Gates   []GateResult
+	// Readings say, per run, which clocks moved beyond noise and what
+	// that points at (transport or queue).
+	Readings []Reading
+	Gates    []GateResult
 }
 
 // Section is a group of rows: the stream accounting, one latency
@@ -130,6 +133,7 @@ func New(inputs []Input, o Options) (*Comparison, error) {
 	}
 	c.Sections = sections(sides, runSpecs(sides), c.Noise, "")
 	c.Prompts = prompts(c.Runs, c.Noise)
+	c.Readings = readings(c)
 	c.Gates = evalGates(o.Gates, c.Runs)
 	return c, nil
 }

@@ -17,6 +17,7 @@ type jsonComparison struct {
 	WorkloadDifferences []Difference    `json:"workload_differences"`
 	Runs                []jsonRun       `json:"runs"`
 	Prompts             []jsonPrompt    `json:"prompts,omitempty"`
+	Readings            []Reading       `json:"readings"`
 	Gates               []GateResult    `json:"gates"`
 	Tripped             bool            `json:"tripped"`
 	Conventions         jsonConventions `json:"conventions"`
@@ -61,7 +62,7 @@ type jsonRow struct {
 func JSON(w io.Writer, c *Comparison) error {
 	out := jsonComparison{
 		V: probe.RecordVersion, Baseline: c.Runs[0].Label, WorsePct: WorsePct, Noise: c.Noise,
-		WorkloadDifferences: c.Workload, Gates: c.Gates, Tripped: c.Tripped(),
+		WorkloadDifferences: c.Workload, Readings: c.Readings, Gates: c.Gates, Tripped: c.Tripped(),
 		Conventions: jsonConventions{
 			Deltas: "abs = run − baseline; pct = abs / |baseline| × 100, null when the baseline is 0",
 			Worse:  "a change of worse_pct or more in the worse direction (better: lower or higher), or any worsening of a baseline of 0",

@@ -47,6 +47,15 @@ func Markdown(w io.Writer, c *Comparison) {
 	writeMDTable(w, c, c.Sections)
 	fmt.Fprintln(w, "\n⚠️ worse by 10% or more (lower is better for latencies, failures and stalls; higher for completions and rates) · \\~ within noise (the 95% bootstrap interval of the difference contains 0)")
 
+	fmt.Fprintf(w, "\n**Clocks** (%s)\n\n", md(MovedRule))
+	for _, rd := range c.Readings {
+		moved := []string{}
+		for _, m := range rd.Clocks {
+			moved = append(moved, m.Clock+" "+movedWord(m.Moved))
+		}
+		fmt.Fprintf(w, "- %s %s: %s — %s\n", Letter(rd.Run), md(rd.Label), strings.Join(moved, ", "), md(rd.Verdict))
+	}
+
 	fmt.Fprintf(w, "\n<details><summary>Noise: %.0f%% bootstrap intervals of the difference from A</summary>\n\n", c.Noise.Confidence*100)
 	fmt.Fprintf(w, "%s; %d resamples, seed %d.\n\n", c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
 	fmt.Fprintln(w, "| metric | run | difference |")

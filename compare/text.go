@@ -57,6 +57,7 @@ func Text(w io.Writer, c *Comparison) {
 	writeSections(w, c.Sections)
 	fmt.Fprintln(w, "\n"+Legend)
 
+	writeReadings(w, c)
 	writeNoise(w, c)
 	if len(c.Prompts) > 0 {
 		fmt.Fprintln(w, "\nper prompt")
@@ -180,6 +181,29 @@ func DeltaPct(d *Delta) string {
 		return "—"
 	}
 	return signed(*d.Pct) + "%"
+}
+
+// writeReadings says which clocks moved in each run and what follows.
+func writeReadings(w io.Writer, c *Comparison) {
+	fmt.Fprintf(w, "\nclocks (%s)\n", MovedRule)
+	for _, rd := range c.Readings {
+		fmt.Fprintf(w, "  %-2s %s\n", Letter(rd.Run), sanitize.Line(rd.Label))
+		for _, m := range rd.Clocks {
+			fmt.Fprintf(w, "     %-5s %-9s %s\n", m.Clock, movedWord(m.Moved), m.Evidence)
+		}
+		fmt.Fprintf(w, "     reading: %s\n", rd.Verdict)
+	}
+}
+
+// movedWord is a clock's state in one word.
+func movedWord(m *bool) string {
+	switch {
+	case m == nil:
+		return "unknown"
+	case *m:
+		return "moved"
+	}
+	return "held"
 }
 
 // writeNoise lists the interval of every p50 and p95 difference.

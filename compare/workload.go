@@ -165,3 +165,24 @@ func workloadOf(recs, measured []*probe.Record) probe.Workload {
 	}
 	return w
 }
+
+// mergeSettings are the settings runs must share to be one run from many
+// hosts: what was asked of which endpoint, under what load. Counts and
+// prompt ids may differ (a shard sends a slice of the prompts).
+var mergeSettings = []string{setTarget, setFormat, setModel, setMaxTokens, setLoad, setStall}
+
+// MergeDifferences lists the settings in which some input differs from the
+// first and that keep them from being merged into one run.
+func MergeDifferences(inputs []Input) []Difference {
+	runs := make([]Run, len(inputs))
+	for i, in := range inputs {
+		runs[i] = Run{Input: in, settings: settingsOf(in.Records)}
+	}
+	var out []Difference
+	for _, d := range differences(runs) {
+		if slices.Contains(mergeSettings, d.Setting) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
