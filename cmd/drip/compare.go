@@ -24,9 +24,10 @@ func newCompareCmd() *cobra.Command {
 		asJSON   bool
 		markdown bool
 		noTUI    bool
+		by       string
 	)
 	cmd := &cobra.Command{
-		Use:   "compare A.jsonl B.jsonl [C.jsonl …]",
+		Use:   "compare A.jsonl B.jsonl [C.jsonl …] | compare --by KEY FILE.jsonl…",
 		Short: "Put recorded runs side by side, with deltas against the first",
 		Long: `Read two or more record files written by 'drip run --out' and compare them.
 The first run is the baseline. Every figure is recomputed from the raw
@@ -43,12 +44,31 @@ On a terminal it opens the compare screen: one column per run with the
 figures aligned row by row, histograms and heatmaps on one scale, a
 per-prompt panel, and any stream of any run opens in the watch view (enter;
 esc comes back). Without a terminal, or with --no-tui, --json or
---markdown, it prints the comparison instead.`,
+--markdown, it prints the comparison instead.
+
+--by KEY pools the records of every file and compares them grouped by a
+field instead of by file: host (runs from many hosts, see 'drip merge'), a
+--label key the runs were given, or any record field (prompt_id, status,
+model, workload.concurrency). Groups are in the order of their values; the
+first is the baseline.
+
+Under the table, the clocks: for each run, whether ttft, the gaps, itl,
+e2e and the tail moved beyond noise, and what that reads as — gaps moved
+with ttft held points at the transport, ttft moved with gaps held at a
+queue before generation.`,
 		Example: `  drip compare before.jsonl after.jsonl
   drip compare main.jsonl pr.jsonl --label main --label pr --markdown
-  drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%' --fail-if 'gap.p99 > +20ms'`,
-		Args: cobra.MinimumNArgs(2),
+  drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%' --fail-if 'gap.p99 > +20ms'
+  drip compare --by host all.jsonl
+  drip compare --by region eu.jsonl us.jsonl`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case by == "" && len(args) < 2:
+				return usageErr("compare needs two or more record files (or --by KEY to split one)")
+			case by != "" && len(labels) > 0:
+				return usageErr("--label names files and --by makes the groups: pick one")
+			}
 			if len(labels) > 0 && len(labels) != len(args) {
 				return usageErr("--label given %d times for %d files: name every run or none", len(labels), len(args))
 			}
@@ -73,6 +93,12 @@ esc comes back). Without a terminal, or with --no-tui, --json or
 					return err
 				}
 				inputs[i] = in
+			}
+			if by != "" {
+				var err error
+				if inputs, err = compare.GroupBy(inputs, by); err != nil {
+					return usageErr("%v", err)
+				}
 			}
 			c, err := compare.New(inputs, compare.Options{Gates: gates})
 			if err != nil {
@@ -99,6 +125,7 @@ esc comes back). Without a terminal, or with --no-tui, --json or
 		},
 	}
 	cmd.Flags().StringArrayVar(&labels, "label", nil, "name of each run, in the order of the files (repeatable; default: the file names)")
+	cmd.Flags().StringVar(&by, "by", "", "compare groups of records by this field or label (host, a --label key, prompt_id, …) instead of by file")
 	cmd.Flags().BoolVar(&noTUI, "no-tui", false, "print the text table even on a terminal")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")

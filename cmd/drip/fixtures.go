@@ -28,7 +28,10 @@ func newFixturesCmd() *cobra.Command {
 		Long: `Serve deterministic LLM streams. Pick a scenario with the request's model
 name (or ?scenario=NAME); a model "NAME#tag" also logs the server's write
 times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
-freezes every response, server-wide, for 2s starting 1s later.`,
+freezes every response, server-wide, for 2s starting 1s later.
+?frame_delay=10ms on a request (or a Frame-Delay: 10ms header) spaces every
+frame after the first content frame 10ms further apart: a slower
+transport, time to first token untouched.`,
 		Example: `  drip fixtures serve --addr 127.0.0.1:8089
   drip run http://127.0.0.1:8089 -m mid-sentence-stall`,
 		Args: cobra.NoArgs,

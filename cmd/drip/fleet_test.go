@@ -1,0 +1,98 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+func readRecords(t *testing.T, path string) []*probe.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, _, err := probe.ReadRecords(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// Two hosts run one workload against one endpoint; the second's transport
+// is slower (the fixture spaces its frames 15ms further apart, time to
+// first token untouched). Merged and grouped by host, the comparison says
+// the gaps moved, TTFT did not, and reads it as the transport.
+func TestMergeAndCompareByHostSeesTheTransport(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	dir := t.TempDir()
+	a, b, all := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "all.jsonl")
+	common := []string{"run", srv.URL, "-m", "steady", "--runs", "8", "--concurrency", "4", "--label", "region=eu", "--no-tui"}
+	if code, _, stderr := drip(t, append(common, "--host-label", "host-a", "--out", a)...); code != exitOK {
+		t.Fatalf("host a: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := drip(t, append(common, "--host-label", "host-b", "-H", "Frame-Delay: 15ms", "--out", b)...); code != exitOK {
+		t.Fatalf("host b: exit %d\n%s", code, stderr)
+	}
+	for _, r := range readRecords(t, b) {
+		if r.Host != "host-b" || r.Labels["region"] != "eu" {
+			t.Fatalf("record host %q labels %v, want host-b and region=eu", r.Host, r.Labels)
+		}
+	}
+	code, _, stderr := drip(t, "merge", a, b, "--out", all)
+	if code != exitOK || !strings.Contains(stderr, "merged 16 records from 2 files (2 hosts: host-a, host-b)") {
+		t.Fatalf("merge: exit %d\n%s", code, stderr)
+	}
+	if n := len(readRecords(t, all)); n != 16 {
+		t.Fatalf("merged file has %d records, want 16", n)
+	}
+	code, stdout, stderr := drip(t, "compare", "--by", "host", all, "--no-tui")
+	if code != exitOK {
+		t.Fatalf("compare: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"A  host=host-a", "B  host=host-b", "ttft  held", "gap   moved", "reading: transport:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare --by host lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestMergeRefusals(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for path, model := range map[string]string{a: "steady", b: "buffered-burst"} {
+		if code, _, stderr := drip(t, "run", srv.URL, "-m", model, "--runs", "1", "--no-tui", "--out", path); code != exitOK {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"merge", a, b, "--out", filepath.Join(dir, "x.jsonl")}, "model: " + a + " = steady; " + b + " = buffered-burst"},
+		{[]string{"merge", a, a, "--out", filepath.Join(dir, "x.jsonl")}, "the same stream twice"},
+		{[]string{"merge", a}, "--out"},
+		{[]string{"compare", a}, "two or more record files"},
+		{[]string{"compare", "--by", "nope", a, b}, "no record has that field"},
+		{[]string{"run", srv.URL, "--label", "host=x"}, "reserved"},
+		{[]string{"run", srv.URL, "--label", "9x=1"}, "letters, digits"},
+		{[]string{"run", srv.URL, "--label", "novalue"}, "want k=v"},
+	} {
+		code, _, stderr := drip(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); err == nil {
+		t.Error("a refused merge wrote its --out file")
+	}
+}

@@ -1,0 +1,86 @@
+// Package fleet puts runs from many hosts together: it merges record files
+// into one run after checking they share a workload, and merges summaries
+// through their histograms when the records are too big to move.
+package fleet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// WorkloadError is the refusal to merge runs whose workloads differ.
+type WorkloadError struct {
+	Differences []compare.Difference
+	Sources     []string
+}
+
+func (e *WorkloadError) Error() string {
+	var b strings.Builder
+	b.WriteString("the runs do not share a workload, so merged figures would mix two experiments:")
+	for _, d := range e.Differences {
+		fmt.Fprintf(&b, "\n  %s:", d.Setting)
+		for i, v := range d.Values {
+			fmt.Fprintf(&b, " %s = %s;", sanitize.Line(e.Sources[i]), sanitize.Line(v))
+		}
+	}
+	return b.String()
+}
+
+// MergeRecords combines the records of several runs into one stream of
+// records: runs in the order of their first appearance, each run's records
+// in seq order, so the shards of one run (one run id, disjoint seqs) come
+// out as the single agent would have written them. It refuses inputs whose
+// workloads differ (target, format, model, max tokens, load, stall
+// threshold) and the same stream twice (one run id, host and seq).
+func MergeRecords(inputs []compare.Input) ([]*probe.Record, error) {
+	if d := compare.MergeDifferences(inputs); len(d) > 0 {
+		src := make([]string, len(inputs))
+		for i, in := range inputs {
+			src[i] = in.Source
+		}
+		return nil, &WorkloadError{Differences: d, Sources: src}
+	}
+	type key struct {
+		run, host string
+		seq       int
+	}
+	order := map[string]int{}
+	seen := map[key]string{}
+	var out []*probe.Record
+	for _, in := range inputs {
+		for _, r := range in.Records {
+			k := key{r.RunID, r.Host, r.Seq}
+			if prev, dup := seen[k]; dup {
+				return nil, fmt.Errorf("run %s seq %d (host %q) is in %s and in %s: the same stream twice (two shards with one index?)",
+					sanitize.Line(r.RunID), r.Seq, sanitize.Line(r.Host), sanitize.Line(prev), sanitize.Line(in.Source))
+			}
+			seen[k] = in.Source
+			if _, ok := order[r.RunID]; !ok {
+				order[r.RunID] = len(order)
+			}
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *probe.Record) int {
+		return cmp.Or(cmp.Compare(order[a.RunID], order[b.RunID]), cmp.Compare(a.Seq, b.Seq))
+	})
+	return out, nil
+}
+
+// Hosts lists the hosts of records, sorted.
+func Hosts(recs []*probe.Record) []string {
+	var hosts []string
+	for _, r := range recs {
+		if !slices.Contains(hosts, r.Host) {
+			hosts = append(hosts, r.Host)
+		}
+	}
+	slices.Sort(hosts)
+	return hosts
+}
