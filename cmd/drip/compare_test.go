@@ -30,7 +30,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"labels", []string{steady, stall, "--label", "before", "--label", "after"}, exitOK, "B  after · 6 measured", ""},
 		{"markdown", []string{steady, stall, "--markdown"}, exitOK, "| metric | A | B | Δ B |", ""},
 		{"cut short", []string{steady, recordFile("stall-cut.jsonl")}, exitOK, "1 partial line(s) skipped", "stall-cut.jsonl: line 6: partial record skipped"},
-		{"one file", []string{steady}, exitUsage, "", "requires at least 2 arg(s)"},
+		{"one file", []string{steady}, exitUsage, "", "compare needs two or more record files"},
 		{"labels miscounted", []string{steady, stall, "--label", "x"}, exitUsage, "", "--label given 1 times for 2 files"},
 		{"json and markdown", []string{steady, stall, "--json", "--markdown"}, exitUsage, "", "pick one"},
 		{"bad gate", []string{steady, stall, "--fail-if", "ttft.p95 > 10%"}, exitUsage, "", "relative gates"},
