@@ -37,8 +37,11 @@ type Target struct {
 
 // Options are the probe's knobs; the zero value is usable.
 type Options struct {
-	Client         *http.Client // nil: NewClient(ConnectTimeout)
-	Clock          Clock        // nil: time.Now
+	Client *http.Client // nil: a new client per stream, dialing with Dial
+	// Dial connects to the server; nil dials TCP with ConnectTimeout. Tests
+	// pass an in-memory network's (internal/memnet).
+	Dial           DialFunc
+	Clock          Clock // nil: time.Now
 	ConnectTimeout time.Duration
 	IdleTimeout    time.Duration // silence before headers or between reads
 	Timeout        time.Duration // whole stream
@@ -71,12 +74,23 @@ var (
 // NewClient returns a client fit for streams: no overall timeout (it would
 // cut long streams), no compression, many idle connections per host.
 func NewClient(connectTimeout time.Duration) *http.Client {
+	return newClient(connectTimeout, nil)
+}
+
+// DialFunc connects to a server: http.Transport.DialContext's signature.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// newClient is NewClient dialing with dial (nil: TCP).
+func newClient(connectTimeout time.Duration, dial DialFunc) *http.Client {
 	if connectTimeout <= 0 {
 		connectTimeout = DefaultConnectTimeout
 	}
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         dial,
 		TLSHandshakeTimeout: connectTimeout,
 		DisableCompression:  true,
 		MaxIdleConns:        10000,
@@ -359,7 +373,7 @@ func (o Options) withDefaults() Options {
 		o.Clock = time.Now
 	}
 	if o.Client == nil {
-		o.Client = NewClient(o.ConnectTimeout)
+		o.Client = newClient(o.ConnectTimeout, o.Dial)
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout

@@ -3,31 +3,56 @@ package probe_test
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
 )
 
-// streamScenario runs one scenario of the fixture server through the probe.
-func streamScenario(t *testing.T, srv *httptest.Server, scenario string, o probe.Options) *probe.Record {
+// inBubble runs f under testing/synctest with the fixture server on an
+// in-memory network: the scenarios' waits pass on the bubble's clock, so
+// every time the probe stamps is the schedule's, whatever the load.
+func inBubble(t *testing.T, f func(t *testing.T, srv *memnet.Server)) {
+	t.Helper()
+	serveInBubble(t, fixtures.NewServer(), f)
+}
+
+// serveInBubble is inBubble serving h.
+func serveInBubble(t *testing.T, h http.Handler, f func(t *testing.T, srv *memnet.Server)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		srv := memnet.NewServer(h)
+		defer srv.Close()
+		f(t, srv)
+	})
+}
+
+// streamScenario runs one scenario of the in-memory fixture server through
+// the probe.
+func streamScenario(t *testing.T, srv *memnet.Server, scenario string, o probe.Options) *probe.Record {
 	t.Helper()
 	u, f, err := probe.ResolveURL(srv.URL, "auto")
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.Dial = srv.Dial
 	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: "hi"}}
 	return probe.Stream(context.Background(), tgt, o, &probe.Record{}, nil)
 }
 
+// num prints a nullable figure as its value.
+func num(v *float64) string { return report.Num(v) }
+
 func TestStreamScenarios(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
 	for _, c := range []struct {
 		scenario string
 		status   string
@@ -40,16 +65,16 @@ func TestStreamScenarios(t *testing.T) {
 				t.Errorf("tokens %d (%s), want %d from usage", r.OutputTokens, r.TokensSource, sc.OutputTokens())
 			}
 			if r.Buffered || r.ITLMS == nil {
-				t.Errorf("steady stream: buffered %v itl %v", r.Buffered, r.ITLMS)
+				t.Errorf("steady stream: buffered %v itl %s", r.Buffered, num(r.ITLMS))
 			}
 		}},
 		{"slow-first-token", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
 			// The role chunk and three keepalives come first; TTFT waits for content.
-			if r.TTFTMS == nil || *r.TTFTMS < 2000 {
-				t.Errorf("ttft %v, want >= 2000 (role chunk and pings are not content)", r.TTFTMS)
+			if r.TTFTMS == nil || *r.TTFTMS != 2000 {
+				t.Errorf("ttft %s, want 2000 (role chunk and pings are not content)", num(r.TTFTMS))
 			}
-			if r.FirstEventMS == nil || *r.FirstEventMS > 1000 {
-				t.Errorf("first event %v, want the early role chunk", r.FirstEventMS)
+			if r.FirstEventMS == nil || *r.FirstEventMS != 30 {
+				t.Errorf("first event %s, want the role chunk at 30", num(r.FirstEventMS))
 			}
 			pings := 0
 			for _, f := range r.Frames {
@@ -63,7 +88,7 @@ func TestStreamScenarios(t *testing.T) {
 		}},
 		{"buffered-burst", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
 			if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil {
-				t.Errorf("buffered %v itl %v tps %v: want flagged and withheld", r.Buffered, r.ITLMS, r.TPSUser)
+				t.Errorf("buffered %v itl %s tps %s: want flagged and withheld", r.Buffered, num(r.ITLMS), num(r.TPSUser))
 			}
 			if r.CoalescedFrames < 2 {
 				t.Errorf("coalesced = %d", r.CoalescedFrames)
@@ -76,42 +101,44 @@ func TestStreamScenarios(t *testing.T) {
 		}},
 		{"no-end-marker", probe.StatusIncomplete, "", func(t *testing.T, r *probe.Record) {
 			if r.E2EMS != nil || r.TTFTMS == nil {
-				t.Errorf("incomplete: e2e %v (want null), ttft %v (want kept)", r.E2EMS, r.TTFTMS)
+				t.Errorf("incomplete: e2e %s (want null), ttft %s (want kept)", num(r.E2EMS), num(r.TTFTMS))
 			}
 		}},
 		{"rate-limited", probe.StatusFailed, probe.ErrHTTP429, func(t *testing.T, r *probe.Record) {
 			if r.Error.RetryAfter != "2" || r.HTTPStatus != 429 || r.TTFTMS != nil {
-				t.Errorf("429: retry-after %q status %d ttft %v", r.Error.RetryAfter, r.HTTPStatus, r.TTFTMS)
+				t.Errorf("429: retry-after %q status %d ttft %s", r.Error.RetryAfter, r.HTTPStatus, num(r.TTFTMS))
 			}
 		}},
 		{"in-stream-error", probe.StatusFailed, probe.ErrInStream, func(t *testing.T, r *probe.Record) {
 			if r.ContentFrames != 8 || r.TTFTMS == nil {
-				t.Errorf("partial timeline: %d content frames, ttft %v", r.ContentFrames, r.TTFTMS)
+				t.Errorf("partial timeline: %d content frames, ttft %s", r.ContentFrames, num(r.TTFTMS))
 			}
 		}},
 		{"multi-token", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
 			if r.TokensPerFrame == nil || *r.TokensPerFrame < 3 {
-				t.Errorf("tokens per frame %v, want ~4", r.TokensPerFrame)
+				t.Errorf("tokens per frame %s, want ~4", num(r.TokensPerFrame))
 			}
 		}},
 		{"reasoning", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
 			if r.TTFTMS == nil || r.TTFOMS == nil || *r.TTFOMS-*r.TTFTMS < 200 {
-				t.Errorf("ttft %v ttfo %v: want the answer well after the reasoning", r.TTFTMS, r.TTFOMS)
+				t.Errorf("ttft %s ttfo %s: want the answer well after the reasoning", num(r.TTFTMS), num(r.TTFOMS))
 			}
 		}},
 	} {
 		t.Run(c.scenario, func(t *testing.T) {
-			r := streamScenario(t, srv, c.scenario, probe.Options{})
-			if r.Status != c.status {
-				t.Fatalf("status %s (error %+v), want %s", r.Status, r.Error, c.status)
-			}
-			if c.class != "" && (r.Error == nil || r.Error.Class != c.class) {
-				t.Fatalf("error %+v, want class %s", r.Error, c.class)
-			}
-			if r.Format != "openai-chat" || r.V != probe.RecordVersion {
-				t.Errorf("format %q v %d", r.Format, r.V)
-			}
-			c.check(t, r)
+			inBubble(t, func(t *testing.T, srv *memnet.Server) {
+				r := streamScenario(t, srv, c.scenario, probe.Options{})
+				if r.Status != c.status {
+					t.Fatalf("status %s (error %s), want %s", r.Status, errString(r.Error), c.status)
+				}
+				if c.class != "" && (r.Error == nil || r.Error.Class != c.class) {
+					t.Fatalf("error %s, want class %s", errString(r.Error), c.class)
+				}
+				if r.Format != "openai-chat" || r.V != probe.RecordVersion {
+					t.Errorf("format %q v %d", r.Format, r.V)
+				}
+				c.check(t, r)
+			})
 		})
 	}
 }
@@ -163,9 +190,19 @@ func TestStreamStampsReadsWithInjectedClock(t *testing.T) {
 	}
 }
 
+// errString prints a record's error by value.
+func errString(e *probe.Error) string {
+	if e == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%+v", *e)
+}
+
 func TestStreamCanceledKeepsPartialTimeline(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+	inBubble(t, testStreamCanceledKeepsPartialTimeline)
+}
+
+func testStreamCanceledKeepsPartialTimeline(t *testing.T, srv *memnet.Server) {
 	u, f, _ := probe.ResolveURL(srv.URL, "auto")
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
@@ -179,9 +216,9 @@ func TestStreamCanceledKeepsPartialTimeline(t *testing.T) {
 			}
 		}
 	}
-	r := probe.Stream(ctx, probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "long"}}, probe.Options{}, &probe.Record{}, observe)
+	r := probe.Stream(ctx, probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "long"}}, probe.Options{Dial: srv.Dial}, &probe.Record{}, observe)
 	if r.Status != probe.StatusCanceled || r.Error.Class != probe.ErrCanceled {
-		t.Fatalf("status %s %+v, want canceled", r.Status, r.Error)
+		t.Fatalf("status %s %s, want canceled", r.Status, errString(r.Error))
 	}
 	if r.ContentFrames == 0 || r.TTFTMS == nil {
 		t.Errorf("partial timeline lost: %d content frames", r.ContentFrames)
@@ -189,13 +226,17 @@ func TestStreamCanceledKeepsPartialTimeline(t *testing.T) {
 }
 
 func TestStreamIdleTimeout(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
-	// slow-first-token is silent for 500ms between keepalives.
-	r := streamScenario(t, srv, "slow-first-token", probe.Options{IdleTimeout: 100 * time.Millisecond})
-	if r.Status != probe.StatusFailed || r.Error.Class != probe.ErrTimeoutIdle {
-		t.Fatalf("status %s %+v, want timeout_idle", r.Status, r.Error)
-	}
+	inBubble(t, func(t *testing.T, srv *memnet.Server) {
+		// slow-first-token is silent for 500ms between keepalives.
+		r := streamScenario(t, srv, "slow-first-token", probe.Options{IdleTimeout: 100 * time.Millisecond})
+		if r.Status != probe.StatusFailed || r.Error == nil || r.Error.Class != probe.ErrTimeoutIdle {
+			t.Fatalf("status %s %s, want timeout_idle", r.Status, errString(r.Error))
+		}
+		// The role chunk came at 30 ms; the timer fires 100 ms later.
+		if r.DurationMS != 130 {
+			t.Errorf("gave up after %v ms, want 130", r.DurationMS)
+		}
+	})
 }
 
 func TestStreamRefused(t *testing.T) {
@@ -205,7 +246,7 @@ func TestStreamRefused(t *testing.T) {
 	u, f, _ := probe.ResolveURL(url, "auto")
 	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
 	if r.Error == nil || r.Error.Class != probe.ErrRefused || r.HeadersMS != nil {
-		t.Fatalf("error %+v headers %v, want refused and no headers", r.Error, r.HeadersMS)
+		t.Fatalf("error %s headers %s, want refused and no headers", errString(r.Error), num(r.HeadersMS))
 	}
 }
 
@@ -242,8 +283,10 @@ func TestStreamRecordsCompression(t *testing.T) {
 // frames and the record's frames so far must read the same after the
 // stream, even when the record is used again for a second stream.
 func TestStreamObserverMayKeepFrames(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+	inBubble(t, testStreamObserverMayKeepFrames)
+}
+
+func testStreamObserverMayKeepFrames(t *testing.T, srv *memnet.Server) {
 	u, f, _ := probe.ResolveURL(srv.URL, "auto")
 	type kept struct{ shared, copied []probe.Frame }
 	var views []kept
@@ -258,11 +301,13 @@ func TestStreamObserverMayKeepFrames(t *testing.T) {
 	}
 	rec := &probe.Record{}
 	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "steady"}}
-	probe.Stream(context.Background(), tgt, probe.Options{}, rec, observe)
+	o := probe.Options{Dial: srv.Dial}
+	probe.Stream(context.Background(), tgt, o, rec, observe)
 	first := len(views)
-	probe.Stream(context.Background(), tgt, probe.Options{}, rec, observe)
-	if first < 4 || len(views) < 2*first-2 {
-		t.Fatalf("%d then %d frame events", first, len(views)-first)
+	probe.Stream(context.Background(), tgt, o, rec, observe)
+	// On the bubble's clock every flush of the schedule is a read of its own.
+	if first < 4 || len(views)-first != first {
+		t.Fatalf("%d then %d frame events, want the same number twice", first, len(views)-first)
 	}
 	for i, v := range views {
 		if len(v.shared) != len(v.copied) {

@@ -3,7 +3,6 @@ package probe_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
 )
 
@@ -33,15 +33,15 @@ func (c *inFlight) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.h.ServeHTTP(w, r)
 }
 
-func fixturePlan(t *testing.T, url, scenario string) probe.Plan {
+func fixturePlan(t *testing.T, srv *memnet.Server, scenario string) probe.Plan {
 	t.Helper()
-	u, f, err := probe.ResolveURL(url, "auto")
+	u, f, err := probe.ResolveURL(srv.URL, "auto")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return probe.Plan{
 		Target:  probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
-		Options: probe.Options{StallMS: probe.DefaultStall},
+		Options: probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial},
 		Prompts: []probe.Prompt{{ID: "a", Text: "A?"}, {ID: "b", Text: "B?"}, {ID: "c", Text: "C?"}},
 		Seed:    7,
 	}
@@ -59,9 +59,11 @@ func collect(ctx context.Context, p probe.Plan) ([]*probe.Record, probe.RunStats
 // round sends every prompt once.
 func TestClosedLoopHoldsConcurrency(t *testing.T) {
 	c := &inFlight{h: fixtures.NewServer()}
-	srv := httptest.NewServer(c)
-	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "in-stream-error")
+	serveInBubble(t, c, func(t *testing.T, srv *memnet.Server) { testClosedLoopHoldsConcurrency(t, srv, c) })
+}
+
+func testClosedLoopHoldsConcurrency(t *testing.T, srv *memnet.Server, c *inFlight) {
+	p := fixturePlan(t, srv, "in-stream-error")
 	p.Concurrency, p.Runs = 6, 24
 	recs, _ := collect(context.Background(), p)
 	if c.peak != 6 || c.requests != 24 || len(recs) != 24 {
@@ -84,11 +86,11 @@ func TestClosedLoopHoldsConcurrency(t *testing.T) {
 
 // Each round of the prompt order holds every prompt once; the same seed
 // gives the same order.
-func TestPromptOrderPerRound(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestPromptOrderPerRound(t *testing.T) { inBubble(t, testPromptOrderPerRound) }
+
+func testPromptOrderPerRound(t *testing.T, srv *memnet.Server) {
 	order := func(seed int64) []string {
-		p := fixturePlan(t, srv.URL, "rate-limited")
+		p := fixturePlan(t, srv, "rate-limited")
 		p.Runs, p.Seed = 30, seed
 		recs, _ := collect(context.Background(), p)
 		ids := make([]string, len(recs))
@@ -126,10 +128,10 @@ func equal(a, b []string) bool {
 
 // Warmup sends N streams per prompt first, recorded with phase "warmup" and
 // left out of the aggregate.
-func TestWarmupPerPrompt(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "rate-limited")
+func TestWarmupPerPrompt(t *testing.T) { inBubble(t, testWarmupPerPrompt) }
+
+func testWarmupPerPrompt(t *testing.T, srv *memnet.Server) {
+	p := fixturePlan(t, srv, "rate-limited")
 	p.Warmup, p.Runs = 2, 3
 	recs, _ := collect(context.Background(), p)
 	agg := probe.NewAggregate(probe.DefaultStall)
@@ -156,13 +158,16 @@ func TestWarmupPerPrompt(t *testing.T) {
 // are in flight; the rest are counted, never queued. The server holds every
 // stream open until the run is canceled, after the last arrival.
 func TestOpenLoopMaxInflight(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		http.NewResponseController(w).Flush()
 		<-r.Context().Done()
-	}))
-	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "held")
+	})
+	serveInBubble(t, held, testOpenLoopMaxInflight)
+}
+
+func testOpenLoopMaxInflight(t *testing.T, srv *memnet.Server) {
+	p := fixturePlan(t, srv, "held")
 	p.Rate, p.Arrival, p.Runs, p.MaxInflight = 200, probe.ArrivalConstant, 30, 3
 	pg := &probe.Progress{}
 	p.Progress = pg
@@ -182,7 +187,7 @@ func TestOpenLoopMaxInflight(t *testing.T) {
 	for _, r := range recs {
 		agg.Add(r)
 		if r.IntendedStartMS == nil || r.Status != probe.StatusCanceled {
-			t.Errorf("record %d: intended %v status %s", r.Seq, r.IntendedStartMS, r.Status)
+			t.Errorf("record %d: intended %s status %s", r.Seq, num(r.IntendedStartMS), r.Status)
 		}
 	}
 	agg.SetRun(st)
@@ -198,9 +203,11 @@ func TestOpenLoopMaxInflight(t *testing.T) {
 // flight when it began.
 func TestOpenLoopChargesTheFreeze(t *testing.T) {
 	fz := fixtures.NewFreezer(fixtures.NewServer())
-	srv := httptest.NewServer(fz)
-	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "in-stream-error") // first content at 180 ms
+	serveInBubble(t, fz, func(t *testing.T, srv *memnet.Server) { testOpenLoopChargesTheFreeze(t, srv, fz) })
+}
+
+func testOpenLoopChargesTheFreeze(t *testing.T, srv *memnet.Server, fz *fixtures.Freezer) {
+	p := fixturePlan(t, srv, "in-stream-error") // first content at 180 ms
 	p.Rate, p.Arrival, p.Runs = 40, probe.ArrivalConstant, 40
 	const freezeFor = 400 * time.Millisecond
 	from := time.Now().Add(300 * time.Millisecond)
@@ -242,10 +249,10 @@ func TestOpenLoopChargesTheFreeze(t *testing.T) {
 
 // Canceling the run stops admitting and records the in-flight streams as
 // canceled, with their partial timelines.
-func TestRunCancelRecordsPartialStreams(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "long") // 10 s of frames
+func TestRunCancelRecordsPartialStreams(t *testing.T) { inBubble(t, testRunCancelRecordsPartialStreams) }
+
+func testRunCancelRecordsPartialStreams(t *testing.T, srv *memnet.Server) {
+	p := fixturePlan(t, srv, "long") // 10 s of frames
 	p.Concurrency, p.Runs = 4, 100
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -265,7 +272,7 @@ func TestRunCancelRecordsPartialStreams(t *testing.T) {
 	}
 	for _, r := range recs {
 		if r.Status != probe.StatusCanceled || r.Error == nil || r.Error.Class != probe.ErrCanceled || len(r.Frames) == 0 {
-			t.Errorf("record %d: status %s error %+v frames %d", r.Seq, r.Status, r.Error, len(r.Frames))
+			t.Errorf("record %d: status %s error %s frames %d", r.Seq, r.Status, errString(r.Error), len(r.Frames))
 		}
 	}
 }
@@ -274,10 +281,10 @@ func TestRunCancelRecordsPartialStreams(t *testing.T) {
 // jumps 50 ms ahead a few arrivals in, so the arrivals due before the jump
 // ends are sent at once, late. Progress has the largest lag (the one the
 // run's distribution ends with) and counts the arrivals over the bound.
-func TestOpenLoopLagIsLive(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
-	p := fixturePlan(t, srv.URL, "steady")
+func TestOpenLoopLagIsLive(t *testing.T) { inBubble(t, testOpenLoopLagIsLive) }
+
+func testOpenLoopLagIsLive(t *testing.T, srv *memnet.Server) {
+	p := fixturePlan(t, srv, "steady")
 	p.Rate, p.Arrival, p.Runs = 100, probe.ArrivalConstant, 12
 	var calls atomic.Int64
 	p.Options.Clock = func() time.Time {
@@ -292,7 +299,7 @@ func TestOpenLoopLagIsLive(t *testing.T) {
 	_, st := collect(context.Background(), p)
 	maxMS := float64(pg.LagMax.Load()) / float64(time.Millisecond)
 	if st.Lag.Max == nil || *st.Lag.Max != maxMS || maxMS < 40 {
-		t.Fatalf("live lag max %.3f ms, the run's %v", maxMS, st.Lag.Max)
+		t.Fatalf("live lag max %.3f ms, the run's %s", maxMS, num(st.Lag.Max))
 	}
 	if over := pg.LagOver.Load(); over < 1 || over > pg.Attempted.Load() || !st.ClientLimited {
 		t.Errorf("%d of %d arrivals over the bound; client-limited %v", over, pg.Attempted.Load(), st.ClientLimited)
