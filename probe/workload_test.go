@@ -249,7 +249,9 @@ func testOpenLoopChargesTheFreeze(t *testing.T, srv *memnet.Server, fz *fixtures
 
 // Canceling the run stops admitting and records the in-flight streams as
 // canceled, with their partial timelines.
-func TestRunCancelRecordsPartialStreams(t *testing.T) { inBubble(t, testRunCancelRecordsPartialStreams) }
+func TestRunCancelRecordsPartialStreams(t *testing.T) {
+	inBubble(t, testRunCancelRecordsPartialStreams)
+}
 
 func testRunCancelRecordsPartialStreams(t *testing.T, srv *memnet.Server) {
 	p := fixturePlan(t, srv, "long") // 10 s of frames
