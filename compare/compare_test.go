@@ -4,16 +4,17 @@ import (
 	"context"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
 )
 
@@ -21,9 +22,10 @@ import (
 // header, so two runs can differ in the system's behaviour while their
 // records show the same target, model and format: as when a proxy changes
 // between two runs against the same endpoint.
-func scenarioServer() *httptest.Server {
+// It serves on an in-memory network; call it inside a synctest bubble.
+func scenarioServer() *memnet.Server {
 	fs := fixtures.NewServer()
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		q.Set("scenario", r.Header.Get("X-Scenario"))
 		r.URL.RawQuery = q.Encode()
@@ -33,7 +35,7 @@ func scenarioServer() *httptest.Server {
 
 // record runs a scenario through the probe, writes the records as drip run
 // --out does, and reads them back as drip compare does.
-func record(t *testing.T, srv *httptest.Server, scenario, promptID string, runs int) []*probe.Record {
+func record(t *testing.T, srv *memnet.Server, scenario, promptID string, runs int) []*probe.Record {
 	t.Helper()
 	u, f, err := probe.ResolveURL(srv.URL, "openai-chat")
 	if err != nil {
@@ -46,7 +48,7 @@ func record(t *testing.T, srv *httptest.Server, scenario, promptID string, runs 
 		t.Fatal(err)
 	}
 	wl := &probe.RecordWorkload{Concurrency: 1, Version: "test"}
-	plan := probe.Plan{Target: tgt, Options: probe.Options{StallMS: probe.DefaultStall}, Runs: runs, PromptID: promptID}
+	plan := probe.Plan{Target: tgt, Options: probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial}, Runs: runs, PromptID: promptID}
 	probe.Run(context.Background(), plan, func(r *probe.Record) {
 		r.Workload = wl
 		if err := w.Write(r); err != nil {
@@ -78,13 +80,17 @@ var recorded struct {
 func recordedRuns(t *testing.T) (steady, stall, stallP1 []*probe.Record) {
 	t.Helper()
 	recorded.once.Do(func() {
-		srv := scenarioServer()
-		defer srv.Close()
-		var wg sync.WaitGroup
-		wg.Go(func() { recorded.steady = record(t, srv, "steady", "p0", 3) })
-		wg.Go(func() { recorded.stall = record(t, srv, "mid-sentence-stall", "p0", 3) })
-		wg.Go(func() { recorded.stallP1 = record(t, srv, "mid-sentence-stall", "p1", 3) })
-		wg.Wait()
+		// On synctest's clock the streams take no time and their figures
+		// are the schedule's.
+		synctest.Test(t, func(t *testing.T) {
+			srv := scenarioServer()
+			defer srv.Close()
+			var wg sync.WaitGroup
+			wg.Go(func() { recorded.steady = record(t, srv, "steady", "p0", 3) })
+			wg.Go(func() { recorded.stall = record(t, srv, "mid-sentence-stall", "p0", 3) })
+			wg.Go(func() { recorded.stallP1 = record(t, srv, "mid-sentence-stall", "p1", 3) })
+			wg.Wait()
+		})
 	})
 	if recorded.stallP1 == nil {
 		t.Fatal("recording the runs failed")

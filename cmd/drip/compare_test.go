@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
 )
@@ -63,9 +63,10 @@ func TestCompareJSON(t *testing.T) {
 }
 
 // A gate on a metric one run has no samples of fails, and says why.
-func TestCompareGateWithoutSamples(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestCompareGateWithoutSamples(t *testing.T) { synctest.Test(t, testCompareGateWithoutSamples) }
+
+func testCompareGateWithoutSamples(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	limited := filepath.Join(t.TempDir(), "limited.jsonl")
 	drip(t, "run", srv.URL, "-m", "rate-limited", "--runs", "2", "--out", limited)
 	code, stdout, stderr := drip(t, "compare", recordFile("steady.jsonl"), limited, "--fail-if", "ttft.p95 > +10%")

@@ -97,5 +97,5 @@ func fixtureTarget(baseURL, scenario string) (probe.Target, probe.Options, error
 		return probe.Target{}, probe.Options{}, cannotErr(err)
 	}
 	t := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: defaultPrompt}}
-	return t, probe.Options{StallMS: probe.DefaultStall}, nil
+	return t, probe.Options{StallMS: probe.DefaultStall, Dial: dial}, nil
 }

@@ -51,6 +51,11 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
 }
 
+// dial connects every stream drip sends: nil, TCP, in the binary. Tests
+// point it at an in-memory fixture server (internal/memnet) so they run
+// under testing/synctest.
+var dial probe.DialFunc
+
 // build turns the flags and a URL into a probe target and options.
 func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error) {
 	u, format, err := probe.ResolveEndpoint(rawURL, f.format, f.model)
@@ -91,6 +96,7 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 		Timeout:        f.timeout,
 		StallMS:        float64(f.stall) / float64(time.Millisecond),
 		KeepRequest:    f.keepRequest,
+		Dial:           dial,
 	}
 	return t, o, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
@@ -20,9 +21,10 @@ func drip(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
-func TestRunExitCodesAndOutputs(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestRunExitCodesAndOutputs(t *testing.T) { synctest.Test(t, testRunExitCodesAndOutputs) }
+
+func testRunExitCodesAndOutputs(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	dir := t.TempDir()
 	out := filepath.Join(dir, "runs.jsonl")
 	csvPath := filepath.Join(dir, "runs.csv")
@@ -68,9 +70,10 @@ func TestRunExitCodesAndOutputs(t *testing.T) {
 	}
 }
 
-func TestRunTextReportShowsN(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestRunTextReportShowsN(t *testing.T) { synctest.Test(t, testRunTextReportShowsN) }
+
+func testRunTextReportShowsN(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	code, stdout, _ := drip(t, "run", srv.URL, "-m", "mid-sentence-stall", "--runs", "1")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)

@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -52,9 +52,10 @@ func TestRunWorkloadUsageErrors(t *testing.T) {
 	}
 }
 
-func TestRunPromptSetReport(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestRunPromptSetReport(t *testing.T) { synctest.Test(t, testRunPromptSetReport) }
+
+func testRunPromptSetReport(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	out := filepath.Join(t.TempDir(), "runs.jsonl")
 	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "in-stream-error", "--prompts", "builtin", "-p", "Hello?",
 		"--runs", "8", "--warmup", "1", "--concurrency", "2", "--seed", "3", "--out", out)
@@ -85,9 +86,10 @@ func TestRunPromptSetReport(t *testing.T) {
 	}
 }
 
-func TestRunOpenLoopReport(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestRunOpenLoopReport(t *testing.T) { synctest.Test(t, testRunOpenLoopReport) }
+
+func testRunOpenLoopReport(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "in-stream-error", "--rate", "40", "--arrival", "poisson",
 		"--runs", "10", "--seed", "5", "--json")
 	if code != exitOK {
@@ -198,9 +200,10 @@ func headlessProgram(filter func(*tui.Model, tea.Msg) tea.Msg) []tea.ProgramOpti
 // TestRunScreenEqualsReport runs a workload on the run screen to its end:
 // the summary the screen shows is the one printed after it closes (the
 // headless report of the same aggregate), and the records are on disk.
-func TestRunScreenEqualsReport(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestRunScreenEqualsReport(t *testing.T) { synctest.Test(t, testRunScreenEqualsReport) }
+
+func testRunScreenEqualsReport(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	tg, o, err := fixtureTarget(srv.URL, "mid-sentence-stall")
 	if err != nil {
 		t.Fatal(err)
@@ -255,10 +258,12 @@ func TestRunScreenEqualsReport(t *testing.T) {
 
 // TestRunScreenQuit: q on the run screen stops admitting, cancels the
 // streams in flight (recorded, canceled, with their frames), writes them,
-// and the report of what was recorded follows within 2 s.
-func TestRunScreenQuit(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+// and the report of what was recorded follows within 2 s (of the bubble's clock:
+// the time drip takes to wind down, not the machine's load).
+func TestRunScreenQuit(t *testing.T) { synctest.Test(t, testRunScreenQuit) }
+
+func testRunScreenQuit(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	tg, o, err := fixtureTarget(srv.URL, "long")
 	if err != nil {
 		t.Fatal(err)

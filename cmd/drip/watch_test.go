@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -27,75 +28,76 @@ import (
 // panel shows is the one --json reported.
 func TestTUIFiguresEqualHeadless(t *testing.T) {
 	for _, scenario := range []string{"mid-sentence-stall", "reasoning", "in-stream-error"} {
-		t.Run(scenario, func(t *testing.T) {
-			srv := httptest.NewServer(fixtures.NewServer())
-			defer srv.Close()
-			tg, o, err := fixtureTarget(srv.URL, scenario)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), "r.jsonl")
-			var stdout, stderr bytes.Buffer
-			out := outputFlags{json: true, out: path}
-			if err := runHeadless(context.Background(), &stdout, &stderr, probe.Plan{Target: tg, Options: o, Runs: 1, PromptID: "p0"}, &out); err != nil {
-				t.Fatal(err, stderr.String())
-			}
-			var s probe.Summary
-			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, _, err := probe.ReadRecords(f)
-			f.Close()
-			if err != nil || len(recs) != 1 {
-				t.Fatalf("records: %v (%d)", err, len(recs))
-			}
+		t.Run(scenario, func(t *testing.T) { synctest.Test(t, func(t *testing.T) { testTUIFiguresEqualHeadless(t, scenario) }) })
+	}
+}
 
-			m := tui.New(context.Background(), tui.Config{Records: recs, StallMS: o.StallMS})
-			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-			screen := strings.ReplaceAll(ansi.Strip(m.View().Content), "\u00a0", " ")
-			mt := &s.Metrics
-			ms := func(v *float64) string {
-				if v == nil {
-					return "—"
-				}
-				return report.Num(v) + " ms"
-			}
-			pair := func(a, b *float64) string {
-				if a == nil {
-					return "—"
-				}
-				return report.Num(a) + " / " + report.Num(b) + " ms"
-			}
-			want := []string{
-				"wait (ttft)    " + ms(mt.TTFT.P50),
-				"tail           " + ms(mt.Tail.P50),
-				"first byte     " + ms(mt.FirstByte.P50),
-				fmt.Sprintf("gaps           n %d", mt.Gap.N),
-				"gap p50 p95    " + pair(mt.Gap.P50, mt.Gap.P95),
-				"gap p99 max    " + pair(mt.Gap.P99, mt.Gap.Max),
-				fmt.Sprintf("stalls         %d (%d mid-sentence)", s.Stalls.Count, s.Stalls.MidSentence),
-				"itl            " + ms(mt.ITL.P50),
-				"tok/s per user " + report.Num(mt.TPSUser.P50),
-			}
-			if mt.TTFO.P50 != nil && *mt.TTFO.P50 != *mt.TTFT.P50 {
-				want = append(want, "ttfo           "+ms(mt.TTFO.P50))
-			}
-			if s.Streams.Completed == 1 {
-				want = append(want, fmt.Sprintf("tokens         %.0f %s", *mt.OutputTokens.P50, recs[0].TokensSource))
-			}
-			for _, w := range want {
-				if !strings.Contains(screen, w) {
-					t.Errorf("the live view does not show %q", w)
-				}
-			}
-			if t.Failed() {
-				t.Log("\n" + screen + "\n" + stdout.String())
-			}
-		})
+func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
+	srv := serveInMemory(t, fixtures.NewServer())
+	tg, o, err := fixtureTarget(srv.URL, scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	var stdout, stderr bytes.Buffer
+	out := outputFlags{json: true, out: path}
+	if err := runHeadless(context.Background(), &stdout, &stderr, probe.Plan{Target: tg, Options: o, Runs: 1, PromptID: "p0"}, &out); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	var s probe.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := probe.ReadRecords(f)
+	f.Close()
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records: %v (%d)", err, len(recs))
+	}
+
+	m := tui.New(context.Background(), tui.Config{Records: recs, StallMS: o.StallMS})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	screen := strings.ReplaceAll(ansi.Strip(m.View().Content), "\u00a0", " ")
+	mt := &s.Metrics
+	ms := func(v *float64) string {
+		if v == nil {
+			return "—"
+		}
+		return report.Num(v) + " ms"
+	}
+	pair := func(a, b *float64) string {
+		if a == nil {
+			return "—"
+		}
+		return report.Num(a) + " / " + report.Num(b) + " ms"
+	}
+	want := []string{
+		"wait (ttft)    " + ms(mt.TTFT.P50),
+		"tail           " + ms(mt.Tail.P50),
+		"first byte     " + ms(mt.FirstByte.P50),
+		fmt.Sprintf("gaps           n %d", mt.Gap.N),
+		"gap p50 p95    " + pair(mt.Gap.P50, mt.Gap.P95),
+		"gap p99 max    " + pair(mt.Gap.P99, mt.Gap.Max),
+		fmt.Sprintf("stalls         %d (%d mid-sentence)", s.Stalls.Count, s.Stalls.MidSentence),
+		"itl            " + ms(mt.ITL.P50),
+		"tok/s per user " + report.Num(mt.TPSUser.P50),
+	}
+	if mt.TTFO.P50 != nil && *mt.TTFO.P50 != *mt.TTFT.P50 {
+		want = append(want, "ttfo           "+ms(mt.TTFO.P50))
+	}
+	if s.Streams.Completed == 1 {
+		want = append(want, fmt.Sprintf("tokens         %.0f %s", *mt.OutputTokens.P50, recs[0].TokensSource))
+	}
+	for _, w := range want {
+		if !strings.Contains(screen, w) {
+			t.Errorf("the live view does not show %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + screen + "\n" + stdout.String())
 	}
 }
 
