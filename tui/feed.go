@@ -18,6 +18,9 @@ type event struct {
 	at  time.Time
 	probe.Event
 	all []probe.Frame // EventFrames: the stream's frames so far
+	// EventFrames: when the first body bytes came, read on the probe's
+	// goroutine, so the screen can show it before the stream ends.
+	firstByte *float64
 }
 
 // feed carries events from probe goroutines to the model. The probe calls
@@ -42,6 +45,10 @@ func (f *feed) observer(run int, clock func() time.Time) func(probe.Event) {
 			// frames up to here stay as they are.
 			e.Frames = ev.Frames
 			e.all = ev.Record.Frames[:len(ev.Record.Frames):len(ev.Record.Frames)]
+			if fb := ev.Record.FirstByteMS; fb != nil {
+				v := *fb
+				e.firstByte = &v
+			}
 		default:
 			// A shallow copy taken on the probe's goroutine: the frames
 			// slice is shared but only ever appended to past its length.

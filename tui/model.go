@@ -60,6 +60,7 @@ const (
 	screenStream  screen = iota
 	screenCompare        // recorded runs side by side (compare.go)
 	screenRun            // a workload as it runs (run.go)
+	screenTargets        // several targets raced with one prompt (targets.go)
 )
 
 // focus is the panel that scroll keys move.
@@ -85,6 +86,7 @@ type Model struct {
 	screen screen
 	cmp    *compareScreen // nil unless the model was opened on a comparison
 	rs     *runScreen     // nil unless the model was opened on a run
+	ts     *targetsScreen // nil unless the model was opened on several targets
 	keys   KeyMap
 	help   help.Model
 	styles Styles
@@ -167,6 +169,9 @@ func New(ctx context.Context, cfg Config) *Model {
 // starts the first stream.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.feed.wait(m.ctx)}
+	if m.ts != nil {
+		return tea.Batch(append(cmds, m.startRound())...)
+	}
 	if len(m.cfg.Sources) > 0 && len(m.cfg.Records) == 0 {
 		cmds = append(cmds, m.startRun())
 	}
@@ -218,37 +223,52 @@ func (m *Model) apply() {
 			m.dropped++
 			continue
 		}
-		r := m.cur.Record
-		switch e.Type {
-		case probe.EventStart:
-			cp := *e.Record
-			cp.StallMS = m.cfg.StallMS
-			m.cur.Record = &cp
-			m.cur.Phase = views.PhaseConnecting
-			m.startedAt = e.at
-		case probe.EventHeaders:
-			r.HeadersMS, r.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
-			m.cur.Phase = views.PhaseWaiting
-		case probe.EventFrames:
-			r.Frames = e.all
-			for j := range e.Frames {
-				if e.Frames[j].IsContent() {
-					m.cur.Phase = views.PhaseStreaming
-				}
-			}
-			if m.cur.Phase < views.PhaseWaiting {
-				m.cur.Phase = views.PhaseWaiting
-			}
-			m.dirtyText = true
-		case probe.EventDone:
-			m.cur.Record = e.Record
-			m.cur.Phase = views.PhaseDone
+		text, done := take(&m.cur, &m.startedAt, e, m.cfg.StallMS)
+		if done {
 			m.history = append(m.history, e.Record)
-			m.dirtyText = true
 		}
+		m.dirtyText = m.dirtyText || text
 		m.dirtyData = true
 	}
 	clear(m.pending)
+}
+
+// take applies one event of a stream to its snapshot: the live record is
+// the snapshot's own copy, sharing the probe's frames. It reports whether
+// the text changed and whether the event ended the stream (s.Record is then
+// the final record).
+func take(s *views.Stream, startedAt *time.Time, e *event, stallMS float64) (text, done bool) {
+	r := s.Record
+	switch e.Type {
+	case probe.EventStart:
+		cp := *e.Record
+		cp.StallMS = stallMS
+		s.Record = &cp
+		s.Phase = views.PhaseConnecting
+		*startedAt = e.at
+	case probe.EventHeaders:
+		r.HeadersMS, r.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
+		s.Phase = views.PhaseWaiting
+	case probe.EventFrames:
+		r.Frames = e.all
+		if r.FirstByteMS == nil {
+			r.FirstByteMS = e.firstByte
+		}
+		for j := range e.Frames {
+			if e.Frames[j].IsContent() {
+				s.Phase = views.PhaseStreaming
+			}
+		}
+		if s.Phase < views.PhaseWaiting {
+			s.Phase = views.PhaseWaiting
+		}
+		return true, false
+	case probe.EventDone:
+		s.Record = e.Record
+		s.Phase = views.PhaseDone
+		return true, true
+	}
+	return false, false
 }
 
 // summarise derives the current stream's figures with the probe's own

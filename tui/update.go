@@ -20,6 +20,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.screen == screenCompare {
 		return m, m.updateCompare(msg)
 	}
+	if m.screen == screenTargets {
+		return m, m.updateTargets(msg)
+	}
 	if m.rs != nil {
 		// The run goes on while one of its streams is open.
 		if cmd, ok := m.updateRun(msg); ok {

@@ -98,6 +98,9 @@ func (m *Model) compose() string {
 	if m.screen == screenRun {
 		return m.composeRun()
 	}
+	if m.screen == screenTargets {
+		return m.composeTargets()
+	}
 	st := &m.styles
 	l := &m.lay
 	parts := []string{m.panels.header}

@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 )
 
@@ -42,12 +43,22 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 	case PhaseConnecting:
 		return "connecting " + fmtMS(s.ElapsedMS), st.Live
 	case PhaseWaiting:
-		return "waiting for first token " + fmtMS(s.ElapsedMS), st.Live
+		wait := "waiting for first token " + fmtMS(s.ElapsedMS)
+		if r.FirstByteMS != nil {
+			wait += " · first byte " + fmtMS(*r.FirstByteMS)
+		}
+		return wait, st.Live
 	case PhaseStreaming:
+		if gap, ok := LiveStall(s); ok {
+			return fmt.Sprintf("stalled ⏸ %s… · %d frames", fmtMS(gap), r.ContentFrames), st.Live
+		}
 		return fmt.Sprintf("streaming %s · %d frames", fmtMS(s.ElapsedMS), r.ContentFrames), st.Live
 	}
 	switch r.Status {
 	case probe.StatusComplete:
+		if r.Buffered {
+			return "done " + fmtMS(r.DurationMS) + " · buffered" + e2eRate(r), st.Done
+		}
 		return "done " + fmtMS(r.DurationMS), st.Done
 	case probe.StatusIncomplete:
 		why := "no end marker"
@@ -66,4 +77,14 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 		}
 	}
 	return msg, st.Failed
+}
+
+// e2eRate is a buffered stream's rate end to end (its tokens over the time
+// to its last content), the rate that still means something when the
+// tokens came in one burst.
+func e2eRate(r *probe.Record) string {
+	if r.E2EMS == nil || *r.E2EMS <= 0 || r.OutputTokens == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" · %s tok/s end to end", report.FormatFloat(float64(r.OutputTokens)/(*r.E2EMS/1000)))
 }

@@ -75,35 +75,99 @@ func Timeline(cur *Stream, earlier []*probe.Record, zoomMS float64, width, heigh
 			end = max(end, r.DurationMS)
 		}
 	}
-	ax := axis{to: end, cells: plotW}
+	ax := axis{to: AxisEnd(end), cells: plotW}
 	if zoomMS > 0 {
 		ax.from = max(0, end-zoomMS)
-	} else {
-		// Round the right edge up to a tick so the axis rescales in steps
-		// rather than on every frame.
-		step := niceStep(max(end, 100) / 8)
-		ax.to = math.Ceil(max(end, 100)/step) * step
+		ax.to = max(end, ax.from+zoomMS)
 	}
-	if zoomMS > 0 && ax.to-ax.from < zoomMS {
-		ax.to = ax.from + zoomMS
+	lines := timelineLines(cur, earlier, ax, height-1, st)
+	if height >= 2 {
+		lines = append(lines, st.Dim.Render(padRight("", labelWidth))+axisRow(ax, st).String())
 	}
+	return fit(strings.Join(lines, "\n"), width, len(lines))
+}
 
-	rows := max(0, min(len(earlier), height-3))
+// AxisEnd rounds the right edge of a time axis up to a tick, so the axis
+// rescales in steps rather than on every frame.
+func AxisEnd(endMS float64) float64 {
+	step := niceStep(max(endMS, 100) / 8)
+	return math.Ceil(max(endMS, 100)/step) * step
+}
+
+// EndMS is the right edge of a stream on a time axis: its duration, or
+// while it runs the time so far.
+func EndMS(s *Stream) float64 { return s.endMS() }
+
+// TimelineLane draws a stream as Timeline does but without the axis row, on
+// an axis from 0 to toMS (AxisEnd of the latest end) that several lanes
+// share, so targets streaming at once line up; TimeAxis draws that axis.
+// The current stream's row comes last, its markers under it when height
+// allows, earlier runs above it.
+func TimelineLane(cur *Stream, earlier []*probe.Record, toMS float64, width, height int, st *Styles) string {
+	plotW := width - labelWidth
+	if plotW < 4 || height < 1 {
+		return fit("", width, height)
+	}
+	lines := timelineLines(cur, earlier, axis{to: toMS, cells: plotW}, height, st)
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// TimeAxis is the axis row under lanes drawn with TimelineLane.
+func TimeAxis(toMS float64, width int, st *Styles) string {
+	plotW := width - labelWidth
+	if plotW < 4 {
+		return fit("", width, 1)
+	}
+	return st.Dim.Render(padRight("", labelWidth)) + axisRow(axis{to: toMS, cells: plotW}, st).String()
+}
+
+// timelineLines are the rows of the earlier runs, the current stream's row
+// and, from two rows, its markers, in at most height rows.
+func timelineLines(cur *Stream, earlier []*probe.Record, ax axis, height int, st *Styles) []string {
+	rows := max(0, min(len(earlier), height-2))
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
 		label := st.Dim.Render(padRight(fmt.Sprintf("#%d", r.Seq+1), labelWidth))
 		row, _ := timelineRow(r, r.DurationMS, true, ax, st)
 		lines = append(lines, label+row.String())
 	}
+	end := cur.endMS()
 	row, stallLabels := timelineRow(cur.Record, end, false, ax, st)
+	if gap, ok := LiveStall(cur); ok {
+		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, ax, st)...)
+	}
 	lines = append(lines, st.Value.Render(padRight(fmt.Sprintf("#%d", cur.Run), labelWidth))+row.String())
-	if height >= 3 {
+	if height >= 2 {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+markerRow(cur.Record, stallLabels, ax, st).String())
 	}
-	if height >= 2 {
-		lines = append(lines, st.Dim.Render(padRight("", labelWidth))+axisRow(ax, st).String())
+	return lines
+}
+
+// LiveStall is the stall in progress: how long a streaming stream has gone
+// without content since its last content frame, when that is already at
+// the stall threshold. It grows until the next frame ends it.
+func LiveStall(s *Stream) (gapMS float64, ok bool) {
+	r := s.Record
+	if s.Phase != PhaseStreaming || r.TTFTMS == nil || r.StallMS <= 0 {
+		return 0, false
 	}
-	return fit(strings.Join(lines, "\n"), width, len(lines))
+	gap := s.ElapsedMS - lastContent(r)
+	return gap, gap >= r.StallMS
+}
+
+// liveStallRow draws the stall in progress from its start to now, with a
+// label that says it is still growing.
+func liveStallRow(row runes, at, gap float64, ax axis, st *Styles) []stallLabel {
+	a, b := ax.cell(at)+1, ax.cell(at+gap)
+	for c := max(a, 0); c <= b; c++ {
+		row.set(c, glyphStall, &st.Stall)
+	}
+	text := "⏸ " + fmtMS(gap) + "…"
+	if n := len([]rune(text)); b-a+1 >= n+2 {
+		row.put(a+(b-a+1-n)/2, text, &st.Stall, func(int) bool { return true })
+		return nil
+	}
+	return []stallLabel{{cell: max(a, 0), text: text}}
 }
 
 // stallLabel is a stall's duration label that did not fit inside its span.

@@ -52,7 +52,7 @@ Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 				if err != nil {
 					return err
 				}
-				return runTUI(cmd.Context(), tui.Config{Sources: srcs, StallMS: probe.DefaultStall}, &out)
+				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: srcs, StallMS: probe.DefaultStall}, &out)
 			}
 			t, o, err := fixtureTarget(srv.URL, name)
 			if err != nil {

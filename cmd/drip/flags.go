@@ -18,7 +18,7 @@ import (
 type requestFlags struct {
 	prompts     []string // -p, in order
 	promptFiles []string
-	model       string
+	models      []string // -m, in order; watch and run pair them with URLs (targets.go)
 	maxTokens   int
 	headers     []string
 	bodyFile    string
@@ -36,7 +36,7 @@ const defaultPrompt = "Explain in three short paragraphs why streamed responses 
 func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.prompts, "prompt", "p", nil, "a prompt, sent as one user message (repeatable with drip run; default: a built-in question)")
 	fs.StringArrayVar(&f.promptFiles, "prompt-file", nil, "prompts from a file: a text file is one prompt, a .jsonl file holds {\"id\",\"prompt\"[,\"max_tokens\"]} lines (repeatable)")
-	fs.StringVarP(&f.model, "model", "m", "", "model name to ask for")
+	fs.StringArrayVarP(&f.models, "model", "m", nil, "model name to ask for (watch and run: once for every URL, once per URL, or several with one URL for a target per model)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on output tokens (0: the server's default)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable); keys also come from OPENAI_API_KEY / ANTHROPIC_API_KEY")
 	fs.StringVar(&f.bodyFile, "body", "", "send this file as the request body, as is")
@@ -56,9 +56,23 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 // under testing/synctest.
 var dial probe.DialFunc
 
-// build turns the flags and a URL into a probe target and options.
+// build turns the flags and a URL into a probe target and options, for a
+// command that takes one model.
 func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error) {
-	u, format, err := probe.ResolveEndpoint(rawURL, f.format, f.model)
+	if len(f.models) > 1 {
+		return probe.Target{}, probe.Options{}, usageErr("-m given %d times: this command takes one model", len(f.models))
+	}
+	model := ""
+	if len(f.models) == 1 {
+		model = f.models[0]
+	}
+	return f.buildFor(rawURL, model)
+}
+
+// buildFor turns the flags, a URL and a model into a probe target and
+// options.
+func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Options, error) {
+	u, format, err := probe.ResolveEndpoint(rawURL, f.format, model)
 	if err != nil {
 		return probe.Target{}, probe.Options{}, usageErr("%v", err)
 	}
@@ -69,7 +83,7 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 	t := probe.Target{
 		URL:     u,
 		Format:  format,
-		Request: adapters.Request{Model: f.model, Prompt: set[0].Text, MaxTokens: f.maxTokens},
+		Request: adapters.Request{Model: model, Prompt: set[0].Text, MaxTokens: f.maxTokens},
 		Header:  http.Header{},
 	}
 	for _, h := range f.headers {

@@ -42,7 +42,7 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 			}
 			stallMS := recs[len(recs)-1].StallMS
 			if useTUI(&out) {
-				return runTUI(cmd.Context(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
+				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
 			}
 			a := probe.NewAggregate(stallMS)
 			for _, r := range recs {

@@ -19,31 +19,54 @@ import (
 
 func newWatchCmd() *cobra.Command {
 	var (
-		req requestFlags
-		out outputFlags
+		req       requestFlags
+		out       outputFlags
+		alternate bool
 	)
 	cmd := &cobra.Command{
-		Use:   "watch URL",
-		Short: "Watch one stream live: the wait, every frame, every stall where it happened",
+		Use:   "watch URL [URL…]",
+		Short: "Watch streams live: the wait, every frame, every stall where it happened; several targets side by side",
 		Long: `Open a streaming request and show it as it arrives: a timeline of every
 frame, the text with a marker where each stall happened, the three clocks
 (wait, stream, tail), the gap histogram and a heatmap of runs. Press r to
 run it again: earlier runs stay on the same time axis, so a stall that
 recurs lines up.
 
-Without a terminal (a pipe, CI) or with --no-tui or --json, it measures one
-stream and prints the headless report instead.`,
+Several URLs are several targets, raced with the same prompt: every target
+gets it at once (--alternate: one after another, for targets that share a
+host), each in its own pane on one time axis, and a clocks table puts a
+column per target beside the first with the deltas. r re-runs them all;
+runs accumulate, and once each target has 3 runs the deltas carry the
+bootstrap interval drip compare uses. -m given once applies to every URL,
+once per URL pairs with them in order, and several -m with one URL make one
+target per model. --out FILE.jsonl writes one file per target, the letter
+before the extension (FILE-A.jsonl, FILE-B.jsonl), ready for drip compare.
+
+On quit the summary of every target is printed, and with several targets
+the comparison of their runs, as drip compare prints it.
+
+Without a terminal (a pipe, CI, TERM=dumb) or with --no-tui or --json, it
+measures one stream per target and prints the headless report instead.`,
 		Example: `  drip watch http://localhost:8000 -m my-model
-  drip watch https://api.openai.com -m gpt-4o-mini --out watch.jsonl`,
-		Args: cobra.ExactArgs(1),
+  drip watch https://api.openai.com -m gpt-4o-mini --out watch.jsonl
+  drip watch http://gpu-a:8000 http://gpu-b:8000 -m my-model
+  drip watch http://localhost:8000 -m model-a -m model-b --alternate --out ab.jsonl`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.parseGates(); err != nil {
 				return err
 			}
-			t, o, err := req.build(args[0])
+			ts, err := req.targets(args)
 			if err != nil {
 				return err
 			}
+			if len(ts) > 1 {
+				return watchTargets(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), ts, &out, alternate)
+			}
+			if alternate {
+				return usageErr("--alternate takes turns between several targets: give two or more URLs or -m values")
+			}
+			t, o := ts[0].t, ts[0].o
 			if !useTUI(&out) {
 				plan := probe.Plan{Target: t, Options: o, Runs: 1, PromptID: "p0"}
 				return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
@@ -53,25 +76,28 @@ stream and prints the headless report instead.`,
 				rec := &probe.Record{RunID: runID, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "p0"}
 				return probe.Stream(ctx, t, o, rec, observe)
 			}}
-			return runTUI(cmd.Context(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS}, &out)
+			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS}, &out)
 		},
 	}
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
+	cmd.Flags().BoolVar(&alternate, "alternate", false, "send the prompt to the targets one after another instead of at once (targets that share a host)")
 	return cmd
 }
 
 // useTUI reports whether to open the live view: both ends of the terminal
-// must be one (Bubble Tea would otherwise try /dev/tty), and no flag asks
-// for plain output.
+// must be one (Bubble Tea would otherwise try /dev/tty) that can draw one
+// (not TERM=dumb), and no flag asks for plain output.
 func useTUI(out *outputFlags) bool {
-	return !out.noTUI && !out.json && term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
+	return !out.noTUI && !out.json && os.Getenv("TERM") != "dumb" && term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
 }
 
 // runTUI runs the live view until the user quits. Records go to --out and
 // --csv as each stream ends, including a stream canceled by quitting; the
-// --fail-if gates are checked over the finished runs afterwards.
-func runTUI(ctx context.Context, cfg tui.Config, out *outputFlags) error {
+// summary of the runs goes to stdout once the screen has closed, so the
+// figures stay in the scrollback, and the --fail-if gates are checked over
+// them.
+func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFlags) error {
 	var (
 		mu    sync.Mutex
 		sinks []func(*probe.Record) error
@@ -118,10 +144,49 @@ func runTUI(ctx context.Context, cfg tui.Config, out *outputFlags) error {
 	if werr != nil {
 		return cannotErr(fmt.Errorf("writing records: %w", werr))
 	}
+	printSummaries(stdout, recs, cfg.StallMS)
 	if out.out != "" {
 		fmt.Fprintf(os.Stderr, "drip: %d records written to %s\n", len(recs), out.out)
 	}
 	return checkGates(os.Stderr, recs, cfg.StallMS, out)
+}
+
+// printSummaries prints the report of a live session's records, one per
+// target and model (the demo's scenarios are models), in the order they
+// first ran.
+func printSummaries(w io.Writer, recs []*probe.Record, stallMS float64) {
+	type group struct {
+		wl  probe.Workload
+		agg *probe.Aggregate
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, r := range recs {
+		k := r.Target + "\x00" + r.Model
+		g := groups[k]
+		if g == nil {
+			g = &group{wl: watchWorkload(r), agg: probe.NewAggregate(stallMS)}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.agg.Add(r)
+	}
+	for i, k := range order {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		s := groups[k].agg.Summary(groups[k].wl)
+		report.Text(w, &s)
+	}
+}
+
+// watchWorkload describes a live session's streams for their summary: one
+// prompt, sent when the user asked.
+func watchWorkload(r *probe.Record) probe.Workload {
+	return probe.Workload{
+		Target: r.Target, Format: r.Format, Model: r.Model, PromptIDs: []string{r.PromptID},
+		Concurrency: 1, Order: "one stream at a time, re-run by the user", WarmupRule: "no warmup", Version: version,
+	}
 }
 
 // runProgram runs a live view until the user quits, then waits for its

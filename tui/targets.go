@@ -1,0 +1,448 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/views"
+)
+
+// targetsPage is what the watch screen of several targets shows.
+type targetsPage uint8
+
+const (
+	pageLive    targetsPage = iota // the panes, and the clocks that fit
+	pageClocks                     // every figure with its delta
+	pageScatter                    // TTFT against gap p99 per run, and the trend by run
+	pageCount
+)
+
+var pageNames = [pageCount]string{"live", "clocks", "scatter"}
+
+// targetPane is one target: its current stream and its finished runs.
+type targetPane struct {
+	src       Source
+	tag       int // feed tag of the current stream; other tags are stale
+	cur       views.Stream
+	startedAt time.Time
+	runs      []*probe.Record
+	text      views.WrappedText
+}
+
+// targetsScreen races several targets with the same prompt: a plain
+// struct the root model routes to while its screen is screenTargets.
+type targetsScreen struct {
+	panes     []*targetPane
+	alternate bool // one target after another instead of all at once
+	round     int  // rounds started
+	cancel    context.CancelFunc
+	page      targetsPage
+	cmp       *compare.Comparison // the finished runs; nil until every target has one
+	keys      TargetsKeyMap
+	help      help.Model
+	tickGen   int
+	tickArmed bool
+	lastDraw  time.Time
+}
+
+// targetsTickMsg is the redraw tick of the targets screen.
+type targetsTickMsg struct{ gen int }
+
+// NewTargets returns the root model on the watch screen of several
+// targets (cfg.Sources, the first the baseline): Init sends the same
+// prompt to every target at once, or one after another when alternate,
+// and r does it again; each finished record goes to cfg.Sink.
+func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
+	m := New(ctx, cfg)
+	ts := &targetsScreen{alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New()}
+	for _, src := range cfg.Sources {
+		ts.panes = append(ts.panes, &targetPane{src: src, cur: views.Stream{Record: &probe.Record{StallMS: m.cfg.StallMS}}})
+	}
+	ts.help.Styles = m.styles.Help
+	m.ts = ts
+	m.screen = screenTargets
+	return m
+}
+
+// TargetRuns is every target's finished runs, oldest first, in target order.
+func (m *Model) TargetRuns() [][]*probe.Record {
+	out := make([][]*probe.Record, len(m.ts.panes))
+	for i, p := range m.ts.panes {
+		out[i] = p.runs
+	}
+	return out
+}
+
+// startRound cancels a round still running and sends the prompt to every
+// target again.
+func (m *Model) startRound() tea.Cmd {
+	ts := m.ts
+	if ts.cancel != nil {
+		ts.cancel()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	ts.cancel = cancel
+	seq := ts.round
+	ts.round++
+	type job struct {
+		stream  func(context.Context, int, func(probe.Event)) *probe.Record
+		observe func(probe.Event)
+	}
+	jobs := make([]job, len(ts.panes))
+	for i, p := range ts.panes {
+		m.run++
+		p.tag = m.run
+		p.cur = views.Stream{Run: ts.round, Phase: views.PhaseIdle, Record: &probe.Record{Seq: seq, StallMS: m.cfg.StallMS}}
+		p.startedAt = time.Time{}
+		p.text = views.WrappedText{}
+		jobs[i] = job{p.src.Stream, m.feed.observer(p.tag, m.now)}
+	}
+	sink := m.cfg.Sink
+	run := func(j job) {
+		rec := j.stream(ctx, seq, j.observe)
+		if sink != nil {
+			sink(rec)
+		}
+	}
+	if ts.alternate {
+		m.streams.Add(1)
+		go func() {
+			defer m.streams.Done()
+			for _, j := range jobs {
+				if ctx.Err() != nil {
+					return
+				}
+				run(j)
+			}
+		}()
+	} else {
+		m.streams.Add(len(jobs))
+		for _, j := range jobs {
+			go func() {
+				defer m.streams.Done()
+				run(j)
+			}()
+		}
+	}
+	m.renderTargets()
+	return m.armTargetsTick()
+}
+
+func (m *Model) armTargetsTick() tea.Cmd {
+	ts := m.ts
+	if ts.tickArmed {
+		return nil
+	}
+	ts.tickArmed = true
+	ts.tickGen++
+	d := max(0, frameInterval-m.now().Sub(ts.lastDraw))
+	return m.after(d, targetsTickMsg{gen: ts.tickGen})
+}
+
+// liveTargets reports a stream of the round still running.
+func (ts *targetsScreen) liveTargets() bool {
+	for _, p := range ts.panes {
+		if p.cur.Phase != views.PhaseDone {
+			return true
+		}
+	}
+	return false
+}
+
+// updateTargets handles a message on the targets screen.
+func (m *Model) updateTargets(msg tea.Msg) tea.Cmd {
+	ts := m.ts
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.renderTargets()
+	case tea.BackgroundColorMsg:
+		m.setStyles(msg.IsDark())
+		ts.help.Styles = m.styles.Help
+		m.renderTargets()
+	case feedMsg:
+		return tea.Batch(m.feed.wait(m.ctx), m.armTargetsTick())
+	case targetsTickMsg:
+		if msg.gen != ts.tickGen {
+			return nil
+		}
+		ts.tickArmed = false
+		ts.lastDraw = m.now()
+		m.applyTargets()
+		m.renderTargets()
+		if ts.liveTargets() {
+			return m.armTargetsTick()
+		}
+	case tea.KeyPressMsg:
+		k := &ts.keys
+		switch {
+		case key.Matches(msg, k.Quit):
+			m.quitting = true
+			m.cancel()
+			return tea.Quit
+		case key.Matches(msg, k.Rerun):
+			return m.startRound()
+		case key.Matches(msg, k.Next):
+			ts.page = (ts.page + 1) % pageCount
+		case key.Matches(msg, k.Prev):
+			ts.page = (ts.page + pageCount - 1) % pageCount
+		case key.Matches(msg, k.Page):
+			ts.page = targetsPage(msg.Text[0] - '1')
+		case key.Matches(msg, k.Help):
+			ts.help.ShowAll = !ts.help.ShowAll
+		}
+		m.renderTargets()
+	}
+	return nil
+}
+
+// applyTargets takes the feed's events into the panes, derives the live
+// streams, and compares the finished runs again when a stream ended.
+func (m *Model) applyTargets() {
+	ts := m.ts
+	m.pending = m.feed.drain(m.pending)
+	ended := false
+	for i := range m.pending {
+		e := &m.pending[i]
+		p := ts.pane(e.run)
+		if p == nil {
+			m.dropped++
+			continue
+		}
+		if _, done := take(&p.cur, &p.startedAt, e, m.cfg.StallMS); done {
+			p.runs = append(p.runs, e.Record)
+			ended = true
+		}
+	}
+	clear(m.pending)
+	now := m.now()
+	for _, p := range ts.panes {
+		if p.cur.Phase == views.PhaseDone || p.cur.Phase == views.PhaseIdle {
+			continue
+		}
+		r := p.cur.Record
+		p.cur.ElapsedMS = msSince(p.startedAt, now)
+		r.DurationMS = p.cur.ElapsedMS
+		if n := len(r.Frames); n > 0 {
+			r.DurationMS = max(r.DurationMS, r.Frames[n-1].TMS)
+		}
+		// The live record is the pane's own copy: deriving cannot fail on
+		// times the probe stamped in order.
+		_ = probe.Derive(r, m.cfg.StallMS)
+	}
+	if ended {
+		ts.cmp = compareTargets(ts.panes)
+	}
+}
+
+func (ts *targetsScreen) pane(tag int) *targetPane {
+	for _, p := range ts.panes {
+		if p.tag == tag {
+			return p
+		}
+	}
+	return nil
+}
+
+// compareTargets compares every target's finished runs against the
+// first's, as drip compare does with their record files; nil until every
+// target has finished a run.
+func compareTargets(panes []*targetPane) *compare.Comparison {
+	inputs := make([]compare.Input, len(panes))
+	for i, p := range panes {
+		if len(p.runs) == 0 {
+			return nil
+		}
+		inputs[i] = compare.Input{Label: p.src.Name, Records: p.runs}
+	}
+	c, err := compare.New(inputs, compare.Options{})
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// renderTargets draws the targets screen for the current size and page.
+func (m *Model) renderTargets() {
+	m.viewDirty = true
+}
+
+// composeTargets draws the targets screen: a header, the page, the footer.
+// Panels draw themselves to their width; only the panes' text is cached
+// between frames (it is the part that grows with the stream).
+func (m *Model) composeTargets() string {
+	ts := m.ts
+	w, h := m.width, m.height
+	st := &m.styles.Views
+	ts.help.SetWidth(w)
+	foot := footer(&ts.help, ts.keys.ShortHelp(), ts.keys.Help, ts.keys.Quit, w)
+	if ts.help.ShowAll {
+		foot = ts.help.FullHelpView(ts.keys.FullHelp())
+	}
+	footH := lipgloss.Height(foot)
+	bodyH := max(0, h-1-footH)
+	var body string
+	switch ts.page {
+	case pageLive:
+		body = m.targetsLive(w, bodyH)
+	case pageClocks:
+		body = m.title("clocks", "", w, false) + "\n" + views.TargetClocks(ts.cmp, m.targetNames(), w, bodyH-1, st)
+	case pageScatter:
+		body = m.targetsScatter(w, bodyH)
+	}
+	parts := []string{m.targetsHeader(w), views.Fit(body, w, bodyH), foot}
+	return views.Fit(strings.Join(parts, "\n"), w, h)
+}
+
+func (m *Model) targetNames() []string {
+	names := make([]string, len(m.ts.panes))
+	for i, p := range m.ts.panes {
+		names[i] = p.src.Name
+	}
+	return names
+}
+
+// targetsHeader is the title line with the page tabs.
+func (m *Model) targetsHeader(w int) string {
+	ts := m.ts
+	st := &m.styles.Views
+	how := "at once"
+	if ts.alternate {
+		how = "one after another"
+	}
+	line := st.Title.Render("drip watch") + st.Dim.Render(fmt.Sprintf(" · %d targets %s · round %d ", len(ts.panes), how, ts.round))
+	for p, name := range pageNames {
+		label := fmt.Sprintf(" %d %s ", p+1, name)
+		if targetsPage(p) == ts.page {
+			line += st.TitleFocused.Render(label)
+		} else {
+			line += st.Title.Render(label)
+		}
+	}
+	return views.Fit(line, w, 1)
+}
+
+// targetsLive is the live page: a pane per target, one above another on
+// one time axis (its lane, then its text with the stalls marked), and
+// below them as much of the clocks table as fits; the rest is on page 2.
+func (m *Model) targetsLive(w, h int) string {
+	ts := m.ts
+	st := &m.styles.Views
+	n := len(ts.panes)
+	clocksH := 0
+	if want := views.TargetClocksRows() + 1; h-want >= n*5+1 {
+		clocksH = want
+	} else if h-6 >= n*5+1 {
+		clocksH = h - (n*5 + 1)
+	}
+	paneH := max(2, (h-clocksH-1)/n)
+	end := 0.0
+	for _, p := range ts.panes {
+		end = max(end, views.EndMS(&p.cur))
+		for _, r := range p.runs {
+			end = max(end, r.DurationMS)
+		}
+	}
+	to := views.AxisEnd(end)
+	var parts []string
+	for i, p := range ts.panes {
+		parts = append(parts, m.targetPaneView(i, p, to, w, paneH))
+	}
+	parts = append(parts, views.TimeAxis(to, w, st))
+	if clocksH > 0 {
+		note := "2: every figure"
+		parts = append(parts, m.title("clocks", note, w, false), views.TargetClocks(ts.cmp, m.targetNames(), w, clocksH-1, st))
+	}
+	return views.Fit(strings.Join(parts, "\n"), w, h)
+}
+
+// targetPaneView is one pane: the title, the lane (earlier runs above
+// the current one as room allows, then its markers) and the tail of the
+// text, stalls marked where they happened.
+func (m *Model) targetPaneView(i int, p *targetPane, toMS float64, w, h int) string {
+	st := &m.styles.Views
+	title := views.TargetTitle(compare.Letter(i), p.src.Name, &p.cur, w, st)
+	if h <= 1 {
+		return title
+	}
+	laneH := min(h-1, 2+min(len(earlierRuns(p)), max(0, (h-4)/3)))
+	textH := h - 1 - laneH
+	lane := views.TimelineLane(&p.cur, earlierRuns(p), toMS, w, laneH, st)
+	parts := []string{title, lane}
+	if textH > 0 {
+		p.text.Update(p.cur.Record, w)
+		text := p.text.Tail(textH, st)
+		// A finished stream shows the text around its worst stall: the
+		// place the lane marks, in words.
+		if line := p.text.WorstStallLine(); p.cur.Phase == views.PhaseDone && line >= 0 {
+			text = p.text.Render(max(0, min(line-textH/2, p.text.Lines()-textH)), textH, st)
+		}
+		if p.text.Empty() {
+			text = views.Fit(st.Dim.Render("(no text yet)"), w, textH)
+		}
+		if gap, ok := views.LiveStall(&p.cur); ok {
+			text = views.Fit(text, w, textH-1) + "\n" + st.Stall.Render(fmt.Sprintf("⏸ %.0fms… and counting", gap))
+		}
+		parts = append(parts, text)
+	}
+	return views.Fit(strings.Join(parts, "\n"), w, h)
+}
+
+// earlierRuns are a pane's finished runs before the current stream.
+func earlierRuns(p *targetPane) []*probe.Record {
+	r := p.runs
+	if n := len(r); n > 0 && r[n-1] == p.cur.Record {
+		r = r[:n-1]
+	}
+	return r
+}
+
+// targetsScatter is the scatter page: a point per finished run of every
+// target, and under it the trend of each target's TTFT and gap p99 by run.
+func (m *Model) targetsScatter(w, h int) string {
+	ts := m.ts
+	st := &m.styles.Views
+	var pts []views.ScatterPoint
+	var trends []views.Trend
+	skipped := 0
+	for i, p := range ts.panes {
+		ttft := views.Trend{Series: i, Label: "ttft"}
+		gap := views.Trend{Series: i, Label: "gap p99"}
+		for _, r := range p.runs {
+			pt, ok := views.PointOf(i, r)
+			if !ok {
+				skipped++
+				ttft.Values = append(ttft.Values, r.TTFTMS)
+				gap.Values = append(gap.Values, nil)
+				continue
+			}
+			pts = append(pts, pt)
+			ttft.Values = append(ttft.Values, &pt.TTFTMS)
+			gap.Values = append(gap.Values, &pt.GapMS)
+		}
+		trends = append(trends, ttft, gap)
+	}
+	trendH := min(len(trends), max(0, h/3-1))
+	scatterH := h - 1
+	if trendH > 0 {
+		scatterH = h - trendH - 2
+	}
+	parts := []string{m.title("scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, skipped, m.cfg.StallMS, w, scatterH, st)}
+	if trendH > 0 {
+		note := "by run index, oldest left"
+		if trendH < len(trends) {
+			note += fmt.Sprintf(" · %d of %d rows: a taller terminal shows every target", trendH, len(trends))
+		}
+		parts = append(parts, m.title("trend", note, w, false), views.TrendStrip(trends, w, trendH, st))
+	}
+	return views.Fit(strings.Join(parts, "\n"), w, h)
+}

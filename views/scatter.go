@@ -1,0 +1,200 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// ScatterPoint is one run (watch), stream (run screen) or run file
+// (compare) on the scatter: its series (target or file, drawn as its
+// letter) and its two figures.
+type ScatterPoint struct {
+	Series        int
+	TTFTMS, GapMS float64 // TTFT and gap p99
+}
+
+// PointOf is a record's point, or false when it has no TTFT or fewer than
+// two gaps (a point with an undefined figure is not drawn at 0).
+func PointOf(series int, r *probe.Record) (ScatterPoint, bool) {
+	gaps := r.Gaps()
+	if r.TTFTMS == nil || len(gaps) == 0 {
+		return ScatterPoint{}, false
+	}
+	sorted := append([]float64(nil), gaps...)
+	slices.Sort(sorted)
+	return ScatterPoint{Series: series, TTFTMS: *r.TTFTMS, GapMS: probe.Percentile(sorted, 99)}, true
+}
+
+// Scatter plots TTFT (x) against gap p99 (y), a letter per point for its
+// series ("*" where series share a cell), with the stall threshold as a
+// line and the quadrants labelled with the shapes they suggest, split
+// where drip's diagnosis splits them: TTFT at probe.QueueTTFTMS, gaps at
+// the stall threshold. Undrawable points are counted in the caption.
+func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int, st *Styles) string {
+	const yLabelW = 8
+	plotW, plotH := width-yLabelW, height-2 // the axis row and its labels
+	if plotW < 10 || plotH < 3 {
+		return fit(st.Dim.Render("too small for the scatter"), width, height)
+	}
+	xMax, yMax := 1.25*probe.QueueTTFTMS, 1.5*stallMS
+	for _, p := range pts {
+		xMax, yMax = max(xMax, p.TTFTMS*1.1), max(yMax, p.GapMS*1.1)
+	}
+	xMax, yMax = niceCeil(xMax), niceCeil(yMax)
+	col := func(x float64) int { return min(plotW-1, int(x/xMax*float64(plotW))) }
+	row := func(y float64) int { return plotH - 1 - min(plotH-1, int(y/yMax*float64(plotH))) }
+	grid := make([]runes, plotH)
+	for i := range grid {
+		grid[i] = newRunes(plotW, ' ', nil)
+	}
+	qx, sy := col(probe.QueueTTFTMS), row(stallMS)
+	for r := range grid {
+		grid[r].set(qx, '┆', &st.Dim)
+	}
+	for c := range plotW {
+		grid[sy].set(c, '┄', &st.Stall)
+	}
+	free := func(r int) func(int) bool {
+		return func(i int) bool { return grid[r].r[i] == ' ' || grid[r].r[i] == '┄' }
+	}
+	grid[sy].put(max(0, qx-len("stall ")-len(fmtMS(stallMS))-1), "stall "+fmtMS(stallMS), &st.Stall, free(sy))
+	styles := seriesStyles(st)
+	for _, p := range pts {
+		r, c := row(p.GapMS), col(p.TTFTMS)
+		g := []rune(compare.Letter(p.Series))[0]
+		if cur := grid[r].r[c]; cur != g && cur >= 'A' && cur <= 'Z' || cur == '*' {
+			g = '*'
+		}
+		grid[r].set(c, g, styles[p.Series%len(styles)])
+	}
+	// The quadrants' names go in their corners, a row inward when a
+	// point is in the way; points are never covered.
+	quad := []struct {
+		r, step, c int
+		text       string
+	}{
+		{0, 1, 1, "transport"}, {0, 1, qx + 2, "both"},
+		{plotH - 1, -1, 1, "healthy"}, {plotH - 1, -1, qx + 2, "queue"},
+	}
+	for _, q := range quad {
+		for r := q.r; r >= 0 && r < plotH && r != sy; r += q.step {
+			if grid[r].put(q.c, q.text, &st.Dim, free(r)) {
+				break
+			}
+		}
+	}
+	lines := make([]string, 0, height)
+	for r := range grid {
+		label := ""
+		switch r {
+		case 0:
+			label = fmtMS(yMax)
+		case sy:
+			label = fmtMS(stallMS)
+		case plotH - 1:
+			label = "0"
+		}
+		lines = append(lines, st.Label.Render(fmt.Sprintf("%*s ", yLabelW-1, label))+grid[r].String())
+	}
+	ax := axis{to: xMax, cells: plotW}
+	lines = append(lines, strings.Repeat(" ", yLabelW)+axisRow(ax, st).String())
+	caption := "x ttft · y gap p99 · transport: fast start, fat gaps · queue: long wait, tight gaps"
+	if skipped > 0 {
+		caption += fmt.Sprintf(" · %d without a ttft or gaps not drawn", skipped)
+	}
+	lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(caption))
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// niceCeil rounds v up to a 1-2-5 step.
+func niceCeil(v float64) float64 {
+	step := niceStep(v / 5)
+	return math.Ceil(v/step) * step
+}
+
+// seriesStyles tell series apart by colour as well as by letter.
+func seriesStyles(st *Styles) []*lipgloss.Style {
+	return []*lipgloss.Style{&st.Tool, &st.Burst, &st.Reasoning, &st.Text, &st.Meta}
+}
+
+// Trend is one series of the trend strip: a target's figure by run index.
+type Trend struct {
+	Series int
+	Label  string     // "ttft", "gap p99"
+	Values []*float64 // by run index; nil where undefined
+}
+
+// minSpan is the least range of a trend row, as a share of its largest value.
+const minSpan = 0.2
+
+// TrendStrip draws each trend as a row of braille bars, one cell per run
+// (oldest left; the newest runs when there are more than fit), scaled to
+// the row's own range (at least minSpan of its top), so a run out of line
+// with the others shows at a glance. Each row ends with its range; an
+// undefined value is a gap.
+func TrendStrip(trends []Trend, width, height int, st *Styles) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	const labelW = 12
+	cells := width - labelW - 22
+	if cells < 3 {
+		return fit(st.Dim.Render("too narrow for the trend"), width, height)
+	}
+	styles := seriesStyles(st)
+	var lines []string
+	for _, t := range trends {
+		vals := t.Values
+		first := 0
+		if len(vals) > cells {
+			first = len(vals) - cells
+			vals = vals[first:]
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range vals {
+			if v != nil {
+				lo, hi = min(lo, *v), max(hi, *v)
+			}
+		}
+		// The row's own range, at least minSpan of its top: a run out of
+		// line stands out, noise of a few percent stays flat.
+		base := min(lo, hi*(1-minSpan))
+		var b strings.Builder
+		for _, v := range vals {
+			if v == nil {
+				b.WriteRune(' ')
+				continue
+			}
+			b.WriteRune(brailleBar(*v-base, hi-base))
+		}
+		rng := "—"
+		if hi >= lo {
+			rng = fmtMS(lo) + "–" + fmtMS(hi)
+		}
+		label := fmt.Sprintf("%s %s", compare.Letter(t.Series), sanitize.Line(t.Label))
+		runs := fmt.Sprintf(" runs %d–%d", first+1, first+len(vals))
+		lines = append(lines, st.Label.Render(padRight(label, labelW))+styles[t.Series%len(styles)].Render(padRight(b.String(), cells))+
+			st.Dim.Render(" "+rng+runs))
+	}
+	return fit(strings.Join(lines, "\n"), width, height)
+}
+
+// brailleBar is a braille cell filled from the bottom to v's share of top
+// (both dot columns, 4 levels, never empty for a defined value).
+func brailleBar(v, top float64) rune {
+	// Dots from the bottom row up: 7+8, then 3+6, 2+5, 1+4.
+	levels := [...]rune{0x28C0, 0x28E4, 0x28F6, 0x28FF}
+	if top <= 0 {
+		return levels[0]
+	}
+	i := int(math.Ceil(v/top*4)) - 1
+	return levels[max(0, min(3, i))]
+}

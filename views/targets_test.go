@@ -1,0 +1,178 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+)
+
+// targetRuns are three runs each of a steady and a stalling target, as
+// the watch screen of two targets holds them after two presses of r.
+func targetRuns(t testing.TB) (steady, stall []*probe.Record, c *compare.Comparison) {
+	for i := range 3 {
+		steady = append(steady, replay(t, "steady", i))
+		stall = append(stall, replay(t, "mid-sentence-stall", i))
+	}
+	c, err := compare.New([]compare.Input{{Label: "steady", Records: steady}, {Label: "stall", Records: stall}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steady, stall, c
+}
+
+// live is r cut at atMS as the screen sees it while it streams: the frames
+// so far, derived, with the clock at atMS.
+func live(t testing.TB, r *probe.Record, atMS float64) *Stream {
+	cp := *r
+	n := 0
+	for n < len(r.Frames) && r.Frames[n].TMS <= atMS {
+		n++
+	}
+	cp.Frames = r.Frames[:n:n]
+	cp.DurationMS = atMS
+	if err := probe.Derive(&cp, probe.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	return &Stream{Run: 4, Phase: PhaseStreaming, ElapsedMS: atMS, Record: &cp}
+}
+
+// TestTargetViews renders the panels of the watch screen of several
+// targets and the scatter at 40, 80 and 120 columns against golden files
+// (go test ./views -update rewrites them).
+func TestTargetViews(t *testing.T) {
+	st := NewStyles(true, false)
+	steady, stall, c := targetRuns(t)
+	done := &Stream{Run: 3, Phase: PhaseDone, Record: stall[2]}
+	stalling := live(t, stall[0], 1300) // 500 ms into the 700 ms stall
+	buffered := &Stream{Run: 1, Phase: PhaseDone, Record: replay(t, "buffered-burst", 0)}
+	var pts []ScatterPoint
+	var trends []Trend
+	for i, runs := range [][]*probe.Record{steady, stall} {
+		ttft, gap := Trend{Series: i, Label: "ttft"}, Trend{Series: i, Label: "gap p99"}
+		for _, r := range runs {
+			p, ok := PointOf(i, r)
+			if !ok {
+				t.Fatalf("run %d of %d has no point", r.Seq, i)
+			}
+			pts = append(pts, p)
+			ttft.Values, gap.Values = append(ttft.Values, &p.TTFTMS), append(gap.Values, &p.GapMS)
+		}
+		trends = append(trends, ttft, gap)
+	}
+	for _, w := range []int{40, 80, 120} {
+		var text WrappedText
+		text.Update(stall[2], w)
+		to := AxisEnd(stall[2].DurationMS)
+		views := map[string]string{
+			"title-done":     TargetTitle("B", "stall", done, w, &st),
+			"title-stalling": TargetTitle("B", "stall", stalling, w, &st),
+			"title-buffered": TargetTitle("C", "proxy", buffered, w, &st),
+			"lanes": TimelineLane(&Stream{Run: 3, Phase: PhaseDone, Record: steady[2]}, steady[:2], to, w, 4, &st) + "\n" +
+				TimelineLane(done, stall[:2], to, w, 4, &st) + "\n" + TimeAxis(to, w, &st),
+			"lane-stalling": TimelineLane(stalling, nil, AxisEnd(1300), w, 2, &st),
+			"clocks":        TargetClocks(c, []string{"steady", "stall"}, w, TargetClocksRows(), &st),
+			"clocks-short":  TargetClocks(c, []string{"steady", "stall"}, w, 5, &st),
+			"clocks-empty":  TargetClocks(nil, []string{"steady", "stall"}, w, 3, &st),
+			"text":          text.Render(0, text.Lines(), &st),
+			"scatter":       Scatter(pts, 1, probe.DefaultStall, w, 14, &st),
+			"trend":         TrendStrip(trends, w, 4, &st),
+		}
+		for view, out := range views {
+			t.Run(fmt.Sprintf("%s/%d", view, w), func(t *testing.T) {
+				for i, l := range strings.Split(out, "\n") {
+					if lw := ansi.StringWidth(l); lw > w {
+						t.Errorf("line %d is %d cells wide, more than %d", i, lw, w)
+					}
+				}
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+}
+
+// TestTargetViewsSay checks what a user must read in the new panels: the
+// stall in progress growing, a buffered stream's end-to-end rate, the
+// deltas with their intervals at three runs, a point per run on the
+// scatter with the threshold line and the quadrants.
+func TestTargetViewsSay(t *testing.T) {
+	st := NewStyles(true, false)
+	steady, stall, c := targetRuns(t)
+	checks := []struct {
+		name, out string
+		wants     []string
+	}{
+		{"stall in progress", TargetTitle("B", "stall", live(t, stall[0], 1300), 120, &st), []string{"stalled ⏸ 5", "first byte"}},
+		{"stall in progress lane", TimelineLane(live(t, stall[0], 1300), nil, AxisEnd(1300), 120, 2, &st), []string{"━⏸ 5", "…"}},
+		{"buffered", TargetTitle("C", "proxy", &Stream{Run: 1, Phase: PhaseDone, Record: replay(t, "buffered-burst", 0)}, 160, &st), []string{"buffered", "tok/s end to end"}},
+		{"deltas", TargetClocks(c, []string{"steady", "stall"}, 120, TargetClocksRows(), &st), []string{"A 3 runs", "B 3 runs", "[", "gap p99", "!"}},
+		{"short clocks say what they cut", TargetClocks(c, nil, 120, 5, &st), []string{"more rows: 2 shows every figure"}},
+	}
+	var pts []ScatterPoint
+	for i, runs := range [][]*probe.Record{steady, stall} {
+		for _, r := range runs {
+			p, _ := PointOf(i, r)
+			pts = append(pts, p)
+		}
+	}
+	sc := Scatter(pts, 0, probe.DefaultStall, 120, 16, &st)
+	checks = append(checks, struct {
+		name, out string
+		wants     []string
+	}{"scatter", sc, []string{"stall 250ms", "transport", "queue", "healthy", "┄", "┆"}})
+	for _, c := range checks {
+		out := strings.ReplaceAll(ansi.Strip(c.out), nbsp, " ")
+		for _, want := range c.wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", c.name, want, out)
+			}
+		}
+	}
+	// Three runs each land as letters: the steady runs below the stall
+	// line, the stalling ones above it (the same cell holds them all).
+	plain := ansi.Strip(sc)
+	above, below := plain[:strings.Index(plain, "stall 250ms")], plain[strings.Index(plain, "stall 250ms"):]
+	if !strings.Contains(above, "B") || strings.Contains(above, "A") || !strings.Contains(below, "A") {
+		t.Errorf("scatter: want B above the stall line and A below:\n%s", plain)
+	}
+}
+
+// TestWrappedTextIncremental checks that text wrapped frame by frame, as
+// the screen takes it in, is the text wrapped at once, at every width,
+// and that every line fits.
+func TestWrappedTextIncremental(t *testing.T) {
+	st := NewStyles(true, false)
+	for _, scenario := range []string{"mid-sentence-stall", "reasoning", "hostile-text"} {
+		r := replay(t, scenario, 0)
+		for _, w := range []int{7, 40, 80} {
+			var once, step WrappedText
+			once.Update(r, w)
+			cp := *r
+			for n := range len(r.Frames) + 1 {
+				cp.Frames = r.Frames[:n]
+				step.Update(&cp, w)
+			}
+			a, b := once.Render(0, once.Lines(), &st), step.Render(0, step.Lines(), &st)
+			if a != b {
+				t.Errorf("%s at %d: frame by frame\n%s\nat once\n%s", scenario, w, b, a)
+			}
+			for i, l := range strings.Split(a, "\n") {
+				if lw := ansi.StringWidth(l); lw != w {
+					t.Errorf("%s at %d: line %d is %d wide: %q", scenario, w, i, lw, l)
+				}
+			}
+		}
+	}
+	r := replay(t, "mid-sentence-stall", 0)
+	var wt WrappedText
+	wt.Update(r, 80)
+	line := wt.WorstStallLine()
+	if got := ansi.Strip(wt.Render(line, 1, &st)); !strings.Contains(got, "⏸"+nbsp+"700ms") {
+		t.Errorf("worst stall line %d is %q, want the 700ms marker", line, got)
+	}
+}

@@ -1,0 +1,255 @@
+package views
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
+)
+
+// cellStyle is what a cell of wrapped text is: plain answer text, reasoning,
+// tool arguments, a stall marker.
+type cellStyle uint8
+
+const (
+	cellAnswer cellStyle = iota
+	cellReasoning
+	cellTool
+	cellStall
+	cellStallMid
+	cellError
+)
+
+// cell is one rune of wrapped text and the columns it takes.
+type cell struct {
+	r     rune
+	w     uint8
+	style cellStyle
+}
+
+// WrappedText is a stream's text wrapped to a width and kept between
+// redraws: Update takes in only the frames that arrived since the last
+// call, wrapping them onto the last line, so a redraw costs the new frames
+// and the lines on screen, never the whole stream. Plain ASCII is measured
+// as one column a byte; anything else by its display width. Stall markers
+// sit where the stall happened, as in Text.
+type WrappedText struct {
+	width   int
+	frames  int // frames of the record taken in
+	started bool
+	ch      adapters.Channel
+	lines   [][]cell // the last line is the one being filled
+	stalls  []textStall
+}
+
+// textStall is where a stall marker went.
+type textStall struct {
+	line  int
+	gapMS float64
+	mid   bool
+}
+
+// Update brings the wrapped text up to date with r at width; a new width
+// wraps everything again (a resize, not a frame).
+func (t *WrappedText) Update(r *probe.Record, width int) {
+	if width < 1 {
+		width = 1
+	}
+	if width != t.width || len(r.Frames) < t.frames {
+		*t = WrappedText{width: width}
+	}
+	if len(t.lines) == 0 {
+		t.lines = [][]cell{nil}
+	}
+	stalls := r.Stalls
+	for ; t.frames < len(r.Frames); t.frames++ {
+		f := &r.Frames[t.frames]
+		if !f.IsContent() {
+			continue
+		}
+		if t.started && f.Channel != t.ch && t.ch == adapters.ChannelReasoning {
+			t.newline()
+			t.newline()
+		}
+		t.started, t.ch = true, f.Channel
+		for len(stalls) > 0 && stalls[0].Frame < t.frames {
+			stalls = stalls[1:]
+		}
+		if len(stalls) > 0 && stalls[0].Frame == t.frames {
+			t.stallMarker(stalls[0].GapMS, stalls[0].MidSentence, f.Text)
+		}
+		t.write(sanitize.Text(f.Text), styleOf(f.Channel))
+	}
+}
+
+func styleOf(ch adapters.Channel) cellStyle {
+	switch ch {
+	case adapters.ChannelReasoning:
+		return cellReasoning
+	case adapters.ChannelTool:
+		return cellTool
+	}
+	return cellAnswer
+}
+
+// stallMarker writes "⏸ 712ms" before the frame that ended the stall,
+// kept on one line when the text wraps.
+func (t *WrappedText) stallMarker(gapMS float64, mid bool, next string) {
+	style := cellStall
+	if mid {
+		style = cellStallMid
+	}
+	t.write(" ", cellAnswer)
+	marker := []rune("⏸" + nbsp + fmtMS(gapMS))
+	if t.lineWidth()+len(marker) > t.width {
+		t.newline()
+	}
+	t.stalls = append(t.stalls, textStall{line: len(t.lines) - 1, gapMS: gapMS, mid: mid})
+	for _, r := range marker {
+		t.put(cell{r: r, w: 1, style: style})
+	}
+	if !strings.HasPrefix(next, " ") && !strings.HasPrefix(next, "\n") {
+		t.write(" ", cellAnswer)
+	}
+}
+
+// write appends s, breaking lines at newlines and wrapping at the last
+// space that fits (or mid-word when a word is wider than the line).
+func (t *WrappedText) write(s string, style cellStyle) {
+	for i := 0; i < len(s); {
+		var r rune
+		w := 1
+		if c := s[i]; c < utf8.RuneSelf {
+			r = rune(c)
+			i++
+		} else {
+			var n int
+			r, n = utf8.DecodeRuneInString(s[i:])
+			w = ansi.StringWidth(s[i : i+n])
+			i += n
+		}
+		switch r {
+		case '\n':
+			t.newline()
+			continue
+		case '\t':
+			for range 4 {
+				t.add(cell{r: ' ', w: 1, style: style})
+			}
+			continue
+		}
+		t.add(cell{r: r, w: uint8(w), style: style})
+	}
+}
+
+// add appends a cell, wrapping first when it would not fit.
+func (t *WrappedText) add(c cell) {
+	if t.lineWidth()+int(c.w) > t.width && c.r != ' ' {
+		t.wrap()
+	}
+	if c.r == ' ' && t.lineWidth()+1 > t.width {
+		t.newline() // a space at the edge is the break itself
+		return
+	}
+	t.put(c)
+}
+
+func (t *WrappedText) put(c cell) {
+	n := len(t.lines) - 1
+	t.lines[n] = append(t.lines[n], c)
+}
+
+// wrap moves the last line's final word to a new line, or breaks the line
+// where it is when the word fills it.
+func (t *WrappedText) wrap() {
+	n := len(t.lines) - 1
+	line := t.lines[n]
+	cut := -1
+	for i := len(line) - 1; i >= 0; i-- {
+		if line[i].r == ' ' {
+			cut = i
+			break
+		}
+	}
+	if cut < 0 {
+		t.newline()
+		return
+	}
+	word := append([]cell(nil), line[cut+1:]...)
+	t.lines[n] = line[:cut]
+	t.lines = append(t.lines, word)
+}
+
+func (t *WrappedText) newline() { t.lines = append(t.lines, nil) }
+
+func (t *WrappedText) lineWidth() int {
+	w := 0
+	for _, c := range t.lines[len(t.lines)-1] {
+		w += int(c.w)
+	}
+	return w
+}
+
+// Lines is how many lines the text takes.
+func (t *WrappedText) Lines() int { return len(t.lines) }
+
+// Empty reports that no content has arrived.
+func (t *WrappedText) Empty() bool { return !t.started }
+
+// Render draws lines [from, from+height) of the text, styled, each padded
+// to the width.
+func (t *WrappedText) Render(from, height int, st *Styles) string {
+	styles := [...]*lipgloss.Style{&st.Value, &st.Reasoning, &st.Tool, &st.Stall, &st.StallMid, &st.Error}
+	from = max(0, min(from, len(t.lines)))
+	end := min(len(t.lines), from+height)
+	out := make([]string, 0, height)
+	var b strings.Builder
+	for _, line := range t.lines[from:end] {
+		b.Reset()
+		w := 0
+		for i := 0; i < len(line); {
+			j := i
+			for j < len(line) && line[j].style == line[i].style {
+				j++
+			}
+			var seg strings.Builder
+			for _, c := range line[i:j] {
+				seg.WriteRune(c.r)
+				w += int(c.w)
+			}
+			b.WriteString(styles[line[i].style].Render(seg.String()))
+			i = j
+		}
+		if w < t.width {
+			b.WriteString(strings.Repeat(" ", t.width-w))
+		}
+		out = append(out, b.String())
+	}
+	for len(out) < height {
+		out = append(out, strings.Repeat(" ", t.width))
+	}
+	return strings.Join(out, "\n")
+}
+
+// WorstStallLine is the line of the stall that matters most — the
+// longest mid-sentence one, else the longest — or -1 without a stall.
+func (t *WrappedText) WorstStallLine() int {
+	best := -1
+	var bs textStall
+	for _, s := range t.stalls {
+		if best < 0 || (s.mid && !bs.mid) || (s.mid == bs.mid && s.gapMS > bs.gapMS) {
+			best, bs = s.line, s
+		}
+	}
+	return best
+}
+
+// Tail draws the last height lines: the text as it arrives.
+func (t *WrappedText) Tail(height int, st *Styles) string {
+	return t.Render(len(t.lines)-height, height, st)
+}
