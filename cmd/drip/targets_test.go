@@ -1,12 +1,12 @@
 package main
 
 import (
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
@@ -54,9 +54,10 @@ func TestTargetsPairing(t *testing.T) {
 
 // TestWatchTargetsHeadless races two fixture targets without a terminal:
 // one record file per target, each target's summary, then the comparison.
-func TestWatchTargetsHeadless(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestWatchTargetsHeadless(t *testing.T) { synctest.Test(t, testWatchTargetsHeadless) }
+
+func testWatchTargetsHeadless(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	dir := t.TempDir()
 	out := filepath.Join(dir, "w.jsonl")
 	code, stdout, stderr := drip(t, "watch", srv.URL, "-m", "steady", "-m", "mid-sentence-stall", "--out", out)
