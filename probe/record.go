@@ -74,6 +74,7 @@ const (
 	ErrInStream     = "in_stream"
 	ErrCanceled     = "canceled"
 	ErrNoContent    = "no_content"
+	ErrLimit        = "limit" // past a per-stream bound
 )
 
 // Stall is a gap between content frames at or above the stall threshold.
@@ -140,6 +141,9 @@ type Record struct {
 	// hosts are merged and grouped by them (drip merge, compare --by).
 	Host   string            `json:"host,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
+	// Exchange is the request and response drip record saw (after frames:
+	// appendRecord relies on no key before "frames" being "frames").
+	Exchange *Exchange `json:"exchange,omitempty"`
 
 	// Start is the monotonic reading taken just before the request was
 	// sent; in memory only, for pairing with an in-process server's clock.

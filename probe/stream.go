@@ -196,7 +196,8 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
 
 	if resp.StatusCode >= 300 {
-		return finish(rec, o, start, httpError(resp), observe)
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), observe)
 	}
 	var r io.Reader = resp.Body
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
@@ -301,25 +302,39 @@ func (fr *frameRecorder) add(tms float64) {
 // times[i] ms, and derives the record. It is the probe's path without the
 // socket: for recorded streams, tests and measuring drip's own cost.
 func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *Record) (*Record, error) {
+	if err := DecodeReads(f, "", reads, times, 0, rec); err != nil {
+		return rec, err
+	}
+	if len(times) > 0 {
+		rec.DurationMS = times[len(times)-1]
+	}
+	return rec, Derive(rec, stallMS)
+}
+
+// DecodeReads decodes a response body that arrived as reads (read i at
+// times[i] ms from the record's start) into rec's frames and first byte
+// time; with adapters.Auto the Content-Type and first bytes pick the
+// format. The caller derives the record.
+func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, limit int, rec *Record) error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
 	rec.Server = nil
-	fr := newFrameRecorder(f, 0, rec, func(Event) {})
+	fr := newFrameRecorder(f, limit, rec, func(Event) {})
+	if f == adapters.Auto {
+		fr.det = adapters.NewDetector(contentType, limit)
+		fr.dec = fr.det
+	}
 	end := 0.0
 	for i, p := range reads {
 		if rec.FirstByteMS == nil && len(p) > 0 {
 			rec.FirstByteMS = ptr(times[i])
 		}
 		if err := fr.feed(p, times[i]); err != nil {
-			return rec, err
+			return err
 		}
 		end = times[i]
 	}
-	if err := fr.close(end); err != nil {
-		return rec, err
-	}
-	rec.DurationMS = end
-	return rec, Derive(rec, stallMS)
+	return fr.close(end)
 }
 
 // addServer copies the numbers a frame's server map carries into the
@@ -392,6 +407,10 @@ func (o Options) withDefaults() Options {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// Classify maps a transport error to a DESIGN §1 class, reading the cause
+// of ctx's cancellation first; see classify.
+func Classify(ctx context.Context, err error) *Error { return classify(ctx, err) }
+
 // classify maps a transport error to a DESIGN §1 class. Messages come from
 // the innermost error so that URLs (which may carry secrets) are not copied.
 func classify(ctx context.Context, err error) *Error {
@@ -429,22 +448,23 @@ func classify(ctx context.Context, err error) *Error {
 	return &Error{Class: ErrReset, Message: msg}
 }
 
-func httpError(resp *http.Response) *Error {
-	e := &Error{Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After")}
+// HTTPError classifies a non-2xx response from its status and the start
+// of its body, whose error message it keeps, cut short.
+func HTTPError(status int, retryAfter string, body []byte) *Error {
+	e := &Error{Status: status, RetryAfter: retryAfter}
 	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
+	case status == http.StatusTooManyRequests:
 		e.Class = ErrHTTP429
-	case resp.StatusCode >= 500:
+	case status >= 500:
 		e.Class = ErrHTTP5xx
 	default:
 		e.Class = ErrHTTP4xx
 	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
 	msg := strings.TrimSpace(adapters.ErrorMessage(body))
 	if len(msg) > errorMessageLimit {
 		msg = msg[:errorMessageLimit] + "…"
 	}
-	e.Message = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	e.Message = fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
 		e.Message += ": " + msg
 	}

@@ -216,6 +216,9 @@ func (a *Aggregate) NotAdmitted(n int) { a.streams.Attempted += n }
 
 // Add counts one finished record.
 func (a *Aggregate) Add(r *Record) {
+	if r.Phase == PhasePassthrough {
+		return // a request that did not stream has no figures (drip record)
+	}
 	if r.Phase == PhaseWarmup {
 		a.streams.Warmup++
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/sanitize"
 )
 
 func newFixturesCmd() *cobra.Command {
@@ -21,7 +22,12 @@ func newFixturesCmd() *cobra.Command {
 		Use:   "fixtures",
 		Short: "The deterministic fixture server drip tests itself against",
 	}
-	var addr string
+	var (
+		addr, from string
+		speed      float64
+		jitter     time.Duration
+		seed       uint64
+	)
 	serve := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the fixture scenarios over HTTP, for drip or any other tool",
@@ -31,32 +37,75 @@ times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
 freezes every response, server-wide, for 2s starting 1s later.
 ?frame_delay=10ms on a request (or a Frame-Delay: 10ms header) spaces every
 frame after the first content frame 10ms further apart: a slower
-transport, time to first token untouched.`,
+transport, time to first token untouched.
+
+With --from, serve a recording made by 'drip record' instead: each
+response's bytes, status and content type as recorded, every read flushed
+at its recorded offset from the request's arrival, so a client, an SDK or a
+UI meets the real cadence offline. A request gets the recording with the
+same body, else one with the same model and path, else the next in turn.
+--speed scales time (2: twice as fast); --jitter moves each read by a
+seeded uniform amount within ±D, never before the read before it.`,
 		Example: `  drip fixtures serve --addr 127.0.0.1:8089
-  drip run http://127.0.0.1:8089 -m mid-sentence-stall`,
+  drip run http://127.0.0.1:8089 -m mid-sentence-stall
+  drip fixtures serve --from rec.jsonl --addr 127.0.0.1:8090
+  drip fixtures serve --from rec.jsonl --speed 2 --jitter 5ms --seed 7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			if from == "" && (f.Changed("speed") || f.Changed("jitter") || f.Changed("seed")) {
+				return usageErr("--speed, --jitter and --seed shape a recording: add --from rec.jsonl")
+			}
+			if speed <= 0 || jitter < 0 {
+				return usageErr("--speed must be positive and --jitter not negative")
+			}
+			if from != "" {
+				in, err := readRun(from, from, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: speed, Jitter: jitter, Seed: seed})
+				if err != nil {
+					return usageErr("--from %s: %v", from, err)
+				}
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					return cannotErr(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "drip fixture server on http://%s serving %d recorded exchanges from %s at speed %g, jitter ±%s (seed %d)\n",
+					ln.Addr(), rs.Len(), sanitize.Line(from), speed, jitter, seed)
+				return serveUntilDone(cmd.Context(), ln, rs)
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return cannotErr(err)
 			}
 			printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
-			srv := &http.Server{Handler: fixtures.NewFreezer(fixtures.NewServer()), ReadHeaderTimeout: 10 * time.Second}
-			go func() {
-				<-cmd.Context().Done()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				defer cancel()
-				srv.Shutdown(ctx)
-			}()
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return cannotErr(err)
-			}
-			return nil
+			return serveUntilDone(cmd.Context(), ln, fixtures.NewFreezer(fixtures.NewServer()))
 		},
 	}
 	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8089", "address to listen on")
+	serve.Flags().StringVar(&from, "from", "", "serve the exchanges of this recording (drip record --out) at their recorded cadence")
+	serve.Flags().Float64Var(&speed, "speed", 1, "with --from: time scale, 2 serves twice as fast")
+	serve.Flags().DurationVar(&jitter, "jitter", 0, "with --from: move each read by a seeded uniform amount within ±this")
+	serve.Flags().Uint64Var(&seed, "seed", 1, "with --from: seed of the jitter")
 	cmd.AddCommand(serve)
 	return cmd
+}
+
+// serveUntilDone serves on ln until ctx is done.
+func serveUntilDone(ctx context.Context, ln net.Listener, handler http.Handler) error {
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return cannotErr(err)
+	}
+	return nil
 }
 
 func printFixtures(w io.Writer, base string) {

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/recorder"
+	"github.com/driplab/drip/sanitize"
+)
+
+func newRecordCmd() *cobra.Command {
+	var (
+		listen, upstream, out string
+		stall, timeout, idle  time.Duration
+		maxBytes              int
+	)
+	cmd := &cobra.Command{
+		Use:   "record --upstream URL [--listen ADDR] [--out rec.jsonl]",
+		Short: "Record your clients' real traffic through a streaming proxy",
+		Long: `Listen on --listen and forward every request to --upstream unchanged; every
+read from the upstream goes to the client at once (written and flushed, no
+buffering). Each exchange becomes one drip record: the frames with their
+upstream arrival times, the format detected from the stream, status and
+tokens, and the request (method, path, body) so 'drip replay' can send it
+again and 'drip fixtures serve --from' can serve it back.
+
+Credentials are forwarded but never written: Authorization, x-api-key,
+x-goog-api-key, api-key, cookies, AWS signature headers (x-amz-*), any
+header or query parameter whose name looks secret, and URL user info are
+dropped from the record and listed in its exchange.removed.
+
+Requests that do not stream are passed through and recorded without
+frames (phase "passthrough"; no figure counts them). A compressed response
+(gzip, deflate) goes to the client as it came and is decoded for the record.
+Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
+and --max-bytes kept of a response (the client still gets all of it).
+
+A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
+exchanges in flight (recorded as canceled) and finishes writing the file.`,
+		Example: `  drip record --upstream https://api.openai.com --out rec.jsonl
+  OPENAI_BASE_URL=http://127.0.0.1:4143/v1 python my_app.py   # in another shell
+  drip record --listen 127.0.0.1:0 --upstream http://127.0.0.1:8089 --out rec.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			u, err := url.Parse(upstream)
+			switch {
+			case upstream == "":
+				return usageErr("--upstream is required: the server to forward to, e.g. --upstream https://api.openai.com")
+			case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+				return usageErr("--upstream %q: want http(s)://host[:port][/path]", probe.RedactURL(upstream))
+			case stall <= 0 || timeout <= 0 || idle <= 0 || maxBytes < 1:
+				return usageErr("--stall, --timeout, --idle-timeout and --max-bytes must be positive")
+			}
+			o := recorder.Options{
+				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
+				Timeout: timeout, IdleTimeout: idle, MaxBytes: maxBytes,
+			}
+			return record(cmd.Context(), cmd.ErrOrStderr(), listen, out, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:4143", "address to listen on for the clients (port 0: any free port, printed)")
+	f.StringVar(&upstream, "upstream", "", "the server to forward to, e.g. https://api.openai.com (required)")
+	f.StringVar(&out, "out", "rec.jsonl", "write one record per exchange to this file (JSON Lines, mode 0600), each as it ends")
+	f.DurationVar(&stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
+	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
+	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")
+	f.IntVar(&maxBytes, "max-bytes", recorder.DefaultMaxBytes, "response bytes kept per exchange; the client gets the rest, the record is marked limit")
+	return cmd
+}
+
+// record runs the proxy until ctx is done, then waits for every exchange
+// to be written.
+func record(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
+	w, err := probe.Create(out)
+	if err != nil {
+		return cannotErr(fmt.Errorf("--out: %w", err))
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		w.Close()
+		return cannotErr(err)
+	}
+	var werr error
+	p := recorder.New(ctx, o, func(r *probe.Record) {
+		if err := w.Write(r); err != nil && werr == nil {
+			werr = err
+		}
+	})
+	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
+		ln.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(out))
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	stopLine := liveLine(stderr, &p.Stats, isTerminal(stderr))
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	// The exchanges in flight see ctx done and end as canceled; Shutdown
+	// waits for their handlers, then every record has reached the sink.
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	p.Wait()
+	stopLine()
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	fmt.Fprintf(stderr, "drip record: %s written to %s\n", counts(&p.Stats), sanitize.Line(out))
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return cannotErr(err)
+	}
+	if werr != nil {
+		return cannotErr(fmt.Errorf("writing %s: %w", out, werr))
+	}
+	return nil
+}
+
+func counts(s *recorder.Stats) string {
+	return fmt.Sprintf("%d exchanges (%d streams, %d failed, %d passthrough)",
+		s.Recorded.Load(), s.Streams.Load(), s.Failed.Load(), s.Passthrough.Load())
+}
+
+// liveLine keeps one line on stderr with the exchange counts: rewritten in
+// place on a terminal, a new line for each change elsewhere (a log).
+func liveLine(w io.Writer, s *recorder.Stats, tty bool) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		last := ""
+		for {
+			select {
+			case <-done:
+				if tty && last != "" {
+					fmt.Fprint(w, "\r\x1b[K")
+				}
+				return
+			case <-t.C:
+			}
+			line := fmt.Sprintf("  %s · %d in flight", counts(s), s.InFlight.Load())
+			if line == last {
+				continue
+			}
+			last = line
+			if tty {
+				fmt.Fprint(w, "\r\x1b[K"+line)
+			} else {
+				fmt.Fprintln(w, line)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}

@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// PhasePassthrough marks a recorded exchange that did not stream (drip
+// record): kept for replay and serving, left out of every figure.
+const PhasePassthrough = "passthrough"
+
+// Exchange is what drip record saw of one client request and its response:
+// enough to send the request again (drip replay) and to serve the response
+// back byte for byte at its recorded offsets (drip fixtures serve --from).
+// It never holds a credential: those are dropped and named in Removed.
+type Exchange struct {
+	Method string `json:"method"`
+	// Path is the path and query the client asked for, secret query
+	// parameters removed.
+	Path string `json:"path"`
+	// Header is the request's headers without credentials or hop-by-hop
+	// headers.
+	Header  map[string][]string `json:"header,omitempty"`
+	Removed []string            `json:"removed,omitempty"`  // dropped as credentials: header names, "query NAME"
+	Body    json.RawMessage     `json:"body,omitempty"`     // the request body, when it is JSON
+	BodyB64 []byte              `json:"body_b64,omitempty"` // any other request body
+	// Streamed says the response was a stream (the record has frames).
+	Streamed    bool   `json:"streamed"`
+	ContentType string `json:"content_type,omitempty"` // of the response
+	// Response is the response body, decompressed, when it is UTF-8;
+	// ResponseB64 any other (Bedrock's binary event stream).
+	Response    string `json:"response,omitempty"`
+	ResponseB64 []byte `json:"response_b64,omitempty"`
+	Reads       []Read `json:"reads,omitempty"` // how the response body arrived
+	// ContentEncoding is set when the body is kept still encoded (an
+	// encoding drip does not decode); it is served back that way.
+	ContentEncoding string `json:"content_encoding,omitempty"`
+	// Clipped says the response was longer than the recorder keeps; the
+	// client got all of it.
+	Clipped bool `json:"clipped,omitempty"`
+}
+
+// Read is one read of a response body: when it returned and how many bytes
+// of the (decompressed) body it brought.
+type Read struct {
+	TMS float64 `json:"t_ms"`
+	N   int     `json:"n"`
+}
+
+// SetBody stores a request body: as JSON when it is JSON, else base64.
+func (x *Exchange) SetBody(b []byte) {
+	x.Body, x.BodyB64 = nil, nil
+	switch {
+	case len(b) == 0:
+	case json.Valid(b):
+		x.Body = append(json.RawMessage(nil), b...)
+	default:
+		x.BodyB64 = append([]byte(nil), b...)
+	}
+}
+
+// RequestBody returns the stored request body.
+func (x *Exchange) RequestBody() []byte {
+	if x.Body != nil {
+		return x.Body
+	}
+	return x.BodyB64
+}
+
+// SetResponse stores a response body: as text when it is UTF-8, else base64.
+func (x *Exchange) SetResponse(b []byte) {
+	x.Response, x.ResponseB64 = "", nil
+	if utf8.Valid(b) {
+		x.Response = string(b)
+	} else {
+		x.ResponseB64 = append([]byte(nil), b...)
+	}
+}
+
+// ResponseBody returns the stored response body.
+func (x *Exchange) ResponseBody() []byte {
+	if x.ResponseB64 != nil {
+		return x.ResponseB64
+	}
+	return []byte(x.Response)
+}

@@ -1,0 +1,322 @@
+package recorder
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+)
+
+// exchange is one request through the proxy.
+type exchange struct {
+	p    *Proxy
+	rec  *probe.Record
+	x    *probe.Exchange
+	body []byte
+	resp []byte // the response body as it came, up to MaxBytes
+}
+
+// run forwards the request, streams the response to the client read by
+// read, and fills the record.
+func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
+	o := &e.p.o
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	stop := context.AfterFunc(e.p.ctx, func() { cancel(errStopped) })
+	defer stop()
+	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
+	defer cancelTotal()
+
+	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL.Path, r.URL.RawQuery).String(), bytes.NewReader(e.body))
+	if err != nil {
+		e.fail(w, time.Time{}, &probe.Error{Class: probe.ErrDNS, Message: "bad upstream URL"})
+		return
+	}
+	out.Header = forwardHeader(r.Header)
+	out.ContentLength = int64(len(e.body))
+	idle := time.AfterFunc(o.IdleTimeout, func() { cancel(errIdle) })
+	defer idle.Stop()
+
+	e.rec.StartUnixNS = time.Now().UnixNano()
+	start := o.Clock()
+	resp, err := o.Client.Do(out)
+	if err != nil {
+		e.fail(w, start, classify(ctx, r, err))
+		return
+	}
+	defer resp.Body.Close()
+	e.rec.HeadersMS = ptr(ms(o.Clock().Sub(start)))
+	e.rec.HTTPStatus = resp.StatusCode
+	idle.Reset(o.IdleTimeout)
+	e.x.ContentType = resp.Header.Get("Content-Type")
+	e.x.Streamed = isStream(e.x.ContentType, e.body, r.URL.Path)
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		e.rec.ContentEncoding = enc
+	}
+
+	h := w.Header()
+	for k, vs := range resp.Header {
+		if !hopByHop(k, resp.Header) {
+			h[k] = vs
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	rc := http.NewResponseController(w)
+	clientGone := rc.Flush() != nil
+
+	var reads []probe.Read
+	buf := make([]byte, readBufferSize)
+	var streamErr *probe.Error
+	for !clientGone {
+		n, rerr := resp.Body.Read(buf)
+		now := o.Clock() // the upstream arrival time: stamp before anything else
+		if n > 0 {
+			idle.Reset(o.IdleTimeout)
+			// The client first, the bookkeeping after: nothing the record
+			// needs stands between an upstream read and the client.
+			if _, err := w.Write(buf[:n]); err != nil || rc.Flush() != nil {
+				clientGone = true
+			}
+			reads = e.keep(reads, buf[:n], ms(now.Sub(start)))
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			streamErr = classify(ctx, r, rerr)
+			break
+		}
+	}
+	if clientGone && streamErr == nil {
+		streamErr = &probe.Error{Class: probe.ErrCanceled, Message: "the client closed the connection"}
+	}
+	e.finish(start, reads, streamErr)
+}
+
+// keep adds one read to the record's copy of the body, up to MaxBytes.
+func (e *exchange) keep(reads []probe.Read, p []byte, tms float64) []probe.Read {
+	if room := e.p.o.MaxBytes - len(e.resp); len(p) > room {
+		p = p[:max(room, 0)]
+		e.x.Clipped = true
+	}
+	if len(p) == 0 {
+		return reads
+	}
+	e.resp = append(e.resp, p...)
+	return append(reads, probe.Read{TMS: tms, N: len(p)})
+}
+
+// fail records an exchange that got no response and tells the client.
+func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *probe.Error) {
+	if start.IsZero() {
+		start = e.p.o.Clock()
+	}
+	e.x.Streamed = isStream("", e.body, e.x.Path)
+	if perr.Class != probe.ErrCanceled {
+		http.Error(w, "drip record: upstream: "+perr.Class+": "+perr.Message, http.StatusBadGateway)
+	}
+	e.finish(start, nil, perr)
+}
+
+// finish decodes what was kept into frames and derives the record.
+func (e *exchange) finish(start time.Time, reads []probe.Read, perr *probe.Error) {
+	rec, o := e.rec, &e.p.o
+	rec.Start = start
+	rec.RunOffsetMS = ms(start.Sub(e.p.start))
+	rec.DurationMS = ms(o.Clock().Sub(start))
+	body, reads, encErr := decompress(rec.ContentEncoding, e.resp, reads)
+	if encErr != nil {
+		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came
+	}
+	e.x.SetResponse(body)
+	e.x.Reads = reads
+	if !e.x.Streamed {
+		rec.Phase, rec.Format = probe.PhasePassthrough, "none"
+	} else if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, rec); err != nil && perr == nil {
+		perr = &probe.Error{Class: probe.ErrDecode, Message: err.Error()}
+	}
+	switch {
+	case perr != nil:
+	case rec.HTTPStatus >= 300:
+		perr = probe.HTTPError(rec.HTTPStatus, "", body)
+	case encErr != nil && e.x.Streamed:
+		perr = &probe.Error{Class: probe.ErrDecode, Message: encErr.Error()}
+	case e.x.Clipped:
+		perr = &probe.Error{Class: probe.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes: the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
+	}
+	rec.Error = perr
+	if err := probe.Derive(rec, o.StallMS); err != nil {
+		rec.Error, rec.Status = &probe.Error{Class: probe.ErrDecode, Message: err.Error()}, probe.StatusFailed
+	}
+}
+
+// classify names a transport error: the proxy's own timeouts and stop
+// first, a client that went away, then the probe's classes.
+func classify(ctx context.Context, r *http.Request, err error) *probe.Error {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errIdle):
+		return &probe.Error{Class: probe.ErrTimeoutIdle, Message: "no bytes from the upstream within the idle timeout"}
+	case errors.Is(cause, errTotal):
+		return &probe.Error{Class: probe.ErrTimeoutTotal, Message: "the exchange exceeded the total timeout"}
+	case errors.Is(cause, errStopped):
+		return &probe.Error{Class: probe.ErrCanceled, Message: "drip record stopped"}
+	case r.Context().Err() != nil:
+		return &probe.Error{Class: probe.ErrCanceled, Message: "the client closed the connection"}
+	}
+	return probe.Classify(ctx, err)
+}
+
+// decompress decodes a gzip or deflate body for the record, each decoded
+// piece stamped with the time of the read that completed it. An encoding
+// drip cannot decode leaves the body as it came, with the error.
+func decompress(enc string, raw []byte, reads []probe.Read) ([]byte, []probe.Read, error) {
+	if enc == "" || len(raw) == 0 {
+		return raw, reads, nil
+	}
+	rr := &readsReader{b: raw, reads: reads}
+	var zr io.Reader
+	var err error
+	switch strings.ToLower(enc) {
+	case "gzip", "x-gzip":
+		zr, err = gzip.NewReader(rr)
+	case "deflate":
+		zr, err = zlib.NewReader(rr)
+	default:
+		return raw, reads, fmt.Errorf("content-encoding %s: drip decodes gzip and deflate", enc)
+	}
+	if err != nil {
+		return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)
+	}
+	var body []byte
+	var out []probe.Read
+	buf := make([]byte, readBufferSize)
+	for {
+		n, err := zr.Read(buf)
+		if n > 0 {
+			body = append(body, buf[:n]...)
+			out = append(out, probe.Read{TMS: reads[rr.read].TMS, N: n})
+		}
+		if err == io.EOF {
+			return body, out, nil
+		}
+		if err != nil {
+			return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)
+		}
+	}
+}
+
+// readsReader reads a body kept as reads and knows which read the last byte
+// it gave came from. It is an io.ByteReader, so flate reads it byte by byte
+// instead of buffering ahead, and decoded output lines up with its input.
+type readsReader struct {
+	b     []byte
+	off   int
+	reads []probe.Read
+	read  int // index of the read holding b[off-1]
+	end   int // end offset of reads[read] in b
+}
+
+func (r *readsReader) ReadByte() (byte, error) {
+	if r.off >= len(r.b) {
+		return 0, io.EOF
+	}
+	if r.off == 0 {
+		r.end = r.reads[0].N
+	}
+	for r.off >= r.end && r.read < len(r.reads)-1 {
+		r.read++
+		r.end += r.reads[r.read].N
+	}
+	c := r.b[r.off]
+	r.off++
+	return c, nil
+}
+
+func (r *readsReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c, err := r.ReadByte()
+		if err != nil {
+			if n > 0 {
+				return n, nil
+			}
+			return 0, err
+		}
+		p[n] = c
+		n++
+	}
+	return n, nil
+}
+
+func split(body []byte, reads []probe.Read) [][]byte {
+	out := make([][]byte, len(reads))
+	off := 0
+	for i, r := range reads {
+		out[i] = body[off : off+r.N]
+		off += r.N
+	}
+	return out
+}
+
+func times(reads []probe.Read) []float64 {
+	out := make([]float64, len(reads))
+	for i, r := range reads {
+		out[i] = r.TMS
+	}
+	return out
+}
+
+// streamTypes are the response media types of a stream.
+var streamTypes = []string{"text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/vnd.amazon.eventstream"}
+
+// isStream says whether an exchange is a stream: its response's type says
+// so, or the request asked for one (a stream that failed before its first
+// event still counts as a failed stream).
+func isStream(contentType string, body []byte, path string) bool {
+	if mt, _, err := mime.ParseMediaType(contentType); err == nil && slices.Contains(streamTypes, strings.ToLower(mt)) {
+		return true
+	}
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	if json.Unmarshal(body, &req) == nil && req.Stream {
+		return true
+	}
+	// Bedrock and Gemini say it in the path.
+	return strings.Contains(path, "-stream") || strings.Contains(path, "streamGenerateContent")
+}
+
+// requestModel finds the model: a "model" in a JSON body, or a model in the
+// path (/model/NAME/…, /models/NAME:…).
+func requestModel(body []byte, path string) string {
+	var req struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal(body, &req) == nil && req.Model != "" {
+		return req.Model
+	}
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		if (p == "model" || p == "models") && i+1 < len(parts) {
+			m, _, _ := strings.Cut(parts[i+1], ":")
+			return m
+		}
+	}
+	return ""
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,74 @@
+package recorder
+
+import (
+	"net/http"
+	"net/textproto"
+	"slices"
+	"strings"
+
+	"github.com/driplab/drip/probe"
+)
+
+// hopByHopHeaders belong to one connection and are not forwarded (RFC 9110
+// §7.6.1), nor are the headers a Connection header names.
+var hopByHopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func hopByHop(name string, h http.Header) bool {
+	name = textproto.CanonicalMIMEHeaderKey(name)
+	if slices.Contains(hopByHopHeaders, name) {
+		return true
+	}
+	for _, v := range h.Values("Connection") {
+		for _, f := range strings.Split(v, ",") {
+			if textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(f)) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forwardHeader is the client's request header as the upstream gets it:
+// everything but hop-by-hop headers, credentials included. Host comes from
+// the upstream URL.
+func forwardHeader(in http.Header) http.Header {
+	out := http.Header{}
+	for k, vs := range in {
+		if !hopByHop(k, in) {
+			out[k] = vs
+		}
+	}
+	if _, ok := in["User-Agent"]; !ok {
+		out["User-Agent"] = nil // Go's client adds none either
+	}
+	return out
+}
+
+// newExchange is the record's copy of a request: method, path, body and
+// headers, every credential dropped and named.
+func newExchange(r *http.Request, body []byte) *probe.Exchange {
+	x := &probe.Exchange{Method: r.Method, Path: r.URL.EscapedPath()}
+	q, removed := probe.StripQuerySecrets(r.URL.RawQuery)
+	if q != "" {
+		x.Path += "?" + q
+	}
+	for k, vs := range r.Header {
+		switch {
+		case probe.IsCredentialHeader(k):
+			removed = append(removed, strings.ToLower(k))
+		case hopByHop(k, r.Header) || k == "Content-Length" || k == "Accept-Encoding":
+		default:
+			if x.Header == nil {
+				x.Header = map[string][]string{}
+			}
+			x.Header[k] = vs
+		}
+	}
+	if r.URL.User != nil {
+		removed = append(removed, "url user info")
+	}
+	slices.Sort(removed)
+	x.Removed = removed
+	x.SetBody(body)
+	return x
+}

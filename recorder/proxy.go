@@ -1,0 +1,171 @@
+// Package recorder is drip record's streaming reverse proxy. It forwards a
+// client's requests to an upstream unchanged, hands every upstream read to
+// the client at once (a write and a flush per read, nothing buffered), and
+// writes one probe.Record per exchange: the frames with their upstream
+// arrival times, the format detected from the stream, the status, the
+// tokens, and the request (method, path, body, headers) for drip replay.
+// A credential is never written down: it is forwarded, dropped from the
+// record and named in Exchange.Removed.
+package recorder
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/driplab/drip/probe"
+)
+
+// Bounds on what one exchange may hold in memory.
+const (
+	// DefaultMaxBytes is the response bytes an exchange keeps by default;
+	// the client gets the rest, the record is marked clipped.
+	DefaultMaxBytes = 64 << 20
+	// maxRequestBody bounds a request body, which must be held to be
+	// recorded; LLM requests are far smaller.
+	maxRequestBody = 32 << 20
+	readBufferSize = 32 << 10
+)
+
+var (
+	errIdle    = errors.New("idle timeout")
+	errTotal   = errors.New("total timeout")
+	errStopped = errors.New("drip record stopped")
+)
+
+// Options configure a Proxy; Upstream is required.
+type Options struct {
+	Upstream    *url.URL
+	Client      *http.Client // nil: probe.NewClient(0)
+	Clock       probe.Clock  // nil: time.Now
+	StallMS     float64      // 0: probe.DefaultStall
+	IdleTimeout time.Duration
+	Timeout     time.Duration
+	MaxBytes    int // response bytes kept per exchange; 0: DefaultMaxBytes
+	FrameLimit  int // largest frame the decoders accept; 0: theirs
+	RunID       string
+}
+
+// Stats count exchanges while the proxy runs, for its live line.
+type Stats struct {
+	Recorded    atomic.Int64 // exchanges written
+	Streams     atomic.Int64 // of which streamed
+	Passthrough atomic.Int64 // of which did not stream
+	Failed      atomic.Int64 // streams recorded as failed
+	InFlight    atomic.Int64
+}
+
+// Proxy is the recording reverse proxy, an http.Handler.
+type Proxy struct {
+	o     Options
+	ctx   context.Context
+	sink  func(*probe.Record)
+	mu    sync.Mutex // serializes sink
+	start time.Time
+	seq   atomic.Int64
+	wg    sync.WaitGroup
+	Stats Stats
+}
+
+// New returns a proxy to o.Upstream. Every exchange's record goes to sink,
+// one call at a time, as the exchange ends. When ctx is done, exchanges in
+// flight are canceled and recorded as canceled.
+func New(ctx context.Context, o Options, sink func(*probe.Record)) *Proxy {
+	if o.Client == nil {
+		o.Client = probe.NewClient(0)
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.StallMS <= 0 {
+		o.StallMS = probe.DefaultStall
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = probe.DefaultIdleTimeout
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = probe.DefaultTimeout
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.RunID == "" {
+		o.RunID = probe.NewRunID()
+	}
+	return &Proxy{o: o, ctx: ctx, sink: sink, start: o.Clock()}
+}
+
+// Wait returns once every exchange begun has been handed to the sink.
+func (p *Proxy) Wait() { p.wg.Wait() }
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.wg.Add(1)
+	defer p.wg.Done()
+	p.Stats.InFlight.Add(1)
+	defer p.Stats.InFlight.Add(-1)
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil {
+		http.Error(w, "drip record: reading the request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if len(body) > maxRequestBody {
+		http.Error(w, fmt.Sprintf("drip record: request body over %d MiB", maxRequestBody>>20), http.StatusRequestEntityTooLarge)
+		return
+	}
+	x := newExchange(r, body)
+	rec := &probe.Record{
+		V: probe.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: probe.PhaseMeasure,
+		PromptID: promptID(body), Target: probe.RedactURL(p.upstreamURL(r.URL.Path, "").String()),
+		Model: requestModel(body, r.URL.Path), Exchange: x,
+	}
+	e := &exchange{p: p, rec: rec, x: x, body: body}
+	e.run(w, r)
+	p.emit(rec)
+}
+
+func (p *Proxy) emit(rec *probe.Record) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sink(rec)
+	p.Stats.Recorded.Add(1)
+	if rec.Phase == probe.PhasePassthrough {
+		p.Stats.Passthrough.Add(1)
+		return
+	}
+	p.Stats.Streams.Add(1)
+	if rec.Status == probe.StatusFailed {
+		p.Stats.Failed.Add(1)
+	}
+}
+
+// upstreamURL joins the upstream's path with the client's, and their
+// queries.
+func (p *Proxy) upstreamURL(path, rawQuery string) *url.URL {
+	u := *p.o.Upstream
+	u.Path = strings.TrimRight(u.Path, "/") + "/" + strings.TrimLeft(path, "/")
+	u.RawPath = ""
+	switch {
+	case u.RawQuery == "":
+		u.RawQuery = rawQuery
+	case rawQuery != "":
+		u.RawQuery += "&" + rawQuery
+	}
+	return &u
+}
+
+// promptID names a request by its body, so identical requests share an id
+// (and drip compare's per-prompt panel) in the recording and its replay.
+func promptID(body []byte) string {
+	h := sha256.Sum256(body)
+	return "req-" + hex.EncodeToString(h[:4])
+}
