@@ -88,7 +88,8 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v\nsee '%s --help'", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd(), newRecordCmd())
+	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
+	root.AddCommand(newRecordCmd(), newReplayCmd()) // drip record and what uses a recording
 	return root
 }
 

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/replay"
+	"github.com/driplab/drip/sanitize"
+)
+
+// replayFlags are drip replay's flags.
+type replayFlags struct {
+	against             string
+	headers             []string
+	out                 string
+	failIf              []string
+	asJSON, markdown    bool
+	noTUI               bool
+	concurrency         int
+	rate                float64
+	duration            time.Duration
+	timeout, idle, conn time.Duration
+	aws                 awsFlags
+}
+
+func newReplayCmd() *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay REC.jsonl --against URL",
+		Short: "Send recorded requests again and compare the replay with the recording",
+		Long: `Re-send the streaming requests a 'drip record' file holds to --against (each
+recorded path joined to its URL), record the replayed streams, and report
+replayed beside recorded for every figure: the change, marked ! when it is
+10% or more worse, and ~ when a bootstrap interval of the p50 or p95
+difference says it is within noise (as drip compare does, the recording as
+the baseline). Exchanges that did not stream are not replayed.
+
+Pacing: by default the recorded order and spacing; --concurrency N keeps N
+in flight (closed loop), --rate R starts R per second (open loop);
+--duration D cycles through the recording until D has passed.
+
+Credentials are never in a recording: give them with -H or the usual
+environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY;
+AWS credentials sign Bedrock requests to an amazonaws.com host).
+
+--fail-if takes absolute thresholds ('ttft.p95 > 800ms', 'failed > 0') and
+thresholds relative to the recording ('ttft.p95 > +10%', 'gap.p99 >
++20ms'); the llm.* names work too (see drip run --help). On a terminal it
+opens the compare screen with the recording as the baseline; otherwise, or
+with --no-tui, --json or --markdown, it prints the comparison.`,
+		Example: `  drip replay rec.jsonl --against http://localhost:8000
+  drip replay rec.jsonl --against http://staging:8000 --concurrency 4 --duration 60s --out replayed.jsonl
+  drip replay rec.jsonl --against http://localhost:8000 --fail-if 'ttft.p95 > +10%' --fail-if 'failed > 0'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, args[0], &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
+	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable), e.g. a key the recording left out")
+	fs.StringVar(&f.out, "out", "", "write the replayed streams' records to this file (JSON Lines, mode 0600)")
+	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds for the replay, e.g. 'ttft.p95 > +10%', 'failed > 0' (repeatable)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the comparison as one JSON object")
+	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown")
+	fs.BoolVar(&f.noTUI, "no-tui", false, "print the comparison even on a terminal")
+	fs.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
+	fs.Float64Var(&f.rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
+	fs.DurationVar(&f.duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
+	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
+	fs.DurationVar(&f.idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
+	fs.DurationVar(&f.conn, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
+	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
+	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
+	return cmd
+}
+
+func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
+	if f.against == "" {
+		return usageErr("--against is required: the server to replay the recording against")
+	}
+	if f.asJSON && f.markdown {
+		return usageErr("--json and --markdown both write to stdout: pick one")
+	}
+	var gates []probe.Gate
+	for _, e := range f.failIf {
+		g, err := probe.ParseGate(e)
+		if err != nil {
+			return usageErr("--fail-if: %v", err)
+		}
+		gates = append(gates, g)
+	}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	in, err := readRun(path, "recorded", cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	streams := replay.Streams(in.Records)
+	if len(streams) == 0 {
+		return usageErr("%s: no recorded streams to replay (record them with drip record)", path)
+	}
+	if o.Sign, err = f.aws.signer(probe.Target{URL: f.against, Format: signedFormat(streams)}); err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "drip replay: %d recorded streams from %s → %s, paced by %s", len(streams),
+		sanitize.Line(path), sanitize.Line(probe.RedactURL(f.against)), o.Policy())
+	if n := len(in.Records) - len(streams); n > 0 {
+		fmt.Fprintf(stderr, " (%d exchanges that did not stream are not replayed)", n)
+	}
+	fmt.Fprintln(stderr)
+	var w *probe.Writer
+	if f.out != "" {
+		if w, err = probe.Create(f.out); err != nil {
+			return cannotErr(fmt.Errorf("--out: %w", err))
+		}
+		defer w.Close()
+	}
+	recorded := compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped}
+	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
+		return replayLive(cmd.Context(), cmd.OutOrStdout(), recorded, streams, o, gates, w)
+	}
+	var replayed []*probe.Record
+	replay.Run(cmd.Context(), streams, o, func(r *probe.Record) {
+		replayed = append(replayed, r)
+		if w != nil {
+			w.Write(r)
+		}
+		fmt.Fprintln(stderr, progressLine(r))
+	})
+	return reportReplay(cmd.OutOrStdout(), recorded, replayed, f.out, gates, f)
+}
+
+// reportReplay prints the comparison of the replay with the recording and
+// judges the gates.
+func reportReplay(out io.Writer, recorded compare.Input, replayed []*probe.Record, source string, gates []probe.Gate, f *replayFlags) error {
+	if len(replayed) == 0 {
+		return cannotErr(fmt.Errorf("no stream was replayed"))
+	}
+	c, err := compare.New([]compare.Input{recorded, {Label: "replayed", Source: source, Records: replayed}}, compare.Options{Gates: gates})
+	if err != nil {
+		return cannotErr(err)
+	}
+	switch {
+	case f.asJSON:
+		if err := compare.JSON(out, c); err != nil {
+			return cannotErr(err)
+		}
+	case f.markdown:
+		compare.Markdown(out, c)
+	default:
+		compare.Text(out, c)
+	}
+	if c.Tripped() {
+		return errGateTripped
+	}
+	return nil
+}
+
+func (f *replayFlags) options() (replay.Options, error) {
+	o := replay.Options{
+		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
+		Probe: probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
+	}
+	for _, h := range f.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return o, usageErr("bad header %q: want 'Name: value'", h)
+		}
+		o.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	if err := o.Check(); err != nil {
+		return o, usageErr("%v", err)
+	}
+	if f.timeout <= 0 || f.idle <= 0 || f.conn <= 0 {
+		return o, usageErr("--timeout, --idle-timeout and --connect-timeout must be positive")
+	}
+	return o, nil
+}
+
+// signedFormat is a Bedrock format when the recording holds Bedrock
+// streams (they get SigV4 on an AWS host), else the first stream's.
+func signedFormat(streams []*probe.Record) *adapters.Format {
+	for _, r := range streams {
+		if strings.HasPrefix(r.Format, "bedrock-") {
+			return adapters.Lookup(r.Format)
+		}
+	}
+	if f := adapters.Lookup(streams[0].Format); f != nil {
+		return f
+	}
+	return adapters.Auto
+}
+
+// replayLive is filled in below once the live compare screen exists; for
+// now the terminal gets the printed comparison too.
+func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*probe.Record, o replay.Options, gates []probe.Gate, w *probe.Writer) error {
+	var replayed []*probe.Record
+	replay.Run(ctx, streams, o, func(r *probe.Record) {
+		replayed = append(replayed, r)
+		if w != nil {
+			w.Write(r)
+		}
+	})
+	return reportReplay(out, recorded, replayed, "", gates, &replayFlags{})
+}

@@ -1,0 +1,279 @@
+// Package replay sends the requests of a recording (drip record) again,
+// against another server, and records the replayed streams. By default it
+// keeps the recorded order and spacing; a closed loop (Concurrency) or an
+// open one (Rate) can shape the load instead. Comparing the replay with the
+// recording is package compare's work: the recording is the baseline.
+package replay
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+)
+
+// Options say where and how to replay.
+type Options struct {
+	Against string      // base URL; each recorded path is joined to its path
+	Header  http.Header // extra headers (-H), over the recorded ones
+	Sign    func(*http.Request, []byte) error
+	Probe   probe.Options
+	// Concurrency > 0 keeps that many in flight (closed loop); Rate > 0
+	// starts that many per second (open loop). Neither: the recorded
+	// order and spacing.
+	Concurrency int
+	Rate        float64
+	// Duration > 0 cycles through the recording until it has passed;
+	// otherwise each recorded stream is sent once.
+	Duration time.Duration
+	RunID    string
+	Progress *probe.Progress // updated live when set
+}
+
+// Streams returns the records of a recording that can be replayed: streams
+// drip record saw (an exchange, not passthrough), in the order they started.
+func Streams(recs []*probe.Record) []*probe.Record {
+	var out []*probe.Record
+	for _, r := range recs {
+		if r.Exchange != nil && r.Exchange.Streamed && r.Phase != probe.PhasePassthrough {
+			out = append(out, r)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *probe.Record) int {
+		switch {
+		case a.RunOffsetMS < b.RunOffsetMS:
+			return -1
+		case a.RunOffsetMS > b.RunOffsetMS:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Policy says in words how the replay was paced, for the report.
+func (o Options) Policy() string {
+	s := "the recorded order and spacing"
+	switch {
+	case o.Concurrency > 0:
+		s = "a closed loop of " + itoa(o.Concurrency) + " in flight"
+	case o.Rate > 0:
+		s = "an open loop of " + ftoa(o.Rate) + " per second"
+	}
+	if o.Duration > 0 {
+		s += ", cycling through the recording for " + o.Duration.String()
+	}
+	return s
+}
+
+// Check reports what in o cannot be replayed.
+func (o Options) Check() error {
+	u, err := url.Parse(o.Against)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return errors.New("want http(s)://host[:port][/path]")
+	case o.Concurrency > 0 && o.Rate > 0:
+		return errors.New("--concurrency is the closed loop and --rate the open one: pick one")
+	case o.Concurrency < 0 || o.Rate < 0 || o.Duration < 0:
+		return errors.New("--concurrency, --rate and --duration must not be negative")
+	}
+	return nil
+}
+
+// Run replays streams (from Streams) and hands every replayed record to
+// sink, one call at a time, as each ends. When ctx is done it stops
+// sending, and streams in flight end as canceled.
+func Run(ctx context.Context, streams []*probe.Record, o Options, sink func(*probe.Record)) {
+	if len(streams) == 0 {
+		return
+	}
+	r := &runner{o: o, streams: streams, sink: sink}
+	r.probe = o.Probe
+	if r.probe.Client == nil {
+		r.probe.Client = probe.NewClient(o.Probe.ConnectTimeout)
+	}
+	if r.probe.Clock == nil {
+		r.probe.Clock = time.Now
+	}
+	if r.o.RunID == "" {
+		r.o.RunID = probe.NewRunID()
+	}
+	if r.o.Progress == nil {
+		r.o.Progress = &probe.Progress{}
+	}
+	r.start = r.probe.Clock()
+	switch {
+	case o.Concurrency > 0:
+		r.closed(ctx)
+	default:
+		r.open(ctx)
+	}
+}
+
+type runner struct {
+	o       Options
+	probe   probe.Options
+	streams []*probe.Record
+	sink    func(*probe.Record)
+	mu      sync.Mutex
+	start   time.Time
+	seq     atomic.Int64
+}
+
+// next returns the i-th stream to send and whether there is one: each once,
+// or round and round while the duration lasts.
+func (r *runner) next(i int) (*probe.Record, bool) {
+	if r.o.Duration > 0 {
+		if r.probe.Clock().Sub(r.start) >= r.o.Duration {
+			return nil, false
+		}
+		return r.streams[i%len(r.streams)], true
+	}
+	if i >= len(r.streams) {
+		return nil, false
+	}
+	return r.streams[i], true
+}
+
+// closed keeps Concurrency streams in flight.
+func (r *runner) closed(ctx context.Context) {
+	var (
+		wg sync.WaitGroup
+		i  atomic.Int64
+	)
+	for range r.o.Concurrency {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				rec, ok := r.next(int(i.Add(1) - 1))
+				if !ok {
+					return
+				}
+				r.send(ctx, rec, nil)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// open starts each stream at its time: the recorded offset (from the first
+// stream's), or every 1/Rate; a late start is sent at once, and its lag
+// stays visible in the record's intended start.
+func (r *runner) open(ctx context.Context) {
+	var wg sync.WaitGroup
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	first := r.streams[0].RunOffsetMS
+	for i := 0; ctx.Err() == nil; i++ {
+		rec, ok := r.next(i)
+		if !ok {
+			break
+		}
+		var at time.Duration
+		if r.o.Rate > 0 {
+			at = time.Duration(float64(i) / r.o.Rate * float64(time.Second))
+		} else {
+			round := time.Duration(i/len(r.streams)) * r.span()
+			at = round + time.Duration((rec.RunOffsetMS-first)*float64(time.Millisecond))
+		}
+		if r.o.Duration > 0 && at >= r.o.Duration {
+			break
+		}
+		if d := r.start.Add(at).Sub(r.probe.Clock()); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		intended := float64(at) / float64(time.Millisecond)
+		wg.Go(func() { r.send(ctx, rec, &intended) })
+	}
+	wg.Wait()
+}
+
+// span is one pass through the recording when it repeats: from the first
+// start to the last, plus the mean spacing, so rounds do not pile up.
+func (r *runner) span() time.Duration {
+	n := len(r.streams)
+	d := r.streams[n-1].RunOffsetMS - r.streams[0].RunOffsetMS
+	if n > 1 {
+		d += d / float64(n-1)
+	} else {
+		d = r.streams[0].DurationMS
+	}
+	return time.Duration(d * float64(time.Millisecond))
+}
+
+// send replays one recorded stream and hands its record on.
+func (r *runner) send(ctx context.Context, orig *probe.Record, intended *float64) {
+	pg := r.o.Progress
+	pg.Attempted.Add(1)
+	pg.Admitted.Add(1)
+	pg.InFlight.Add(1)
+	defer pg.InFlight.Add(-1)
+	rec := &probe.Record{
+		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: probe.PhaseMeasure,
+		PromptID: orig.PromptID, IntendedStartMS: intended,
+	}
+	probe.Stream(ctx, r.target(orig), r.probe, rec, nil)
+	rec.RunOffsetMS = float64(rec.Start.Sub(r.start)) / float64(time.Millisecond)
+	r.mu.Lock()
+	r.sink(rec)
+	r.mu.Unlock()
+	pg.Finished.Add(1)
+}
+
+// target is the recorded request aimed at the server under test: the
+// recorded path on the Against URL, the recorded body and headers, then
+// -H, then credentials from the environment by the recorded format.
+func (r *runner) target(orig *probe.Record) probe.Target {
+	x := orig.Exchange
+	f := adapters.Lookup(orig.Format)
+	if f == nil {
+		f = adapters.Auto
+	}
+	h := http.Header{}
+	for k, vs := range x.Header {
+		h[k] = vs
+	}
+	for k, vs := range r.o.Header {
+		h[http.CanonicalHeaderKey(k)] = vs
+	}
+	body := x.RequestBody()
+	if body == nil {
+		body = []byte{}
+	}
+	return probe.Target{
+		URL: joinURL(r.o.Against, x.Path), Format: f, Body: body, Header: h, Sign: r.o.Sign,
+		Request: adapters.Request{Model: orig.Model},
+	}
+}
+
+// joinURL puts a recorded path and query under a base URL's path.
+func joinURL(base, pathQuery string) string {
+	u, _ := url.Parse(base)
+	p, q, _ := strings.Cut(pathQuery, "?")
+	u.RawPath = ""
+	u.Path = strings.TrimRight(u.Path, "/") + "/" + strings.TrimLeft(p, "/")
+	if ep, err := url.PathUnescape(u.Path); err == nil {
+		u.Path = ep
+	}
+	switch {
+	case u.RawQuery == "":
+		u.RawQuery = q
+	case q != "":
+		u.RawQuery += "&" + q
+	}
+	return u.String()
+}
