@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -29,7 +30,7 @@ type GateResult struct {
 	Message string   `json:"message"`
 }
 
-var gateRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(>=|<=|==|!=|>|<)\s*([+-]?)([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|%|/s)?\s*$`)
+var gateRE = regexp.MustCompile(`^\s*([a-z_0-9.-]+)\s*(>=|<=|==|!=|>|<)\s*([+-]?)([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|%|/s)?\s*$`)
 
 // distMetrics are the distributions a gate can name, by gate spelling.
 var distMetrics = map[string]func(*Metrics) Dist{
@@ -58,6 +59,7 @@ var scalars = map[string]func(*Summary) *float64{
 	"canceled":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Canceled)) },
 	"buffered":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Buffered)) },
 	"throughput":          func(s *Summary) *float64 { return s.Throughput.TokensPerS },
+	"output_tokens_total": func(s *Summary) *float64 { return ptr(float64(s.Throughput.OutputTokens)) },
 	"tokens_approx_pct":   func(s *Summary) *float64 { return s.TokensApproxPct },
 	"stalls":              func(s *Summary) *float64 { return ptr(float64(s.Stalls.Count)) },
 	"stalls.mid_sentence": func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) },
@@ -72,6 +74,13 @@ func ParseGate(expr string) (Gate, error) {
 		return Gate{}, fmt.Errorf("gate %q: want METRIC OP VALUE[UNIT], e.g. 'ttft.p95 > 800ms' or 'failed > 0'", expr)
 	}
 	g := Gate{Expr: strings.TrimSpace(expr), Metric: m[1], Op: m[2], Relative: m[3] != "", Unit: m[5]}
+	if strings.HasPrefix(g.Metric, "llm.") {
+		name, ok := gateAliases[g.Metric]
+		if !ok {
+			return Gate{}, fmt.Errorf("gate %q: unknown llm.* name %q (known: %s)", expr, g.Metric, strings.Join(slices.Sorted(maps.Keys(gateAliases)), ", "))
+		}
+		g.Metric = name
+	}
 	v, err := strconv.ParseFloat(m[4], 64)
 	if err != nil {
 		return Gate{}, fmt.Errorf("gate %q: bad number %q", expr, m[4])
@@ -120,6 +129,31 @@ func ParseGate(expr string) (Gate, error) {
 	}
 	g.Value = v
 	return g, nil
+}
+
+// gateAliases are the llm.* gate names of the recorded-traffic tools
+// people already gate with, by the drip metric each means. Their bare
+// numbers are milliseconds, as drip's own time gates are.
+var gateAliases = map[string]string{
+	"llm.ttft-p50": "ttft.p50", "llm.ttft-p95": "ttft.p95", "llm.ttft-max": "ttft.max",
+	"llm.e2e-p50": "e2e.p50", "llm.e2e-p95": "e2e.p95", "llm.e2e-max": "e2e.max",
+	"llm.itl-p50": "itl.p50", "llm.itl-p95": "itl.p95", "llm.itl-max": "itl.max",
+	"llm.user-tokens-per-sec-p50": "tps_user.p50", "llm.user-tokens-per-sec-p95": "tps_user.p95",
+	"llm.output-tokens-per-sec":  "throughput",
+	"llm.output-tokens":          "output_tokens_total",
+	"llm.requests":               "attempted",
+	"llm.incomplete":             "incomplete",
+	"llm.token-count-approx-pct": "tokens_approx_pct",
+}
+
+// GateAliasHelp lists the llm.* gate names with the drip metric each
+// means, one per line, for --help.
+func GateAliasHelp() string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(gateAliases)) {
+		fmt.Fprintf(&b, "  %-29s = %s\n", k, gateAliases[k])
+	}
+	return b.String()
 }
 
 func gateMetricNames() string {

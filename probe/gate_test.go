@@ -26,6 +26,14 @@ func TestParseGate(t *testing.T) {
 		{expr: "ttft.p95 > +10%", metric: "ttft.p95", op: ">", value: 10, unit: "%", rel: true},
 		{expr: "gap.p99 > +20ms", metric: "gap.p99", op: ">", value: 20, unit: "ms", rel: true},
 		{expr: "tps_user.p50 < -15%", metric: "tps_user.p50", op: "<", value: -15, unit: "%", rel: true},
+		{expr: "llm.ttft-p95 > 800", metric: "ttft.p95", op: ">", value: 800, unit: "ms"},
+		{expr: "llm.itl-max >= 0.1s", metric: "itl.max", op: ">=", value: 100, unit: "ms"},
+		{expr: "llm.user-tokens-per-sec-p50 < 20", metric: "tps_user.p50", op: "<", value: 20},
+		{expr: "llm.output-tokens < 100", metric: "output_tokens_total", op: "<", value: 100},
+		{expr: "llm.requests != 5", metric: "attempted", op: "!=", value: 5},
+		{expr: "llm.token-count-approx-pct > 0", metric: "tokens_approx_pct", op: ">", value: 0},
+		{expr: "llm.ttft-p95 > +10%", metric: "ttft.p95", op: ">", value: 10, unit: "%", rel: true},
+		{expr: "llm.ttft-p42 > 1", err: "unknown llm.* name"},
 		{expr: "ttft > 1ms", err: "name a statistic"},
 		{expr: "ttft.p42 > 1ms", err: "unknown statistic"},
 		{expr: "speed > 1", err: "unknown metric"},
@@ -75,5 +83,30 @@ func TestGateEval(t *testing.T) {
 		if r.Tripped != c.tripped || !strings.Contains(r.Message, c.msg) {
 			t.Errorf("%q: tripped %v message %q, want %v containing %q", c.expr, r.Tripped, r.Message, c.tripped, c.msg)
 		}
+	}
+}
+
+func TestGateAliasEval(t *testing.T) {
+	s := &Summary{Throughput: Throughput{OutputTokens: 120}, Streams: Streams{Attempted: 4, Incomplete: 1}}
+	cases := []struct {
+		expr    string
+		tripped bool
+	}{
+		{"llm.output-tokens < 100", false},
+		{"llm.output-tokens >= 120", true},
+		{"llm.requests == 4", true},
+		{"llm.incomplete > 0", true},
+	}
+	for _, c := range cases {
+		g, err := ParseGate(c.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", c.expr, err)
+		}
+		if r := g.Eval(s); r.Tripped != c.tripped {
+			t.Errorf("%s: tripped %v, want %v (%s)", c.expr, r.Tripped, c.tripped, r.Message)
+		}
+	}
+	if help := GateAliasHelp(); !strings.Contains(help, "llm.ttft-p95") || !strings.Contains(help, "= ttft.p95") {
+		t.Errorf("GateAliasHelp lacks the ttft alias:\n%s", help)
 	}
 }

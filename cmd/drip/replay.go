@@ -17,6 +17,9 @@ import (
 	"github.com/driplab/drip/sanitize"
 )
 
+// gateAliasHelp is the --help paragraph on the llm.* gate names.
+var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic tools, bare\nnumbers in milliseconds:\n" + probe.GateAliasHelp()
+
 // replayFlags are drip replay's flags.
 type replayFlags struct {
 	against             string
@@ -56,7 +59,9 @@ AWS credentials sign Bedrock requests to an amazonaws.com host).
 thresholds relative to the recording ('ttft.p95 > +10%', 'gap.p99 >
 +20ms'); the llm.* names work too (see drip run --help). On a terminal it
 opens the compare screen with the recording as the baseline; otherwise, or
-with --no-tui, --json or --markdown, it prints the comparison.`,
+with --no-tui, --json or --markdown, it prints the comparison.
+
+` + gateAliasHelp,
 		Example: `  drip replay rec.jsonl --against http://localhost:8000
   drip replay rec.jsonl --against http://staging:8000 --concurrency 4 --duration 60s --out replayed.jsonl
   drip replay rec.jsonl --against http://localhost:8000 --fail-if 'ttft.p95 > +10%' --fail-if 'failed > 0'`,

@@ -167,7 +167,9 @@ canceled), and prints the summary of what finished; a second Ctrl-C exits
 at once.
 
 A base URL with no path gets the format's endpoint (/v1/chat/completions for
-the default openai-chat).`,
+the default openai-chat).
+
+` + gateAliasHelp,
 		Example: `  drip run http://localhost:8000 -m my-model --runs 10
   drip run http://localhost:8000 --prompts builtin --warmup 1 --runs 30 --concurrency 6
   drip run http://localhost:8000 --rate 10 --arrival poisson --duration 60s --out load.jsonl
