@@ -14,7 +14,7 @@ import (
 // file as soon as it is written so an interrupted run loses nothing.
 type Writer struct {
 	mu  sync.Mutex
-	f   *os.File
+	f   io.Writer
 	buf []byte
 	err error
 }
@@ -47,6 +47,9 @@ func CreatePrivate(path string) (*os.File, error) {
 	return f, nil
 }
 
+// NewWriter writes records to w (closed by Close when it is an io.Closer).
+func NewWriter(w io.Writer) *Writer { return &Writer{f: w} }
+
 // Write appends one record. The first error sticks and is returned again.
 func (w *Writer) Write(r *Record) error {
 	w.mu.Lock()
@@ -64,7 +67,10 @@ func (w *Writer) Write(r *Record) error {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return errors.Join(w.err, w.f.Close())
+	if c, ok := w.f.(io.Closer); ok {
+		return errors.Join(w.err, c.Close())
+	}
+	return w.err
 }
 
 // ReadRecords reads a JSON Lines record file. A final line that is cut short

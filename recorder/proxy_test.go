@@ -1,0 +1,195 @@
+package recorder_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/recorder"
+)
+
+// proxyTo starts drip record in front of h and returns its URL and a
+// function that waits for the records.
+func proxyTo(t *testing.T, ctx context.Context, h http.Handler, o recorder.Options) (string, func() []*probe.Record) {
+	t.Helper()
+	up := httptest.NewServer(h)
+	t.Cleanup(up.Close)
+	o.Upstream, _ = url.Parse(up.URL)
+	var (
+		mu   sync.Mutex
+		recs []*probe.Record
+	)
+	p := recorder.New(ctx, o, func(r *probe.Record) {
+		mu.Lock()
+		recs = append(recs, r)
+		mu.Unlock()
+	})
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []*probe.Record {
+		p.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return recs
+	}
+}
+
+// rawClient neither asks for nor undoes compression: it sees the bytes.
+var rawClient = &http.Client{Transport: &http.Transport{DisableCompression: true}}
+
+const sse = "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"}}]}\n\n" +
+	"data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" world\"}}]}\n\n" +
+	"data: [DONE]\n\n"
+
+func TestNonStreamingRequestIsPassedThroughAndRecordedWithoutFrames(t *testing.T) {
+	body := `{"object":"list","data":[{"id":"m1"}]}`
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}), recorder.Options{})
+	req, _ := http.NewRequest("GET", base+"/v1/models", nil)
+	req.Header.Set("Authorization", "Bearer sk-hidden")
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != body {
+		t.Errorf("client got %q, want %q", got, body)
+	}
+	recs := records()
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	r := recs[0]
+	if r.Phase != probe.PhasePassthrough || len(r.Frames) != 0 || r.Exchange.Streamed {
+		t.Errorf("phase %s, %d frames, streamed %v; want passthrough, none, false", r.Phase, len(r.Frames), r.Exchange.Streamed)
+	}
+	if r.Exchange.Method != "GET" || r.Exchange.Path != "/v1/models" || r.Exchange.Response != body {
+		t.Errorf("exchange %s %s %q", r.Exchange.Method, r.Exchange.Path, r.Exchange.Response)
+	}
+	if strings.Join(r.Exchange.Removed, ",") != "authorization" {
+		t.Errorf("removed %v, want [authorization]", r.Exchange.Removed)
+	}
+}
+
+func TestGzipResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *testing.T) {
+	var wire bytes.Buffer
+	gz := gzip.NewWriter(&wire)
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "gzip")
+		rc := http.NewResponseController(w)
+		for _, ev := range strings.SplitAfter(sse, "\n\n") {
+			if ev == "" {
+				continue
+			}
+			n := wire.Len()
+			gz.Write([]byte(ev))
+			gz.Flush()
+			w.Write(wire.Bytes()[n:])
+			rc.Flush()
+		}
+		n := wire.Len()
+		gz.Close()
+		w.Write(wire.Bytes()[n:])
+	}), recorder.Options{})
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(got, wire.Bytes()) || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("client got %d bytes (encoding %q), want the upstream's %d gzip bytes unchanged", len(got), resp.Header.Get("Content-Encoding"), wire.Len())
+	}
+	r := records()[0]
+	if r.Format != "openai-chat" || r.Status != probe.StatusComplete || r.Text() != "Hello world" {
+		t.Errorf("record %s %s %q (%+v), want openai-chat complete \"Hello world\"", r.Format, r.Status, r.Text(), r.Error)
+	}
+	if r.ContentEncoding != "gzip" || r.Exchange.Response != sse || r.Exchange.ContentEncoding != "" {
+		t.Errorf("record encoding %q, exchange encoding %q, body %q; want gzip, decoded", r.ContentEncoding, r.Exchange.ContentEncoding, r.Exchange.Response)
+	}
+}
+
+func TestResponseOverMaxBytesReachesTheClientAndIsRecordedAsLimit(t *testing.T) {
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sse)
+	}), recorder.Options{MaxBytes: 100})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != sse {
+		t.Errorf("client got %d bytes, want all %d", len(got), len(sse))
+	}
+	r := records()[0]
+	if !r.Exchange.Clipped || len(r.Exchange.Response) != 100 || r.Error == nil || r.Error.Class != probe.ErrLimit {
+		t.Errorf("clipped %v, kept %d bytes, error %+v; want clipped, 100, limit", r.Exchange.Clipped, len(r.Exchange.Response), r.Error)
+	}
+}
+
+func TestStoppingCancelsExchangesInFlightAndRecordsThem(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	release := make(chan struct{})
+	defer close(release)
+	base, records := proxyTo(t, ctx, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, strings.SplitAfter(sse, "\n\n")[0])
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}), recorder.Options{})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, 10)
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	stop() // Ctrl-C
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	recs := records()
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want the one in flight", len(recs))
+	}
+	r := recs[0]
+	if r.Status != probe.StatusCanceled || r.Text() != "Hello" {
+		t.Errorf("status %s, text %q; want canceled with the frame that arrived, \"Hello\"", r.Status, r.Text())
+	}
+}
+
+func TestUpstreamDownIsRecordedAsAFailedStream(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(dead.URL)
+	dead.Close()
+	var recs []*probe.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) { recs = append(recs, r) })
+	w := httptest.NewRecorder()
+	p.ServeHTTP(w, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"stream":true}`)))
+	if w.Code != http.StatusBadGateway {
+		t.Errorf("client got %d, want 502", w.Code)
+	}
+	if len(recs) != 1 || recs[0].Status != probe.StatusFailed || recs[0].Error.Class != probe.ErrRefused {
+		t.Errorf("records %+v, want one failed stream, class refused", recs)
+	}
+}

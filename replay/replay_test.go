@@ -1,0 +1,183 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/recorder"
+	"github.com/driplab/drip/replay"
+)
+
+// secret is in every credential header and query key the clients send; no
+// record may contain it.
+const secret = "sk-SECRET-0123456789"
+
+// endpoint is a client's URL for a format on base (the fixture server or
+// drip record in front of it) and the scenario.
+func endpoint(base, format, scenario string) string {
+	f := adapters.Lookup(format)
+	if f.Path == "" {
+		return base + "/generic/stream?format=" + format
+	}
+	p := strings.ReplaceAll(f.Path, "{model}", url.PathEscape(scenario))
+	return base + p
+}
+
+// recordEveryFormat streams scenario in every format through drip record
+// in front of the fixture server, with credentials in every header a
+// client might use, and returns the records as they were written and read
+// back from JSON Lines.
+func recordEveryFormat(t *testing.T, scenario string) (recs []*probe.Record, upstream string) {
+	t.Helper()
+	up := httptest.NewServer(fixtures.NewServer())
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var (
+		mu  sync.Mutex
+		buf bytes.Buffer
+	)
+	w := probe.NewWriter(&buf)
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err := w.Write(r); err != nil {
+			t.Error(err)
+		}
+	})
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+	var wg sync.WaitGroup
+	for _, format := range adapters.Names() {
+		wg.Go(func() {
+			raw := endpoint(proxy.URL, format, scenario)
+			if strings.Contains(raw, "?") {
+				raw += "&key=" + secret
+			} else {
+				raw += "?key=" + secret
+			}
+			h := http.Header{}
+			for _, k := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key", "Api-Key", "Cookie", "X-Amz-Security-Token", "X-Portkey-Api-Key"} {
+				h.Set(k, secret)
+			}
+			f := adapters.Lookup(format)
+			tgt := probe.Target{URL: raw, Format: f, Header: h, Request: adapters.Request{Model: scenario, Prompt: "hi"}}
+			rec := probe.Stream(context.Background(), tgt, probe.Options{}, &probe.Record{}, nil)
+			if rec.Status != probe.StatusComplete {
+				t.Errorf("%s: the client through drip record got %s (%+v)", format, rec.Status, rec.Error)
+			}
+		})
+	}
+	wg.Wait()
+	p.Wait()
+	if bytes.Contains(buf.Bytes(), []byte("SECRET")) {
+		i := bytes.Index(buf.Bytes(), []byte("SECRET"))
+		t.Fatalf("a credential reached the recording: …%s…", buf.Bytes()[max(i-200, 0):i+20])
+	}
+	recs, skipped, err := probe.ReadRecords(&buf)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("reading the recording back: %v %v", err, skipped)
+	}
+	return recs, up.URL
+}
+
+// TestRecordReplayGateEveryFormat is the loop end to end in every format,
+// Bedrock's binary event stream included: record through the proxy, replay
+// against the fixture server, compare with the recording as baseline and
+// gate, absolute and relative.
+func TestRecordReplayGateEveryFormat(t *testing.T) {
+	recs, upstream := recordEveryFormat(t, "steady")
+	if len(recs) != len(adapters.Names()) {
+		t.Fatalf("%d records for %d formats", len(recs), len(adapters.Names()))
+	}
+	formats := map[string]bool{}
+	for _, r := range recs {
+		formats[r.Format] = true
+		if r.Status != probe.StatusComplete || r.Exchange == nil || !r.Exchange.Streamed {
+			t.Errorf("recorded %s: status %s, exchange %+v", r.Format, r.Status, r.Exchange)
+			continue
+		}
+		if want := fixtures.Lookup("steady").OutputTokens(); r.OutputTokens != want && r.Format != "raw" {
+			t.Errorf("recorded %s: %d tokens, want %d", r.Format, r.OutputTokens, want)
+		}
+		for _, h := range []string{"authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "x-amz-security-token", "x-portkey-api-key", "query key"} {
+			if !strings.Contains(strings.Join(r.Exchange.Removed, ","), h) {
+				t.Errorf("recorded %s: removed %v lacks %s", r.Format, r.Exchange.Removed, h)
+			}
+		}
+	}
+	for _, f := range adapters.Names() {
+		if !formats[f] {
+			t.Errorf("no record detected as %s (got %v)", f, formats)
+		}
+	}
+
+	streams := replay.Streams(recs)
+	var replayed []*probe.Record
+	replay.Run(context.Background(), streams, replay.Options{Against: upstream, Concurrency: len(streams)}, func(r *probe.Record) {
+		replayed = append(replayed, r)
+	})
+	gates := parseGates(t, "failed > 0", "ttft.p95 > +1000%", "completed < -1%", "llm.requests != 0")
+	c, err := compare.New([]compare.Input{{Label: "recorded", Records: streams}, {Label: "replayed", Records: replayed}}, compare.Options{Gates: gates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replayed {
+		if r.Status != probe.StatusComplete {
+			t.Errorf("replayed %s: %s (%+v)", r.Format, r.Status, r.Error)
+		}
+	}
+	want := []bool{false, false, false, true} // the last one trips by design: there were requests
+	for i, g := range c.Gates {
+		if g.Tripped != want[i] {
+			t.Errorf("gate %s: tripped %v, want %v (%s)", g.Expr, g.Tripped, want[i], g.Message)
+		}
+	}
+}
+
+// TestReplayGateCatchesAFailingServer replays a recording against a server
+// that fails every request: the absolute and the relative gate trip.
+func TestReplayGateCatchesAFailingServer(t *testing.T) {
+	recs, _ := recordEveryFormat(t, "steady")
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(broken.Close)
+	streams := replay.Streams(recs)
+	var replayed []*probe.Record
+	replay.Run(context.Background(), streams, replay.Options{Against: broken.URL, Concurrency: 4}, func(r *probe.Record) {
+		replayed = append(replayed, r)
+	})
+	c, err := compare.New([]compare.Input{{Label: "recorded", Records: streams}, {Label: "replayed", Records: replayed}},
+		compare.Options{Gates: parseGates(t, "failed > 0", "completed < -50%")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range c.Gates {
+		if !g.Tripped {
+			t.Errorf("gate %s passed against a failing server: %s", g.Expr, g.Message)
+		}
+	}
+}
+
+func parseGates(t *testing.T, exprs ...string) []probe.Gate {
+	t.Helper()
+	var gs []probe.Gate
+	for _, e := range exprs {
+		g, err := probe.ParseGate(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
