@@ -97,7 +97,7 @@ func Run(ctx context.Context, streams []*probe.Record, o Options, sink func(*pro
 	}
 	r := &runner{o: o, streams: streams, sink: sink}
 	r.probe = o.Probe
-	if r.probe.Client == nil {
+	if r.probe.Client == nil && r.probe.Dial == nil { // one client, its connections reused
 		r.probe.Client = probe.NewClient(o.Probe.ConnectTimeout)
 	}
 	if r.probe.Clock == nil {
