@@ -1,0 +1,253 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/testenv"
+	"github.com/driplab/drip/probe"
+)
+
+// nginxConf is a stock reverse proxy on loopback with its own prefix.
+// The buffering one is nginx's default (proxy_buffering on, HTTP/1.0 to
+// the upstream) and ignores the fixture's X-Accel-Buffering: no, as a
+// proxy that does not know the header would; the other turns buffering
+// off, as a streaming deployment should.
+const nginxConf = `daemon off;
+master_process off;
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 256; }
+http {
+	access_log off;
+	client_body_temp_path %[1]s/body;
+	proxy_temp_path %[1]s/proxy;
+	fastcgi_temp_path %[1]s/fastcgi;
+	uwsgi_temp_path %[1]s/uwsgi;
+	scgi_temp_path %[1]s/scgi;
+	server {
+		listen 127.0.0.1:%[2]d;
+		location / {
+			proxy_pass http://%[3]s;
+%[4]s
+		}
+	}
+}
+`
+
+const (
+	buffering = `			proxy_http_version 1.0;
+			proxy_buffering on;
+			proxy_ignore_headers X-Accel-Buffering;`
+	unbuffered = `			proxy_http_version 1.1;
+			proxy_set_header Connection "";
+			proxy_buffering off;`
+)
+
+// startNginx runs nginx in front of upstream (host:port) until the test
+// ends and returns its base URL.
+func startNginx(t *testing.T, upstream, proxy string) string {
+	t.Helper()
+	bin := testenv.LookPath(t, "nginx", "apt-get install -y nginx")
+	prefix := t.TempDir()
+	for attempt := 0; ; attempt++ {
+		port := freePort(t)
+		conf := filepath.Join(prefix, "nginx.conf")
+		if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConf, prefix, port, upstream, proxy), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "-p", prefix, "-c", conf, "-e", filepath.Join(prefix, "error.log"))
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("nginx: %v", err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		addr := fmt.Sprintf("127.0.0.1:%d", port)
+		if waitListening(addr, exited) {
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				<-exited
+			})
+			return "http://" + addr
+		}
+		cmd.Process.Kill()
+		log, _ := os.ReadFile(filepath.Join(prefix, "error.log"))
+		if attempt == 2 {
+			t.Fatalf("nginx did not start on %s: %s %s", addr, out.String(), log)
+		}
+	}
+}
+
+// freePort is a loopback port free a moment ago (nginx takes no socket).
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitListening(addr string, exited <-chan error) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		select {
+		case <-exited:
+			return false
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond); err == nil {
+			c.Close()
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// runScenario streams a fixture scenario runs times, one at a time, and
+// returns the records and the run's summary.
+func runScenario(t *testing.T, base, scenario string, runs int) ([]*probe.Record, probe.Summary) {
+	t.Helper()
+	u, f, err := probe.ResolveURL(base, "openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := probe.Plan{
+		Target:  probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
+		Options: probe.Options{StallMS: probe.DefaultStall},
+		Runs:    runs, PromptID: "p0",
+	}
+	agg := probe.NewAggregate(probe.DefaultStall)
+	var recs []*probe.Record
+	st := probe.Run(context.Background(), p, func(r *probe.Record) { recs = append(recs, r); agg.Add(r) }, nil)
+	agg.SetRun(st)
+	for _, r := range recs {
+		if r.Status != probe.StatusComplete {
+			t.Fatalf("stream %d: %s %+v", r.Seq, r.Status, r.Error)
+		}
+	}
+	return recs, agg.Summary(probe.Workload{})
+}
+
+func shapes(s probe.Summary) []string {
+	var out []string
+	for _, d := range s.Diagnosis {
+		out = append(out, d.Shape)
+	}
+	return out
+}
+
+func delivery(r *probe.Record) string {
+	if d := r.Delivery; d != nil {
+		return fmt.Sprintf("%+v", *d)
+	}
+	return "null"
+}
+
+// Behind nginx's default buffering every stream is buffered by its reads,
+// ITL and tps_user are withheld, throughput is end to end, and the
+// diagnosis names proxy buffering, not a queue.
+func TestBehindBufferingNginx(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	base := startNginx(t, srv.Listener.Addr().String(), buffering)
+	for _, scenario := range []string{"steady", "fast", "mid-sentence-stall"} {
+		t.Run(scenario, func(t *testing.T) {
+			recs, s := runScenario(t, base, scenario, 3)
+			for _, r := range recs {
+				if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil || r.Delivery == nil || r.Delivery.Rule != probe.DeliveryBursts {
+					t.Errorf("stream %d: buffered %v itl %v tps_user %v delivery %s: want buffered by bursts, ITL and tps_user null",
+						r.Seq, r.Buffered, r.ITLMS, r.TPSUser, delivery(r))
+				}
+			}
+			if s.Streams.Buffered != len(recs) || s.Metrics.ITL.N != 0 || s.Throughput.TokensPerS == nil {
+				t.Errorf("summary: buffered %d of %d, itl n %d, throughput %v", s.Streams.Buffered, len(recs), s.Metrics.ITL.N, s.Throughput.TokensPerS)
+			}
+			for _, r := range recs {
+				t.Logf("stream %d: ttft %.4g ms, %d content frames, delivery %s", r.Seq, *r.TTFTMS, r.ContentFrames, delivery(r))
+			}
+			for _, d := range s.Diagnosis {
+				t.Logf("hint %s: %s", d.Shape, d.Evidence)
+			}
+			got := shapes(s)
+			if !contains(got, probe.ShapeProxyBuffering) || contains(got, probe.ShapeQueue) || contains(got, probe.ShapeTransport) {
+				t.Errorf("diagnosis %v: want proxy-buffering, neither queue nor transport (%+v)", got, s.Diagnosis)
+			}
+		})
+	}
+}
+
+// Direct, and behind nginx with proxy_buffering off, streams are not
+// buffered and ITL is reported: within 10% of the fixture's own write
+// spacing.
+func TestDirectAndUnbufferedNginx(t *testing.T) {
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(fx)
+	defer srv.Close()
+	bases := map[string]string{"direct": srv.URL, "nginx proxy_buffering off": startNginx(t, srv.Listener.Addr().String(), unbuffered)}
+	for name, base := range bases {
+		for _, scenario := range []string{"steady", "fast"} {
+			t.Run(name+"/"+scenario, func(t *testing.T) {
+				for i := range 3 {
+					model := fmt.Sprintf("%s#%s-%d", scenario, strings.ReplaceAll(name, " ", "-"), i)
+					recs, s := runScenario(t, base, model, 1)
+					r := recs[0]
+					if r.Buffered || r.ITLMS == nil {
+						t.Fatalf("buffered %v itl %v delivery %s: want not buffered, ITL reported", r.Buffered, r.ITLMS, delivery(r))
+					}
+					want := writeSpacing(fx.Writes(model))
+					if math.Abs(*r.ITLMS-want) > 0.1*want {
+						t.Errorf("itl %.4g ms, the server wrote content %.4g ms apart: more than 10%% off", *r.ITLMS, want)
+					}
+					if got := shapes(s); contains(got, probe.ShapeProxyBuffering) {
+						t.Errorf("diagnosis %v names proxy buffering", got)
+					}
+					t.Logf("itl %.4g ms, server spacing %.4g ms, %d content frames, delivery %s", *r.ITLMS, want, r.ContentFrames, delivery(r))
+				}
+			})
+		}
+	}
+}
+
+// writeSpacing is the server's own mean time between content writes.
+func writeSpacing(ws []fixtures.Write) float64 {
+	var first, last time.Time
+	n := 0
+	for _, w := range ws {
+		if w.Kind.IsContent() {
+			if n == 0 {
+				first = w.At
+			}
+			last = w.At
+			n++
+		}
+	}
+	if n < 2 {
+		return math.NaN()
+	}
+	return float64(last.Sub(first)) / float64(time.Millisecond) / float64(n-1)
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
