@@ -55,6 +55,7 @@ var scalars = map[string]func(*Summary) *float64{
 	"admitted":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Admitted)) },
 	"completed":           func(s *Summary) *float64 { return ptr(float64(s.Streams.Completed)) },
 	"failed":              func(s *Summary) *float64 { return ptr(float64(s.Streams.Failed)) },
+	"failed_pct":          failedPct,
 	"incomplete":          func(s *Summary) *float64 { return ptr(float64(s.Streams.Incomplete)) },
 	"canceled":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Canceled)) },
 	"buffered":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Buffered)) },
@@ -65,6 +66,15 @@ var scalars = map[string]func(*Summary) *float64{
 	"stalls.mid_sentence": func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) },
 	"stalls.longest":      func(s *Summary) *float64 { return s.Stalls.LongestMS },
 	"streams_with_stall":  func(s *Summary) *float64 { return ptr(float64(s.Stalls.StreamsWithStall)) },
+}
+
+// failedPct is the share of attempted streams that failed; undefined with
+// none attempted.
+func failedPct(s *Summary) *float64 {
+	if s.Streams.Attempted == 0 {
+		return nil
+	}
+	return ptr(100 * float64(s.Streams.Failed) / float64(s.Streams.Attempted))
 }
 
 // ParseGate parses a gate expression such as "ttft.p95 > 800ms".
@@ -119,8 +129,8 @@ func ParseGate(expr string) (Gate, error) {
 			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
 		}
 	case "%":
-		if !g.Relative && g.Metric != "tokens_approx_pct" {
-			return Gate{}, fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and tokens_approx_pct", expr)
+		if !g.Relative && !strings.HasSuffix(g.Metric, "_pct") {
+			return Gate{}, fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct)", expr)
 		}
 	case "":
 		if isTime {

@@ -146,6 +146,32 @@ func (s *Sampler) AddPtr(v *float64) {
 	}
 }
 
+// Merge adds every value o recorded (o's histogram when it has one).
+func (s *Sampler) Merge(o *Sampler) {
+	if o.hist == nil {
+		for _, v := range o.exact {
+			s.Add(v)
+		}
+		return
+	}
+	if s.n == 0 || o.min < s.min {
+		s.min = o.min
+	}
+	if s.n == 0 || o.max > s.max {
+		s.max = o.max
+	}
+	if s.hist == nil {
+		s.hist = &Histogram{}
+		for _, x := range s.exact {
+			s.hist.Add(x)
+		}
+		s.exact = nil
+	}
+	s.hist.Merge(o.hist)
+	s.n += o.n
+	s.sum += o.sum
+}
+
 // N is the number of values recorded.
 func (s *Sampler) N() int { return s.n }
 

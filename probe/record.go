@@ -141,6 +141,9 @@ type Record struct {
 	// hosts are merged and grouped by them (drip merge, compare --by).
 	Host   string            `json:"host,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"`
+	// Level is the sweep level the stream ran at (its concurrency, or its
+	// rate in arrivals per second); absent outside a sweep.
+	Level *float64 `json:"level,omitempty"`
 	// Exchange is the request and response drip record saw (after frames:
 	// appendRecord relies on no key before "frames" being "frames").
 	Exchange *Exchange `json:"exchange,omitempty"`

@@ -33,6 +33,12 @@ type Plan struct {
 	Seed        int64
 	RunID       string    // generated when empty
 	Progress    *Progress // updated live when set, for views to poll
+	// A sweep runs one plan per level as parts of one run: Level is stamped
+	// on every record, FirstSeq continues the numbering and Start (zero:
+	// now) keeps every level's offsets on the sweep's time axis.
+	Level    *float64
+	FirstSeq int
+	Start    time.Time
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
 	Workload *RecordWorkload
@@ -96,6 +102,22 @@ type RunStats struct {
 	// they ran while the measured streams ran (ms, from the Go runtime's
 	// histogram: each figure a bucket's upper edge).
 	SchedLatency Dist
+	lag          *Sampler // Lag's observations, for CombineRunStats
+}
+
+// CombineRunStats pools what the runner saw over several runs of one plan
+// (a sweep's levels): not-admitted arrivals add up, schedule lags pool.
+func CombineRunStats(parts ...RunStats) RunStats {
+	st := RunStats{LagBoundMS: ScheduleLagBoundMS, lag: &Sampler{}}
+	for _, p := range parts {
+		st.NotAdmitted += p.NotAdmitted
+		if p.lag != nil {
+			st.lag.Merge(p.lag)
+		}
+	}
+	st.Lag = st.lag.Dist()
+	st.ClientLimited = st.Lag.P99 != nil && *st.Lag.P99 > st.LagBoundMS
+	return st
 }
 
 // NewRunID returns a short random run identifier.
@@ -126,6 +148,7 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 		p.Progress = &Progress{}
 	}
 	r := &runner{plan: p, o: o, observe: observe, records: make(chan *Record, 64)}
+	r.seq.Store(int64(p.FirstSeq))
 	sunk := make(chan struct{})
 	go func() {
 		for rec := range r.records {
@@ -134,7 +157,10 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 		close(sunk)
 	}()
 
-	r.start = o.Clock()
+	r.start = p.Start
+	if r.start.IsZero() {
+		r.start = o.Clock()
+	}
 	prompts := p.prompts()
 	if p.Warmup > 0 {
 		conc := p.Concurrency
@@ -212,6 +238,7 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, intended *
 	rec := &Record{
 		RunID: r.plan.RunID, Seq: int(r.seq.Add(1) - 1), Phase: phase, PromptID: pr.ID,
 		IntendedStartMS: intended, Workload: r.plan.Workload, Host: r.plan.Host, Labels: r.plan.Labels,
+		Level: r.plan.Level,
 	}
 	Stream(ctx, t, r.o, rec, r.observe)
 	// Stream set Start just before sending (or when it gave up before).
@@ -305,7 +332,7 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 		})
 	}
 	wg.Wait()
-	st.Lag = lag.Dist()
+	st.Lag, st.lag = lag.Dist(), &lag
 	st.ClientLimited = st.Lag.P99 != nil && *st.Lag.P99 > st.LagBoundMS
 	return st
 }

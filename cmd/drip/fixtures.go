@@ -27,6 +27,7 @@ func newFixturesCmd() *cobra.Command {
 		speed      float64
 		jitter     time.Duration
 		seed       uint64
+		slots      int
 	)
 	serve := &cobra.Command{
 		Use:   "serve",
@@ -45,16 +46,26 @@ at its recorded offset from the request's arrival, so a client, an SDK or a
 UI meets the real cadence offline. A request gets the recording with the
 same body, else one with the same model and path, else the next in turn.
 --speed scales time (2: twice as fast); --jitter moves each read by a
-seeded uniform amount within ±D, never before the read before it.`,
+seeded uniform amount within ±D, never before the read before it.
+
+--slots N serves at most N streams at once and queues the rest in arrival
+order, as a model server with a full batch does: a queued stream's time to
+first token grows with the queue while its gaps stay those of the scenario,
+so a sweep past N finds the knee.`,
 		Example: `  drip fixtures serve --addr 127.0.0.1:8089
   drip run http://127.0.0.1:8089 -m mid-sentence-stall
   drip fixtures serve --from rec.jsonl --addr 127.0.0.1:8090
-  drip fixtures serve --from rec.jsonl --speed 2 --jitter 5ms --seed 7`,
+  drip fixtures serve --from rec.jsonl --speed 2 --jitter 5ms --seed 7
+  drip fixtures serve --addr 127.0.0.1:8089 --slots 4
+  drip run http://127.0.0.1:8089 -m steady --concurrency 1,2,4,8,16 --runs-per-level 16`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
 			if from == "" && (f.Changed("speed") || f.Changed("jitter") || f.Changed("seed")) {
 				return usageErr("--speed, --jitter and --seed shape a recording: add --from rec.jsonl")
+			}
+			if slots < 0 {
+				return usageErr("--slots must not be negative (0: no limit)")
 			}
 			if speed <= 0 || jitter < 0 {
 				return usageErr("--speed must be positive and --jitter not negative")
@@ -81,7 +92,11 @@ seeded uniform amount within ±D, never before the read before it.`,
 				return cannotErr(err)
 			}
 			printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
-			return serveUntilDone(cmd.Context(), ln, fixtures.NewFreezer(fixtures.NewServer()))
+			var h http.Handler = fixtures.NewServer()
+			if slots > 0 {
+				h = fixtures.NewSlots(h, slots)
+			}
+			return serveUntilDone(cmd.Context(), ln, fixtures.NewFreezer(h))
 		},
 	}
 	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8089", "address to listen on")
@@ -89,6 +104,7 @@ seeded uniform amount within ±D, never before the read before it.`,
 	serve.Flags().Float64Var(&speed, "speed", 1, "with --from: time scale, 2 serves twice as fast")
 	serve.Flags().DurationVar(&jitter, "jitter", 0, "with --from: move each read by a seeded uniform amount within ±this")
 	serve.Flags().Uint64Var(&seed, "seed", 1, "with --from: seed of the jitter")
+	serve.Flags().IntVar(&slots, "slots", 0, "serve at most this many streams at once, queueing the rest (0: no limit)")
 	cmd.AddCommand(serve)
 	return cmd
 }

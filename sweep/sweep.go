@@ -1,0 +1,153 @@
+// Package sweep runs one workload at rising load levels — closed-loop
+// concurrencies or open-loop rates — as parts of one run, and says where
+// the stream starts to suffer: a table of figures per level, the knee (the
+// first level where latency rises, beyond noise, without throughput
+// following) and an optional stop condition. The levels run through
+// probe.Run; the figures of a level come from its records through
+// probe.Aggregate, exactly as a run's report does.
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/driplab/drip/probe"
+)
+
+// What a sweep varies.
+const (
+	KindConcurrency = "concurrency" // closed loop: streams in flight
+	KindRate        = "rate"        // open loop: arrivals per second
+)
+
+// Plan is a sweep: the workload of every level (Base: its Runs or
+// Duration are per level, its Warmup runs again at each level) and the
+// levels in the order they run.
+type Plan struct {
+	Base   probe.Plan
+	Kind   string    // KindConcurrency or KindRate
+	Levels []float64 // concurrencies (whole numbers) or rates
+	// StopWhen ends the sweep after the first level where any of these
+	// gates holds on the level's own figures.
+	StopWhen []probe.Gate
+}
+
+// Result is a sweep's outcome, as the summary's "sweep" object.
+type Result struct {
+	Kind   string  `json:"kind"`
+	Levels []Level `json:"levels"` // the levels that ran, in order
+	// Knee is the first level where latency rose without throughput
+	// following (KneeRule); nil when none did.
+	Knee     *Knee    `json:"knee"`
+	KneeRule string   `json:"knee_rule"`
+	StopWhen []string `json:"stop_when,omitempty"`
+	// Stopped says why the sweep ended before its last level; nil when
+	// every level ran.
+	Stopped *string `json:"stopped"`
+	// Planned are every level asked for, run or not.
+	Planned []float64 `json:"planned"`
+	// Running is the level now running, for a live view; nil between and
+	// after levels.
+	Running *float64 `json:"-"`
+}
+
+// Run carries out the sweep: for each level, the base plan at that
+// concurrency or rate through probe.Run, with its own warmup, the records
+// carrying the level, one run ID, one sequence and one time axis across
+// the levels. sink and observe are probe.Run's. update, when set, sees the
+// result so far as each level starts and ends (from Run's goroutine); it
+// must not keep the pointer. Run returns the result and the runner's
+// statistics pooled over the levels.
+func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(probe.Event), update func(*Result)) (Result, probe.RunStats) {
+	base := p.Base
+	if base.RunID == "" {
+		base.RunID = probe.NewRunID()
+	}
+	if base.Progress == nil {
+		base.Progress = &probe.Progress{}
+	}
+	if base.Options.Client == nil {
+		// One connection pool for the sweep, as for one run.
+		base.Options.Client = probe.NewClient(base.Options.ConnectTimeout)
+	}
+	clock := base.Options.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	base.Start = clock()
+	res := Result{Kind: p.Kind, KneeRule: KneeRule, Planned: p.Levels}
+	for _, g := range p.StopWhen {
+		res.StopWhen = append(res.StopWhen, g.Expr)
+	}
+	if update == nil {
+		update = func(*Result) {}
+	}
+	var stats []probe.RunStats
+	seq := 0
+	for _, lv := range p.Levels {
+		res.Running = &lv
+		update(&res)
+		lp := levelPlan(base, p.Kind, lv, seq)
+		acc := newLevelAcc(lv, p.Kind, base.Options.StallMS)
+		st := probe.Run(ctx, lp, func(r *probe.Record) {
+			seq = max(seq, r.Seq+1)
+			acc.add(r)
+			sink(r)
+		}, observe)
+		stats = append(stats, st)
+		l := acc.level(&st, ctx.Err() != nil)
+		res.Levels = append(res.Levels, l)
+		res.Running = nil
+		res.Knee = FindKnee(res.Levels)
+		if ctx.Err() != nil {
+			res.Stopped = ptr(fmt.Sprintf("interrupted during %s: the level is partial", Label(p.Kind, lv)))
+		} else if why := stopReason(p.StopWhen, &l); why != "" {
+			res.Stopped = &why
+		}
+		update(&res)
+		if res.Stopped != nil {
+			break
+		}
+	}
+	return res, probe.CombineRunStats(stats...)
+}
+
+// levelPlan is the base plan at one level, numbering its streams from
+// seq. A record's workload states its own level's load.
+func levelPlan(base probe.Plan, kind string, lv float64, seq int) probe.Plan {
+	p := base
+	p.Level, p.FirstSeq = &lv, seq
+	if kind == KindRate {
+		p.Rate, p.Concurrency = lv, 0
+	} else {
+		p.Concurrency, p.Rate = int(lv), 0
+	}
+	if base.Workload != nil {
+		w := *base.Workload
+		w.Concurrency, w.Rate = p.Concurrency, p.Rate
+		p.Workload = &w
+	}
+	return p
+}
+
+// stopReason is why --stop-when ends the sweep after this level, or "".
+func stopReason(gates []probe.Gate, l *Level) string {
+	for _, g := range gates {
+		if r := g.Eval(&l.summary); r.Tripped {
+			return fmt.Sprintf("--stop-when '%s' held at %s: %s", g.Expr, Label(l.Kind, l.Level), r.Message)
+		}
+	}
+	return ""
+}
+
+// Label names a level: "concurrency 8", "rate 2.5/s".
+func Label(kind string, lv float64) string {
+	if kind == KindRate {
+		return "rate " + strconv.FormatFloat(lv, 'g', -1, 64) + "/s"
+	}
+	return fmt.Sprintf("concurrency %d", int(lv))
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,160 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/driplab/drip/report"
+)
+
+// Column is one column of the per-level table.
+type Column struct {
+	Title string
+	cell  func(*Level) string
+}
+
+// Columns are the per-level table's columns for these levels: goodput only
+// when some level has it, the schedule lag only for rates.
+func Columns(kind string, levels []Level) []Column {
+	cols := []Column{
+		{kind, func(l *Level) string { return LevelNum(l.Level) }},
+		{"streams", func(l *Level) string { return strconv.Itoa(l.Streams) }},
+		{"failed", func(l *Level) string { return strconv.Itoa(l.Failed) }},
+		{"ttft p50", func(l *Level) string { return report.Num(l.Metrics.TTFT.P50) }},
+		{"ttft p95", func(l *Level) string { return report.Num(l.Metrics.TTFT.P95) }},
+		{"gap p99", func(l *Level) string { return report.Num(l.Metrics.Gap.P99) }},
+		{"stalls/str", func(l *Level) string { return report.Num(l.StallsPerStream) }},
+		{"itl p50", func(l *Level) string { return report.Num(l.Metrics.ITL.P50) }},
+		{"tok/s", func(l *Level) string { return report.Num(l.Throughput.TokensPerS) }},
+	}
+	if slices.ContainsFunc(levels, func(l Level) bool { return l.Goodput != nil }) {
+		cols = append(cols, Column{"goodput %", func(l *Level) string { return report.Num(l.Goodput) }})
+	}
+	if kind == KindRate {
+		cols = append(cols, Column{"lag p99", func(l *Level) string {
+			if l.OpenLoop == nil {
+				return "—"
+			}
+			return report.Num(l.OpenLoop.ScheduleLag.P99)
+		}})
+	}
+	return cols
+}
+
+// Units name what the columns hold, for the line under the table.
+const Units = "latencies in ms · stalls/str: stalls per measured stream · tok/s: output tokens per second over the level's window"
+
+// Cells are the table's rows: a level's figures and its mark (knee,
+// partial, or "").
+func Cells(r *Result) (cols []Column, rows [][]string, marks []string) {
+	cols = Columns(r.Kind, r.Levels)
+	for i := range r.Levels {
+		l := &r.Levels[i]
+		row := make([]string, len(cols))
+		for j, c := range cols {
+			row[j] = c.cell(l)
+		}
+		rows = append(rows, row)
+		marks = append(marks, Mark(r, l))
+	}
+	return cols, rows, marks
+}
+
+// Mark is a level's mark in the table.
+func Mark(r *Result, l *Level) string {
+	switch {
+	case r.Knee != nil && r.Knee.Level == l.Level:
+		return "◀ knee"
+	case l.Partial:
+		return "partial"
+	}
+	return ""
+}
+
+// LevelNum prints a level as typed: 8, 2.5.
+func LevelNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Text writes the per-level table, the knee and why the sweep stopped.
+func Text(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "sweep · %s %s\n", r.Kind, joinLevels(r.Planned))
+	cols, rows, marks := Cells(r)
+	widths := make([]int, len(cols))
+	for j, c := range cols {
+		widths[j] = len(c.Title)
+		for _, row := range rows {
+			widths[j] = max(widths[j], len([]rune(row[j])))
+		}
+	}
+	line := func(cells []string, mark string) {
+		var b strings.Builder
+		for j, c := range cells {
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			fmt.Fprintf(&b, "%*s", widths[j], c)
+		}
+		if mark != "" {
+			b.WriteString("  " + mark)
+		}
+		fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+	}
+	titles := make([]string, len(cols))
+	for j, c := range cols {
+		titles[j] = c.Title
+	}
+	line(titles, "")
+	for i, row := range rows {
+		line(row, marks[i])
+	}
+	fmt.Fprintln(w, "  "+Units)
+	fmt.Fprintln(w, "  "+Verdict(r))
+	if r.Stopped != nil {
+		fmt.Fprintln(w, "  stopped: "+*r.Stopped)
+	}
+}
+
+// Verdict is the knee in one line, or that there was none, with the rule.
+func Verdict(r *Result) string {
+	if r.Knee != nil {
+		return "knee: " + r.Knee.Reason
+	}
+	if len(r.Levels) < 2 {
+		return "knee: none (it needs two levels)"
+	}
+	return "knee: none — no level's ttft p95 or gap p99 rose more than 25% beyond noise while throughput rose less than 10%"
+}
+
+// Markdown writes the per-level table for a pull request.
+func Markdown(w io.Writer, r *Result) {
+	fmt.Fprintf(w, "### drip sweep: %s %s\n\n", r.Kind, joinLevels(r.Planned))
+	cols, rows, marks := Cells(r)
+	var head, rule []string
+	for _, c := range cols {
+		head = append(head, c.Title)
+		rule = append(rule, "--:")
+	}
+	fmt.Fprintf(w, "| %s | |\n|%s|---|\n", strings.Join(head, " | "), strings.Join(rule, "|"))
+	for i, row := range rows {
+		mark := marks[i]
+		if mark != "" {
+			mark = "**" + mark + "**"
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", strings.Join(row, " | "), mark)
+	}
+	fmt.Fprintf(w, "\n%s.\n\n**%s**\n", Units, Verdict(r))
+	if r.Stopped != nil {
+		fmt.Fprintf(w, "\nStopped: %s\n", *r.Stopped)
+	}
+	fmt.Fprintf(w, "\n<details><summary>Knee rule</summary>\n\n%s.\n</details>\n", KneeRule)
+}
+
+func joinLevels(lv []float64) string {
+	s := make([]string, len(lv))
+	for i, v := range lv {
+		s[i] = LevelNum(v)
+	}
+	return strings.Join(s, ",")
+}
