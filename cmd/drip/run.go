@@ -18,6 +18,7 @@ import (
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 
@@ -26,8 +27,9 @@ type outputFlags struct {
 	out    string
 	json   bool
 	csv    string
-	noTUI  bool
-	failIf []string
+	noTUI    bool
+	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
+	failIf   []string
 	gates  []probe.Gate
 }
 
@@ -57,6 +59,9 @@ type workloadFlags struct {
 	warmup      int
 	concurrency int
 	rate        float64
+	// The flags' values: one level, or a sweep's levels.
+	concurrencyLevels levelsFlag
+	rateLevels        levelsFlag
 	arrival     string
 	duration    time.Duration
 	maxInflight int
@@ -67,8 +72,9 @@ type workloadFlags struct {
 func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.runs, "runs", "n", 3, "measured streams in all (with --duration: at most this many; 0 = no limit)")
 	fs.IntVar(&f.warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
-	fs.IntVarP(&f.concurrency, "concurrency", "c", 1, "closed loop: keep this many streams in flight")
-	fs.Float64Var(&f.rate, "rate", 0, "open loop: start this many streams per second, whatever the server does")
+	f.concurrencyLevels.whole = true
+	fs.VarP(&f.concurrencyLevels, "concurrency", "c", "closed loop: keep this many streams in flight (default 1); a rising list 1,2,4,8 sweeps them")
+	fs.Var(&f.rateLevels, "rate", "open loop: start this many streams per second, whatever the server does; a rising list 1,2,5,10 sweeps them")
 	fs.StringVar(&f.arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop admitting streams after this long (in-flight ones finish)")
 	fs.IntVar(&f.maxInflight, "max-inflight", probe.DefaultMaxInflight, "open loop: arrivals beyond this many streams in flight are counted as not admitted, never queued")
@@ -78,6 +84,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 
 // plan checks the workload flags and fills a plan with them.
 func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
+	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
 	switch {
 	case f.runs < 0 || f.warmup < 0:
 		return usageErr("--runs and --warmup must not be negative")
@@ -141,6 +148,7 @@ func newRunCmd() *cobra.Command {
 		out   outputFlags
 		load  workloadFlags
 		fleet fleetFlags
+		sw    sweepFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run URL",
@@ -162,6 +170,13 @@ send (service view) and from the intended start (user view), so a client
 that falls behind cannot hide the wait. --runs counts measured streams;
 --duration stops admitting after that long.
 
+Sweeps: a rising list (--concurrency 1,2,4,8,16 or --rate 1,2,5,10) runs
+the levels in turn, each with its own warmup and --runs-per-level N or
+--duration-per-level D, every record carrying its level. The report gains
+a table per level and the knee: the first level where TTFT p95 or gap p99
+rose beyond noise while throughput did not follow (docs/sweeps.md).
+--stop-when 'EXPR' ends the sweep at the first level where the gate holds.
+
 Ctrl-C stops admitting, cancels the streams in flight (recorded as
 canceled), and prints the summary of what finished; a second Ctrl-C exits
 at once.
@@ -174,7 +189,10 @@ the default openai-chat).
   drip run http://localhost:8000 --prompts builtin --warmup 1 --runs 30 --concurrency 6
   drip run http://localhost:8000 --rate 10 --arrival poisson --duration 60s --out load.jsonl
   drip run https://api.openai.com -m gpt-4o-mini --json --out runs.jsonl
-  drip run http://localhost:8000 --fail-if 'ttft.p95 > 800ms' --fail-if 'failed > 0'`,
+  drip run http://localhost:8000 --fail-if 'ttft.p95 > 800ms' --fail-if 'failed > 0'
+  drip run http://localhost:8000 --concurrency 1,2,4,8,16 --runs-per-level 16 --warmup 1
+  drip run http://localhost:8000 --rate 1,2,5,10 --duration-per-level 30s --stop-when 'failed_pct > 5'
+  drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.parseGates(); err != nil {
@@ -191,10 +209,21 @@ the default openai-chat).
 			if err := fleet.apply(&plan); err != nil {
 				return err
 			}
+			sp, err := sw.sweepPlan(cmd.Flags(), &load, &out, &plan)
+			if err != nil {
+				return err
+			}
 			plan.Workload = &probe.RecordWorkload{
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 			}
 			probe.TuneGC(&plan)
+			if sp != nil {
+				sp.Base = plan
+				if useTUI(&out) {
+					return runSweepLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
+				}
+				return runSweepHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
+			}
 			if useTUI(&out) {
 				return runLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}
@@ -205,6 +234,7 @@ the default openai-chat).
 	out.register(cmd.Flags())
 	load.register(cmd.Flags())
 	fleet.register(cmd.Flags())
+	sw.register(cmd.Flags(), &out)
 	return cmd
 }
 
@@ -280,20 +310,37 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, rec
 		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
 	}
 	s := agg.Summary(workloadOf(plan))
+	if recs.sweep != nil {
+		// The levels say the load; workload.runs is per level.
+		s.Workload.Concurrency, s.Workload.Rate = 0, 0
+	}
 	tripped := false
 	for _, g := range out.gates {
 		r := g.Eval(&s)
 		tripped = tripped || r.Tripped
 		s.Gates = append(s.Gates, r)
 	}
-	if out.json {
+	switch {
+	case out.markdown && recs.sweep != nil:
+		sweep.Markdown(stdout, recs.sweep)
+	case out.json:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+		var v any = s
+		if recs.sweep != nil {
+			v = struct {
+				probe.Summary
+				Sweep *sweep.Result `json:"sweep"`
+			}{s, recs.sweep}
+		}
+		if err := enc.Encode(v); err != nil {
 			return cannotErr(err)
 		}
-	} else {
+	default:
 		report.Text(stdout, &s)
+		if recs.sweep != nil {
+			writeSweep(stdout, recs.sweep)
+		}
 	}
 	if !recs.reachable && !interrupted && s.Streams.Admitted > 0 {
 		return cannotErr(fmt.Errorf("no response from %s: every stream failed before headers", probe.RedactURL(plan.Target.URL)))
@@ -313,6 +360,7 @@ type runRecords struct {
 	fns       []func(*probe.Record) error
 	closes    []func() error
 	err       error
+	sweep     *sweep.Result // a sweep's levels, once it has ended
 }
 
 // beginRun opens --out and --csv, readies the plan for its report and

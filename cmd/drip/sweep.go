@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sweep"
+)
+
+// levelsFlag is --concurrency or --rate: one value is a run at that load,
+// a comma list (1,2,4,8) a sweep of them. Every value is checked as it is
+// parsed, so a bad one is a usage error naming the flag.
+type levelsFlag struct {
+	vals  []float64
+	whole bool // concurrency: whole numbers, at least 1
+}
+
+func (l *levelsFlag) String() string {
+	s := make([]string, len(l.vals))
+	for i, v := range l.vals {
+		s[i] = sweep.LevelNum(v)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *levelsFlag) Type() string {
+	if l.whole {
+		return "N[,N…]"
+	}
+	return "R[,R…]"
+}
+
+func (l *levelsFlag) Set(s string) error {
+	var vals []float64
+	for _, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		switch {
+		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			return fmt.Errorf("%q is not a finite number", part)
+		case l.whole && (v < 1 || v != math.Trunc(v) || v > 1e6):
+			return fmt.Errorf("%q: must be at least 1, a whole number of streams", part)
+		case !l.whole && (v <= 0 || v > 1e6):
+			return fmt.Errorf("%q: must be a positive number of streams per second", part)
+		case len(vals) > 0 && v <= vals[len(vals)-1]:
+			return fmt.Errorf("%q: a sweep's levels must rise, e.g. 1,2,4,8", part)
+		}
+		vals = append(vals, v)
+	}
+	l.vals = vals
+	return nil
+}
+
+// first is the flag's value outside a sweep (def when not given).
+func (l *levelsFlag) first(def float64) float64 {
+	if len(l.vals) == 0 {
+		return def
+	}
+	return l.vals[0]
+}
+
+// sweepFlags shape a sweep: how long each level runs and when to stop.
+type sweepFlags struct {
+	runsPerLevel     int
+	durationPerLevel time.Duration
+	stopWhen         []string
+}
+
+func (f *sweepFlags) register(fs *pflag.FlagSet, out *outputFlags) {
+	fs.IntVar(&f.runsPerLevel, "runs-per-level", 0, "sweep: measured streams at each level (after its own warmup)")
+	fs.DurationVar(&f.durationPerLevel, "duration-per-level", 0, "sweep: admit streams at each level for this long")
+	fs.StringArrayVar(&f.stopWhen, "stop-when", nil, "sweep: end after the first level where this holds, e.g. 'failed_pct > 5', 'ttft.p95 > 2s' (repeatable)")
+	fs.BoolVar(&out.markdown, "markdown", false, "sweep: print the per-level table as Markdown, for a pull request")
+}
+
+// sweepPlan reads the sweep flags: nil when the run is no sweep (one
+// level, no per-level flag). It sets base's runs and duration per level.
+func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags, base *probe.Plan) (*sweep.Plan, error) {
+	levels, kind := load.concurrencyLevels.vals, sweep.KindConcurrency
+	if base.Rate > 0 {
+		levels, kind = load.rateLevels.vals, sweep.KindRate
+	}
+	perLevel := fs.Changed("runs-per-level") || fs.Changed("duration-per-level")
+	if len(levels) < 2 && !perLevel {
+		if len(f.stopWhen) > 0 || out.markdown {
+			return nil, usageErr("--stop-when and --markdown belong to a sweep: give several levels, e.g. --concurrency 1,2,4,8")
+		}
+		return nil, nil
+	}
+	switch {
+	case fs.Changed("runs") || fs.Changed("duration"):
+		return nil, usageErr("a sweep runs each level for --runs-per-level N or --duration-per-level D, not --runs or --duration")
+	case !perLevel:
+		return nil, usageErr("a sweep needs --runs-per-level N or --duration-per-level D (how long each level runs)")
+	case f.runsPerLevel < 0 || f.durationPerLevel < 0:
+		return nil, usageErr("--runs-per-level and --duration-per-level must not be negative")
+	case f.runsPerLevel == 0 && f.durationPerLevel == 0:
+		return nil, usageErr("--runs-per-level 0 needs a --duration-per-level")
+	case out.markdown && out.json:
+		return nil, usageErr("--markdown and --json each print the report: pick one")
+	}
+	sp := &sweep.Plan{Kind: kind, Levels: levels}
+	for _, e := range f.stopWhen {
+		g, err := probe.ParseGate(e)
+		if err != nil {
+			return nil, usageErr("--stop-when: %v", err)
+		}
+		if g.Relative {
+			return nil, usageErr("--stop-when %q: a relative value needs a baseline; give an absolute one", e)
+		}
+		sp.StopWhen = append(sp.StopWhen, g)
+	}
+	base.Runs, base.Duration = f.runsPerLevel, f.durationPerLevel
+	return sp, nil
+}
+
+// runSweepHeadless carries out a sweep without a UI: a line per level on
+// stderr as it ends, records to --out/--csv, the report (with the
+// per-level table) on stdout.
+func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags) error {
+	recs, err := beginSweep(stderr, &sp, out)
+	if err != nil {
+		return err
+	}
+	defer recs.close()
+	stopTicker := progressTicker(stderr, sp.Base.Progress, time.Second)
+	done := 0
+	res, st := sweep.Run(ctx, sp, recs.add, nil, func(r *sweep.Result) {
+		for ; done < len(r.Levels); done++ {
+			l := &r.Levels[done]
+			fmt.Fprintf(stderr, "  %s done: %d streams, %d failed, ttft p95 %s ms, %s tok/s\n", sweep.Label(l.Kind, l.Level), l.Streams, l.Failed,
+				num(l.Metrics.TTFT.P95), num(l.Throughput.TokensPerS))
+		}
+	})
+	stopTicker()
+	recs.sweep = &res
+	return finishRun(stdout, stderr, &sp.Base, out, recs, st, ctx.Err() != nil)
+}
+
+// beginSweep is beginRun for a sweep: the line describing it names the
+// levels.
+func beginSweep(stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*runRecords, error) {
+	preparePlan(&sp.Base)
+	recs, err := beginRun(io.Discard, &sp.Base, out)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(sp.Base.Target), describeSweep(sp))
+	return recs, nil
+}
+
+// describeSweep is a sweep's shape in one line.
+func describeSweep(sp *sweep.Plan) string {
+	p := &sp.Base
+	levels := (&levelsFlag{vals: sp.Levels}).String()
+	parts := []string{"sweep of " + sp.Kind + " " + levels}
+	if sp.Kind == sweep.KindRate {
+		parts[0] += fmt.Sprintf(" (%s arrivals, at most %d in flight)", p.Arrival, p.InflightLimit())
+	}
+	switch {
+	case p.Runs > 0 && p.Duration > 0:
+		parts = append(parts, fmt.Sprintf("%d runs or %s per level, whichever ends first", p.Runs, p.Duration))
+	case p.Duration > 0:
+		parts = append(parts, p.Duration.String()+" per level")
+	default:
+		parts = append(parts, fmt.Sprintf("%d runs per level", p.Runs))
+	}
+	if p.Warmup > 0 {
+		parts = append(parts, fmt.Sprintf("each after %d warmup per prompt", p.Warmup))
+	}
+	for _, g := range sp.StopWhen {
+		parts = append(parts, "stop when "+g.Expr)
+	}
+	if len(p.Prompts) > 1 || p.Arrival == probe.ArrivalPoisson {
+		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// writeSweep adds the sweep to the text report.
+func writeSweep(w io.Writer, res *sweep.Result) {
+	fmt.Fprintln(w)
+	sweep.Text(w, res)
+}
+
+func num(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
+}
+
+// runSweepLive is a sweep on the run screen; for now, headless.
+func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags) error {
+	return runSweepHeadless(ctx, stdout, stderr, sp, out)
+}

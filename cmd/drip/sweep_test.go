@@ -1,0 +1,105 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+func TestSweepUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--concurrency", "1,2,x"}, `"x" is not a finite number`},
+		{[]string{"--concurrency", "1,2.5"}, "whole number"},
+		{[]string{"--concurrency", "0,1"}, "at least 1"},
+		{[]string{"--concurrency", "4,2"}, "must rise"},
+		{[]string{"--rate", "1,NaN"}, "finite"},
+		{[]string{"--rate", "1,Inf"}, "finite"},
+		{[]string{"--rate", "0,1"}, "positive"},
+		{[]string{"--concurrency", "1,2"}, "needs --runs-per-level"},
+		{[]string{"--concurrency", "1,2", "--runs-per-level", "2", "--runs", "4"}, "not --runs or --duration"},
+		{[]string{"--concurrency", "1,2", "--runs-per-level", "-1"}, "must not be negative"},
+		{[]string{"--concurrency", "1,2", "--runs-per-level", "0"}, "needs a --duration-per-level"},
+		{[]string{"--concurrency", "1,2", "--runs-per-level", "2", "--stop-when", "ttft.p95 >"}, "--stop-when: gate"},
+		{[]string{"--concurrency", "1,2", "--runs-per-level", "2", "--stop-when", "ttft.p95 > +10%"}, "relative"},
+		{[]string{"--concurrency", "1,2", "--runs-per-level", "2", "--markdown", "--json"}, "pick one"},
+		{[]string{"--stop-when", "failed > 0"}, "belong to a sweep"},
+		{[]string{"--markdown"}, "belong to a sweep"},
+	} {
+		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1", "--no-tui"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+		if strings.Contains(tc.want, "number") || strings.Contains(tc.want, "rise") || strings.Contains(tc.want, "least") || strings.Contains(tc.want, "positive") {
+			if !strings.Contains(stderr, "--"+strings.TrimPrefix(tc.args[0], "--")) {
+				t.Errorf("%v: the error %q does not name the flag", tc.args, stderr)
+			}
+		}
+	}
+}
+
+// TestSweepHeadlessJSON runs a two-level sweep: the summary carries the
+// sweep object, every record its level, and --markdown the table.
+func TestSweepHeadlessJSON(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewSlots(fixtures.NewServer(), 4))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "sweep.jsonl")
+	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "steady", "--concurrency", "1,2", "--runs-per-level", "2", "--json", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var s struct {
+		probe.Summary
+		Sweep struct {
+			Kind   string `json:"kind"`
+			Levels []struct {
+				Level       float64          `json:"level"`
+				Concurrency int              `json:"concurrency"`
+				Streams     int              `json:"streams"`
+				Completed   int              `json:"completed"`
+				Metrics     probe.Metrics    `json:"metrics"`
+				Throughput  probe.Throughput `json:"throughput"`
+				Goodput     *float64         `json:"goodput"`
+			} `json:"levels"`
+			Knee    *json.RawMessage `json:"knee"`
+			Stopped *string          `json:"stopped"`
+		} `json:"sweep"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	sw := s.Sweep
+	if sw.Kind != "concurrency" || len(sw.Levels) != 2 || sw.Stopped != nil || sw.Knee != nil {
+		t.Fatalf("sweep %+v; want two concurrency levels, no knee, not stopped", sw)
+	}
+	for i, l := range sw.Levels {
+		if l.Level != float64(i+1) || l.Concurrency != i+1 || l.Streams != 2 || l.Completed != 2 || l.Metrics.TTFT.N != 2 || l.Throughput.TokensPerS == nil || l.Goodput != nil {
+			t.Errorf("level %d: %+v", i, l)
+		}
+	}
+	if s.Streams.Completed != 4 || !strings.Contains(stderr, "sweep of concurrency 1,2") {
+		t.Errorf("summary streams %+v; stderr %q", s.Streams, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, _, err := probe.ReadRecords(f)
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Level == nil || r.Workload == nil || float64(r.Workload.Concurrency) != *r.Level {
+			t.Errorf("record %d: level %v workload %+v", r.Seq, r.Level, r.Workload)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package sweep
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/driplab/drip/probe"
+)
+
+// syntheticResult is a sweep of concurrency 2,4,8,16 over 4 slots, from
+// synthetic records, stopped after 16.
+func syntheticResult(t *testing.T) *Result {
+	same := []float64{180, 181, 182, 183, 180, 181, 182, 183}
+	queued := []float64{180, 181, 182, 183, 700, 701, 702, 703}
+	levels := []Level{synthLevel(t, 2, 2, same...), synthLevel(t, 4, 4, same...), synthLevel(t, 8, 4, queued...), synthLevel(t, 16, 4, queued...)}
+	r := &Result{Kind: KindConcurrency, Levels: levels, Planned: []float64{2, 4, 8, 16, 32}, KneeRule: KneeRule, Knee: FindKnee(levels)}
+	g, _ := probe.ParseGate("ttft.p95 > 500ms")
+	r.StopWhen = []string{g.Expr}
+	why := stopReason([]probe.Gate{g}, &levels[3])
+	r.Stopped = &why
+	return r
+}
+
+func TestTableGolden(t *testing.T) {
+	r := syntheticResult(t)
+	t.Run("text", func(t *testing.T) {
+		var b bytes.Buffer
+		Text(&b, r)
+		golden.RequireEqual(t, b.Bytes())
+	})
+	t.Run("markdown", func(t *testing.T) {
+		var b bytes.Buffer
+		Markdown(&b, r)
+		golden.RequireEqual(t, b.Bytes())
+	})
+}
+
+// TestTableMarksTheKnee checks what the goldens show: the knee's row is
+// marked and the verdict says why.
+func TestTableMarksTheKnee(t *testing.T) {
+	r := syntheticResult(t)
+	var b bytes.Buffer
+	Text(&b, r)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.Contains(line, "◀ knee") && !strings.HasPrefix(strings.TrimSpace(line), "8 ") {
+			t.Errorf("knee mark on %q; want the concurrency 8 row", line)
+		}
+	}
+	if !strings.Contains(b.String(), "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(b.String(), "stopped: --stop-when 'ttft.p95 > 500ms' held at concurrency 16") {
+		t.Errorf("report lacks the knee's verdict or the stop:\n%s", b.String())
+	}
+}
