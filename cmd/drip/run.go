@@ -24,13 +24,13 @@ import (
 
 // outputFlags are where a run's results go.
 type outputFlags struct {
-	out    string
-	json   bool
-	csv    string
+	out      string
+	json     bool
+	csv      string
 	noTUI    bool
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
 	failIf   []string
-	gates  []probe.Gate
+	gates    []probe.Gate
 }
 
 func (f *outputFlags) register(fs *pflag.FlagSet) {
@@ -62,11 +62,11 @@ type workloadFlags struct {
 	// The flags' values: one level, or a sweep's levels.
 	concurrencyLevels levelsFlag
 	rateLevels        levelsFlag
-	arrival     string
-	duration    time.Duration
-	maxInflight int
-	seed        int64
-	prompts     string
+	arrival           string
+	duration          time.Duration
+	maxInflight       int
+	seed              int64
+	prompts           string
 }
 
 func (f *workloadFlags) register(fs *pflag.FlagSet) {
