@@ -77,6 +77,11 @@ func NewClient(connectTimeout time.Duration) *http.Client {
 	return newClient(connectTimeout, nil)
 }
 
+// ClientFor is the client Run makes for o when o.Client is nil: NewClient
+// dialing with o.Dial. Several runs that should share connections (a
+// sweep's levels) share one.
+func ClientFor(o Options) *http.Client { return newClient(o.ConnectTimeout, o.Dial) }
+
 // DialFunc connects to a server: http.Transport.DialContext's signature.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 

@@ -70,7 +70,7 @@ func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(pro
 	}
 	if base.Options.Client == nil {
 		// One connection pool for the sweep, as for one run.
-		base.Options.Client = probe.NewClient(base.Options.ConnectTimeout)
+		base.Options.Client = probe.ClientFor(base.Options)
 	}
 	clock := base.Options.Clock
 	if clock == nil {

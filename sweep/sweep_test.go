@@ -2,27 +2,31 @@ package sweep
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
 )
 
 // sweepOn runs levels against a fixture server with slots, each level
 // runs streams of scenario after one warmup stream, and returns the
-// result and every record.
+// result and every record. Call it inside a synctest bubble: the server
+// is on an in-memory network, so every wait of the scenarios and the queue
+// passes on the bubble's clock and each time is the schedule's exactly,
+// however loaded the machine.
 func sweepOn(t *testing.T, slots int, scenario, kind string, levels []float64, runs int, stop ...string) (Result, []*probe.Record) {
 	t.Helper()
-	srv := httptest.NewServer(fixtures.NewSlots(fixtures.NewServer(), slots))
-	t.Cleanup(srv.Close)
+	srv := memnet.NewServer(fixtures.NewSlots(fixtures.NewServer(), slots))
+	defer srv.Close()
 	p := Plan{Kind: kind, Levels: levels, Base: probe.Plan{
 		Target: probe.Target{URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
 			Request: adapters.Request{Model: scenario, Prompt: "hi"}},
-		Options:  probe.Options{StallMS: probe.DefaultStall},
+		Options:  probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial},
 		PromptID: "default", Runs: runs, Warmup: 1,
 		Workload: &probe.RecordWorkload{},
 	}}
@@ -48,23 +52,26 @@ func sweepOn(t *testing.T, slots int, scenario, kind string, levels []float64, r
 // TestSweepFindsTheKneePastTheSlots is the acceptance: against 4 slots,
 // concurrency 1,2,4,8,16 finds the knee at 8, the first level past the
 // slots, because TTFT rose while throughput did not. It holds on a loaded
-// machine by construction: up to 4 the server is idle and throughput
-// doubles with each level (far above the 10% that would make a knee); at
-// 8 half the streams wait a whole stream (~450 ms) for a slot, several
-// times the 180 ms TTFT, while the server still serves 4 at a time.
+// machine twice over: it runs on synctest's clock (every time is the
+// scenario's exactly), and by construction: up to 4 the server is idle and
+// throughput doubles with each level (far above the 10% that would make a
+// knee); at 8 half the streams wait a whole stream (~1.1 s) for a slot,
+// several times the 180 ms TTFT, while the server still serves 4 at once.
 func TestSweepFindsTheKneePastTheSlots(t *testing.T) {
 	t.Parallel()
-	res, recs := sweepOn(t, 4, "multi-token", KindConcurrency, []float64{1, 2, 4, 8, 16}, 8)
-	if len(res.Levels) != 5 || res.Stopped != nil {
-		t.Fatalf("%d levels, stopped %v; want 5 and none", len(res.Levels), res.Stopped)
-	}
-	if res.Knee == nil {
-		t.Fatalf("no knee; levels: %s", describe(res.Levels))
-	}
-	if res.Knee.Level != 8 || !strings.Contains(res.Knee.Reason, "ttft p95 rose") || !strings.Contains(res.Knee.Reason, "throughput did not follow") {
-		t.Errorf("knee at %v: %q; want 8, ttft p95 rose, throughput did not follow (levels: %s)", res.Knee.Level, res.Knee.Reason, describe(res.Levels))
-	}
-	checkRecords(t, res, recs)
+	synctest.Test(t, func(t *testing.T) {
+		res, recs := sweepOn(t, 4, "multi-token", KindConcurrency, []float64{1, 2, 4, 8, 16}, 8)
+		if len(res.Levels) != 5 || res.Stopped != nil {
+			t.Fatalf("%d levels, stopped %v; want 5 and none", len(res.Levels), res.Stopped)
+		}
+		if res.Knee == nil {
+			t.Fatalf("no knee; levels: %s", describe(res.Levels))
+		}
+		if res.Knee.Level != 8 || !strings.Contains(res.Knee.Reason, "ttft p95 rose") || !strings.Contains(res.Knee.Reason, "throughput did not follow") {
+			t.Errorf("knee at %v: %q; want 8, ttft p95 rose, throughput did not follow (levels: %s)", res.Knee.Level, res.Knee.Reason, describe(res.Levels))
+		}
+		checkRecords(t, res, recs)
+	})
 }
 
 // checkRecords checks every record carries its level, one run id and a
@@ -120,42 +127,46 @@ func same(a, b *float64) bool { return a == nil && b == nil || a != nil && b != 
 
 // TestSweepStopWhen: the sweep ends after the first level where the
 // condition holds and says so; the levels after it never run. With 2
-// slots, concurrency 4 queues half its streams a whole stream (~450 ms),
+// slots, concurrency 4 queues half its streams a whole stream (~1.1 s),
 // so its TTFT p50 is far above 300 ms, while at 1 and 2 no stream waits.
 func TestSweepStopWhen(t *testing.T) {
 	t.Parallel()
-	res, recs := sweepOn(t, 2, "multi-token", KindConcurrency, []float64{1, 2, 4, 8}, 4, "failed_pct > 5", "ttft.p50 > 300ms")
-	if len(res.Levels) != 3 || res.Stopped == nil || !strings.Contains(*res.Stopped, "ttft.p50 > 300ms") || !strings.Contains(*res.Stopped, "concurrency 4") {
-		t.Fatalf("%d levels (%s), stopped %v; want 3, stopped at concurrency 4 by ttft.p50 > 300ms", len(res.Levels), describe(res.Levels), res.Stopped)
-	}
-	for _, r := range recs {
-		if *r.Level == 8 {
-			t.Fatalf("record %d ran at concurrency 8, after the sweep stopped", r.Seq)
+	synctest.Test(t, func(t *testing.T) {
+		res, recs := sweepOn(t, 2, "multi-token", KindConcurrency, []float64{1, 2, 4, 8}, 4, "failed_pct > 5", "ttft.p50 > 300ms")
+		if len(res.Levels) != 3 || res.Stopped == nil || !strings.Contains(*res.Stopped, "ttft.p50 > 300ms") || !strings.Contains(*res.Stopped, "concurrency 4") {
+			t.Fatalf("%d levels (%s), stopped %v; want 3, stopped at concurrency 4 by ttft.p50 > 300ms", len(res.Levels), describe(res.Levels), res.Stopped)
 		}
-	}
+		for _, r := range recs {
+			if *r.Level == 8 {
+				t.Fatalf("record %d ran at concurrency 8, after the sweep stopped", r.Seq)
+			}
+		}
+	})
 }
 
 // TestRateSweepReportsScheduleLag: every open-loop level has its own
 // schedule lag, one sample per arrival.
 func TestRateSweepReportsScheduleLag(t *testing.T) {
 	t.Parallel()
-	res, recs := sweepOn(t, 8, "multi-token", KindRate, []float64{5, 10}, 4)
-	if len(res.Levels) != 2 {
-		t.Fatalf("%d levels; want 2", len(res.Levels))
-	}
-	for _, l := range res.Levels {
-		if l.OpenLoop == nil || l.OpenLoop.ScheduleLag.N != 4 || l.OpenLoop.ScheduleLag.P99 == nil || l.Rate != l.Level {
-			t.Errorf("rate %v: open loop %+v; want the schedule lag of its 4 arrivals", l.Level, l.OpenLoop)
+	synctest.Test(t, func(t *testing.T) {
+		res, recs := sweepOn(t, 8, "multi-token", KindRate, []float64{5, 10}, 4)
+		if len(res.Levels) != 2 {
+			t.Fatalf("%d levels; want 2", len(res.Levels))
 		}
-	}
-	for _, r := range recs {
-		if r.Phase == probe.PhaseMeasure && (r.IntendedStartMS == nil || r.Workload == nil || r.Workload.Rate != *r.Level) {
-			t.Errorf("record %d at rate %v: intended start %v, workload %+v", r.Seq, *r.Level, r.IntendedStartMS, r.Workload)
+		for _, l := range res.Levels {
+			if l.OpenLoop == nil || l.OpenLoop.ScheduleLag.N != 4 || l.OpenLoop.ScheduleLag.P99 == nil || l.Rate != l.Level {
+				t.Errorf("rate %v: open loop %+v; want the schedule lag of its 4 arrivals", l.Level, l.OpenLoop)
+			}
 		}
-	}
-	var b strings.Builder
-	Text(&b, &res)
-	if !strings.Contains(b.String(), "lag p99") {
-		t.Errorf("the rate sweep's table has no schedule lag column:\n%s", b.String())
-	}
+		for _, r := range recs {
+			if r.Phase == probe.PhaseMeasure && (r.IntendedStartMS == nil || r.Workload == nil || r.Workload.Rate != *r.Level) {
+				t.Errorf("record %d at rate %v: intended start %v, workload %+v", r.Seq, *r.Level, r.IntendedStartMS, r.Workload)
+			}
+		}
+		var b strings.Builder
+		Text(&b, &res)
+		if !strings.Contains(b.String(), "lag p99") {
+			t.Errorf("the rate sweep's table has no schedule lag column:\n%s", b.String())
+		}
+	})
 }

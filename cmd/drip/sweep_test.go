@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"net/http/httptest"
-	"os"
+		"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
@@ -47,10 +47,11 @@ func TestSweepUsageErrors(t *testing.T) {
 }
 
 // TestSweepHeadlessJSON runs a two-level sweep: the summary carries the
-// sweep object, every record its level, and --markdown the table.
-func TestSweepHeadlessJSON(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewSlots(fixtures.NewServer(), 4))
-	defer srv.Close()
+// sweep object and every record its level.
+func TestSweepHeadlessJSON(t *testing.T) { synctest.Test(t, testSweepHeadlessJSON) }
+
+func testSweepHeadlessJSON(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewSlots(fixtures.NewServer(), 4))
 	out := filepath.Join(t.TempDir(), "sweep.jsonl")
 	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "steady", "--concurrency", "1,2", "--runs-per-level", "2", "--json", "--out", out)
 	if code != exitOK {
@@ -101,5 +102,31 @@ func TestSweepHeadlessJSON(t *testing.T) {
 		if r.Level == nil || r.Workload == nil || float64(r.Workload.Concurrency) != *r.Level {
 			t.Errorf("record %d: level %v workload %+v", r.Seq, r.Level, r.Workload)
 		}
+	}
+}
+
+// TestSweepKneeAndStopFromTheCLI is the acceptance through drip run:
+// against 4 slots, --concurrency 1,2,4,8,16 marks the knee at 8 in the
+// text report and the Markdown table, and --stop-when ends the sweep at
+// the level where it first holds, saying so.
+func TestSweepKneeAndStopFromTheCLI(t *testing.T) { synctest.Test(t, testSweepKneeAndStopFromTheCLI) }
+
+func testSweepKneeAndStopFromTheCLI(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewSlots(fixtures.NewServer(), 4))
+	args := []string{"run", srv.URL, "-m", "steady", "--concurrency", "1,2,4,8,16", "--runs-per-level", "8", "--warmup", "1"}
+	code, stdout, stderr := drip(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(stdout, "throughput did not follow") {
+		t.Errorf("text report without the knee at 8:\n%s", stdout)
+	}
+	code, stdout, stderr = drip(t, append(args, "--markdown")...)
+	if code != exitOK || !strings.Contains(stdout, "| 8 | 8 | 0 |") || !strings.Contains(stdout, "**◀ knee** |") || strings.Contains(stdout, "conventions") {
+		t.Errorf("--markdown: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = drip(t, append(args, "--stop-when", "ttft.p95 > 1s")...)
+	if code != exitOK || !strings.Contains(stdout, "stopped: --stop-when 'ttft.p95 > 1s' held at concurrency 8") || strings.Contains(stderr, "concurrency 16 done") {
+		t.Errorf("--stop-when: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
