@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-		"os"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
