@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -469,6 +470,18 @@ func workloadOf(p *probe.Plan) probe.Workload {
 		w.WarmupRule += fmt.Sprintf("; %d at a time", p.Concurrency)
 	}
 	return w
+}
+
+// syncWriter serialises writes from several goroutines to one writer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // progressTicker prints the run's counts every interval until stopped.

@@ -130,6 +130,8 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 		return err
 	}
 	defer recs.close()
+	// The ticker and the level lines write from two goroutines.
+	stderr = &syncWriter{w: stderr}
 	stopTicker := progressTicker(stderr, sp.Base.Progress, time.Second)
 	done := 0
 	res, st := sweep.Run(ctx, sp, recs.add, nil, func(r *sweep.Result) {
