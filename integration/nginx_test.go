@@ -203,14 +203,27 @@ func TestDirectAndUnbufferedNginx(t *testing.T) {
 	for name, base := range bases {
 		for _, scenario := range []string{"steady", "fast"} {
 			t.Run(name+"/"+scenario, func(t *testing.T) {
-				for i := range 3 {
+				for i, late := 0, 0; i < 3; i++ {
 					model := fmt.Sprintf("%s#%s-%d", scenario, strings.ReplaceAll(name, " ", "-"), i)
 					recs, s := runScenario(t, base, model, 1)
 					r := recs[0]
+					writes := fx.Writes(model)
+					want := writeSpacing(writes)
+					wrong := r.Buffered || r.ITLMS == nil || math.Abs(*r.ITLMS-want) > 0.1*want
+					if d, bound := behindSchedule(writes, fixtures.Lookup(scenario)); wrong && d > bound {
+						// The server itself fell behind and sent a burst: the
+						// verdict is then right to say so, and this test is
+						// about the path, not the machine's load.
+						if late++; late > 5 {
+							t.Fatalf("the fixture server fell behind its schedule by more than %.3g ms in 6 attempts (last %.3g ms): the machine is too loaded for this test", bound, d)
+						}
+						t.Logf("the fixture server wrote %.3g ms behind its schedule: attempt again", d)
+						i--
+						continue
+					}
 					if r.Buffered || r.ITLMS == nil {
 						t.Fatalf("buffered %v itl %v delivery %s: want not buffered, ITL reported", r.Buffered, r.ITLMS, delivery(r))
 					}
-					want := writeSpacing(fx.Writes(model))
 					if math.Abs(*r.ITLMS-want) > 0.1*want {
 						t.Errorf("itl %.4g ms, the server wrote content %.4g ms apart: more than 10%% off", *r.ITLMS, want)
 					}
@@ -222,6 +235,30 @@ func TestDirectAndUnbufferedNginx(t *testing.T) {
 			})
 		}
 	}
+}
+
+// behindSchedule is the most a content write of ws came after its
+// scheduled time, counted from the first content write, and the bound
+// past which the server sent bursts of its own: 4 of its smallest
+// scheduled gaps, at least 2 ms.
+func behindSchedule(ws []fixtures.Write, sc *fixtures.Scenario) (late, bound float64) {
+	var first, prev time.Duration = -1, -1
+	var firstAt time.Time
+	gap := time.Duration(math.MaxInt64)
+	for _, w := range ws {
+		if !w.Kind.IsContent() {
+			continue
+		}
+		at := sc.Steps[w.Step].At
+		if first < 0 {
+			first, firstAt = at, w.At
+		} else {
+			late = max(late, float64(w.At.Sub(firstAt)-(at-first))/float64(time.Millisecond))
+			gap = min(gap, at-prev)
+		}
+		prev = at
+	}
+	return late, max(2, 4*float64(gap)/float64(time.Millisecond))
 }
 
 // writeSpacing is the server's own mean time between content writes.

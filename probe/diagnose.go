@@ -127,21 +127,18 @@ var rules = []rule{
 	{
 		shape: ShapeClientLimited,
 		hint: fixed("drip itself is the bottleneck: this machine ran its readers, writers or schedule late, " +
-			"so the latency figures are the client's, not the endpoint's (lower --concurrency or --rate, or give drip more cores)"),
+			"so the latency figures are largely the client's own delay, not the endpoint's (lower --concurrency or --rate, or give drip more cores)"),
 		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() },
 		evidence: func(x *figures) []string {
 			var ev []string
 			if x.schedLimited() {
 				sl := x.s.Client.SchedLatency
-				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s after they became runnable (p50 %s, n=%d sampled)",
-					msText(val(sl.P99)), msText(x.s.Client.BoundMS), msText(val(sl.P50)), sl.N))
+				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s = max(%s, %g × ttft p50 %s) after they became runnable (p50 %s, n=%d sampled)",
+					msText(val(sl.P99)), msText(x.s.Client.BoundMS), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
 			}
 			if x.scheduleLimited() {
 				ol := x.s.OpenLoop
 				ev = append(ev, fmt.Sprintf("schedule lag p99 %s > %s", msText(val(ol.ScheduleLag.P99)), msText(ol.LagBoundMS)))
-			}
-			if x.haveTTFT {
-				ev = append(ev, "ttft p50 "+msText(x.ttft50))
 			}
 			return ev
 		},

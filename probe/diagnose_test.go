@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -105,10 +106,10 @@ func TestDiagnose(t *testing.T) {
 		}, []string{ShapeQueue}, "ttft p50 10.2 s ≥ 1 s; gap p99 0.42 ms ≤ 4 ms = 4 × max(gap p50 0 ms, 1 ms)"},
 		{"client-limited by drip's own scheduling excludes the endpoint's shapes", func(s *Summary) {
 			s.Metrics.TTFT = dist(20, 5000, 5200, 5400)
-			s.Client = &Client{SchedLatency: dist(900, 2, 30, 67), BoundMS: ClientLagBoundMS, Limited: true}
+			s.Client = &Client{SchedLatency: dist(900, 2, 30, 670), BoundMS: 500, Limited: true}
 			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 20
 			s.PerPrompt = []PromptStats{{ID: "busy", Completed: 10, ITL: dist(10, 20, 55, 60), TTFT: dist(10, 200, 220, 230)}}
-		}, []string{ShapeClientLimited}, "drip's goroutines waited for a core p99 67 ms ≥ 10 ms after they became runnable (p50 2 ms, n=900 sampled); ttft p50 5 s"},
+		}, []string{ShapeClientLimited}, "drip's goroutines waited for a core p99 670 ms ≥ 500 ms = max(10 ms, 0.1 × ttft p50 5 s) after"},
 		{"no samples, no hints", func(s *Summary) { *s = Summary{} }, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -219,6 +220,35 @@ func TestDiagnoseNoContradictions(t *testing.T) {
 			if got[c[0]] && got[c[1]] {
 				t.Fatalf("both %s and %s for %+v", c[0], c[1], s.Metrics)
 			}
+		}
+	}
+}
+
+// The client is limiting when drip's scheduling latency p99 reaches 10 ms
+// and a tenth of the TTFT p50: 235 ms under a 527 ms TTFT (2,000 streams
+// on 2 cores) is; 12.6 ms under 183 ms (300 streams) is a tail.
+func TestClientLimitedBound(t *testing.T) {
+	for _, tc := range []struct {
+		p99, ttft float64
+		limited   bool
+		bound     float64
+		n         int
+	}{{235, 527, true, 52.7, 12146}, {12.6, 183, false, 18.3, 5637}, {12.6, 40, true, 10, 100}, {9, 40, false, 10, 100},
+		{50.3, 40, false, 10, 29}, // a few streams' wake-ups: the p99 is one hiccup
+	} {
+		a := NewAggregate(DefaultStall)
+		r := stream(3, 10, func(i int) float64 { return tc.ttft + float64(i) }, func(i int) int { return i })
+		if err := Derive(r, DefaultStall); err != nil {
+			t.Fatal(err)
+		}
+		a.Add(r)
+		a.SetRun(RunStats{SchedLatency: dist(tc.n, 0.1, 1, tc.p99)})
+		s := a.Summary(Workload{})
+		if s.Client == nil || s.Client.Limited != tc.limited || math.Abs(s.Client.BoundMS-tc.bound) > 1e-9 {
+			t.Errorf("p99 %v under ttft %v: client %+v, want limited %v at %v", tc.p99, tc.ttft, s.Client, tc.limited, tc.bound)
+		}
+		if got := slices.ContainsFunc(s.Diagnosis, func(d Diagnosis) bool { return d.Shape == ShapeClientLimited }); got != tc.limited {
+			t.Errorf("p99 %v under ttft %v: client-limited hint %v, want %v", tc.p99, tc.ttft, got, tc.limited)
 		}
 	}
 }

@@ -11,6 +11,15 @@ import (
 // late by about as much, and millisecond figures describe this machine.
 const ClientLagBoundMS = 10.0
 
+// clientLagMinSamples: fewer sampled wake-ups than this make the p99 one
+// hiccup, not a tail (a few streams give a few dozen).
+const clientLagMinSamples = 100
+
+// ClientLagShare: the lag explains the latency only when its p99 is also
+// at least this share of the TTFT p50; 12 ms of lag under a 180 ms TTFT
+// (300 streams on 2 cores) is a tail, not the figure.
+const ClientLagShare = 0.1
+
 const schedLatencies = "/sched/latencies:seconds"
 
 // schedWatch measures how late drip's goroutines ran after they became

@@ -177,10 +177,12 @@ type Summary struct {
 // Client is drip's own share of the latency: how late its goroutines ran
 // after they became runnable while the measured streams ran.
 type Client struct {
-	SchedLatency Dist    `json:"sched_latency_ms"`
-	BoundMS      float64 `json:"bound_ms"`
-	Limited      bool    `json:"limited"` // p99 at or above BoundMS
-	Source       string  `json:"source"`
+	SchedLatency Dist `json:"sched_latency_ms"`
+	// BoundMS is ClientLagBoundMS, or ClientLagShare of the TTFT p50 when
+	// that is more: Limited when the p99 reaches it.
+	BoundMS float64 `json:"bound_ms"`
+	Limited bool    `json:"limited"`
+	Source  string  `json:"source"`
 }
 
 // Diagnosis is a labelled hint with the evidence that triggered it.

@@ -199,9 +199,13 @@ func (w *workloadStats) fill(s *Summary) {
 	s.Signals = w.signals
 	if w.run != nil && w.run.SchedLatency.N > 0 {
 		sl := w.run.SchedLatency
+		bound := ClientLagBoundMS
+		if p := s.Metrics.TTFT.P50; p != nil {
+			bound = max(bound, ClientLagShare**p)
+		}
 		s.Client = &Client{
-			SchedLatency: sl, BoundMS: ClientLagBoundMS,
-			Limited: sl.P99 != nil && *sl.P99 >= ClientLagBoundMS,
+			SchedLatency: sl, BoundMS: bound,
+			Limited: sl.N >= clientLagMinSamples && sl.P99 != nil && *sl.P99 >= bound,
 			Source:  "Go runtime /sched/latencies (about 1 in 8 goroutine wake-ups), each figure its bucket's upper edge",
 		}
 	}
