@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/driplab/drip/probe"
@@ -14,6 +15,9 @@ var csvHeader = []string{
 	"itl_ms", "tps_user", "output_tokens", "tokens_source", "content_frames", "coalesced_frames",
 	"stalls", "mid_sentence_stalls", "buffered", "complete",
 	"run_offset_ms", "intended_start_ms", // added last, so older readers' columns stay put
+	// Each stream's gap distribution, reads and rate after the first
+	// content: enough to draw the TTFT × gap p99 scatter from the CSV.
+	"gap_p50_ms", "gap_p95_ms", "gap_p99_ms", "gap_max_ms", "reads", "post_first_content_tps",
 }
 
 // CSV writes one row per stream; undefined figures are empty cells.
@@ -31,14 +35,53 @@ func (c *CSV) Write(r *probe.Record) error {
 	if r.Error != nil {
 		class = r.Error.Class
 	}
-	return c.flush([]string{
+	return c.flush(append([]string{
 		r.RunID, strconv.Itoa(r.Seq), r.Phase, r.PromptID, r.Format, r.Status, class, strconv.Itoa(r.HTTPStatus),
 		cell(r.HeadersMS), cell(r.FirstByteMS), cell(r.TTFTMS), cell(r.TTFOMS), cell(r.E2EMS),
 		ms(r.DurationMS), cell(r.TailMS), cell(r.ITLMS), cell(r.TPSUser),
 		strconv.Itoa(r.OutputTokens), r.TokensSource, strconv.Itoa(r.ContentFrames), strconv.Itoa(r.CoalescedFrames),
 		strconv.Itoa(len(r.Stalls)), strconv.Itoa(r.MidSentenceStalls()), strconv.FormatBool(r.Buffered), strconv.FormatBool(r.Complete),
 		ms(r.RunOffsetMS), cell(r.IntendedStartMS),
-	})
+	}, gapCells(r)...))
+}
+
+// gapCells are a stream's gap p50, p95, p99 and max, its reads and its
+// post-first-content rate; empty cells where undefined.
+func gapCells(r *probe.Record) []string {
+	gaps := slices.Clone(r.Gaps())
+	slices.Sort(gaps)
+	out := []string{"", "", "", ""}
+	if len(gaps) > 0 {
+		for i, p := range []float64{50, 95, 99} {
+			out[i] = ms(probe.Percentile(gaps, p))
+		}
+		out[3] = ms(gaps[len(gaps)-1])
+	}
+	return append(out, strconv.Itoa(r.Reads), cell(PostFirstContentTPS(r)))
+}
+
+// PostFirstContentTPS is a stream's output tokens after the first content
+// frame over the time from it to the last one, in tokens per second:
+// unlike tps_user it is given for buffered and incomplete streams too, so
+// a burst shows as a very high rate rather than a blank. Nil with fewer
+// than two tokens or no time between first and last content.
+func PostFirstContentTPS(r *probe.Record) *float64 {
+	if r.TTFTMS == nil || r.OutputTokens < 2 {
+		return nil
+	}
+	last := 0.0
+	for i := len(r.Frames) - 1; i >= 0; i-- {
+		if r.Frames[i].IsContent() {
+			last = r.Frames[i].TMS
+			break
+		}
+	}
+	span := last - *r.TTFTMS
+	if span <= 0 {
+		return nil
+	}
+	v := float64(r.OutputTokens-1) / (span / 1000)
+	return &v
 }
 
 func (c *CSV) flush(row []string) error {

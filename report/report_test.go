@@ -98,4 +98,19 @@ func TestCSVRows(t *testing.T) {
 	if rows[2][col["ttft_ms"]] != "" || rows[2][col["error_class"]] != "http_429" || rows[2][col["intended_start_ms"]] != "" {
 		t.Errorf("failed row %v", rows[2])
 	}
+	// Content at 200, 300 and 800 ms: gaps 100 and 500, two tokens in
+	// the 600 ms after the first content.
+	for name, want := range map[string][2]string{
+		"gap_p50_ms": {"300.000", ""}, "gap_p95_ms": {"480.000", ""}, "gap_p99_ms": {"496.000", ""}, "gap_max_ms": {"500.000", ""},
+		"reads": {"4", "0"}, "post_first_content_tps": {"3.333", ""}, "content_frames": {"3", "0"},
+	} {
+		i, ok := col[name]
+		if !ok {
+			t.Errorf("no column %s", name)
+			continue
+		}
+		if rows[1][i] != want[0] || rows[2][i] != want[1] {
+			t.Errorf("%s: %q and %q, want %q and %q", name, rows[1][i], rows[2][i], want[0], want[1])
+		}
+	}
 }
