@@ -221,7 +221,7 @@ func (m *Model) renderCompare() {
 	}
 	st := &m.styles.Views
 	cs.help.SetWidth(w)
-	helpH := lipgloss.Height(cs.help.View(cs.keys))
+	helpH := lipgloss.Height(helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, m.width))
 	if h < 8 {
 		helpH = 0
 	}
@@ -269,8 +269,8 @@ func (m *Model) compareBody(w, h int) string {
 func (m *Model) composeCompare() string {
 	cs := m.cmp
 	parts := []string{cs.header, m.compareTabs(), cs.body}
-	if cs.help.View(cs.keys) != "" && m.height >= 8 {
-		parts = append(parts, cs.help.View(cs.keys))
+	if helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, m.width) != "" && m.height >= 8 {
+		parts = append(parts, helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, m.width))
 	}
 	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
 }

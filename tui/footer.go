@@ -17,19 +17,35 @@ func footer(h *help.Model, keys []key.Binding, helpKey, quitKey key.Binding, wid
 	tail := fixed.ShortHelpView([]key.Binding{helpKey, quitKey})
 	rest := h.Styles.ShortSeparator.Render(h.ShortSeparator)
 	room := width - lipgloss.Width(tail) - lipgloss.Width(rest)
-	var others []key.Binding
-	for _, k := range keys {
-		if k.Help().Key != helpKey.Help().Key && k.Help().Key != quitKey.Help().Key {
-			others = append(others, k)
-		}
-	}
 	if room <= 0 {
 		return tail
 	}
-	fixed.SetWidth(room)
-	head := fixed.ShortHelpView(others)
-	if strings.TrimSpace(head) == "" {
+	// The other keys in order while they fit, measured whole: "…" says
+	// some were cut (all of them are in the ? help).
+	var shown []key.Binding
+	head := ""
+	for _, k := range keys {
+		if !k.Enabled() || k.Help().Key == helpKey.Help().Key || k.Help().Key == quitKey.Help().Key {
+			continue
+		}
+		next := fixed.ShortHelpView(append(shown, k))
+		if lipgloss.Width(next) > room-2 {
+			head += " …"
+			break
+		}
+		shown, head = append(shown, k), next
+	}
+	if strings.TrimSpace(head) == "" || head == " …" {
 		return tail
 	}
 	return head + rest + tail
+}
+
+// helpBar is a screen's footer: the full help after "?", else the short
+// bar with "? help" and "q quit" kept.
+func helpBar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width int) string {
+	if h.ShowAll {
+		return h.View(km)
+	}
+	return footer(h, km.ShortHelp(), helpKey, quitKey, width)
 }

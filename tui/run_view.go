@@ -37,7 +37,7 @@ func (m *Model) layoutRun(countsH int) {
 	}
 	rs.help.SetWidth(w)
 	if rs.help.ShowAll {
-		l.helpH = lipgloss.Height(rs.help.View(rs.keys))
+		l.helpH = lipgloss.Height(helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
 	}
 	if h < 8 {
 		l.helpH = 0
@@ -307,7 +307,7 @@ func (m *Model) composeRun() string {
 		parts = append(parts, views.Fit(rs.panels.tl, l.tl.w, l.tl.h))
 	}
 	if l.helpH > 0 {
-		parts = append(parts, rs.help.View(rs.keys))
+		parts = append(parts, helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
 	}
 	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
 }

@@ -284,10 +284,7 @@ func (m *Model) composeTargets() string {
 	w, h := m.width, m.height
 	st := &m.styles.Views
 	ts.help.SetWidth(w)
-	foot := footer(&ts.help, ts.keys.ShortHelp(), ts.keys.Help, ts.keys.Quit, w)
-	if ts.help.ShowAll {
-		foot = ts.help.FullHelpView(ts.keys.FullHelp())
-	}
+	foot := helpBar(&ts.help, ts.keys, ts.keys.Help, ts.keys.Quit, w)
 	footH := lipgloss.Height(foot)
 	bodyH := max(0, h-1-footH)
 	var body string

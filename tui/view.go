@@ -29,7 +29,7 @@ func (m *Model) relayout() {
 		l.headerH = 2
 	}
 	if m.help.ShowAll {
-		l.helpH = lipgloss.Height(m.help.View(m.keys))
+		l.helpH = lipgloss.Height(helpBar(&m.help, m.keys, m.keys.Help, m.keys.Quit, m.width))
 	}
 	if h < 8 {
 		l.helpH = 0
@@ -135,7 +135,7 @@ func (m *Model) compose() string {
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, gaps, " ", heat))
 	}
 	if l.helpH > 0 {
-		parts = append(parts, m.help.View(m.keys))
+		parts = append(parts, helpBar(&m.help, m.keys, m.keys.Help, m.keys.Quit, m.width))
 	}
 	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
 }
