@@ -58,6 +58,10 @@ type runStream struct {
 	dirty bool      // frames arrived since it was last derived
 	row   table.Row // cached row of a finished stream
 	rowW  int       // the table width row was made for
+	// A finished stream's point on the scatter (nil: no TTFT or no gaps),
+	// computed once.
+	pt     *views.ScatterPoint
+	warmup bool
 }
 
 // runScreen is the live view of a workload: a plain struct the root model
@@ -80,6 +84,7 @@ type runScreen struct {
 	sel, top int // selected stream and the table's first row, in list
 	follow   bool
 	byTime   bool
+	page     runPage
 	opened   *runStream // shown in the stream screen
 
 	state            views.RunState
@@ -361,6 +366,10 @@ func (m *Model) finishStream(s *runStream, rec *probe.Record, at time.Time) {
 		delete(rs.live, rec.Seq)
 	}
 	s.rec, s.phase, s.row = rec, views.PhaseDone, nil
+	s.warmup = rec.Phase == probe.PhaseWarmup
+	if p, ok := views.PointOf(0, rec); ok {
+		s.pt = &p
+	}
 	rs.finished++
 	rs.agg.Add(rec)
 	rs.sumDirty = true

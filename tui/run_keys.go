@@ -10,6 +10,7 @@ import (
 type RunKeyMap struct {
 	listKeys
 	Follow, Open, HeatMode, Help, Quit key.Binding
+	Next, Page                         key.Binding // pages; Page (1-3) is in Next's help
 }
 
 // DefaultRunKeyMap returns the run screen's keys.
@@ -27,19 +28,21 @@ func DefaultRunKeyMap() RunKeyMap {
 		HeatMode: key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "heatmap: frames/time")),
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "stop and quit")),
+		Next:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/1-3", "page")),
+		Page:     key.NewBinding(key.WithKeys("1", "2", "3")),
 	}
 }
 
 // ShortHelp is the help bar.
 func (k RunKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Open, k.Follow, k.HeatMode, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Up, k.Open, k.Follow, k.HeatMode, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with "?".
 func (k RunKeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.PageUp, k.PageDown, k.Top, k.Follow},
-		{k.Open, k.HeatMode},
+		{k.Open, k.HeatMode, k.Next},
 		{k.Help, k.Quit},
 	}
 }
@@ -61,6 +64,10 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.HeatMode):
 		rs.byTime = !rs.byTime
+	case key.Matches(msg, k.Next):
+		rs.page = (rs.page + 1) % runPageCount
+	case key.Matches(msg, k.Page):
+		rs.page = runPage(msg.Text[0] - '1')
 	case key.Matches(msg, k.Help):
 		rs.help.ShowAll = !rs.help.ShowAll
 	case key.Matches(msg, k.Follow):

@@ -19,6 +19,7 @@ import (
 // rows run out the heatmap goes, then the timeline.
 type runLayout struct {
 	headerH, countsH, helpH int
+	tabsH                   int // the page bar
 	table, ttft, gaps, heat box
 	tl                      box
 }
@@ -31,7 +32,7 @@ type runPanels struct {
 func (m *Model) layoutRun(countsH int) {
 	rs := m.rs
 	w, h := m.width, m.height
-	l := runLayout{headerH: 1, helpH: 1, countsH: countsH}
+	l := runLayout{headerH: 1, helpH: 1, countsH: countsH, tabsH: 1}
 	if h >= 30 {
 		l.headerH = 2
 	}
@@ -42,7 +43,7 @@ func (m *Model) layoutRun(countsH int) {
 	if h < 8 {
 		l.helpH = 0
 	}
-	rest := max(0, h-l.headerH-l.countsH-l.helpH)
+	rest := max(0, h-l.headerH-l.countsH-l.helpH-l.tabsH)
 	if rest >= 10 {
 		l.tl = box{w, 4} // title, the stream, its markers, the axis
 		rest -= 4
@@ -229,7 +230,7 @@ func (m *Model) renderRunPlots() {
 	l := &rs.lay
 	st := &m.styles.Views
 	if l.ttft.h > 0 {
-		rs.panels.ttft = m.title("ttft ms", fmt.Sprintf("n=%d · log buckets", rs.ttft.N()), l.ttft.w, false) + "\n" +
+		rs.panels.ttft = m.title("ttft ms", rs.ttftNote(), l.ttft.w, false) + "\n" +
 			views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", l.ttft.w, l.ttft.h-1, st)
 	}
 	if l.gaps.h > 0 {
@@ -287,7 +288,15 @@ func (m *Model) renderRunTimeline() {
 func (m *Model) composeRun() string {
 	rs := m.rs
 	l := &rs.lay
-	parts := []string{rs.panels.header, rs.panels.counts}
+	parts := []string{rs.panels.header, rs.panels.counts, m.runTabs()}
+	if rs.page != runPageStreams {
+		body := m.runPageBody(m.width, max(0, m.height-l.headerH-l.countsH-l.tabsH-l.helpH))
+		parts = append(parts, body)
+		if l.helpH > 0 {
+			parts = append(parts, helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
+		}
+		return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+	}
 	if l.table.h > 0 {
 		mid := rs.panels.table
 		if l.table.w < m.width && (l.ttft.h > 0 || l.gaps.h > 0) {

@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/views"
+)
+
+// runPage is what the run screen shows below its header and counts: the
+// streams (table, plots as they fit, the selected stream's timeline), the
+// distributions whole, or the scatter. Panels that do not fit the first
+// page at a size are on the others, never dropped.
+type runPage uint8
+
+const (
+	runPageStreams runPage = iota
+	runPageDists
+	runPageScatter
+	runPageCount
+)
+
+var runPageNames = [runPageCount]string{"streams", "distributions", "scatter"}
+
+// runTabs is the page bar.
+func (m *Model) runTabs() string {
+	rs := m.rs
+	st := &m.styles.Views
+	line := ""
+	for p, name := range runPageNames {
+		label := fmt.Sprintf(" %d %s ", p+1, name)
+		if runPage(p) == rs.page {
+			line += st.TitleFocused.Render(label)
+		} else {
+			line += st.Title.Render(label)
+		}
+	}
+	if rest := m.width - lipgloss.Width(line) - 1; rest > 0 {
+		line += " " + m.styles.Rule.Render(strings.Repeat("─", rest))
+	}
+	return views.Fit(line, m.width, 1)
+}
+
+// ttftNote is the TTFT histogram's caption: what it holds, and the
+// streams still in flight that it cannot hold yet.
+func (rs *runScreen) ttftNote() string {
+	waiting := 0
+	for _, s := range rs.live {
+		if s.rec.TTFTMS == nil {
+			waiting++
+		}
+	}
+	return fmt.Sprintf("n=%d finished · %d in flight, %d without a first token · log buckets", rs.ttft.N(), len(rs.live), waiting)
+}
+
+// runPageBody draws page 2 or 3 in w × h.
+func (m *Model) runPageBody(w, h int) string {
+	rs := m.rs
+	st := &m.styles.Views
+	if rs.page == runPageScatter {
+		return m.runScatter(w, h)
+	}
+	ttftH := max(3, h/2)
+	gapH := h - ttftH
+	ttft := m.title("ttft ms", rs.ttftNote(), w, false) + "\n" +
+		views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", w, ttftH-1, st)
+	gaps := m.title("gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), w, false) + "\n" +
+		views.Histogram(&rs.gaps, m.cfg.StallMS, "no gaps yet: they need two content frames", w, gapH-1, st)
+	return views.Fit(views.Fit(ttft, w, ttftH)+"\n"+gaps, w, h)
+}
+
+// runScatter is a point per finished measured stream the screen keeps,
+// and the trend of TTFT and gap p99 by stream, in the order they started.
+func (m *Model) runScatter(w, h int) string {
+	rs := m.rs
+	st := &m.styles.Views
+	var pts []views.ScatterPoint
+	ttft := views.Trend{Label: "ttft"}
+	gap := views.Trend{Label: "gap p99"}
+	skipped := 0
+	for _, s := range rs.list {
+		if s.phase != views.PhaseDone || s.warmup {
+			continue
+		}
+		if s.pt == nil {
+			skipped++
+			ttft.Values, gap.Values = append(ttft.Values, s.rec.TTFTMS), append(gap.Values, nil)
+			continue
+		}
+		pts = append(pts, *s.pt)
+		ttft.Values, gap.Values = append(ttft.Values, &s.pt.TTFTMS), append(gap.Values, &s.pt.GapMS)
+	}
+	trendH := 0
+	if h >= 10 {
+		trendH = 2
+	}
+	scatterH := h - 1
+	if trendH > 0 {
+		scatterH = h - trendH - 2
+	}
+	parts := []string{
+		m.title("scatter", fmt.Sprintf("ttft × gap p99, a point per stream · %d in flight not yet drawn", len(rs.live)), w, false),
+		views.Scatter(pts, skipped, m.cfg.StallMS, w, scatterH, st),
+	}
+	if trendH > 0 {
+		parts = append(parts, m.title("trend", "by stream, in the order they started", w, false),
+			views.TrendStrip([]views.Trend{ttft, gap}, w, trendH, st))
+	}
+	return views.Fit(strings.Join(parts, "\n"), w, h)
+}
