@@ -24,10 +24,14 @@ const (
 	panelDists
 	panelStreams
 	panelPrompts
+	panelScatter
 	panelCount
 )
 
-var panelNames = [panelCount]string{"figures", "histograms", "streams", "per prompt"}
+var (
+	panelNames      = [panelCount]string{"figures", "histograms", "streams", "per prompt", "scatter"}
+	panelShortNames = [panelCount]string{"figs", "hist", "strm", "prmt", "scat"} // below 100 columns, but the current one
+)
 
 // compareScreen is the side-by-side view of recorded runs: a plain struct
 // the root model routes to while its screen is screenCompare.
@@ -257,6 +261,8 @@ func (m *Model) compareBody(w, h int) string {
 		return views.Fit(gaps+"\n"+ttft, w, h)
 	case panelStreams:
 		return views.CompareHeatmaps(cs.names, cs.runs, cs.byTime, cs.selRun, cs.sel, w, h, st)
+	case panelScatter:
+		return m.compareScatter(w, h)
 	case panelPrompts:
 		if len(cs.c.Prompts) == 0 {
 			return views.Fit(st.Dim.Render("no per-prompt view: it needs the same two or more prompt ids in every run"), w, h)
@@ -281,9 +287,14 @@ func (m *Model) compareTabs() string {
 	cs := m.cmp
 	st := &m.styles.Views
 	var tabs []string
-	for p, name := range panelNames {
+	names := panelNames
+	if m.width < 100 {
+		names = panelShortNames
+	}
+	for p, name := range names {
 		label := fmt.Sprintf(" %d %s ", p+1, name)
 		if comparePanel(p) == cs.panel {
+			label = fmt.Sprintf(" %d %s ", p+1, panelNames[p])
 			tabs = append(tabs, st.TitleFocused.Render(label))
 		} else {
 			tabs = append(tabs, st.Title.Render(label))
@@ -310,4 +321,32 @@ func (m *Model) compareTabs() string {
 		line += " " + m.styles.Rule.Render(strings.Repeat("─", rest))
 	}
 	return line
+}
+
+// compareScatter is a point per run file — its TTFT p50 against its pooled
+// gap p99, drawn as its letter — and the trend of both by run.
+func (m *Model) compareScatter(w, h int) string {
+	cs := m.cmp
+	st := &m.styles.Views
+	var pts []views.ScatterPoint
+	ttft := views.Trend{Series: -1, Label: "ttft p50"}
+	gap := views.Trend{Series: -1, Label: "gap p99"}
+	skipped := 0
+	for i := range cs.c.Runs {
+		mt := &cs.c.Runs[i].Summary.Metrics
+		ttft.Values, gap.Values = append(ttft.Values, mt.TTFT.P50), append(gap.Values, mt.Gap.P99)
+		if mt.TTFT.P50 == nil || mt.Gap.P99 == nil {
+			skipped++
+			continue
+		}
+		pts = append(pts, views.ScatterPoint{Series: i, TTFTMS: *mt.TTFT.P50, GapMS: *mt.Gap.P99})
+	}
+	scatterH := h - 4
+	parts := []string{
+		m.title("scatter", "a point per run: ttft p50 × gap p99 of its streams", w, false),
+		views.Scatter(pts, skipped, m.cfg.StallMS, w, scatterH, st),
+		m.title("trend", "by run, A first", w, false),
+		views.TrendStrip([]views.Trend{ttft, gap}, "runs", w, 2, st),
+	}
+	return views.Fit(strings.Join(parts, "\n"), w, h)
 }

@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 // help.KeyMap. Keys that do nothing in the current panel are disabled, so
 // the help bar shows only what works.
 type CompareKeyMap struct {
-	Next, Prev, Panel key.Binding // Panel (1-4) is in Next's help
+	Next, Prev, Panel key.Binding // Panel (1-5) is in Next's help
 	listKeys
 	Left, Right, Open, HeatMode key.Binding
 	Help, Quit                  key.Binding
@@ -15,9 +15,9 @@ type CompareKeyMap struct {
 // DefaultCompareKeyMap returns the compare screen's keys.
 func DefaultCompareKeyMap() CompareKeyMap {
 	return CompareKeyMap{
-		Next:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/1-4", "panel")),
+		Next:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab/1-5", "panel")),
 		Prev:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "panel back")),
-		Panel: key.NewBinding(key.WithKeys("1", "2", "3", "4")),
+		Panel: key.NewBinding(key.WithKeys("1", "2", "3", "4", "5")),
 		listKeys: listKeys{
 			Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "scroll")),
 			Down:     key.NewBinding(key.WithKeys("down", "j")),

@@ -108,7 +108,7 @@ func TestCompareScreenWide(t *testing.T) {
 		"p50               181.1     181.4   +0.271  +0.149% ~ [-0.787, +1.14]",
 		"streams/s          1.80     0.804   -0.993  -55.26% !",
 		"! 10%+ worse · ~ within noise",
-		"tab/1-4 panel", "? help", "q quit",
+		"tab/1-5 panel", "? help", "q quit",
 	)
 	if s := screenOf(m); strings.Contains(s, "↑/↓ scroll") {
 		t.Errorf("scroll keys offered though the whole table is on screen:\n%s", s)
@@ -143,7 +143,7 @@ func TestComparePanels(t *testing.T) {
 	send(m, keys("?")...)
 	wantOnScreen(t, m, "shift+tab panel back", "home top")
 	send(m, keys("?")...)
-	wantOnScreen(t, m, "tab/1-4 panel • ↑/↓ scroll")
+	wantOnScreen(t, m, "tab/1-5 panel • ↑/↓ scroll")
 }
 
 // Without the same prompt ids in every run the per-prompt panel says why
@@ -193,7 +193,7 @@ func TestCompareResize(t *testing.T) {
 	wantOnScreen(t, m, "C stall-ctrlc.jsonl", "95% CI of Δ", "1 partial line(s) skipped", "measured streams: A 6 · B 5 · C 4")
 	for _, size := range [][2]int{{100, 30}, {80, 24}, {60, 16}, {20, 5}, {160, 45}} {
 		send(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-		for _, k := range []string{"1", "2", "3", "4"} {
+		for _, k := range []string{"1", "2", "3", "4", "5"} {
 			send(m, keys(k)...)
 			checkFits(t, screenOf(m), size[0], size[1])
 		}
@@ -201,4 +201,18 @@ func TestCompareResize(t *testing.T) {
 	send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	send(m, keys("1")...)
 	wantOnScreen(t, m, "A steady.jsonl  B stall-cut.jsonl    C stall-ctrlc.jsonl", "Δ%", "! worse ~ noise")
+}
+
+// The scatter panel puts each run file at its TTFT p50 and gap p99: the
+// steady run below the stall line, the stalling one above it.
+func TestCompareScatter(t *testing.T) {
+	m := compareModel(t, 80, 24, "steady.jsonl", "stall.jsonl")
+	send(m, keys("5")...)
+	s := screenOf(m)
+	wantOnScreen(t, m, "5 scatter", "stall 250ms", "ttft p50", "gap p99", "? help", "q quit")
+	line := strings.Index(s, "stall 250ms")
+	top, bottom := s[strings.Index(s, "a point per run"):line], s[line:strings.Index(s, " trend ")]
+	if !strings.Contains(top, "B") || !strings.Contains(bottom, "A") {
+		t.Errorf("want B above the stall line and A below it:\n%s", s)
+	}
 }

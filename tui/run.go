@@ -367,7 +367,7 @@ func (m *Model) finishStream(s *runStream, rec *probe.Record, at time.Time) {
 	}
 	s.rec, s.phase, s.row = rec, views.PhaseDone, nil
 	s.warmup = rec.Phase == probe.PhaseWarmup
-	if p, ok := views.PointOf(0, rec); ok {
+	if p, ok := views.PointOf(-1, rec); ok {
 		s.pt = &p
 	}
 	rs.finished++

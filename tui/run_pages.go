@@ -78,8 +78,8 @@ func (m *Model) runScatter(w, h int) string {
 	rs := m.rs
 	st := &m.styles.Views
 	var pts []views.ScatterPoint
-	ttft := views.Trend{Label: "ttft"}
-	gap := views.Trend{Label: "gap p99"}
+	ttft := views.Trend{Series: -1, Label: "ttft"}
+	gap := views.Trend{Series: -1, Label: "gap p99"}
 	skipped := 0
 	for _, s := range rs.list {
 		if s.phase != views.PhaseDone || s.warmup {
@@ -107,7 +107,7 @@ func (m *Model) runScatter(w, h int) string {
 	}
 	if trendH > 0 {
 		parts = append(parts, m.title("trend", "by stream, in the order they started", w, false),
-			views.TrendStrip([]views.Trend{ttft, gap}, w, trendH, st))
+			views.TrendStrip([]views.Trend{ttft, gap}, "streams", w, trendH, st))
 	}
 	return views.Fit(strings.Join(parts, "\n"), w, h)
 }

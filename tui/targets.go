@@ -439,7 +439,7 @@ func (m *Model) targetsScatter(w, h int) string {
 		if trendH < len(trends) {
 			note += fmt.Sprintf(" · %d of %d rows: a taller terminal shows every target", trendH, len(trends))
 		}
-		parts = append(parts, m.title("trend", note, w, false), views.TrendStrip(trends, w, trendH, st))
+		parts = append(parts, m.title("trend", note, w, false), views.TrendStrip(trends, "runs", w, trendH, st))
 	}
 	return views.Fit(strings.Join(parts, "\n"), w, h)
 }

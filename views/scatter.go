@@ -15,7 +15,7 @@ import (
 
 // ScatterPoint is one run (watch), stream (run screen) or run file
 // (compare) on the scatter: its series (target or file, drawn as its
-// letter) and its two figures.
+// letter; -1: one series, drawn as •) and its two figures.
 type ScatterPoint struct {
 	Series        int
 	TTFTMS, GapMS float64 // TTFT and gap p99
@@ -69,11 +69,14 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 	styles := seriesStyles(st)
 	for _, p := range pts {
 		r, c := row(p.GapMS), col(p.TTFTMS)
-		g := []rune(compare.Letter(p.Series))[0]
-		if cur := grid[r].r[c]; cur != g && cur >= 'A' && cur <= 'Z' || cur == '*' {
+		g, style := '•', &st.Value
+		if p.Series >= 0 {
+			g, style = []rune(compare.Letter(p.Series))[0], styles[p.Series%len(styles)]
+		}
+		if cur := grid[r].r[c]; cur != g && (cur >= 'A' && cur <= 'Z' || cur == '*' || cur == '•') {
 			g = '*'
 		}
-		grid[r].set(c, g, styles[p.Series%len(styles)])
+		grid[r].set(c, g, style)
 	}
 	// The quadrants' names go in their corners, a row inward when a
 	// point is in the way; points are never covered.
@@ -127,7 +130,7 @@ func seriesStyles(st *Styles) []*lipgloss.Style {
 
 // Trend is one series of the trend strip: a target's figure by run index.
 type Trend struct {
-	Series int
+	Series int // the target's letter; -1: none (one series, or across runs)
 	Label  string     // "ttft", "gap p99"
 	Values []*float64 // by run index; nil where undefined
 }
@@ -139,8 +142,8 @@ const minSpan = 0.2
 // (oldest left; the newest runs when there are more than fit), scaled to
 // the row's own range (at least minSpan of its top), so a run out of line
 // with the others shows at a glance. Each row ends with its range; an
-// undefined value is a gap.
-func TrendStrip(trends []Trend, width, height int, st *Styles) string {
+// undefined value is a gap. unit names what the index counts ("runs").
+func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
 	}
@@ -179,9 +182,13 @@ func TrendStrip(trends []Trend, width, height int, st *Styles) string {
 		if hi >= lo {
 			rng = fmtMS(lo) + "–" + fmtMS(hi)
 		}
-		label := fmt.Sprintf("%s %s", compare.Letter(t.Series), sanitize.Line(t.Label))
-		runs := fmt.Sprintf(" runs %d–%d", first+1, first+len(vals))
-		lines = append(lines, st.Label.Render(padRight(label, labelW))+styles[t.Series%len(styles)].Render(padRight(b.String(), cells))+
+		label := sanitize.Line(t.Label)
+		style := &st.Value
+		if t.Series >= 0 {
+			label, style = compare.Letter(t.Series)+" "+label, styles[t.Series%len(styles)]
+		}
+		runs := fmt.Sprintf(" %s %d–%d", unit, first+1, first+len(vals))
+		lines = append(lines, st.Label.Render(padRight(label, labelW))+style.Render(padRight(b.String(), cells))+
 			st.Dim.Render(" "+rng+runs))
 	}
 	return fit(strings.Join(lines, "\n"), width, height)

@@ -81,7 +81,7 @@ func TestTargetViews(t *testing.T) {
 			"clocks-empty":  TargetClocks(nil, []string{"steady", "stall"}, w, 3, &st),
 			"text":          text.Render(0, text.Lines(), &st),
 			"scatter":       Scatter(pts, 1, probe.DefaultStall, w, 14, &st),
-			"trend":         TrendStrip(trends, w, 4, &st),
+			"trend":         TrendStrip(trends, "runs", w, 4, &st),
 		}
 		for view, out := range views {
 			t.Run(fmt.Sprintf("%s/%d", view, w), func(t *testing.T) {
