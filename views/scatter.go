@@ -130,7 +130,7 @@ func seriesStyles(st *Styles) []*lipgloss.Style {
 
 // Trend is one series of the trend strip: a target's figure by run index.
 type Trend struct {
-	Series int // the target's letter; -1: none (one series, or across runs)
+	Series int        // the target's letter; -1: none (one series, or across runs)
 	Label  string     // "ttft", "gap p99"
 	Values []*float64 // by run index; nil where undefined
 }
