@@ -1,0 +1,122 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/testenv"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/recorder"
+)
+
+// sdkKey is the key the SDK clients send; no recording may hold it.
+const sdkKey = "sk-drip-test-SECRET-4242"
+
+// sdks are the official Node SDKs, how each is pointed at a base URL and
+// the drip format it speaks.
+var sdks = []struct {
+	name, baseSuffix, format string
+}{
+	{"openai", "/v1", "openai-chat"},
+	{"anthropic", "", "anthropic"},
+}
+
+// nodeSDKs finds node and the SDK packages, or ends the test loudly.
+func nodeSDKs(t *testing.T) (node, script string) {
+	node = testenv.LookPath(t, "node", "apt-get install -y nodejs (Node 20)")
+	dir, _ := filepath.Abs("node")
+	for _, pkg := range []string{"openai", "@anthropic-ai/sdk"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg, "package.json")); err != nil {
+			testenv.Missing(t, "the npm package "+pkg, "cd integration/node && npm ci")
+		}
+	}
+	return node, filepath.Join(dir, "stream.mjs")
+}
+
+// streamSDK streams one answer with an SDK and returns its text.
+func streamSDK(t *testing.T, node, script, sdk, baseURL, model string) string {
+	t.Helper()
+	cmd := exec.Command(node, script, sdk, baseURL, model, "Say something steady.")
+	cmd.Env = append(os.Environ(), "DRIP_TEST_KEY="+sdkKey)
+	out, err := cmd.Output()
+	var res struct{ Text, Error string }
+	if jerr := json.Unmarshal(bytes.TrimSpace(out), &res); jerr != nil || err != nil || res.Error != "" {
+		t.Fatalf("%s SDK at %s: %v; output %q; error %q", sdk, baseURL, err, out, res.Error)
+	}
+	return res.Text
+}
+
+// TestNodeSDKsThroughRecordAndFromTheRecording streams with the official
+// OpenAI and Anthropic SDKs through drip record in front of the fixture
+// server, then from drip fixtures serve --from that recording: each SDK
+// gets exactly the text drip recorded, without errors, and the SDK's key
+// is in no record.
+func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
+	node, script := nodeSDKs(t)
+	up := httptest.NewServer(fixtures.NewServer())
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	var (
+		mu  sync.Mutex
+		buf bytes.Buffer
+	)
+	w := probe.NewWriter(&buf)
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Write(r)
+	})
+	proxy := httptest.NewServer(p)
+	defer proxy.Close()
+
+	got := map[string]string{}
+	for _, s := range sdks {
+		got[s.name] = streamSDK(t, node, script, s.name, proxy.URL+s.baseSuffix, "steady")
+	}
+	p.Wait()
+	if bytes.Contains(buf.Bytes(), []byte("SECRET")) {
+		t.Fatal("the SDK's key reached the recording")
+	}
+	recs, _, err := probe.ReadRecords(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]*probe.Record{}
+	for _, r := range recs {
+		recorded[r.Format] = r
+	}
+	for _, s := range sdks {
+		r := recorded[s.format]
+		if r == nil {
+			t.Fatalf("no %s record among %d", s.format, len(recs))
+		}
+		if r.Status != probe.StatusComplete || r.Text() == "" || r.Text() != got[s.name] {
+			t.Errorf("%s through drip record: SDK got %q; record (%s) holds %q", s.name, got[s.name], r.Status, r.Text())
+		}
+		if rm := strings.Join(r.Exchange.Removed, ","); !strings.Contains(rm, "authorization") && !strings.Contains(rm, "x-api-key") {
+			t.Errorf("%s: removed %v names no key header", s.name, r.Exchange.Removed)
+		}
+	}
+
+	served, err := fixtures.NewRecorded(recs, fixtures.RecordedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := httptest.NewServer(served)
+	defer from.Close()
+	for _, s := range sdks {
+		if text := streamSDK(t, node, script, s.name, from.URL+s.baseSuffix, "steady"); text != recorded[s.format].Text() {
+			t.Errorf("%s from fixtures serve --from: got %q, recorded %q", s.name, text, recorded[s.format].Text())
+		}
+	}
+}
