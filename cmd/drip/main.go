@@ -89,7 +89,7 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 		return usageErr("%v\nsee '%s --help'", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
-	root.AddCommand(newRecordCmd(), newReplayCmd()) // drip record and what uses a recording
+	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
 	return root
 }
 

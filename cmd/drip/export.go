@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/export"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/replay"
+	"github.com/driplab/drip/sanitize"
+)
+
+func newExportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write a recording in another tool's format",
+	}
+	var out string
+	aiperf := &cobra.Command{
+		Use:   "aiperf REC.jsonl [--out trace.jsonl]",
+		Short: "A mooncake-style trace of a recording, for NVIDIA AIPerf",
+		Long: `Write the streams of a 'drip record' file as a mooncake-style trace, one
+line per request in the order they started: timestamp (ms from the first
+request), input_length (the prompt tokens of the server's usage report,
+where it sent one) and output_length (output tokens). AIPerf can then put
+its own numbers on the same requests (aiperf profile --input-file
+trace.jsonl --custom-dataset-type mooncake_trace). No header, body or
+credential goes into the trace. Lines without a prompt-token count are
+counted on stderr.`,
+		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
+  drip export aiperf rec.jsonl | head -3`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := readRun(args[0], args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			streams := replay.Streams(in.Records)
+			if len(streams) == 0 {
+				return usageErr("%s: no recorded streams (record them with drip record)", args[0])
+			}
+			var w io.Writer = cmd.OutOrStdout()
+			if out != "" {
+				f, err := probe.CreatePrivate(out)
+				if err != nil {
+					return cannotErr(fmt.Errorf("--out: %w", err))
+				}
+				defer f.Close()
+				w = f
+			}
+			st, err := export.AIPerf(w, streams)
+			if err != nil {
+				return cannotErr(err)
+			}
+			if out != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d requests written to %s\n", st.Lines, sanitize.Line(out))
+			}
+			if st.NoInputCount > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d of %d lines have no input_length: the server reported no prompt tokens for them\n", st.NoInputCount, st.Lines)
+			}
+			return nil
+		},
+	}
+	aiperf.Flags().StringVar(&out, "out", "", "write the trace to this file (default: stdout)")
+	cmd.AddCommand(aiperf)
+	return cmd
+}

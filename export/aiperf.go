@@ -1,0 +1,74 @@
+// Package export writes drip recordings in other tools' formats.
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+
+	"github.com/driplab/drip/probe"
+)
+
+// MooncakeLine is one request of a mooncake-style trace, as AIPerf's
+// mooncake_trace dataset reads it.
+type MooncakeLine struct {
+	Timestamp    int64 `json:"timestamp"`              // ms from the first request
+	InputLength  *int  `json:"input_length,omitempty"` // prompt tokens, where the usage said
+	OutputLength int   `json:"output_length"`
+}
+
+// AIPerfStats say what an export could not fill in.
+type AIPerfStats struct {
+	Lines        int
+	NoInputCount int // lines without input_length: the server reported no prompt tokens
+}
+
+// promptTokens finds a usage report's prompt-token count in a response body,
+// in any format drip reads (the last report wins).
+var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptTokenCount|prompt_eval_count|inputTokens|inputTokenCount)"\s*:\s*([0-9]+)`)
+
+// AIPerf writes the streams of a recording (drip record) as a mooncake
+// trace: one line per request, in the order they started. Only timing and
+// token counts go out: no header, no body, no credential.
+func AIPerf(w io.Writer, streams []*probe.Record) (AIPerfStats, error) {
+	var st AIPerfStats
+	bw := bufio.NewWriter(w)
+	first := math.Inf(1)
+	for _, r := range streams {
+		first = math.Min(first, r.RunOffsetMS)
+	}
+	enc := json.NewEncoder(bw)
+	for _, r := range streams {
+		line := MooncakeLine{Timestamp: int64(math.Round(r.RunOffsetMS - first)), OutputLength: r.OutputTokens, InputLength: inputLength(r)}
+		if line.InputLength == nil {
+			st.NoInputCount++
+		}
+		if err := enc.Encode(line); err != nil {
+			return st, err
+		}
+		st.Lines++
+	}
+	return st, bw.Flush()
+}
+
+func inputLength(r *probe.Record) *int {
+	if v, ok := r.Server["input_tokens"].(float64); ok {
+		n := int(v)
+		return &n
+	}
+	if r.Exchange == nil {
+		return nil
+	}
+	m := promptTokens.FindAllSubmatch(r.Exchange.ResponseBody(), -1)
+	if len(m) == 0 {
+		return nil
+	}
+	n, err := strconv.Atoi(string(m[len(m)-1][1]))
+	if err != nil {
+		return nil
+	}
+	return &n
+}
