@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
 )
 
 // WorsePct is the size of a change in the worse direction that is marked.
@@ -252,7 +253,7 @@ func runSpecs(sides []side) []spec {
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(classes)) {
-		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + c, better: LowerIsBetter,
+		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + sanitize.Line(c), better: LowerIsBetter,
 			value: count(func(s *probe.Summary) int { return s.Streams.FailedBy[c] })})
 	}
 	specs = append(specs,

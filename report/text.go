@@ -60,7 +60,7 @@ func Rows(m *probe.Metrics) []metricRow {
 // Text writes the human report of a summary.
 func Text(w io.Writer, s *probe.Summary) {
 	wl := &s.Workload
-	fmt.Fprintf(w, "drip · %s · format %s", sanitize.Line(wl.Target), wl.Format)
+	fmt.Fprintf(w, "drip · %s · format %s", sanitize.Line(wl.Target), sanitize.Line(wl.Format))
 	if wl.Model != "" {
 		fmt.Fprintf(w, " · model %s", sanitize.Line(wl.Model))
 	}
@@ -122,7 +122,7 @@ func byClass(m map[string]int) string {
 	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int { return cmp.Or(m[b]-m[a], strings.Compare(a, b)) })
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+		parts[i] = fmt.Sprintf("%s %d", sanitize.Line(k), m[k])
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }

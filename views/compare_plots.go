@@ -185,7 +185,7 @@ func streamLine(run string, r *probe.Record, st *Styles) string {
 	}
 	status := string(r.Status)
 	if r.Error != nil {
-		status += " (" + r.Error.Class + ")"
+		status += " (" + sanitize.Line(r.Error.Class) + ")"
 	}
 	parts = append(parts, status)
 	if r.TTFTMS != nil {

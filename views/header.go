@@ -71,7 +71,7 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 	}
 	msg := "failed"
 	if r.Error != nil {
-		msg += ": " + r.Error.Class
+		msg += ": " + sanitize.Line(r.Error.Class)
 		if r.Error.Message != "" {
 			msg += " — " + sanitize.Line(r.Error.Message)
 		}

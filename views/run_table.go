@@ -120,7 +120,7 @@ func StreamStatus(r *probe.Record, phase Phase) string {
 	}
 	switch {
 	case r.Status == probe.StatusFailed && r.Error != nil:
-		return r.Error.Class
+		return sanitize.Line(r.Error.Class)
 	case r.Status == probe.StatusComplete && r.Buffered:
 		return "buffered"
 	}

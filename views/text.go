@@ -84,7 +84,7 @@ func Text(r *probe.Record, width int, st *Styles) string {
 		b.WriteString(st.Dim.Render("(no text yet)"))
 	}
 	if e := r.Error; e != nil && r.Status != probe.StatusCanceled {
-		msg := "✖ " + e.Class
+		msg := "✖ " + sanitize.Line(e.Class)
 		if e.Message != "" {
 			msg += ": " + sanitize.Line(e.Message)
 		}

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/sanitize"
 )
 
 // Exit codes (DESIGN §3).
@@ -52,6 +54,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	go func() { <-ctx.Done(); stop() }()
 
+	// Every byte a command prints passes the sanitiser's backstop: text
+	// from servers and files cannot drive the terminal even where a view
+	// forgot sanitize.Line. The full-screen views draw on the terminal
+	// themselves, from fields they sanitise.
+	stdout, stderr = sanitize.NewWriter(stdout), sanitize.NewWriter(stderr)
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -63,12 +70,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee != errGateTripped {
-			fmt.Fprintln(stderr, "drip:", err)
+			fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 		}
 		return ee.code
 	}
 	// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
-	fmt.Fprintln(stderr, "drip:", err)
+	fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 	return exitUsage
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/tui"
 )
 
@@ -35,7 +36,7 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 				return cannotErr(fmt.Errorf("%s: %w", args[0], err))
 			}
 			for _, s := range skipped {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip: %s: %s\n", args[0], s)
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip: %s: %s\n", sanitize.Line(args[0]), sanitize.Line(s))
 			}
 			if len(recs) == 0 {
 				return cannotErr(fmt.Errorf("%s holds no records", args[0]))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/tui"
 )
 
@@ -145,10 +146,11 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 		return cannotErr(fmt.Errorf("writing records: %w", werr))
 	}
 	printSummaries(stdout, recs, cfg.StallMS)
+	stderr := sanitize.NewWriter(os.Stderr)
 	if out.out != "" {
-		fmt.Fprintf(os.Stderr, "drip: %d records written to %s\n", len(recs), out.out)
+		fmt.Fprintf(stderr, "drip: %d records written to %s\n", len(recs), out.out)
 	}
-	return checkGates(os.Stderr, recs, cfg.StallMS, out)
+	return checkGates(stderr, recs, cfg.StallMS, out)
 }
 
 // printSummaries prints the report of a live session's records, one per
