@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
@@ -170,6 +171,30 @@ func screens(t *testing.T, a, b []*probe.Record) []string {
 	return out
 }
 
+// ownStyling is cleanStyling, worked out once for every fuzz input.
+func ownStyling(t *testing.T) map[string]bool {
+	styling.once.Do(func() { styling.set = cleanStyling(t) })
+	return styling.set
+}
+
+var styling struct {
+	once sync.Once
+	set  map[string]bool
+}
+
+// cleanStyling is the styling the screens draw over the same records
+// without hostile text: drip's own.
+func cleanStyling(t *testing.T) map[string]bool {
+	ca, cb := hostileFiles(t, "")
+	clean := map[string]bool{}
+	for _, scr := range screens(t, readRecords(t, ca), readRecords(t, cb)) {
+		for _, m := range sgr.FindAllString(scr, -1) {
+			clean[m] = true
+		}
+	}
+	return clean
+}
+
 // checkHostile runs every mode of drip view and drip compare over record
 // files that carry s in every string and fails on anything that could
 // drive the terminal but the views' own styling.
@@ -194,14 +219,7 @@ func checkHostile(t *testing.T, s string) (text, screen string) {
 			}
 		}
 	}
-	// The same records without s draw drip's own styling.
-	ca, cb := hostileFiles(t, "")
-	clean := map[string]bool{}
-	for _, scr := range screens(t, readRecords(t, ca), readRecords(t, cb)) {
-		for _, m := range sgr.FindAllString(scr, -1) {
-			clean[m] = true
-		}
-	}
+	clean := ownStyling(t)
 	for i, scr := range screens(t, readRecords(t, a), readRecords(t, b)) {
 		for _, m := range sgr.FindAllString(scr, -1) {
 			if !clean[m] {
