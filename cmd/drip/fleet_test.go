@@ -1,11 +1,11 @@
 package main
 
 import (
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
@@ -30,8 +30,11 @@ func readRecords(t *testing.T, path string) []*probe.Record {
 // first token untouched). Merged and grouped by host, the comparison says
 // the gaps moved, TTFT did not, and reads it as the transport.
 func TestMergeAndCompareByHostSeesTheTransport(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+	synctest.Test(t, testMergeAndCompareByHostSeesTheTransport)
+}
+
+func testMergeAndCompareByHostSeesTheTransport(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	dir := t.TempDir()
 	a, b, all := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "all.jsonl")
 	common := []string{"run", srv.URL, "-m", "steady", "--runs", "8", "--concurrency", "4", "--label", "region=eu", "--no-tui"}
@@ -64,9 +67,10 @@ func TestMergeAndCompareByHostSeesTheTransport(t *testing.T) {
 	}
 }
 
-func TestMergeRefusals(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+func TestMergeRefusals(t *testing.T) { synctest.Test(t, testMergeRefusals) }
+
+func testMergeRefusals(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	for path, model := range map[string]string{a: "steady", b: "buffered-burst"} {

@@ -59,14 +59,17 @@ func poison(v reflect.Value, s string) {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
 		val := reflect.New(v.Type().Elem()).Elem()
-		switch val.Kind() {
-		case reflect.String:
-			val.SetString("v" + s)
-		case reflect.Slice: // json.RawMessage
+		switch {
+		case val.Kind() == reflect.Slice && val.Type().Elem().Kind() == reflect.Uint8: // json.RawMessage
 			val.SetBytes([]byte("1"))
-		case reflect.Interface:
+		case val.Kind() == reflect.Slice:
+			val.Set(reflect.MakeSlice(val.Type(), 1, 1))
+		case val.Kind() == reflect.Interface:
 			val.Set(reflect.ValueOf(1.0))
+		case val.Kind() == reflect.String:
+			val.SetString("v")
 		}
+		poison(val, s)
 		v.SetMapIndex(reflect.ValueOf("k"+s).Convert(v.Type().Key()), val)
 	}
 }
