@@ -74,7 +74,8 @@ const (
 	ErrInStream     = "in_stream"
 	ErrCanceled     = "canceled"
 	ErrNoContent    = "no_content"
-	ErrLimit        = "limit" // past a per-stream bound
+	ErrRedirect     = "redirect" // a redirect drip refused to follow
+	ErrLimit        = "limit"    // past a per-stream bound (--max-frames, --max-bytes)
 )
 
 // Stall is a gap between content frames at or above the stall threshold.
@@ -134,7 +135,8 @@ type Record struct {
 	StallMS         float64         `json:"stall_threshold_ms"`
 	Frames          []Frame         `json:"frames"`
 	Server          map[string]any  `json:"server,omitempty"`
-	Request         json.RawMessage `json:"request,omitempty"` // only with --keep-request
+	Redirects       []Redirect      `json:"redirects,omitempty"` // those followed, in order
+	Request         json.RawMessage `json:"request,omitempty"`   // only with --keep-request
 	Workload        *RecordWorkload `json:"workload,omitempty"`
 	// Host is the machine that ran the stream (its hostname unless the
 	// user named it), and Labels the user's own k=v tags: runs from many

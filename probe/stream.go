@@ -49,6 +49,9 @@ type Options struct {
 	FrameLimit     int
 	Getenv         func(string) string // nil: os.Getenv
 	KeepRequest    bool
+	// FollowRedirects follows a redirect to another origin, without any
+	// credential header (see redirectPolicy).
+	FollowRedirects bool
 }
 
 // Defaults.
@@ -145,7 +148,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	rec.Format = t.Format.Name
 	rec.Model = t.Request.Model
 	rec.Frames = nil // never reuse frames an observer may keep (Event)
-	rec.Server = nil
+	rec.Server, rec.Redirects = nil, nil
 
 	body := t.Body
 	if body == nil {
@@ -190,8 +193,13 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	observe(Event{Seq: rec.Seq, Type: EventStart, Record: rec})
 	start := o.Clock()
 	rec.Start = start
-	resp, err := o.Client.Do(req)
+	client := *o.Client // this stream's redirect policy
+	client.CheckRedirect = (&redirectPolicy{rec: rec, follow: o.FollowRedirects}).check
+	resp, err := client.Do(req)
 	if err != nil {
+		if resp != nil { // a refused redirect: the server answered
+			rec.HTTPStatus = resp.StatusCode
+		}
 		return finish(rec, o, start, classify(ctx, err), observe)
 	}
 	defer resp.Body.Close()
@@ -432,6 +440,10 @@ func classify(ctx context.Context, err error) *Error {
 		err = uerr.Err
 	}
 	msg := err.Error()
+	var redir *redirectError
+	if errors.As(err, &redir) {
+		return &Error{Class: ErrRedirect, Message: msg, Status: redir.status}
+	}
 	var dnsErr *net.DNSError
 	var certErr *tls.CertificateVerificationError
 	var recErr tls.RecordHeaderError

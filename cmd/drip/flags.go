@@ -28,6 +28,7 @@ type requestFlags struct {
 	connect     time.Duration
 	stall       time.Duration
 	keepRequest bool
+	follow      bool
 	aws         awsFlags
 }
 
@@ -46,6 +47,7 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.connect, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	fs.DurationVar(&f.stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	fs.BoolVar(&f.keepRequest, "keep-request", false, "store the request body in each record (never credentials)")
+	fs.BoolVar(&f.follow, "follow-redirects", false, "follow a 307/308 redirect to another origin, sending it no credential header (same-origin ones are always followed)")
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
@@ -105,12 +107,13 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 		return t, probe.Options{}, usageErr("--stall, --timeout, --idle-timeout and --connect-timeout must be positive, --max-tokens not negative")
 	}
 	o := probe.Options{
-		ConnectTimeout: f.connect,
-		IdleTimeout:    f.idleTimeout,
-		Timeout:        f.timeout,
-		StallMS:        float64(f.stall) / float64(time.Millisecond),
-		KeepRequest:    f.keepRequest,
-		Dial:           dial,
+		ConnectTimeout:  f.connect,
+		IdleTimeout:     f.idleTimeout,
+		Timeout:         f.timeout,
+		StallMS:         float64(f.stall) / float64(time.Millisecond),
+		KeepRequest:     f.keepRequest,
+		Dial:            dial,
+		FollowRedirects: f.follow,
 	}
 	return t, o, nil
 }
