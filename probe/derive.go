@@ -42,7 +42,7 @@ func Derive(r *Record, stallMS float64) error {
 		prevContent               = -1
 		sawEnd                    bool
 		inStream                  *Frame
-		usage                     *int
+		usage, rejected           *int // the last token report, the last one out of range
 		tail                      sentenceTail
 		runRead, runN             = -1, 0 // the read of the last content frame, and its content frames so far
 	)
@@ -55,7 +55,11 @@ func Derive(r *Record, stallMS float64) error {
 			r.Reads = f.Read + 1
 		}
 		if f.Usage != nil {
-			usage = f.Usage
+			if validTokens(*f.Usage) {
+				usage = f.Usage
+			} else {
+				rejected = f.Usage
+			}
 		}
 		switch f.Kind {
 		case adapters.KindEnd:
@@ -106,6 +110,8 @@ func Derive(r *Record, stallMS float64) error {
 	switch {
 	case r.Error != nil && r.Error.Class == ErrCanceled:
 		r.Status = StatusCanceled
+	case r.Error != nil && r.Error.Class == ErrLimit:
+		r.Status = StatusIncomplete // cut by drip's bound, not by the server
 	case r.Error != nil:
 		r.Status = StatusFailed
 	case sawEnd:
@@ -115,6 +121,10 @@ func Derive(r *Record, stallMS float64) error {
 	}
 	r.Complete = r.Status == StatusComplete
 
+	r.TokensRejected = ""
+	if rejected != nil {
+		r.TokensRejected = rejectedTokens(*rejected)
+	}
 	if usage != nil {
 		r.OutputTokens, r.TokensSource = *usage, "usage"
 	} else {
@@ -181,7 +191,7 @@ func checkTimes(r *Record) error {
 	for _, p := range []struct {
 		name string
 		v    *float64
-	}{{"headers_ms", r.HeadersMS}, {"first_byte_ms", r.FirstByteMS}} {
+	}{{"headers_ms", r.HeadersMS}, {"first_byte_ms", r.FirstByteMS}, {"intended_start_ms", r.IntendedStartMS}, {"run_offset_ms", &r.RunOffsetMS}} {
 		if p.v != nil && !finiteNonNeg(*p.v) {
 			return bad(p.name, *p.v)
 		}
@@ -206,7 +216,11 @@ func checkTimes(r *Record) error {
 	return nil
 }
 
-func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
+// maxTimeMS bounds every time in a record (about 31 years), so that no sum
+// or mean over records can overflow to Inf and break the JSON summary.
+const maxTimeMS = 1e12
+
+func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && v >= 0 && v <= maxTimeMS }
 
 // coalesced counts the content frames of one read that shared it: all n
 // of them when there are several. Reads come in order (checkTimes), so a

@@ -123,21 +123,25 @@ type Record struct {
 	// HeldMS is TTFT minus when the server says its first token was ready
 	// (serverFirstTokenMS): the time the first token spent in transit.
 	// Null when the server does not say.
-	HeldMS          *float64        `json:"held_ms"`
-	Error           *Error          `json:"error"`
-	OutputTokens    int             `json:"output_tokens"`
-	TokensSource    string          `json:"tokens_source"` // "usage" or "approx"
-	ContentFrames   int             `json:"content_frames"`
-	CoalescedFrames int             `json:"coalesced_frames"` // content frames that shared a read with another
-	TokensPerFrame  *float64        `json:"tokens_per_frame"`
-	Reads           int             `json:"reads"`
-	Stalls          []Stall         `json:"stalls"`
-	StallMS         float64         `json:"stall_threshold_ms"`
-	Frames          []Frame         `json:"frames"`
-	Server          map[string]any  `json:"server,omitempty"`
-	Redirects       []Redirect      `json:"redirects,omitempty"` // those followed, in order
-	Request         json.RawMessage `json:"request,omitempty"`   // only with --keep-request
-	Workload        *RecordWorkload `json:"workload,omitempty"`
+	HeldMS       *float64 `json:"held_ms"`
+	Error        *Error   `json:"error"`
+	OutputTokens int      `json:"output_tokens"`
+	TokensSource string   `json:"tokens_source"` // "usage" or "approx"
+	// TokensRejected says why a server's token report was not counted.
+	TokensRejected  string   `json:"tokens_rejected,omitempty"`
+	ContentFrames   int      `json:"content_frames"`
+	CoalescedFrames int      `json:"coalesced_frames"` // content frames that shared a read with another
+	TokensPerFrame  *float64 `json:"tokens_per_frame"`
+	Reads           int      `json:"reads"`
+	Stalls          []Stall  `json:"stalls"`
+	StallMS         float64  `json:"stall_threshold_ms"`
+	Frames          []Frame  `json:"frames"`
+	// Keepalives counts every keepalive frame; Frames keeps the first 100.
+	Keepalives int             `json:"keepalives,omitempty"`
+	Server     map[string]any  `json:"server,omitempty"`
+	Redirects  []Redirect      `json:"redirects,omitempty"` // those followed, in order
+	Request    json.RawMessage `json:"request,omitempty"`   // only with --keep-request
+	Workload   *RecordWorkload `json:"workload,omitempty"`
 	// Host is the machine that ran the stream (its hostname unless the
 	// user named it), and Labels the user's own k=v tags: runs from many
 	// hosts are merged and grouped by them (drip merge, compare --by).

@@ -46,9 +46,14 @@ type Options struct {
 	IdleTimeout    time.Duration // silence before headers or between reads
 	Timeout        time.Duration // whole stream
 	StallMS        float64
-	FrameLimit     int
-	Getenv         func(string) string // nil: os.Getenv
-	KeepRequest    bool
+	FrameLimit     int // longest frame the decoder buffers (adapters)
+	// MaxFrames and MaxBytes bound one stream: past either the stream is
+	// stopped, kept up to the limit, and recorded incomplete with error
+	// class "limit" (0: the defaults).
+	MaxFrames   int
+	MaxBytes    int64
+	Getenv      func(string) string // nil: os.Getenv
+	KeepRequest bool
 	// FollowRedirects follows a redirect to another origin, without any
 	// credential header (see redirectPolicy).
 	FollowRedirects bool
@@ -59,6 +64,12 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultIdleTimeout    = 60 * time.Second
 	DefaultTimeout        = 10 * time.Minute
+	DefaultMaxFrames      = 100_000
+	DefaultMaxBytes       = 64 << 20
+	// keptKeepalives is how many keepalive frames a record keeps; past it
+	// they are only counted (Record.Keepalives), so a flood of them costs
+	// nothing while the timeline still shows the usual few.
+	keptKeepalives = 100
 	// A read returns only what has arrived, and through HTTP/1.1 chunking
 	// seldom more than the transport's 4 KiB reader holds, so a bigger
 	// buffer mostly costs memory: 64 KiB was 48 KiB more per in-flight
@@ -148,7 +159,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	rec.Format = t.Format.Name
 	rec.Model = t.Request.Model
 	rec.Frames = nil // never reuse frames an observer may keep (Event)
-	rec.Server, rec.Redirects = nil, nil
+	rec.Server, rec.Redirects, rec.Keepalives = nil, nil, 0
 
 	body := t.Body
 	if body == nil {
@@ -224,52 +235,75 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 		}
 	}
 
-	fr := newFrameRecorder(t.Format, o.FrameLimit, rec, observe)
+	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
 		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
 		fr.dec = fr.det
 	}
+	return finish(rec, o, start, readBody(ctx, r, fr, o, start, idle), observe)
+}
+
+// readBody reads the body to its end through fr, stamping each read first.
+// It returns what ended the stream: nil for a clean end, or the error.
+func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, start time.Time, idle *time.Timer) *Error {
 	buf := make([]byte, readBufferSize)
+	var total int64
 	for {
 		n, rerr := r.Read(buf)
 		now := o.Clock() // stamp first: nothing stands between the read and its time
 		if n > 0 {
 			idle.Reset(o.IdleTimeout)
 			tms := ms(now.Sub(start))
-			if rec.FirstByteMS == nil {
-				rec.FirstByteMS = ptr(tms)
+			if fr.rec.FirstByteMS == nil {
+				fr.rec.FirstByteMS = ptr(tms)
 			}
+			over := total+int64(n) > o.MaxBytes
+			if over {
+				n = int(o.MaxBytes - total) // keep the stream up to the limit
+			}
+			total += int64(n)
 			if err := fr.feed(buf[:n], tms); err != nil {
-				return finish(rec, o, start, &Error{Class: ErrDecode, Message: err.Error()}, observe)
+				return &Error{Class: ErrDecode, Message: err.Error()}
+			}
+			if over {
+				return &Error{Class: ErrLimit, Message: fmt.Sprintf("stopped after %d bytes (--max-bytes)", o.MaxBytes)}
+			}
+			if fr.full {
+				return frameLimitError(o.MaxFrames)
 			}
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return finish(rec, o, start, classify(ctx, rerr), observe)
+			return classify(ctx, rerr)
 		}
 	}
 	if err := fr.close(ms(o.Clock().Sub(start))); err != nil {
-		return finish(rec, o, start, &Error{Class: ErrDecode, Message: err.Error()}, observe)
+		return &Error{Class: ErrDecode, Message: err.Error()}
 	}
-	return finish(rec, o, start, nil, observe)
+	if fr.full {
+		return frameLimitError(o.MaxFrames)
+	}
+	return nil
 }
 
 // frameRecorder decodes reads into a record's frames: the probe's hot path,
 // shared by live streams and replays.
 type frameRecorder struct {
-	dec     adapters.Decoder
-	rec     *Record
-	observe func(Event)
-	frames  []adapters.Frame
-	read    int
-	det     *adapters.Detector // picking the decoder, until it has
+	dec       adapters.Decoder
+	rec       *Record
+	observe   func(Event)
+	frames    []adapters.Frame
+	read      int
+	det       *adapters.Detector // picking the decoder, until it has
+	maxFrames int                // 0: no bound
+	full      bool               // a frame past maxFrames was dropped
 }
 
-func newFrameRecorder(f *adapters.Format, limit int, rec *Record, observe func(Event)) *frameRecorder {
-	return &frameRecorder{dec: f.NewDecoder(limit), rec: rec, observe: observe}
+func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *Record, observe func(Event)) *frameRecorder {
+	return &frameRecorder{dec: f.NewDecoder(frameLimit), rec: rec, observe: observe, maxFrames: maxFrames}
 }
 
 // feed decodes one read that returned at tms.
@@ -299,6 +333,7 @@ func (fr *frameRecorder) add(tms float64) {
 		fr.rec.Format = fr.det.Format().Name // before anyone sees a frame
 		fr.det = nil
 	}
+	fr.frames = fr.bound(fr.frames)
 	if len(fr.frames) == 0 {
 		return
 	}
@@ -309,6 +344,26 @@ func (fr *frameRecorder) add(tms float64) {
 	}
 	n := len(fr.rec.Frames)
 	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n], Record: fr.rec})
+}
+
+// bound drops, in place, the keepalives past keptKeepalives (counting every
+// one) and the frames past maxFrames (setting full).
+func (fr *frameRecorder) bound(frames []adapters.Frame) []adapters.Frame {
+	kept := frames[:0]
+	for _, f := range frames {
+		if f.Kind == adapters.KindPing {
+			fr.rec.Keepalives++
+			if fr.rec.Keepalives > keptKeepalives {
+				continue
+			}
+		}
+		if fr.maxFrames > 0 && len(fr.rec.Frames)+len(kept) >= fr.maxFrames {
+			fr.full = true
+			break
+		}
+		kept = append(kept, f)
+	}
+	return kept
 }
 
 // Replay decodes reads as if they had come from a connection, read i at
@@ -332,7 +387,7 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
 	rec.Server = nil
-	fr := newFrameRecorder(f, limit, rec, func(Event) {})
+	fr := newFrameRecorder(f, limit, 0, rec, func(Event) {})
 	if f == adapters.Auto {
 		fr.det = adapters.NewDetector(contentType, limit)
 		fr.dec = fr.det
@@ -412,10 +467,20 @@ func (o Options) withDefaults() Options {
 	if o.StallMS <= 0 {
 		o.StallMS = DefaultStall
 	}
+	if o.MaxFrames <= 0 {
+		o.MaxFrames = DefaultMaxFrames
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	return o
+}
+
+func frameLimitError(n int) *Error {
+	return &Error{Class: ErrLimit, Message: fmt.Sprintf("stopped after %d frames (--max-frames)", n)}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

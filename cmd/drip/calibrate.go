@@ -34,12 +34,15 @@ smallest gap difference this machine can resolve.
 Run it before trusting a sub-millisecond difference between two runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if rounds < 1 || len(levels) == 0 {
-				return usageErr("--rounds must be at least 1 and --concurrency name at least one level")
+			if len(levels) == 0 {
+				return usageErr("--concurrency: name at least one level")
+			}
+			if err := intRange("--rounds", rounds, 1, 1000); err != nil {
+				return err
 			}
 			for _, c := range levels {
-				if c < 1 || c > 2000 {
-					return usageErr("--concurrency levels must be between 1 and 2000")
+				if err := intRange("--concurrency", c, 1, 2000); err != nil {
+					return err
 				}
 			}
 			return calibrate(cmd.Context(), cmd.OutOrStdout(), levels, rounds)

@@ -54,6 +54,9 @@ Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 				}
 				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: srcs, StallMS: probe.DefaultStall}, &out)
 			}
+			if err := intRange("--runs", runs, 1, maxCount); err != nil {
+				return err
+			}
 			t, o, err := fixtureTarget(srv.URL, name)
 			if err != nil {
 				return err

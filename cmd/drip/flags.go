@@ -29,6 +29,8 @@ type requestFlags struct {
 	stall       time.Duration
 	keepRequest bool
 	follow      bool
+	maxFrames   int
+	maxBytes    string
 	aws         awsFlags
 }
 
@@ -47,6 +49,8 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.connect, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	fs.DurationVar(&f.stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	fs.BoolVar(&f.keepRequest, "keep-request", false, "store the request body in each record (never credentials)")
+	fs.IntVar(&f.maxFrames, "max-frames", probe.DefaultMaxFrames, "stop a stream after this many frames, keeping them (recorded incomplete, error class limit)")
+	fs.StringVar(&f.maxBytes, "max-bytes", "64MiB", "stop a stream after this much body, keeping it (recorded incomplete, error class limit); e.g. 512KiB, 64MiB, 1GiB")
 	fs.BoolVar(&f.follow, "follow-redirects", false, "follow a 307/308 redirect to another origin, sending it no credential header (same-origin ones are always followed)")
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
@@ -103,8 +107,12 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 			return t, probe.Options{}, usageErr("--body: %v", err)
 		}
 	}
-	if f.stall <= 0 || f.timeout <= 0 || f.idleTimeout <= 0 || f.connect <= 0 || f.maxTokens < 0 {
-		return t, probe.Options{}, usageErr("--stall, --timeout, --idle-timeout and --connect-timeout must be positive, --max-tokens not negative")
+	if err := f.checkNumbers(); err != nil {
+		return t, probe.Options{}, err
+	}
+	maxBytes, err := parseSize("--max-bytes", f.maxBytes)
+	if err != nil {
+		return t, probe.Options{}, err
 	}
 	o := probe.Options{
 		ConnectTimeout:  f.connect,
@@ -114,8 +122,23 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 		KeepRequest:     f.keepRequest,
 		Dial:            dial,
 		FollowRedirects: f.follow,
+		MaxFrames:       f.maxFrames,
+		MaxBytes:        maxBytes,
 	}
 	return t, o, nil
+}
+
+// checkNumbers checks the numeric request flags, naming the first bad one.
+func (f *requestFlags) checkNumbers() error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--stall", f.stall}, {"--timeout", f.timeout}, {"--idle-timeout", f.idleTimeout}, {"--connect-timeout", f.connect}} {
+		if d.v <= 0 {
+			return usageErr("%s %v: want a positive duration, e.g. 250ms or 30s", d.flag, d.v)
+		}
+	}
+	return firstErr(intRange("--max-tokens", f.maxTokens, 0, maxCount), intRange("--max-frames", f.maxFrames, 1, maxFramesCap))
 }
 
 // promptSet is every prompt -p and --prompt-file name, in order: -p values

@@ -86,21 +86,19 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 // plan checks the workload flags and fills a plan with them.
 func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
 	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
+	if err := firstErr(intRange("--runs", f.runs, 0, maxCount), intRange("--warmup", f.warmup, 0, maxCount),
+		intRange("--concurrency", f.concurrency, 1, maxInFlight), intRange("--max-inflight", f.maxInflight, 1, maxInFlight), rateRange(f.rate)); err != nil {
+		return err
+	}
 	switch {
-	case f.runs < 0 || f.warmup < 0:
-		return usageErr("--runs and --warmup must not be negative")
-	case f.concurrency < 1:
-		return usageErr("--concurrency must be at least 1")
-	case f.rate < 0 || f.duration < 0:
-		return usageErr("--rate and --duration must not be negative")
+	case f.duration < 0:
+		return usageErr("--duration %v: must not be negative", f.duration)
 	case f.arrival != probe.ArrivalConstant && f.arrival != probe.ArrivalPoisson:
 		return usageErr("--arrival must be constant or poisson, not %q", f.arrival)
 	case f.rate == 0 && (fs.Changed("arrival") || fs.Changed("max-inflight")):
 		return usageErr("--arrival and --max-inflight shape an open loop: add --rate")
 	case f.rate > 0 && fs.Changed("concurrency"):
 		return usageErr("--concurrency is the closed loop and --rate the open one: pick one (bound an open loop with --max-inflight)")
-	case f.maxInflight < 1:
-		return usageErr("--max-inflight must be at least 1")
 	case f.prompts != "" && f.prompts != "builtin":
 		return usageErr("--prompts knows one set: builtin")
 	}

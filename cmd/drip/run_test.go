@@ -115,14 +115,8 @@ func testRunOpenLoopReport(t *testing.T) {
 // streams in flight, keeps every finished record and the canceled partial
 // ones as valid JSON Lines, prints the summary and exits within 2 s.
 func TestRunInterruptRealBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs for about 12 s")
-	}
+	bin := builtDrip(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "drip")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	fx := exec.Command(bin, "fixtures", "serve", "--addr", "127.0.0.1:0")
 	fxOut, _ := fx.StdoutPipe()
 	if err := fx.Start(); err != nil {

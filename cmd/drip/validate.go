@@ -1,0 +1,62 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Bounds of the numeric flags: beyond them a number is a typo or an attack
+// on drip's own arithmetic (a rate of 1e-300 is an interval that overflows).
+const (
+	maxCount     = 10_000_000 // --runs, --warmup, --max-tokens
+	maxInFlight  = 100_000    // --concurrency, --max-inflight
+	minRate      = 0.001      // arrivals per second: one every 1000 s
+	maxRate      = 1_000_000
+	maxFramesCap = 100_000_000
+	maxBytesCap  = 1 << 40
+)
+
+// intRange checks an integer flag against [lo, hi], naming the flag.
+func intRange(flag string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return usageErr("%s %d: want %d to %d", flag, v, lo, hi)
+	}
+	return nil
+}
+
+// rateRange checks --rate: 0 (no open loop) or a finite rate in range.
+// pflag reads NaN and Inf as numbers.
+func rateRange(v float64) error {
+	if v == 0 {
+		return nil
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < minRate || v > maxRate {
+		return usageErr("--rate %v: want a number of streams per second from %v to %v", v, minRate, maxRate)
+	}
+	return nil
+}
+
+// parseSize reads --max-bytes: a whole number of bytes with an optional
+// unit, B, KiB, MiB, GiB (or k, M, G, KB, MB, GB as the same powers of 2).
+func parseSize(flag, s string) (int64, error) {
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.TrimSpace(s[len(num):])
+	mult, ok := map[string]int64{"": 1, "B": 1, "k": 1 << 10, "K": 1 << 10, "KB": 1 << 10, "KiB": 1 << 10,
+		"M": 1 << 20, "MB": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GiB": 1 << 30}[unit]
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if !ok || err != nil || n < 1 || n > maxBytesCap/mult {
+		return 0, usageErr("%s %q: want a size from 1 byte to 1TiB, e.g. 512KiB or 64MiB", flag, s)
+	}
+	return n * mult, nil
+}
+
+// firstErr is the first error of a list of checks.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
