@@ -1,46 +1,22 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-	binOut  []byte
-)
-
-// builtDrip builds the real binary once for the package's tests that
-// drive it as a user would (signals, memory).
+// builtDrip builds the real binary for a test that drives it as a user
+// would (signals, memory); the build cache makes every build after the
+// first a link.
 func builtDrip(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "drip-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "drip")
-		binOut, binErr = exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-	})
-	if binErr != nil {
-		t.Fatalf("build: %v\n%s", binErr, binOut)
+	bin := filepath.Join(t.TempDir(), "drip")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
 	}
-	return binPath
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
+	return bin
 }

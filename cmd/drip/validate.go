@@ -19,8 +19,11 @@ const (
 
 // intRange checks an integer flag against [lo, hi], naming the flag.
 func intRange(flag string, v, lo, hi int) error {
-	if v < lo || v > hi {
-		return usageErr("%s %d: want %d to %d", flag, v, lo, hi)
+	switch {
+	case v < lo:
+		return usageErr("%s %d: must be at least %d", flag, v, lo)
+	case v > hi:
+		return usageErr("%s %d: must be at most %d", flag, v, hi)
 	}
 	return nil
 }
