@@ -386,7 +386,7 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, limit int, rec *Record) error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
-	rec.Server = nil
+	rec.Server, rec.Keepalives = nil, 0
 	fr := newFrameRecorder(f, limit, 0, rec, func(Event) {})
 	if f == adapters.Auto {
 		fr.det = adapters.NewDetector(contentType, limit)
