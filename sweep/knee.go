@@ -13,13 +13,19 @@ const (
 	// KneeLatencyRisePct is the rise of TTFT p95 or gap p99 over the
 	// previous level that counts, when its noise interval is above 0.
 	KneeLatencyRisePct = 25.0
+	// KneeLatencyRiseMS is the least rise that counts, whatever its share:
+	// a level's streams run at once and share the client's hiccups, which
+	// the stream bootstrap takes for independent, so a gap p99 moving from
+	// 33 to 61 ms on a loaded client can look beyond noise while no reader
+	// would notice it.
+	KneeLatencyRiseMS = 50.0
 	// KneeThroughputGainPct is the throughput gain over the previous level
 	// below which throughput did not follow the load.
 	KneeThroughputGainPct = 10.0
 )
 
 // KneeRule states the rule, for the summary and the report.
-const KneeRule = "the first level whose ttft p95 or gap p99 rose more than 25% over the previous level's, " +
+const KneeRule = "the first level whose ttft p95 or gap p99 rose more than 25% and more than 50 ms over the previous level's, " +
 	"with the 95% bootstrap interval of the rise (whole streams resampled, as drip compare does) above 0, " +
 	"while throughput (output tokens/s) rose less than 10%"
 
@@ -73,14 +79,15 @@ func FindKnee(levels []Level) *Knee {
 }
 
 // rise describes m's rise from prev to cur when it is a knee's: more than
-// KneeLatencyRisePct, with the noise interval of the difference above 0.
+// KneeLatencyRisePct and KneeLatencyRiseMS, with the noise interval of the
+// difference above 0.
 func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
 	a, b := m.value(&prev.Metrics), m.value(&cur.Metrics)
 	if a == nil || b == nil || *a <= 0 {
 		return "", false
 	}
 	pct := (*b - *a) / *a * 100
-	if pct <= KneeLatencyRisePct {
+	if pct <= KneeLatencyRisePct || *b-*a <= KneeLatencyRiseMS {
 		return "", false
 	}
 	key := fmt.Sprintf("sweep %s %g→%g", m.name, prev.Level, cur.Level)

@@ -60,7 +60,7 @@ func sweepOn(t *testing.T, slots int, scenario, kind string, levels []float64, r
 func TestSweepFindsTheKneePastTheSlots(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		res, recs := sweepOn(t, 4, "multi-token", KindConcurrency, []float64{1, 2, 4, 8, 16}, 8)
+		res, recs := sweepOn(t, 4, "multi-token", KindConcurrency, []float64{1, 2, 4, 8, 16}, 16)
 		if len(res.Levels) != 5 || res.Stopped != nil {
 			t.Fatalf("%d levels, stopped %v; want 5 and none", len(res.Levels), res.Stopped)
 		}

@@ -124,7 +124,7 @@ func Verdict(r *Result) string {
 	if len(r.Levels) < 2 {
 		return "knee: none (it needs two levels)"
 	}
-	return "knee: none — no level's ttft p95 or gap p99 rose more than 25% beyond noise while throughput rose less than 10%"
+	return "knee: none — no level's ttft p95 or gap p99 rose more than 25% and 50 ms beyond noise while throughput rose less than 10%"
 }
 
 // Markdown writes the per-level table for a pull request.

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/views"
 )
 
@@ -23,6 +24,9 @@ type RunConfig struct {
 	// probe's goroutines (bench/load counts frames with it); it must not
 	// block.
 	Observe func(probe.Event)
+	// Sweep, when set, is carried out instead of Plan (which then only
+	// sizes the progress bar): its levels in turn, with a panel of them.
+	Sweep *sweep.Plan
 }
 
 // keepFinished bounds the finished streams the run screen keeps for its
@@ -108,6 +112,7 @@ type runScreen struct {
 	lastHeavy time.Time
 	heavy     bool // the slow panels' data changed
 	slot      int  // under load, the slow panels drawn next (renderRun)
+	sweep     sweepPanel
 }
 
 // runTickMsg is the run screen's redraw tick (one generation counts).
@@ -132,6 +137,9 @@ func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
 		rs.progress = &probe.Progress{}
 	}
 	rs.table = table.New(table.WithFocused(true))
+	if sp := rc.Sweep; sp != nil {
+		rs.sweep.res = sweep.Result{Kind: sp.Kind, Planned: sp.Levels}
+	}
 	m.rs = rs
 	m.screen = screenRun
 	m.keys.Back.SetEnabled(true)
@@ -153,6 +161,10 @@ func (m *Model) startWorkload() tea.Cmd {
 	m.streams.Add(1)
 	go func() {
 		defer m.streams.Done()
+		if rs.cfg.Sweep != nil {
+			rs.runSweep(m, sink, observe)
+			return
+		}
 		st := probe.Run(ctx, plan, sink, observe)
 		rs.end(st, ctx.Err() != nil, m.now)
 	}()

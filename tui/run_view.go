@@ -22,6 +22,7 @@ type runLayout struct {
 	tabsH                   int // the page bar
 	table, ttft, gaps, heat box
 	tl                      box
+	sweep                   box // a sweep's per-level panel
 }
 
 // runPanels are the rendered strings composeRun joins, titles included.
@@ -44,6 +45,10 @@ func (m *Model) layoutRun(countsH int) {
 		l.helpH = 0
 	}
 	rest := max(0, h-l.headerH-l.countsH-l.helpH-l.tabsH)
+	if sp := rs.cfg.Sweep; sp != nil {
+		l.sweep = box{w, sweepRows(len(sp.Levels), rest, w)}
+		rest -= l.sweep.h
+	}
 	if rest >= 10 {
 		l.tl = box{w, 4} // title, the stream, its markers, the axis
 		rest -= 4
@@ -136,11 +141,12 @@ func (m *Model) renderRun(all bool) {
 		heavy, all = true, true
 	}
 	l := &rs.lay
-	note := ""
+	note := rs.sweepNote()
 	switch rs.state {
 	case views.RunDone, views.RunStopped:
 		note = "q quits and prints the summary"
 	}
+	m.renderSweep(all)
 	rs.panels.header = views.RunHeader(&snap, note, w, l.headerH, st)
 	rs.panels.counts = counts
 	if all || every == 0 {
@@ -296,6 +302,9 @@ func (m *Model) composeRun() string {
 			parts = append(parts, helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
 		}
 		return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+	}
+	if l.sweep.h > 0 {
+		parts = append(parts, views.Fit(rs.sweep.view, l.sweep.w, l.sweep.h))
 	}
 	if l.table.h > 0 {
 		mid := rs.panels.table

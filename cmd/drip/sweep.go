@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sweep"
+	"github.com/driplab/drip/tui"
 )
 
 // levelsFlag is --concurrency or --rate: one value is a run at that load,
@@ -105,6 +108,9 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 		return nil, usageErr("--runs-per-level 0 needs a --duration-per-level")
 	case out.markdown && out.json:
 		return nil, usageErr("--markdown and --json each print the report: pick one")
+	}
+	if top := levels[len(levels)-1]; kind == sweep.KindConcurrency && f.runsPerLevel > 0 && float64(f.runsPerLevel) < top {
+		return nil, usageErr("--runs-per-level %d is below concurrency %s: that level would never have %s streams in flight", f.runsPerLevel, sweep.LevelNum(top), sweep.LevelNum(top))
 	}
 	sp := &sweep.Plan{Kind: kind, Levels: levels}
 	for _, e := range f.stopWhen {
@@ -199,7 +205,25 @@ func num(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 1, 64)
 }
 
-// runSweepLive is a sweep on the run screen; for now, headless.
-func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags) error {
-	return runSweepHeadless(ctx, stdout, stderr, sp, out)
+// runSweepLive is a sweep on the run screen: the level in progress in the
+// header, the per-level panel growing as levels end; once the screen has
+// closed, the report with the table goes to stdout as headless.
+func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
+	recs, err := beginSweep(stderr, &sp, out)
+	if err != nil {
+		return err
+	}
+	defer recs.close()
+	// The screen's progress bar spans every level.
+	shown := sp.Base
+	shown.Runs *= len(sp.Levels)
+	shown.Duration *= time.Duration(len(sp.Levels))
+	rc := tui.RunConfig{Plan: shown, Workload: workloadOf(&sp.Base), Load: describeSweep(&sp), Sweep: &sp}
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: recs.add, StallMS: sp.Base.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	if err := runProgram(ctx, m, opts...); err != nil {
+		return err
+	}
+	st, stopped := m.RunResult()
+	recs.sweep = m.SweepResult()
+	return finishRun(stdout, stderr, &sp.Base, out, recs, st, stopped)
 }

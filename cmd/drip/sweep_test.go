@@ -32,6 +32,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--concurrency", "1,2", "--runs-per-level", "2", "--stop-when", "ttft.p95 > +10%"}, "relative"},
 		{[]string{"--concurrency", "1,2", "--runs-per-level", "2", "--markdown", "--json"}, "pick one"},
 		{[]string{"--stop-when", "failed > 0"}, "belong to a sweep"},
+		{[]string{"--concurrency", "1,8", "--runs-per-level", "4"}, "below concurrency 8"},
 		{[]string{"--markdown"}, "belong to a sweep"},
 	} {
 		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1", "--no-tui"}, tc.args...)...)
@@ -113,7 +114,7 @@ func TestSweepKneeAndStopFromTheCLI(t *testing.T) { synctest.Test(t, testSweepKn
 
 func testSweepKneeAndStopFromTheCLI(t *testing.T) {
 	srv := serveInMemory(t, fixtures.NewSlots(fixtures.NewServer(), 4))
-	args := []string{"run", srv.URL, "-m", "steady", "--concurrency", "1,2,4,8,16", "--runs-per-level", "8", "--warmup", "1"}
+	args := []string{"run", srv.URL, "-m", "steady", "--concurrency", "1,2,4,8,16", "--runs-per-level", "16", "--warmup", "1"}
 	code, stdout, stderr := drip(t, args...)
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
@@ -122,7 +123,7 @@ func testSweepKneeAndStopFromTheCLI(t *testing.T) {
 		t.Errorf("text report without the knee at 8:\n%s", stdout)
 	}
 	code, stdout, stderr = drip(t, append(args, "--markdown")...)
-	if code != exitOK || !strings.Contains(stdout, "| 8 | 8 | 0 |") || !strings.Contains(stdout, "**◀ knee** |") || strings.Contains(stdout, "conventions") {
+	if code != exitOK || !strings.Contains(stdout, "| 8 | 16 | 0 |") || !strings.Contains(stdout, "**◀ knee** |") || strings.Contains(stdout, "conventions") {
 		t.Errorf("--markdown: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = drip(t, append(args, "--stop-when", "ttft.p95 > 1s")...)
