@@ -90,6 +90,8 @@ func testMergeRefusals(t *testing.T) {
 		{[]string{"run", srv.URL, "--label", "host=x"}, "reserved"},
 		{[]string{"run", srv.URL, "--label", "9x=1"}, "letters, digits"},
 		{[]string{"run", srv.URL, "--label", "novalue"}, "want k=v"},
+		{[]string{"run", srv.URL, "--linger", "5s"}, "add --metrics-addr"},
+		{[]string{"run", srv.URL, "--otlp-traces"}, "add --otlp URL"},
 	} {
 		code, _, stderr := drip(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {

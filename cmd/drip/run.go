@@ -32,6 +32,7 @@ type outputFlags struct {
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
 	failIf   []string
 	gates    []probe.Gate
+	export   exportFlags // drip run only
 }
 
 func (f *outputFlags) register(fs *pflag.FlagSet) {
@@ -197,6 +198,9 @@ the default openai-chat).
 			if err := out.parseGates(); err != nil {
 				return err
 			}
+			if err := out.export.check(); err != nil {
+				return err
+			}
 			t, o, err := req.build(args[0])
 			if err != nil {
 				return err
@@ -234,6 +238,7 @@ the default openai-chat).
 	load.register(cmd.Flags())
 	fleet.register(cmd.Flags())
 	sw.register(cmd.Flags(), &out)
+	out.export.register(cmd.Flags())
 	return cmd
 }
 
@@ -242,7 +247,7 @@ the default openai-chat).
 // (Ctrl-C) the run stops admitting, in-flight streams are recorded as
 // canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
-	recs, err := beginRun(stderr, &plan, out)
+	recs, err := beginRun(ctx, stderr, &plan, out)
 	if err != nil {
 		return err
 	}
@@ -271,7 +276,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
 	// The line describing the run is printed before the screen opens, so
 	// it stays above the report.
-	recs, err := beginRun(stderr, &plan, out)
+	recs, err := beginRun(ctx, stderr, &plan, out)
 	if err != nil {
 		return err
 	}
@@ -362,9 +367,9 @@ type runRecords struct {
 	sweep     *sweep.Result // a sweep's levels, once it has ended
 }
 
-// beginRun opens --out and --csv, readies the plan for its report and
-// says on stderr what is about to run.
-func beginRun(stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords, error) {
+// beginRun opens --out, --csv and the exporters, readies the plan for its
+// report and says on stderr what is about to run.
+func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords, error) {
 	s := &runRecords{agg: probe.NewAggregate(plan.Options.StallMS)}
 	if out.out != "" {
 		w, err := probe.Create(out.out)
@@ -386,6 +391,10 @@ func beginRun(stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords
 			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
 		}
 		s.fns = append(s.fns, c.Write)
+	}
+	if err := out.export.open(ctx, stderr, plan, s); err != nil {
+		s.close()
+		return nil, err
 	}
 	preparePlan(plan)
 	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(plan))

@@ -131,7 +131,7 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 // stderr as it ends, records to --out/--csv, the report (with the
 // per-level table) on stdout.
 func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags) error {
-	recs, err := beginSweep(stderr, &sp, out)
+	recs, err := beginSweep(ctx, stderr, &sp, out)
 	if err != nil {
 		return err
 	}
@@ -154,9 +154,9 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 
 // beginSweep is beginRun for a sweep: the line describing it names the
 // levels.
-func beginSweep(stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*runRecords, error) {
+func beginSweep(ctx context.Context, stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*runRecords, error) {
 	preparePlan(&sp.Base)
-	recs, err := beginRun(io.Discard, &sp.Base, out)
+	recs, err := beginRun(ctx, io.Discard, &sp.Base, out)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/telemetry"
+)
+
+// exportFlags send a run's figures to Prometheus and OpenTelemetry as it
+// goes on.
+type exportFlags struct {
+	metricsAddr string
+	linger      time.Duration
+	otlp        string
+	otlpTraces  bool
+}
+
+func (f *exportFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics on this address while the run goes on, e.g. 127.0.0.1:9464")
+	fs.DurationVar(&f.linger, "linger", 0, "keep /metrics up this long after the run, for a last scrape (Ctrl-C cuts it short)")
+	fs.StringVar(&f.otlp, "otlp", "", "push metrics over OTLP/HTTP to this base URL (…/v1/metrics); default: OTEL_EXPORTER_OTLP_ENDPOINT when set")
+	fs.BoolVar(&f.otlpTraces, "otlp-traces", false, "also push one span per stream, stalls as span events (…/v1/traces)")
+}
+
+// check refuses flags that would do nothing or cannot work.
+func (f *exportFlags) check() error {
+	switch {
+	case f.linger < 0:
+		return usageErr("--linger must not be negative")
+	case f.linger > 0 && f.metricsAddr == "":
+		return usageErr("--linger keeps /metrics up: add --metrics-addr")
+	case f.otlpTraces && f.otlp == "" && !telemetry.OTLPFromEnv():
+		return usageErr("--otlp-traces pushes over OTLP: add --otlp URL or set OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	if f.otlp != "" || telemetry.OTLPFromEnv() {
+		if err := telemetry.CheckProtocol(); err != nil {
+			return usageErr("--otlp: %v", err)
+		}
+	}
+	return nil
+}
+
+// open starts the exporters the flags ask for and adds them to the run's
+// record sinks. They are closed after the report: /metrics lingers, OTLP
+// pushes what is left; a failure there is said on stderr and does not
+// change the run's exit code.
+func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Plan, s *runRecords) error {
+	if f.metricsAddr != "" {
+		p, err := telemetry.NewPrometheus(f.metricsAddr, plan.Host, plan.Labels)
+		if err != nil {
+			return cannotErr(fmt.Errorf("--metrics-addr: %w", err))
+		}
+		fmt.Fprintf(stderr, "drip: metrics on http://%s/metrics\n", p.Addr())
+		s.fns = append(s.fns, p.Add)
+		s.closes = append(s.closes, func() error {
+			if f.linger > 0 {
+				fmt.Fprintf(stderr, "drip: /metrics stays up %s more (--linger)\n", f.linger)
+			}
+			return p.Close(ctx, f.linger)
+		})
+	}
+	if f.otlp != "" || telemetry.OTLPFromEnv() {
+		o, err := telemetry.NewOTLP(ctx, telemetry.OTLPConfig{Endpoint: f.otlp, Traces: f.otlpTraces, Host: plan.Host, Labels: plan.Labels, Version: version})
+		if err != nil {
+			return usageErr("--otlp: %v", err)
+		}
+		s.fns = append(s.fns, o.Add)
+		s.closes = append(s.closes, func() error {
+			if err := o.Close(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(stderr, "drip: --otlp: %v\n", err)
+			}
+			return nil
+		})
+	}
+	return nil
+}

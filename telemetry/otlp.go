@@ -1,0 +1,288 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/driplab/drip/probe"
+)
+
+// OTLPConfig says where to push and what.
+type OTLPConfig struct {
+	// Endpoint is the OTLP/HTTP base URL (…/v1/metrics and …/v1/traces are
+	// appended); empty: the OTEL_EXPORTER_OTLP_* variables decide.
+	Endpoint string
+	Traces   bool // one span per stream, stalls as span events
+	Host     string
+	Labels   map[string]string
+	Version  string
+}
+
+// OTLPFromEnv reports whether the standard variables name an endpoint, so
+// a run pushes without --otlp.
+func OTLPFromEnv() bool {
+	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
+}
+
+// CheckProtocol refuses an OTLP protocol drip does not speak: it pushes
+// http/protobuf only.
+func CheckProtocol() error {
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		if p := os.Getenv(v); p != "" && p != "http/protobuf" {
+			return fmt.Errorf("%s=%s: drip pushes OTLP over http/protobuf only", v, p)
+		}
+	}
+	return nil
+}
+
+// OTLP pushes the run's figures as OpenTelemetry metrics, named by the
+// GenAI semantic conventions where they have a name and drip.* otherwise,
+// and optionally one span per stream.
+type OTLP struct {
+	mp      *sdkmetric.MeterProvider
+	tp      *sdktrace.TracerProvider
+	tracer  trace.Tracer
+	ins     otlpInstruments
+	errMu   sync.Mutex
+	errs    int
+	lastErr error
+}
+
+type otlpInstruments struct {
+	duration, ttft, chunk, itl, e2e metric.Float64Histogram
+	tokens                          metric.Int64Histogram
+	streams, stalls                 metric.Int64Counter
+}
+
+// secondsView gives every seconds histogram drip's own boundaries (Buckets)
+// rather than the conventions' advisory ones, so a quantile read from the
+// pushed series carries the same documented error as the scraped one.
+var secondsView = sdkmetric.NewView(
+	sdkmetric.Instrument{Kind: sdkmetric.InstrumentKindHistogram, Unit: "s"},
+	sdkmetric.Stream{Aggregation: sdkmetric.AggregationExplicitBucketHistogram{Boundaries: Buckets}},
+)
+
+// NewOTLP starts the metric (and trace) pipelines. Nothing is sent until
+// the first export interval or Close.
+func NewOTLP(ctx context.Context, c OTLPConfig) (*OTLP, error) {
+	o := &OTLP{}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(o.noteErr))
+	attrs := []attribute.KeyValue{
+		attribute.String("service.name", "drip"), attribute.String("service.version", c.Version), attribute.String("host.name", c.Host),
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Labels)) {
+		attrs = append(attrs, attribute.String(k, c.Labels[k]))
+	}
+	res := resource.NewSchemaless(attrs...)
+	var mopts []otlpmetrichttp.Option
+	if c.Endpoint != "" {
+		mopts = append(mopts, otlpmetrichttp.WithEndpointURL(strings.TrimSuffix(c.Endpoint, "/")+"/v1/metrics"))
+	}
+	exp, err := otlpmetrichttp.New(ctx, mopts...)
+	if err != nil {
+		return nil, err
+	}
+	var ropts []sdkmetric.PeriodicReaderOption
+	if os.Getenv("OTEL_METRIC_EXPORT_INTERVAL") == "" {
+		ropts = append(ropts, sdkmetric.WithInterval(10*time.Second))
+	}
+	o.mp = sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithView(secondsView),
+		sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, ropts...)))
+	if err := o.ins.create(o.mp.Meter("github.com/driplab/drip")); err != nil {
+		return nil, err
+	}
+	if c.Traces {
+		var topts []otlptracehttp.Option
+		if c.Endpoint != "" {
+			topts = append(topts, otlptracehttp.WithEndpointURL(strings.TrimSuffix(c.Endpoint, "/")+"/v1/traces"))
+		}
+		texp, err := otlptracehttp.New(ctx, topts...)
+		if err != nil {
+			return nil, err
+		}
+		o.tp = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(texp))
+		o.tracer = o.tp.Tracer("github.com/driplab/drip")
+	}
+	return o, nil
+}
+
+func (in *otlpInstruments) create(m metric.Meter) error {
+	var errs []error
+	hist := func(name, desc string) metric.Float64Histogram {
+		h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return h
+	}
+	in.duration = hist("gen_ai.client.operation.duration", "Duration of each measured stream, request sent to body drained (drip's duration_ms)")
+	in.ttft = hist("gen_ai.client.operation.time_to_first_chunk", "Time to the first content frame (drip's ttft_ms)")
+	in.chunk = hist("gen_ai.client.operation.time_per_output_chunk", "Time between consecutive content frames, per frame after the first (drip's gaps)")
+	in.itl = hist("drip.stream.itl", "Inter-token latency of completed, unbuffered streams: (e2e - ttft) / (tokens - 1)")
+	in.e2e = hist("drip.stream.e2e", "Request latency to the last content frame, completed streams")
+	var err error
+	in.tokens, err = m.Int64Histogram("gen_ai.client.token.usage", metric.WithUnit("{token}"),
+		metric.WithDescription("Output tokens per completed stream (gen_ai.token.type output)"),
+		metric.WithExplicitBucketBoundaries(1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864))
+	errs = append(errs, err)
+	in.streams, err = m.Int64Counter("drip.streams", metric.WithUnit("{stream}"), metric.WithDescription("Measured streams by drip.stream.status and error.type"))
+	errs = append(errs, err)
+	in.stalls, err = m.Int64Counter("drip.stream.stalls", metric.WithUnit("{stall}"), metric.WithDescription("Gaps at or above the stall threshold"))
+	errs = append(errs, err)
+	return errors.Join(errs...)
+}
+
+// Add pushes one finished record's figures (measured streams) and its span
+// (every stream, with its phase).
+func (o *OTLP) Add(r *probe.Record) error {
+	ctx := context.Background()
+	attrs := genAIAttrs(r)
+	if o.tracer != nil {
+		o.span(r, attrs)
+	}
+	if r.Phase == probe.PhaseWarmup {
+		return nil
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	status := []attribute.KeyValue{attribute.String("drip.stream.status", r.Status)}
+	if r.Status == probe.StatusFailed && r.Error != nil {
+		status = append(status, attribute.String("error.type", r.Error.Class))
+	}
+	o.ins.streams.Add(ctx, 1, set, metric.WithAttributes(status...))
+	o.ins.duration.Record(ctx, r.DurationMS/1000, set, metric.WithAttributes(status[1:]...))
+	if r.TTFTMS != nil {
+		o.ins.ttft.Record(ctx, *r.TTFTMS/1000, set)
+	}
+	for _, g := range r.Gaps() {
+		o.ins.chunk.Record(ctx, g/1000, set)
+	}
+	if n := len(r.Stalls); n > 0 {
+		o.ins.stalls.Add(ctx, int64(n), set)
+	}
+	if r.Complete {
+		if r.E2EMS != nil {
+			o.ins.e2e.Record(ctx, *r.E2EMS/1000, set)
+		}
+		if r.ITLMS != nil {
+			o.ins.itl.Record(ctx, *r.ITLMS/1000, set)
+		}
+		o.ins.tokens.Record(ctx, int64(r.OutputTokens), set, metric.WithAttributes(attribute.String("gen_ai.token.type", "output")))
+	}
+	return nil
+}
+
+// span is one stream as a client span on its own wall-clock times, stalls
+// as events where they began.
+func (o *OTLP) span(r *probe.Record, attrs []attribute.KeyValue) {
+	start := time.Unix(0, r.StartUnixNS)
+	name := operationName(r.Format)
+	if r.Model != "" {
+		name += " " + r.Model
+	}
+	_, sp := o.tracer.Start(context.Background(), name, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attrs...), trace.WithAttributes(
+			attribute.String("drip.phase", r.Phase), attribute.Int("drip.seq", r.Seq), attribute.String("drip.run_id", r.RunID),
+			attribute.String("drip.stream.status", r.Status), attribute.Int("gen_ai.usage.output_tokens", r.OutputTokens)))
+	if r.TTFTMS != nil {
+		sp.SetAttributes(attribute.Float64("gen_ai.response.time_to_first_chunk", *r.TTFTMS/1000))
+	}
+	for _, st := range r.Stalls {
+		sp.AddEvent("drip.stall", trace.WithTimestamp(start.Add(msDuration(st.AtMS))), trace.WithAttributes(
+			attribute.Float64("drip.stall.gap_ms", st.GapMS), attribute.Bool("drip.stall.mid_sentence", st.MidSentence)))
+	}
+	if r.Status == probe.StatusFailed && r.Error != nil {
+		sp.SetAttributes(attribute.String("error.type", r.Error.Class))
+		sp.SetStatus(codes.Error, r.Error.Class)
+	}
+	sp.End(trace.WithTimestamp(start.Add(msDuration(r.DurationMS))))
+}
+
+func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+
+// genAIAttrs are the GenAI conventions' attributes of a stream, with
+// drip's own beside them.
+func genAIAttrs(r *probe.Record) []attribute.KeyValue {
+	a := []attribute.KeyValue{
+		attribute.String("gen_ai.operation.name", operationName(r.Format)),
+		attribute.String("gen_ai.provider.name", providerName(r.Format)),
+		attribute.String("gen_ai.request.model", r.Model),
+		attribute.String("drip.format", r.Format),
+		attribute.String("drip.prompt_id", r.PromptID),
+		attribute.String("drip.target", r.Target),
+	}
+	if u, err := url.Parse(r.Target); err == nil && u.Hostname() != "" {
+		a = append(a, attribute.String("server.address", u.Hostname()))
+		if p := u.Port(); p != "" {
+			a = append(a, attribute.String("server.port", p))
+		}
+	}
+	return a
+}
+
+// operationName is gen_ai.operation.name for a wire format.
+func operationName(format string) string {
+	switch format {
+	case "openai-completions", "ollama-generate", "tgi":
+		return "text_completion"
+	case "gemini":
+		return "generate_content"
+	}
+	return "chat"
+}
+
+// providerName is gen_ai.provider.name for a wire format; the format
+// itself where the conventions name no provider.
+func providerName(format string) string {
+	switch {
+	case strings.HasPrefix(format, "openai-"):
+		return "openai"
+	case format == "anthropic":
+		return "anthropic"
+	case strings.HasPrefix(format, "bedrock-"):
+		return "aws.bedrock"
+	case format == "gemini":
+		return "gcp.gemini"
+	}
+	return format
+}
+
+func (o *OTLP) noteErr(err error) {
+	o.errMu.Lock()
+	defer o.errMu.Unlock()
+	o.errs++
+	o.lastErr = err
+}
+
+// Close exports what is left and shuts the pipelines down; it reports
+// exports that failed during the run too.
+func (o *OTLP) Close(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	errs := []error{o.mp.Shutdown(ctx)}
+	if o.tp != nil {
+		errs = append(errs, o.tp.Shutdown(ctx))
+	}
+	o.errMu.Lock()
+	if o.errs > 0 {
+		errs = append(errs, fmt.Errorf("%d export errors during the run, the last: %w", o.errs, o.lastErr))
+	}
+	o.errMu.Unlock()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,138 @@
+// Package telemetry sends a run's figures to the rest of a fleet's telemetry
+// as the run goes on: a Prometheus /metrics endpoint and OTLP push (metrics
+// and, optionally, one span per stream). Both are sinks on drip run's
+// record pipeline: they see each record as it ends, as --out does, and
+// count what the --json summary counts, so the series and the summary
+// agree (DESIGN §1: warmup excluded; e2e, ITL and tokens from completed
+// streams only).
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/driplab/drip/probe"
+)
+
+// Buckets are the classic histogram boundaries in seconds, shared by the
+// Prometheus and OTLP histograms: from 1 ms, each BucketFactor times the
+// last, to past 10 minutes. A quantile read from them
+// (histogram_quantile) lies in the bucket of the sample at its rank, so
+// it is within a factor BucketFactor of the samples either side of
+// drip's own percentile.
+var Buckets = prometheus.ExponentialBuckets(0.001, BucketFactor, 62)
+
+// BucketFactor is the ratio between neighbouring bucket boundaries.
+const BucketFactor = 1.25
+
+// streamLabels are the labels of every series that vary per record; host
+// and the user's labels are constant over a run.
+var streamLabels = []string{"target", "model", "format", "prompt_id"}
+
+// Prometheus is a /metrics endpoint with the run's figures.
+type Prometheus struct {
+	reg                  *prometheus.Registry
+	ttft, gap, itl, e2e  *prometheus.HistogramVec
+	streams              *prometheus.CounterVec
+	stalls, outputTokens *prometheus.CounterVec
+	srv                  *http.Server
+	ln                   net.Listener
+}
+
+// NewPrometheus listens on addr (host:port; port 0 picks one) and serves
+// /metrics. host and labels are constant labels of every series.
+func NewPrometheus(addr, host string, labels map[string]string) (*Prometheus, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	cl := prometheus.Labels{"host": host}
+	maps.Copy(cl, labels)
+	hist := func(name, help string) *prometheus.HistogramVec {
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "drip", Name: name, Help: help, ConstLabels: cl, Buckets: Buckets,
+			// Native histograms too, for scrapers that ask for them.
+			NativeHistogramBucketFactor: 1.1,
+		}, streamLabels)
+	}
+	p := &Prometheus{
+		reg:  prometheus.NewRegistry(),
+		ttft: hist("ttft_seconds", "Time to first content frame, per measured stream that had content."),
+		gap:  hist("gap_seconds", "Gaps between consecutive content frames, per gap, measured streams."),
+		itl:  hist("itl_seconds", "Inter-token latency (e2e - ttft) / (tokens - 1), per completed stream that is not buffered."),
+		e2e:  hist("e2e_seconds", "Request latency to the last content frame, per completed stream."),
+		streams: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "drip", Name: "streams_total", ConstLabels: cl,
+			Help: "Measured streams by status and error class (error_class is empty unless failed)."}, append(slices.Clone(streamLabels), "status", "error_class")),
+		stalls: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "drip", Name: "stalls_total", ConstLabels: cl,
+			Help: "Gaps at or above the stall threshold, measured streams."}, streamLabels),
+		outputTokens: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "drip", Name: "output_tokens_total", ConstLabels: cl,
+			Help: "Output tokens of completed streams (the summary's throughput.output_tokens)."}, streamLabels),
+	}
+	p.reg.MustRegister(p.ttft, p.gap, p.itl, p.e2e, p.streams, p.stalls, p.outputTokens)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{}))
+	p.srv, p.ln = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// Addr is the address /metrics is served on.
+func (p *Prometheus) Addr() string { return p.ln.Addr().String() }
+
+// Add counts one finished record; warmup records are left out.
+func (p *Prometheus) Add(r *probe.Record) error {
+	if r.Phase == probe.PhaseWarmup {
+		return nil
+	}
+	lv := []string{r.Target, r.Model, r.Format, r.PromptID}
+	class := ""
+	if r.Status == probe.StatusFailed && r.Error != nil {
+		class = r.Error.Class
+	}
+	p.streams.WithLabelValues(append(slices.Clone(lv), r.Status, class)...).Inc()
+	observe(p.ttft.WithLabelValues(lv...), r.TTFTMS)
+	gap := p.gap.WithLabelValues(lv...)
+	for _, g := range r.Gaps() {
+		gap.Observe(g / 1000)
+	}
+	p.stalls.WithLabelValues(lv...).Add(float64(len(r.Stalls)))
+	if r.Complete {
+		observe(p.e2e.WithLabelValues(lv...), r.E2EMS)
+		observe(p.itl.WithLabelValues(lv...), r.ITLMS)
+		p.outputTokens.WithLabelValues(lv...).Add(float64(r.OutputTokens))
+	}
+	return nil
+}
+
+func observe(o prometheus.Observer, ms *float64) {
+	if ms != nil {
+		o.Observe(*ms / 1000)
+	}
+}
+
+// Close keeps serving for linger (a last scrape after the run), cut short
+// when ctx is done, then shuts the server down.
+func (p *Prometheus) Close(ctx context.Context, linger time.Duration) error {
+	if linger > 0 {
+		t := time.NewTimer(linger)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := p.srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

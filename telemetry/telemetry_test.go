@@ -1,0 +1,287 @@
+package telemetry_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/telemetry"
+)
+
+// records are a run's worth of derived records: measured streams with
+// content every gap ms (one with a 600 ms stall), a failed stream, a
+// warmup stream the figures must leave out.
+func records(t *testing.T) []*probe.Record {
+	t.Helper()
+	var recs []*probe.Record
+	for i := range 5 {
+		r := &probe.Record{RunID: "r", Seq: i, Phase: probe.PhaseMeasure, PromptID: "p" + strconv.Itoa(i%2), Target: "http://127.0.0.1:9/v1/chat/completions",
+			Format: "openai-chat", Model: "m", StartUnixNS: 1_700_000_000_000_000_000 + int64(i)*1e9}
+		at := 150.0 + float64(i)
+		for j := range 8 {
+			r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: j, Bytes: 8, Kind: adapters.KindContent, Text: " w"})
+			at += 20 + float64(j)
+			if i == 2 && j == 3 {
+				at += 600
+			}
+		}
+		r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: 8, Kind: adapters.KindEnd})
+		r.DurationMS = at + 2
+		recs = append(recs, r)
+	}
+	recs[0].Phase = probe.PhaseWarmup
+	recs = append(recs, &probe.Record{RunID: "r", Seq: 5, Phase: probe.PhaseMeasure, PromptID: "p0", Target: recs[1].Target,
+		Format: "openai-chat", Model: "m", DurationMS: 3, Error: &probe.Error{Class: probe.ErrRefused}})
+	for _, r := range recs {
+		if err := probe.Derive(r, probe.DefaultStall); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return recs
+}
+
+func summary(recs []*probe.Record) probe.Summary {
+	agg := probe.NewAggregate(probe.DefaultStall)
+	for _, r := range recs {
+		agg.Add(r)
+	}
+	return agg.Summary(probe.Workload{})
+}
+
+// scrape sums the samples of each series name whose labels contain every
+// one of want.
+func scrape(t *testing.T, url string) map[string]float64 {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sums := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		series, val, _ := strings.Cut(line, " ")
+		name, labels, _ := strings.Cut(series, "{")
+		if !strings.Contains(labels, `host="h1"`) || !strings.Contains(labels, `region="eu"`) {
+			t.Fatalf("series without the run's host and labels: %s", line)
+		}
+		v, _ := strconv.ParseFloat(val, 64)
+		sums[name] += v
+		if strings.Contains(labels, `status="failed"`) {
+			sums[name+"/failed/"+labelValue(labels, "error_class")] += v
+		}
+	}
+	return sums
+}
+
+func labelValue(labels, key string) string {
+	_, rest, _ := strings.Cut(labels, key+`="`)
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
+}
+
+func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
+	recs := records(t)
+	s := summary(recs)
+	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1", map[string]string{"region": "eu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background(), 0)
+	for _, r := range recs {
+		p.Add(r)
+	}
+	got := scrape(t, "http://"+p.Addr()+"/metrics")
+	for name, want := range map[string]int{
+		"drip_streams_total":                s.Streams.Admitted,
+		"drip_streams_total/failed/refused": s.Streams.FailedBy[probe.ErrRefused],
+		"drip_ttft_seconds_count":           s.Metrics.TTFT.N,
+		"drip_gap_seconds_count":            s.Metrics.Gap.N,
+		"drip_itl_seconds_count":            s.Metrics.ITL.N,
+		"drip_e2e_seconds_count":            s.Metrics.E2E.N,
+		"drip_stalls_total":                 s.Stalls.Count,
+		"drip_output_tokens_total":          s.Throughput.OutputTokens,
+	} {
+		if got[name] != float64(want) {
+			t.Errorf("%s = %v, want %d (the summary's)", name, got[name], want)
+		}
+	}
+	if s.Streams.Admitted != 5 || s.Stalls.Count != 1 || s.Streams.FailedBy[probe.ErrRefused] != 1 {
+		t.Fatalf("the fixture records are not what the test means: %+v, %d stalls", s.Streams, s.Stalls.Count)
+	}
+	// Seconds, not milliseconds: the sums agree with the summary's means.
+	if want := *s.Metrics.TTFT.Mean * float64(s.Metrics.TTFT.N) / 1000; !near(got["drip_ttft_seconds_sum"], want) {
+		t.Errorf("drip_ttft_seconds_sum = %v, want %v", got["drip_ttft_seconds_sum"], want)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// receiver is an OTLP/HTTP endpoint that decodes what it is sent.
+type receiver struct {
+	mu      sync.Mutex
+	metrics []*colmetrics.ExportMetricsServiceRequest
+	traces  []*coltrace.ExportTraceServiceRequest
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var err error
+	switch r.URL.Path {
+	case "/otlp/v1/metrics":
+		m := &colmetrics.ExportMetricsServiceRequest{}
+		err = proto.Unmarshal(body, m)
+		rc.metrics = append(rc.metrics, m)
+	case "/otlp/v1/traces":
+		tr := &coltrace.ExportTraceServiceRequest{}
+		err = proto.Unmarshal(body, tr)
+		rc.traces = append(rc.traces, tr)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-protobuf")
+}
+
+// lastPoints is, per metric name, the count (histograms) or value
+// (counters) summed over the points of the last export, with the
+// resource's and points' attributes checked on the way.
+func (rc *receiver) lastPoints(t *testing.T) map[string]float64 {
+	out := map[string]float64{}
+	if len(rc.metrics) == 0 {
+		t.Fatal("no metrics export arrived")
+	}
+	for _, rm := range rc.metrics[len(rc.metrics)-1].ResourceMetrics {
+		res := attrs(rm.Resource.Attributes)
+		if res["host.name"] != "h1" || res["region"] != "eu" || res["service.name"] != "drip" {
+			t.Errorf("resource attributes %v", res)
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				switch d := m.Data.(type) {
+				case *metricspb.Metric_Histogram:
+					for _, p := range d.Histogram.DataPoints {
+						checkGenAI(t, m.Name, attrs(p.Attributes))
+						out[m.Name] += float64(p.Count)
+						out[m.Name+".sum"] += p.GetSum()
+					}
+				case *metricspb.Metric_Sum:
+					for _, p := range d.Sum.DataPoints {
+						out[m.Name] += float64(p.GetAsInt())
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func checkGenAI(t *testing.T, name string, a map[string]string) {
+	want := map[string]string{"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "m",
+		"server.address": "127.0.0.1", "server.port": "9", "drip.format": "openai-chat"}
+	for k, v := range want {
+		if a[k] != v {
+			t.Errorf("%s: attribute %s = %q, want %q", name, k, a[k], v)
+		}
+	}
+}
+
+func attrs(kvs []*commonpb.KeyValue) map[string]string {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		m[kv.GetKey()] = kv.GetValue().GetStringValue()
+	}
+	return m
+}
+
+func TestOTLPPushesTheSummarysFiguresAndASpanPerStream(t *testing.T) {
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	recs := records(t)
+	s := summary(recs)
+	o, err := telemetry.NewOTLP(context.Background(), telemetry.OTLPConfig{Endpoint: srv.URL + "/otlp", Traces: true,
+		Host: "h1", Labels: map[string]string{"region": "eu"}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		o.Add(r)
+	}
+	if err := o.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	got := rc.lastPoints(t)
+	for name, want := range map[string]float64{
+		"gen_ai.client.operation.duration":              float64(s.Metrics.Duration.N),
+		"gen_ai.client.operation.time_to_first_chunk":   float64(s.Metrics.TTFT.N),
+		"gen_ai.client.operation.time_per_output_chunk": float64(s.Metrics.Gap.N),
+		"drip.stream.itl":                               float64(s.Metrics.ITL.N),
+		"drip.stream.e2e":                               float64(s.Metrics.E2E.N),
+		"gen_ai.client.token.usage":                     float64(s.Metrics.OutputTokens.N),
+		"gen_ai.client.token.usage.sum":                 float64(s.Throughput.OutputTokens),
+		"drip.streams":                                  float64(s.Streams.Admitted),
+		"drip.stream.stalls":                            float64(s.Stalls.Count),
+	} {
+		if got[name] != want {
+			t.Errorf("%s = %v, want %v (the summary's)", name, got[name], want)
+		}
+	}
+	var spans []*tracepb.Span
+	for _, tr := range rc.traces {
+		for _, rs := range tr.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				spans = append(spans, ss.Spans...)
+			}
+		}
+	}
+	if len(spans) != len(recs) {
+		t.Fatalf("%d spans, want one per stream (%d)", len(spans), len(recs))
+	}
+	stalls, failed := 0, 0
+	for _, sp := range spans {
+		if sp.Name != "chat m" || sp.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+			t.Errorf("span %q kind %v, want \"chat m\" client", sp.Name, sp.Kind)
+		}
+		for _, ev := range sp.Events {
+			if ev.Name == "drip.stall" {
+				stalls++
+				if ev.TimeUnixNano <= sp.StartTimeUnixNano || ev.TimeUnixNano >= sp.EndTimeUnixNano {
+					t.Errorf("stall event at %d outside its span [%d, %d]", ev.TimeUnixNano, sp.StartTimeUnixNano, sp.EndTimeUnixNano)
+				}
+			}
+		}
+		if sp.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+			failed++
+		}
+	}
+	if stalls != 1 || failed != 1 {
+		t.Errorf("%d stall events and %d failed spans, want 1 and 1", stalls, failed)
+	}
+}
