@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -91,19 +90,14 @@ failed and incomplete streams.
 Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       readBuildID().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v\nsee '%s --help'", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
+	root.AddCommand(newVersionCmd())
 	return root
 }
-
-// version is drip's version, from the module build info when there is one.
-var version = func() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}()
