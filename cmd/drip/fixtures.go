@@ -33,7 +33,10 @@ func newFixturesCmd() *cobra.Command {
 		Use:   "serve",
 		Short: "Serve the fixture scenarios over HTTP, for drip or any other tool",
 		Long: `Serve deterministic LLM streams. Pick a scenario with the request's model
-name (or ?scenario=NAME); a model "NAME#tag" also logs the server's write
+name (or ?scenario=NAME); a model that names no scenario (a real model name,
+as in drip's documented examples) gets the default, ` + fixtures.DefaultScenario + `, and the
+server says so on stderr. Every response names its scenario in the
+` + fixtures.ScenarioHeader + ` header. A model "NAME#tag" also logs the server's write
 times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
 freezes every response, server-wide, for 2s starting 1s later.
 ?frame_delay=10ms on a request (or a Frame-Delay: 10ms header) spaces every
@@ -57,7 +60,8 @@ so a sweep past N finds the knee.`,
   drip fixtures serve --from rec.jsonl --addr 127.0.0.1:8090
   drip fixtures serve --from rec.jsonl --speed 2 --jitter 5ms --seed 7
   drip fixtures serve --addr 127.0.0.1:8089 --slots 4
-  drip run http://127.0.0.1:8089 -m steady --concurrency 1,2,4,8,16 --runs-per-level 16`,
+  drip run http://127.0.0.1:8089 -m steady --concurrency 1,2,4,8,16 --runs-per-level 16
+  curl -sN -D - http://127.0.0.1:8089/v1/chat/completions -d '{"model":"my-model"}'   # X-Drip-Scenario: mid-sentence-stall`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f := cmd.Flags()
@@ -92,7 +96,10 @@ so a sweep past N finds the knee.`,
 				return cannotErr(err)
 			}
 			printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
-			var h http.Handler = fixtures.NewServer()
+			fx := fixtures.NewServer()
+			stderr := cmd.ErrOrStderr()
+			fx.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "drip fixtures: "+format+"\n", args...) }
+			var h http.Handler = fx
 			if slots > 0 {
 				h = fixtures.NewSlots(h, slots)
 			}
