@@ -32,12 +32,14 @@ func newFixturesCmd() *cobra.Command {
 	serve := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the fixture scenarios over HTTP, for drip or any other tool",
-		Long: `Serve deterministic LLM streams. Pick a scenario with the request's model
-name (or ?scenario=NAME); a model that names no scenario (a real model name,
-as in drip's documented examples) gets the default, ` + fixtures.DefaultScenario + `, and the
-server says so on stderr. Every response names its scenario in the
-` + fixtures.ScenarioHeader + ` header. A model "NAME#tag" also logs the server's write
-times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
+		Long: `Serve deterministic LLM streams. Pick a scenario with the request's
+model name (or ?scenario=NAME). A model that names no scenario (a real
+model name, as in drip's documented examples) gets the default, ` + fixtures.DefaultScenario + `,
+and the server says so on stderr; a path no format owns (/my/stream) is
+served as ` + fixtures.DefaultFormat + ` (?format=NAME picks any). Every response names
+its scenario and format in the ` + fixtures.ScenarioHeader + ` and ` + fixtures.FormatHeader + ` headers.
+A model "NAME#tag" also logs the server's write times. Every frame is
+flushed on its own. POST /fixtures/freeze?after=1s&for=2s
 freezes every response, server-wide, for 2s starting 1s later.
 ?frame_delay=10ms on a request (or a Frame-Delay: 10ms header) spaces every
 frame after the first content frame 10ms further apart: a slower
