@@ -31,9 +31,11 @@ import (
 //   - --duration longer than docsMaxDuration is cut to it;
 //   - a server command (drip fixtures serve, or any --listen/--addr) listens
 //     on 127.0.0.1:0, must still be running after a moment, and is stopped;
-//   - an input file the command names that does not exist (records .jsonl,
-//     prompt files, --body / -d @FILE bodies, a .toml config) is made from a
-//     stock one in the command's own directory.
+//   - the commands of one doc share a directory, so a file one writes
+//     (--out, -o, --csv) is there for the next; one that reads or rewrites
+//     it waits for the writer;
+//   - an input file no earlier command wrote (records .jsonl, prompt files,
+//     --body / -d @FILE bodies, a .toml config) is made from a stock one.
 //
 // A command line is one that starts "drip " (or "$ drip ", or
 // "go run ./cmd/drip "), joined over trailing backslashes, cut at an
@@ -89,19 +91,38 @@ func TestDocumentedCommandsRunOffline(t *testing.T) {
 	t.Cleanup(srv.Close)
 	stock := stockFiles(t, bin, srv.URL)
 
-	// Commands run docsParallel at a time (go test's -parallel defaults to
-	// the core count, and these mostly wait on the fixture's pacing); each
-	// reports as a subtest named by its doc line.
+	// The commands of one doc share a directory and run in the doc's
+	// order where one reads or rewrites a file an earlier one writes
+	// (drip run --out a.jsonl, then drip compare a.jsonl); the rest run
+	// docsParallel at a time (go test's -parallel is the core count, and
+	// these mostly wait on the fixture's pacing). Each reports as a subtest
+	// named by its doc line.
 	failures := make([]string, len(cmds))
+	done := make([]chan struct{}, len(cmds))
 	sem := make(chan struct{}, docsParallel)
+	dirs := map[string]string{}
+	written := map[string]bool{} // doc dir/file: an earlier command writes it
 	var wg sync.WaitGroup
 	for i, c := range cmds {
+		done[i] = make(chan struct{})
+		doc := strings.Split(c.where, ":")[0]
+		if dirs[doc] == "" {
+			dirs[doc] = t.TempDir()
+		}
+		if err := docsInputs(dirs[doc], c.args, written, stock); err != nil {
+			t.Fatalf("%s: %v", c.where, err)
+		}
+		deps := docsDeps(cmds[:i], c, doc)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer close(done[i])
+			for _, d := range deps {
+				<-done[d]
+			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			failures[i] = runDocCommand(bin, srv.URL, stock, c)
+			failures[i] = runDocCommand(bin, srv.URL, dirs[doc], stock, c)
 		}()
 	}
 	wg.Wait()
@@ -114,18 +135,30 @@ func TestDocumentedCommandsRunOffline(t *testing.T) {
 	}
 }
 
+// docsDeps are the earlier commands of the same doc that write a file c
+// reads or writes.
+func docsDeps(earlier []docCommand, c docCommand, doc string) []int {
+	ins, outs := docsFiles(c.args)
+	var deps []int
+	for j, e := range earlier {
+		if !strings.HasPrefix(e.where, doc+":") {
+			continue
+		}
+		_, eOuts := docsFiles(e.args)
+		for f := range eOuts {
+			if _, ok := ins[f]; ok || outs[f] {
+				deps = append(deps, j)
+				break
+			}
+		}
+	}
+	return deps
+}
+
 // runDocCommand runs one command in a directory of its own and says what
 // went wrong, if anything.
-func runDocCommand(bin, base string, stock map[string][]byte, c docCommand) string {
-	dir, err := os.MkdirTemp("", "drip-docs-")
-	if err != nil {
-		return err.Error()
-	}
-	defer os.RemoveAll(dir)
+func runDocCommand(bin, base, dir string, stock map[string][]byte, c docCommand) string {
 	args, server := docsRewrite(c.args, base)
-	if err := docsInputs(dir, args, stock); err != nil {
-		return fmt.Sprintf("%s: %v", c.where, err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), docsTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -153,7 +186,7 @@ func runDocCommand(bin, base string, stock map[string][]byte, c docCommand) stri
 		}
 		return ""
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if ctx.Err() != nil {
 		return fail("still running after %v", docsTimeout)
 	}
@@ -355,34 +388,54 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 // Output flags: the files they name are written, not read.
 var docsOutputFlags = map[string]bool{"--out": true, "-o": true, "--output": true, "--csv": true}
 
-// docsInputs makes every input file the command names that is missing.
-func docsInputs(dir string, args []string, stock map[string][]byte) error {
+// docsFiles are the files a command reads (by the stock kind that stands
+// in for a missing one) and writes.
+func docsFiles(args []string) (ins map[string]string, outs map[string]bool) {
+	ins, outs = map[string]string{}, map[string]bool{}
 	for i, a := range args {
 		prev := ""
 		if i > 0 {
 			prev = args[i-1]
 		}
-		if docsOutputFlags[prev] || strings.Contains(a, "://") || strings.HasPrefix(a, "-") {
+		if docsOutputFlags[prev] {
+			outs[a] = true
 			continue
 		}
-		kind, path := "", strings.TrimPrefix(a, "@")
-		ext := filepath.Ext(path)
-		switch {
+		if name, value, ok := strings.Cut(a, "="); ok && docsOutputFlags[name] {
+			outs[value] = true
+			continue
+		}
+		if strings.Contains(a, "://") || strings.HasPrefix(a, "-") {
+			continue
+		}
+		path := strings.TrimPrefix(a, "@")
+		switch ext := filepath.Ext(path); {
 		case prev == "--prompt-file" && ext == ".jsonl":
-			kind = "prompts.jsonl"
+			ins[path] = "prompts.jsonl"
 		case prev == "--prompt-file":
-			kind = "prompt.txt"
+			ins[path] = "prompt.txt"
 		case prev == "--body" || strings.HasPrefix(a, "@") && (prev == "-d" || prev == "--data"):
-			kind = "body.json"
+			ins[path] = "body.json"
 		case ext == ".jsonl":
-			kind = "records.jsonl"
+			ins[path] = "records.jsonl"
 		case ext == ".toml":
-			kind = "drip.toml"
-		default:
-			continue
+			ins[path] = "drip.toml"
 		}
+	}
+	return ins, outs
+}
+
+// docsInputs makes, before anything runs, every input file a command
+// names that no earlier command of its doc writes, and notes what it
+// writes.
+func docsInputs(dir string, args []string, written map[string]bool, stock map[string][]byte) error {
+	ins, outs := docsFiles(args)
+	for path := range outs {
+		written[filepath.Join(dir, path)] = true
+	}
+	for path, kind := range ins {
 		p := filepath.Join(dir, path)
-		if _, err := os.Stat(p); err == nil {
+		if _, err := os.Stat(p); err == nil || written[p] {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
