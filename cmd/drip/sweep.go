@@ -209,7 +209,7 @@ func num(v *float64) string {
 // header, the per-level panel growing as levels end; once the screen has
 // closed, the report with the table goes to stdout as headless.
 func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
-	recs, err := beginSweep(stderr, &sp, out)
+	recs, err := beginSweep(ctx, stderr, &sp, out)
 	if err != nil {
 		return err
 	}
