@@ -14,6 +14,7 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 
@@ -60,7 +61,8 @@ queue before generation.`,
   drip compare main.jsonl pr.jsonl --label main --label pr --markdown
   drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%' --fail-if 'gap.p99 > +20ms'
   drip compare --by host all.jsonl
-  drip compare --by region eu.jsonl us.jsonl`,
+  drip compare --by region eu.jsonl us.jsonl
+  drip compare --by level sweep.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -94,6 +96,7 @@ queue before generation.`,
 				}
 				inputs[i] = in
 			}
+			levels := sweepOfInputs(by, inputs)
 			if by != "" {
 				var err error
 				if inputs, err = compare.GroupBy(inputs, by); err != nil {
@@ -106,7 +109,9 @@ queue before generation.`,
 			}
 			out := cmd.OutOrStdout()
 			if useTUI(&outputFlags{noTUI: noTUI, json: asJSON || markdown}) {
-				return runCompareTUI(cmd.Context(), out, c)
+				err := runCompareTUI(cmd.Context(), out, c)
+				writeSweepPlots(out, levels)
+				return err
 			}
 			switch {
 			case asJSON:
@@ -115,8 +120,13 @@ queue before generation.`,
 				}
 			case markdown:
 				compare.Markdown(out, c)
+				if levels != nil {
+					fmt.Fprintln(out)
+					sweep.Markdown(out, levels)
+				}
 			default:
 				compare.Text(out, c)
+				writeSweepPlots(out, levels)
 			}
 			if c.Tripped() {
 				return errGateTripped

@@ -343,7 +343,7 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, rec
 	default:
 		report.Text(stdout, &s)
 		if recs.sweep != nil {
-			writeSweep(stdout, recs.sweep)
+			writeSweepPlots(stdout, recs.sweep)
 		}
 	}
 	if !recs.reachable && !interrupted && s.Streams.Admitted > 0 {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -13,9 +14,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
+	"github.com/driplab/drip/views"
 )
 
 // levelsFlag is --concurrency or --rate: one value is a run at that load,
@@ -226,4 +229,40 @@ func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, 
 	st, stopped := m.RunResult()
 	recs.sweep = m.SweepResult()
 	return finishRun(stdout, stderr, &sp.Base, out, recs, st, stopped)
+}
+
+// sweepOfInputs is the sweep in saved records, for drip compare --by level:
+// its levels recomputed from the records and the knee; nil for any other
+// grouping or records without levels.
+func sweepOfInputs(by string, inputs []compare.Input) *sweep.Result {
+	if by != "level" {
+		return nil
+	}
+	var recs []*probe.Record
+	for _, in := range inputs {
+		recs = append(recs, in.Records...)
+	}
+	kind := sweep.KindOf(recs)
+	levels := sweep.FromRecords(kind, recs)
+	if len(levels) == 0 {
+		return nil
+	}
+	sort.SliceStable(levels, func(i, j int) bool { return levels[i].Level < levels[j].Level })
+	r := &sweep.Result{Kind: kind, Levels: levels, KneeRule: sweep.KneeRule, Knee: sweep.FindKnee(levels)}
+	for _, l := range levels {
+		r.Planned = append(r.Planned, l.Level)
+	}
+	return r
+}
+
+// writeSweepPlots adds a sweep's table, knee and plots by level to a text
+// report (nothing without a sweep).
+func writeSweepPlots(w io.Writer, r *sweep.Result) {
+	if r == nil {
+		return
+	}
+	writeSweep(w, r)
+	st := views.NewStyles(true, false)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), r.Kind, 120, 11, &st), 120, 11))
 }

@@ -131,3 +131,34 @@ func testSweepKneeAndStopFromTheCLI(t *testing.T) {
 		t.Errorf("--stop-when: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
+
+// TestCompareByLevel: a sweep's saved records, compared by level, get the
+// per-level table recomputed from them, the knee and the plots by level;
+// --markdown the table too.
+func TestCompareByLevel(t *testing.T) { synctest.Test(t, testCompareByLevel) }
+
+func testCompareByLevel(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewSlots(fixtures.NewServer(), 4))
+	out := filepath.Join(t.TempDir(), "sweep.jsonl")
+	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "steady", "--concurrency", "1,2,4,8", "--runs-per-level", "8", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	runTable := stdout[strings.Index(stdout, "sweep · concurrency"):]
+	code, stdout, stderr = drip(t, "compare", "--by", "level", out, "--no-tui")
+	if code != exitOK {
+		t.Fatalf("compare --by level: exit %d; stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"level=1", "level=8", "knee: at concurrency 8 ttft p95 rose", "tok/s by concurrency", "ttft p95 ms by concurrency", "gap p99 ms by concurrency"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("compare --by level lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stdout, runTable[:strings.Index(runTable, "\n  latencies")]) {
+		t.Errorf("the table recomputed from the records differs from the run's:\nrun:\n%s\ncompare:\n%s", runTable, stdout)
+	}
+	code, stdout, _ = drip(t, "compare", "--by", "level", out, "--markdown")
+	if code != exitOK || !strings.Contains(stdout, "### drip sweep: concurrency 1,2,4,8") || !strings.Contains(stdout, "**◀ knee**") {
+		t.Errorf("compare --by level --markdown: exit %d:\n%s", code, stdout)
+	}
+}
