@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
@@ -116,7 +115,7 @@ type Model struct {
 	focus         focus
 	follow        bool
 	note          string
-	vp            viewport.Model
+	text          textView
 	panels        panels
 	composed      string // the screen View returns
 	viewDirty     bool   // composed is out of date
@@ -151,7 +150,6 @@ func New(ctx context.Context, cfg Config) *Model {
 			return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 		},
 		keys: DefaultKeyMap(), help: help.New(), dark: true, follow: true,
-		vp: viewport.New(),
 	}
 	m.keys.Next.SetEnabled(len(cfg.Sources) > 1)
 	m.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)

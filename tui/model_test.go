@@ -368,19 +368,19 @@ func TestScroll(t *testing.T) {
 	evs := events(recorded(t, "long"))
 	h.push(observe, evs[:400]...)
 	h.advance(frameInterval)
-	if !h.m.vp.AtBottom() {
+	if !h.m.text.AtBottom() {
 		t.Fatal("text does not follow the tail")
 	}
 	h.update(press("pgup"))
 	h.push(observe, evs[400:800]...)
 	h.advance(frameInterval)
-	if h.m.follow || h.m.vp.AtBottom() {
+	if h.m.follow || h.m.text.AtBottom() {
 		t.Error("scrolled text jumped back to the tail")
 	}
 	h.update(press("G"))
 	h.push(observe, evs[800:1200]...)
 	h.advance(frameInterval)
-	if !h.m.follow || !h.m.vp.AtBottom() {
+	if !h.m.follow || !h.m.text.AtBottom() {
 		t.Error("end did not resume following the tail")
 	}
 }

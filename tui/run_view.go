@@ -310,14 +310,14 @@ func (m *Model) composeRun() string {
 		mid := rs.panels.table
 		if l.table.w < m.width && (l.ttft.h > 0 || l.gaps.h > 0) {
 			right := strings.Join(nonEmpty([]string{fitBox(rs.panels.ttft, l.ttft), fitBox(rs.panels.gaps, l.gaps)}), "\n")
-			mid = lipgloss.JoinHorizontal(lipgloss.Top, views.Fit(mid, l.table.w, l.table.h), " ", right)
+			mid = views.JoinColumns(" ", views.Fit(mid, l.table.w, l.table.h), views.Fit(right, m.width-l.table.w-1, l.table.h))
 		}
 		parts = append(parts, mid)
 	}
 	if l.heat.h > 0 {
 		heat := views.Fit(rs.panels.heat, l.heat.w, l.heat.h)
 		if l.heat.w < m.width && l.gaps.h > 0 && l.table.w == m.width {
-			heat = lipgloss.JoinHorizontal(lipgloss.Top, views.Fit(rs.panels.gaps, l.gaps.w, l.gaps.h), " ", heat)
+			heat = views.JoinColumns(" ", views.Fit(rs.panels.gaps, l.gaps.w, l.gaps.h), heat)
 		}
 		parts = append(parts, heat)
 	}

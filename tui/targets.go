@@ -383,9 +383,6 @@ func (m *Model) targetPaneView(i int, p *targetPane, toMS float64, w, h int) str
 		if line := p.text.WorstStallLine(); p.cur.Phase == views.PhaseDone && line >= 0 {
 			text = p.text.Render(max(0, min(line-textH/2, p.text.Lines()-textH)), textH, st)
 		}
-		if p.text.Empty() {
-			text = views.Fit(st.Dim.Render("(no text yet)"), w, textH)
-		}
 		if gap, ok := views.LiveStall(&p.cur); ok {
 			text = views.Fit(text, w, textH-1) + "\n" + st.Stall.Render(fmt.Sprintf("⏸ %.0fms… and counting", gap))
 		}

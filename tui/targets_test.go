@@ -32,7 +32,7 @@ func (ts *targetSource) source(name string) Source {
 
 // newTargetsHarness is the harness on the targets screen of one target per
 // scenario name.
-func newTargetsHarness(t *testing.T, alternate bool, names ...string) (*harness, []*targetSource) {
+func newTargetsHarness(t testing.TB, alternate bool, names ...string) (*harness, []*targetSource) {
 	h := &harness{t: t, now: time.Unix(1000, 0)}
 	var srcs []Source
 	var tss []*targetSource

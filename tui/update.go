@@ -139,19 +139,20 @@ func (m *Model) scroll(msg tea.KeyPressMsg) {
 		m.renderHeatmap()
 		return
 	}
+	page := max(1, m.text.height)
 	switch {
 	case key.Matches(msg, k.Up):
-		m.vp.ScrollUp(1)
+		m.text.scroll(-1)
 	case key.Matches(msg, k.Down):
-		m.vp.ScrollDown(1)
+		m.text.scroll(1)
 	case key.Matches(msg, k.PageUp):
-		m.vp.PageUp()
+		m.text.scroll(-page)
 	case key.Matches(msg, k.PageDown):
-		m.vp.PageDown()
+		m.text.scroll(page)
 	case key.Matches(msg, k.Bottom):
-		m.vp.GotoBottom()
+		m.text.gotoBottom()
 	}
-	m.follow = m.vp.AtBottom()
+	m.follow = m.text.AtBottom()
 }
 
 // save writes the finished records to a new file, off the update loop.
@@ -242,9 +243,9 @@ func (m *Model) renderText() {
 	if m.lay.text.h <= 1 {
 		return
 	}
-	m.vp.SetContent(views.Text(m.cur.Record, m.lay.text.w, &m.styles.Views))
+	m.text.wrapped.Update(m.cur.Record, m.lay.text.w)
 	if m.follow {
-		m.vp.GotoBottom()
+		m.text.gotoBottom()
 	}
 }
 

@@ -68,8 +68,7 @@ func (m *Model) relayout() {
 	l.text.h = max(l.text.h, 0)
 	m.lay = l
 	m.layEarlier = len(m.earlier())
-	m.vp.SetWidth(l.text.w)
-	m.vp.SetHeight(max(0, l.text.h-1))
+	m.text.width, m.text.height = l.text.w, max(0, l.text.h-1)
 	m.help.SetWidth(w)
 }
 
@@ -113,7 +112,7 @@ func (m *Model) compose() string {
 		if !m.follow {
 			scroll = "scrolled · end follows the tail"
 		}
-		text = m.title("text", scroll, l.text.w, m.focus == focusText) + "\n" + views.Fit(m.vp.View(), l.text.w, l.text.h-1)
+		text = m.title("text", scroll, l.text.w, m.focus == focusText) + "\n" + m.text.render(&m.styles.Views)
 	}
 	clocks := ""
 	if l.clocks.h > 0 {
@@ -123,7 +122,7 @@ func (m *Model) compose() string {
 	case l.stacked:
 		parts = append(parts, clocks, text)
 	default:
-		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, text, " ", clocks))
+		parts = append(parts, views.JoinColumns(" ", views.Fit(text, l.text.w, l.text.h), views.Fit(clocks, l.clocks.w, l.clocks.h)))
 	}
 	if l.gaps.h > 0 {
 		gaps := m.title("gaps", "log buckets", l.gaps.w, false) + "\n" + views.Fit(m.panels.gaps, l.gaps.w, l.gaps.h-1)
@@ -132,7 +131,7 @@ func (m *Model) compose() string {
 			mode = "runs × time · b: frame index"
 		}
 		heat := m.title("heatmap", mode, l.heat.w, m.focus == focusHeatmap) + "\n" + views.Fit(m.panels.heatmap, l.heat.w, l.heat.h-1)
-		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, gaps, " ", heat))
+		parts = append(parts, views.JoinColumns(" ", views.Fit(gaps, l.gaps.w, l.gaps.h), views.Fit(heat, l.heat.w, l.heat.h)))
 	}
 	if l.helpH > 0 {
 		parts = append(parts, helpBar(&m.help, m.keys, m.keys.Help, m.keys.Quit, m.width))

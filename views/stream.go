@@ -72,13 +72,21 @@ func fit(s string, width, height int) string {
 		lines = append(lines, "")
 	}
 	for i, l := range lines {
-		lines[i] = padRight(ansi.Truncate(l, width, "…"), width)
+		w := Width(l)
+		if w > width {
+			l = ansi.Truncate(l, width, "…")
+			w = Width(l)
+		}
+		if w < width {
+			l += strings.Repeat(" ", width-w)
+		}
+		lines[i] = l
 	}
 	return strings.Join(lines, "\n")
 }
 
 func padRight(s string, width int) string {
-	if w := lipgloss.Width(s); w < width {
+	if w := Width(s); w < width {
 		return s + strings.Repeat(" ", width-w)
 	}
 	return s

@@ -80,7 +80,7 @@ func TestViews(t *testing.T) {
 				"header":   Header(c.cur, "", w, 2, &st),
 				"timeline": Timeline(c.cur, c.earlier, 0, w, 6, &st),
 				"zoomed":   Timeline(c.cur, c.earlier, 1000, w, 6, &st),
-				"text":     Text(c.cur.Record, w, &st),
+				"text":     wrapAll(c.cur.Record, w, &st),
 				"clocks":   ClocksPanel(Clocks{Record: c.cur.Record, This: summaryOf(c.cur.Record), All: all}, w, 15, &st),
 				"gaps":     Gaps(c.cur.Record, w, 14, &st),
 				"heatmap":  Heatmap(runs, false, 0, w, 5, &st),
@@ -110,7 +110,7 @@ func TestStallVisible(t *testing.T) {
 	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "━⏸ 700ms━") {
 		t.Errorf("timeline has no labelled stall:\n%s", tl)
 	}
-	if txt := ansi.Strip(Text(r, 120, &st)); !strings.Contains(txt, "middle of a ⏸\u00a0700ms sentence") {
+	if txt := ansi.Strip(wrapAll(r, 120, &st)); !strings.Contains(txt, "middle of a ⏸\u00a0700ms sentence") {
 		t.Errorf("text has no stall marker where the stall happened:\n%s", txt)
 	}
 	if c := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r)}, 80, 15, &st)); !strings.Contains(c, "2 (1 mid-sentence)") {
@@ -130,7 +130,7 @@ func TestHostileText(t *testing.T) {
 	var st Styles // plain: any escape in the output came from the server
 	r := replay(t, "hostile-text", 0)
 	r.Model = "evil\x1b]0;title\x07"
-	out := Text(r, 120, &st) + Header(&Stream{Run: 1, Phase: PhaseDone, Record: r}, "", 120, 2, &st)
+	out := wrapAll(r, 120, &st) + Header(&Stream{Run: 1, Phase: PhaseDone, Record: r}, "", 120, 2, &st)
 	for _, bad := range []string{"\x1b", "\x07", "\r", "\b", "\u202e", "\u2066", "\u009b", "\x00"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("output contains %q", bad)
@@ -167,4 +167,11 @@ func TestTinySizes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wrapAll is a record's whole text as the text panel wraps it.
+func wrapAll(r *probe.Record, width int, st *Styles) string {
+	var t WrappedText
+	t.Update(r, width)
+	return t.Render(0, t.Lines(), st)
 }

@@ -37,7 +37,9 @@ type cell struct {
 // call, wrapping them onto the last line, so a redraw costs the new frames
 // and the lines on screen, never the whole stream. Plain ASCII is measured
 // as one column a byte; anything else by its display width. Stall markers
-// sit where the stall happened, as in Text.
+// sit where the stall happened ("⏸ 712ms", mid-sentence ones emphasised);
+// reasoning is set apart from the answer; the text is sanitised: it is the
+// server's.
 type WrappedText struct {
 	width   int
 	frames  int // frames of the record taken in
@@ -45,6 +47,7 @@ type WrappedText struct {
 	ch      adapters.Channel
 	lines   [][]cell // the last line is the one being filled
 	stalls  []textStall
+	failed  bool // the error line is written
 }
 
 // textStall is where a stall marker went.
@@ -60,7 +63,7 @@ func (t *WrappedText) Update(r *probe.Record, width int) {
 	if width < 1 {
 		width = 1
 	}
-	if width != t.width || len(r.Frames) < t.frames {
+	if width != t.width || len(r.Frames) < t.frames || t.failed && r.Error == nil {
 		*t = WrappedText{width: width}
 	}
 	if len(t.lines) == 0 {
@@ -84,6 +87,19 @@ func (t *WrappedText) Update(r *probe.Record, width int) {
 			t.stallMarker(stalls[0].GapMS, stalls[0].MidSentence, f.Text)
 		}
 		t.write(sanitize.Text(f.Text), styleOf(f.Channel))
+	}
+	// A failed stream's error closes the text.
+	if e := r.Error; e != nil && r.Status != probe.StatusCanceled && !t.failed {
+		t.failed = true
+		msg := "✖ " + sanitize.Line(e.Class)
+		if e.Message != "" {
+			msg += ": " + sanitize.Line(e.Message)
+		}
+		if t.started {
+			t.newline()
+			t.newline()
+		}
+		t.write(msg, cellError)
 	}
 }
 
@@ -201,10 +217,15 @@ func (t *WrappedText) Lines() int { return len(t.lines) }
 // Empty reports that no content has arrived.
 func (t *WrappedText) Empty() bool { return !t.started }
 
+const noText = "(no text yet)"
+
 // Render draws lines [from, from+height) of the text, styled, each padded
 // to the width.
 func (t *WrappedText) Render(from, height int, st *Styles) string {
 	styles := [...]*lipgloss.Style{&st.Value, &st.Reasoning, &st.Tool, &st.Stall, &st.StallMid, &st.Error}
+	if !t.started && !t.failed && height > 0 {
+		return fit(st.Dim.Render(noText), t.width, height)
+	}
 	from = max(0, min(from, len(t.lines)))
 	end := min(len(t.lines), from+height)
 	out := make([]string, 0, height)
