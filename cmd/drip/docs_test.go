@@ -113,6 +113,7 @@ func TestDocumentedCommandsRunOffline(t *testing.T) {
 			t.Fatalf("%s: %v", c.where, err)
 		}
 		deps := docsDeps(cmds[:i], c, doc)
+		dir := dirs[doc] // read here: the loop writes the map while commands run
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -122,7 +123,7 @@ func TestDocumentedCommandsRunOffline(t *testing.T) {
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			failures[i] = runDocCommand(bin, srv.URL, dirs[doc], stock, c)
+			failures[i] = runDocCommand(bin, srv.URL, dir, stock, c)
 		}()
 	}
 	wg.Wait()
