@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
@@ -167,6 +168,30 @@ func TestRateSweepReportsScheduleLag(t *testing.T) {
 		Text(&b, &res)
 		if !strings.Contains(b.String(), "lag p99") {
 			t.Errorf("the rate sweep's table has no schedule lag column:\n%s", b.String())
+		}
+	})
+}
+
+// TestSweepInterrupted: a sweep canceled mid-level stops there, says so,
+// and marks the level partial, which the knee never judges.
+func TestSweepInterrupted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := memnet.NewServer(fixtures.NewSlots(fixtures.NewServer(), 4))
+		defer srv.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		// Level 1 runs 4 streams of ~1.1 s; cancel inside level 2.
+		time.AfterFunc(6*time.Second, cancel)
+		p := Plan{Kind: KindConcurrency, Levels: []float64{1, 2, 4}, Base: probe.Plan{
+			Target: probe.Target{URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
+				Request: adapters.Request{Model: "steady", Prompt: "hi"}},
+			Options: probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial}, PromptID: "default", Runs: 4,
+		}}
+		res, _ := Run(ctx, p, func(*probe.Record) {}, nil, nil)
+		if len(res.Levels) != 2 || !res.Levels[1].Partial || res.Levels[0].Partial || res.Stopped == nil ||
+			!strings.Contains(*res.Stopped, "interrupted during concurrency 2") || res.Levels[1].Canceled == 0 {
+			t.Fatalf("levels %s, stopped %v, level 2 partial %v canceled %d; want 2 levels, the second partial with canceled streams, interrupted during concurrency 2",
+				describe(res.Levels), res.Stopped, len(res.Levels) > 1 && res.Levels[1].Partial, res.Levels[len(res.Levels)-1].Canceled)
 		}
 	})
 }
