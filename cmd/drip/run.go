@@ -219,14 +219,15 @@ the default openai-chat).
 			plan.Workload = &probe.RecordWorkload{
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 			}
-			probe.TuneGC(&plan)
 			if sp != nil {
 				sp.Base = plan
+				tuneSweepGC(sp)
 				if useTUI(&out) {
 					return runSweepLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
 				}
 				return runSweepHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
 			}
+			probe.TuneGC(&plan)
 			if useTUI(&out) {
 				return runLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}

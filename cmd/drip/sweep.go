@@ -130,6 +130,15 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 	return sp, nil
 }
 
+// tuneSweepGC sizes the GC floor for the sweep's heaviest level.
+func tuneSweepGC(sp *sweep.Plan) {
+	heaviest := sp.Base
+	if sp.Kind == sweep.KindConcurrency {
+		heaviest.Concurrency = int(sp.Levels[len(sp.Levels)-1])
+	}
+	probe.TuneGC(&heaviest)
+}
+
 // runSweepHeadless carries out a sweep without a UI: a line per level on
 // stderr as it ends, records to --out/--csv, the report (with the
 // per-level table) on stdout.
