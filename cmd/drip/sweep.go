@@ -39,9 +39,9 @@ func (l *levelsFlag) String() string {
 
 func (l *levelsFlag) Type() string {
 	if l.whole {
-		return "N[,N…]"
+		return "N[,N...]"
 	}
-	return "R[,R…]"
+	return "R[,R...]"
 }
 
 func (l *levelsFlag) Set(s string) error {
