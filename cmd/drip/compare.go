@@ -187,8 +187,8 @@ func defaultLabels(paths []string) []string {
 // reported on stderr and skipped.
 func readRun(path, label string, stderr io.Writer) (compare.Input, error) {
 	f, err := os.Open(path)
-	if err != nil {
-		return compare.Input{}, cannotErr(err)
+	if err != nil { // a missing or unreadable file is the caller's mistake, in every command
+		return compare.Input{}, usageErr("%s", sanitize.Line(err.Error()))
 	}
 	defer f.Close()
 	recs, skipped, err := probe.ReadRecords(f)

@@ -34,7 +34,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"labels miscounted", []string{steady, stall, "--label", "x"}, exitUsage, "", "--label given 1 times for 2 files"},
 		{"json and markdown", []string{steady, stall, "--json", "--markdown"}, exitUsage, "", "pick one"},
 		{"bad gate", []string{steady, stall, "--fail-if", "ttft.p95 > 10%"}, exitUsage, "", "relative gates"},
-		{"missing file", []string{steady, "nope.jsonl"}, exitCannotGo, "", "nope.jsonl"},
+		{"missing file", []string{steady, "nope.jsonl"}, exitUsage, "", "nope.jsonl"}, // as in every command
 	} {
 		code, stdout, stderr := drip(t, append([]string{"compare"}, c.args...)...)
 		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
@@ -143,5 +148,169 @@ func TestKeepaliveFloodMemoryRealBinary(t *testing.T) {
 	recs, _, err := probe.ReadRecords(f)
 	if err != nil || len(recs) != 1 || recs[0].Keepalives != pings || !recs[0].Complete {
 		t.Fatalf("records %d err %v; want one complete record counting %d keepalives", len(recs), err, pings)
+	}
+}
+
+// Exit codes say what happened: 3 when no measured stream completed (the
+// report still printed), 2 for a relative gate where there is no baseline
+// (before anything is sent) and for a missing file in every command.
+func TestExitCodesSayWhatHappened(t *testing.T) {
+	var hits atomic.Int64
+	notFound := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer notFound.Close()
+	fx := httptest.NewServer(fixtures.NewServer())
+	defer fx.Close()
+	for _, c := range []struct {
+		name, url, model, class string
+	}{{"every stream 429", fx.URL, "rate-limited", "http_429"}, {"every stream 404", notFound.URL, "m", "http_4xx"}} {
+		code, stdout, stderr := drip(t, "run", c.url, "-m", c.model, "--runs", "2")
+		if code != exitCannotGo || !strings.Contains(stdout, "2 attempted") || !strings.Contains(stderr, "no measured stream completed") || !strings.Contains(stderr, c.class+" ×2") {
+			t.Errorf("%s: exit %d; stdout:\n%s\nstderr:\n%s\nwant 3, the report, and the failures by class", c.name, code, stdout, stderr)
+		}
+	}
+
+	before := hits.Load()
+	for _, args := range [][]string{
+		{"run", notFound.URL, "--fail-if", "ttft.p95 > +10%"},
+		{"watch", notFound.URL, "--no-tui", "--fail-if", "gap.p99 > +20ms"},
+		{"demo", "--no-tui", "--fail-if", "ttft.p95 > -5%"},
+	} {
+		code, _, stderr := drip(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "--fail-if") || !strings.Contains(stderr, "baseline") {
+			t.Errorf("%v: exit %d %q; want 2 refusing the relative gate", args, code, stderr)
+		}
+	}
+	if n := hits.Load() - before; n != 0 {
+		t.Errorf("a relative gate let %d requests out", n)
+	}
+
+	missing := filepath.Join(t.TempDir(), "missing.jsonl")
+	for _, args := range [][]string{
+		{"view", missing, "--no-tui"},
+		{"compare", missing, missing, "--no-tui"},
+		{"merge", missing, missing, "--out", filepath.Join(t.TempDir(), "m.jsonl")},
+		{"export", "aiperf", missing},
+		{"replay", missing, "--against", notFound.URL},
+		{"fixtures", "serve", "--from", missing, "--addr", "127.0.0.1:0"},
+		{"run", notFound.URL, "--body", missing},
+		{"run", notFound.URL, "--prompt-file", missing},
+	} {
+		code, _, stderr := drip(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "missing.jsonl") {
+			t.Errorf("%v: exit %d %q; want 2 naming the file", args, code, stderr)
+		}
+	}
+}
+
+// A failed write (--out /dev/full) stops the run at the first record
+// instead of measuring everything and losing it; the summary of what was
+// measured is printed and the exit is 3.
+func TestFailedWriteStopsTheRun(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	fx := httptest.NewServer(fixtures.NewServer())
+	defer fx.Close()
+	code, stdout, stderr := drip(t, "run", fx.URL, "-m", "steady", "--runs", "20", "--out", "/dev/full", "--json")
+	var s probe.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("no summary on stdout (%v):\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	if code != exitCannotGo || s.Streams.Admitted > 2 || s.Streams.Completed < 1 || !strings.Contains(stderr, "writing records") {
+		t.Errorf("exit %d, %d admitted, %d completed; stderr:\n%s\nwant 3 after the first stream (or two), its summary kept", code, s.Streams.Admitted, s.Streams.Completed, stderr)
+	}
+}
+
+// SIGTERM (what CI and container runtimes send) against the real binary:
+// exit 143, every finished record on disk, the summary printed.
+func TestRunSIGTERMRealBinary(t *testing.T) {
+	bin := builtDrip(t)
+	fx := httptest.NewServer(fixtures.NewServer())
+	defer fx.Close()
+	out := filepath.Join(t.TempDir(), "runs.jsonl")
+	var stdout, stderr strings.Builder
+	run := exec.Command(bin, "run", fx.URL, "-m", "steady", "--runs", "100", "--out", out, "--no-tui")
+	run.Stdout, run.Stderr = &stdout, &stderr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) { // polling the file, not timing anything
+		b, _ := os.ReadFile(out)
+		if strings.Count(string(b), "\n") >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			run.Process.Kill()
+			t.Fatalf("no two records within a minute")
+		}
+	}
+	run.Process.Signal(syscall.SIGTERM)
+	run.Wait()
+	if code := run.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit %d after SIGTERM, want 143; stderr:\n%s", code, stderr.String())
+	}
+	f, _ := os.Open(out)
+	defer f.Close()
+	recs, skipped, err := probe.ReadRecords(f)
+	complete := 0
+	for _, r := range recs {
+		if r.Complete {
+			complete++
+		}
+	}
+	if err != nil || len(skipped) > 0 || complete < 2 {
+		t.Errorf("records: %d complete of %d, skipped %v, err %v; want the finished ones intact", complete, len(recs), skipped, err)
+	}
+	if !strings.Contains(stdout.String(), "attempted") || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("no summary after SIGTERM:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	}
+}
+
+// A server that writes a second, unsolicited response on an idle
+// keep-alive connection makes net/http log a line; the real binary keeps it
+// off the terminal and reports it once, as a warning, at the end.
+func TestNetHTTPLogKeptOffTheTerminal(t *testing.T) {
+	bin := builtDrip(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	body := "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n" +
+		"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"c\"}}]}\n\ndata: [DONE]\n\n"
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+					// and at once a response nobody asked for, on the idle connection
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+				}
+			}(c)
+		}
+	}()
+	cmd := exec.Command(bin, "run", "http://"+ln.Addr().String(), "--runs", "3", "--no-tui")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Run()
+	if strings.Count(stderr.String(), "Unsolicited response") != 1 || !strings.Contains(stderr.String(), "drip: warning: net/http logged") {
+		t.Errorf("stderr:\n%s\nwant net/http's line only inside drip's one warning", stderr.String())
+	}
+	if strings.Contains(stdout.String(), "Unsolicited") {
+		t.Errorf("stdout carries net/http's log:\n%s", stdout.String())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -46,12 +48,10 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	// The first SIGINT/SIGTERM cancels the context: in-flight streams are
-	// recorded as canceled and the report still prints. Once it has fired
-	// the handler is removed, so a second Ctrl-C exits at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, caught, stop := catchSignals()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }()
+	netLog, restoreLog := captureNetLog()
+	defer restoreLog()
 
 	// Every byte a command prints passes the sanitiser's backstop: text
 	// from servers and files cannot drive the terminal even where a view
@@ -63,19 +63,55 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
-	}
+	netLog.warn(stderr)
+	code := exitOK
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
 		if ee != errGateTripped {
 			fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 		}
-		return ee.code
+		code = ee.code
+	default:
+		// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
+		fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
+		code = exitUsage
 	}
-	// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
-	fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
-	return exitUsage
+	// A run stopped by a signal says so in its exit, 128 + the signal's
+	// number as a shell reports it, whatever the report found.
+	if sig, ok := caught().(syscall.Signal); ok {
+		return 128 + int(sig)
+	}
+	return code
+}
+
+// catchSignals cancels the returned context on the first SIGINT or
+// SIGTERM: in-flight streams are recorded as canceled and the report still
+// prints. Once one has come the handler is removed, so a second Ctrl-C
+// kills at once. caught reports the signal (nil when none came).
+func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-c:
+			got.Store(s)
+			signal.Stop(c)
+			cancel()
+		case <-done:
+		}
+	}()
+	caught = func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
+	}
+	var once sync.Once
+	stop = func() { once.Do(func() { signal.Stop(c); close(done); cancel() }) }
+	return ctx, caught, stop
 }
 
 func newRoot() *cobra.Command {

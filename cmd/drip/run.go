@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,12 +45,18 @@ func (f *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds, e.g. 'ttft.p95 > 800ms', 'gap.p99 >= 0.25s', 'failed > 0' (repeatable)")
 }
 
-// parseGates checks every --fail-if before anything is sent.
+// parseGates checks every --fail-if before anything is sent. It serves the
+// commands that measure without a baseline (run, watch, demo), so a
+// relative gate is refused here, up front; compare and replay, which have
+// a baseline, parse their own.
 func (f *outputFlags) parseGates() error {
 	for _, e := range f.failIf {
 		g, err := probe.ParseGate(e)
 		if err != nil {
 			return usageErr("--fail-if: %v", err)
+		}
+		if g.Relative {
+			return usageErr("--fail-if %q: a signed value is relative to a baseline, and this command has none: use drip compare (or drip replay) for it, or drop the sign", sanitize.Line(e))
 		}
 		f.gates = append(f.gates, g)
 	}
@@ -253,6 +261,8 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 		return err
 	}
 	defer recs.close()
+	parent := ctx
+	ctx = recs.stopOnWriteError(ctx)
 	// One stream at a time gets a line each; under load a line a second.
 	perStream := plan.Rate == 0 && plan.Concurrency <= 1
 	stopTicker := func() {}
@@ -266,7 +276,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 		}
 	}, nil)
 	stopTicker()
-	return finishRun(stdout, stderr, &plan, out, recs, st, ctx.Err() != nil)
+	return finishRun(stdout, stderr, &plan, out, recs, st, parent.Err() != nil)
 }
 
 // runLive carries out a plan on the run screen: records go to --out/--csv
@@ -282,6 +292,7 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 		return err
 	}
 	defer recs.close()
+	ctx = recs.stopOnWriteError(ctx)
 	// The runner calls the sink from one goroutine at a time; the figures
 	// are read after the screen's Wait, once that goroutine has ended.
 	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: describeLoad(&plan)}
@@ -308,11 +319,9 @@ func preparePlan(plan *probe.Plan) {
 func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, recs *runRecords, st probe.RunStats, interrupted bool) error {
 	agg := recs.agg
 	agg.SetRun(st)
+	interrupted = interrupted && recs.err == nil // a failed write stops a run too
 	if interrupted {
 		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
-	}
-	if recs.err != nil {
-		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
 	}
 	s := agg.Summary(workloadOf(plan))
 	if recs.sweep != nil {
@@ -347,8 +356,21 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, rec
 			writeSweepPlots(stdout, recs.sweep)
 		}
 	}
-	if !recs.reachable && !interrupted && s.Streams.Admitted > 0 {
+	return runOutcome(plan, recs, &s, interrupted, tripped)
+}
+
+// runOutcome is the exit a reported run ends with: 3 when a write failed
+// or no measured stream completed (unless the user stopped it), then 1
+// when a gate tripped.
+func runOutcome(plan *probe.Plan, recs *runRecords, s *probe.Summary, interrupted, tripped bool) error {
+	switch {
+	case recs.err != nil:
+		return cannotErr(fmt.Errorf("writing records: %w: the run stopped at the first failed write; the report covers what was measured", recs.err))
+	case interrupted:
+	case !recs.reachable && s.Streams.Admitted > 0:
 		return cannotErr(fmt.Errorf("no response from %s: every stream failed before headers", probe.RedactURL(plan.Target.URL)))
+	case s.Streams.Completed == 0:
+		return cannotErr(fmt.Errorf("no measured stream completed (%d attempted%s)", s.Streams.Attempted, recs.failureClasses()))
 	}
 	if tripped {
 		return errGateTripped
@@ -365,7 +387,28 @@ type runRecords struct {
 	fns       []func(*probe.Record) error
 	closes    []func() error
 	err       error
-	sweep     *sweep.Result // a sweep's levels, once it has ended
+	stop      context.CancelFunc // stops the run at the first failed write
+	failures  map[string]int     // measured streams that did not complete, by error class
+	sweep     *sweep.Result      // a sweep's levels, once it has ended
+}
+
+// stopOnWriteError returns ctx, canceled as soon as a write of a record
+// fails: a run whose records are being lost does not go on.
+func (s *runRecords) stopOnWriteError(ctx context.Context) context.Context {
+	ctx, s.stop = context.WithCancel(ctx)
+	return ctx
+}
+
+// failureClasses lists the failures by class, e.g. ": http_429 ×3".
+func (s *runRecords) failureClasses() string {
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(s.failures)) {
+		parts = append(parts, fmt.Sprintf("%s ×%d", c, s.failures[c]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, ", ")
 }
 
 // beginRun opens --out, --csv and the exporters, readies the plan for its
@@ -405,9 +448,22 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 func (s *runRecords) add(r *probe.Record) {
 	s.agg.Add(r)
 	s.reachable = s.reachable || r.HTTPStatus != 0
+	if r.Phase != probe.PhaseWarmup && !r.Complete {
+		class := r.Status
+		if r.Error != nil {
+			class = sanitize.Line(r.Error.Class)
+		}
+		if s.failures == nil {
+			s.failures = map[string]int{}
+		}
+		s.failures[class]++
+	}
 	for _, fn := range s.fns {
 		if err := fn(r); err != nil && s.err == nil {
 			s.err = err
+			if s.stop != nil {
+				s.stop()
+			}
 		}
 	}
 }

@@ -59,7 +59,7 @@ func testRunPromptSetReport(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "runs.jsonl")
 	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "in-stream-error", "--prompts", "builtin", "-p", "Hello?",
 		"--runs", "8", "--warmup", "1", "--concurrency", "2", "--seed", "3", "--out", out)
-	if code != exitOK {
+	if code != exitCannotGo { // every stream of in-stream-error fails: no measured stream completed
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"seed 3", "closed loop, 2 in flight", "4 prompts"} {
@@ -92,7 +92,7 @@ func testRunOpenLoopReport(t *testing.T) {
 	srv := serveInMemory(t, fixtures.NewServer())
 	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "in-stream-error", "--rate", "40", "--arrival", "poisson",
 		"--runs", "10", "--seed", "5", "--json")
-	if code != exitOK {
+	if code != exitCannotGo { // every stream of in-stream-error fails: no measured stream completed
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	var s probe.Summary
@@ -105,7 +105,7 @@ func testRunOpenLoopReport(t *testing.T) {
 	}
 	code, stdout, _ = drip(t, "run", srv.URL, "-m", "in-stream-error", "--rate", "40", "--runs", "4")
 	for _, want := range []string{"open loop constant arrivals at 40.00/s", "schedule lag p50", "ttft ms, from intended (user)", "client queue ms (difference)"} {
-		if code != exitOK || !strings.Contains(stdout, want) {
+		if code != exitCannotGo || !strings.Contains(stdout, want) {
 			t.Errorf("exit %d; report lacks %q:\n%s", code, want, stdout)
 		}
 	}
@@ -152,6 +152,9 @@ func TestRunInterruptRealBinary(t *testing.T) {
 	err := run.Wait()
 	took := time.Since(sent)
 	t.Logf("exited %v after SIGINT (err %v)", took, err)
+	if code := run.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d after SIGINT, want 130", code)
+	}
 	if took > 2*time.Second {
 		t.Errorf("took %v to exit after SIGINT, want ≤ 2 s", took)
 	}

@@ -148,6 +148,8 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 		return err
 	}
 	defer recs.close()
+	parent := ctx
+	ctx = recs.stopOnWriteError(ctx)
 	// The ticker and the level lines write from two goroutines.
 	stderr = &syncWriter{w: stderr}
 	stopTicker := progressTicker(stderr, sp.Base.Progress, time.Second)
@@ -161,7 +163,7 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 	})
 	stopTicker()
 	recs.sweep = &res
-	return finishRun(stdout, stderr, &sp.Base, out, recs, st, ctx.Err() != nil)
+	return finishRun(stdout, stderr, &sp.Base, out, recs, st, parent.Err() != nil)
 }
 
 // beginSweep is beginRun for a sweep: the line describing it names the

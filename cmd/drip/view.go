@@ -2,14 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/tui"
 )
 
@@ -26,21 +23,12 @@ Every record is re-derived from its raw frame times as it is read.
 Without a terminal, or with --no-tui or --json, it prints the summary.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
+			// The same reader as compare: the same mistake, the same exit.
+			in, err := readRun(args[0], args[0], cmd.ErrOrStderr())
 			if err != nil {
-				return usageErr("%v", err)
+				return err
 			}
-			recs, skipped, err := probe.ReadRecords(f)
-			f.Close()
-			if err != nil {
-				return cannotErr(fmt.Errorf("%s: %w", args[0], err))
-			}
-			for _, s := range skipped {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip: %s: %s\n", sanitize.Line(args[0]), sanitize.Line(s))
-			}
-			if len(recs) == 0 {
-				return cannotErr(fmt.Errorf("%s holds no records", args[0]))
-			}
+			recs := in.Records
 			stallMS := recs[len(recs)-1].StallMS
 			if useTUI(&out) {
 				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})

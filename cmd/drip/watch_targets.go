@@ -40,7 +40,7 @@ func openTargetRecords(ts []target, out *outputFlags) (*targetRecords, error) {
 		}
 	}
 	if out.csv != "" {
-		f, err := os.OpenFile(out.csv, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		f, err := probe.CreatePrivate(out.csv)
 		if err != nil {
 			s.close()
 			return nil, cannotErr(fmt.Errorf("--csv: %w", err))

@@ -41,7 +41,8 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	var stdout, stderr bytes.Buffer
 	out := outputFlags{json: true, out: path}
-	if err := runHeadless(context.Background(), &stdout, &stderr, probe.Plan{Target: tg, Options: o, Runs: 1, PromptID: "p0"}, &out); err != nil {
+	err = runHeadless(context.Background(), &stdout, &stderr, probe.Plan{Target: tg, Options: o, Runs: 1, PromptID: "p0"}, &out)
+	if failing := scenario == "in-stream-error"; (err != nil) != failing { // a run with no completed stream is exit 3
 		t.Fatal(err, stderr.String())
 	}
 	var s probe.Summary

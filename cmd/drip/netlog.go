@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log"
+	"sync"
+
+	"github.com/driplab/drip/sanitize"
+)
+
+// netLog takes what net/http writes to the standard logger ("Unsolicited
+// response received on idle HTTP channel", a server's "http: TLS handshake
+// error"): on the terminal it would land in the middle of the live screen.
+// It counts the lines and keeps the first, for one warning once the
+// command has ended.
+type netLog struct {
+	mu    sync.Mutex
+	n     int
+	first string
+}
+
+func (l *netLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte("\n")) {
+		if l.n == 0 {
+			l.first = string(line)
+		}
+		l.n++
+	}
+	return len(p), nil
+}
+
+// captureNetLog routes the standard logger into a netLog until restore.
+func captureNetLog() (l *netLog, restore func()) {
+	l = &netLog{}
+	w, flags := log.Writer(), log.Flags()
+	log.SetOutput(l)
+	log.SetFlags(0)
+	return l, func() { log.SetOutput(w); log.SetFlags(flags) }
+}
+
+// warn prints the one warning, when there was anything.
+func (l *netLog) warn(w io.Writer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "drip: warning: net/http logged %d line(s) during the run (kept off the screen); the first: %s\n", l.n, sanitize.Line(l.first))
+}
