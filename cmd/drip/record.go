@@ -145,25 +145,26 @@ func liveLine(w io.Writer, s *recorder.Stats, tty bool) (stop func()) {
 		defer close(finished)
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
-		last := ""
+		line := func() string { return fmt.Sprintf("  %s · %d in flight", counts(s), s.InFlight.Load()) }
+		last := line() // nothing to say until something happens
 		for {
 			select {
 			case <-done:
-				if tty && last != "" {
+				if tty {
 					fmt.Fprint(w, "\r\x1b[K")
 				}
 				return
 			case <-t.C:
 			}
-			line := fmt.Sprintf("  %s · %d in flight", counts(s), s.InFlight.Load())
-			if line == last {
+			now := line()
+			if now == last {
 				continue
 			}
-			last = line
+			last = now
 			if tty {
-				fmt.Fprint(w, "\r\x1b[K"+line)
+				fmt.Fprint(w, "\r\x1b[K"+now)
 			} else {
-				fmt.Fprintln(w, line)
+				fmt.Fprintln(w, now)
 			}
 		}
 	}()
