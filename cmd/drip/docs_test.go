@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -31,11 +33,16 @@ import (
 //   - --duration longer than docsMaxDuration is cut to it;
 //   - a server command (drip fixtures serve, or any --listen/--addr) listens
 //     on 127.0.0.1:0, must still be running after a moment, and is stopped;
+//     the file it writes (drip record --out) gets a name of its own, as a
+//     moment of serving records nothing, and a later command reading that
+//     name gets a stock file;
 //   - the commands of one doc share a directory, so a file one writes
 //     (--out, -o, --csv) is there for the next; one that reads or rewrites
 //     it waits for the writer;
 //   - an input file no earlier command wrote (records .jsonl, prompt files,
-//     --body / -d @FILE bodies, a .toml config) is made from a stock one.
+//     --body / -d @FILE bodies, a .toml config) is made from a stock one; a
+//     recording read by drip replay, drip export or --from is one made
+//     through drip record.
 //
 // A command line is one that starts "drip " (or "$ drip ", or
 // "go run ./cmd/drip "), joined over trailing backslashes, cut at an
@@ -359,7 +366,7 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 	for i, a := range in {
 		args[i] = docsURL.ReplaceAllString(a, base)
 	}
-	server = len(args) >= 2 && args[0] == "fixtures" && args[1] == "serve"
+	server = docsServer(args)
 	for i := 0; i < len(args); i++ {
 		name, value, inline := strings.Cut(args[i], "=")
 		switch name {
@@ -369,6 +376,10 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 				args[i] = name + "=127.0.0.1:0"
 			} else if i+1 < len(args) {
 				args[i+1] = "127.0.0.1:0"
+			}
+		case "--out":
+			if server && !inline && i+1 < len(args) {
+				args[i+1] += ".server-out"
 			}
 		case "--duration":
 			if !inline && i+1 < len(args) {
@@ -386,6 +397,19 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 	return args, server
 }
 
+// docsServer reports a command that serves until it is stopped.
+func docsServer(args []string) bool {
+	if len(args) >= 2 && args[0] == "fixtures" && args[1] == "serve" {
+		return true
+	}
+	for _, a := range args {
+		if name, _, _ := strings.Cut(a, "="); name == "--listen" || name == "--addr" {
+			return true
+		}
+	}
+	return false
+}
+
 // Output flags: the files they name are written, not read.
 var docsOutputFlags = map[string]bool{"--out": true, "-o": true, "--output": true, "--csv": true}
 
@@ -393,13 +417,17 @@ var docsOutputFlags = map[string]bool{"--out": true, "-o": true, "--output": tru
 // in for a missing one) and writes.
 func docsFiles(args []string) (ins map[string]string, outs map[string]bool) {
 	ins, outs = map[string]string{}, map[string]bool{}
+	server := docsServer(args)
+	recording := len(args) > 0 && (args[0] == "replay" || args[0] == "export")
 	for i, a := range args {
 		prev := ""
 		if i > 0 {
 			prev = args[i-1]
 		}
 		if docsOutputFlags[prev] {
-			outs[a] = true
+			if !server {
+				outs[a] = true
+			}
 			continue
 		}
 		if name, value, ok := strings.Cut(a, "="); ok && docsOutputFlags[name] {
@@ -417,6 +445,8 @@ func docsFiles(args []string) (ins map[string]string, outs map[string]bool) {
 			ins[path] = "prompt.txt"
 		case prev == "--body" || strings.HasPrefix(a, "@") && (prev == "-d" || prev == "--data"):
 			ins[path] = "body.json"
+		case ext == ".jsonl" && (recording || prev == "--from"):
+			ins[path] = "recording.jsonl"
 		case ext == ".jsonl":
 			ins[path] = "records.jsonl"
 		case ext == ".toml":
@@ -460,12 +490,35 @@ func stockFiles(t *testing.T, bin, base string) map[string][]byte {
 	}
 	b, _ := os.ReadFile(recs)
 	return map[string][]byte{
-		"records.jsonl": b,
-		"prompts.jsonl": []byte(`{"id":"short","prompt":"Say hello."}` + "\n" + `{"id":"count","prompt":"Count to five."}` + "\n"),
-		"prompt.txt":    []byte("Explain streaming in one sentence.\n"),
-		"body.json":     []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`),
-		"drip.toml":     []byte("[target]\nurl = \"" + base + "\"\nmodel = \"steady\"\n"),
+		"records.jsonl":   b,
+		"recording.jsonl": stockRecording(t, bin, base, dir),
+		"prompts.jsonl":   []byte(`{"id":"short","prompt":"Say hello."}` + "\n" + `{"id":"count","prompt":"Count to five."}` + "\n"),
+		"prompt.txt":      []byte("Explain streaming in one sentence.\n"),
+		"body.json":       []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`),
+		"drip.toml":       []byte("[target]\nurl = \"" + base + "\"\nmodel = \"steady\"\n"),
 	}
+}
+
+// stockRecording is what drip record writes while drip run streams through
+// it to the fixture server.
+func stockRecording(t *testing.T, bin, base, dir string) []byte {
+	path := filepath.Join(dir, "recording.jsonl")
+	rec := exec.Command(bin, "record", "--listen", "127.0.0.1:0", "--upstream", base, "--out", path)
+	stderr, _ := rec.StderrPipe()
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stderr).ReadString('\n') // drip record: http://ADDR → …
+	addr, _, _ := strings.Cut(strings.TrimPrefix(line, "drip record: "), " ")
+	go io.Copy(io.Discard, stderr)
+	out, err := exec.Command(bin, "run", addr, "-m", "steady", "--runs", "3", "--no-tui").CombinedOutput()
+	rec.Process.Signal(syscall.SIGINT)
+	rec.Wait()
+	if err != nil {
+		t.Fatalf("making the stock recording through %q: %v\n%s", addr, err, out)
+	}
+	b, _ := os.ReadFile(path)
+	return b
 }
 
 var (
