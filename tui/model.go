@@ -126,6 +126,7 @@ type Model struct {
 	redraws       int
 	dropped       int // stale events dropped
 	quitting      bool
+	beginPending  bool // Init ran before the first window size
 }
 
 // panels are the rendered strings View joins; each is rebuilt only when
@@ -163,13 +164,38 @@ func New(ctx context.Context, cfg Config) *Model {
 	return m
 }
 
-// Init asks for the background colour, starts listening to the feed and
-// starts the first stream.
+// beginDelay is how long after the terminal's size is known the first
+// stream starts: Bubble Tea sets the terminal up, draws the first frame
+// and flushes it on its next frame tick, all while Init's commands run;
+// a stream started with them read TTFT 6 ms high on an idle machine and
+// headers 4–99 ms high on a loaded one. Two frame ticks later that work is
+// done and the first stream reads what a headless one does.
+const beginDelay = 2 * frameInterval
+
+// beginMsg starts what the view measures.
+type beginMsg struct{}
+
+// Init asks for the background colour and starts listening to the feed.
+// The first stream (or round, or workload) starts beginDelay after the
+// first window size, once the first frame is drawn; a model that already
+// knows its size (tests) starts it at once.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.feed.wait(m.ctx)}
-	if m.ts != nil {
-		return tea.Batch(append(cmds, m.startRound())...)
+	if m.width > 0 {
+		cmds = append(cmds, m.begin())
+	} else {
+		m.beginPending = true
 	}
+	return tea.Batch(cmds...)
+}
+
+// begin starts what the view measures: the first round of several
+// targets, the first stream of the current source, or the workload.
+func (m *Model) begin() tea.Cmd {
+	if m.ts != nil {
+		return m.startRound()
+	}
+	var cmds []tea.Cmd
 	if len(m.cfg.Sources) > 0 && len(m.cfg.Records) == 0 {
 		cmds = append(cmds, m.startRun())
 	}

@@ -271,7 +271,9 @@ func TestStaleRunDropped(t *testing.T) {
 // TestResize reflows the screen at every size the issue names.
 func TestResize(t *testing.T) {
 	h := newHarness(t, Config{})
-	h.update(h.m.Init())
+	h.update(h.m.Init()) // before the first size, as Bubble Tea does
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.advance(beginDelay)
 	h.push(<-h.observers, events(recorded(t, "mid-sentence-stall"))...)
 	for _, sz := range [][2]int{{120, 40}, {80, 24}, {60, 20}, {250, 70}, {40, 10}, {120, 40}} {
 		h.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
@@ -404,5 +406,31 @@ func TestRedrawCap(t *testing.T) {
 	h.advance(frameInterval)
 	if n := h.m.redraws - before; n != 1 {
 		t.Errorf("%d redraws in one frame interval, want 1", n)
+	}
+}
+
+// The first stream starts once the terminal is set up and the first frame
+// drawn: not in Init, not with the first window size, but beginDelay
+// after it, so start-up work never shares the first stream's clock.
+func TestFirstStreamWaitsForTheFirstFrame(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(h.m.Init())
+	if h.m.seq != 0 {
+		t.Fatalf("Init started %d streams before the terminal's size was known", h.m.seq)
+	}
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.advance(beginDelay - time.Millisecond)
+	if h.m.seq != 0 {
+		t.Fatalf("%d streams started %v after the first window size, want none before %v", h.m.seq, beginDelay-time.Millisecond, beginDelay)
+	}
+	h.advance(time.Millisecond)
+	if h.m.seq != 1 {
+		t.Fatalf("%d streams started at %v after the first window size, want 1", h.m.seq, beginDelay)
+	}
+	<-h.observers // the stream is running
+	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.advance(time.Second)
+	if h.m.seq != 1 {
+		t.Errorf("a later resize started another stream: %d", h.m.seq)
 	}
 }

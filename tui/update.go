@@ -14,6 +14,20 @@ import (
 // Update handles one message. Probe events are not drawn as they come:
 // they wait in the feed until the next frame tick, at most 30 a second.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg.(type) {
+	case beginMsg:
+		return m, m.begin()
+	case tea.WindowSizeMsg:
+		if m.beginPending {
+			m.beginPending = false
+			_, cmd := m.update(msg)
+			return m, tea.Batch(cmd, m.after(beginDelay, beginMsg{}))
+		}
+	}
+	return m.update(msg)
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(feedMsg); !ok {
 		m.viewDirty = true
 	}
