@@ -186,8 +186,18 @@ rose beyond noise while throughput did not follow (docs/sweeps.md).
 --stop-when 'EXPR' ends the sweep at the first level where the gate holds.
 
 Ctrl-C stops admitting, cancels the streams in flight (recorded as
-canceled), and prints the summary of what finished; a second Ctrl-C exits
-at once.
+canceled), prints the summary of what finished and exits 130 (143 after
+SIGTERM); a second Ctrl-C exits at once.
+
+Each stream is bounded by --max-frames and --max-bytes: past either it is
+stopped, kept up to the limit and recorded incomplete (error class limit).
+Redirects are followed only to the same origin (307/308);
+--follow-redirects takes another origin, without credential headers.
+
+Exit codes: 0 ok, 1 a --fail-if gate tripped, 2 usage error (nothing is
+sent), 3 no measured stream completed or the run could not be carried out
+(the report is still printed), 130/143 after SIGINT/SIGTERM. See
+docs/security.md.
 
 A base URL with no path gets the format's endpoint (/v1/chat/completions for
 the default openai-chat).
