@@ -76,6 +76,7 @@ func JSON(w io.Writer, c *Comparison) error {
 	}
 	for i, r := range c.Runs {
 		jr := jsonRun{Label: r.Label, File: r.Source, Skipped: r.Skipped, Summary: r.Summary}
+		jr.Summary.Histograms = nil // for merging summaries; the comparison has the records
 		if i > 0 {
 			for _, sec := range c.Sections {
 				for _, row := range sec.Rows {

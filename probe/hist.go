@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -12,26 +13,29 @@ import (
 // (γ−1)/(γ+1) < 0.5% of the value recorded. Values below HistMin count as 0:
 // their absolute error is under HistMin. Two histograms merge by adding
 // bucket counts, so histograms from several runs or hosts combine exactly.
+// Only the span of buckets between the lowest and highest value seen is
+// kept (a few hundred for one latency), so every sampler can keep one.
 type Histogram struct {
 	zero   uint64   // values below HistMin
-	counts []uint64 // grown to the highest bucket seen
+	lo     int      // the bucket of counts[0]
+	counts []uint64 // buckets lo … lo+len-1
 	n      uint64
 }
 
 // Histogram resolution.
 const (
 	HistMin           = 0.001 // smallest value kept apart from 0 (1 µs when in ms)
-	histGamma         = 1.01
-	HistRelativeError = (histGamma - 1) / (histGamma + 1) // ≈ 0.4975%
+	HistGamma         = 1.01
+	HistRelativeError = (HistGamma - 1) / (HistGamma + 1) // ≈ 0.4975%
 )
 
-var logGamma = math.Log(histGamma)
+var logGamma = math.Log(HistGamma)
 
 func histBucket(v float64) int { return int(math.Log(v/HistMin) / logGamma) }
 
 func histValue(i int) float64 {
 	lo := HistMin * math.Exp(float64(i)*logGamma)
-	hi := lo * histGamma
+	hi := lo * HistGamma
 	return 2 * lo * hi / (lo + hi)
 }
 
@@ -42,22 +46,31 @@ func (h *Histogram) Add(v float64) {
 		h.zero++
 		return
 	}
-	i := histBucket(v)
-	if i >= len(h.counts) {
-		h.counts = append(h.counts, make([]uint64, i+1-len(h.counts))...)
+	h.addBucket(histBucket(v), 1)
+}
+
+// addBucket adds c values to bucket i, widening the kept span to hold it.
+func (h *Histogram) addBucket(i int, c uint64) {
+	switch {
+	case len(h.counts) == 0:
+		h.lo, h.counts = i, append(h.counts[:0], 0)
+	case i < h.lo:
+		h.counts = append(make([]uint64, h.lo-i, h.lo-i+len(h.counts)), h.counts...)
+		h.lo = i
+	case i >= h.lo+len(h.counts):
+		h.counts = append(h.counts, make([]uint64, i+1-h.lo-len(h.counts))...)
 	}
-	h.counts[i]++
+	h.counts[i-h.lo] += c
 }
 
 // Merge adds every value of o to h.
 func (h *Histogram) Merge(o *Histogram) {
 	h.n += o.n
 	h.zero += o.zero
-	if len(o.counts) > len(h.counts) {
-		h.counts = append(h.counts, make([]uint64, len(o.counts)-len(h.counts))...)
-	}
 	for i, c := range o.counts {
-		h.counts[i] += c
+		if c > 0 {
+			h.addBucket(o.lo+i, c)
+		}
 	}
 }
 
@@ -74,10 +87,10 @@ func (h *Histogram) rank(k uint64) float64 {
 	for i, c := range h.counts {
 		seen += c
 		if k < seen {
-			return histValue(i)
+			return histValue(h.lo + i)
 		}
 	}
-	return histValue(len(h.counts) - 1)
+	return histValue(h.lo + len(h.counts) - 1)
 }
 
 // Percentile interpolates linearly between closest ranks like Percentile
@@ -102,12 +115,15 @@ func (h *Histogram) Percentile(p float64) float64 {
 const DefaultExactSamples = 50_000
 
 // Sampler collects one metric's values with memory that does not grow with
-// the run: the raw values up to DefaultExactSamples, then a Histogram.
-// Count, min, max and mean stay exact throughout. The zero value is ready.
+// the run: the raw values up to DefaultExactSamples, and a Histogram of
+// every value throughout, which summaries carry so runs can be merged
+// (HistogramJSON). Count, min, max and mean stay exact throughout. The
+// zero value is ready.
 type Sampler struct {
 	limit         int
 	exact         []float64
-	hist          *Histogram
+	overflow      bool // past the limit: exact is dropped, hist answers
+	hist          Histogram
 	n             int
 	sum, min, max float64
 }
@@ -125,17 +141,13 @@ func (s *Sampler) Add(v float64) {
 	}
 	s.n++
 	s.sum += v
-	if s.hist != nil {
-		s.hist.Add(v)
+	s.hist.Add(v)
+	if s.overflow {
 		return
 	}
 	s.exact = append(s.exact, v)
 	if len(s.exact) > s.limit {
-		s.hist = &Histogram{}
-		for _, x := range s.exact {
-			s.hist.Add(x)
-		}
-		s.exact = nil
+		s.exact, s.overflow = nil, true
 	}
 }
 
@@ -146,9 +158,10 @@ func (s *Sampler) AddPtr(v *float64) {
 	}
 }
 
-// Merge adds every value o recorded (o's histogram when it has one).
+// Merge adds every value o recorded (o's histogram when it is past its
+// cap).
 func (s *Sampler) Merge(o *Sampler) {
-	if o.hist == nil {
+	if !o.overflow {
 		for _, v := range o.exact {
 			s.Add(v)
 		}
@@ -160,16 +173,10 @@ func (s *Sampler) Merge(o *Sampler) {
 	if s.n == 0 || o.max > s.max {
 		s.max = o.max
 	}
-	if s.hist == nil {
-		s.hist = &Histogram{}
-		for _, x := range s.exact {
-			s.hist.Add(x)
-		}
-		s.exact = nil
-	}
-	s.hist.Merge(o.hist)
+	s.hist.Merge(&o.hist)
 	s.n += o.n
 	s.sum += o.sum
+	s.exact, s.overflow = nil, true
 }
 
 // N is the number of values recorded.
@@ -178,7 +185,7 @@ func (s *Sampler) N() int { return s.n }
 // Dist summarises the values: exact while they fit under the cap, from the
 // histogram (marked) beyond it, with min, max and mean exact either way.
 func (s *Sampler) Dist() Dist {
-	if s.hist == nil {
+	if !s.overflow {
 		return NewDist(slices.Clone(s.exact))
 	}
 	clamp := func(v float64) *float64 { return ptr(min(max(v, s.min), s.max)) }
@@ -188,4 +195,60 @@ func (s *Sampler) Dist() Dist {
 		P95: clamp(s.hist.Percentile(95)), P99: clamp(s.hist.Percentile(99)),
 		Histogram: true,
 	}
+}
+
+// HistogramJSON is a Sampler's histogram as a summary carries it: the
+// bucket counts (see Histogram for the buckets) with the exact count, sum,
+// min and max, so merged summaries keep exact counts, means and extremes
+// and percentiles within HistRelativeError.
+type HistogramJSON struct {
+	N      int      `json:"n"`
+	Sum    float64  `json:"sum"`
+	Min    *float64 `json:"min"`
+	Max    *float64 `json:"max"`
+	Zero   uint64   `json:"zero"`   // values below the smallest bucket
+	Offset int      `json:"offset"` // the bucket index of counts[0]
+	Counts []uint64 `json:"counts"`
+}
+
+// Export is the sampler's histogram for a summary.
+func (s *Sampler) Export() HistogramJSON {
+	h := HistogramJSON{N: s.n, Sum: s.sum, Zero: s.hist.zero, Offset: s.hist.lo, Counts: slices.Clone(s.hist.counts)}
+	if h.Counts == nil {
+		h.Counts = []uint64{}
+	}
+	if s.n > 0 {
+		h.Min, h.Max = ptr(s.min), ptr(s.max)
+	}
+	return h
+}
+
+// MergeJSON adds an exported histogram to the sampler, which from then on
+// answers from its histogram (the raw values are not in the JSON).
+func (s *Sampler) MergeJSON(h HistogramJSON) error {
+	total := h.Zero
+	for _, c := range h.Counts {
+		total += c
+	}
+	switch {
+	case total != uint64(h.N) || h.N < 0:
+		return fmt.Errorf("histogram counts add up to %d, its n is %d", total, h.N)
+	case h.N > 0 && (h.Min == nil || h.Max == nil):
+		return fmt.Errorf("histogram of %d values without min and max", h.N)
+	case h.N == 0:
+		return nil
+	case h.Offset < -1<<20 || h.Offset > 1<<20:
+		return fmt.Errorf("histogram offset %d out of range", h.Offset)
+	}
+	if s.n == 0 || *h.Min < s.min {
+		s.min = *h.Min
+	}
+	if s.n == 0 || *h.Max > s.max {
+		s.max = *h.Max
+	}
+	s.n += h.N
+	s.sum += h.Sum
+	s.exact, s.overflow = nil, true
+	s.hist.Merge(&Histogram{zero: h.Zero, lo: h.Offset, counts: h.Counts, n: uint64(h.N)})
+	return nil
 }

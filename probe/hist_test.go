@@ -36,7 +36,7 @@ func TestSamplerPastTheCap(t *testing.T) {
 				s.Add(v)
 				all = append(all, v)
 			}
-			if s.exact != nil || s.hist == nil {
+			if s.exact != nil || !s.overflow {
 				t.Fatal("the sampler kept raw values past its cap")
 			}
 			got, want := s.Dist(), NewDist(slices.Clone(all))

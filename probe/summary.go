@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -153,6 +154,7 @@ type Workload struct {
 	PromptIDs   []string `json:"prompt_ids,omitempty"`
 	Order       string   `json:"order,omitempty"`
 	Version     string   `json:"drip_version,omitempty"`
+	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
 }
 
 // Summary is the one-object result of a run (DESIGN §3).
@@ -172,7 +174,25 @@ type Summary struct {
 	Signals         Signals         `json:"signals"`
 	Diagnosis       []Diagnosis     `json:"diagnosis"`
 	Gates           []GateResult    `json:"gates"`
+	// Histograms hold every distribution's values mergeably, so summaries
+	// from many hosts pool into one (drip merge --summaries).
+	Histograms *SummaryHistograms `json:"histograms,omitempty"`
+	// MergedFrom names the summaries drip merge --summaries pooled.
+	MergedFrom []string `json:"merged_from,omitempty"`
 }
+
+// SummaryHistograms are a summary's mergeable histograms, by the name of
+// the distribution in Metrics, with the rule of their buckets.
+type SummaryHistograms struct {
+	Buckets       string                   `json:"buckets"`
+	Gamma         float64                  `json:"gamma"`
+	MinValue      float64                  `json:"min_value"`
+	RelativeError float64                  `json:"relative_error"`
+	Metrics       map[string]HistogramJSON `json:"metrics"`
+}
+
+// HistogramBuckets states the buckets of SummaryHistograms.
+const HistogramBuckets = "bucket i holds [min_value·gamma^i, min_value·gamma^(i+1)), read back as its harmonic midpoint; values below min_value count in zero; counts[0] is bucket offset. A percentile from merged histograms is within relative_error of the percentile over the pooled raw values (plus min_value absolute); n, sum, min and max are exact"
 
 // Client is drip's own share of the latency: how late its goroutines ran
 // after they became runnable while the measured streams ran.
@@ -206,6 +226,7 @@ type Aggregate struct {
 	winStart, winEnd                                    float64
 	haveWin                                             bool
 	workload                                            workloadStats
+	hosts                                               map[string]bool
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
@@ -276,6 +297,12 @@ func (a *Aggregate) Add(r *Record) {
 		}
 	}
 	a.workload.add(r)
+	if r.Host != "" {
+		if a.hosts == nil {
+			a.hosts = map[string]bool{}
+		}
+		a.hosts[r.Host] = true
+	}
 	for _, st := range r.Stalls {
 		a.stalls.Count++
 		if st.MidSentence {
@@ -359,5 +386,27 @@ func (a *Aggregate) Summary(w Workload) Summary {
 	}
 	a.workload.fill(&s)
 	s.Diagnosis = Diagnose(&s)
+	s.Histograms = a.histograms()
+	if len(s.Workload.Hosts) == 0 && len(a.hosts) > 0 {
+		s.Workload.Hosts = slices.Sorted(maps.Keys(a.hosts))
+	}
 	return s
+}
+
+// histograms exports every pooled distribution's histogram.
+func (a *Aggregate) histograms() *SummaryHistograms {
+	h := &SummaryHistograms{Buckets: HistogramBuckets, Gamma: HistGamma, MinValue: HistMin, RelativeError: HistRelativeError, Metrics: map[string]HistogramJSON{}}
+	for name, s := range a.samplers() {
+		h.Metrics[name] = s.Export()
+	}
+	return h
+}
+
+// samplers are the aggregate's pooled distributions by their name in
+// Metrics' JSON.
+func (a *Aggregate) samplers() map[string]*Sampler {
+	return map[string]*Sampler{
+		"ttft_ms": &a.ttft, "ttfo_ms": &a.ttfo, "gap_ms": &a.gap, "itl_ms": &a.itl, "e2e_ms": &a.e2e,
+		"duration_ms": &a.dur, "tail_ms": &a.tail, "tps_user": &a.tps, "output_tokens": &a.toks, "first_byte_ms": &a.fb,
+	}
 }

@@ -1,0 +1,136 @@
+package fleet
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/driplab/drip/probe"
+)
+
+// MergeSummaries pools the --json summaries of runs of one workload, when
+// the raw records are too big to move: counts are added, and every
+// distribution comes from the merged histograms the summaries carry —
+// never from averaging their percentiles — so n, min, max and mean are
+// exact and percentiles within the histograms' relative error of the
+// percentile over all the raw values. Throughput in tokens per second is
+// not pooled: each run's window is on its own host's clock.
+func MergeSummaries(sums []probe.Summary, sources []string) (probe.Summary, error) {
+	if err := sameWorkload(sums, sources); err != nil {
+		return probe.Summary{}, err
+	}
+	first := sums[0]
+	out := probe.Summary{
+		V: probe.RecordVersion, Conventions: first.Conventions, Workload: first.Workload,
+		Streams:  probe.Streams{FailedBy: map[string]int{}},
+		Stalls:   probe.Stalls{ThresholdMS: first.Stalls.ThresholdMS},
+		PerPrompt: []probe.PromptStats{}, Diagnosis: []probe.Diagnosis{}, Gates: []probe.GateResult{},
+		MergedFrom: sources,
+	}
+	out.Conventions.Percentiles = fmt.Sprintf("pooled from the merged histograms of %d summaries (never an average of percentiles): within %.2f%% of the percentile over all raw observations; n, min, max and mean exact", len(sums), 100*probe.HistRelativeError)
+	out.Workload.Runs, out.Workload.Warmup, out.Workload.Seed = 0, 0, 0
+	samplers := map[string]*probe.Sampler{}
+	approx := 0.0
+	for i, s := range sums {
+		if s.Histograms == nil {
+			return out, fmt.Errorf("%s carries no histograms (written by a drip before summaries did): merge its records instead", sources[i])
+		}
+		addStreams(&out.Streams, &s.Streams)
+		out.Workload.Runs += s.Workload.Runs
+		out.Workload.Warmup += s.Workload.Warmup
+		out.Workload.Hosts = union(out.Workload.Hosts, s.Workload.Hosts)
+		out.Workload.PromptIDs = union(out.Workload.PromptIDs, s.Workload.PromptIDs)
+		addStalls(&out.Stalls, &s.Stalls)
+		out.Throughput.OutputTokens += s.Throughput.OutputTokens
+		if s.TokensApproxPct != nil {
+			approx += *s.TokensApproxPct / 100 * float64(s.Streams.Admitted)
+		}
+		for name, h := range s.Histograms.Metrics {
+			if samplers[name] == nil {
+				samplers[name] = &probe.Sampler{}
+			}
+			if err := samplers[name].MergeJSON(h); err != nil {
+				return out, fmt.Errorf("%s: histogram %s: %w", sources[i], name, err)
+			}
+		}
+	}
+	out.Metrics = metricsOf(samplers)
+	out.Throughput.MeanTPSUser = out.Metrics.TPSUser.Mean
+	out.Throughput.Definition = "output tokens of completed streams, summed over the merged summaries; tokens/s is not pooled (each run's window is on its own host's clock): see each summary"
+	if out.Streams.Admitted > 0 {
+		out.TokensApproxPct = new(100 * approx / float64(out.Streams.Admitted))
+	}
+	out.Histograms = &probe.SummaryHistograms{Buckets: probe.HistogramBuckets, Gamma: probe.HistGamma, MinValue: probe.HistMin,
+		RelativeError: probe.HistRelativeError, Metrics: map[string]probe.HistogramJSON{}}
+	for name, s := range samplers {
+		out.Histograms.Metrics[name] = s.Export()
+	}
+	out.Diagnosis = probe.Diagnose(&out)
+	return out, nil
+}
+
+// sameWorkload refuses summaries whose workloads differ in what makes
+// their figures comparable.
+func sameWorkload(sums []probe.Summary, sources []string) error {
+	key := func(s *probe.Summary) []string {
+		w := &s.Workload
+		return []string{w.Target, w.Format, w.Model, strconv.Itoa(w.MaxTokens), strconv.Itoa(w.Concurrency),
+			strconv.FormatFloat(w.Rate, 'f', -1, 64), w.Arrival, strconv.FormatFloat(s.Stalls.ThresholdMS, 'f', -1, 64)}
+	}
+	names := []string{"target", "format", "model", "max tokens", "concurrency", "rate", "arrival", "stall threshold"}
+	base := key(&sums[0])
+	for i := range sums[1:] {
+		k := key(&sums[i+1])
+		for j := range k {
+			if k[j] != base[j] {
+				return fmt.Errorf("the summaries do not share a workload: %s is %q in %s and %q in %s", names[j], base[j], sources[0], k[j], sources[i+1])
+			}
+		}
+	}
+	return nil
+}
+
+func addStreams(dst, s *probe.Streams) {
+	dst.Attempted += s.Attempted
+	dst.Admitted += s.Admitted
+	dst.Completed += s.Completed
+	dst.Failed += s.Failed
+	dst.Incomplete += s.Incomplete
+	dst.Canceled += s.Canceled
+	dst.Buffered += s.Buffered
+	dst.Warmup += s.Warmup
+	for k, v := range s.FailedBy {
+		dst.FailedBy[k] += v
+	}
+}
+
+func addStalls(dst, s *probe.Stalls) {
+	dst.Count += s.Count
+	dst.MidSentence += s.MidSentence
+	dst.StreamsWithStall += s.StreamsWithStall
+	if s.LongestMS != nil && (dst.LongestMS == nil || *s.LongestMS > *dst.LongestMS) {
+		dst.LongestMS = new(*s.LongestMS)
+	}
+}
+
+func metricsOf(s map[string]*probe.Sampler) probe.Metrics {
+	d := func(name string) probe.Dist {
+		if s[name] == nil {
+			return probe.Dist{}
+		}
+		return s[name].Dist()
+	}
+	return probe.Metrics{
+		TTFT: d("ttft_ms"), TTFO: d("ttfo_ms"), Gap: d("gap_ms"), ITL: d("itl_ms"), E2E: d("e2e_ms"),
+		Duration: d("duration_ms"), Tail: d("tail_ms"), TPSUser: d("tps_user"), OutputTokens: d("output_tokens"), FirstByte: d("first_byte_ms"),
+	}
+}
+
+func union(a, b []string) []string {
+	set := map[string]bool{}
+	for _, v := range append(slices.Clone(a), b...) {
+		set[v] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
