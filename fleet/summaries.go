@@ -23,8 +23,8 @@ func MergeSummaries(sums []probe.Summary, sources []string) (probe.Summary, erro
 	first := sums[0]
 	out := probe.Summary{
 		V: probe.RecordVersion, Conventions: first.Conventions, Workload: first.Workload,
-		Streams:  probe.Streams{FailedBy: map[string]int{}},
-		Stalls:   probe.Stalls{ThresholdMS: first.Stalls.ThresholdMS},
+		Streams:   probe.Streams{FailedBy: map[string]int{}},
+		Stalls:    probe.Stalls{ThresholdMS: first.Stalls.ThresholdMS},
 		PerPrompt: []probe.PromptStats{}, Diagnosis: []probe.Diagnosis{}, Gates: []probe.GateResult{},
 		MergedFrom: sources,
 	}
