@@ -66,6 +66,12 @@ var scalars = map[string]func(*Summary) *float64{
 	"stalls.mid_sentence": func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) },
 	"stalls.longest":      func(s *Summary) *float64 { return s.Stalls.LongestMS },
 	"streams_with_stall":  func(s *Summary) *float64 { return ptr(float64(s.Stalls.StreamsWithStall)) },
+	"goodput": func(s *Summary) *float64 { // % of streams meeting --slo
+		if s.Goodput == nil {
+			return nil
+		}
+		return s.Goodput.Pct
+	},
 }
 
 // failedPct is the share of attempted streams that failed; undefined with
@@ -129,8 +135,8 @@ func ParseGate(expr string) (Gate, error) {
 			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
 		}
 	case "%":
-		if !g.Relative && !strings.HasSuffix(g.Metric, "_pct") {
-			return Gate{}, fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct)", expr)
+		if !g.Relative && !strings.HasSuffix(g.Metric, "_pct") && g.Metric != "goodput" {
+			return Gate{}, fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct, goodput)", expr)
 		}
 	case "":
 		if isTime {
@@ -197,6 +203,10 @@ func (g Gate) Eval(s *Summary) GateResult {
 		return r
 	}
 	v := g.Lookup(s)
+	if g.Metric == "goodput" && s.Goodput == nil {
+		r.Tripped, r.Message = true, "goodput needs --slo (the per-stream terms it counts): the gate cannot pass"
+		return r
+	}
 	if v == nil || math.IsNaN(*v) {
 		r.Tripped = true
 		r.Message = fmt.Sprintf("%s has no samples: the gate cannot pass", g.Metric)

@@ -170,6 +170,7 @@ type Summary struct {
 	Server          map[string]Dist `json:"server,omitempty"`
 	PerPrompt       []PromptStats   `json:"per_prompt"`
 	OpenLoop        *OpenLoop       `json:"open_loop,omitempty"`
+	Goodput         *Goodput        `json:"goodput,omitempty"` // with --slo
 	Client          *Client         `json:"client,omitempty"`
 	Signals         Signals         `json:"signals"`
 	Diagnosis       []Diagnosis     `json:"diagnosis"`
@@ -215,6 +216,10 @@ type Diagnosis struct {
 // Aggregate accumulates records into a Summary. Add records as they end;
 // warmup records are counted and otherwise left out.
 type Aggregate struct {
+	// SLO, when set before the first Add, is held against every measured
+	// stream for the summary's goodput.
+	SLO                                                 *SLO
+	sloMet                                              int
 	StallMS                                             float64
 	streams                                             Streams
 	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb Sampler
@@ -268,6 +273,9 @@ func (a *Aggregate) Add(r *Record) {
 	}
 	if r.TokensSource == "approx" {
 		a.approx++
+	}
+	if a.SLO != nil && a.SLO.Met(r) {
+		a.sloMet++
 	}
 	a.ttft.AddPtr(r.TTFTMS)
 	a.ttfo.AddPtr(r.TTFOMS)
@@ -328,6 +336,17 @@ func (a *Aggregate) Add(r *Record) {
 	a.haveWin = true
 }
 
+func (a *Aggregate) goodput(s *Summary) *Goodput {
+	g := &Goodput{SLO: a.SLO.Expr, Met: a.sloMet, Of: a.streams.Attempted, Definition: goodputDefinition}
+	if g.Of > 0 {
+		g.Pct = ptr(100 * float64(g.Met) / float64(g.Of))
+	}
+	if w := s.Throughput.WindowMS; w != nil && *w > 0 {
+		g.PerS = ptr(float64(g.Met) / *w * 1000)
+	}
+	return g
+}
+
 func lastContentMS(r *Record) float64 {
 	for i := len(r.Frames) - 1; i >= 0; i-- {
 		if r.Frames[i].IsContent() {
@@ -383,6 +402,9 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		for k, v := range a.server {
 			s.Server[k] = v.Dist()
 		}
+	}
+	if a.SLO != nil {
+		s.Goodput = a.goodput(&s)
 	}
 	a.workload.fill(&s)
 	s.Diagnosis = Diagnose(&s)

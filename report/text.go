@@ -91,6 +91,10 @@ func Text(w io.Writer, s *probe.Summary) {
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
+	if g := s.Goodput; g != nil {
+		fmt.Fprintf(w, "goodput   %s%% (%d of %d streams completed and met %s) · %s good streams/s\n",
+			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS))
+	}
 	workloadText(w, s)
 	if len(s.Server) > 0 {
 		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")

@@ -34,6 +34,8 @@ type outputFlags struct {
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
 	failIf   []string
 	gates    []probe.Gate
+	sloExpr  string      // --slo (drip run registers it)
+	slo      *probe.SLO  // parsed by parseGates; nil without --slo
 	export   exportFlags // drip run only
 }
 
@@ -45,11 +47,23 @@ func (f *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds, e.g. 'ttft.p95 > 800ms', 'gap.p99 >= 0.25s', 'failed > 0' (repeatable)")
 }
 
-// parseGates checks every --fail-if before anything is sent. It serves the
-// commands that measure without a baseline (run, watch, demo), so a
-// relative gate is refused here, up front; compare and replay, which have
-// a baseline, parse their own.
+// registerSLO adds --slo, the per-stream terms goodput counts.
+func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
+	fs.StringVar(&f.sloExpr, "slo", "", "goodput: the share of streams that complete and meet every per-stream term, e.g. 'ttft<500ms,gap.p99<250ms' (gate it with --fail-if 'goodput < 90')")
+}
+
+// parseGates checks every --fail-if and --slo before anything is sent. It
+// serves the commands that measure without a baseline (run, watch, demo),
+// so a relative gate is refused here, up front; compare and replay, which
+// have a baseline, parse their own.
 func (f *outputFlags) parseGates() error {
+	if f.sloExpr != "" {
+		slo, err := probe.ParseSLO(f.sloExpr)
+		if err != nil {
+			return usageErr("--slo: %v", err)
+		}
+		f.slo = slo
+	}
 	for _, e := range f.failIf {
 		g, err := probe.ParseGate(e)
 		if err != nil {
@@ -57,6 +71,9 @@ func (f *outputFlags) parseGates() error {
 		}
 		if g.Relative {
 			return usageErr("--fail-if %q: a signed value is relative to a baseline, and this command has none: use drip compare (or drip replay) for it, or drop the sign", sanitize.Line(e))
+		}
+		if g.Metric == "goodput" && f.slo == nil {
+			return usageErr("--fail-if %q: goodput is the share of streams meeting --slo: add drip run's --slo, e.g. --slo 'ttft<500ms,gap.p99<250ms'", sanitize.Line(e))
 		}
 		f.gates = append(f.gates, g)
 	}
@@ -208,6 +225,7 @@ the default openai-chat).
   drip run http://localhost:8000 --rate 10 --arrival poisson --duration 60s --out load.jsonl
   drip run https://api.openai.com -m gpt-4o-mini --json --out runs.jsonl
   drip run http://localhost:8000 --fail-if 'ttft.p95 > 800ms' --fail-if 'failed > 0'
+  drip run http://localhost:8000 --runs 20 --slo 'ttft<500ms,gap.p99<250ms' --fail-if 'goodput < 90'
   drip run http://localhost:8000 --concurrency 1,2,4,8,16 --runs-per-level 16 --warmup 1
   drip run http://localhost:8000 --rate 1,2,5,10 --duration-per-level 30s --stop-when 'failed_pct > 5'
   drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md`,
@@ -254,6 +272,7 @@ the default openai-chat).
 	}
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
+	out.registerSLO(cmd.Flags())
 	load.register(cmd.Flags())
 	fleet.register(cmd.Flags())
 	sw.register(cmd.Flags(), &out)
@@ -425,6 +444,7 @@ func (s *runRecords) failureClasses() string {
 // report and says on stderr what is about to run.
 func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords, error) {
 	s := &runRecords{agg: probe.NewAggregate(plan.Options.StallMS)}
+	s.agg.SLO = out.slo
 	if out.out != "" {
 		w, err := probe.Create(out.out)
 		if err != nil {

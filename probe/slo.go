@@ -1,0 +1,140 @@
+package probe
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// SLO is a per-stream service-level objective: terms such as
+// "ttft<500ms,gap.p99<250ms" that every stream is held to. Goodput is the
+// share of streams that meet every term (--slo; AIPerf and vLLM call the
+// rate of such requests goodput).
+type SLO struct {
+	Expr  string
+	Terms []SLOTerm
+}
+
+// SLOTerm is one per-stream condition: METRIC OP VALUE[UNIT].
+type SLOTerm struct {
+	Expr   string
+	Metric string // ttft, ttfo, e2e, itl, tps_user, duration, tail, first_byte, gap.pNN|max|mean, stalls, output_tokens
+	Op     string // < <= > >=
+	Value  float64
+}
+
+var sloTermRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|/s)?\s*$`)
+
+// sloStreamMetrics are what one stream is judged on; the bool says the
+// metric is a time (held in ms).
+var sloStreamMetrics = map[string]struct {
+	get  func(*Record) *float64
+	time bool
+}{
+	"ttft":          {func(r *Record) *float64 { return r.TTFTMS }, true},
+	"ttfo":          {func(r *Record) *float64 { return r.TTFOMS }, true},
+	"e2e":           {func(r *Record) *float64 { return r.E2EMS }, true},
+	"itl":           {func(r *Record) *float64 { return r.ITLMS }, true},
+	"tail":          {func(r *Record) *float64 { return r.TailMS }, true},
+	"first_byte":    {func(r *Record) *float64 { return r.FirstByteMS }, true},
+	"duration":      {func(r *Record) *float64 { return ptr(r.DurationMS) }, true},
+	"tps_user":      {func(r *Record) *float64 { return r.TPSUser }, false},
+	"stalls":        {func(r *Record) *float64 { return ptr(float64(len(r.Stalls))) }, false},
+	"output_tokens": {func(r *Record) *float64 { return ptr(float64(r.OutputTokens)) }, false},
+}
+
+// ParseSLO parses a comma-separated list of per-stream terms, e.g.
+// "ttft<500ms,gap.p99<250ms,tps_user>20".
+func ParseSLO(expr string) (*SLO, error) {
+	s := &SLO{Expr: strings.TrimSpace(expr)}
+	if s.Expr == "" {
+		return nil, fmt.Errorf("empty SLO: want terms like 'ttft<500ms,gap.p99<250ms'")
+	}
+	for _, part := range strings.Split(s.Expr, ",") {
+		t, err := parseSLOTerm(part)
+		if err != nil {
+			return nil, err
+		}
+		s.Terms = append(s.Terms, t)
+	}
+	return s, nil
+}
+
+func parseSLOTerm(part string) (SLOTerm, error) {
+	m := sloTermRE.FindStringSubmatch(part)
+	if m == nil {
+		return SLOTerm{}, fmt.Errorf("SLO term %q: want METRIC OP VALUE[UNIT] with < <= > >=, e.g. 'ttft<500ms' or 'gap.p99<250ms'", strings.TrimSpace(part))
+	}
+	t := SLOTerm{Expr: strings.TrimSpace(part), Metric: m[1], Op: m[2]}
+	v, err := strconv.ParseFloat(m[3], 64)
+	if err != nil || math.IsInf(v, 0) {
+		return SLOTerm{}, fmt.Errorf("SLO term %q: bad number %q", t.Expr, m[3])
+	}
+	isTime := false
+	base, stat, hasStat := strings.Cut(t.Metric, ".")
+	switch {
+	case base == "gap" && hasStat:
+		if _, ok := (Dist{}).Stat(stat); !ok {
+			return SLOTerm{}, fmt.Errorf("SLO term %q: unknown gap statistic %q (min, mean, p50, p90, p95, p99, max)", t.Expr, stat)
+		}
+		isTime = true
+	case base == "gap":
+		return SLOTerm{}, fmt.Errorf("SLO term %q: gap is a distribution within a stream; name a statistic, e.g. gap.p99 or gap.max", t.Expr)
+	case sloStreamMetrics[t.Metric].get != nil:
+		isTime = sloStreamMetrics[t.Metric].time
+	default:
+		return SLOTerm{}, fmt.Errorf("SLO term %q: unknown per-stream metric %q (ttft, ttfo, e2e, itl, tail, first_byte, duration, tps_user, stalls, output_tokens, gap.pNN)", t.Expr, t.Metric)
+	}
+	switch unit := m[4]; {
+	case unit == "/s" && t.Metric != "tps_user":
+		return SLOTerm{}, fmt.Errorf("SLO term %q: /s applies to tps_user", t.Expr)
+	case unit != "" && unit != "/s" && !isTime:
+		return SLOTerm{}, fmt.Errorf("SLO term %q: %s is not a time", t.Expr, t.Metric)
+	case unit == "s":
+		v *= 1000
+	case unit == "us" || unit == "µs":
+		v /= 1000
+	}
+	t.Value = v
+	return t, nil
+}
+
+// Of is the term's metric for one stream; nil when the stream has none
+// (a failed stream's TTFT, the gaps of a stream with one content frame).
+func (t SLOTerm) Of(r *Record) *float64 {
+	if base, stat, ok := strings.Cut(t.Metric, "."); ok && base == "gap" {
+		v, _ := NewDist(r.Gaps()).Stat(stat)
+		return v
+	}
+	return sloStreamMetrics[t.Metric].get(r)
+}
+
+// Met reports whether a stream meets every term. A stream that is not
+// complete, or lacks a term's value, does not: a missing number never
+// counts as good.
+func (s *SLO) Met(r *Record) bool {
+	if r.Status != StatusComplete {
+		return false
+	}
+	for _, t := range s.Terms {
+		v := t.Of(r)
+		if v == nil || math.IsNaN(*v) || !Compare(*v, t.Op, t.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// Goodput is the share of a run's streams that met the SLO.
+type Goodput struct {
+	SLO        string   `json:"slo"`
+	Met        int      `json:"met"`
+	Of         int      `json:"of"`  // attempted streams: failed and not-admitted ones included
+	Pct        *float64 `json:"pct"` // null with no attempted stream
+	PerS       *float64 `json:"good_streams_per_s"`
+	Definition string   `json:"definition"`
+}
+
+const goodputDefinition = "streams that completed and met every SLO term / attempted streams (failed, incomplete, canceled and not-admitted count against it); good_streams_per_s over the run window"

@@ -1,0 +1,118 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+)
+
+func TestParseSLO(t *testing.T) {
+	s, err := ParseSLO("ttft<500ms, gap.p99<=0.25s,tps_user>20/s,itl<40000us,stalls<1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SLOTerm{
+		{"ttft<500ms", "ttft", "<", 500},
+		{"gap.p99<=0.25s", "gap.p99", "<=", 250},
+		{"tps_user>20/s", "tps_user", ">", 20},
+		{"itl<40000us", "itl", "<", 40},
+		{"stalls<1", "stalls", "<", 1},
+	}
+	if len(s.Terms) != len(want) {
+		t.Fatalf("terms %+v, want %+v", s.Terms, want)
+	}
+	for i := range want {
+		if s.Terms[i] != want[i] {
+			t.Errorf("term %d = %+v, want %+v", i, s.Terms[i], want[i])
+		}
+	}
+	for expr, msg := range map[string]string{
+		"":                "empty SLO",
+		"ttft<<5":         "want METRIC OP VALUE",
+		"ttft==5ms":       "want METRIC OP VALUE",
+		"gap<5ms":         "name a statistic",
+		"gap.p42<5ms":     "unknown gap statistic",
+		"speed<5":         "unknown per-stream metric",
+		"stalls<1ms":      "not a time",
+		"ttft<5/s":        "/s applies to tps_user",
+		"ttft<500ms,,":    "want METRIC OP VALUE",
+		"ttft.p95<500ms":  "unknown per-stream metric",
+		"output_tokens>x": "want METRIC OP VALUE",
+	} {
+		if _, err := ParseSLO(expr); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("ParseSLO(%q) error %v, want one saying %q", expr, err, msg)
+		}
+	}
+}
+
+// sloRecord is a stream with content at the given offsets (ms), ended
+// 10 ms after the last, derived as drip derives a real one.
+func sloRecord(t *testing.T, status string, at ...float64) *Record {
+	t.Helper()
+	r := &Record{V: 1, Phase: PhaseMeasure}
+	for i, ms := range at {
+		r.Frames = append(r.Frames, Frame{TMS: ms, Read: i, Kind: adapters.KindContent, Text: "w "})
+	}
+	if len(at) > 0 {
+		r.DurationMS = at[len(at)-1] + 10
+	}
+	if status == StatusComplete {
+		r.Frames = append(r.Frames, Frame{TMS: r.DurationMS, Read: len(at), Kind: adapters.KindEnd})
+	} else {
+		r.Error = &Error{Class: ErrReset}
+	}
+	if err := Derive(r, DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != status {
+		t.Fatalf("built a %s record, want %s", r.Status, status)
+	}
+	return r
+}
+
+func TestSLOMetAndGoodput(t *testing.T) {
+	slo, err := ParseSLO("ttft<500ms,gap.p99<250ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := sloRecord(t, StatusComplete, 200, 300, 400, 500)
+	lateStart := sloRecord(t, StatusComplete, 600, 700, 800)
+	stalled := sloRecord(t, StatusComplete, 100, 200, 900)
+	failed := sloRecord(t, StatusFailed, 100, 150, 200) // fast, but did not finish
+	empty := sloRecord(t, StatusFailed)                 // no TTFT at all
+	for _, tc := range []struct {
+		name string
+		r    *Record
+		met  bool
+	}{{"good", good, true}, {"late start", lateStart, false}, {"stalled", stalled, false}, {"failed", failed, false}, {"no content", empty, false}} {
+		if got := slo.Met(tc.r); got != tc.met {
+			t.Errorf("%s (ttft %v, gaps %v): met %v, want %v", tc.name, tc.r.TTFTMS, tc.r.Gaps(), got, tc.met)
+		}
+	}
+	a := NewAggregate(DefaultStall)
+	a.SLO = slo
+	for _, r := range []*Record{good, lateStart, stalled, failed, empty} {
+		a.Add(r)
+	}
+	a.Add(&Record{Phase: PhaseWarmup, Status: StatusComplete}) // never counted
+	a.NotAdmitted(3)                                           // counted against goodput
+	s := a.Summary(Workload{})
+	g := s.Goodput
+	if g == nil || g.Met != 1 || g.Of != 8 || g.Pct == nil || *g.Pct != 12.5 || g.SLO != "ttft<500ms,gap.p99<250ms" {
+		t.Fatalf("goodput %+v, want 1 of 8 (12.5%%)", g)
+	}
+	gate, err := ParseGate("goodput < 50%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := gate.Eval(&s); !r.Tripped || r.Value == nil || *r.Value != 12.5 {
+		t.Errorf("gate %+v, want tripped at 12.5", r)
+	}
+	if r := gate.Eval(&Summary{}); !r.Tripped || !strings.Contains(r.Message, "--slo") {
+		t.Errorf("goodput gate without an SLO: %+v, want tripped, naming --slo", r)
+	}
+	if s := NewAggregate(DefaultStall).Summary(Workload{}); s.Goodput != nil {
+		t.Errorf("goodput without an SLO: %+v, want none", s.Goodput)
+	}
+}
