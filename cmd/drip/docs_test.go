@@ -31,8 +31,9 @@ import (
 //   - every http(s)://host[:port] becomes the fixture server (path and
 //     query kept), which streams its default scenario for any model;
 //   - --duration longer than docsMaxDuration is cut to it;
-//   - a server command (drip fixtures serve, or any --listen/--addr) listens
-//     on 127.0.0.1:0, must still be running after a moment, and is stopped;
+//   - every listen address (--addr, --listen, --metrics-addr) becomes
+//     127.0.0.1:0; a server command (drip fixtures serve, anything with
+//     --listen) must still be running after a moment, and is stopped;
 //     the file it writes (drip record --out) gets a name of its own, as a
 //     moment of serving records nothing, and a later command reading that
 //     name gets a stock file;
@@ -370,8 +371,9 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 	for i := 0; i < len(args); i++ {
 		name, value, inline := strings.Cut(args[i], "=")
 		switch name {
-		case "--listen", "--addr":
-			server = true
+		case "--listen", "--addr", "--metrics-addr":
+			// Fixed ports collide with other runs of this test.
+			server = server || name == "--listen"
 			if inline {
 				args[i] = name + "=127.0.0.1:0"
 			} else if i+1 < len(args) {
