@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/redact"
@@ -544,7 +545,12 @@ func HTTPError(status int, retryAfter string, body []byte) *Error {
 	}
 	msg := strings.TrimSpace(adapters.ErrorMessage(body))
 	if len(msg) > errorMessageLimit {
-		msg = msg[:errorMessageLimit] + "…"
+		// Cut on a rune boundary: half a character is not text.
+		cut := errorMessageLimit
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
 	}
 	e.Message = fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
