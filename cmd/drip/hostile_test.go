@@ -91,6 +91,7 @@ func TestNumericFlagsValidated(t *testing.T) {
 		{[]string{"--rate", "1e-300"}, "--rate"},
 		{[]string{"--rate", "-1"}, "--rate"},
 		{[]string{"--rate", "1e9"}, "--rate"},
+		{[]string{"--rate", "1e-300,1"}, "--rate"},
 		{[]string{"--runs", "-1"}, "--runs"},
 		{[]string{"--runs", "100000000000"}, "--runs"},
 		{[]string{"--warmup", "-3"}, "--warmup"},

@@ -614,5 +614,8 @@ func progressLine(r *probe.Record) string {
 	if r.Error != nil {
 		s += "  " + r.Error.Class + ": " + sanitize.Line(r.Error.Message)
 	}
+	if r.TokensRejected != "" {
+		s += "  (" + r.TokensRejected + ")"
+	}
 	return s
 }

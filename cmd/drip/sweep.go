@@ -53,8 +53,8 @@ func (l *levelsFlag) Set(s string) error {
 			return fmt.Errorf("%q is not a finite number", part)
 		case l.whole && (v < 1 || v != math.Trunc(v) || v > 1e6):
 			return fmt.Errorf("%q: must be at least 1, a whole number of streams", part)
-		case !l.whole && (v <= 0 || v > 1e6):
-			return fmt.Errorf("%q: must be a positive number of streams per second", part)
+		case !l.whole && (v < minRate || v > maxRate):
+			return fmt.Errorf("%q: must be a positive number of streams per second, from 0.001 to 1000000", part)
 		case len(vals) > 0 && v <= vals[len(vals)-1]:
 			return fmt.Errorf("%q: a sweep's levels must rise, e.g. 1,2,4,8", part)
 		}
