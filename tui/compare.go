@@ -62,7 +62,24 @@ func NewCompare(ctx context.Context, c *compare.Comparison, cfg Config) *Model {
 		cfg.StallMS = c.Runs[0].Records[0].StallMS
 	}
 	m := New(ctx, cfg)
-	cs := &compareScreen{c: c, keys: DefaultCompareKeyMap(), help: help.New()}
+	cs := &compareScreen{keys: DefaultCompareKeyMap(), help: help.New()}
+	cs.load(c)
+	cs.help.Styles = m.styles.Help
+	m.cmp = cs
+	m.screen = screenCompare
+	m.keys.Back.SetEnabled(true)
+	cs.setPanel(panelFigures)
+	return m
+}
+
+// CompareUpdateMsg replaces the comparison the compare screen shows, for a
+// comparison that fills in while a run goes on (drip replay): the panel,
+// scroll and selection stay where the user left them.
+type CompareUpdateMsg struct{ C *compare.Comparison }
+
+// load takes a comparison's runs into the screen.
+func (cs *compareScreen) load(c *compare.Comparison) {
+	cs.c, cs.names, cs.runs, cs.gaps, cs.ttft = c, nil, nil, nil, nil
 	for i, r := range c.Runs {
 		cs.names = append(cs.names, compare.Letter(i)+" "+r.Label)
 		var recs []*probe.Record
@@ -79,18 +96,19 @@ func NewCompare(ctx context.Context, c *compare.Comparison, cfg Config) *Model {
 		}
 		cs.runs, cs.gaps, cs.ttft = append(cs.runs, recs), append(cs.gaps, gaps), append(cs.ttft, ttft)
 	}
-	cs.help.Styles = m.styles.Help
-	m.cmp = cs
-	m.screen = screenCompare
-	m.keys.Back.SetEnabled(true)
-	cs.setPanel(panelFigures)
-	return m
+	if cs.selRun >= len(cs.runs) {
+		cs.selRun, cs.sel = 0, 0
+	}
 }
 
 // updateCompare handles a message on the compare screen.
 func (m *Model) updateCompare(msg tea.Msg) tea.Cmd {
 	cs := m.cmp
 	switch msg := msg.(type) {
+	case CompareUpdateMsg:
+		cs.load(msg.C)
+		cs.setPanel(cs.panel)
+		m.renderCompare()
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.renderCompare()

@@ -216,3 +216,35 @@ func TestCompareScatter(t *testing.T) {
 		t.Errorf("want B above the stall line and A below it:\n%s", s)
 	}
 }
+
+// A comparison that fills in (drip replay) replaces the figures in place,
+// on the compare screen and while a stream is open.
+func TestCompareUpdateFillsIn(t *testing.T) {
+	in := readInputs(t, "steady.jsonl", "stall.jsonl")
+	base, later := in[0], in[1]
+	partial := later
+	partial.Label, partial.Records = "replayed 1/5", later.Records[:1]
+	m := compareInputs(t, 160, 45, []compare.Input{base, partial})
+	wantOnScreen(t, m, "B replayed 1/5")
+	update := func(in compare.Input) tea.Msg {
+		c, err := compare.New([]compare.Input{base, in}, compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return CompareUpdateMsg{C: c}
+	}
+	full := later
+	full.Label = "replayed"
+	send(m, update(full))
+	wantOnScreen(t, m, "B replayed", "p99               25.78     700.1   +674.4   +2616% !")
+	if s := screenOf(m); strings.Contains(s, "replayed 1/5") {
+		t.Errorf("the screen still shows the partial run:\n%s", s)
+	}
+
+	send(m, keys("3", "right", "enter")...)
+	wantOnScreen(t, m, "esc: back to compare")
+	partial.Label = "replayed again"
+	send(m, update(partial))
+	send(m, keys("esc")...)
+	wantOnScreen(t, m, "B replayed again")
+}

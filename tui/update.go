@@ -31,6 +31,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(feedMsg); !ok {
 		m.viewDirty = true
 	}
+	if u, ok := msg.(CompareUpdateMsg); ok && m.cmp != nil && m.screen != screenCompare {
+		m.cmp.load(u.C) // a stream is open: the figures are fresh on the way back
+		return m, nil
+	}
 	if m.screen == screenCompare {
 		return m, m.updateCompare(msg)
 	}

@@ -153,6 +153,12 @@ func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison) er
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return cannotErr(fmt.Errorf("compare screen: %w", err))
 	}
+	return gateVerdicts(out, c)
+}
+
+// gateVerdicts prints the gates after a compare screen, which does not show
+// them, and exits 1 when one tripped, as the headless report does.
+func gateVerdicts(out io.Writer, c *compare.Comparison) error {
 	for _, g := range c.Gates {
 		mark := "ok  "
 		if g.Tripped {

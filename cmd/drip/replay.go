@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/adapters"
@@ -15,6 +20,7 @@ import (
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/replay"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/tui"
 )
 
 // gateAliasHelp is the --help paragraph on the llm.* gate names.
@@ -207,15 +213,71 @@ func signedFormat(streams []*probe.Record) *adapters.Format {
 	return adapters.Auto
 }
 
-// replayLive is filled in below once the live compare screen exists; for
-// now the terminal gets the printed comparison too.
+// replayLive opens the compare screen with the recording as the baseline
+// and the replay filling in as its streams end (redrawn at most once a
+// second: each update recomputes the comparison and its bootstrap). Quitting
+// stops the replay; the gates are judged on what was replayed.
 func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*probe.Record, o replay.Options, gates []probe.Gate, w *probe.Writer) error {
-	var replayed []*probe.Record
-	replay.Run(ctx, streams, o, func(r *probe.Record) {
-		replayed = append(replayed, r)
-		if w != nil {
-			w.Write(r)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		replayed []*probe.Record
+	)
+	build := func(final bool) *compare.Comparison {
+		mu.Lock()
+		recs := slices.Clone(replayed)
+		mu.Unlock()
+		label := fmt.Sprintf("replayed %d of %d", len(recs), len(streams))
+		if o.Duration > 0 {
+			label = fmt.Sprintf("replayed %d", len(recs))
 		}
+		if final {
+			label = "replayed"
+		}
+		c, _ := compare.New([]compare.Input{recorded, {Label: label, Records: recs}}, compare.Options{Gates: gates})
+		return c
+	}
+	m := tui.NewCompare(ctx, build(false), tui.Config{Color: os.Getenv("NO_COLOR") == ""})
+	prog := tea.NewProgram(m, tea.WithContext(ctx))
+	var wg sync.WaitGroup
+	ran := make(chan struct{})
+	wg.Go(func() {
+		defer close(ran)
+		replay.Run(ctx, streams, o, func(r *probe.Record) {
+			if w != nil {
+				w.Write(r)
+			}
+			mu.Lock()
+			replayed = append(replayed, r)
+			mu.Unlock()
+		})
 	})
-	return reportReplay(out, recorded, replayed, "", gates, &replayFlags{})
+	wg.Go(func() { liveUpdates(ctx, prog, ran, build) })
+	_, err := prog.Run()
+	cancel()
+	wg.Wait()
+	m.Wait()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) && !errors.Is(err, context.Canceled) {
+		return cannotErr(fmt.Errorf("compare screen: %w", err))
+	}
+	return gateVerdicts(out, build(true))
+}
+
+// liveUpdates sends the screen a fresh comparison once a second while the
+// replay runs, and the final one when it ends.
+func liveUpdates(ctx context.Context, prog *tea.Program, ran <-chan struct{}, build func(bool) *compare.Comparison) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ran:
+			prog.Send(tui.CompareUpdateMsg{C: build(true)})
+			return
+		case <-t.C:
+			prog.Send(tui.CompareUpdateMsg{C: build(false)})
+		}
+	}
 }
