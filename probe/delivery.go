@@ -102,12 +102,12 @@ func readDelivery(frames []Frame, content, tokens int, spanMS float64) *Delivery
 
 // serverFirstTokenMS is when the server says its first token was ready, in
 // ms from the request's arrival there, from the timings its stream
-// carried: Ollama's load and prompt evaluation plus one token's share of
-// its evaluation (eval_duration / eval_count), or Bedrock's
-// firstByteLatency. TTFT minus it is the time the first token was held
-// between the server and drip: the network's round trip when nothing
-// holds it, seconds behind a buffering proxy.
-func serverFirstTokenMS(server map[string]any, tokens int) (float64, bool) {
+// carried: Ollama's load_duration + prompt_eval_duration (the first token
+// is sampled from the prompt's last logits; eval_duration covers the
+// rest), or Bedrock's firstByteLatency. TTFT minus it is the time the
+// first token was held between the server and drip: the network's round
+// trip when nothing holds it, seconds behind a buffering proxy.
+func serverFirstTokenMS(server map[string]any) (float64, bool) {
 	num := func(k string) (float64, bool) {
 		v, ok := server[k].(float64)
 		return v, ok
@@ -120,8 +120,5 @@ func serverFirstTokenMS(server map[string]any, tokens int) (float64, bool) {
 		return 0, false
 	}
 	load, _ := num("load_duration_ms")
-	if eval, ok := num("eval_duration_ms"); ok && tokens > 0 {
-		prompt += eval / float64(tokens)
-	}
 	return load + prompt, true
 }

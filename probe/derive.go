@@ -140,7 +140,7 @@ func Derive(r *Record, stallMS float64) error {
 	first, last := r.Frames[firstContent].TMS, r.Frames[lastContent].TMS
 	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
 	r.Buffered = r.Delivery.Rule != ""
-	if sft, ok := serverFirstTokenMS(r.Server, r.OutputTokens); ok {
+	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = ptr(first - sft)
 	}
 	if r.Complete {

@@ -76,6 +76,11 @@ func Text(w io.Writer, s *probe.Summary) {
 		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", r.name, d.N,
 			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
 	}
+	if d := s.Metrics.Held; d.N > 0 {
+		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", "held ms", d.N,
+			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
+		fmt.Fprintln(w, "  held = TTFT − the server's own time to its first token: how long the first token was in transit")
+	}
 	fmt.Fprintln(w)
 	sl := &s.Stalls
 	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %d streams · longest %s ms · threshold %s ms\n",

@@ -52,9 +52,12 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 		clockRow{"stalls", stalls(&c.This.Stalls), all(func(s *probe.Summary) string { return stalls(&s.Stalls) })},
 		clockRow{"tokens", fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource), all(func(s *probe.Summary) string { return withN(s.Metrics.OutputTokens) })},
 		clockRow{"tokens/frame", perFrame(r), ""},
-		clockRow{"itl", ms(m.ITL.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.ITL) })},
+		clockRow{"itl", itl(r, m), all(func(s *probe.Summary) string { return withN(s.Metrics.ITL) })},
 		clockRow{"tok/s per user", report.Num(m.TPSUser.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.TPSUser) })},
 	)
+	if r.HeldMS != nil || (showAll && c.All.Metrics.Held.N > 0) {
+		rows = append(rows, clockRow{"held (server)", ms(m.Held.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.Held) })})
+	}
 	labelW, thisW := 15, 0
 	for _, row := range rows {
 		thisW = max(thisW, len([]rune(row.this)))
@@ -122,4 +125,13 @@ func perFrame(r *probe.Record) string {
 		s += fmt.Sprintf(" · %d frames in bursts", r.CoalescedFrames)
 	}
 	return s
+}
+
+// itl is the stream's ITL, or why it is withheld: the delivery rule that
+// made the stream buffered.
+func itl(r *probe.Record, m *probe.Metrics) string {
+	if r.Buffered && r.Delivery != nil && r.Delivery.Rule != "" {
+		return "— buffered (" + r.Delivery.Rule + ")"
+	}
+	return ms(m.ITL.P50)
 }

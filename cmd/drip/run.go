@@ -610,6 +610,12 @@ func progressLine(r *probe.Record) string {
 		r.Seq, r.Phase, sanitize.Line(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), r.OutputTokens, r.TokensSource, len(r.Stalls))
 	if r.Buffered {
 		s += "  buffered"
+		if r.Delivery != nil {
+			s += " (" + r.Delivery.Rule + ")"
+		}
+	}
+	if r.HeldMS != nil {
+		s += "  held " + report.Num(r.HeldMS) + " ms"
 	}
 	if r.Error != nil {
 		s += "  " + r.Error.Class + ": " + sanitize.Line(r.Error.Message)
