@@ -106,3 +106,12 @@ func TestStopReason(t *testing.T) {
 		t.Errorf("stop reason %q; want the gate and the level", why)
 	}
 }
+
+// TestVerdictNamesUnjudgedLevels: a level with too few streams for an
+// interval is said to be unjudged, not judged calm.
+func TestVerdictNamesUnjudgedLevels(t *testing.T) {
+	r := &Result{Kind: KindConcurrency, Levels: []Level{synthLevel(t, 1, 1, 180, 181), synthLevel(t, 2, 2, 180, 181, 182, 183)}}
+	if v := Verdict(r); !strings.Contains(v, "not judged: concurrency 1 had fewer than 3 streams") {
+		t.Errorf("verdict %q; want concurrency 1 named as not judged", v)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/report"
 )
 
@@ -124,7 +125,17 @@ func Verdict(r *Result) string {
 	if len(r.Levels) < 2 {
 		return "knee: none (it needs two levels)"
 	}
-	return "knee: none — no level's ttft p95 or gap p99 rose more than 25% and 50 ms beyond noise while throughput rose less than 10%"
+	v := "knee: none — no level's ttft p95 or gap p99 rose more than 25% and 50 ms beyond noise while throughput rose less than 10%"
+	var few []string
+	for _, l := range r.Levels {
+		if len(l.obs.ttft) < compare.MinNoiseStreams {
+			few = append(few, LevelNum(l.Level))
+		}
+	}
+	if len(few) > 0 {
+		v += fmt.Sprintf(" (not judged: %s %s had fewer than %d streams with a first token, too few for a noise interval)", r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams)
+	}
+	return v
 }
 
 // Markdown writes the per-level table for a pull request.
