@@ -371,8 +371,8 @@ func (fr *frameRecorder) bound(frames []adapters.Frame) []adapters.Frame {
 // times[i] ms, and derives the record. It is the probe's path without the
 // socket: for recorded streams, tests and measuring drip's own cost.
 func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *Record) (*Record, error) {
-	if err := DecodeReads(f, "", reads, times, 0, rec); err != nil {
-		return rec, err
+	if err := DecodeReads(f, "", reads, times, 0, 0, rec); err != nil {
+		return rec, errors.New(err.Message)
 	}
 	if len(times) > 0 {
 		rec.DurationMS = times[len(times)-1]
@@ -383,14 +383,16 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 // DecodeReads decodes a response body that arrived as reads (read i at
 // times[i] ms from the record's start) into rec's frames and first byte
 // time; with adapters.Auto the Content-Type and first bytes pick the
-// format. The caller derives the record.
-func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, limit int, rec *Record) error {
+// format. frameLimit bounds one frame, maxFrames the frames kept (0: no
+// bound); past it the result is a limit error. The caller derives the
+// record.
+func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, rec *Record) *Error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
 	rec.Server, rec.Keepalives = nil, 0
-	fr := newFrameRecorder(f, limit, 0, rec, func(Event) {})
+	fr := newFrameRecorder(f, frameLimit, maxFrames, rec, func(Event) {})
 	if f == adapters.Auto {
-		fr.det = adapters.NewDetector(contentType, limit)
+		fr.det = adapters.NewDetector(contentType, frameLimit)
 		fr.dec = fr.det
 	}
 	end := 0.0
@@ -399,11 +401,20 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 			rec.FirstByteMS = ptr(times[i])
 		}
 		if err := fr.feed(p, times[i]); err != nil {
-			return err
+			return &Error{Class: ErrDecode, Message: err.Error()}
+		}
+		if fr.full {
+			return frameLimitError(maxFrames)
 		}
 		end = times[i]
 	}
-	return fr.close(end)
+	if err := fr.close(end); err != nil {
+		return &Error{Class: ErrDecode, Message: err.Error()}
+	}
+	if fr.full {
+		return frameLimitError(maxFrames)
+	}
+	return nil
 }
 
 // addServer copies the numbers a frame's server map carries into the

@@ -144,8 +144,8 @@ func (e *exchange) finish(start time.Time, reads []probe.Read, perr *probe.Error
 	e.x.Reads = reads
 	if !e.x.Streamed {
 		rec.Phase, rec.Format = probe.PhasePassthrough, "none"
-	} else if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, rec); err != nil && perr == nil {
-		perr = &probe.Error{Class: probe.ErrDecode, Message: err.Error()}
+	} else if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, rec); err != nil && perr == nil {
+		perr = err // a decode error, or past --max-frames: the client got it all
 	}
 	switch {
 	case perr != nil:
@@ -154,7 +154,7 @@ func (e *exchange) finish(start time.Time, reads []probe.Read, perr *probe.Error
 	case encErr != nil && e.x.Streamed:
 		perr = &probe.Error{Class: probe.ErrDecode, Message: encErr.Error()}
 	case e.x.Clipped:
-		perr = &probe.Error{Class: probe.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes: the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
+		perr = &probe.Error{Class: probe.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
 	}
 	rec.Error = perr
 	if err := probe.Derive(rec, o.StallMS); err != nil {

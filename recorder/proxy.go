@@ -27,9 +27,6 @@ import (
 
 // Bounds on what one exchange may hold in memory.
 const (
-	// DefaultMaxBytes is the response bytes an exchange keeps by default;
-	// the client gets the rest, the record is marked clipped.
-	DefaultMaxBytes = 64 << 20
 	// maxRequestBody bounds a request body, which must be held to be
 	// recorded; LLM requests are far smaller.
 	maxRequestBody = 32 << 20
@@ -50,9 +47,13 @@ type Options struct {
 	StallMS     float64      // 0: probe.DefaultStall
 	IdleTimeout time.Duration
 	Timeout     time.Duration
-	MaxBytes    int // response bytes kept per exchange; 0: DefaultMaxBytes
-	FrameLimit  int // largest frame the decoders accept; 0: theirs
-	RunID       string
+	// MaxBytes and MaxFrames are drip run's per-stream bounds: past
+	// either the record keeps what came before and is marked limit, while
+	// the client still gets every byte (0: probe's defaults).
+	MaxBytes   int
+	MaxFrames  int
+	FrameLimit int // largest frame the decoders accept; 0: theirs
+	RunID      string
 }
 
 // Stats count exchanges while the proxy runs, for its live line.
@@ -96,7 +97,10 @@ func New(ctx context.Context, o Options, sink func(*probe.Record)) *Proxy {
 		o.Timeout = probe.DefaultTimeout
 	}
 	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
+		o.MaxBytes = probe.DefaultMaxBytes
+	}
+	if o.MaxFrames <= 0 {
+		o.MaxFrames = probe.DefaultMaxFrames
 	}
 	if o.RunID == "" {
 		o.RunID = probe.NewRunID()

@@ -143,6 +143,26 @@ func TestResponseOverMaxBytesReachesTheClientAndIsRecordedAsLimit(t *testing.T) 
 	}
 }
 
+func TestResponseOverMaxFramesReachesTheClientAndIsRecordedAsLimit(t *testing.T) {
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sse)
+	}), recorder.Options{MaxFrames: 1})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != sse {
+		t.Errorf("client got %d bytes, want all %d", len(got), len(sse))
+	}
+	r := records()[0]
+	if len(r.Frames) != 1 || r.Error == nil || r.Error.Class != probe.ErrLimit || !strings.Contains(r.Error.Message, "--max-frames") {
+		t.Errorf("%d frames kept, error %+v; want 1 and class limit naming --max-frames", len(r.Frames), r.Error)
+	}
+}
+
 func TestStoppingCancelsExchangesInFlightAndRecordsThem(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()

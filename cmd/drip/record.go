@@ -24,7 +24,8 @@ func newRecordCmd() *cobra.Command {
 	var (
 		listen, upstream, out string
 		stall, timeout, idle  time.Duration
-		maxBytes              int
+		maxFrames             int
+		maxBytes              string
 	)
 	cmd := &cobra.Command{
 		Use:   "record --upstream URL [--listen ADDR] [--out rec.jsonl]",
@@ -45,7 +46,8 @@ Requests that do not stream are passed through and recorded without
 frames (phase "passthrough"; no figure counts them). A compressed response
 (gzip, deflate) goes to the client as it came and is decoded for the record.
 Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
-and --max-bytes kept of a response (the client still gets all of it).
+--max-frames and --max-bytes; past the last two the record keeps what came
+before (error class limit) and the client still gets all of it.
 
 A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
 exchanges in flight (recorded as canceled) and finishes writing the file.`,
@@ -60,12 +62,16 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 				return usageErr("--upstream is required: the server to forward to, e.g. --upstream https://api.openai.com")
 			case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 				return usageErr("--upstream %q: want http(s)://host[:port][/path]", probe.RedactURL(upstream))
-			case stall <= 0 || timeout <= 0 || idle <= 0 || maxBytes < 1:
-				return usageErr("--stall, --timeout, --idle-timeout and --max-bytes must be positive")
+			case stall <= 0 || timeout <= 0 || idle <= 0 || maxFrames < 1:
+				return usageErr("--stall, --timeout, --idle-timeout and --max-frames must be positive")
+			}
+			mb, err := parseSize("--max-bytes", maxBytes)
+			if err != nil {
+				return err
 			}
 			o := recorder.Options{
 				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
-				Timeout: timeout, IdleTimeout: idle, MaxBytes: maxBytes,
+				Timeout: timeout, IdleTimeout: idle, MaxBytes: int(mb), MaxFrames: maxFrames,
 			}
 			return record(cmd.Context(), cmd.ErrOrStderr(), listen, out, o)
 		},
@@ -77,7 +83,8 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 	f.DurationVar(&stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
 	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")
-	f.IntVar(&maxBytes, "max-bytes", recorder.DefaultMaxBytes, "response bytes kept per exchange; the client gets the rest, the record is marked limit")
+	f.IntVar(&maxFrames, "max-frames", probe.DefaultMaxFrames, "frames kept per exchange; the client gets the rest, the record is marked limit")
+	f.StringVar(&maxBytes, "max-bytes", "64MiB", "response bytes kept per exchange, e.g. 512KiB, 64MiB; the client gets the rest, the record is marked limit")
 	return cmd
 }
 
