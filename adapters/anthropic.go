@@ -90,6 +90,11 @@ type anthropicEvent struct {
 	Usage *struct {
 		OutputTokens *int `json:"output_tokens"`
 	} `json:"usage"`
+	Message *struct {
+		Usage *struct {
+			InputTokens *float64 `json:"input_tokens"`
+		} `json:"usage"`
+	} `json:"message"` // message_start
 	Metrics *struct {
 		InputTokenCount   *float64 `json:"inputTokenCount"`
 		OutputTokenCount  *int     `json:"outputTokenCount"`
@@ -117,8 +122,12 @@ func classifyAnthropic(typ, data []byte, n int) Frame {
 	case "ping":
 		f.Kind = KindPing
 	case "message_start":
-		// Its usage.output_tokens is a placeholder (1), not a count.
+		// Its usage.output_tokens is a placeholder (1), not a count; its
+		// input_tokens is the prompt's.
 		f.Kind = KindRole
+		if m := e.Message; m != nil && m.Usage != nil {
+			f.Server = serverValues(f.Server, "input_tokens", m.Usage.InputTokens)
+		}
 	case "content_block_delta":
 		d := &e.Delta
 		f.Kind = KindRole // an empty delta carries nothing

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -86,7 +87,8 @@ type openAIChunk struct {
 		Text string `json:"text"` // legacy completions
 	} `json:"choices"`
 	Usage *struct {
-		CompletionTokens int `json:"completion_tokens"`
+		CompletionTokens int  `json:"completion_tokens"`
+		PromptTokens     *int `json:"prompt_tokens"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -94,12 +96,14 @@ type openAIChunk struct {
 // chunkInfo is what one chunk says, whichever parser read it. Its buffers
 // are reused from chunk to chunk.
 type chunkInfo struct {
-	errVal   []byte // the top-level "error" value as written; nil when absent
-	errObj   bool   // "object":"error" (vLLM's bare ErrorResponse)
-	choices  bool   // "choices" is an array, possibly empty
-	nChoices int
-	usage    bool // "usage" is an object
-	tokens   int  // usage.completion_tokens
+	errVal    []byte // the top-level "error" value as written; nil when absent
+	errObj    bool   // "object":"error" (vLLM's bare ErrorResponse)
+	choices   bool   // "choices" is an array, possibly empty
+	nChoices  int
+	usage     bool // "usage" is an object
+	tokens    int  // usage.completion_tokens
+	prompt    int  // usage.prompt_tokens, when hasPrompt
+	hasPrompt bool
 
 	// text is content and legacy text, reasoning is reasoning_content and
 	// reasoning, tool is tool-call arguments, each over all choices in order.
@@ -110,7 +114,7 @@ type chunkInfo struct {
 func (ci *chunkInfo) reset() {
 	ci.errVal, ci.errObj = nil, false
 	ci.choices, ci.nChoices = false, 0
-	ci.usage, ci.tokens = false, 0
+	ci.usage, ci.tokens, ci.prompt, ci.hasPrompt = false, 0, 0, false
 	ci.text, ci.reasoning, ci.tool = ci.text[:0], ci.reasoning[:0], ci.tool[:0]
 	ci.arena = ci.arena[:0]
 }
@@ -137,6 +141,9 @@ func (ci *chunkInfo) parseSlow(data []byte) bool {
 	ci.errObj = ch.Object == "error"
 	if ch.Usage != nil {
 		ci.usage, ci.tokens = true, ch.Usage.CompletionTokens
+		if ch.Usage.PromptTokens != nil {
+			ci.prompt, ci.hasPrompt = *ch.Usage.PromptTokens, true
+		}
 	}
 	if ch.Choices != nil {
 		ci.choices, ci.nChoices = true, len(*ch.Choices)
@@ -181,6 +188,9 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 		}
 		if ci.usage {
 			f.HasUsage, f.OutputTokens = true, ci.tokens
+			if ci.hasPrompt {
+				f.Server = map[string]json.RawMessage{"input_tokens": strconv.AppendInt(nil, int64(ci.prompt), 10)}
+			}
 		}
 		if ci.nChoices == 0 { // no choices, null or []
 			if f.HasUsage {
@@ -571,7 +581,15 @@ func (p *fastParser) usage() bool {
 			p.ci.tokens = n
 			return 1, ok
 		}
-		if foldsTo(key, "completion_tokens") {
+		if string(key) == "prompt_tokens" {
+			if p.null() {
+				return 2, true
+			}
+			n, ok := p.integer()
+			p.ci.prompt, p.ci.hasPrompt = n, true
+			return 2, ok
+		}
+		if foldsTo(key, "completion_tokens") || foldsTo(key, "prompt_tokens") {
 			return 0, false
 		}
 		return 0, p.skip(0)

@@ -41,7 +41,8 @@ type responsesEvent struct {
 	Error    json.RawMessage `json:"error"`
 	Response *struct {
 		Usage *struct {
-			OutputTokens int `json:"output_tokens"`
+			OutputTokens int      `json:"output_tokens"`
+			InputTokens  *float64 `json:"input_tokens"`
 		} `json:"usage"`
 		Error json.RawMessage `json:"error"`
 	} `json:"response"`
@@ -98,6 +99,7 @@ func classifyResponses(dst []Frame, ev *Event) []Frame {
 	}
 	if e.Response != nil && e.Response.Usage != nil {
 		f.HasUsage, f.OutputTokens = true, e.Response.Usage.OutputTokens
+		f.Server = serverValues(f.Server, "input_tokens", e.Response.Usage.InputTokens)
 	}
 	return append(dst, f)
 }

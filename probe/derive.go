@@ -31,6 +31,10 @@ func Derive(r *Record, stallMS float64) error {
 		return err
 	}
 	r.StallMS = stallMS
+	r.InputTokens = nil
+	if v, ok := r.Server["input_tokens"].(float64); ok && v >= 0 && v < 1<<31 {
+		r.InputTokens = ptr(int(v))
+	}
 	r.FirstEventMS, r.TTFTMS, r.TTFOMS, r.E2EMS, r.TailMS = nil, nil, nil, nil, nil
 	r.ITLMS, r.TPSUser, r.TokensPerFrame = nil, nil, nil
 	r.Delivery, r.HeldMS = nil, nil

@@ -126,7 +126,11 @@ type Record struct {
 	HeldMS       *float64 `json:"held_ms"`
 	Error        *Error   `json:"error"`
 	OutputTokens int      `json:"output_tokens"`
-	TokensSource string   `json:"tokens_source"` // "usage" or "approx"
+	// InputTokens is the prompt's length as the server's usage report gave
+	// it (prompt_tokens, input_tokens); null when the format or server
+	// gives none.
+	InputTokens  *int   `json:"input_tokens,omitempty"`
+	TokensSource string `json:"tokens_source"` // "usage" or "approx"
 	// TokensRejected says why a server's token report was not counted.
 	TokensRejected  string   `json:"tokens_rejected,omitempty"`
 	ContentFrames   int      `json:"content_frames"`

@@ -32,6 +32,7 @@ type Target struct {
 	Format  *adapters.Format                  // request body and decoder
 	Request adapters.Request                  // model, prompt, max tokens
 	Body    []byte                            // sent as is instead of Format.Body, when set
+	Extra   map[string]json.RawMessage        // merged into Format.Body's body (--extra-body)
 	Header  http.Header                       // extra headers (-H)
 	Sign    func(*http.Request, []byte) error // request signer (SigV4), optional
 }
@@ -165,7 +166,10 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	body := t.Body
 	if body == nil {
 		var err error
-		if body, err = t.Format.Body(t.Request); err != nil {
+		if body, err = t.Format.Body(t.Request); err == nil && len(t.Extra) > 0 {
+			body, err = MergeBody(body, t.Extra)
+		}
+		if err != nil {
 			return finish(rec, o, time.Time{}, &Error{Class: ErrDecode, Message: "building request: " + err.Error()}, observe)
 		}
 	}

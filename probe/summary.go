@@ -102,6 +102,7 @@ type Metrics struct {
 	TPSUser      Dist `json:"tps_user"`
 	OutputTokens Dist `json:"output_tokens"`
 	FirstByte    Dist `json:"first_byte_ms"`
+	InputTokens  Dist `json:"input_tokens"` // from usage reports, where the server gave them
 	// Held is TTFT minus the server's own time to its first token, for
 	// streams whose server reports one (Record.HeldMS).
 	Held Dist `json:"held_ms"`
@@ -223,6 +224,7 @@ type Aggregate struct {
 	StallMS                                             float64
 	streams                                             Streams
 	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb Sampler
+	inToks                                              Sampler
 	held                                                Sampler
 	server                                              map[string]*Sampler
 	stalls                                              Stalls
@@ -280,6 +282,9 @@ func (a *Aggregate) Add(r *Record) {
 	a.ttft.AddPtr(r.TTFTMS)
 	a.ttfo.AddPtr(r.TTFOMS)
 	a.fb.AddPtr(r.FirstByteMS)
+	if r.InputTokens != nil {
+		a.inToks.Add(float64(*r.InputTokens))
+	}
 	a.held.AddPtr(r.HeldMS)
 	a.dur.Add(r.DurationMS)
 	for _, g := range r.Gaps() {
@@ -376,7 +381,8 @@ func (a *Aggregate) Summary(w Workload) Summary {
 			E2E: a.e2e.Dist(), Duration: a.dur.Dist(),
 			Tail: a.tail.Dist(), TPSUser: a.tps.Dist(),
 			OutputTokens: a.toks.Dist(), FirstByte: a.fb.Dist(),
-			Held: a.held.Dist(),
+			InputTokens: a.inToks.Dist(),
+			Held:        a.held.Dist(),
 		},
 		Stalls:    a.stalls,
 		Diagnosis: []Diagnosis{},

@@ -96,6 +96,9 @@ func Text(w io.Writer, s *probe.Summary) {
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
+	if in := &s.Metrics.InputTokens; in.N > 0 {
+		fmt.Fprintf(w, "prompts   input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)\n", Num(in.P50), Num(in.Min), Num(in.Max), in.N)
+	}
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(w, "goodput   %s%% (%d of %d streams completed and met %s) · %s good streams/s\n",
 			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS))

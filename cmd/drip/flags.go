@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -32,6 +33,7 @@ type requestFlags struct {
 	maxFrames   int
 	maxBytes    string
 	aws         awsFlags
+	shape       shapeFlags
 }
 
 const defaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
@@ -43,6 +45,7 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on output tokens (0: the server's default)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable); keys also come from OPENAI_API_KEY / ANTHROPIC_API_KEY")
 	fs.StringVar(&f.bodyFile, "body", "", "send this file as the request body, as is")
+	f.shape.registerBody(fs)
 	fs.StringVar(&f.format, "format", "auto", "wire format: auto or one of "+strings.Join(adapters.Names(), ", "))
 	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
@@ -55,6 +58,30 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+}
+
+// stdin is where -d - reads the body; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// body fills the target's fixed body (--body, -d) or the fields merged
+// into the generated one (--extra-body).
+func (f *requestFlags) body(t *probe.Target) error {
+	var err error
+	switch {
+	case f.bodyFile != "" && f.shape.data != "":
+		return usageErr("--body and -d both give the request body: pick one")
+	case f.shape.extraBody != "" && (f.bodyFile != "" || f.shape.data != ""):
+		return usageErr("--extra-body merges into the body drip generates; with --body or -d, put the fields in that body")
+	case f.bodyFile != "":
+		if t.Body, err = os.ReadFile(f.bodyFile); err != nil {
+			return usageErr("--body: %v", err)
+		}
+	case f.shape.data != "":
+		t.Body, err = f.shape.body(stdin)
+	case f.shape.extraBody != "":
+		t.Extra, err = f.shape.extra()
+	}
+	return err
 }
 
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
@@ -102,10 +129,8 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 	if t.Sign, err = f.aws.signer(t); err != nil {
 		return t, probe.Options{}, err
 	}
-	if f.bodyFile != "" {
-		if t.Body, err = os.ReadFile(f.bodyFile); err != nil {
-			return t, probe.Options{}, usageErr("--body: %v", err)
-		}
+	if err := f.body(&t); err != nil {
+		return t, probe.Options{}, err
 	}
 	if err := f.checkNumbers(); err != nil {
 		return t, probe.Options{}, err

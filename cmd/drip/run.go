@@ -159,6 +159,10 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 		seed = int64(binary.LittleEndian.Uint64(b[:])%999_999) + 1
 	}
 	p.Prompts, p.Runs, p.Warmup, p.Duration, p.Seed = set, runs, f.warmup, f.duration, seed
+	explicit := len(req.prompts)+len(req.promptFiles) > 0 || f.prompts != ""
+	if err := req.shape.applyLengths(req, p, explicit); err != nil {
+		return err
+	}
 	if f.rate > 0 {
 		p.Rate, p.Arrival, p.MaxInflight = f.rate, f.arrival, f.maxInflight
 	} else {
@@ -226,6 +230,8 @@ the default openai-chat).
   drip run https://api.openai.com -m gpt-4o-mini --json --out runs.jsonl
   drip run http://localhost:8000 --fail-if 'ttft.p95 > 800ms' --fail-if 'failed > 0'
   drip run http://localhost:8000 --runs 20 --slo 'ttft<500ms,gap.p99<250ms' --fail-if 'goodput < 90'
+  drip run http://localhost:8000 -m my-model --input-tokens 512±64 --output-tokens 128 --extra-body '{"ignore_eos":true}'
+  drip run http://localhost:8000/v1/chat/completions -d @body.json
   drip run http://localhost:8000 --concurrency 1,2,4,8,16 --runs-per-level 16 --warmup 1
   drip run http://localhost:8000 --rate 1,2,5,10 --duration-per-level 30s --stop-when 'failed_pct > 5'
   drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md`,
@@ -273,6 +279,7 @@ the default openai-chat).
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
 	out.registerSLO(cmd.Flags())
+	req.shape.registerLengths(cmd.Flags())
 	load.register(cmd.Flags())
 	fleet.register(cmd.Flags())
 	sw.register(cmd.Flags(), &out)
