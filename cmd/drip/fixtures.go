@@ -73,8 +73,11 @@ so a sweep past N finds the knee.`,
 			if slots < 0 {
 				return usageErr("--slots must not be negative (0: no limit)")
 			}
-			if speed <= 0 || jitter < 0 {
-				return usageErr("--speed must be positive and --jitter not negative")
+			if err := intRange("--slots", slots, 0, maxInFlight); err != nil {
+				return err
+			}
+			if !(speed >= minSpeed && speed <= maxSpeed) || jitter < 0 { // NaN fails every comparison
+				return usageErr("--speed must be positive (%v to %v) and --jitter not negative", minSpeed, maxSpeed)
 			}
 			if from != "" {
 				in, err := readRun(from, from, cmd.ErrOrStderr())

@@ -112,6 +112,24 @@ func TestNumericFlagsValidated(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 2 naming %s", c.args, code, stderr, stdout, c.flag)
 		}
 	}
+	rec := filepath.Join(t.TempDir(), "rec.jsonl")
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"replay", rec, "--against", srv.URL, "--rate", "NaN"}, "--rate"},
+		{[]string{"replay", rec, "--against", srv.URL, "--rate", "Inf"}, "--rate"},
+		{[]string{"replay", rec, "--against", srv.URL, "--concurrency", "-1"}, "--concurrency"},
+		{[]string{"replay", rec, "--against", srv.URL, "-H", "X-A: v\r\nX-B: w"}, "-H X-A"},
+		{[]string{"fixtures", "serve", "--from", rec, "--speed", "NaN"}, "--speed"},
+		{[]string{"fixtures", "serve", "--from", rec, "--speed", "Inf"}, "--speed"},
+		{[]string{"run", srv.URL, "--concurrency", "1,2", "--runs-per-level", "100000000000"}, "--runs-per-level"},
+	} {
+		code, _, stderr := drip(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.flag) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", c.args, code, stderr, c.flag)
+		}
+	}
 	if code, _, stderr := drip(t, "calibrate", "--rounds", "0"); code != exitUsage || !strings.Contains(stderr, "--rounds") {
 		t.Errorf("calibrate --rounds 0: exit %d %q", code, stderr)
 	}

@@ -183,12 +183,15 @@ func (f *replayFlags) options() (replay.Options, error) {
 		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
 		Probe: probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
 	}
+	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate)); err != nil {
+		return o, err
+	}
 	for _, h := range f.headers {
-		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return o, usageErr("bad header %q: want 'Name: value'", h)
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return o, err
 		}
-		o.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+		o.Header.Add(name, value)
 	}
 	if err := o.Check(); err != nil {
 		return o, usageErr("%v", err)

@@ -105,6 +105,8 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 		return nil, usageErr("a sweep runs each level for --runs-per-level N or --duration-per-level D, not --runs or --duration")
 	case !perLevel:
 		return nil, usageErr("a sweep needs --runs-per-level N or --duration-per-level D (how long each level runs)")
+	case f.runsPerLevel > maxCount:
+		return nil, intRange("--runs-per-level", f.runsPerLevel, 0, maxCount)
 	case f.runsPerLevel < 0 || f.durationPerLevel < 0:
 		return nil, usageErr("--runs-per-level and --duration-per-level must not be negative")
 	case f.runsPerLevel == 0 && f.durationPerLevel == 0:

@@ -13,6 +13,8 @@ const (
 	maxInFlight  = 100_000    // --concurrency, --max-inflight
 	minRate      = 0.001      // arrivals per second: one every 1000 s
 	maxRate      = 1_000_000
+	minSpeed     = 0.001 // drip fixtures serve --speed
+	maxSpeed     = 1000
 	maxFramesCap = 100_000_000
 	maxBytesCap  = 1 << 40
 )
