@@ -176,7 +176,7 @@ func countItems(s *RunSnapshot, st *Styles) []string {
 	if sum.Failed > 0 {
 		var by []string
 		for _, k := range slices.Sorted(maps.Keys(sum.FailedBy)) {
-			by = append(by, fmt.Sprintf("%s %d", k, sum.FailedBy[k]))
+			by = append(by, fmt.Sprintf("%s %d", sanitize.Line(k), sum.FailedBy[k]))
 		}
 		failed = st.Label.Render("failed ") + st.Failed.Render(fmt.Sprint(sum.Failed))
 		if len(by) > 0 {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
@@ -12,9 +12,12 @@ import (
 
 // --slo against the fixture server on loopback: steady meets it, the
 // mid-sentence stall does not, and the goodput gate decides the exit code.
-func TestRunSLOGoodput(t *testing.T) {
-	srv := httptest.NewServer(fixtures.NewServer())
-	defer srv.Close()
+// On synctest's clock over the in-memory fixture server, steady's gaps are
+// its schedule's whatever the load, so the 250 ms SLO cannot trip by chance.
+func TestRunSLOGoodput(t *testing.T) { synctest.Test(t, testRunSLOGoodput) }
+
+func testRunSLOGoodput(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
 	for _, tc := range []struct {
 		model string
 		pct   float64
