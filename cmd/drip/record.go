@@ -114,7 +114,12 @@ func record(ctx context.Context, stderr io.Writer, listen, out string, o recorde
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	stopLine := liveLine(stderr, &p.Stats, isTerminal(stderr))
+	var line io.Writer = stderr
+	tty := term.IsTerminal(os.Stderr.Fd())
+	if tty {
+		line = os.Stderr // the line is drip's own counts; sanitize would show its \r as ^M
+	}
+	stopLine := liveLine(line, &p.Stats, tty)
 	select {
 	case <-ctx.Done():
 	case err = <-served:
@@ -176,9 +181,4 @@ func liveLine(w io.Writer, s *recorder.Stats, tty bool) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-finished }
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }
