@@ -162,3 +162,35 @@ func TestRedirectNeverDowngradesHTTPS(t *testing.T) {
 		t.Errorf("the http server got %d requests, with X-Api-Key %q", len(reqs), reqs[0].Header.Get("X-Api-Key"))
 	}
 }
+
+// Keys drip adds itself from the environment (x-api-key from
+// ANTHROPIC_API_KEY) are credentials too: none follows a redirect to
+// another origin.
+func TestRedirectDropsKeysFromTheEnvironment(t *testing.T) {
+	var far seen
+	farSrv := httptest.NewServer(sseEnd(&far))
+	defer farSrv.Close()
+	to := strings.Replace(farSrv.URL, "127.0.0.1", "localhost", 1) + "/v1/messages"
+	near := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "sk-ant-env" {
+			t.Errorf("the first hop got X-Api-Key %q, want the key from the environment", r.Header.Get("X-Api-Key"))
+		}
+		http.Redirect(w, r, to, http.StatusTemporaryRedirect)
+	}))
+	defer near.Close()
+	getenv := func(k string) string {
+		if k == "ANTHROPIC_API_KEY" {
+			return "sk-ant-env"
+		}
+		return ""
+	}
+	tgt := probe.Target{URL: near.URL + "/v1/messages", Format: adapters.Lookup("anthropic"), Request: adapters.Request{Model: "m", Prompt: "hi"}}
+	rec := probe.Stream(context.Background(), tgt, probe.Options{Getenv: getenv, FollowRedirects: true}, &probe.Record{}, nil)
+	reqs, _ := far.list()
+	if len(reqs) != 1 || len(rec.Redirects) != 1 {
+		t.Fatalf("far end got %d requests, redirects %+v", len(reqs), rec.Redirects)
+	}
+	if v := reqs[0].Header.Get("X-Api-Key"); v != "" {
+		t.Errorf("X-Api-Key %q reached another origin", v)
+	}
+}
