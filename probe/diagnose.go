@@ -147,8 +147,8 @@ var rules = []rule{
 	{
 		shape: ShapeProxyBuffering,
 		hint: func(x *figures) string {
-			h := "something between drip and the server buffers the stream (a proxy's buffer, or compression): content arrives in bursts separated by silence, " +
-				"so ITL and tps_user are withheld and throughput is end-to-end; the stalls are real waits, caused by the buffering, not by the model"
+			h := "content arrives in bursts separated by silence: a buffering proxy (or compression) between drip and the server, or a server that flushes in batches; " +
+				"ITL and tps_user are withheld and throughput is end-to-end; the stalls are real waits, caused by the buffering, not by generation"
 			if x.s.Signals.Compressed > 0 {
 				h += "; the responses were compressed"
 			}
@@ -162,8 +162,12 @@ var rules = []rule{
 			ev := []string{
 				fmt.Sprintf("%d of %d streams with content (%s) buffered by their reads (≥ %g%% of content frames in reads of ≥ %d, or tokens under %s apart; threshold %g%% of streams)",
 					sg.ReadBuffered, sg.ContentStreams, pctText(x.readBufferedPct), BurstSharePctBuffered, BurstFrames, msText(InstantMSPerToken), BurstSharePct),
-				fmt.Sprintf("largest burst %d content frames in one read of %s; longest silence between content reads %s",
-					sg.LargestBurstFrames, bytesText(sg.LargestBurstBytes), msText(sg.LongestSilenceMS)),
+				fmt.Sprintf("largest burst %d content frames in one read of %s", sg.LargestBurstFrames, bytesText(sg.LargestBurstBytes)),
+			}
+			if sg.LongestSilenceMS > 0 {
+				ev = append(ev, "longest silence between content reads "+msText(sg.LongestSilenceMS))
+			} else {
+				ev = append(ev, "each stream's content came in one read")
 			}
 			if h := x.s.Metrics.Held; h.N > 0 {
 				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", msText(val(h.P50)), h.N))
