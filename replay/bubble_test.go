@@ -1,0 +1,97 @@
+package replay_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/memnet"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/recorder"
+	"github.com/driplab/drip/replay"
+)
+
+// TestLoopOnTheBubblesClock runs record → serve back → replay on an
+// in-memory network under testing/synctest, where every wait lasts exactly
+// as long as it says: the recording holds the fixture's times to the
+// microsecond, a served recording gives a client the recorded TTFT and gaps
+// at --speed 1 and, divided by 2, at --speed 2, and a replay against the
+// served recording reads the recorded figures again.
+func TestLoopOnTheBubblesClock(t *testing.T) {
+	for _, format := range []string{"openai-chat", "anthropic", "bedrock-converse"} {
+		t.Run(format, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { testLoopInBubble(t, format) })
+		})
+	}
+}
+
+func testLoopInBubble(t *testing.T, format string) {
+	up := memnet.NewServer(fixtures.NewServer())
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	var recs []*probe.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Client: up.Client()}, func(r *probe.Record) { recs = append(recs, r) })
+	proxy := memnet.NewServer(p)
+	defer proxy.Close()
+
+	tgt := probe.Target{URL: endpoint(proxy.URL, format, "mid-sentence-stall"), Format: adapters.Lookup(format), Request: adapters.Request{Model: "mid-sentence-stall", Prompt: "hi"}}
+	client := probe.Stream(context.Background(), tgt, probe.Options{Dial: proxy.Dial}, &probe.Record{}, nil)
+	p.Wait()
+	if len(recs) != 1 || client.Status != probe.StatusComplete {
+		t.Fatalf("%d records, client %s (%+v)", len(recs), client.Status, client.Error)
+	}
+	rec := recs[0]
+	sc := fixtures.Lookup("mid-sentence-stall")
+	if first := firstContentAt(sc); *rec.TTFTMS != first || *client.TTFTMS != first {
+		t.Errorf("TTFT recorded %v, client %v; the fixture wrote the first word at %v ms", *rec.TTFTMS, *client.TTFTMS, first)
+	}
+	if !slices.Equal(rec.Gaps(), client.Gaps()) || rec.Text() != client.Text() {
+		t.Errorf("the record differs from what the client saw: gaps %v vs %v, text %q vs %q", rec.Gaps(), client.Gaps(), rec.Text(), client.Text())
+	}
+
+	for _, speed := range []float64{1, 2} {
+		srv, err := fixtures.NewRecorded(recs, fixtures.RecordedOptions{Speed: speed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := memnet.NewServer(srv)
+		got := probe.Stream(context.Background(), probe.Target{URL: endpoint(served.URL, format, "mid-sentence-stall"), Format: adapters.Lookup(format),
+			Request: adapters.Request{Model: "mid-sentence-stall", Prompt: "hi"}}, probe.Options{Dial: served.Dial}, &probe.Record{}, nil)
+		if got.TTFTMS == nil || *got.TTFTMS != *rec.TTFTMS/speed {
+			t.Errorf("speed %g: served TTFT %v, want %v", speed, got.TTFTMS, *rec.TTFTMS/speed)
+		}
+		want := rec.Gaps()
+		for i := range want {
+			want[i] /= speed
+		}
+		if !slices.Equal(got.Gaps(), want) || got.Text() != rec.Text() {
+			t.Errorf("speed %g: served gaps %v, want %v; text %q, want %q", speed, got.Gaps(), want, got.Text(), rec.Text())
+		}
+
+		var replayed []*probe.Record
+		replay.Run(context.Background(), replay.Streams(recs), replay.Options{Against: served.URL, Probe: probe.Options{Dial: served.Dial}}, func(r *probe.Record) {
+			replayed = append(replayed, r)
+		})
+		if len(replayed) != 1 || replayed[0].TTFTMS == nil || *replayed[0].TTFTMS != *rec.TTFTMS/speed || replayed[0].Status != probe.StatusComplete {
+			t.Errorf("speed %g: replay against the served recording: %+v", speed, replayed)
+		}
+		served.Close()
+	}
+}
+
+// firstContentAt is when a scenario writes its first content, in ms.
+func firstContentAt(sc *fixtures.Scenario) float64 {
+	for _, s := range sc.Steps {
+		if s.Kind.IsContent() {
+			return float64(s.At) / 1e6
+		}
+	}
+	return -1
+}
+
+var _ http.Handler = (*recorder.Proxy)(nil)
