@@ -49,6 +49,11 @@ type compareScreen struct {
 	sel    int             // and its position in the run
 	byTime bool
 
+	// live feeds a comparison of runs still being measured (nil: files);
+	// status says how far they are.
+	live   *CompareFeed
+	status string
+
 	// Drawing: the cached parts compose joins.
 	headerH, bodyH   int
 	figures, prompts views.FigureTable
@@ -109,6 +114,8 @@ func (m *Model) updateCompare(msg tea.Msg) tea.Cmd {
 		cs.load(msg.C)
 		cs.setPanel(cs.panel)
 		m.renderCompare()
+	case liveCompareTickMsg:
+		return m.liveTick()
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.renderCompare()
@@ -256,6 +263,12 @@ func (m *Model) renderCompare() {
 	cs.headerH = min(want, max(1, h/3))
 	cs.bodyH = max(0, h-cs.headerH-1-helpH)
 	cs.header = views.CompareHeader(cs.c, w, cs.headerH, st)
+	if cs.status != "" {
+		// Runs still being measured say how far they are on the title line.
+		first, rest, _ := strings.Cut(cs.header, "\n")
+		first = views.Fit(first+st.Dim.Render(" · ")+st.Live.Render(cs.status), w, 1)
+		cs.header = strings.TrimSuffix(first+"\n"+rest, "\n")
+	}
 	cs.figures = views.CompareFigures(cs.c, false, w, cs.bodyH, st)
 	cs.prompts = views.CompareFigures(cs.c, true, w, cs.bodyH, st)
 	cs.skip[panelFigures] = min(cs.skip[panelFigures], cs.figures.MaxSkip(cs.bodyH))

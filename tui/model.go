@@ -186,6 +186,9 @@ func (m *Model) Init() tea.Cmd {
 	} else {
 		m.beginPending = true
 	}
+	if m.cmp != nil && m.cmp.live != nil {
+		cmds = append(cmds, m.after(liveCompareInterval, liveCompareTickMsg{}))
+	}
 	return tea.Batch(cmds...)
 }
 

@@ -180,7 +180,7 @@ func newRunCmd() *cobra.Command {
 		sw    sweepFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "run URL",
+		Use:   "run URL [URL…]",
 		Short: "Measure repeated streams from an endpoint, alone or under load, and report their timing",
 		Long: `Send streaming requests and report time to first token, gaps between tokens,
 stalls, ITL and throughput, with the number of samples beside every
@@ -208,7 +208,7 @@ rose beyond noise while throughput did not follow (docs/sweeps.md).
 
 Ctrl-C stops admitting, cancels the streams in flight (recorded as
 canceled), prints the summary of what finished and exits 130 (143 after
-SIGTERM); a second Ctrl-C exits at once.
+SIGTERM); a second Ctrl-C exits at once.`+runTargetsHelp+`
 
 Each stream is bounded by --max-frames and --max-bytes: past either it is
 stopped, kept up to the limit and recorded incomplete (error class limit).
@@ -234,14 +234,18 @@ the default openai-chat).
   drip run http://localhost:8000/v1/chat/completions -d @body.json
   drip run http://localhost:8000 --concurrency 1,2,4,8,16 --runs-per-level 16 --warmup 1
   drip run http://localhost:8000 --rate 1,2,5,10 --duration-per-level 30s --stop-when 'failed_pct > 5'
-  drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md`,
-		Args: cobra.ExactArgs(1),
+  drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md
+  drip run http://gpu-a:8000 http://gpu-b:8000 -m my-model --runs 10 --out ab.jsonl`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.parseGates(); err != nil {
 				return err
 			}
 			if err := out.export.check(); err != nil {
 				return err
+			}
+			if len(args) > 1 || len(req.models) > 1 {
+				return runTargets(cmd, args, &req, &load, &out)
 			}
 			t, o, err := req.build(args[0])
 			if err != nil {

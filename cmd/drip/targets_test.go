@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -47,8 +48,8 @@ func TestTargetsPairing(t *testing.T) {
 	if code, _, stderr := drip(t, "watch", "http://a", "--alternate"); code != exitUsage || !strings.Contains(stderr, "--alternate") {
 		t.Errorf("--alternate with one target: exit %d %q", code, stderr)
 	}
-	if code, _, stderr := drip(t, "run", "http://a", "-m", "x", "-m", "y"); code != exitUsage || !strings.Contains(stderr, "-m given 2 times") {
-		t.Errorf("run with two models: exit %d %q", code, stderr)
+	if code, _, stderr := drip(t, "calibrate", "-m", "x", "-m", "y"); code != exitUsage {
+		t.Errorf("calibrate with two models: exit %d %q", code, stderr)
 	}
 }
 
@@ -84,4 +85,63 @@ func testWatchTargetsHeadless(t *testing.T) {
 	if a, b := strings.Index(stdout, "── B"), strings.Index(stdout, "drip compare"); a < 0 || b < a {
 		t.Errorf("the comparison should follow the summaries:\n%s", stdout)
 	}
+}
+
+// TestRunTargetsHeadless runs one workload against two fixture targets,
+// interleaved: every target gets its --runs, numbered from 0 in its own
+// file, and the report is each summary, then the comparison.
+func TestRunTargetsHeadless(t *testing.T) { synctest.Test(t, testRunTargetsHeadless) }
+
+func testRunTargetsHeadless(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "steady", "-m", "mid-sentence-stall", "--runs", "3", "--concurrency", "2", "--warmup", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for i, model := range []string{"steady", "mid-sentence-stall"} {
+		path := filepath.Join(dir, "r-"+string(rune('A'+i))+".jsonl")
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, err := probe.ReadRecords(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seqs []int
+		measured := 0
+		for _, r := range recs {
+			if r.Model != model {
+				t.Errorf("%s: a record of %s", path, r.Model)
+			}
+			seqs = append(seqs, r.Seq)
+			if r.Phase == probe.PhaseMeasure {
+				measured++
+			}
+		}
+		// One warmup in the first turn, then turns of two until three are measured.
+		if measured != 3 || len(recs) != 4 || !reflect.DeepEqual(sortedInts(seqs), []int{0, 1, 2, 3}) {
+			t.Errorf("%s: %d records, %d measured, seqs %v; want 4, 3, 0–3", path, len(recs), measured, seqs)
+		}
+	}
+	for _, want := range []string{"── A steady ──", "── B mid-sentence-stall ──", "interleaved with 1 other targets in turns of 2", "drip compare · 2 runs · baseline A"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "A#0") && !strings.Contains(stderr, "A  #0") {
+		t.Errorf("progress lines do not name their target:\n%s", stderr)
+	}
+	if code, _, stderr := drip(t, "run", srv.URL, srv.URL, "--rate", "2"); code != exitUsage || !strings.Contains(stderr, "--rate takes one target") {
+		t.Errorf("--rate with two targets: exit %d %q", code, stderr)
+	}
+}
+
+func sortedInts(v []int) []int {
+	out := append([]int(nil), v...)
+	slices.Sort(out)
+	return out
 }

@@ -118,7 +118,7 @@ func watchTargets(ctx context.Context, stdout, stderr io.Writer, ts []target, ou
 	if recs.err != nil {
 		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
 	}
-	return reportTargets(stdout, stderr, ts, recs, stallMS, out)
+	return reportTargets(stdout, stderr, ts, recs, stallMS, out, func(_ int, r *probe.Record) probe.Workload { return watchWorkload(r) })
 }
 
 // oneRound sends the prompt to every target once, at once or in turn.
@@ -141,7 +141,7 @@ func oneRound(ctx context.Context, srcs []tui.Source, sink func(*probe.Record), 
 // reportTargets prints every target's summary under its letter, then the
 // comparison of their runs against the first, and checks the gates per
 // target.
-func reportTargets(stdout, stderr io.Writer, ts []target, recs *targetRecords, stallMS float64, out *outputFlags) error {
+func reportTargets(stdout, stderr io.Writer, ts []target, recs *targetRecords, stallMS float64, out *outputFlags, wl func(i int, r *probe.Record) probe.Workload) error {
 	inputs := make([]compare.Input, 0, len(ts))
 	for i, t := range ts {
 		fmt.Fprintf(stdout, "── %s %s ──\n", compare.Letter(i), t.name)
@@ -149,7 +149,12 @@ func reportTargets(stdout, stderr io.Writer, ts []target, recs *targetRecords, s
 			fmt.Fprintln(stdout, "no finished stream")
 			continue
 		}
-		printSummaries(stdout, recs.recs[i], stallMS)
+		a := probe.NewAggregate(stallMS)
+		for _, r := range recs.recs[i] {
+			a.Add(r)
+		}
+		s := a.Summary(wl(i, recs.recs[i][0]))
+		report.Text(stdout, &s)
 		fmt.Fprintln(stdout)
 		label := t.name
 		if out.out != "" {

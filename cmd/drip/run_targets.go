@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/tui"
+)
+
+// runTargets carries out one workload against several targets,
+// interleaved: a turn of --concurrency streams (one with the closed loop's
+// default) against each target in order, until every target has its
+// --runs, so drift in the network or the load around them lands on every
+// target alike. On a terminal the compare screen fills in as streams end;
+// either way each target's summary and the comparison are printed after.
+func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *workloadFlags, out *outputFlags) error {
+	fs := cmd.Flags()
+	for _, name := range []string{"rate", "duration", "runs-per-level", "duration-per-level", "stop-when", "metrics-addr", "otlp", "otlp-traces"} {
+		if fs.Lookup(name) != nil && fs.Changed(name) {
+			return usageErr("several targets run interleaved turns of --runs: --%s takes one target", name)
+		}
+	}
+	if out.json {
+		return usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
+	}
+	if len(load.concurrencyLevels.vals) > 1 {
+		return usageErr("several targets run interleaved turns of --runs: a --concurrency sweep takes one target")
+	}
+	ts, err := req.targets(args)
+	if err != nil {
+		return err
+	}
+	plans := make([]probe.Plan, len(ts))
+	for i, t := range ts {
+		p := probe.Plan{Target: t.t, Options: t.o, RunID: probe.NewRunID()}
+		if err := load.plan(fs, req, &p); err != nil {
+			return err
+		}
+		if i > 0 {
+			p.Seed = plans[0].Seed // one prompt order for every target
+		}
+		p.Workload = &probe.RecordWorkload{MaxTokens: t.t.Request.MaxTokens, Concurrency: p.Concurrency, Version: version}
+		plans[i] = p
+	}
+	recs, err := openTargetRecords(ts, out)
+	if err != nil {
+		return err
+	}
+	defer recs.close()
+	for i, p := range plans {
+		recs.runIDs[p.RunID] = i
+	}
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "drip: %d targets, interleaved turns of %d · %s\n", len(ts), max(1, plans[0].Concurrency), describeLoad(&plans[0]))
+	labels := make([]string, len(ts))
+	for i, t := range ts {
+		labels[i] = t.name
+		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, describe(t.t))
+	}
+	ctx := cmd.Context()
+	if useTUI(out) {
+		feed := tui.NewCompareFeed(labels)
+		rctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			interleave(rctx, plans, func(i int, r *probe.Record) { recs.add(r); feed.Add(i, r) })
+			feed.Close()
+		}()
+		m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+		err := runProgram(ctx, m)
+		cancel()
+		wg.Wait()
+		if err != nil {
+			return err
+		}
+	} else {
+		interleave(ctx, plans, func(i int, r *probe.Record) {
+			recs.add(r)
+			fmt.Fprintf(stderr, "  %s%s\n", compare.Letter(i), progressLine(r))
+		})
+	}
+	if recs.err != nil {
+		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
+	}
+	gates := reportTargets(cmd.OutOrStdout(), stderr, ts, recs, plans[0].Options.StallMS, out,
+		func(i int, _ *probe.Record) probe.Workload {
+			w := workloadOf(&plans[i])
+			w.Order = fmt.Sprintf("interleaved with %d other targets in turns of %d; throughput's window spans their turns too", len(plans)-1, max(1, plans[i].Concurrency))
+			return w
+		})
+	// As with one target: a target no stream reached is a run that could
+	// not be carried out (the report is printed all the same).
+	if ctx.Err() == nil {
+		for i, rs := range recs.recs {
+			if len(rs) > 0 && !slices.ContainsFunc(rs, func(r *probe.Record) bool { return r.HTTPStatus != 0 }) {
+				return cannotErr(fmt.Errorf("no response from %s (%s): every stream failed before headers", ts[i].name, probe.RedactURL(ts[i].t.URL)))
+			}
+		}
+	}
+	return gates
+}
+
+// interleave runs the plans in turns: each turn a slice of every plan's
+// streams (its concurrency), target after target, numbered on from the
+// last turn and on one time axis, warmup in the first turn only.
+func interleave(ctx context.Context, plans []probe.Plan, sink func(i int, r *probe.Record)) {
+	start := time.Now()
+	done := make([]int, len(plans))
+	next := make([]int, len(plans))
+	for turn := 0; ctx.Err() == nil; turn++ {
+		more := false
+		for i, base := range plans {
+			left := base.Runs - done[i]
+			if left <= 0 || ctx.Err() != nil {
+				continue
+			}
+			more = true
+			p := base
+			p.Runs = min(left, max(1, base.Concurrency))
+			p.FirstSeq, p.Start = next[i], start
+			if turn > 0 {
+				p.Warmup = 0
+			}
+			probe.Run(ctx, p, func(r *probe.Record) {
+				next[i] = max(next[i], r.Seq+1)
+				if r.Phase != probe.PhaseWarmup {
+					done[i]++
+				}
+				sink(i, r)
+			}, nil)
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// runTargetsHelp is the run command's word on several targets.
+const runTargetsHelp = `
+
+Several URLs (or several -m with one URL) are several targets: the same
+workload runs against each, interleaved in turns of --concurrency streams,
+and on a terminal the compare screen fills in live, baseline the first.
+Each target's summary and the comparison are printed at the end; --out
+FILE.jsonl writes one file per target (FILE-A.jsonl, FILE-B.jsonl).`
+
