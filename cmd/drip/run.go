@@ -208,7 +208,7 @@ rose beyond noise while throughput did not follow (docs/sweeps.md).
 
 Ctrl-C stops admitting, cancels the streams in flight (recorded as
 canceled), prints the summary of what finished and exits 130 (143 after
-SIGTERM); a second Ctrl-C exits at once.`+runTargetsHelp+`
+SIGTERM); a second Ctrl-C exits at once.` + runTargetsHelp + `
 
 Each stream is bounded by --max-frames and --max-bytes: past either it is
 stopped, kept up to the limit and recorded incomplete (error class limit).

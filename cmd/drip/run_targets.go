@@ -153,4 +153,3 @@ workload runs against each, interleaved in turns of --concurrency streams,
 and on a terminal the compare screen fills in live, baseline the first.
 Each target's summary and the comparison are printed at the end; --out
 FILE.jsonl writes one file per target (FILE-A.jsonl, FILE-B.jsonl).`
-
