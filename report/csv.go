@@ -5,8 +5,10 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
 )
 
 var csvHeader = []string{
@@ -18,6 +20,8 @@ var csvHeader = []string{
 	// Each stream's gap distribution, reads and rate after the first
 	// content: enough to draw the TTFT × gap p99 scatter from the CSV.
 	"gap_p50_ms", "gap_p95_ms", "gap_p99_ms", "gap_max_ms", "reads", "post_first_content_tps",
+	// Where and when a stream ran, for joining with server logs.
+	"model", "target", "start_time", "input_tokens",
 }
 
 // CSV writes one row per stream; undefined figures are empty cells.
@@ -42,7 +46,22 @@ func (c *CSV) Write(r *probe.Record) error {
 		strconv.Itoa(r.OutputTokens), r.TokensSource, strconv.Itoa(r.ContentFrames), strconv.Itoa(r.CoalescedFrames),
 		strconv.Itoa(len(r.Stalls)), strconv.Itoa(r.MidSentenceStalls()), strconv.FormatBool(r.Buffered), strconv.FormatBool(r.Complete),
 		ms(r.RunOffsetMS), cell(r.IntendedStartMS),
-	}, gapCells(r)...))
+	}, append(gapCells(r), whereCells(r)...)...))
+}
+
+// whereCells are a stream's model, target, wall-clock start (RFC 3339,
+// UTC) and the server's prompt token count.
+func whereCells(r *probe.Record) []string {
+	start := ""
+	if r.StartUnixNS != 0 {
+		start = time.Unix(0, r.StartUnixNS).UTC().Format(time.RFC3339Nano)
+	}
+	in := ""
+	if r.InputTokens != nil {
+		in = strconv.Itoa(*r.InputTokens)
+	}
+	// Stripped of control sequences: a CSV ends up printed in a terminal.
+	return []string{sanitize.Line(r.Model), sanitize.Line(r.Target), start, in}
 }
 
 // gapCells are a stream's gap p50, p95, p99 and max, its reads and its

@@ -78,6 +78,8 @@ func TestCSVRows(t *testing.T) {
 		if !failed {
 			intended := 1499.25
 			r.RunOffsetMS, r.IntendedStartMS = 1500, &intended
+			in := 37
+			r.Model, r.Target, r.StartUnixNS, r.InputTokens = "llama3.2", "http://127.0.0.1:8000/v1/chat/completions", 1764583200123456789, &in
 		}
 		if err := c.Write(r); err != nil {
 			t.Fatal(err)
@@ -103,6 +105,8 @@ func TestCSVRows(t *testing.T) {
 	for name, want := range map[string][2]string{
 		"gap_p50_ms": {"300.000", ""}, "gap_p95_ms": {"480.000", ""}, "gap_p99_ms": {"496.000", ""}, "gap_max_ms": {"500.000", ""},
 		"reads": {"4", "0"}, "post_first_content_tps": {"3.333", ""}, "content_frames": {"3", "0"},
+		"model": {"llama3.2", ""}, "target": {"http://127.0.0.1:8000/v1/chat/completions", "http://x/v1/chat/completions"},
+		"start_time": {"2025-12-01T10:00:00.123456789Z", ""}, "input_tokens": {"37", ""},
 	} {
 		i, ok := col[name]
 		if !ok {
