@@ -7,7 +7,7 @@ import (
 	"github.com/driplab/drip/probe"
 )
 
-// jsonComparison is the --json output: each run's summary (DESIGN §3) with
+// jsonComparison is the --json output: each run's summary (docs/records.md, Summary) with
 // its deltas against the baseline.
 type jsonComparison struct {
 	V                   int             `json:"v"`

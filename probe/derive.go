@@ -11,7 +11,7 @@ import (
 	"github.com/driplab/drip/adapters"
 )
 
-// Thresholds of DESIGN §1.
+// Thresholds of the definitions in docs/records.md.
 const (
 	DefaultStall = 250.0 // ms
 	// A stream is buffered with fewer than bufferedMinFrames content frames,

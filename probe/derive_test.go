@@ -34,8 +34,9 @@ func null(t *testing.T, name string, got *float64) {
 	}
 }
 
-// DESIGN §4: start 0, content at 0.2/0.3/0.5 s, end 0.6 s → TTFT 200 ms,
-// gaps 100 and 200 ms, mean gap 150 ms, duration 600 ms.
+// The design's worked example (definitions in docs/records.md): start 0,
+// content at 0.2/0.3/0.5 s, end 0.6 s → TTFT 200 ms, gaps 100 and 200 ms,
+// mean gap 150 ms, duration 600 ms.
 func TestDeriveDesignExample(t *testing.T) {
 	r := &Record{DurationMS: 600, Frames: []Frame{
 		frame(50, 0, adapters.KindRole),

@@ -59,7 +59,7 @@ type Error struct {
 	RetryAfter string `json:"retry_after,omitempty"`
 }
 
-// Error classes (DESIGN §1).
+// Error classes (docs/records.md, Error classes).
 const (
 	ErrHTTP4xx      = "http_4xx"
 	ErrHTTP429      = "http_429"

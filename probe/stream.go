@@ -501,11 +501,11 @@ func frameLimitError(n int) *Error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Classify maps a transport error to a DESIGN §1 class, reading the cause
+// Classify maps a transport error to an error class (docs/records.md, Error classes), reading the cause
 // of ctx's cancellation first; see classify.
 func Classify(ctx context.Context, err error) *Error { return classify(ctx, err) }
 
-// classify maps a transport error to a DESIGN §1 class. Messages come from
+// classify maps a transport error to an error class (docs/records.md, Error classes). Messages come from
 // the innermost error so that URLs (which may carry secrets) are not copied.
 func classify(ctx context.Context, err error) *Error {
 	switch cause := context.Cause(ctx); {

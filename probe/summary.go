@@ -90,7 +90,7 @@ type Streams struct {
 	FailedBy   map[string]int `json:"failed_by_class"`
 }
 
-// Metrics are the pooled distributions of a run (DESIGN §3).
+// Metrics are the pooled distributions of a run (docs/records.md, Summary).
 type Metrics struct {
 	TTFT         Dist `json:"ttft_ms"`
 	TTFO         Dist `json:"ttfo_ms"`
@@ -158,7 +158,7 @@ type Workload struct {
 	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
 }
 
-// Summary is the one-object result of a run (DESIGN §3).
+// Summary is the one-object result of a run (docs/records.md, Summary; docs/schema/summary.v1.schema.json).
 type Summary struct {
 	V               int             `json:"v"`
 	Conventions     Conventions     `json:"conventions"`

@@ -3,7 +3,7 @@
 // and, optionally, one span per stream). Both are sinks on drip run's
 // record pipeline: they see each record as it ends, as --out does, and
 // count what the --json summary counts, so the series and the summary
-// agree (DESIGN §1: warmup excluded; e2e, ITL and tokens from completed
+// agree (docs/records.md, Definitions: warmup excluded; e2e, ITL and tokens from completed
 // streams only).
 package telemetry
 

@@ -17,7 +17,7 @@ import (
 	"github.com/driplab/drip/sanitize"
 )
 
-// Exit codes (DESIGN §3).
+// Exit codes (docs/records.md, Exit codes).
 const (
 	exitOK       = 0
 	exitGate     = 1
