@@ -91,6 +91,9 @@ func (a *levelAcc) level(st *probe.RunStats, partial bool) Level {
 	} else {
 		l.Concurrency = int(a.lv)
 	}
+	if s.Goodput != nil {
+		l.Goodput = s.Goodput.Pct
+	}
 	if n := s.Streams.Admitted; n > 0 {
 		l.StallsPerStream = ptr(float64(s.Stalls.Count) / float64(n))
 	}

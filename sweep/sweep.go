@@ -32,6 +32,9 @@ type Plan struct {
 	// StopWhen ends the sweep after the first level where any of these
 	// gates holds on the level's own figures.
 	StopWhen []probe.Gate
+	// SLO, when set, is held against every stream: each level reports its
+	// goodput (the share of its streams meeting it).
+	SLO *probe.SLO
 }
 
 // Result is a sweep's outcome, as the summary's "sweep" object.
@@ -91,6 +94,7 @@ func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(pro
 		update(&res)
 		lp := levelPlan(base, p.Kind, lv, seq)
 		acc := newLevelAcc(lv, p.Kind, base.Options.StallMS)
+		acc.agg.SLO = p.SLO
 		st := probe.Run(ctx, lp, func(r *probe.Record) {
 			seq = max(seq, r.Seq+1)
 			acc.add(r)

@@ -117,7 +117,7 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 	if top := levels[len(levels)-1]; kind == sweep.KindConcurrency && f.runsPerLevel > 0 && float64(f.runsPerLevel) < top {
 		return nil, usageErr("--runs-per-level %d is below concurrency %s: that level would never have %s streams in flight", f.runsPerLevel, sweep.LevelNum(top), sweep.LevelNum(top))
 	}
-	sp := &sweep.Plan{Kind: kind, Levels: levels}
+	sp := &sweep.Plan{Kind: kind, Levels: levels, SLO: out.slo}
 	for _, e := range f.stopWhen {
 		g, err := probe.ParseGate(e)
 		if err != nil {
@@ -125,6 +125,9 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 		}
 		if g.Relative {
 			return nil, usageErr("--stop-when %q: a relative value needs a baseline; give an absolute one", e)
+		}
+		if g.Metric == "goodput" && out.slo == nil {
+			return nil, usageErr("--stop-when %q: goodput is the share of streams meeting --slo: add --slo, e.g. --slo 'ttft<500ms,gap.p99<250ms'", e)
 		}
 		sp.StopWhen = append(sp.StopWhen, g)
 	}

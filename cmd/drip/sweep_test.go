@@ -162,3 +162,48 @@ func testCompareByLevel(t *testing.T) {
 		t.Errorf("compare --by level --markdown: exit %d:\n%s", code, stdout)
 	}
 }
+
+// TestSweepGoodput: with --slo every level reports its goodput (the table
+// gains the column), and --stop-when can stop on it. Against 4 slots, at
+// concurrency 8 half the streams wait a whole stream for their first
+// token: only the first 4 of its 16 streams meet ttft<500ms (each later
+// one waits for a slot a whole stream), so its goodput is 25%.
+func TestSweepGoodput(t *testing.T) { synctest.Test(t, testSweepGoodput) }
+
+func testSweepGoodput(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewSlots(fixtures.NewServer(), 4))
+	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "steady", "--concurrency", "2,4,8,16", "--runs-per-level", "16",
+		"--slo", "ttft<500ms", "--stop-when", "goodput < 90", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	var s struct {
+		Sweep struct {
+			Levels []struct {
+				Level   float64  `json:"level"`
+				Goodput *float64 `json:"goodput"`
+			} `json:"levels"`
+			Stopped *string `json:"stopped"`
+		} `json:"sweep"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{100, 100, 25}
+	if len(s.Sweep.Levels) != len(want) || s.Sweep.Stopped == nil || !strings.Contains(*s.Sweep.Stopped, "goodput < 90' held at concurrency 8") {
+		t.Fatalf("levels %+v stopped %v; want 2, 4 and 8, stopped at 8 by goodput < 90", s.Sweep.Levels, s.Sweep.Stopped)
+	}
+	for i, l := range s.Sweep.Levels {
+		if l.Goodput == nil || *l.Goodput != want[i] {
+			t.Errorf("concurrency %v: goodput %s; want %v", l.Level, num(l.Goodput), want[i])
+		}
+	}
+	code, stdout, _ = drip(t, "run", srv.URL, "-m", "steady", "--concurrency", "2,4", "--runs-per-level", "4", "--slo", "ttft<500ms", "--markdown")
+	if code != exitOK || !strings.Contains(stdout, "| goodput % |") {
+		t.Errorf("--markdown with --slo: exit %d, no goodput column:\n%s", code, stdout)
+	}
+	code, _, stderr = drip(t, "run", srv.URL, "--concurrency", "2,4", "--runs-per-level", "4", "--stop-when", "goodput < 90")
+	if code != exitUsage || !strings.Contains(stderr, "add --slo") {
+		t.Errorf("--stop-when goodput without --slo: exit %d, stderr %q; want %d and add --slo", code, stderr, exitUsage)
+	}
+}
