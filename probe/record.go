@@ -172,6 +172,7 @@ type RecordWorkload struct {
 	Concurrency int     `json:"concurrency,omitempty"`
 	Rate        float64 `json:"rate,omitempty"` // arrivals per second (open loop)
 	Version     string  `json:"drip_version,omitempty"`
+	Shard       string  `json:"shard,omitempty"` // "i/N" of a sharded run
 }
 
 // MidSentenceStalls counts the stalls that fell inside a sentence.

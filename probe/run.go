@@ -38,6 +38,11 @@ type Plan struct {
 	// now) keeps every level's offsets on the sweep's time axis.
 	Level    *float64
 	FirstSeq int
+	// Shard and Shards make this agent one of Shards running one seeded
+	// workload: it sends only the streams whose index in the whole
+	// sequence is Shard mod Shards, each with the prompt, schedule time
+	// and seq one agent would give it. Shards 0 or 1: the whole workload.
+	Shard, Shards int
 	Start    time.Time
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
@@ -148,7 +153,6 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 		p.Progress = &Progress{}
 	}
 	r := &runner{plan: p, o: o, observe: observe, records: make(chan *Record, 64)}
-	r.seq.Store(int64(p.FirstSeq))
 	sunk := make(chan struct{})
 	go func() {
 		for rec := range r.records {
@@ -167,7 +171,7 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 		if p.Rate > 0 {
 			conc = 1
 		}
-		pick := newPicker(prompts, p.Seed, warmupStream, p.Warmup*len(prompts))
+		pick := newPicker(prompts, p.Seed, warmupStream, p.Warmup*len(prompts)).sharded(p.Shard, p.Shards)
 		r.closed(ctx, max(conc, 1), time.Time{}, PhaseWarmup, pick)
 	}
 	var st RunStats
@@ -175,13 +179,15 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 	if ctx.Err() == nil {
 		pick := newPicker(prompts, p.Seed, orderStream, p.Runs)
 		if p.Rate > 0 {
+			// The open loop draws every arrival's prompt and skips the
+			// arrivals of other shards itself, keeping their times.
 			st = r.open(ctx, pick)
 		} else {
 			var deadline time.Time
 			if p.Duration > 0 {
 				deadline = o.Clock().Add(p.Duration)
 			}
-			r.closed(ctx, max(p.Concurrency, 1), deadline, PhaseMeasure, pick)
+			r.closed(ctx, max(p.Concurrency, 1), deadline, PhaseMeasure, pick.sharded(p.Shard, p.Shards))
 		}
 	}
 	st.SchedLatency = sched.dist()
@@ -222,12 +228,21 @@ type runner struct {
 	observe func(Event)
 	records chan *Record
 	start   time.Time
-	seq     atomic.Int64
 }
 
-// stream sends one request and hands its record on. intended is the
-// open-loop schedule's start, on the run's time axis (ms).
-func (r *runner) stream(ctx context.Context, phase string, pr Prompt, intended *float64) {
+// seqOf numbers the k-th stream of a phase: warmup streams first, then the
+// measured ones, so a stream's seq is the same in a sharded run as in one
+// agent's.
+func (r *runner) seqOf(phase string, k int) int {
+	if phase == PhaseWarmup {
+		return r.plan.FirstSeq + k
+	}
+	return r.plan.FirstSeq + r.plan.Warmup*len(r.plan.prompts()) + k
+}
+
+// stream sends the k-th request of its phase and hands its record on.
+// intended is the open-loop schedule's start, on the run's time axis (ms).
+func (r *runner) stream(ctx context.Context, phase string, pr Prompt, k int, intended *float64) {
 	t := r.plan.Target
 	if t.Body == nil {
 		t.Request.Prompt = pr.Text
@@ -236,7 +251,7 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, intended *
 		}
 	}
 	rec := &Record{
-		RunID: r.plan.RunID, Seq: int(r.seq.Add(1) - 1), Phase: phase, PromptID: pr.ID,
+		RunID: r.plan.RunID, Seq: r.seqOf(phase, k), Phase: phase, PromptID: pr.ID,
 		IntendedStartMS: intended, Workload: r.plan.Workload, Host: r.plan.Host, Labels: r.plan.Labels,
 		Level: r.plan.Level,
 	}
@@ -260,7 +275,7 @@ func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase
 	for range conc {
 		wg.Go(func() {
 			for ctx.Err() == nil && (deadline.IsZero() || r.o.Clock().Before(deadline)) {
-				pr, ok := pick.next()
+				pr, k, ok := pick.next()
 				if !ok {
 					return
 				}
@@ -269,7 +284,7 @@ func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase
 					pg.Admitted.Add(1)
 				}
 				pg.InFlight.Add(1)
-				r.stream(ctx, phase, pr, nil)
+				r.stream(ctx, phase, pr, k, nil)
 				pg.InFlight.Add(-1)
 			}
 		})
@@ -300,6 +315,12 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 		if p.Duration > 0 && at >= p.Duration {
 			break
 		}
+		// Drawn for every arrival, admitted or not, so an arrival's prompt
+		// does not depend on which shard sends it or what was dropped.
+		pr, _, _ := pick.next()
+		if p.Shards > 1 && i%p.Shards != p.Shard {
+			continue
+		}
 		due := origin.Add(at)
 		if d := due.Sub(r.o.Clock()); d > 0 {
 			timer.Reset(d)
@@ -320,13 +341,12 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 			pg.NotAdmitted.Add(1)
 			continue
 		}
-		pr, _ := pick.next()
 		intended := originMS + ms(at)
 		inflight.Add(1)
 		pg.Admitted.Add(1)
 		pg.InFlight.Add(1)
 		wg.Go(func() {
-			r.stream(ctx, PhaseMeasure, pr, &intended)
+			r.stream(ctx, PhaseMeasure, pr, i, &intended)
 			inflight.Add(-1)
 			pg.InFlight.Add(-1)
 		})

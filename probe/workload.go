@@ -20,32 +20,48 @@ func seeded(seed int64, stream uint64) *rand.Rand {
 
 // picker hands out prompts in rounds: each round is every prompt once, in
 // an order shuffled afresh from the seed. It is safe for concurrent use.
+// A sharded picker draws the whole sequence and hands out only its own
+// slice (index mod shards = shard), so N agents with one seed send between
+// them exactly what one agent would.
 type picker struct {
-	mu      sync.Mutex
-	prompts []Prompt
-	rng     *rand.Rand
-	round   []int // the current round's order
-	n       int   // prompts handed out
-	limit   int   // 0: no limit
+	mu            sync.Mutex
+	prompts       []Prompt
+	rng           *rand.Rand
+	round         []int // the current round's order
+	n             int   // prompts drawn
+	limit         int   // 0: no limit
+	shard, shards int   // shards 0 or 1: every index is this picker's
 }
 
 func newPicker(prompts []Prompt, seed int64, stream uint64, limit int) *picker {
 	return &picker{prompts: prompts, rng: seeded(seed, stream), limit: limit}
 }
 
-// next returns the next prompt, or false when the limit is reached.
-func (p *picker) next() (Prompt, bool) {
+// sharded makes the picker hand out only indices of shard i of n.
+func (p *picker) sharded(i, n int) *picker {
+	p.shard, p.shards = i, n
+	return p
+}
+
+// next returns the next prompt of this picker's slice with its index in
+// the whole sequence, or false when the limit is reached.
+func (p *picker) next() (Prompt, int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.limit > 0 && p.n >= p.limit {
-		return Prompt{}, false
+	for {
+		if p.limit > 0 && p.n >= p.limit {
+			return Prompt{}, 0, false
+		}
+		i := p.n % len(p.prompts)
+		if i == 0 {
+			p.round = p.rng.Perm(len(p.prompts))
+		}
+		k := p.n
+		p.n++
+		if p.shards <= 1 || k%p.shards == p.shard {
+			return p.prompts[p.round[i]], k, true
+		}
 	}
-	i := p.n % len(p.prompts)
-	if i == 0 {
-		p.round = p.rng.Perm(len(p.prompts))
-	}
-	p.n++
-	return p.prompts[p.round[i]], true
 }
 
 // arrivals is an open loop's schedule: offsets from the loop's start.

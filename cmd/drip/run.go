@@ -258,12 +258,19 @@ the default openai-chat).
 			if err := fleet.apply(&plan); err != nil {
 				return err
 			}
+			if err := fleet.applyShard(cmd.Flags(), &plan); err != nil {
+				return err
+			}
 			sp, err := sw.sweepPlan(cmd.Flags(), &load, &out, &plan)
 			if err != nil {
 				return err
 			}
 			plan.Workload = &probe.RecordWorkload{
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
+			}
+			plan.Workload.Shard = shardLabel(&plan)
+			if sp != nil && plan.Shards > 0 {
+				return usageErr("--shard runs one workload's slice; a sweep's levels are not sharded")
 			}
 			if sp != nil {
 				sp.Base = plan
@@ -539,8 +546,11 @@ func describeLoad(p *probe.Plan) string {
 	if n := len(p.Prompts); n > 1 {
 		parts = append(parts, fmt.Sprintf("%d prompts", n))
 	}
-	if len(p.Prompts) > 1 || p.Arrival == probe.ArrivalPoisson {
+	if len(p.Prompts) > 1 || p.Arrival == probe.ArrivalPoisson || p.Shards > 0 {
 		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
+	}
+	if p.Shards > 0 {
+		parts = append(parts, fmt.Sprintf("shard %d/%d (streams %d, %d, %d, … of the whole)", p.Shard, p.Shards, p.Shard, p.Shard+p.Shards, p.Shard+2*p.Shards))
 	}
 	return strings.Join(parts, " · ")
 }

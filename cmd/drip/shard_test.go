@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+// stream is what a sharded run must reproduce of each stream.
+type stream struct {
+	Seq      int
+	Phase    string
+	Prompt   string
+	Intended float64 // the open loop's schedule time (ms from the run's start)
+}
+
+// same compares streams, schedule times to 10 ms (a fifth of the 50 ms
+// between arrivals): each process's schedule starts a moment after its
+// run does, longer when the machine is busy.
+func same(a, b stream) bool {
+	return a.Seq == b.Seq && a.Phase == b.Phase && a.Prompt == b.Prompt && math.Abs(a.Intended-b.Intended) < 10
+}
+
+func streamsOf(recs []*probe.Record) []stream {
+	var out []stream
+	for _, r := range recs {
+		s := stream{Seq: r.Seq, Phase: r.Phase, Prompt: r.PromptID}
+		if r.IntendedStartMS != nil {
+			s.Intended = *r.IntendedStartMS
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b stream) int { return a.Seq - b.Seq })
+	return out
+}
+
+// N agents, as N processes of the real binary with JOB_COMPLETION_INDEX
+// set as a Kubernetes Indexed Job sets it, run one seeded workload; merged,
+// their records have the single agent's accounting, prompt order, seqs
+// and (open loop) schedule.
+func TestShardedRunEqualsOneAgent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it as four processes")
+	}
+	bin := dripBinary(t)
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		load []string
+	}{
+		{"closed loop", []string{"--runs", "7", "--concurrency", "2", "--warmup", "1"}},
+		{"open loop", []string{"--runs", "7", "--rate", "20"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"run", srv.URL, "-m", "buffered-burst", "-p", "a", "-p", "b", "-p", "c", "--seed", "42", "--no-tui"}, tc.load...)
+			single := filepath.Join(dir, "single.jsonl")
+			runDrip(t, bin, nil, slices.Concat(args, []string{"--out", single, "--json"}))
+			var wg sync.WaitGroup
+			shards := make([]string, 3)
+			for i := range shards {
+				shards[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
+				wg.Go(func() {
+					runDrip(t, bin, []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, slices.Concat(args, []string{"--shards", "3", "--out", shards[i]}))
+				})
+			}
+			wg.Wait()
+			merged := filepath.Join(dir, "merged.jsonl")
+			runDrip(t, bin, nil, append([]string{"merge", "--out", merged}, shards...))
+
+			one, all := readRecords(t, single), readRecords(t, merged)
+			if got, want := streamsOf(all), streamsOf(one); !slices.EqualFunc(got, want, same) {
+				t.Errorf("merged shards sent\n%v\none agent sent\n%v", got, want)
+			}
+			a, b := summaryOf(one), summaryOf(all)
+			if ja, jb := accounting(a), accounting(b); ja != jb {
+				t.Errorf("merged accounting %s, one agent's %s", jb, ja)
+			}
+			runIDs := map[string]bool{}
+			for _, r := range all {
+				runIDs[r.RunID] = true
+			}
+			if len(runIDs) != 1 {
+				t.Errorf("the shards wrote %d run ids, want one run", len(runIDs))
+			}
+		})
+	}
+}
+
+func runDrip(t *testing.T, bin string, env, args []string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Errorf("drip %s %v: %v\n%s", strings.Join(args, " "), env, err, stderr.String())
+	}
+	return stdout.String()
+}
+
+func summaryOf(recs []*probe.Record) probe.Summary {
+	agg := probe.NewAggregate(probe.DefaultStall)
+	for _, r := range recs {
+		agg.Add(r)
+	}
+	return agg.Summary(probe.Workload{})
+}
+
+func accounting(s probe.Summary) string {
+	b, _ := json.Marshal(struct {
+		Streams probe.Streams
+		Tokens  int
+		TTFTN   int
+		GapN    int
+	}{s.Streams, s.Throughput.OutputTokens, s.Metrics.TTFT.N, s.Metrics.Gap.N})
+	return string(b)
+}
