@@ -43,7 +43,7 @@ type Plan struct {
 	// sequence is Shard mod Shards, each with the prompt, schedule time
 	// and seq one agent would give it. Shards 0 or 1: the whole workload.
 	Shard, Shards int
-	Start    time.Time
+	Start         time.Time
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
 	Workload *RecordWorkload
