@@ -38,12 +38,12 @@ type Plan struct {
 	// now) keeps every level's offsets on the sweep's time axis.
 	Level    *float64
 	FirstSeq int
+	Start    time.Time
 	// Shard and Shards make this agent one of Shards running one seeded
 	// workload: it sends only the streams whose index in the whole
 	// sequence is Shard mod Shards, each with the prompt, schedule time
 	// and seq one agent would give it. Shards 0 or 1: the whole workload.
 	Shard, Shards int
-	Start         time.Time
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
 	Workload *RecordWorkload
