@@ -46,14 +46,17 @@ func (m *Model) runTabs() string {
 
 // ttftNote is the TTFT histogram's caption: what it holds, and the
 // streams still in flight that it cannot hold yet.
-func (rs *runScreen) ttftNote() string {
+func (rs *runScreen) ttftNote(long bool) string {
 	waiting := 0
 	for _, s := range rs.live {
 		if s.rec.TTFTMS == nil {
 			waiting++
 		}
 	}
-	return fmt.Sprintf("n=%d finished · %d in flight, %d without a first token · log buckets", rs.ttft.N(), len(rs.live), waiting)
+	if !long {
+		return fmt.Sprintf("n=%d · %d in flight · %d waiting", rs.ttft.N(), len(rs.live), waiting)
+	}
+	return fmt.Sprintf("n=%d finished · %d in flight, %d without a first token yet · log buckets", rs.ttft.N(), len(rs.live), waiting)
 }
 
 // runPageBody draws page 2 or 3 in w × h.
@@ -65,7 +68,7 @@ func (m *Model) runPageBody(w, h int) string {
 	}
 	ttftH := max(3, h/2)
 	gapH := h - ttftH
-	ttft := m.title("ttft ms", rs.ttftNote(), w, false) + "\n" +
+	ttft := m.title("ttft ms", rs.ttftNote(true), w, false) + "\n" +
 		views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", w, ttftH-1, st)
 	gaps := m.title("gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), w, false) + "\n" +
 		views.Histogram(&rs.gaps, m.cfg.StallMS, "no gaps yet: they need two content frames", w, gapH-1, st)

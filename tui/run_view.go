@@ -236,7 +236,7 @@ func (m *Model) renderRunPlots() {
 	l := &rs.lay
 	st := &m.styles.Views
 	if l.ttft.h > 0 {
-		rs.panels.ttft = m.title("ttft ms", rs.ttftNote(), l.ttft.w, false) + "\n" +
+		rs.panels.ttft = m.title("ttft ms", rs.ttftNote(false), l.ttft.w, false) + "\n" +
 			views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", l.ttft.w, l.ttft.h-1, st)
 	}
 	if l.gaps.h > 0 {
