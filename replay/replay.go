@@ -79,7 +79,7 @@ func (o Options) Check() error {
 	u, err := url.Parse(o.Against)
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		return errors.New("want http(s)://host[:port][/path]")
+		return errors.New("--against " + probe.RedactURL(o.Against) + ": want http(s)://host[:port][/path]")
 	case o.Concurrency > 0 && o.Rate > 0:
 		return errors.New("--concurrency is the closed loop and --rate the open one: pick one")
 	case o.Concurrency < 0 || o.Rate < 0 || o.Duration < 0:
