@@ -124,6 +124,7 @@ func metricsOf(s map[string]*probe.Sampler) probe.Metrics {
 	return probe.Metrics{
 		TTFT: d("ttft_ms"), TTFO: d("ttfo_ms"), Gap: d("gap_ms"), ITL: d("itl_ms"), E2E: d("e2e_ms"),
 		Duration: d("duration_ms"), Tail: d("tail_ms"), TPSUser: d("tps_user"), OutputTokens: d("output_tokens"), FirstByte: d("first_byte_ms"),
+		InputTokens: d("input_tokens"),
 	}
 }
 

@@ -435,6 +435,6 @@ func (a *Aggregate) histograms() *SummaryHistograms {
 func (a *Aggregate) samplers() map[string]*Sampler {
 	return map[string]*Sampler{
 		"ttft_ms": &a.ttft, "ttfo_ms": &a.ttfo, "gap_ms": &a.gap, "itl_ms": &a.itl, "e2e_ms": &a.e2e,
-		"duration_ms": &a.dur, "tail_ms": &a.tail, "tps_user": &a.tps, "output_tokens": &a.toks, "first_byte_ms": &a.fb,
+		"duration_ms": &a.dur, "tail_ms": &a.tail, "tps_user": &a.tps, "output_tokens": &a.toks, "first_byte_ms": &a.fb, "input_tokens": &a.inToks,
 	}
 }
