@@ -236,12 +236,16 @@ func extractDocCommands(path string) (cmds []docCommand, skipped []string, err e
 	name := strings.TrimPrefix(path, "../../")
 	lines := strings.Split(string(b), "\n")
 	for i := 0; i < len(lines); i++ {
-		if !docsFenceOpen.MatchString(lines[i]) {
+		if !strings.HasPrefix(lines[i], "```") {
 			continue
 		}
 		end := i + 1
 		for end < len(lines) && !strings.HasPrefix(lines[end], "```") {
 			end++
+		}
+		if !docsFenceOpen.MatchString(lines[i]) { // toml, json, …: not commands
+			i = end
+			continue
 		}
 		block := lines[i+1 : min(end, len(lines))]
 		prompted := false
@@ -497,7 +501,7 @@ func stockFiles(t *testing.T, bin, base string) map[string][]byte {
 		"prompts.jsonl":   []byte(`{"id":"short","prompt":"Say hello."}` + "\n" + `{"id":"count","prompt":"Count to five."}` + "\n"),
 		"prompt.txt":      []byte("Explain streaming in one sentence.\n"),
 		"body.json":       []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`),
-		"drip.toml":       []byte("[target]\nurl = \"" + base + "\"\nmodel = \"steady\"\n"),
+		"drip.toml":       []byte("targets = [\"" + base + "\"]\nmodel = \"steady\"\n\n[workload]\nruns = 2\n"),
 	}
 }
 

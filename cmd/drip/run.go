@@ -173,11 +173,12 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 
 func newRunCmd() *cobra.Command {
 	var (
-		req   requestFlags
-		out   outputFlags
-		load  workloadFlags
-		fleet fleetFlags
-		sw    sweepFlags
+		req        requestFlags
+		out        outputFlags
+		load       workloadFlags
+		fleet      fleetFlags
+		sw         sweepFlags
+		configPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "run URL [URL…]",
@@ -235,9 +236,21 @@ the default openai-chat).
   drip run http://localhost:8000 --concurrency 1,2,4,8,16 --runs-per-level 16 --warmup 1
   drip run http://localhost:8000 --rate 1,2,5,10 --duration-per-level 30s --stop-when 'failed_pct > 5'
   drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md
-  drip run http://gpu-a:8000 http://gpu-b:8000 -m my-model --runs 10 --out ab.jsonl`,
-		Args: cobra.MinimumNArgs(1),
+  drip run http://gpu-a:8000 http://gpu-b:8000 -m my-model --runs 10 --out ab.jsonl
+  drip run --config drip.toml --runs 50`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && configPath == "" {
+				return usageErr("drip run needs a URL (or --config FILE with targets)")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if configPath != "" {
+				var err error
+				if args, err = applyConfig(cmd, configPath, args); err != nil {
+					return err
+				}
+			}
 			if err := out.parseGates(); err != nil {
 				return err
 			}
@@ -290,6 +303,7 @@ the default openai-chat).
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
 	out.registerSLO(cmd.Flags())
+	cmd.Flags().StringVar(&configPath, "config", "", "read targets, [headers] (${ENV} expanded), [workload] and [gates] from a TOML file; flags on the command line win")
 	req.shape.registerLengths(cmd.Flags())
 	load.register(cmd.Flags())
 	fleet.register(cmd.Flags())

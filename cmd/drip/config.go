@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/cobra"
+)
+
+// A config file (--config drip.toml) holds what a CI job would otherwise
+// spell as flags: the targets, headers (with ${ENV} expanded, never
+// written anywhere), the workload and the gates. Every other key is a
+// drip run flag's name, at the top or in a [request], [workload], [output]
+// or [gates] table; a flag given on the command line wins over the file.
+//
+//	targets = ["http://localhost:8000"]
+//	model = "my-model"
+//
+//	[headers]
+//	Authorization = "Bearer ${OPENAI_API_KEY}"
+//
+//	[workload]
+//	runs = 30
+//	concurrency = 4
+//
+//	[gates]
+//	slo = "ttft<500ms,gap.p99<250ms"
+//	fail-if = ["ttft.p95 > 800ms", "goodput < 90%"]
+
+var configTables = []string{"request", "workload", "output", "gates"}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// applyConfig sets every flag the file names that the command line did
+// not, and returns the URLs to run: the arguments, else the file's
+// targets. Every error names the file and line and is a usage error.
+func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErr("--config: %v", err)
+	}
+	var tree map[string]any
+	if _, err := toml.Decode(string(text), &tree); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, usageErr("--config %s:%d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, usageErr("--config %s: %v", path, err)
+	}
+	c := configFile{path: path, lines: strings.Split(string(text), "\n"), cmd: cmd}
+	var targets []string
+	for _, key := range sortedKeys(tree) {
+		v := tree[key]
+		switch {
+		case key == "targets":
+			if targets, err = c.strings(key, v); err != nil {
+				return nil, err
+			}
+		case key == "headers":
+			if err := c.headers(v); err != nil {
+				return nil, err
+			}
+		case slices.Contains(configTables, key):
+			t, ok := v.(map[string]any)
+			if !ok {
+				return nil, c.errorf(key, "[%s] must be a table of drip run flags", key)
+			}
+			for _, k := range sortedKeys(t) {
+				if err := c.set(key+"."+k, k, t[k]); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			if err := c.set(key, key, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(args) > 0 {
+		return args, nil
+	}
+	if len(targets) == 0 {
+		return nil, usageErr("--config %s: no targets: give a URL or targets = [\"http://…\"] in the file", path)
+	}
+	return targets, nil
+}
+
+type configFile struct {
+	path  string
+	lines []string
+	cmd   *cobra.Command
+}
+
+// errorf names the line that sets key (its last part), or the file.
+func (c *configFile) errorf(key, format string, a ...any) error {
+	name := key[strings.LastIndexByte(key, '.')+1:]
+	re := regexp.MustCompile(`^\s*(\[\s*)?"?` + regexp.QuoteMeta(name) + `"?\s*(=|\])`)
+	where := c.path
+	for i, l := range c.lines {
+		if re.MatchString(l) {
+			where = fmt.Sprintf("%s:%d", c.path, i+1)
+			break
+		}
+	}
+	return usageErr("--config %s: %s: %s", where, key, fmt.Sprintf(format, a...))
+}
+
+// set gives a flag the file's value unless the command line set it.
+func (c *configFile) set(key, name string, v any) error {
+	fs := c.cmd.Flags()
+	f := fs.Lookup(name)
+	if f == nil || name == "config" || name == "help" {
+		return c.errorf(key, "not a drip run flag (see drip run --help; headers go in [headers], URLs in targets)")
+	}
+	if fs.Changed(name) {
+		return nil // the command line wins
+	}
+	values := []any{v}
+	if list, ok := v.([]any); ok {
+		values = list
+	}
+	for _, one := range values {
+		if _, ok := one.(map[string]any); ok {
+			return c.errorf(key, "want a value, not a table")
+		}
+		if err := fs.Set(name, fmt.Sprint(one)); err != nil {
+			return c.errorf(key, "%v", err)
+		}
+	}
+	return nil
+}
+
+func (c *configFile) strings(key string, v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	var out []string
+	for _, one := range list {
+		s, ok := one.(string)
+		if !ok {
+			return nil, c.errorf(key, "want strings, got %v", one)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// headers adds each Name = "value" as -H, with ${ENV} expanded; a
+// variable that is not set is an error rather than an empty credential.
+func (c *configFile) headers(v any) error {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return c.errorf("headers", "[headers] must be a table of Name = \"value\"")
+	}
+	for _, name := range sortedKeys(t) {
+		s, ok := t[name].(string)
+		if !ok {
+			return c.errorf("headers."+name, "want a string")
+		}
+		var missing string
+		s = envRef.ReplaceAllStringFunc(s, func(ref string) string {
+			v, ok := os.LookupEnv(ref[2 : len(ref)-1])
+			if !ok && missing == "" {
+				missing = ref
+			}
+			return v
+		})
+		if missing != "" {
+			return c.errorf("headers."+name, "%s is not set in the environment", missing)
+		}
+		if err := c.cmd.Flags().Set("header", name+": "+s); err != nil {
+			return c.errorf("headers."+name, "%v", err)
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

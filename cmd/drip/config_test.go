@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/probe"
+)
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "drip.toml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A config file runs a job on loopback: its target, model, header (from
+// the environment), workload and gates; a flag on the command line wins.
+func TestRunConfigFile(t *testing.T) {
+	var mu sync.Mutex
+	var keys []string
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		keys = append(keys, r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("DRIP_CONFIG_TEST_KEY", "s3cret")
+	cfg := writeConfig(t, `targets = ["`+srv.URL+`"]
+model = "steady"
+
+[headers]
+X-Api-Key = "${DRIP_CONFIG_TEST_KEY}"
+
+[workload]
+runs = 3
+
+[gates]
+slo = "ttft<1s"
+fail-if = ["goodput < 90%", "failed > 0"]
+`)
+	code, stdout, stderr := drip(t, "run", "--config", cfg, "--runs", "2", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var s probe.Summary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Streams.Completed != 2 || s.Workload.Model != "steady" || len(s.Gates) != 2 || s.Goodput == nil {
+		t.Errorf("streams %+v model %q gates %+v goodput %+v: want 2 (the flag over the file's 3), steady, two gates, goodput", s.Streams, s.Workload.Model, s.Gates, s.Goodput)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) != 2 || keys[0] != "s3cret" {
+		t.Errorf("the server saw X-Api-Key %q, want the environment's value on both requests", keys)
+	}
+	if strings.Contains(stdout+stderr, "s3cret") {
+		t.Error("the header's value was written out")
+	}
+}
+
+func TestRunConfigErrorsNameTheLine(t *testing.T) {
+	os.Unsetenv("DRIP_CONFIG_UNSET")
+	for _, tc := range []struct{ text, msg string }{
+		{"targets = [\"http://127.0.0.1:1\"]\n[workload]\nrunz = 3\n", "drip.toml:3: workload.runz: not a drip run flag"},
+		{"targets = [\"http://127.0.0.1:1\"\n", "drip.toml:1: "},
+		{"targets = [\"http://127.0.0.1:1\"]\n\n[workload]\nruns = \"many\"\n", "drip.toml:4: workload.runs: invalid argument \"many\""},
+		{"targets = [\"http://127.0.0.1:1\"]\n[headers]\nAuthorization = \"Bearer ${DRIP_CONFIG_UNSET}\"\n", "drip.toml:3: headers.Authorization: ${DRIP_CONFIG_UNSET} is not set"},
+		{"model = \"m\"\n", "no targets"},
+		{"targets = [\"http://127.0.0.1:1\"]\n[gates]\nslo = \"ttft<<1\"\n", "--slo: SLO term"},
+	} {
+		code, _, stderr := drip(t, "run", "--config", writeConfig(t, tc.text))
+		if code != exitUsage || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("config\n%s\nexit %d, stderr %q; want 2 and %q", tc.text, code, stderr, tc.msg)
+		}
+	}
+}
