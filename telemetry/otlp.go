@@ -65,6 +65,7 @@ type OTLP struct {
 	errMu   sync.Mutex
 	errs    int
 	lastErr error
+	prompts promptLabels
 }
 
 type otlpInstruments struct {
@@ -84,7 +85,7 @@ var secondsView = sdkmetric.NewView(
 // NewOTLP starts the metric (and trace) pipelines. Nothing is sent until
 // the first export interval or Close.
 func NewOTLP(ctx context.Context, c OTLPConfig) (*OTLP, error) {
-	o := &OTLP{}
+	o := &OTLP{prompts: promptLabels{}}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(o.noteErr))
 	attrs := []attribute.KeyValue{
 		attribute.String("service.name", "drip"), attribute.String("service.version", c.Version), attribute.String("host.name", c.Host),
@@ -153,7 +154,7 @@ func (in *otlpInstruments) create(m metric.Meter) error {
 // (every stream, with its phase).
 func (o *OTLP) Add(r *probe.Record) error {
 	ctx := context.Background()
-	attrs := genAIAttrs(r)
+	attrs := genAIAttrs(r, o.prompts.label(r.PromptID))
 	if o.tracer != nil {
 		o.span(r, attrs)
 	}
@@ -200,6 +201,7 @@ func (o *OTLP) span(r *probe.Record, attrs []attribute.KeyValue) {
 		trace.WithAttributes(attrs...), trace.WithAttributes(
 			attribute.String("drip.phase", r.Phase), attribute.Int("drip.seq", r.Seq), attribute.String("drip.run_id", r.RunID),
 			attribute.String("drip.stream.status", r.Status), attribute.Int("gen_ai.usage.output_tokens", r.OutputTokens)))
+	sp.SetAttributes(attribute.String("drip.prompt_id", r.PromptID)) // a span is one stream: no cap
 	if r.TTFTMS != nil {
 		sp.SetAttributes(attribute.Float64("gen_ai.response.time_to_first_chunk", *r.TTFTMS/1000))
 	}
@@ -218,13 +220,13 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 
 // genAIAttrs are the GenAI conventions' attributes of a stream, with
 // drip's own beside them.
-func genAIAttrs(r *probe.Record) []attribute.KeyValue {
+func genAIAttrs(r *probe.Record, promptID string) []attribute.KeyValue {
 	a := []attribute.KeyValue{
 		attribute.String("gen_ai.operation.name", operationName(r.Format)),
 		attribute.String("gen_ai.provider.name", providerName(r.Format)),
 		attribute.String("gen_ai.request.model", r.Model),
 		attribute.String("drip.format", r.Format),
-		attribute.String("drip.prompt_id", r.PromptID),
+		attribute.String("drip.prompt_id", promptID),
 		attribute.String("drip.target", r.Target),
 	}
 	if u, err := url.Parse(r.Target); err == nil && u.Hostname() != "" {

@@ -33,6 +33,31 @@ var Buckets = prometheus.ExponentialBuckets(0.001, BucketFactor, 62)
 // BucketFactor is the ratio between neighbouring bucket boundaries.
 const BucketFactor = 1.25
 
+// MaxPromptLabels is how many distinct prompt ids get a series of their
+// own; streams of further prompts are labelled OtherPrompts. A prompt file
+// of 1,000 ids would otherwise make 1,000 series of 62 buckets per
+// histogram, which costs the scraper and drip's own /metrics handler more
+// than the run is worth.
+const MaxPromptLabels = 32
+
+// OtherPrompts is the prompt_id of streams past MaxPromptLabels.
+const OtherPrompts = "_other"
+
+// promptLabels hands out prompt id labels, capped at MaxPromptLabels. Its
+// owner calls it from one goroutine (the record sink).
+type promptLabels map[string]bool
+
+func (p promptLabels) label(id string) string {
+	if p[id] {
+		return id
+	}
+	if len(p) >= MaxPromptLabels {
+		return OtherPrompts
+	}
+	p[id] = true
+	return id
+}
+
 // streamLabels are the labels of every series that vary per record; host
 // and the user's labels are constant over a run.
 var streamLabels = []string{"target", "model", "format", "prompt_id"}
@@ -45,6 +70,7 @@ type Prometheus struct {
 	stalls, outputTokens *prometheus.CounterVec
 	srv                  *http.Server
 	ln                   net.Listener
+	prompts              promptLabels
 }
 
 // NewPrometheus listens on addr (host:port; port 0 picks one) and serves
@@ -64,7 +90,7 @@ func NewPrometheus(addr, host string, labels map[string]string) (*Prometheus, er
 		}, streamLabels)
 	}
 	p := &Prometheus{
-		reg:  prometheus.NewRegistry(),
+		reg: prometheus.NewRegistry(), prompts: promptLabels{},
 		ttft: hist("ttft_seconds", "Time to first content frame, per measured stream that had content."),
 		gap:  hist("gap_seconds", "Gaps between consecutive content frames, per gap, measured streams."),
 		itl:  hist("itl_seconds", "Inter-token latency (e2e - ttft) / (tokens - 1), per completed stream that is not buffered."),
@@ -92,7 +118,7 @@ func (p *Prometheus) Add(r *probe.Record) error {
 	if r.Phase == probe.PhaseWarmup {
 		return nil
 	}
-	lv := []string{r.Target, r.Model, r.Format, r.PromptID}
+	lv := []string{r.Target, r.Model, r.Format, p.prompts.label(r.PromptID)}
 	class := ""
 	if r.Status == probe.StatusFailed && r.Error != nil {
 		class = r.Error.Class

@@ -323,3 +323,36 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	})
 }
+
+// A prompt file of many ids does not become as many series: past
+// MaxPromptLabels, streams count under prompt_id="_other", and every
+// stream is still counted.
+func TestPromptLabelsAreCapped(t *testing.T) {
+	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1", map[string]string{"region": "eu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background(), 0)
+	r := records(t)[1]
+	for i := range telemetry.MaxPromptLabels + 8 {
+		rr := *r
+		rr.PromptID = "s" + strconv.Itoa(i)
+		p.Add(&rr)
+	}
+	resp, err := http.Get("http://" + p.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	ids := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if series, val, ok := strings.Cut(sc.Text(), " "); ok && strings.HasPrefix(series, "drip_streams_total{") {
+			v, _ := strconv.ParseFloat(val, 64)
+			ids[labelValue(series, "prompt_id")] += v
+		}
+	}
+	if len(ids) != telemetry.MaxPromptLabels+1 || ids[telemetry.OtherPrompts] != 8 {
+		t.Errorf("%d prompt_id values, %v under %s; want %d and 8", len(ids), ids[telemetry.OtherPrompts], telemetry.OtherPrompts, telemetry.MaxPromptLabels+1)
+	}
+}
