@@ -135,5 +135,6 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
 	root.AddCommand(newVersionCmd())
+	addCompletions(root)
 	return root
 }
