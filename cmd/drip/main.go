@@ -134,7 +134,7 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
-	root.AddCommand(newVersionCmd())
+	root.AddCommand(newVersionCmd(), newManCmd())
 	addCompletions(root)
 	return root
 }
