@@ -23,8 +23,9 @@ func newCalibrateCmd() *cobra.Command {
 		rounds int
 	)
 	cmd := &cobra.Command{
-		Use:   "calibrate",
-		Short: "Measure drip's own timestamp error on this machine",
+		Use:     "calibrate",
+		Example: `  drip calibrate`,
+		Short:   "Measure drip's own timestamp error on this machine",
 		Long: `Start the fixture server in-process on loopback, stream a known schedule
 (200 frames, 10 ms apart) at several concurrency levels, and pair every frame
 drip stamped with the time the server flushed it. Prints the stamp error and

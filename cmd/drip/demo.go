@@ -21,7 +21,10 @@ func newDemoCmd() *cobra.Command {
 		runs int
 	)
 	cmd := &cobra.Command{
-		Use:   "demo [scenario]",
+		Use: "demo [scenario]",
+		Example: `  drip demo                      # the live view on mid-sentence-stall
+  drip demo buffered-burst       # a proxy that buffers, seen from the client
+  drip demo steady --no-tui -n 3 # the plain report of three streams`,
 		Short: "Watch drip measure a built-in stream: no endpoint, no key needed",
 		Long: `Start the built-in fixture server in-process and open the live view on one
 of its scenarios. The default, mid-sentence-stall, streams words at a steady

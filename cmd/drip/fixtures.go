@@ -19,8 +19,9 @@ import (
 
 func newFixturesCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "fixtures",
-		Short: "The deterministic fixture server drip tests itself against",
+		Use:     "fixtures",
+		Example: `  drip fixtures serve --addr 127.0.0.1:8089`,
+		Short:   "The deterministic fixture server drip tests itself against",
 	}
 	var (
 		addr, from string

@@ -116,7 +116,10 @@ func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) 
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "drip",
+		Use: "drip",
+		Example: `  drip demo
+  drip run http://localhost:8000 -m my-model --runs 10
+  drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%'`,
 		Short: "See where a streamed LLM response waits and stalls",
 		Long: `drip timestamps every frame of a streamed LLM response as it arrives and
 shows where the wait and the stalls are: time to first token, the gaps

@@ -13,7 +13,9 @@ import (
 func newViewCmd() *cobra.Command {
 	var out outputFlags
 	cmd := &cobra.Command{
-		Use:   "view FILE.jsonl",
+		Use: "view FILE.jsonl",
+		Example: `  drip view runs.jsonl
+  drip view runs.jsonl --no-tui --json`,
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by --out (or the live view's s key) and show them
 through the same views as a live stream, all at once: the last record is
