@@ -65,6 +65,7 @@ func anthropicMaxTokens(n int) int {
 
 // NewAnthropicDecoder decodes an Anthropic Messages stream.
 func NewAnthropicDecoder(limit int) *SSE {
+	c := &anthropicClassifier{}
 	return &SSE{Limit: limit, Classify: func(dst []Frame, ev *Event) []Frame {
 		if ev.Keepalive {
 			return append(dst, Frame{Kind: KindPing, Bytes: ev.Bytes})
@@ -73,12 +74,13 @@ func NewAnthropicDecoder(limit int) *SSE {
 		if bytes.Equal(typ, []byte("message")) {
 			typ = nil // the default type: let the payload's "type" decide
 		}
-		return append(dst, classifyAnthropic(typ, ev.Data, ev.Bytes))
+		return append(dst, c.classify(typ, ev.Data, ev.Bytes))
 	}}
 }
 
 // anthropicEvent is the part of an event the classifier reads, Bedrock's
-// invocation metrics included.
+// invocation metrics included. encoding/json decodes into it when the fast
+// path declines a payload.
 type anthropicEvent struct {
 	Type  string `json:"type"`
 	Delta struct {
@@ -95,50 +97,148 @@ type anthropicEvent struct {
 			InputTokens *float64 `json:"input_tokens"`
 		} `json:"usage"`
 	} `json:"message"` // message_start
-	Metrics *struct {
-		InputTokenCount   *float64 `json:"inputTokenCount"`
-		OutputTokenCount  *int     `json:"outputTokenCount"`
-		InvocationLatency *float64 `json:"invocationLatency"`
-		FirstByteLatency  *float64 `json:"firstByteLatency"`
-	} `json:"amazon-bedrock-invocationMetrics"`
+	Metrics *anthropicMetrics `json:"amazon-bedrock-invocationMetrics"`
 }
 
-// classifyAnthropic classifies one event; typ is the SSE event name, or nil
-// to go by the payload's "type".
-func classifyAnthropic(typ, data []byte, n int) Frame {
-	f := Frame{Kind: KindMeta, Bytes: n}
+type anthropicMetrics struct {
+	InputTokenCount   *float64 `json:"inputTokenCount"`
+	OutputTokenCount  *int     `json:"outputTokenCount"`
+	InvocationLatency *float64 `json:"invocationLatency"`
+	FirstByteLatency  *float64 `json:"firstByteLatency"`
+}
+
+// anthropicInfo is what one event says, whichever parser read it; its
+// buffers are reused from event to event.
+type anthropicInfo struct {
+	typ, dType, text, thinking, partial []byte
+	tokens                              int // usage.output_tokens, when hasTokens
+	hasTokens                           bool
+	input                               *float64          // message.usage.input_tokens (slow path only)
+	metrics                             *anthropicMetrics // Bedrock's (slow path only)
+}
+
+func (a *anthropicInfo) reset() {
+	*a = anthropicInfo{typ: a.typ[:0], dType: a.dType[:0], text: a.text[:0],
+		thinking: a.thinking[:0], partial: a.partial[:0]}
+}
+
+// parse reads an event: the fast path when it can vouch for the result,
+// encoding/json otherwise; false for a payload that is not JSON.
+func (a *anthropicInfo) parse(data []byte) bool {
+	a.reset()
+	if a.parseFast(data) {
+		return true
+	}
+	a.reset()
+	return a.parseSlow(data)
+}
+
+func (a *anthropicInfo) parseSlow(data []byte) bool {
 	var e anthropicEvent
 	if json.Unmarshal(data, &e) != nil {
+		return false
+	}
+	a.typ, a.dType = append(a.typ, e.Type...), append(a.dType, e.Delta.Type...)
+	a.text, a.thinking = append(a.text, e.Delta.Text...), append(a.thinking, e.Delta.Thinking...)
+	a.partial = append(a.partial, e.Delta.PartialJSON...)
+	if e.Usage != nil && e.Usage.OutputTokens != nil {
+		a.tokens, a.hasTokens = *e.Usage.OutputTokens, true
+	}
+	if m := e.Message; m != nil && m.Usage != nil {
+		a.input = m.Usage.InputTokens
+	}
+	a.metrics = e.Metrics
+	return true
+}
+
+// parseFast reads the common events with the OpenAI fast parser's helpers
+// (openai.go), declining message_start's message and Bedrock's metrics.
+func (a *anthropicInfo) parseFast(data []byte) bool {
+	p := fastParser{d: data}
+	p.ws()
+	if !p.is('{') {
+		return false
+	}
+	ok := p.object(func(key []byte) (uint8, bool) {
+		var ok bool
+		switch string(key) {
+		case "type":
+			a.typ, ok = p.appendStrOrNull(a.typ)
+			return 1, ok
+		case "delta":
+			return 2, p.object(func(key []byte) (uint8, bool) {
+				var ok bool
+				switch string(key) {
+				case "type":
+					a.dType, ok = p.appendStrOrNull(a.dType)
+					return 1, ok
+				case "text":
+					a.text, ok = p.appendStrOrNull(a.text)
+					return 2, ok
+				case "thinking":
+					a.thinking, ok = p.appendStrOrNull(a.thinking)
+					return 4, ok
+				case "partial_json":
+					a.partial, ok = p.appendStrOrNull(a.partial)
+					return 8, ok
+				}
+				return 0, !foldsTo(key, "type", "text", "thinking", "partial_json") && p.skip(0)
+			})
+		case "usage":
+			return 4, p.object(func(key []byte) (uint8, bool) {
+				if string(key) == "output_tokens" {
+					if p.null() {
+						return 1, true
+					}
+					n, ok := p.integer()
+					a.tokens, a.hasTokens = n, true
+					return 1, ok
+				}
+				return 0, !foldsTo(key, "output_tokens") && p.skip(0)
+			})
+		}
+		return 0, !foldsTo(key, "type", "delta", "usage", "message", "amazon-bedrock-invocationMetrics") && p.skip(0)
+	})
+	p.ws()
+	return ok && p.i == len(p.d)
+}
+
+// anthropicClassifier classifies events, reusing its parse buffers.
+type anthropicClassifier struct{ a anthropicInfo }
+
+// classify classifies one event; typ is the SSE event name, or nil to go
+// by the payload's "type".
+func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
+	f := Frame{Kind: KindMeta, Bytes: n}
+	a := &c.a
+	if !a.parse(data) {
 		if string(typ) == "error" {
 			f.Kind, f.Text = KindError, string(data)
 		}
 		return f // not JSON: metadata, never a crash
 	}
-	t := e.Type
+	t := a.typ
 	if len(typ) > 0 {
-		t = string(typ)
+		t = typ
 	}
-	switch t {
+	switch string(t) {
 	case "ping":
 		f.Kind = KindPing
 	case "message_start":
 		// Its usage.output_tokens is a placeholder (1), not a count; its
 		// input_tokens is the prompt's.
 		f.Kind = KindRole
-		if m := e.Message; m != nil && m.Usage != nil {
-			f.Server = serverValues(f.Server, "input_tokens", m.Usage.InputTokens)
-		}
+		f.Server = serverValues(f.Server, "input_tokens", a.input)
 	case "content_block_delta":
-		d := &e.Delta
 		f.Kind = KindRole // an empty delta carries nothing
-		switch {
-		case d.Type == "text_delta" && d.Text != "":
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, d.Text
-		case d.Type == "thinking_delta" && d.Thinking != "":
-			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, d.Thinking
-		case d.Type == "input_json_delta" && d.PartialJSON != "":
-			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, d.PartialJSON
-		case d.Type == "signature_delta":
+		switch dt := string(a.dType); {
+		case dt == "text_delta" && len(a.text) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(a.text)
+		case dt == "thinking_delta" && len(a.thinking) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(a.thinking)
+		case dt == "input_json_delta" && len(a.partial) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(a.partial)
+		case dt == "signature_delta":
 			f.Kind = KindMeta // a verification token, not reasoning text
 		}
 	case "message_delta":
@@ -148,10 +248,10 @@ func classifyAnthropic(typ, data []byte, n int) Frame {
 	case "error":
 		f.Kind, f.Text = KindError, ErrorMessage(data)
 	}
-	if e.Usage != nil && e.Usage.OutputTokens != nil && t != "message_start" {
-		f.HasUsage, f.OutputTokens = true, *e.Usage.OutputTokens
+	if a.hasTokens && string(t) != "message_start" {
+		f.HasUsage, f.OutputTokens = true, a.tokens
 	}
-	if m := e.Metrics; m != nil {
+	if m := a.metrics; m != nil {
 		if m.OutputTokenCount != nil {
 			f.HasUsage, f.OutputTokens = true, *m.OutputTokenCount
 		}

@@ -267,5 +267,5 @@ func classifyInvoke(dst []Frame, m *eventstream.Message, n int) []Frame {
 	if json.Unmarshal(m.Payload, &c) != nil {
 		return append(dst, Frame{Kind: KindMeta, Bytes: n})
 	}
-	return append(dst, classifyAnthropic(nil, c.Bytes, n))
+	return append(dst, new(anthropicClassifier).classify(nil, c.Bytes, n))
 }

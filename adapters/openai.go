@@ -635,6 +635,26 @@ func (p *fastParser) str() (span, bool) {
 	return span{from, len(p.ci.arena)}, ok
 }
 
+// appendStrOrNull appends a string value to dst; null appends nothing, as
+// encoding/json leaves a string field alone for null.
+func (p *fastParser) appendStrOrNull(dst []byte) ([]byte, bool) {
+	if p.null() {
+		return dst, true
+	}
+	return p.appendString(dst)
+}
+
+// boolean reads true, false or null (false: encoding/json leaves the field).
+func (p *fastParser) boolean() (v, ok bool) {
+	switch {
+	case p.literal("true"):
+		return true, true
+	case p.literal("false"), p.null():
+		return false, true
+	}
+	return false, false
+}
+
 // appendString decodes a JSON string exactly as encoding/json does: escapes
 // resolved, invalid surrogates and malformed UTF-8 replaced by U+FFFD.
 func (p *fastParser) appendString(dst []byte) ([]byte, bool) {

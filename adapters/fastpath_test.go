@@ -1,0 +1,92 @@
+package adapters
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// The other formats' fast paths reuse the OpenAI fast parser's helpers and
+// are held to the same rule: on every payload they accept they agree with
+// encoding/json (the slow path), and they accept the recorded content
+// events (or the benchmarks would not be fast).
+
+// dataPayloads returns the data lines of SSE testdata files.
+func dataPayloads(t testing.TB, files ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, name := range files {
+		for _, line := range bytes.Split(testdataFile(t, name), []byte("\n")) {
+			if p, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("data:")); ok {
+				out = append(out, bytes.TrimPrefix(p, []byte(" ")))
+			}
+		}
+	}
+	return out
+}
+
+// fastTricky probe declines shared by every format: repeats, folded and
+// escaped keys, wrong types, bad numbers, nesting, trailing bytes.
+var fastTricky = []string{
+	`null`, `[]`, `{"a":1} x`, ` {"a":1} `, `{"a":01}`, `{"a":1.}`, `{"a":"\x01"}`, `{"a":tru}`, `{"a":[1,]}`,
+	"{\"text\":\"\xed\xa0\x80\"}", `{"text":"\ud83d\u0041"}`, `{"text":"\u12"}`,
+	strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100),
+}
+
+func fastSeeds(f *testing.F, payloads [][]byte, tricky ...string) {
+	for _, p := range payloads {
+		f.Add(p)
+	}
+	for _, p := range append(tricky, fastTricky...) {
+		f.Add([]byte(p))
+	}
+}
+
+var anthropicFiles = []string{"anthropic_text.sse", "anthropic_tool.sse", "anthropic_thinking.sse", "anthropic_error.sse"}
+
+var anthropicTricky = []string{
+	`{"type":"content_block_delta","delta":{"type":"text_delta","text":"a","Text":"b"}}`,
+	`{"type":"content_block_delta","delta":{"type":"text_delta","text":"a"},"delta":{"text":"b"}}`,
+	`{"TYPE":"ping"}`, `{"type":null,"delta":null,"usage":null}`, `{"usage":{"output_tokens":null}}`,
+	`{"usage":{"output_tokens":1.0}}`, `{"usage":{"output_tokens":"3"}}`, `{"usage":{"output_tokens":-0}}`,
+	`{"delta":{"type":5}}`, `{"delta":[]}`, `{"message":{"usage":{"input_tokens":3}}}`,
+	`{"type":"message_delta","usage":{"output_tokens":7},"amazon-bedrock-invocationMetrics":{"outputTokenCount":9}}`,
+}
+
+func anthropicView(a *anthropicInfo) string {
+	return fmt.Sprintf("%q %q %q %q %q tokens=%d/%v input=%v metrics=%v",
+		a.typ, a.dType, a.text, a.thinking, a.partial, a.tokens, a.hasTokens, a.input != nil, a.metrics != nil)
+}
+
+func checkAnthropicFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow anthropicInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := anthropicView(&fast), anthropicView(&slow); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+}
+
+func TestAnthropicFastPath(t *testing.T) {
+	for _, p := range dataPayloads(t, anthropicFiles...) {
+		var a anthropicInfo
+		if bytes.Contains(p, []byte(`"content_block_delta"`)) && !a.parseFast(p) {
+			t.Errorf("fast path declined a recorded delta: %s", p)
+		}
+		checkAnthropicFast(t, p)
+	}
+	for _, p := range append(anthropicTricky, fastTricky...) {
+		checkAnthropicFast(t, []byte(p))
+	}
+}
+
+func FuzzAnthropicFast(f *testing.F) {
+	fastSeeds(f, dataPayloads(f, anthropicFiles...), anthropicTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkAnthropicFast(t, p) })
+}
