@@ -90,3 +90,47 @@ func FuzzAnthropicFast(f *testing.F) {
 	fastSeeds(f, dataPayloads(f, anthropicFiles...), anthropicTricky...)
 	f.Fuzz(func(t *testing.T, p []byte) { checkAnthropicFast(t, p) })
 }
+
+var responsesFiles = []string{"responses_reasoning.sse", "responses_tool.sse", "responses_error.sse"}
+
+var responsesTricky = []string{
+	`{"type":"response.output_text.delta","delta":"a","Delta":"b"}`, `{"type":"x","type":"y"}`,
+	`{"delta":null,"type":null,"error":null}`, `{"delta":5}`, `{"error":{"message":"m"}}`, `{"error":[1,}`,
+	`{"type":"response.completed","response":{"usage":{"output_tokens":3}}}`, `{"RESPONSE":{}}`,
+}
+
+func responsesView(r *responsesInfo) string {
+	return fmt.Sprintf("%q %q usage=%v/%d input=%v err=%q", r.typ, r.delta, r.usage, r.tokens, r.input != nil, r.respErr)
+}
+
+func checkResponsesFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow responsesInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := responsesView(&fast), responsesView(&slow); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+}
+
+func TestResponsesFastPath(t *testing.T) {
+	for _, p := range dataPayloads(t, responsesFiles...) {
+		var r responsesInfo
+		if bytes.Contains(p, []byte(`.delta"`)) && !r.parseFast(p) {
+			t.Errorf("fast path declined a recorded delta: %s", p)
+		}
+		checkResponsesFast(t, p)
+	}
+	for _, p := range append(responsesTricky, fastTricky...) {
+		checkResponsesFast(t, []byte(p))
+	}
+}
+
+func FuzzResponsesFast(f *testing.F) {
+	fastSeeds(f, dataPayloads(f, responsesFiles...), responsesTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkResponsesFast(t, p) })
+}

@@ -31,10 +31,12 @@ func init() {
 
 // NewResponsesDecoder decodes an OpenAI Responses stream.
 func NewResponsesDecoder(limit int) *SSE {
-	return &SSE{Classify: classifyResponses, Limit: limit}
+	c := &responsesClassifier{}
+	return &SSE{Classify: c.classify, Limit: limit}
 }
 
 // responsesEvent is the part of an event the classifier reads.
+// encoding/json decodes into it when the fast path declines a payload.
 type responsesEvent struct {
 	Type     string          `json:"type"`
 	Delta    string          `json:"delta"`
@@ -58,48 +60,117 @@ var responsesContent = map[string]Channel{
 	"response.custom_tool_call_input.delta":  ChannelTool,
 }
 
-func classifyResponses(dst []Frame, ev *Event) []Frame {
+// responsesInfo is what one event says, whichever parser read it; its
+// buffers are reused from event to event.
+type responsesInfo struct {
+	typ, delta []byte
+	usage      bool // response.usage is an object
+	tokens     int  // response.usage.output_tokens
+	input      *float64
+	respErr    json.RawMessage // response.error as written (slow path only)
+}
+
+func (r *responsesInfo) reset() {
+	*r = responsesInfo{typ: r.typ[:0], delta: r.delta[:0]}
+}
+
+// parse reads an event: the fast path when it can vouch for the result,
+// encoding/json otherwise; false for a payload that is not JSON.
+func (r *responsesInfo) parse(data []byte) bool {
+	r.reset()
+	if r.parseFast(data) {
+		return true
+	}
+	r.reset()
+	return r.parseSlow(data)
+}
+
+func (r *responsesInfo) parseSlow(data []byte) bool {
+	var e responsesEvent
+	if json.Unmarshal(data, &e) != nil {
+		return false
+	}
+	r.typ, r.delta = append(r.typ, e.Type...), append(r.delta, e.Delta...)
+	if e.Response != nil {
+		r.respErr = e.Response.Error
+		if u := e.Response.Usage; u != nil {
+			r.usage, r.tokens, r.input = true, u.OutputTokens, u.InputTokens
+		}
+	}
+	return true
+}
+
+// parseFast reads the delta events with the OpenAI fast parser's helpers
+// (openai.go), declining any "response" object (lifecycle events, rare).
+func (r *responsesInfo) parseFast(data []byte) bool {
+	p := fastParser{d: data}
+	p.ws()
+	if !p.is('{') {
+		return false
+	}
+	ok := p.object(func(key []byte) (uint8, bool) {
+		var ok bool
+		switch string(key) {
+		case "type":
+			r.typ, ok = p.appendStrOrNull(r.typ)
+			return 1, ok
+		case "delta":
+			r.delta, ok = p.appendStrOrNull(r.delta)
+			return 2, ok
+		case "error":
+			return 4, p.skip(0) // read by ErrorMessage on error events
+		}
+		return 0, !foldsTo(key, "type", "delta", "error", "response") && p.skip(0)
+	})
+	p.ws()
+	return ok && p.i == len(p.d)
+}
+
+// responsesClassifier classifies events, reusing its parse buffers.
+type responsesClassifier struct{ r responsesInfo }
+
+func (c *responsesClassifier) classify(dst []Frame, ev *Event) []Frame {
 	f := Frame{Kind: KindMeta, Bytes: ev.Bytes}
 	if ev.Keepalive {
 		f.Kind = KindPing
 		return append(dst, f)
 	}
-	var e responsesEvent
-	if json.Unmarshal(ev.Data, &e) != nil {
+	e := &c.r
+	if !e.parse(ev.Data) {
 		if string(ev.Type) == "error" {
 			f.Kind, f.Text = KindError, string(ev.Data)
 		}
 		return append(dst, f) // not JSON: metadata, never a crash
 	}
-	typ := e.Type
+	typ := e.typ
 	if len(ev.Type) > 0 && !bytes.Equal(ev.Type, []byte("message")) {
-		typ = string(ev.Type) // the event field names the event when given
+		typ = ev.Type // the event field names the event when given
 	}
-	if ch, ok := responsesContent[typ]; ok {
-		if e.Delta != "" {
-			f.Kind, f.Channel, f.Text = KindContent, ch, e.Delta
+	if ch, ok := responsesContent[string(typ)]; ok {
+		if len(e.delta) > 0 {
+			f.Kind, f.Channel, f.Text = KindContent, ch, string(e.delta)
 		} else {
 			f.Kind = KindRole
 		}
 		return append(dst, f)
 	}
-	switch typ {
+	switch string(typ) {
 	case "error":
 		f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 	case "response.failed":
 		// A failed response is not a clean end, whatever its lifecycle says.
 		f.Kind, f.Text = KindError, "response failed"
-		if e.Response != nil && len(e.Response.Error) > 0 && string(e.Response.Error) != "null" {
-			f.Text = ErrorMessage([]byte(`{"error":` + string(e.Response.Error) + `}`))
+		if len(e.respErr) > 0 && string(e.respErr) != "null" {
+			f.Text = ErrorMessage([]byte(`{"error":` + string(e.respErr) + `}`))
 		}
 	case "response.completed", "response.incomplete":
 		f.Kind = KindEnd
 	case "response.created":
 		f.Kind = KindRole
 	}
-	if e.Response != nil && e.Response.Usage != nil {
-		f.HasUsage, f.OutputTokens = true, e.Response.Usage.OutputTokens
-		f.Server = serverValues(f.Server, "input_tokens", e.Response.Usage.InputTokens)
+	if e.usage {
+		f.HasUsage, f.OutputTokens = true, e.tokens
+		f.Server = serverValues(f.Server, "input_tokens", e.input)
 	}
 	return append(dst, f)
 }
