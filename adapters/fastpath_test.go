@@ -134,3 +134,48 @@ func FuzzResponsesFast(f *testing.F) {
 	fastSeeds(f, dataPayloads(f, responsesFiles...), responsesTricky...)
 	f.Fuzz(func(t *testing.T, p []byte) { checkResponsesFast(t, p) })
 }
+
+var tgiFiles = []string{"tgi.sse", "tgi_error.sse"}
+
+var tgiTricky = []string{
+	`{"token":{"text":"a","special":null},"generated_text":null,"details":null}`,
+	`{"token":{"text":"a","special":1}}`, `{"token":{"text":"a","Special":true}}`, `{"token":null,"error":null}`,
+	`{"token":{},"generated_text":"x"}`, `{"generated_text":5}`, `{"generated_text":"\u12"}`, `{"details":{}}`,
+	`{"error":""}`, `{"error":"boom","error_type":"x"}`, `{"token":{"text":"a"},"token":{"text":"b"}}`,
+}
+
+func tgiView(t *tgiInfo) string {
+	return fmt.Sprintf("%q special=%v end=%v tokens=%v err=%q seen=%v", t.text, t.special, t.end, t.tokens != nil, t.errVal, t.tokenSeen)
+}
+
+func checkTGIFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow tgiInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := tgiView(&fast), tgiView(&slow); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+}
+
+func TestTGIFastPath(t *testing.T) {
+	for _, p := range dataPayloads(t, tgiFiles...) {
+		var e tgiInfo
+		if bytes.Contains(p, []byte(`"details":null`)) && !e.parseFast(p) {
+			t.Errorf("fast path declined a recorded token: %s", p)
+		}
+		checkTGIFast(t, p)
+	}
+	for _, p := range append(tgiTricky, fastTricky...) {
+		checkTGIFast(t, []byte(p))
+	}
+}
+
+func FuzzTGIFast(f *testing.F) {
+	fastSeeds(f, dataPayloads(f, tgiFiles...), tgiTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkTGIFast(t, p) })
+}

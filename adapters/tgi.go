@@ -28,6 +28,8 @@ func init() {
 	})
 }
 
+// tgiEvent is the part of an event the classifier reads. encoding/json
+// decodes into it when the fast path declines a payload.
 type tgiEvent struct {
 	Token *struct {
 		Text    string `json:"text"`
@@ -40,36 +42,114 @@ type tgiEvent struct {
 	Error json.RawMessage `json:"error"`
 }
 
+// tgiInfo is what one event says, whichever parser read it; its buffer is
+// reused from event to event.
+type tgiInfo struct {
+	text      []byte // token.text
+	special   bool   // token.special
+	end       bool   // details or generated_text is present: the last event
+	tokens    *int   // details.generated_tokens (slow path only)
+	errVal    []byte // the "error" value as written; nil when absent
+	tokenSeen bool   // token is an object
+}
+
+// parse reads an event: the fast path when it can vouch for the result,
+// encoding/json otherwise; false for a payload that is not JSON.
+func (t *tgiInfo) parse(data []byte) bool {
+	*t = tgiInfo{text: t.text[:0]}
+	if t.parseFast(data) {
+		return true
+	}
+	*t = tgiInfo{text: t.text[:0]}
+	return t.parseSlow(data)
+}
+
+func (t *tgiInfo) parseSlow(data []byte) bool {
+	var e tgiEvent
+	if json.Unmarshal(data, &e) != nil {
+		return false
+	}
+	if e.Token != nil {
+		t.tokenSeen, t.text, t.special = true, append(t.text, e.Token.Text...), e.Token.Special
+	}
+	t.end = e.Details != nil || e.GeneratedText != nil
+	if e.Details != nil {
+		t.tokens = e.Details.GeneratedTokens
+	}
+	t.errVal = e.Error
+	return true
+}
+
+// parseFast reads token events with the OpenAI fast parser's helpers
+// (openai.go), declining a non-null details (the last event only).
+func (t *tgiInfo) parseFast(data []byte) bool {
+	p := fastParser{d: data}
+	p.ws()
+	if !p.is('{') {
+		return false
+	}
+	ok := p.object(func(key []byte) (uint8, bool) {
+		switch string(key) {
+		case "token":
+			t.tokenSeen = p.is('{')
+			return 1, p.object(func(key []byte) (uint8, bool) {
+				var ok bool
+				switch string(key) {
+				case "text":
+					t.text, ok = p.appendStrOrNull(t.text)
+					return 1, ok
+				case "special":
+					t.special, ok = p.boolean()
+					return 2, ok
+				}
+				return 0, !foldsTo(key, "text", "special") && p.skip(0)
+			})
+		case "generated_text":
+			t.end = t.end || p.is('"')
+			return 2, p.null() || p.is('"') && p.skipString()
+		case "details":
+			return 4, p.null()
+		case "error":
+			start := p.i
+			ok := p.skip(0)
+			t.errVal = p.d[start:p.i]
+			return 8, ok
+		}
+		return 0, !foldsTo(key, "token", "generated_text", "details", "error") && p.skip(0)
+	})
+	p.ws()
+	return ok && p.i == len(p.d)
+}
+
 // NewTGIDecoder decodes a TGI /generate_stream stream.
 func NewTGIDecoder(limit int) *SSE {
+	var e tgiInfo
 	return &SSE{Limit: limit, Classify: func(dst []Frame, ev *Event) []Frame {
 		f := Frame{Kind: KindMeta, Bytes: ev.Bytes}
 		if ev.Keepalive {
 			f.Kind = KindPing
 			return append(dst, f)
 		}
-		var e tgiEvent
-		if json.Unmarshal(ev.Data, &e) != nil {
+		if !e.parse(ev.Data) {
 			return append(dst, f)
 		}
-		if len(e.Error) > 0 && isTruthy(e.Error) {
+		if len(e.errVal) > 0 && isTruthy(e.errVal) {
 			f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 			return append(dst, f)
 		}
-		end := e.Details != nil || e.GeneratedText != nil
-		if e.Token != nil && !e.Token.Special && e.Token.Text != "" {
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, e.Token.Text
-		} else if !end {
+		if e.tokenSeen && !e.special && len(e.text) > 0 {
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(e.text)
+		} else if !e.end {
 			f.Kind = KindRole // a special or empty token
 		}
-		if !end {
+		if !e.end {
 			return append(dst, f)
 		}
 		// The last event is its token and the end: two frames, one read.
 		// generated_text repeats the whole answer and is not counted again.
 		endFrame := Frame{Kind: KindEnd}
-		if e.Details != nil && e.Details.GeneratedTokens != nil {
-			endFrame.HasUsage, endFrame.OutputTokens = true, *e.Details.GeneratedTokens
+		if e.tokens != nil {
+			endFrame.HasUsage, endFrame.OutputTokens = true, *e.tokens
 		}
 		if f.Kind == KindContent {
 			return append(dst, f, endFrame)
