@@ -179,3 +179,65 @@ func FuzzTGIFast(f *testing.F) {
 	fastSeeds(f, dataPayloads(f, tgiFiles...), tgiTricky...)
 	f.Fuzz(func(t *testing.T, p []byte) { checkTGIFast(t, p) })
 }
+
+var ollamaFiles = []string{"ollama_chat.ndjson", "ollama_generate.ndjson", "ollama_thinking.ndjson", "ollama_error.ndjson"}
+
+func ollamaLines(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, name := range ollamaFiles {
+		for _, line := range bytes.Split(testdataFile(t, name), []byte("\n")) {
+			if len(bytes.TrimSpace(line)) > 0 {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+var ollamaTricky = []string{
+	`{"response":"a","message":{"content":"b","thinking":"c"},"thinking":"d","done":false}`,
+	`{"message":{"content":"a"},"message":{"content":"b"}}`, `{"Message":{"content":"a"}}`, `{"message":{"Content":"a"}}`,
+	`{"message":null,"done":null,"error":null}`, `{"done":1}`, `{"done":true,"eval_count":3,"eval_duration":1e9}`,
+	`{"message":{"tool_calls":[{"function":{"name":"f"}}]}}`, `{"message":{"tool_calls":null}}`, `{"error":"boom"}`,
+	`{"EVAL_COUNT":3}`, `{"response":5}`,
+}
+
+func ollamaView(o *ollamaInfo) string {
+	return fmt.Sprintf("%q %q tools=%q err=%q done=%v", o.text, o.thinking, o.tools, o.errVal, o.done)
+}
+
+func checkOllamaFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow ollamaInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := ollamaView(&fast), ollamaView(&slow); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+	if l := slow.l; l.EvalCount != nil || l.PromptEvalCount != nil || l.TotalDuration != nil || l.LoadDuration != nil ||
+		l.PromptEvalDuration != nil || l.EvalDuration != nil {
+		t.Fatalf("fast path accepted counts or durations it does not read: %q", p)
+	}
+}
+
+func TestOllamaFastPath(t *testing.T) {
+	for _, p := range ollamaLines(t) {
+		var o ollamaInfo
+		if bytes.Contains(p, []byte(`"done":false`)) && !o.parseFast(p) {
+			t.Errorf("fast path declined a recorded line: %s", p)
+		}
+		checkOllamaFast(t, p)
+	}
+	for _, p := range append(ollamaTricky, fastTricky...) {
+		checkOllamaFast(t, []byte(p))
+	}
+}
+
+func FuzzOllamaFast(f *testing.F) {
+	fastSeeds(f, ollamaLines(f), ollamaTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkOllamaFast(t, p) })
+}

@@ -75,28 +75,127 @@ type ollamaLine struct {
 	EvalDuration       *float64        `json:"eval_duration"`
 }
 
-// NewOllamaDecoder decodes an Ollama /api/chat or /api/generate stream.
-func NewOllamaDecoder(limit int) *Lines {
-	return &Lines{Limit: limit, Classify: classifyOllama}
+// ollamaInfo is what one line says, whichever parser read it; its buffers
+// are reused from line to line.
+type ollamaInfo struct {
+	text, thinking []byte // response then message.content; thinking then message.thinking
+	tools          []byte // message.tool_calls as written; nil when absent
+	errVal         []byte // the "error" value as written; nil when absent
+	arena          []byte // scratch for the fast parser
+	done           bool
+	l              *ollamaLine // the done line's counts and durations (slow path only)
 }
 
-func classifyOllama(dst []Frame, line []byte, n int) []Frame {
-	f := Frame{Kind: KindMeta, Bytes: n}
+// parse reads a line: the fast path when it can vouch for the result,
+// encoding/json otherwise; false for a line that is not JSON.
+func (o *ollamaInfo) parse(line []byte) bool {
+	*o = ollamaInfo{text: o.text[:0], thinking: o.thinking[:0], arena: o.arena[:0]}
+	if o.parseFast(line) {
+		return true
+	}
+	*o = ollamaInfo{text: o.text[:0], thinking: o.thinking[:0]}
+	return o.parseSlow(line)
+}
+
+func (o *ollamaInfo) parseSlow(line []byte) bool {
 	var l ollamaLine
 	if json.Unmarshal(line, &l) != nil {
+		return false
+	}
+	o.text, o.thinking = append(o.text, l.Response...), append(o.thinking, l.Thinking...)
+	if m := l.Message; m != nil {
+		o.text, o.thinking, o.tools = append(o.text, m.Content...), append(o.thinking, m.Thinking...), m.ToolCalls
+	}
+	o.errVal, o.done, o.l = l.Error, l.Done, &l
+	return true
+}
+
+// parseFast reads content lines with the OpenAI fast parser's helpers
+// (openai.go), declining the done line's counts and durations.
+func (o *ollamaInfo) parseFast(line []byte) bool {
+	p := fastParser{d: line}
+	p.ws()
+	if !p.is('{') {
+		return false
+	}
+	var response, thinking, content, mThinking span
+	str := func() (span, bool) {
+		from := len(o.arena)
+		var ok bool
+		o.arena, ok = p.appendStrOrNull(o.arena)
+		return span{from, len(o.arena)}, ok
+	}
+	ok := p.object(func(key []byte) (uint8, bool) {
+		var ok bool
+		switch string(key) {
+		case "message":
+			return 1, p.object(func(key []byte) (uint8, bool) {
+				var ok bool
+				switch string(key) {
+				case "content":
+					content, ok = str()
+					return 1, ok
+				case "thinking":
+					mThinking, ok = str()
+					return 2, ok
+				case "tool_calls":
+					start := p.i
+					ok := p.skip(0)
+					o.tools = p.d[start:p.i]
+					return 4, ok
+				}
+				return 0, !foldsTo(key, "content", "thinking", "tool_calls") && p.skip(0)
+			})
+		case "response":
+			response, ok = str()
+			return 2, ok
+		case "thinking":
+			thinking, ok = str()
+			return 4, ok
+		case "done":
+			o.done, ok = p.boolean()
+			return 8, ok
+		case "error":
+			start := p.i
+			ok := p.skip(0)
+			o.errVal = p.d[start:p.i]
+			return 16, ok
+		}
+		return 0, !foldsTo(key, "message", "response", "thinking", "done", "error", "eval_count", "prompt_eval_count",
+			"total_duration", "load_duration", "prompt_eval_duration", "eval_duration") && p.skip(0)
+	})
+	p.ws()
+	a := o.arena
+	o.text = append(append(o.text, a[response.from:response.to]...), a[content.from:content.to]...)
+	o.thinking = append(append(o.thinking, a[thinking.from:thinking.to]...), a[mThinking.from:mThinking.to]...)
+	return ok && p.i == len(p.d)
+}
+
+// NewOllamaDecoder decodes an Ollama /api/chat or /api/generate stream.
+func NewOllamaDecoder(limit int) *Lines {
+	c := &ollamaClassifier{}
+	return &Lines{Limit: limit, Classify: c.classify}
+}
+
+// ollamaClassifier classifies lines, reusing its parse buffers.
+type ollamaClassifier struct{ o ollamaInfo }
+
+func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
+	f := Frame{Kind: KindMeta, Bytes: n}
+	o := &c.o
+	if !o.parse(line) {
 		return append(dst, f) // not JSON: metadata, never a crash
 	}
-	if len(l.Error) > 0 && isTruthy(l.Error) {
+	if len(o.errVal) > 0 && isTruthy(o.errVal) {
 		f.Kind, f.Text = KindError, ErrorMessage(line)
 		return append(dst, f)
 	}
-	text, thinking := l.Response, l.Thinking
-	var tools json.RawMessage
-	if m := l.Message; m != nil {
-		text, thinking, tools = text+m.Content, thinking+m.Thinking, m.ToolCalls
+	l := o.l
+	if l == nil {
+		l = &ollamaLine{} // the fast path read no counts or durations
 	}
 	switch {
-	case l.Done:
+	case o.done:
 		f.Kind = KindEnd
 		if l.EvalCount != nil {
 			f.HasUsage, f.OutputTokens = true, *l.EvalCount
@@ -111,12 +210,12 @@ func classifyOllama(dst []Frame, line []byte, n int) []Frame {
 			tps := float64(*l.EvalCount) / *l.EvalDuration * 1e9
 			f.Server = serverValues(f.Server, "eval_tokens_per_s", &tps)
 		}
-	case text != "":
-		f.Kind, f.Channel, f.Text = KindContent, ChannelText, text
-	case len(tools) > 0 && isTruthy(tools):
-		f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(tools) // whole calls, not fragments
-	case thinking != "":
-		f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, thinking
+	case len(o.text) > 0:
+		f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(o.text)
+	case len(o.tools) > 0 && isTruthy(o.tools):
+		f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(o.tools) // whole calls, not fragments
+	case len(o.thinking) > 0:
+		f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(o.thinking)
 	default:
 		f.Kind = KindRole
 	}
