@@ -241,3 +241,50 @@ func FuzzOllamaFast(f *testing.F) {
 	fastSeeds(f, ollamaLines(f), ollamaTricky...)
 	f.Fuzz(func(t *testing.T, p []byte) { checkOllamaFast(t, p) })
 }
+
+var geminiFiles = []string{"gemini.sse", "gemini_thought.sse"}
+
+var geminiTricky = []string{
+	`{"candidates":[{"content":{"parts":[{"text":"a","thought":true},{"text":"b"},{"functionCall":{"name":"f"}}]},"finishReason":""}]}`,
+	`{"candidates":[null,{"content":null},{"content":{"parts":[null,{"text":null,"thought":null,"functionCall":null}]}}]}`,
+	`{"candidates":[{"content":{"parts":[{"text":"a","Text":"b"}]}}]}`, `{"Candidates":[]}`, `{"candidates":[1]}`,
+	`{"usageMetadata":{"candidatesTokenCount":3,"thoughtsTokenCount":null}}`, `{"usageMetadata":{"candidatesTokenCount":1.5}}`,
+	`{"usageMetadata":null,"error":null}`, `{"error":{"code":429}}`, `{"candidates":[{"finishReason":null}]}`,
+	`{"candidates":[{"content":{"parts":[{"functionCall":0,"text":"a"}]}}]}`,
+}
+
+func geminiView(g *geminiInfo) string {
+	return fmt.Sprintf("%q %q %q fin=%v usage=%v/%d err=%q", g.text, g.thought, g.tool, g.finished, g.usage, g.tokens, g.errVal)
+}
+
+func checkGeminiFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow geminiInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := geminiView(&fast), geminiView(&slow); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+}
+
+func TestGeminiFastPath(t *testing.T) {
+	for _, p := range dataPayloads(t, geminiFiles...) {
+		var g geminiInfo
+		if !g.parseFast(p) {
+			t.Errorf("fast path declined a recorded chunk: %s", p)
+		}
+		checkGeminiFast(t, p)
+	}
+	for _, p := range append(geminiTricky, fastTricky...) {
+		checkGeminiFast(t, []byte(p))
+	}
+}
+
+func FuzzGeminiFast(f *testing.F) {
+	fastSeeds(f, dataPayloads(f, geminiFiles...), geminiTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkGeminiFast(t, p) })
+}

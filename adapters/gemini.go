@@ -71,11 +71,160 @@ type geminiChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
+// geminiInfo is what one chunk says, whichever parser read it; its
+// buffers are reused from chunk to chunk.
+type geminiInfo struct {
+	text, thought, tool []byte // over all candidates' parts in order
+	finished            bool   // a candidate has a finishReason
+	usage               bool   // usageMetadata is an object
+	tokens              int    // candidatesTokenCount + thoughtsTokenCount
+	errVal              []byte // the "error" value as written; nil when absent
+	arena               []byte // scratch for the fast parser
+}
+
+// parse reads a chunk: the fast path when it can vouch for the result,
+// encoding/json otherwise; false for a payload that is not JSON.
+func (g *geminiInfo) parse(data []byte) bool {
+	g.reset()
+	if g.parseFast(data) {
+		return true
+	}
+	g.reset()
+	return g.parseSlow(data)
+}
+
+func (g *geminiInfo) reset() {
+	*g = geminiInfo{text: g.text[:0], thought: g.thought[:0], tool: g.tool[:0], arena: g.arena[:0]}
+}
+
+func (g *geminiInfo) parseSlow(data []byte) bool {
+	var ch geminiChunk
+	if json.Unmarshal(data, &ch) != nil {
+		return false
+	}
+	for _, cand := range ch.Candidates {
+		g.finished = g.finished || cand.FinishReason != ""
+		for _, p := range cand.Content.Parts {
+			g.part([]byte(p.Text), p.Thought, p.FunctionCall)
+		}
+	}
+	if u := ch.UsageMetadata; u != nil {
+		g.usage, g.tokens = true, u.CandidatesTokenCount+u.ThoughtsTokenCount
+	}
+	g.errVal = ch.Error
+	return true
+}
+
+// part adds one part's text to its channel.
+func (g *geminiInfo) part(text []byte, thought bool, call []byte) {
+	switch {
+	case len(call) > 0 && isTruthy(call):
+		g.tool = append(g.tool, call...) // whole calls, not fragments
+	case thought:
+		g.thought = append(g.thought, text...)
+	default:
+		g.text = append(g.text, text...)
+	}
+}
+
+// parseFast reads chunks with the OpenAI fast parser's helpers (openai.go).
+func (g *geminiInfo) parseFast(data []byte) bool {
+	p := &fastParser{d: data}
+	p.ws()
+	if !p.is('{') {
+		return false
+	}
+	ok := p.object(func(key []byte) (uint8, bool) {
+		switch string(key) {
+		case "candidates":
+			_, ok := p.array(func() bool { return g.candidate(p) })
+			return 1, ok
+		case "usageMetadata":
+			g.usage = p.is('{')
+			return 2, p.object(func(key []byte) (uint8, bool) {
+				switch string(key) {
+				case "candidatesTokenCount", "thoughtsTokenCount":
+					bit := uint8(1)
+					if key[0] == 't' {
+						bit = 2
+					}
+					if p.null() {
+						return bit, true
+					}
+					n, ok := p.integer()
+					g.tokens += n
+					return bit, ok
+				}
+				return 0, !foldsTo(key, "candidatesTokenCount", "thoughtsTokenCount") && p.skip(0)
+			})
+		case "error":
+			start := p.i
+			ok := p.skip(0)
+			g.errVal = p.d[start:p.i]
+			return 4, ok
+		}
+		return 0, !foldsTo(key, "candidates", "usageMetadata", "error") && p.skip(0)
+	})
+	p.ws()
+	return ok && p.i == len(p.d)
+}
+
+func (g *geminiInfo) candidate(p *fastParser) bool {
+	return p.object(func(key []byte) (uint8, bool) {
+		switch string(key) {
+		case "content":
+			return 1, p.object(func(key []byte) (uint8, bool) {
+				if string(key) == "parts" {
+					_, ok := p.array(func() bool { return g.fastPart(p) })
+					return 1, ok
+				}
+				return 0, !foldsTo(key, "parts") && p.skip(0)
+			})
+		case "finishReason":
+			from := len(g.arena)
+			var ok bool
+			g.arena, ok = p.appendStrOrNull(g.arena)
+			g.finished = g.finished || len(g.arena) > from
+			g.arena = g.arena[:from]
+			return 2, ok
+		}
+		return 0, !foldsTo(key, "content", "finishReason") && p.skip(0)
+	})
+}
+
+func (g *geminiInfo) fastPart(p *fastParser) bool {
+	g.arena = g.arena[:0]
+	var thought bool
+	var call []byte
+	ok := p.object(func(key []byte) (uint8, bool) {
+		var ok bool
+		switch string(key) {
+		case "text":
+			g.arena, ok = p.appendStrOrNull(g.arena)
+			return 1, ok
+		case "thought":
+			thought, ok = p.boolean()
+			return 2, ok
+		case "functionCall":
+			start := p.i
+			ok := p.skip(0)
+			call = p.d[start:p.i]
+			return 4, ok
+		}
+		return 0, !foldsTo(key, "text", "thought", "functionCall") && p.skip(0)
+	})
+	if ok {
+		g.part(g.arena, thought, call)
+	}
+	return ok
+}
+
 // geminiClassifier remembers what Close needs: whether a finishReason came,
 // and the last usage report (cumulative, so differences are per frame).
 type geminiClassifier struct {
 	finished  bool
 	lastUsage int
+	g         geminiInfo
 }
 
 // NewGeminiDecoder decodes a Gemini SSE stream.
@@ -93,37 +242,24 @@ func (c *geminiClassifier) classify(dst []Frame, ev *Event) []Frame {
 		f.Kind = KindPing
 		return append(dst, f)
 	}
-	var ch geminiChunk
-	if json.Unmarshal(ev.Data, &ch) != nil {
+	g := &c.g
+	if !g.parse(ev.Data) {
 		return append(dst, f)
 	}
-	if len(ch.Error) > 0 && isTruthy(ch.Error) {
+	if len(g.errVal) > 0 && isTruthy(g.errVal) {
 		f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 		return append(dst, f)
 	}
-	var text, thought, tool []byte
-	for _, cand := range ch.Candidates {
-		if cand.FinishReason != "" {
-			c.finished = true
-		}
-		for _, p := range cand.Content.Parts {
-			switch {
-			case len(p.FunctionCall) > 0 && isTruthy(p.FunctionCall):
-				tool = append(tool, p.FunctionCall...) // whole calls, not fragments
-			case p.Thought:
-				thought = append(thought, p.Text...)
-			default:
-				text = append(text, p.Text...)
-			}
-		}
-	}
-	if u := ch.UsageMetadata; u != nil {
+	c.finished = c.finished || g.finished
+	if g.usage {
 		f.Kind = KindUsage
-		f.HasUsage, f.OutputTokens = true, u.CandidatesTokenCount+u.ThoughtsTokenCount
+		f.HasUsage, f.OutputTokens = true, g.tokens
 	}
+	text, thought, tool := g.text, g.thought, g.tool
 	switch {
 	case len(text) > 0:
-		f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(thought)+string(text)
+		g.thought = append(g.thought, text...) // reasoning first, as it was written
+		f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(g.thought)
 	case len(tool) > 0:
 		f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(tool)
 	case len(thought) > 0:
