@@ -50,8 +50,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	ctx, caught, stop := catchSignals()
 	defer stop()
-	netLog, restoreLog := captureNetLog()
-	defer restoreLog()
+	netLog := captureNetLog()
 
 	// Every byte a command prints passes the sanitiser's backstop: text
 	// from servers and files cannot drive the terminal even where a view

@@ -33,13 +33,15 @@ func (l *netLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// captureNetLog routes the standard logger into a netLog until restore.
-func captureNetLog() (l *netLog, restore func()) {
-	l = &netLog{}
-	w, flags := log.Writer(), log.Flags()
+// captureNetLog routes the standard logger into a new netLog. It is never
+// given back to stderr: a connection's read loop can still log after the
+// command has ended and the warning is printed, and that line would land
+// on the terminal after drip's last word.
+func captureNetLog() *netLog {
+	l := &netLog{}
 	log.SetOutput(l)
 	log.SetFlags(0)
-	return l, func() { log.SetOutput(w); log.SetFlags(flags) }
+	return l
 }
 
 // warn prints the one warning, when there was anything.
