@@ -472,6 +472,20 @@ func (s *runRecords) failureClasses() string {
 	return ": " + strings.Join(parts, ", ")
 }
 
+// openCSV creates the --csv file (mode 0600) with its header written.
+func openCSV(path string) (write func(*probe.Record) error, closeFile func() error, err error) {
+	f, err := probe.CreatePrivate(path)
+	if err != nil {
+		return nil, nil, cannotErr(fmt.Errorf("--csv: %w", err))
+	}
+	c, err := report.NewCSV(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, cannotErr(fmt.Errorf("--csv: %w", err))
+	}
+	return c.Write, f.Close, nil
+}
+
 // beginRun opens --out, --csv and the exporters, readies the plan for its
 // report and says on stderr what is about to run.
 func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords, error) {
@@ -485,18 +499,12 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 		s.fns, s.closes = append(s.fns, w.Write), append(s.closes, w.Close)
 	}
 	if out.csv != "" {
-		f, err := probe.CreatePrivate(out.csv)
+		write, closeCSV, err := openCSV(out.csv)
 		if err != nil {
 			s.close()
-			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
+			return nil, err
 		}
-		s.closes = append(s.closes, f.Close)
-		c, err := report.NewCSV(f)
-		if err != nil {
-			s.close()
-			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
-		}
-		s.fns = append(s.fns, c.Write)
+		s.fns, s.closes = append(s.fns, write), append(s.closes, closeCSV)
 	}
 	if err := out.export.open(ctx, stderr, plan, s); err != nil {
 		s.close()

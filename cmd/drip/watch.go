@@ -114,16 +114,12 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 		sinks = append(sinks, w.Write)
 	}
 	if out.csv != "" {
-		f, err := probe.CreatePrivate(out.csv)
+		write, closeCSV, err := openCSV(out.csv)
 		if err != nil {
-			return cannotErr(fmt.Errorf("--csv: %w", err))
+			return err
 		}
-		defer f.Close()
-		c, err := report.NewCSV(f)
-		if err != nil {
-			return cannotErr(fmt.Errorf("--csv: %w", err))
-		}
-		sinks = append(sinks, c.Write)
+		defer closeCSV()
+		sinks = append(sinks, write)
 	}
 	cfg.Sink = func(r *probe.Record) {
 		mu.Lock()

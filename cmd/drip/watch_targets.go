@@ -40,18 +40,12 @@ func openTargetRecords(ts []target, out *outputFlags) (*targetRecords, error) {
 		}
 	}
 	if out.csv != "" {
-		f, err := probe.CreatePrivate(out.csv)
+		write, closeCSV, err := openCSV(out.csv)
 		if err != nil {
 			s.close()
-			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
+			return nil, err
 		}
-		s.closes = append(s.closes, f.Close)
-		c, err := report.NewCSV(f)
-		if err != nil {
-			s.close()
-			return nil, cannotErr(fmt.Errorf("--csv: %w", err))
-		}
-		s.csv = c.Write
+		s.csv, s.closes = write, append(s.closes, closeCSV)
 	}
 	return s, nil
 }
