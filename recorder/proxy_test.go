@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -123,43 +124,45 @@ func TestGzipResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *testing.T
 	}
 }
 
-func TestResponseOverMaxBytesReachesTheClientAndIsRecordedAsLimit(t *testing.T) {
-	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, sse)
-	}), recorder.Options{MaxBytes: 100})
-	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(got) != sse {
-		t.Errorf("client got %d bytes, want all %d", len(got), len(sse))
-	}
-	r := records()[0]
-	if !r.Exchange.Clipped || len(r.Exchange.Response) != 100 || r.Error == nil || r.Error.Class != probe.ErrLimit {
-		t.Errorf("clipped %v, kept %d bytes, error %+v; want clipped, 100, limit", r.Exchange.Clipped, len(r.Exchange.Response), r.Error)
-	}
-}
-
-func TestResponseOverMaxFramesReachesTheClientAndIsRecordedAsLimit(t *testing.T) {
-	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, sse)
-	}), recorder.Options{MaxFrames: 1})
-	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(got) != sse {
-		t.Errorf("client got %d bytes, want all %d", len(got), len(sse))
-	}
-	r := records()[0]
-	if len(r.Frames) != 1 || r.Error == nil || r.Error.Class != probe.ErrLimit || !strings.Contains(r.Error.Message, "--max-frames") {
-		t.Errorf("%d frames kept, error %+v; want 1 and class limit naming --max-frames", len(r.Frames), r.Error)
+// Past either per-stream bound the client still gets every byte, and the
+// record keeps what came before the bound, marked limit.
+func TestResponseOverABoundReachesTheClientAndIsRecordedAsLimit(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		o     recorder.Options
+		check func(r *probe.Record) string
+	}{
+		{"max-bytes", recorder.Options{MaxBytes: 100}, func(r *probe.Record) string {
+			if !r.Exchange.Clipped || len(r.Exchange.Response) != 100 || r.Error == nil || r.Error.Class != probe.ErrLimit || !strings.Contains(r.Error.Message, "--max-bytes") {
+				return fmt.Sprintf("clipped %v, kept %d bytes, error %+v; want clipped, 100, class limit naming --max-bytes", r.Exchange.Clipped, len(r.Exchange.Response), r.Error)
+			}
+			return ""
+		}},
+		{"max-frames", recorder.Options{MaxFrames: 1}, func(r *probe.Record) string {
+			if len(r.Frames) != 1 || r.Error == nil || r.Error.Class != probe.ErrLimit || !strings.Contains(r.Error.Message, "--max-frames") {
+				return fmt.Sprintf("%d frames kept, error %+v; want 1 and class limit naming --max-frames", len(r.Frames), r.Error)
+			}
+			return ""
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, sse)
+			}), c.o)
+			resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(got) != sse {
+				t.Errorf("client got %d bytes, want all %d", len(got), len(sse))
+			}
+			if msg := c.check(records()[0]); msg != "" {
+				t.Error(msg)
+			}
+		})
 	}
 }
 
