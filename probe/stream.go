@@ -29,6 +29,7 @@ type Clock func() time.Time
 // Target is what to ask: the endpoint, its format and the request.
 type Target struct {
 	URL     string                            // full endpoint URL
+	Method  string                            // "": POST (drip replay sends the recorded one)
 	Format  *adapters.Format                  // request body and decoder
 	Request adapters.Request                  // model, prompt, max tokens
 	Body    []byte                            // sent as is instead of Format.Body, when set
@@ -181,7 +182,11 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 	defer cancel(nil)
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
 	defer cancelTotal()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
+	method := t.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.URL, bytes.NewReader(body))
 	if err != nil {
 		return finish(rec, o, time.Time{}, &Error{Class: ErrDNS, Message: "bad URL"}, observe)
 	}

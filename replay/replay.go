@@ -235,7 +235,7 @@ func (r *runner) send(ctx context.Context, orig *probe.Record, intended *float64
 }
 
 // target is the recorded request aimed at the server under test: the
-// recorded path on the Against URL, the recorded body and headers, then
+// recorded method, path and query on the Against URL, the recorded body and headers, then
 // -H, then credentials from the environment by the recorded format.
 func (r *runner) target(orig *probe.Record) probe.Target {
 	x := orig.Exchange
@@ -255,7 +255,7 @@ func (r *runner) target(orig *probe.Record) probe.Target {
 		body = []byte{}
 	}
 	return probe.Target{
-		URL: joinURL(r.o.Against, x.Path), Format: f, Body: body, Header: h, Sign: r.o.Sign,
+		URL: joinURL(r.o.Against, x.Path), Method: x.Method, Format: f, Body: body, Header: h, Sign: r.o.Sign,
 		Request: adapters.Request{Model: orig.Model},
 	}
 }

@@ -3,9 +3,11 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -180,4 +182,57 @@ func parseGates(t *testing.T, exprs ...string) []probe.Gate {
 		gs = append(gs, g)
 	}
 	return gs
+}
+
+// TestReplaySendsTheRecordedMethodPathAndQuery records a GET and a PUT
+// stream (not only POST) through drip record and replays them: the server
+// under test gets each request's method, path, query and body as recorded.
+func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
+	const events = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.RequestURI()+" "+string(body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, events)
+	})
+	up := httptest.NewServer(stream)
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var recs []*probe.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) { recs = append(recs, r) })
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+	sent := []string{"GET /v1/events?after=3&stream=1 ", `PUT /v1/chat/completions?api-version=2 {"stream":true}`}
+	for _, s := range sent {
+		method, rest, _ := strings.Cut(s, " ")
+		uri, body, _ := strings.Cut(rest, " ")
+		req, _ := http.NewRequest(method, proxy.URL+uri, strings.NewReader(body))
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	p.Wait()
+	streams := replay.Streams(recs)
+	if len(streams) != 2 {
+		t.Fatalf("%d replayable streams recorded, want 2: %+v", len(streams), recs)
+	}
+	mu.Lock()
+	got = nil // what the upstream saw while recording
+	mu.Unlock()
+	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(*probe.Record) {})
+	slices.Sort(got)
+	slices.Sort(sent)
+	if !slices.Equal(got, sent) {
+		t.Errorf("the server under test got\n%q\nwant the recorded\n%q", got, sent)
+	}
 }
