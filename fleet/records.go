@@ -67,10 +67,58 @@ func MergeRecords(inputs []compare.Input) ([]*probe.Record, error) {
 			out = append(out, r)
 		}
 	}
+	if err := checkShards(out); err != nil {
+		return nil, err
+	}
 	slices.SortStableFunc(out, func(a, b *probe.Record) int {
 		return cmp.Or(cmp.Compare(order[a.RunID], order[b.RunID]), cmp.Compare(a.Seq, b.Seq))
 	})
 	return out, nil
+}
+
+// checkShards refuses a sharded run with shards missing: merged, its
+// accounting would pass for the whole workload's while a slice of it was
+// never counted. A shard's records carry "i/N" and its run's id.
+func checkShards(recs []*probe.Record) error {
+	type run struct {
+		n    int
+		have map[int]bool
+	}
+	runs := map[string]*run{}
+	var ids []string
+	for _, r := range recs {
+		var i, n int
+		if r.Workload == nil {
+			continue
+		}
+		if _, err := fmt.Sscanf(r.Workload.Shard, "%d/%d", &i, &n); err != nil || n < 2 {
+			continue
+		}
+		x := runs[r.RunID]
+		if x == nil {
+			x = &run{n: n, have: map[int]bool{}}
+			runs[r.RunID] = x
+			ids = append(ids, r.RunID)
+		}
+		x.have[i] = true
+	}
+	for _, id := range ids {
+		x := runs[id]
+		var missing []string
+		for i := range x.n {
+			if !x.have[i] {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, x.n))
+			}
+		}
+		switch len(missing) {
+		case 0:
+		case 1:
+			return fmt.Errorf("run %s ran as %d shards and shard %s is missing (no record of it in the files given): merge all %d shards' files", sanitize.Line(id), x.n, missing[0], x.n)
+		default:
+			return fmt.Errorf("run %s ran as %d shards and shards %s are missing (no record of them in the files given): merge all %d shards' files", sanitize.Line(id), x.n, strings.Join(missing, ", "), x.n)
+		}
+	}
+	return nil
 }
 
 // Hosts lists the hosts of records, sorted.

@@ -31,7 +31,8 @@ what differs. Each record keeps its host and labels, so
 
 Records come out run by run, in seq order: the shards of one run come out
 in the order a single agent would have sent them. The same stream twice
-(one run id, host and seq, e.g. two shards given one index) is refused.
+(one run id, host and seq, e.g. two shards given one index) is refused, and
+so is a sharded run with a shard missing: the error names it.
 
 --summaries merges the summaries 'drip run --json' printed instead, when
 the records are too big to move: counts are added and every distribution

@@ -80,6 +80,9 @@ func TestShardedRunEqualsOneAgent(t *testing.T) {
 			wg.Wait()
 			merged := filepath.Join(dir, "merged.jsonl")
 			runDrip(t, bin, nil, append([]string{"merge", "--out", merged}, shards...))
+			if code, stderr := mergeExit(bin, merged+".part", shards[:2]); code != 2 || !strings.Contains(stderr, "shard 2/3 is missing") {
+				t.Errorf("merging 2 of 3 shards: exit %d, stderr %q; want 2, naming shard 2/3", code, stderr)
+			}
 
 			one, all := readRecords(t, single), readRecords(t, merged)
 			if got, want := streamsOf(all), streamsOf(one); !slices.EqualFunc(got, want, same) {
@@ -110,6 +113,15 @@ func runDrip(t *testing.T, bin string, env, args []string) string {
 		t.Errorf("drip %s %v: %v\n%s", strings.Join(args, " "), env, err, stderr.String())
 	}
 	return stdout.String()
+}
+
+// mergeExit runs drip merge and returns its exit code and stderr.
+func mergeExit(bin, out string, files []string) (int, string) {
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, append([]string{"merge", "--out", out}, files...)...)
+	cmd.Stderr = &stderr
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), stderr.String()
 }
 
 func summaryOf(recs []*probe.Record) probe.Summary {
