@@ -317,7 +317,7 @@ the default openai-chat).
 // (Ctrl-C) the run stops admitting, in-flight streams are recorded as
 // canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
-	recs, err := beginRun(ctx, stderr, &plan, out)
+	recs, err := beginRun(ctx, stderr, &plan, out, describeLoad)
 	if err != nil {
 		return err
 	}
@@ -348,7 +348,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
 	// The line describing the run is printed before the screen opens, so
 	// it stays above the report.
-	recs, err := beginRun(ctx, stderr, &plan, out)
+	recs, err := beginRun(ctx, stderr, &plan, out, describeLoad)
 	if err != nil {
 		return err
 	}
@@ -486,9 +486,10 @@ func openCSV(path string) (write func(*probe.Record) error, closeFile func() err
 	return c.Write, f.Close, nil
 }
 
-// beginRun opens --out, --csv and the exporters, readies the plan for its
-// report and says on stderr what is about to run.
-func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags) (*runRecords, error) {
+// beginRun opens --out, --csv and the exporters (saying where /metrics
+// is), readies the plan for its report and says on stderr what is about to
+// run: the target and load, as load words it.
+func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags, load func(*probe.Plan) string) (*runRecords, error) {
 	s := &runRecords{agg: probe.NewAggregate(plan.Options.StallMS)}
 	s.agg.SLO = out.slo
 	if out.out != "" {
@@ -511,7 +512,7 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 		return nil, err
 	}
 	preparePlan(plan)
-	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), describeLoad(plan))
+	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
 	return s, nil
 }
 

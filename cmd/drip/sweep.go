@@ -174,13 +174,7 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 // beginSweep is beginRun for a sweep: the line describing it names the
 // levels.
 func beginSweep(ctx context.Context, stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*runRecords, error) {
-	preparePlan(&sp.Base)
-	recs, err := beginRun(ctx, io.Discard, &sp.Base, out)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(sp.Base.Target), describeSweep(sp))
-	return recs, nil
+	return beginRun(ctx, stderr, &sp.Base, out, func(*probe.Plan) string { return describeSweep(sp) })
 }
 
 // describeSweep is a sweep's shape in one line.

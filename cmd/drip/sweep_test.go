@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -205,5 +207,18 @@ func testSweepGoodput(t *testing.T) {
 	code, _, stderr = drip(t, "run", srv.URL, "--concurrency", "2,4", "--runs-per-level", "4", "--stop-when", "goodput < 90")
 	if code != exitUsage || !strings.Contains(stderr, "add --slo") {
 		t.Errorf("--stop-when goodput without --slo: exit %d, stderr %q; want %d and add --slo", code, stderr, exitUsage)
+	}
+}
+
+// A sweep with --metrics-addr says where /metrics is, as drip run does:
+// the line used to go to a discarded writer, leaving the user to guess the
+// port of :0.
+func TestSweepSaysWhereMetricsAre(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	code, _, stderr := drip(t, "run", srv.URL, "-m", "fast", "--concurrency", "1,2", "--runs-per-level", "2", "--metrics-addr", "127.0.0.1:0", "--no-tui")
+	line := regexp.MustCompile(`(?m)^drip: metrics on http://127\.0\.0\.1:([1-9][0-9]*)/metrics$`)
+	if code != exitOK || !line.MatchString(stderr) || !strings.Contains(stderr, "sweep of concurrency 1,2") {
+		t.Errorf("exit %d; stderr:\n%s\nwant exit 0, the metrics line with its port and the sweep's line", code, stderr)
 	}
 }
