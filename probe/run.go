@@ -196,6 +196,14 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 	return st
 }
 
+// InFlight is the most streams p can have in flight at once.
+func (p *Plan) InFlight() int {
+	if p.Rate > 0 {
+		return p.InflightLimit()
+	}
+	return max(p.Concurrency, 1)
+}
+
 // InflightLimit is the open loop's bound on streams in flight.
 func (p *Plan) InflightLimit() int {
 	if p.MaxInflight > 0 {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/recorder"
 )
@@ -32,7 +33,7 @@ import (
 //
 //	go test ./recorder -run '^$' -bench AddedLatency -benchtime 5x
 func BenchmarkAddedLatency(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(probe.GCPercent)) // as drip record sets it
+	defer debug.SetGCPercent(debug.SetGCPercent(gctune.GCPercent)) // as drip record sets it
 	for _, streams := range []int{1, 100} {
 		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
 			origin := time.Now()

@@ -45,6 +45,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/tui"
 )
@@ -84,7 +85,7 @@ func main() {
 		return
 	}
 	// As drip run does; the server keeps the default.
-	probe.TuneGC(&probe.Plan{Concurrency: *streams})
+	gctune.ForStreams(*streams)
 	withTUI = *withTUIFlag
 	if err := bench(*streams, *scenario, *inproc, withTUI, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)

@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/sanitize"
@@ -91,9 +91,7 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 // record runs the proxy until ctx is done, then waits for every exchange
 // to be written.
 func record(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(probe.GCPercent) // as drip run: GC work on the forwarding path delays frames
-	}
+	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
 	w, err := probe.Create(out)
 	if err != nil {
 		return cannotErr(fmt.Errorf("--out: %w", err))

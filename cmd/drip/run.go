@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
@@ -293,7 +294,7 @@ the default openai-chat).
 				}
 				return runSweepHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
 			}
-			probe.TuneGC(&plan)
+			gctune.ForStreams(plan.InFlight())
 			if useTUI(&out) {
 				return runLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
@@ -141,7 +142,7 @@ func tuneSweepGC(sp *sweep.Plan) {
 	if sp.Kind == sweep.KindConcurrency {
 		heaviest.Concurrency = int(sp.Levels[len(sp.Levels)-1])
 	}
-	probe.TuneGC(&heaviest)
+	gctune.ForStreams(heaviest.InFlight())
 }
 
 // runSweepHeadless carries out a sweep without a UI: a line per level on
