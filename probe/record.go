@@ -76,6 +76,7 @@ const (
 	ErrNoContent    = "no_content"
 	ErrRedirect     = "redirect" // a redirect drip refused to follow
 	ErrLimit        = "limit"    // past a per-stream bound (--max-frames, --max-bytes)
+	ErrRequest      = "request"  // the request could not be built or signed: nothing was sent
 )
 
 // Stall is a gap between content frames at or above the stall threshold.

@@ -3,9 +3,11 @@ package probe_test
 import (
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -247,6 +249,58 @@ func TestStreamRefused(t *testing.T) {
 	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
 	if r.Error == nil || r.Error.Class != probe.ErrRefused || r.HeadersMS != nil {
 		t.Fatalf("error %s headers %s, want refused and no headers", errString(r.Error), num(r.HeadersMS))
+	}
+}
+
+// A request drip cannot build or sign is class request, with nothing
+// sent: not a DNS failure, nor the server's 4xx.
+func TestStreamRequestErrors(t *testing.T) {
+	sent := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { sent++ }))
+	defer srv.Close()
+	f := adapters.Lookup("openai-chat")
+	signFails := func(*http.Request, []byte) error { return fmt.Errorf("no credentials") }
+	// An array body cannot take --extra-body's fields.
+	arrayBody := &adapters.Format{Name: "array", Body: func(adapters.Request) ([]byte, error) { return []byte("[1]"), nil }, NewDecoder: f.NewDecoder}
+	for name, tgt := range map[string]probe.Target{
+		"bad URL":        {URL: "http://bad host:x/v1?key=sk-secret", Format: f},
+		"signing fails":  {URL: srv.URL, Format: f, Sign: signFails},
+		"body not built": {URL: srv.URL, Format: arrayBody, Extra: map[string]json.RawMessage{"x": json.RawMessage("1")}},
+	} {
+		r := probe.Stream(context.Background(), tgt, probe.Options{}, &probe.Record{}, nil)
+		if r.Status != probe.StatusFailed || r.Error == nil || r.Error.Class != probe.ErrRequest {
+			t.Errorf("%s: status %s error %s, want failed, class request", name, r.Status, errString(r.Error))
+		} else if strings.Contains(r.Error.Message, "sk-secret") {
+			t.Errorf("%s: message %q quotes the URL's key", name, r.Error.Message)
+		}
+	}
+	if sent != 0 {
+		t.Errorf("%d requests reached the server, want none", sent)
+	}
+}
+
+// A burst larger than the read buffer's first size arrives whole: the
+// buffer grows, and every frame of the burst is decoded.
+func TestStreamReadsBurstPastTheFirstBuffer(t *testing.T) {
+	var body strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&body, "data: {\"choices\":[{\"delta\":{\"content\":\"w%03d \"}}]}\n\n", i)
+	}
+	body.WriteString("data: [DONE]\n\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(body.String()))
+	}))
+	defer srv.Close()
+	u, f, _ := probe.ResolveURL(srv.URL, "auto")
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
+	if r.Status != probe.StatusComplete || r.ContentFrames != 500 {
+		t.Fatalf("status %s %s, %d content frames, want complete with 500", r.Status, errString(r.Error), r.ContentFrames)
+	}
+	for i, fr := range r.Frames[:500] {
+		if want := fmt.Sprintf("w%03d ", i); fr.Text != want {
+			t.Fatalf("frame %d text %q, want %q", i, fr.Text, want)
+		}
 	}
 }
 

@@ -41,7 +41,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 
 	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL.Path, r.URL.RawQuery).String(), bytes.NewReader(e.body))
 	if err != nil {
-		e.fail(w, time.Time{}, &probe.Error{Class: probe.ErrDNS, Message: "bad upstream URL"})
+		e.fail(w, time.Time{}, &probe.Error{Class: probe.ErrRequest, Message: "bad upstream URL"})
 		return
 	}
 	out.Header = forwardHeader(r.Header)
