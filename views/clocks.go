@@ -74,7 +74,7 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 		}
 		lines = append(lines, l)
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
 func value(s string, st *Styles) string {

@@ -326,14 +326,14 @@ func (t FigureTable) Render(skip, height int) string {
 	}
 	rows := max(0, height-len(t.head))
 	if t.split > 0 {
-		left := fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[:t.split]...), "\n"), t.colW, height)
-		right := fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[t.split:]...), "\n"), t.colW, height)
+		left := Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[:t.split]...), "\n"), t.colW, height)
+		right := Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[t.split:]...), "\n"), t.colW, height)
 		sep := strings.TrimSuffix(strings.Repeat(" "+t.rule.Render("│")+" \n", height), "\n")
-		return fit(lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), t.width, height)
+		return Fit(lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), t.width, height)
 	}
 	skip = max(0, min(skip, t.MaxSkip(height)))
 	body := t.body[skip:min(len(t.body), skip+rows)]
-	return fit(strings.Join(append(t.head[:len(t.head):len(t.head)], body...), "\n"), t.width, height)
+	return Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], body...), "\n"), t.width, height)
 }
 
 // signed prints a figure with its sign.

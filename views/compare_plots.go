@@ -28,59 +28,29 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 	const labelW = 11
 	colW := (width - labelW) / len(vals)
 	if colW < 6 {
-		return fit(st.Dim.Render("too narrow for a histogram per run"), width, height)
+		return Fit(st.Dim.Render("too narrow for a histogram per run"), width, height)
 	}
-	counts := make([][]int, len(vals))
-	lo, hi, most := len(bucketEdges)+1, -1, 0
-	share := 0.0
-	for i, v := range vals {
-		counts[i] = make([]int, len(bucketEdges)+1)
-		l, h, m := countBuckets(v, counts[i])
-		lo, hi, most = min(lo, l), max(hi, h), max(most, m)
-		if len(v) > 0 {
-			share = max(share, float64(m)/float64(len(v)))
-		}
-	}
+	h := countRuns(vals)
 	head := strings.Repeat(" ", labelW)
 	for i, v := range vals {
 		head += fitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" n=%d", len(v))), colW-1) + " "
 	}
-	if hi < 0 {
-		return fit(head+"\n"+st.Dim.Render("no samples in any run"), width, height)
+	if h.hi < 0 {
+		return Fit(head+"\n"+st.Dim.Render("no samples in any run"), width, height)
 	}
-	// Every run's counts together decide which buckets stay when rows run
-	// short: the fullest, then the largest values.
-	total := make([]int, len(bucketEdges)+1)
-	for _, c := range counts {
-		for b, n := range c {
-			total[b] += n
-		}
-	}
-	mostTotal := 0
-	for _, n := range total {
-		mostTotal = max(mostTotal, n)
-	}
-	all, nonEmpty := bucketRange(total, lo, hi)
 	rows := height - 1
 	if rows >= 3 {
 		rows-- // the percentiles
 	}
-	shown := all
-	if len(all) > rows {
-		shown = nonEmpty
-	}
-	if len(shown) > rows {
-		shown = keepModeAndTail(shown, total, mostTotal, max(rows, 1))
-	}
-	countW := len(fmt.Sprint(most)) + 1
+	countW := len(fmt.Sprint(h.most)) + 1
 	barW := max(1, colW-countW-2)
 	lines := []string{head}
-	for _, b := range shown {
+	for _, b := range h.shown(rows) {
 		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
-		for i, c := range counts {
+		for i, c := range h.counts {
 			cell := ""
 			if n := c[b]; n > 0 {
-				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/share*float64(barW))))
+				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/h.share*float64(barW))))
 				cell = bucketStyle(b, stallMS, st).Render(strings.Repeat("█", w)) + " " + st.Value.Render(fmt.Sprint(n))
 			}
 			line += fitLeft(cell, colW)
@@ -94,7 +64,51 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 		}
 		lines = append(lines, line)
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
+// runHistograms are several runs' samples in the shared log buckets.
+type runHistograms struct {
+	counts [][]int // per run, per bucket
+	total  []int   // per bucket, every run
+	lo, hi int     // the outermost buckets with samples (hi < 0: none)
+	most   int     // the largest count of a run's bucket
+	share  float64 // the largest share of a run's samples in one bucket
+}
+
+func countRuns(vals [][]float64) runHistograms {
+	h := runHistograms{counts: make([][]int, len(vals)), total: make([]int, len(bucketEdges)+1), lo: len(bucketEdges) + 1, hi: -1}
+	for i, v := range vals {
+		h.counts[i] = make([]int, len(bucketEdges)+1)
+		l, hi, m := countBuckets(v, h.counts[i])
+		h.lo, h.hi, h.most = min(h.lo, l), max(h.hi, hi), max(h.most, m)
+		if len(v) > 0 {
+			h.share = max(h.share, float64(m)/float64(len(v)))
+		}
+		for b, n := range h.counts[i] {
+			h.total[b] += n
+		}
+	}
+	return h
+}
+
+// shown is the buckets drawn in rows: every one in range, else those with
+// samples; when rows still run short every run's counts together decide
+// which stay: the fullest, then the largest values.
+func (h *runHistograms) shown(rows int) []int {
+	mostTotal := 0
+	for _, n := range h.total {
+		mostTotal = max(mostTotal, n)
+	}
+	all, nonEmpty := bucketRange(h.total, h.lo, h.hi)
+	shown := all
+	if len(all) > rows {
+		shown = nonEmpty
+	}
+	if len(shown) > rows {
+		shown = keepModeAndTail(shown, h.total, mostTotal, max(rows, 1))
+	}
+	return shown
 }
 
 // percentiles lists a sample's p50, p95, p99 and max (probe.Percentile,
@@ -134,7 +148,7 @@ func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun
 	}
 	colW := (width - (len(runs) - 1)) / len(runs)
 	if colW-labelWidth < 4 || height < 2 {
-		return fit(st.Dim.Render("too small for a heatmap per run: widen the terminal"), width, height)
+		return Fit(st.Dim.Render("too small for a heatmap per run: widen the terminal"), width, height)
 	}
 	var every []*probe.Record
 	most := 0
@@ -143,7 +157,7 @@ func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun
 		most = max(most, len(r))
 	}
 	if len(every) == 0 {
-		return fit(st.Dim.Render("no streams"), width, height)
+		return Fit(st.Dim.Render("no streams"), width, height)
 	}
 	sc := heatScaleOf(every, every[0].StallMS)
 	extra := 0 // the legend and the selected stream's line, room allowing
@@ -164,7 +178,7 @@ func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun
 		if first < len(r) {
 			body = heatRows(r[first:min(len(r), first+rows)], byTime, 0, rows, hi, &st.TitleFocused, sc, colW, st)
 		}
-		cols[i] = fit(head+"\n"+strings.Join(body, "\n"), colW, min(rows, most)+1)
+		cols[i] = Fit(head+"\n"+strings.Join(body, "\n"), colW, min(rows, most)+1)
 	}
 	lines := []string{joinColumns(cols, " ")}
 	if extra > 0 {
@@ -173,7 +187,7 @@ func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun
 			lines = append(lines, streamLine(names[selRun], runs[selRun][sel], st))
 		}
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // streamLine describes one stream in a line: its run, number, prompt,

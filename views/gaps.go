@@ -47,7 +47,7 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 	}
 	gaps := r.Gaps()
 	if len(gaps) == 0 {
-		return fit(st.Dim.Render("no gaps yet: they need two content frames"), width, height)
+		return Fit(st.Dim.Render("no gaps yet: they need two content frames"), width, height)
 	}
 	counts := make([]int, len(bucketEdges)+1)
 	lo, hi, most := countBuckets(gaps, counts)
@@ -72,7 +72,7 @@ func Gaps(r *probe.Record, width, height int, st *Styles) string {
 	if graphH > 0 {
 		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // barLines draws a bar per bucket in shown, labelled with the bucket's

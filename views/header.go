@@ -31,7 +31,7 @@ func Header(s *Stream, note string, width, height int, st *Styles) string {
 		}
 		lines = append(lines, strings.Join(parts, st.Dim.Render(" · ")))
 	}
-	return fit(strings.Join(lines, "\n"), width, min(height, 2))
+	return Fit(strings.Join(lines, "\n"), width, min(height, 2))
 }
 
 // statusText says where the stream is, with a live clock while it runs.

@@ -36,7 +36,7 @@ func shade(v float64, edges [3]float64) int {
 // that many of the most recent rows (scrolling back through many runs).
 func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Styles) string {
 	if len(runs) == 0 || width-labelWidth < 4 || height < 1 {
-		return fit(st.Dim.Render("no runs yet"), width, height)
+		return Fit(st.Dim.Render("no runs yet"), width, height)
 	}
 	sc := heatScaleOf(runs, runs[len(runs)-1].StallMS)
 	rows := max(1, height-1)
@@ -44,7 +44,7 @@ func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Sty
 	if height >= 2 {
 		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, st))
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // heatScale is what the columns of a heatmap mean: several heatmaps drawn
@@ -73,37 +73,10 @@ func (sc heatScale) per(plotW int) int { return max(1, (sc.maxGaps+plotW-1)/plot
 func heatRows(runs []*probe.Record, byTime bool, skip, rows, hi int, hiStyle *lipgloss.Style, sc heatScale, width int, st *Styles) []string {
 	plotW := width - labelWidth
 	edges := shadeEdges(sc.stallMS)
-	// Column of each gap, per run.
-	type cell struct {
-		col int
-		gap float64
-	}
-	perRun := make([][]cell, len(runs))
-	maxGaps, span := sc.maxGaps, sc.span
-	per := sc.per(plotW)
 	// Few frames: each frame index gets a wider column, so runs stay readable.
 	cw := 1
-	if !byTime && maxGaps > 0 && maxGaps < plotW {
-		cw = plotW / maxGaps
-	}
-	for i, r := range runs {
-		prev := -1.0
-		k := 0
-		for j := range r.Frames {
-			f := &r.Frames[j]
-			if !f.IsContent() {
-				continue
-			}
-			if prev >= 0 {
-				col := k / per
-				if byTime {
-					col = min(plotW-1, int(f.TMS/span*float64(plotW)))
-				}
-				perRun[i] = append(perRun[i], cell{col, f.TMS - prev})
-				k++
-			}
-			prev = f.TMS
-		}
+	if !byTime && sc.maxGaps > 0 && sc.maxGaps < plotW {
+		cw = plotW / sc.maxGaps
 	}
 	skip = max(0, min(skip, len(runs)-rows))
 	last := len(runs) - skip
@@ -114,25 +87,56 @@ func heatRows(runs []*probe.Record, byTime bool, skip, rows, hi int, hiStyle *li
 		for c := range val {
 			val[c] = -1
 		}
-		for _, c := range perRun[i] {
+		for _, c := range gapCells(runs[i], byTime, sc, plotW) {
 			for x := c.col * cw; x < (c.col+1)*cw && x < plotW; x++ {
 				val[x] = max(val[x], c.gap)
 			}
 		}
-		row := newRunes(plotW, ' ', nil)
+		row := newCellRow(plotW, ' ', nil)
 		for c, v := range val {
 			if v >= 0 {
 				s := shade(v, edges)
 				row.set(c, shadeGlyphs[s], &st.Shades[s])
 			}
 		}
-		label := st.Dim.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))
+		style := &st.Dim
 		if i == hi {
-			label = hiStyle.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))
+			style = hiStyle
 		}
-		lines = append(lines, label+row.String())
+		lines = append(lines, style.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))+row.String())
 	}
 	return lines
+}
+
+// heatCell is a gap of a run and the heatmap column it falls in.
+type heatCell struct {
+	col int
+	gap float64
+}
+
+// gapCells places a run's gaps in plotW columns: by frame index (sc.per
+// indexes a column) or by time over sc.span.
+func gapCells(r *probe.Record, byTime bool, sc heatScale, plotW int) []heatCell {
+	per := sc.per(plotW)
+	var cells []heatCell
+	prev := -1.0
+	k := 0
+	for j := range r.Frames {
+		f := &r.Frames[j]
+		if !f.IsContent() {
+			continue
+		}
+		if prev >= 0 {
+			col := k / per
+			if byTime {
+				col = min(plotW-1, int(f.TMS/sc.span*float64(plotW)))
+			}
+			cells = append(cells, heatCell{col, f.TMS - prev})
+			k++
+		}
+		prev = f.TMS
+	}
+	return cells
 }
 
 func heatLegend(edges [3]float64, byTime bool, per int, span float64, st *Styles) string {

@@ -90,7 +90,7 @@ func RunHeader(s *RunSnapshot, note string, width, height int, st *Styles) strin
 		}
 		lines = append(lines, strings.Join(parts, st.Dim.Render(" · ")))
 	}
-	return fit(strings.Join(lines, "\n"), width, min(height, 2))
+	return Fit(strings.Join(lines, "\n"), width, min(height, 2))
 }
 
 // RunCounts is the run's progress bar, its accounting, its headline figures
@@ -115,7 +115,7 @@ func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 	if len(lines) > maxH {
 		lines = lines[:maxH]
 	}
-	return fit(strings.Join(lines, "\n"), width, len(lines))
+	return Fit(strings.Join(lines, "\n"), width, len(lines))
 }
 
 // progressLine is a static bar (bubbles progress, drawn with ViewAs at the
@@ -281,7 +281,7 @@ func flow(items []string, width int, st *Styles) []string {
 // shaded by gap as Heatmap does; stream sel is highlighted.
 func RunHeatmap(recs []*probe.Record, sel int, stallMS float64, byTime bool, width, height int, st *Styles) string {
 	if len(recs) == 0 || width-labelWidth < 4 || height < 1 {
-		return fit(st.Dim.Render("no streams yet"), width, height)
+		return Fit(st.Dim.Render("no streams yet"), width, height)
 	}
 	sc := heatScaleOf(recs, stallMS)
 	rows := height
@@ -292,5 +292,5 @@ func RunHeatmap(recs []*probe.Record, sel int, stallMS float64, byTime bool, wid
 	if height >= 2 {
 		lines = append(lines, heatLegend(shadeEdges(stallMS), byTime, sc.per(width-labelWidth), sc.span, st))
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }

@@ -202,7 +202,7 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 		return ""
 	}
 	if b.n == 0 {
-		return fit(st.Dim.Render(empty), width, height)
+		return Fit(st.Dim.Render(empty), width, height)
 	}
 	lo, hi, most := len(b.counts), -1, 0
 	for i, n := range b.counts {
@@ -218,5 +218,5 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 	if len(shown) > height {
 		shown = keepModeAndTail(shown, b.counts, most, height)
 	}
-	return fit(strings.Join(barLines(shown, b.counts, most, stallMS, width, st), "\n"), width, height)
+	return Fit(strings.Join(barLines(shown, b.counts, most, stallMS, width, st), "\n"), width, height)
 }

@@ -42,79 +42,117 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 	const yLabelW = 8
 	plotW, plotH := width-yLabelW, height-2 // the axis row and its labels
 	if plotW < 10 || plotH < 3 {
-		return fit(st.Dim.Render("too small for the scatter"), width, height)
+		return Fit(st.Dim.Render("too small for the scatter"), width, height)
 	}
-	xMax, yMax := 1.25*probe.QueueTTFTMS, 1.5*stallMS
-	for _, p := range pts {
-		xMax, yMax = max(xMax, p.TTFTMS*1.1), max(yMax, p.GapMS*1.1)
-	}
-	xMax, yMax = niceCeil(xMax), niceCeil(yMax)
-	col := func(x float64) int { return min(plotW-1, int(x/xMax*float64(plotW))) }
-	row := func(y float64) int { return plotH - 1 - min(plotH-1, int(y/yMax*float64(plotH))) }
-	grid := make([]runes, plotH)
-	for i := range grid {
-		grid[i] = newRunes(plotW, ' ', nil)
-	}
-	qx, sy := col(probe.QueueTTFTMS), row(stallMS)
-	for r := range grid {
-		grid[r].set(qx, '┆', &st.Dim)
-	}
-	for c := range plotW {
-		grid[sy].set(c, '┄', &st.Stall)
-	}
-	free := func(r int) func(int) bool {
-		return func(i int) bool { return grid[r].r[i] == ' ' || grid[r].r[i] == '┄' }
-	}
-	grid[sy].put(max(0, qx-len("stall ")-len(fmtMS(stallMS))-1), "stall "+fmtMS(stallMS), &st.Stall, free(sy))
-	styles := seriesStyles(st)
-	for _, p := range pts {
-		r, c := row(p.GapMS), col(p.TTFTMS)
-		g, style := '•', &st.Value
-		if p.Series >= 0 {
-			g, style = []rune(compare.Letter(p.Series))[0], styles[p.Series%len(styles)]
-		}
-		if cur := grid[r].r[c]; cur != g && (cur >= 'A' && cur <= 'Z' || cur == '*' || cur == '•') {
-			g = '*'
-		}
-		grid[r].set(c, g, style)
-	}
-	// The quadrants' names go in their corners, a row inward when a
-	// point is in the way; points are never covered.
-	quad := []struct {
-		r, step, c int
-		text       string
-	}{
-		{0, 1, 1, "transport"}, {0, 1, qx + 2, "both"},
-		{plotH - 1, -1, 1, "healthy"}, {plotH - 1, -1, qx + 2, "queue"},
-	}
-	for _, q := range quad {
-		for r := q.r; r >= 0 && r < plotH && r != sy; r += q.step {
-			if grid[r].put(q.c, q.text, &st.Dim, free(r)) {
-				break
-			}
-		}
-	}
+	p := newScatterPlot(pts, stallMS, plotW, plotH)
+	p.drawGuides(stallMS, st)
+	p.drawPoints(pts, st)
+	p.labelQuadrants(st)
 	lines := make([]string, 0, height)
-	for r := range grid {
+	for r := range p.grid {
 		label := ""
 		switch r {
 		case 0:
-			label = fmtMS(yMax)
-		case sy:
+			label = fmtMS(p.yMax)
+		case p.stallRow:
 			label = fmtMS(stallMS)
 		case plotH - 1:
 			label = "0"
 		}
-		lines = append(lines, st.Label.Render(fmt.Sprintf("%*s ", yLabelW-1, label))+grid[r].String())
+		lines = append(lines, st.Label.Render(fmt.Sprintf("%*s ", yLabelW-1, label))+p.grid[r].String())
 	}
-	ax := axis{to: xMax, cells: plotW}
+	ax := axis{to: p.xMax, cells: plotW}
 	lines = append(lines, strings.Repeat(" ", yLabelW)+axisRow(ax, st).String())
 	caption := "x ttft · y gap p99 · transport: fast start, fat gaps · queue: long wait, tight gaps"
 	if skipped > 0 {
 		caption += fmt.Sprintf(" · %d without a ttft or gaps not drawn", skipped)
 	}
 	lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(caption))
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
+// scatterPlot is the scatter's drawing area: a row of cells per line, the
+// scales that place a figure in them, and where the guides cross.
+type scatterPlot struct {
+	grid               []cellRow
+	w, h               int
+	xMax, yMax         float64
+	queueCol, stallRow int
+}
+
+// newScatterPlot scales both axes to hold every point and the guides.
+func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot {
+	p := &scatterPlot{w: w, h: h, xMax: 1.25 * probe.QueueTTFTMS, yMax: 1.5 * stallMS}
+	for _, pt := range pts {
+		p.xMax, p.yMax = max(p.xMax, pt.TTFTMS*1.1), max(p.yMax, pt.GapMS*1.1)
+	}
+	p.xMax, p.yMax = niceCeil(p.xMax), niceCeil(p.yMax)
+	p.grid = make([]cellRow, h)
+	for i := range p.grid {
+		p.grid[i] = newCellRow(w, ' ', nil)
+	}
+	p.queueCol, p.stallRow = p.col(probe.QueueTTFTMS), p.row(stallMS)
+	return p
+}
+
+func (p *scatterPlot) col(x float64) int { return min(p.w-1, int(x/p.xMax*float64(p.w))) }
+
+func (p *scatterPlot) row(y float64) int {
+	return p.h - 1 - min(p.h-1, int(y/p.yMax*float64(p.h)))
+}
+
+// free reports the cells of row r a label may take: blank or the stall line.
+func (p *scatterPlot) free(r int) func(int) bool {
+	return func(i int) bool { return p.grid[r].r[i] == ' ' || p.grid[r].r[i] == '┄' }
+}
+
+// drawGuides draws the queue split (TTFT) and the stall line (gaps).
+func (p *scatterPlot) drawGuides(stallMS float64, st *Styles) {
+	qx, sy := p.queueCol, p.stallRow
+	for r := range p.grid {
+		p.grid[r].set(qx, '┆', &st.Dim)
+	}
+	for c := range p.w {
+		p.grid[sy].set(c, '┄', &st.Stall)
+	}
+	label := "stall " + fmtMS(stallMS)
+	p.grid[sy].put(max(0, qx-len(label)-1), label, &st.Stall, p.free(sy))
+}
+
+// drawPoints draws each point as its series' letter, "*" where series meet.
+func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
+	styles := seriesStyles(st)
+	for _, pt := range pts {
+		r, c := p.row(pt.GapMS), p.col(pt.TTFTMS)
+		g, style := '•', &st.Value
+		if pt.Series >= 0 {
+			g, style = []rune(compare.Letter(pt.Series))[0], styles[pt.Series%len(styles)]
+		}
+		if cur := p.grid[r].r[c]; cur != g && (cur >= 'A' && cur <= 'Z' || cur == '*' || cur == '•') {
+			g = '*'
+		}
+		p.grid[r].set(c, g, style)
+	}
+}
+
+// labelQuadrants names the quadrants in their corners, a row inward when
+// a point is in the way; points are never covered.
+func (p *scatterPlot) labelQuadrants(st *Styles) {
+	qx := p.queueCol
+	quad := []struct {
+		r, step, c int
+		text       string
+	}{
+		{0, 1, 1, "transport"}, {0, 1, qx + 2, "both"},
+		{p.h - 1, -1, 1, "healthy"}, {p.h - 1, -1, qx + 2, "queue"},
+	}
+	for _, q := range quad {
+		for r := q.r; r >= 0 && r < p.h && r != p.stallRow; r += q.step {
+			if p.grid[r].put(q.c, q.text, &st.Dim, p.free(r)) {
+				break
+			}
+		}
+	}
 }
 
 // niceCeil rounds v up to a 1-2-5 step.
@@ -150,7 +188,7 @@ func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) stri
 	const labelW = 12
 	cells := width - labelW - 22
 	if cells < 3 {
-		return fit(st.Dim.Render("too narrow for the trend"), width, height)
+		return Fit(st.Dim.Render("too narrow for the trend"), width, height)
 	}
 	styles := seriesStyles(st)
 	var lines []string
@@ -191,7 +229,7 @@ func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) stri
 		lines = append(lines, st.Label.Render(padRight(label, labelW))+style.Render(padRight(b.String(), cells))+
 			st.Dim.Render(" "+rng+runs))
 	}
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // brailleBar is a braille cell filled from the bottom to v's share of top

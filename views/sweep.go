@@ -32,7 +32,7 @@ func SweepPanel(r *sweep.Result, width, height int, st *Styles) string {
 	table := strings.Join(rows, "\n")
 	switch beside := height - len(verdict); {
 	case width-tw-2 >= 3*sweepPlotMinW && beside >= 8:
-		top := besideAt(fit(table, tw, beside), SweepPlots(pts, r.Kind, width-tw-2, beside, st), tw+2, beside)
+		top := besideAt(Fit(table, tw, beside), SweepPlots(pts, r.Kind, width-tw-2, beside, st), tw+2, beside)
 		table = strings.Join(append([]string{top}, verdict...), "\n")
 	case height-len(rows)-len(verdict) >= 8:
 		table = strings.Join(append(rows, verdict...), "\n") + "\n" +
@@ -40,7 +40,7 @@ func SweepPanel(r *sweep.Result, width, height int, st *Styles) string {
 	default:
 		table = strings.Join(append(rows, verdict...), "\n")
 	}
-	return fit(table, width, height)
+	return Fit(table, width, height)
 }
 
 // sweepRows are the table's lines: the header and a row per level.
@@ -183,7 +183,7 @@ func SweepPlots(pts []SweepPoint, kind string, width, height int, st *Styles) st
 	for i, c := range cells[1:] {
 		out = besideAt(out, c, (i+1)*(w+2), height)
 	}
-	return fit(out, width, height)
+	return Fit(out, width, height)
 }
 
 // sweepPlot is one plot: the figure over the levels, labelled below.
@@ -198,7 +198,7 @@ func sweepPlot(pts []SweepPoint, get func(*SweepPoint) *float64, title string, i
 		}
 	}
 	if defined < 2 || height < 5 {
-		return fit(st.Label.Render(title)+"\n"+st.Dim.Render("two levels make a line"), width, height)
+		return Fit(st.Label.Render(title)+"\n"+st.Dim.Render("two levels make a line"), width, height)
 	}
 	labels := make([]string, len(pts))
 	for j := range pts {
@@ -225,7 +225,7 @@ func sweepPlot(pts []SweepPoint, get func(*SweepPoint) *float64, title string, i
 	if st.Color {
 		opts = append(opts, asciigraph.SeriesColors([]asciigraph.AnsiColor{asciigraph.Green, asciigraph.Yellow, asciigraph.Red}[i%3]))
 	}
-	return fit(asciigraph.Plot(series, opts...)+"\n"+st.Label.Render(title), width, height)
+	return Fit(asciigraph.Plot(series, opts...)+"\n"+st.Label.Render(title), width, height)
 }
 
 // besideAt puts right beside left, which is padded to col columns.

@@ -34,7 +34,7 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	for _, e := range extra {
 		line += st.Dim.Render(" · ") + st.Label.Render(e)
 	}
-	return fit(line, width, 1)
+	return Fit(line, width, 1)
 }
 
 // targetRow is a figure of the clocks table, by its compare row key.
@@ -55,13 +55,15 @@ func TargetClocksRows() int { return len(targetRows) + 2 }
 // after the first its delta against the first, carrying the bootstrap
 // interval compare computes once both have three or more runs (~ marks a
 // delta within noise, ! one worse by 10 % or more). c is nil until every
-// target has finished a run.
+// target has finished a run. When the columns would not fit the width
+// (three targets or more at 80 columns) the deltas lose their interval,
+// then their ms, then their % — the marks stay — and the note says so.
 func TargetClocks(c *compare.Comparison, names []string, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
 	}
 	if c == nil {
-		return fit(st.Dim.Render("the figures and their deltas fill in as each target finishes a run"), width, height)
+		return Fit(st.Dim.Render("the figures and their deltas fill in as each target finishes a run"), width, height)
 	}
 	rows := map[string]compare.Row{}
 	for _, sec := range c.Sections {
@@ -69,51 +71,115 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 			rows[r.Key] = r
 		}
 	}
+	var t targetTable
+	for d := deltaFull; d <= deltaNone; d++ {
+		if t = newTargetTable(c, rows, d); t.width() <= width {
+			break
+		}
+	}
+	lines := t.render(st)
+	note := t.note(c.Noise.Confidence)
+	// Rows that do not fit are counted, never dropped unsaid.
+	if len(lines)+1 > height {
+		keep := max(1, height-1)
+		cut := len(lines) - keep
+		lines = lines[:keep]
+		note = fmt.Sprintf("… %d more rows: 2 shows every figure · ", cut) + note
+	}
+	lines = append(lines, st.Dim.Render(note))
+	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
+// deltaDetail is how much of a delta a clocks cell shows.
+type deltaDetail uint8
+
+const (
+	deltaFull deltaDetail = iota // Δ, Δ% and the interval
+	deltaNoCI                    // Δ and Δ%
+	deltaPct                     // Δ%
+	deltaNone                    // the value and the marks
+)
+
+// targetTable is the clocks table's cells: the heading, then a row per
+// figure; withCI reports an interval was known (shown or not).
+type targetTable struct {
+	cells  [][]string
+	widths []int
+	detail deltaDetail
+	withCI bool
+}
+
+func newTargetTable(c *compare.Comparison, rows map[string]compare.Row, d deltaDetail) targetTable {
 	n := len(c.Runs)
-	cells := make([][]string, len(targetRows)+1)
-	cells[0] = []string{""}
+	t := targetTable{cells: make([][]string, len(targetRows)+1), widths: make([]int, n+1), detail: d}
+	t.cells[0] = []string{""}
 	for i := range n {
 		runs := "runs"
 		if len(c.Runs[i].Records) == 1 {
 			runs = "run"
 		}
-		cells[0] = append(cells[0], fmt.Sprintf("%s %d %s", compare.Letter(i), len(c.Runs[i].Records), runs))
+		t.cells[0] = append(t.cells[0], fmt.Sprintf("%s %d %s", compare.Letter(i), len(c.Runs[i].Records), runs))
 	}
-	withCI := false
 	for j, tr := range targetRows {
 		r := rows[tr.key]
 		line := []string{tr.label}
 		for i := range n {
-			v := "—"
-			if i < len(r.Values) {
-				v = compare.Value(r, r.Values[i])
-				if r.Unit == "ms" && r.Values[i] != nil {
-					v += " ms"
-				}
-			}
-			if i > 0 && i < len(r.Deltas) && r.Deltas[i] != nil {
-				d := r.Deltas[i]
-				v += " " + compare.DeltaAbs(r, d) + " " + compare.DeltaPct(d)
-				if d.CI != nil {
-					v += fmt.Sprintf(" [%s,%s]", signedNum(d.CI.Lo), signedNum(d.CI.Hi))
-					withCI = true
-				}
-				if m := compare.Marks(d); m != "" {
-					v += " " + m
-				}
-			}
-			line = append(line, v)
+			line = append(line, t.cell(r, i))
 		}
-		cells[j+1] = line
+		t.cells[j+1] = line
 	}
-	widths := make([]int, n+1)
-	for _, line := range cells {
+	for _, line := range t.cells {
 		for i, c := range line {
-			widths[i] = max(widths[i], ansi.StringWidth(c))
+			t.widths[i] = max(t.widths[i], ansi.StringWidth(c))
 		}
 	}
-	var lines []string
-	for j, line := range cells {
+	return t
+}
+
+// cell is target i's figure of row r, with its delta for every target
+// after the first.
+func (t *targetTable) cell(r compare.Row, i int) string {
+	v := "—"
+	if i < len(r.Values) {
+		v = compare.Value(r, r.Values[i])
+		if r.Unit == "ms" && r.Values[i] != nil {
+			v += " ms"
+		}
+	}
+	if i == 0 || i >= len(r.Deltas) || r.Deltas[i] == nil {
+		return v
+	}
+	d := r.Deltas[i]
+	if t.detail <= deltaNoCI {
+		v += " " + compare.DeltaAbs(r, d)
+	}
+	if t.detail <= deltaPct {
+		v += " " + compare.DeltaPct(d)
+	}
+	if d.CI != nil {
+		t.withCI = true
+		if t.detail == deltaFull {
+			v += fmt.Sprintf(" [%s,%s]", signedNum(d.CI.Lo), signedNum(d.CI.Hi))
+		}
+	}
+	if m := compare.Marks(d); m != "" {
+		v += " " + m
+	}
+	return v
+}
+
+// width is the cells the table takes: its columns two apart.
+func (t *targetTable) width() int {
+	w := 0
+	for _, cw := range t.widths {
+		w += cw + 2
+	}
+	return w - 2
+}
+
+func (t *targetTable) render(st *Styles) []string {
+	lines := make([]string, 0, len(t.cells))
+	for j, line := range t.cells {
 		var b strings.Builder
 		for i, c := range line {
 			style := st.Value
@@ -125,25 +191,35 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 			case strings.HasSuffix(c, "!"):
 				style = st.Failed
 			}
-			b.WriteString(style.Render(c) + strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+2))
+			b.WriteString(style.Render(c) + strings.Repeat(" ", t.widths[i]-ansi.StringWidth(c)+2))
 		}
 		lines = append(lines, b.String())
 	}
+	return lines
+}
+
+// note says what the cells hold, and what a wider terminal would add.
+func (t *targetTable) note(confidence float64) string {
 	note := "p50 of each target's runs · Δ vs A"
-	if withCI {
-		note += fmt.Sprintf(" · [%.0f%% interval] · ~ noise · ! worse", c.Noise.Confidence*100)
-	} else {
+	switch {
+	case t.withCI && t.detail == deltaFull:
+		note += fmt.Sprintf(" · [%.0f%% interval] · ~ noise · ! worse", confidence*100)
+	case t.withCI:
+		note += " · ~ noise · ! worse"
+	default:
 		note += fmt.Sprintf(" · intervals from %d runs per target", compare.MinNoiseStreams)
 	}
-	// Rows that do not fit are counted, never dropped unsaid.
-	if len(lines)+1 > height {
-		keep := max(1, height-1)
-		cut := len(lines) - keep
-		lines = lines[:keep]
-		note = fmt.Sprintf("… %d more rows: 2 shows every figure · ", cut) + note
+	switch t.detail {
+	case deltaNoCI:
+		if t.withCI {
+			note += " · wider: intervals"
+		}
+	case deltaPct:
+		note += " · wider: Δ ms"
+	case deltaNone:
+		note += " · wider: Δ"
 	}
-	lines = append(lines, st.Dim.Render(note))
-	return fit(strings.Join(lines, "\n"), width, height)
+	return note
 }
 
 func signedNum(v float64) string {

@@ -176,3 +176,40 @@ func TestWrappedTextIncremental(t *testing.T) {
 		t.Errorf("worst stall line %d is %q, want the 700ms marker", line, got)
 	}
 }
+
+// TestTargetClocksFitEighty: with three or four targets the clocks table
+// fits 80 columns whole — every target's column and every delta's mark —
+// the deltas giving up their interval and then their ms first, as the
+// note says (#13: with three targets the last column was cut off).
+func TestTargetClocksFitEighty(t *testing.T) {
+	st := NewStyles(true, false)
+	var inputs []compare.Input
+	for _, sc := range []string{"steady", "mid-sentence-stall", "multi-token", "steady"} {
+		var recs []*probe.Record
+		for i := range 3 {
+			recs = append(recs, replay(t, sc, i))
+		}
+		inputs = append(inputs, compare.Input{Label: sc, Records: recs})
+	}
+	for _, n := range []int{3, 4} {
+		c, err := compare.New(inputs[:n], compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := TargetClocks(c, nil, 80, TargetClocksRows(), &st)
+		plain := strings.ReplaceAll(ansi.Strip(out), nbsp, " ")
+		lines := strings.Split(plain, "\n")
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > 80 || strings.Contains(l, "…") {
+				t.Errorf("%d targets: line %d is %d cells (cut: %v): %q", n, i, w, strings.Contains(l, "…"), l)
+			}
+		}
+		last := compare.Letter(n-1) + " 3 runs"
+		if !strings.Contains(lines[0], last) {
+			t.Errorf("%d targets: no %q in the heading %q", n, last, lines[0])
+		}
+		if !strings.Contains(plain, "stalls") || !strings.Contains(plain, "!") || !strings.Contains(plain, "wider:") {
+			t.Errorf("%d targets: the marks or the note are missing:\n%s", n, plain)
+		}
+	}
+}

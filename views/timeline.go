@@ -67,7 +67,7 @@ func (a axis) cell(t float64) int {
 func Timeline(cur *Stream, earlier []*probe.Record, zoomMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
-		return fit("", width, height)
+		return Fit("", width, height)
 	}
 	end := cur.endMS()
 	for _, r := range earlier {
@@ -84,7 +84,7 @@ func Timeline(cur *Stream, earlier []*probe.Record, zoomMS float64, width, heigh
 	if height >= 2 {
 		lines = append(lines, st.Dim.Render(padRight("", labelWidth))+axisRow(ax, st).String())
 	}
-	return fit(strings.Join(lines, "\n"), width, len(lines))
+	return Fit(strings.Join(lines, "\n"), width, len(lines))
 }
 
 // AxisEnd rounds the right edge of a time axis up to a tick, so the axis
@@ -106,17 +106,17 @@ func EndMS(s *Stream) float64 { return s.endMS() }
 func TimelineLane(cur *Stream, earlier []*probe.Record, toMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
-		return fit("", width, height)
+		return Fit("", width, height)
 	}
 	lines := timelineLines(cur, earlier, axis{to: toMS, cells: plotW}, height, st)
-	return fit(strings.Join(lines, "\n"), width, height)
+	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // TimeAxis is the axis row under lanes drawn with TimelineLane.
 func TimeAxis(toMS float64, width int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 {
-		return fit("", width, 1)
+		return Fit("", width, 1)
 	}
 	return st.Dim.Render(padRight("", labelWidth)) + axisRow(axis{to: toMS, cells: plotW}, st).String()
 }
@@ -157,7 +157,7 @@ func LiveStall(s *Stream) (gapMS float64, ok bool) {
 
 // liveStallRow draws the stall in progress from its start to now, with a
 // label that says it is still growing.
-func liveStallRow(row runes, at, gap float64, ax axis, st *Styles) []stallLabel {
+func liveStallRow(row cellRow, at, gap float64, ax axis, st *Styles) []stallLabel {
 	a, b := ax.cell(at)+1, ax.cell(at+gap)
 	for c := max(a, 0); c <= b; c++ {
 		row.set(c, glyphStall, &st.Stall)
@@ -202,19 +202,27 @@ func glyphOf(f *probe.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, int
 	return glyphPing, &st.Ping, 1
 }
 
-func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles) (runes, []stallLabel) {
-	row := newRunes(ax.cells, ' ', nil)
+// timelineRow draws a stream's lane: the wait, the stalls (their
+// durations inside them when they fit, else returned as labels for the
+// marker row) and the frames; an earlier run is dimmed but its stalls.
+func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
+	row := newCellRow(ax.cells, ' ', nil)
+	waitRow(row, r, end, ax, st)
+	labels := stallsRow(row, r, ax, st)
+	framesRow(row, r, ax, st)
 	if earlier {
 		dim := st.Earlier
-		defer func() {
-			for i := range row.st {
-				if row.st[i] != nil && row.r[i] != glyphStall {
-					row.st[i] = &dim
-				}
+		for i := range row.st {
+			if row.st[i] != nil && row.r[i] != glyphStall {
+				row.st[i] = &dim
 			}
-		}()
+		}
 	}
-	// The wait before the first content: the empty bubble.
+	return row, labels
+}
+
+// waitRow draws the wait before the first content: the empty bubble.
+func waitRow(row cellRow, r *probe.Record, end float64, ax axis, st *Styles) {
 	waitEnd := end
 	if r.TTFTMS != nil {
 		waitEnd = *r.TTFTMS
@@ -226,6 +234,11 @@ func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles
 	for c := max(ax.cell(0), 0); c < wc; c++ {
 		row.set(c, glyphWait, &st.Wait)
 	}
+}
+
+// stallsRow draws the stalls, each with its duration inside it when it
+// fits; the labels that do not fit are returned.
+func stallsRow(row cellRow, r *probe.Record, ax axis, st *Styles) []stallLabel {
 	var labels []stallLabel
 	for _, s := range r.Stalls {
 		a, b := ax.cell(s.AtMS)+1, ax.cell(s.AtMS+s.GapMS)-1
@@ -247,8 +260,13 @@ func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles
 			labels = append(labels, stallLabel{cell: max(a, 0), text: text, mid: s.MidSentence})
 		}
 	}
-	// Frames of one read arrived together: content sharing a read is a
-	// burst. Reads only grow, so a read's frames are one run of the slice.
+	return labels
+}
+
+// framesRow draws the frames, the most telling where several share a
+// cell. Frames of one read arrived together: content sharing a read is a
+// burst. Reads only grow, so a read's frames are one run of the slice.
+func framesRow(row cellRow, r *probe.Record, ax axis, st *Styles) {
 	prio := make([]int, ax.cells)
 	for i := 0; i < len(r.Frames); {
 		j, content := i, 0
@@ -271,13 +289,12 @@ func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles
 		}
 		i = j
 	}
-	return row, labels
 }
 
 // markerRow marks TTFT and the last content under the current stream and
 // carries the stall labels that did not fit in their spans.
-func markerRow(r *probe.Record, labels []stallLabel, ax axis, st *Styles) runes {
-	row := newRunes(ax.cells, ' ', nil)
+func markerRow(r *probe.Record, labels []stallLabel, ax axis, st *Styles) cellRow {
+	row := newCellRow(ax.cells, ' ', nil)
 	free := func(i int) bool { return row.r[i] == ' ' && (i == 0 || row.r[i-1] == ' ') }
 	for _, l := range labels {
 		s := &st.Stall
@@ -320,8 +337,8 @@ func lastContent(r *probe.Record) float64 {
 }
 
 // axisRow labels the time axis at 1-2-5 steps, about every 12 cells.
-func axisRow(ax axis, st *Styles) runes {
-	row := newRunes(ax.cells, '─', &st.Dim)
+func axisRow(ax axis, st *Styles) cellRow {
+	row := newCellRow(ax.cells, '─', &st.Dim)
 	span := ax.to - ax.from
 	step := niceStep(span / max(1, float64(ax.cells)/12))
 	free := func(i int) bool { return row.r[i] == '─' && (i == 0 || row.r[i-1] == '─') }

@@ -224,7 +224,7 @@ const noText = "(no text yet)"
 func (t *WrappedText) Render(from, height int, st *Styles) string {
 	styles := [...]*lipgloss.Style{&st.Value, &st.Reasoning, &st.Tool, &st.Stall, &st.StallMid, &st.Error}
 	if !t.started && !t.failed && height > 0 {
-		return fit(st.Dim.Render(noText), t.width, height)
+		return Fit(st.Dim.Render(noText), t.width, height)
 	}
 	from = max(0, min(from, len(t.lines)))
 	end := min(len(t.lines), from+height)

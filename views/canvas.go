@@ -1,0 +1,132 @@
+package views
+
+// The drawing helpers every panel uses: durations as labels, cutting a
+// panel to its box, axis steps, and rows of styled cells.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/report"
+)
+
+// fmtMS prints a duration in ms with a unit suited to its size.
+func fmtMS(v float64) string {
+	switch {
+	case v >= 10000:
+		return fmt.Sprintf("%.1fs", v/1000)
+	case v >= 1000:
+		return fmt.Sprintf("%.2fs", v/1000)
+	case v >= 1:
+		return fmt.Sprintf("%.0fms", v)
+	}
+	return report.FormatFloat(v) + "ms"
+}
+
+// Fit cuts or pads every line of s to exactly width cells and height
+// lines, so panels can be joined side by side without breaking the layout.
+func Fit(s string, width, height int) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		w := Width(l)
+		if w > width {
+			l = ansi.Truncate(l, width, "…")
+			w = Width(l)
+		}
+		if w < width {
+			l += strings.Repeat(" ", width-w)
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func padRight(s string, width int) string {
+	if w := Width(s); w < width {
+		return s + strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// niceStep returns a 1-2-5 step of at least v.
+func niceStep(v float64) float64 {
+	if v <= 0 || math.IsNaN(v) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// cellRow is a line of cells, each a rune with a style, rendered with one
+// Render call per run of equal styles (Render is the expensive part).
+type cellRow struct {
+	r  []rune
+	st []*lipgloss.Style
+}
+
+func newCellRow(width int, fill rune, st *lipgloss.Style) cellRow {
+	l := cellRow{r: make([]rune, width), st: make([]*lipgloss.Style, width)}
+	for i := range l.r {
+		l.r[i], l.st[i] = fill, st
+	}
+	return l
+}
+
+func (l cellRow) set(i int, r rune, st *lipgloss.Style) {
+	if i >= 0 && i < len(l.r) {
+		l.r[i], l.st[i] = r, st
+	}
+}
+
+// put writes s from cell i if it fits entirely in free cells (free reports
+// whether a cell may be overwritten); it reports whether it wrote.
+func (l cellRow) put(i int, s string, st *lipgloss.Style, free func(int) bool) bool {
+	rs := []rune(s)
+	if i < 0 || i+len(rs) > len(l.r) {
+		return false
+	}
+	for j := range rs {
+		if !free(i + j) {
+			return false
+		}
+	}
+	for j, r := range rs {
+		l.r[i+j], l.st[i+j] = r, st
+	}
+	return true
+}
+
+func (l cellRow) String() string {
+	var b strings.Builder
+	for i := 0; i < len(l.r); {
+		j := i
+		for j < len(l.r) && l.st[j] == l.st[i] {
+			j++
+		}
+		seg := string(l.r[i:j])
+		if l.st[i] != nil {
+			seg = l.st[i].Render(seg)
+		}
+		b.WriteString(seg)
+		i = j
+	}
+	return b.String()
+}
