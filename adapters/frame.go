@@ -7,76 +7,31 @@ package adapters
 import (
 	"encoding/json"
 	"errors"
+
+	"github.com/driplab/drip/record"
 )
 
-// Kind says what a frame is, as decided by the protocol adapter.
-type Kind uint8
+// The frame kinds and channels are the record format's (package record);
+// the decoders name them here.
+type (
+	Kind    = record.Kind
+	Channel = record.Channel
+)
 
 const (
-	KindRaw     Kind = iota // a read no adapter claimed (generic raw mode)
-	KindContent             // output text, reasoning text or tool-call arguments
-	KindRole                // role-only or empty delta
-	KindPing                // keepalive, SSE comment
-	KindUsage               // token-count report
-	KindMeta                // other metadata
-	KindEnd                 // the format's end marker
-	KindError               // an in-stream error event
+	KindRaw     = record.KindRaw
+	KindContent = record.KindContent
+	KindRole    = record.KindRole
+	KindPing    = record.KindPing
+	KindUsage   = record.KindUsage
+	KindMeta    = record.KindMeta
+	KindEnd     = record.KindEnd
+	KindError   = record.KindError
+
+	ChannelText      = record.ChannelText
+	ChannelReasoning = record.ChannelReasoning
+	ChannelTool      = record.ChannelTool
 )
-
-var kindNames = [...]string{"raw", "content", "role", "ping", "usage", "meta", "end", "error"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "unknown"
-}
-
-// MarshalText writes the kind's name, as records store it.
-func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// UnmarshalText reads a kind's name.
-func (k *Kind) UnmarshalText(b []byte) error {
-	for i, n := range kindNames {
-		if n == string(b) {
-			*k = Kind(i)
-			return nil
-		}
-	}
-	return errors.New("unknown frame kind " + string(b))
-}
-
-// Channel says which stream of output a content frame belongs to.
-type Channel uint8
-
-const (
-	ChannelText      Channel = iota // answer text
-	ChannelReasoning                // reasoning / thinking text
-	ChannelTool                     // tool-call arguments
-)
-
-var channelNames = [...]string{"text", "reasoning", "tool"}
-
-func (c Channel) String() string {
-	if int(c) < len(channelNames) {
-		return channelNames[c]
-	}
-	return "unknown"
-}
-
-// MarshalText writes the channel's name.
-func (c Channel) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
-
-// UnmarshalText reads a channel's name.
-func (c *Channel) UnmarshalText(b []byte) error {
-	for i, n := range channelNames {
-		if n == string(b) {
-			*c = Channel(i)
-			return nil
-		}
-	}
-	return errors.New("unknown channel " + string(b))
-}
 
 // Frame is one decoded unit of a stream: an SSE event, an NDJSON line, an
 // event-stream message or, in raw mode, one read.

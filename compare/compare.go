@@ -14,8 +14,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // WorsePct is the size of a change in the worse direction that is marked.
@@ -40,18 +41,18 @@ func (b Better) MarshalText() ([]byte, error) {
 type Input struct {
 	Label   string
 	Source  string // the file it came from
-	Records []*probe.Record
+	Records []*record.Record
 	Skipped []string // partial lines the reader skipped
 }
 
 // Run is an input with its summary, recomputed from the raw records.
 type Run struct {
 	Input
-	Summary probe.Summary
+	Summary stats.Summary
 	// settings are the workload facts the banner compares, by setting.
 	settings map[string]string
 	// measured are the records in the measure phase.
-	measured []*probe.Record
+	measured []*record.Record
 }
 
 // Comparison is everything a renderer needs: the runs, the rows of figures
@@ -114,11 +115,11 @@ type Prompt struct {
 
 // Options tune a comparison.
 type Options struct {
-	Gates []probe.Gate // --fail-if conditions, judged on every run but the baseline
+	Gates []stats.Gate // --fail-if conditions, judged on every run but the baseline
 }
 
 // New compares runs against the first. Each run's summary is recomputed
-// from its records with probe.Aggregate.
+// from its records with stats.Aggregate.
 func New(inputs []Input, o Options) (*Comparison, error) {
 	if len(inputs) < 2 {
 		return nil, errors.New("compare needs at least two runs")
@@ -146,16 +147,16 @@ func (c *Comparison) Tripped() bool {
 
 func newRun(in Input) Run {
 	r := Run{Input: in}
-	stall := probe.DefaultStall
+	stall := stats.DefaultStall
 	for _, rec := range in.Records {
-		if rec.Phase != probe.PhaseWarmup {
+		if rec.Phase != record.PhaseWarmup {
 			r.measured = append(r.measured, rec)
 		}
 	}
 	if len(in.Records) > 0 {
 		stall = in.Records[0].StallMS
 	}
-	agg := probe.NewAggregate(stall)
+	agg := stats.NewAggregate(stall)
 	for _, rec := range in.Records {
 		agg.Add(rec)
 	}
@@ -166,8 +167,8 @@ func newRun(in Input) Run {
 
 // side is one run's measured records and summary, for building rows.
 type side struct {
-	recs []*probe.Record
-	sum  *probe.Summary
+	recs []*record.Record
+	sum  *stats.Summary
 }
 
 // spec is how to read one row from a summary, and its raw observations
@@ -175,29 +176,29 @@ type side struct {
 type spec struct {
 	section, key, label, unit string
 	better                    Better
-	value                     func(*probe.Summary) *float64
-	obs                       func(*probe.Record) []float64 // nil: no interval
-	pct                       float64                       // the percentile the interval is for
+	value                     func(*stats.Summary) *float64
+	obs                       func(*record.Record) []float64 // nil: no interval
+	pct                       float64                        // the percentile the interval is for
 }
 
 // dist describes a distribution section.
 type dist struct {
 	key, title, unit string
 	better           Better
-	get              func(*probe.Metrics) probe.Dist
-	obs              func(*probe.Record) []float64
+	get              func(*stats.Metrics) stats.Dist
+	obs              func(*record.Record) []float64
 }
 
 // distributions are the latency and rate distributions in report order.
-// Their observations follow probe.Aggregate: TTFT and gaps from every
+// Their observations follow stats.Aggregate: TTFT and gaps from every
 // measured stream, the rest from completed streams only.
 var distributions = []dist{
-	{"ttft", "ttft ms", "ms", LowerIsBetter, func(m *probe.Metrics) probe.Dist { return m.TTFT }, func(r *probe.Record) []float64 { return one(r.TTFTMS) }},
-	{"ttfo", "ttfo ms", "ms", LowerIsBetter, func(m *probe.Metrics) probe.Dist { return m.TTFO }, func(r *probe.Record) []float64 { return one(r.TTFOMS) }},
-	{"gap", "gap ms", "ms", LowerIsBetter, func(m *probe.Metrics) probe.Dist { return m.Gap }, (*probe.Record).Gaps},
-	{"itl", "itl ms", "ms", LowerIsBetter, func(m *probe.Metrics) probe.Dist { return m.ITL }, completed(func(r *probe.Record) *float64 { return r.ITLMS })},
-	{"e2e", "e2e ms", "ms", LowerIsBetter, func(m *probe.Metrics) probe.Dist { return m.E2E }, completed(func(r *probe.Record) *float64 { return r.E2EMS })},
-	{"tail", "tail ms", "ms", LowerIsBetter, func(m *probe.Metrics) probe.Dist { return m.Tail }, completed(func(r *probe.Record) *float64 { return r.TailMS })},
+	{"ttft", "ttft ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.TTFT }, func(r *record.Record) []float64 { return one(r.TTFTMS) }},
+	{"ttfo", "ttfo ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.TTFO }, func(r *record.Record) []float64 { return one(r.TTFOMS) }},
+	{"gap", "gap ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.Gap }, (*record.Record).Gaps},
+	{"itl", "itl ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.ITL }, completed(func(r *record.Record) *float64 { return r.ITLMS })},
+	{"e2e", "e2e ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.E2E }, completed(func(r *record.Record) *float64 { return r.E2EMS })},
+	{"tail", "tail ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.Tail }, completed(func(r *record.Record) *float64 { return r.TailMS })},
 }
 
 func one(v *float64) []float64 {
@@ -207,8 +208,8 @@ func one(v *float64) []float64 {
 	return []float64{*v}
 }
 
-func completed(f func(*probe.Record) *float64) func(*probe.Record) []float64 {
-	return func(r *probe.Record) []float64 {
+func completed(f func(*record.Record) *float64) func(*record.Record) []float64 {
+	return func(r *record.Record) []float64 {
 		if !r.Complete {
 			return nil
 		}
@@ -216,16 +217,16 @@ func completed(f func(*probe.Record) *float64) func(*probe.Record) []float64 {
 	}
 }
 
-func count(f func(*probe.Summary) int) func(*probe.Summary) *float64 {
-	return func(s *probe.Summary) *float64 { return ptr(float64(f(s))) }
+func count(f func(*stats.Summary) int) func(*stats.Summary) *float64 {
+	return func(s *stats.Summary) *float64 { return ptr(float64(f(s))) }
 }
 
 // distRows are the rows of a distribution; p50 and p95 get intervals.
-func distRows(d dist, stats ...string) []spec {
+func distRows(d dist, names ...string) []spec {
 	var out []spec
-	for _, st := range stats {
+	for _, st := range names {
 		s := spec{section: d.key, key: d.key + "." + st, label: st, unit: d.unit, better: d.better,
-			value: func(sum *probe.Summary) *float64 { v, _ := d.get(&sum.Metrics).Stat(st); return v }}
+			value: func(sum *stats.Summary) *float64 { v, _ := d.get(&sum.Metrics).Stat(st); return v }}
 		switch st {
 		case "p50":
 			s.obs, s.pct = d.obs, 50
@@ -242,9 +243,9 @@ func distRows(d dist, stats ...string) []spec {
 // throughput.
 func runSpecs(sides []side) []spec {
 	specs := []spec{
-		{section: "streams", key: "attempted", label: "attempted", value: count(func(s *probe.Summary) int { return s.Streams.Attempted })},
-		{section: "streams", key: "completed", label: "completed", better: HigherIsBetter, value: count(func(s *probe.Summary) int { return s.Streams.Completed })},
-		{section: "streams", key: "failed", label: "failed", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Streams.Failed })},
+		{section: "streams", key: "attempted", label: "attempted", value: count(func(s *stats.Summary) int { return s.Streams.Attempted })},
+		{section: "streams", key: "completed", label: "completed", better: HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
+		{section: "streams", key: "failed", label: "failed", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
 	}
 	classes := map[string]bool{}
 	for _, sd := range sides {
@@ -254,28 +255,28 @@ func runSpecs(sides []side) []spec {
 	}
 	for _, c := range slices.Sorted(maps.Keys(classes)) {
 		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + sanitize.Line(c), better: LowerIsBetter,
-			value: count(func(s *probe.Summary) int { return s.Streams.FailedBy[c] })})
+			value: count(func(s *stats.Summary) int { return s.Streams.FailedBy[c] })})
 	}
 	specs = append(specs,
-		spec{section: "streams", key: "incomplete", label: "incomplete", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Streams.Incomplete })},
-		spec{section: "streams", key: "canceled", label: "canceled", value: count(func(s *probe.Summary) int { return s.Streams.Canceled })},
-		spec{section: "streams", key: "buffered", label: "buffered", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Streams.Buffered })},
+		spec{section: "streams", key: "incomplete", label: "incomplete", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Incomplete })},
+		spec{section: "streams", key: "canceled", label: "canceled", value: count(func(s *stats.Summary) int { return s.Streams.Canceled })},
+		spec{section: "streams", key: "buffered", label: "buffered", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Buffered })},
 	)
 	for _, d := range distributions {
 		specs = append(specs, distRows(d, "p50", "p95", "p99", "max")...)
 	}
 	specs = append(specs,
-		spec{section: "stalls", key: "stalls", label: "stalls", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.Count })},
-		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.MidSentence })},
-		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Stalls.StreamsWithStall })},
-		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: LowerIsBetter, value: func(s *probe.Summary) *float64 { return s.Stalls.LongestMS }},
-		spec{section: "tokens", key: "output_tokens", label: "output tokens", value: count(func(s *probe.Summary) int { return s.Throughput.OutputTokens })},
-		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *probe.Summary) *float64 { return s.Metrics.OutputTokens.P50 }},
-		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *probe.Summary) *float64 { return s.TokensApproxPct }},
-		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Throughput.TokensPerS }},
-		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Metrics.TPSUser.P50 }},
-		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Throughput.MeanTPSUser }},
-		spec{section: "throughput", key: "streams_per_s", label: "streams/s", unit: "/s", better: HigherIsBetter, value: func(s *probe.Summary) *float64 { return s.Throughput.StreamsPerS }},
+		spec{section: "stalls", key: "stalls", label: "stalls", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.Count })},
+		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })},
+		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.StreamsWithStall })},
+		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: LowerIsBetter, value: func(s *stats.Summary) *float64 { return s.Stalls.LongestMS }},
+		spec{section: "tokens", key: "output_tokens", label: "output tokens", value: count(func(s *stats.Summary) int { return s.Throughput.OutputTokens })},
+		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return s.Metrics.OutputTokens.P50 }},
+		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *stats.Summary) *float64 { return s.TokensApproxPct }},
+		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.TokensPerS }},
+		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Metrics.TPSUser.P50 }},
+		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.MeanTPSUser }},
+		spec{section: "throughput", key: "streams_per_s", label: "streams/s", unit: "/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.StreamsPerS }},
 	)
 	return specs
 }
@@ -283,8 +284,8 @@ func runSpecs(sides []side) []spec {
 // promptSpecs are the rows of a per-prompt breakdown.
 func promptSpecs() []spec {
 	specs := []spec{
-		{section: "streams", key: "completed", label: "completed", better: HigherIsBetter, value: count(func(s *probe.Summary) int { return s.Streams.Completed })},
-		{section: "streams", key: "failed", label: "failed", better: LowerIsBetter, value: count(func(s *probe.Summary) int { return s.Streams.Failed })},
+		{section: "streams", key: "completed", label: "completed", better: HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
+		{section: "streams", key: "failed", label: "failed", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
 	}
 	for _, d := range distributions {
 		switch d.key {
@@ -295,7 +296,7 @@ func promptSpecs() []spec {
 		}
 	}
 	return append(specs, spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: LowerIsBetter,
-		value: count(func(s *probe.Summary) int { return s.Stalls.MidSentence })})
+		value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })})
 }
 
 // sections builds the rows of specs for every run, grouped in order.
@@ -360,7 +361,7 @@ func delta(base, v *float64, better Better) *Delta {
 
 // observations are the raw observations of each stream, for streams that
 // have any.
-func observations(recs []*probe.Record, obs func(*probe.Record) []float64) [][]float64 {
+func observations(recs []*record.Record, obs func(*record.Record) []float64) [][]float64 {
 	var out [][]float64
 	for _, r := range recs {
 		if o := obs(r); len(o) > 0 {
@@ -387,7 +388,7 @@ func prompts(runs []Run, nz Noise) []Prompt {
 		sub := make([]Run, len(runs))
 		sides := make([]side, len(runs))
 		for i, r := range runs {
-			var recs []*probe.Record
+			var recs []*record.Record
 			for _, rec := range r.Records {
 				if rec.PromptID == id {
 					recs = append(recs, rec)
@@ -401,7 +402,7 @@ func prompts(runs []Run, nz Noise) []Prompt {
 	return out
 }
 
-func promptIDs(recs []*probe.Record) []string {
+func promptIDs(recs []*record.Record) []string {
 	set := map[string]bool{}
 	for _, r := range recs {
 		set[r.PromptID] = true

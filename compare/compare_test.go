@@ -16,6 +16,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // scenarioServer serves the fixture scenario named in the X-Scenario
@@ -33,9 +35,9 @@ func scenarioServer() *memnet.Server {
 	}))
 }
 
-// record runs a scenario through the probe, writes the records as drip run
+// recordScenario runs a scenario through the probe, writes the records as drip run
 // --out does, and reads them back as drip compare does.
-func record(t *testing.T, srv *memnet.Server, scenario, promptID string, runs int) []*probe.Record {
+func recordScenario(t *testing.T, srv *memnet.Server, scenario, promptID string, runs int) []*record.Record {
 	t.Helper()
 	u, f, err := probe.ResolveURL(srv.URL, "openai-chat")
 	if err != nil {
@@ -47,9 +49,9 @@ func record(t *testing.T, srv *memnet.Server, scenario, promptID string, runs in
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := &probe.RecordWorkload{Concurrency: 1, Version: "test"}
-	plan := probe.Plan{Target: tgt, Options: probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial}, Runs: runs, PromptID: promptID}
-	probe.Run(context.Background(), plan, func(r *probe.Record) {
+	wl := &record.RecordWorkload{Concurrency: 1, Version: "test"}
+	plan := probe.Plan{Target: tgt, Options: probe.Options{StallMS: stats.DefaultStall, Dial: srv.Dial}, Runs: runs, PromptID: promptID}
+	probe.Run(context.Background(), plan, func(r *record.Record) {
 		r.Workload = wl
 		if err := w.Write(r); err != nil {
 			t.Error(err)
@@ -74,10 +76,10 @@ func record(t *testing.T, srv *memnet.Server, scenario, promptID string, runs in
 // streams for prompt p0, and stalling streams for prompt p1.
 var recorded struct {
 	once                   sync.Once
-	steady, stall, stallP1 []*probe.Record
+	steady, stall, stallP1 []*record.Record
 }
 
-func recordedRuns(t *testing.T) (steady, stall, stallP1 []*probe.Record) {
+func recordedRuns(t *testing.T) (steady, stall, stallP1 []*record.Record) {
 	t.Helper()
 	recorded.once.Do(func() {
 		// On synctest's clock the streams take no time and their figures
@@ -86,9 +88,9 @@ func recordedRuns(t *testing.T) (steady, stall, stallP1 []*probe.Record) {
 			srv := scenarioServer()
 			defer srv.Close()
 			var wg sync.WaitGroup
-			wg.Go(func() { recorded.steady = record(t, srv, "steady", "p0", 3) })
-			wg.Go(func() { recorded.stall = record(t, srv, "mid-sentence-stall", "p0", 3) })
-			wg.Go(func() { recorded.stallP1 = record(t, srv, "mid-sentence-stall", "p1", 3) })
+			wg.Go(func() { recorded.steady = recordScenario(t, srv, "steady", "p0", 3) })
+			wg.Go(func() { recorded.stall = recordScenario(t, srv, "mid-sentence-stall", "p0", 3) })
+			wg.Go(func() { recorded.stallP1 = recordScenario(t, srv, "mid-sentence-stall", "p1", 3) })
 			wg.Wait()
 		})
 	})
@@ -98,7 +100,7 @@ func recordedRuns(t *testing.T) (steady, stall, stallP1 []*probe.Record) {
 	return recorded.steady, recorded.stall, recorded.stallP1
 }
 
-func newComparison(t *testing.T, runs ...[]*probe.Record) *compare.Comparison {
+func newComparison(t *testing.T, runs ...[]*record.Record) *compare.Comparison {
 	t.Helper()
 	var in []compare.Input
 	for i, recs := range runs {
@@ -143,10 +145,10 @@ type raw struct {
 	completed, stalls, midSentence, tokens int
 }
 
-func rawFigures(recs []*probe.Record) raw {
+func rawFigures(recs []*record.Record) raw {
 	var out raw
 	for _, r := range recs {
-		var content []probe.Frame
+		var content []record.Frame
 		end := false
 		usage := -1
 		for _, f := range r.Frames {
@@ -168,7 +170,7 @@ func rawFigures(recs []*probe.Record) raw {
 			text += content[i-1].Text
 			g := content[i].TMS - content[i-1].TMS
 			out.gap = append(out.gap, g)
-			if g >= probe.DefaultStall {
+			if g >= stats.DefaultStall {
 				out.stalls++
 				if last := text[len(text)-1:]; !slices.Contains([]string{".", "!", "?", ":", ";", "\n"}, last) {
 					out.midSentence++
@@ -187,7 +189,7 @@ func rawFigures(recs []*probe.Record) raw {
 func TestFiguresEqualRecomputedFromRawRecords(t *testing.T) {
 	steady, stall, _ := recordedRuns(t)
 	c := newComparison(t, steady, stall)
-	for i, recs := range [][]*probe.Record{steady, stall} {
+	for i, recs := range [][]*record.Record{steady, stall} {
 		want := rawFigures(recs)
 		for _, m := range []struct {
 			name    string
@@ -338,9 +340,9 @@ func TestReadsFilesCutShort(t *testing.T) {
 }
 
 func TestGatesAgainstBaseline(t *testing.T) {
-	var gates []probe.Gate
+	var gates []stats.Gate
 	for _, e := range []string{"e2e.p50 > +10%", "gap.p99 > +20ms", "failed > 0", "itl.p50 < -50%"} {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			t.Fatal(err)
 		}

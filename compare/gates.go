@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // GateResult is a gate's verdict on one run.
 type GateResult struct {
 	Run      string `json:"run"`       // the run's label
 	RunIndex int    `json:"run_index"` // its place in the comparison; 0 is the baseline
-	probe.GateResult
+	stats.GateResult
 }
 
 // evalGates judges every gate on every run but the baseline, which is the
@@ -20,7 +20,7 @@ type GateResult struct {
 // "gap.p99 > +20ms") compares the run's change from the baseline; an
 // absolute one works as in drip run. Each verdict is also added to its
 // run's summary.
-func evalGates(gates []probe.Gate, runs []Run) []GateResult {
+func evalGates(gates []stats.Gate, runs []Run) []GateResult {
 	var out []GateResult
 	base := &runs[0].Summary
 	for i := 1; i < len(runs); i++ {
@@ -41,8 +41,8 @@ func evalGates(gates []probe.Gate, runs []Run) []GateResult {
 // from base to s, as a percentage of the baseline ("+10%") or in the
 // metric's unit ("+20ms", "+2"). A metric with no samples in either run
 // trips the gate: a missing number never passes silently.
-func EvalRelative(g probe.Gate, base, s *probe.Summary) probe.GateResult {
-	r := probe.GateResult{Expr: g.Expr, Tripped: true}
+func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
+	r := stats.GateResult{Expr: g.Expr, Tripped: true}
 	b, v := g.Lookup(base), g.Lookup(s)
 	switch {
 	case b == nil || math.IsNaN(*b):
@@ -61,14 +61,14 @@ func EvalRelative(g probe.Gate, base, s *probe.Summary) probe.GateResult {
 		case change != 0:
 			// A change from 0 is infinitely many percent; it can still
 			// trip "> +10%", but has no value to report.
-			r.Tripped = probe.Compare(math.Copysign(math.Inf(1), change), g.Op, g.Value)
+			r.Tripped = stats.Holds(math.Copysign(math.Inf(1), change), g.Op, g.Value)
 			r.Message = fmt.Sprintf("%s %s → %s: the baseline is 0, so the change is unbounded: %s",
 				g.Metric, report.FormatFloat(*b), report.FormatFloat(*v), verdict(r.Tripped))
 			return r
 		}
 	}
 	r.Value = &change
-	r.Tripped = probe.Compare(change, g.Op, g.Value)
+	r.Tripped = stats.Holds(change, g.Op, g.Value)
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
 		g.Metric, report.FormatFloat(*b), report.FormatFloat(*v), signed(change), unit, verdict(r.Tripped))
 	return r

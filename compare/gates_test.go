@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 // The grammar of relative gates, as drip compare reads them.
@@ -37,7 +37,7 @@ func TestParseRelativeGates(t *testing.T) {
 		{expr: "ttft.p95 +10%", err: "want METRIC OP VALUE"},
 		{expr: "ttft.p95 > ++10%", err: "want METRIC OP VALUE"},
 	} {
-		g, err := probe.ParseGate(c.expr)
+		g, err := stats.ParseGate(c.expr)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%q: error %v, want one containing %q", c.expr, err, c.err)
@@ -54,8 +54,8 @@ func TestParseRelativeGates(t *testing.T) {
 	}
 }
 
-func summaryWith(ttftP95 *float64, failed int, tps *float64) *probe.Summary {
-	s := &probe.Summary{}
+func summaryWith(ttftP95 *float64, failed int, tps *float64) *stats.Summary {
+	s := &stats.Summary{}
 	s.Metrics.TTFT.P95 = ttftP95
 	s.Streams.Failed = failed
 	s.Throughput.TokensPerS = tps
@@ -67,7 +67,7 @@ func f(v float64) *float64 { return &v }
 func TestEvalRelative(t *testing.T) {
 	for _, c := range []struct {
 		expr       string
-		base, run  *probe.Summary
+		base, run  *stats.Summary
 		tripped    bool
 		value      *float64
 		msgContain string
@@ -87,7 +87,7 @@ func TestEvalRelative(t *testing.T) {
 		{"ttft.p95 > +10%", summaryWith(nil, 0, nil), summaryWith(f(200), 0, nil), true, nil, "no samples in the baseline"},
 		{"ttft.p95 > +10%", summaryWith(f(200), 0, nil), summaryWith(nil, 0, nil), true, nil, "no samples in this run"},
 	} {
-		g, err := probe.ParseGate(c.expr)
+		g, err := stats.ParseGate(c.expr)
 		if err != nil {
 			t.Fatal(err)
 		}

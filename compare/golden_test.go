@@ -12,6 +12,8 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // The record files under testdata were written by drip itself against
@@ -36,11 +38,11 @@ func load(t *testing.T, files ...string) []compare.Input {
 	return in
 }
 
-func gates(t *testing.T, exprs ...string) []probe.Gate {
+func gates(t *testing.T, exprs ...string) []stats.Gate {
 	t.Helper()
-	var out []probe.Gate
+	var out []stats.Gate
 	for _, e := range exprs {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +96,7 @@ func TestJSON(t *testing.T) {
 		Baseline string `json:"baseline"`
 		Runs     []struct {
 			Label   string        `json:"label"`
-			Summary probe.Summary `json:"summary"`
+			Summary stats.Summary `json:"summary"`
 			Deltas  []struct {
 				Metric   string            `json:"metric"`
 				Better   string            `json:"better"`
@@ -148,7 +150,7 @@ func TestHostileNames(t *testing.T) {
 	in[1].Label = hostile
 	for _, r := range in[1].Records {
 		r.Model, r.PromptID = hostile, hostile+"p"
-		r.Status, r.Error = probe.StatusFailed, &probe.Error{Class: hostile}
+		r.Status, r.Error = record.StatusFailed, &record.Error{Class: hostile}
 	}
 	c, err := compare.New(in, compare.Options{})
 	if err != nil {

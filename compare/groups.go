@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // NotRecordedGroup is the group of records that have no value for the key.
@@ -21,7 +21,7 @@ const NotRecordedGroup = "(not recorded)"
 // numeric when every value is a number, so the first is the baseline.
 // Records without a value form a group of their own, last.
 func GroupBy(inputs []Input, key string) ([]Input, error) {
-	groups := map[string][]*probe.Record{}
+	groups := map[string][]*record.Record{}
 	found := false
 	for _, in := range inputs {
 		for _, r := range in.Records {
@@ -56,7 +56,7 @@ func GroupBy(inputs []Input, key string) ([]Input, error) {
 
 // sortedValues orders group values: numerically when they all are numbers,
 // else as text; the not-recorded group last.
-func sortedValues(groups map[string][]*probe.Record) []string {
+func sortedValues(groups map[string][]*record.Record) []string {
 	var values []string
 	for v := range maps.Keys(groups) {
 		if v != NotRecordedGroup {
@@ -91,7 +91,7 @@ func sortedValues(groups map[string][]*probe.Record) []string {
 // FieldOf is a record's value for a --by key, as text; false when the record
 // has none. A key that names no field of the record but one of its labels
 // reads the label.
-func FieldOf(r *probe.Record, key string) (string, bool, error) {
+func FieldOf(r *record.Record, key string) (string, bool, error) {
 	switch key {
 	case "host":
 		return r.Host, r.Host != "", nil

@@ -8,30 +8,31 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // synth is a derived record: content frames every gap ms from ttft ms,
 // with jitter j·(seq mod 3) added to both so runs have some spread.
-func synth(t *testing.T, host string, seq int, ttft, gap, jitter float64, labels map[string]string) *probe.Record {
+func synth(t *testing.T, host string, seq int, ttft, gap, jitter float64, labels map[string]string) *record.Record {
 	t.Helper()
 	at := ttft + jitter*float64(seq%3)
-	r := &probe.Record{RunID: "run-" + host, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "p1", Target: "http://x/v1/chat/completions",
-		Format: "openai-chat", Host: host, Labels: labels, StallMS: probe.DefaultStall, Workload: &probe.RecordWorkload{Concurrency: 1}}
+	r := &record.Record{RunID: "run-" + host, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p1", Target: "http://x/v1/chat/completions",
+		Format: "openai-chat", Host: host, Labels: labels, StallMS: stats.DefaultStall, Workload: &record.RecordWorkload{Concurrency: 1}}
 	for i := range 10 {
-		r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: i, Bytes: 10, Kind: adapters.KindContent, Text: " w"})
+		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: i, Bytes: 10, Kind: adapters.KindContent, Text: " w"})
 		at += gap + jitter*float64((seq+i)%3)
 	}
-	r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: 10, Kind: adapters.KindEnd})
+	r.Frames = append(r.Frames, record.Frame{TMS: at, Read: 10, Kind: adapters.KindEnd})
 	r.DurationMS = at + 1
-	if err := probe.Derive(r, probe.DefaultStall); err != nil {
+	if err := stats.Derive(r, stats.DefaultStall); err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func hostRecords(t *testing.T, host string, n int, ttft, gap float64, labels map[string]string) []*probe.Record {
-	var recs []*probe.Record
+func hostRecords(t *testing.T, host string, n int, ttft, gap float64, labels map[string]string) []*record.Record {
+	var recs []*record.Record
 	for i := range n {
 		recs = append(recs, synth(t, host, i, ttft, gap, 1, labels))
 	}
@@ -95,7 +96,7 @@ func labelsOf(in []compare.Input) []string {
 }
 
 func TestGroupByAnyField(t *testing.T) {
-	var recs []*probe.Record
+	var recs []*record.Record
 	for i, level := range []string{"8", "2", "16", "2"} {
 		r := synth(t, "h", i, 200, 25, 0, map[string]string{"level": level, "region": "eu"})
 		r.Workload.Concurrency = i + 1

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // jsonComparison is the --json output: each run's summary (docs/records.md, Summary) with
@@ -32,7 +33,7 @@ type jsonRun struct {
 	Label   string        `json:"label"`
 	File    string        `json:"file"`
 	Skipped []string      `json:"skipped_lines,omitempty"`
-	Summary probe.Summary `json:"summary"`
+	Summary stats.Summary `json:"summary"`
 	Deltas  []jsonDelta   `json:"deltas,omitempty"` // none for the baseline
 }
 
@@ -61,7 +62,7 @@ type jsonRow struct {
 // JSON writes the comparison as one indented JSON object.
 func JSON(w io.Writer, c *Comparison) error {
 	out := jsonComparison{
-		V: probe.RecordVersion, Baseline: c.Runs[0].Label, WorsePct: WorsePct, Noise: c.Noise,
+		V: record.RecordVersion, Baseline: c.Runs[0].Label, WorsePct: WorsePct, Noise: c.Noise,
 		WorkloadDifferences: c.Workload, Readings: c.Readings, Gates: c.Gates, Tripped: c.Tripped(),
 		Conventions: jsonConventions{
 			Deltas: "abs = run − baseline; pct = abs / |baseline| × 100, null when the baseline is 0",

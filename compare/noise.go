@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 // DefaultResamples is the number of bootstrap resamples.
@@ -62,7 +62,7 @@ func bootstrapDiff(a, b [][]float64, pct float64, resamples int, rng *rand.Rand)
 	}
 	slices.Sort(diffs)
 	tail := (1 - confidence) / 2 * 100
-	return &Interval{Lo: probe.Percentile(diffs, tail), Hi: probe.Percentile(diffs, 100-tail)}
+	return &Interval{Lo: stats.Percentile(diffs, tail), Hi: stats.Percentile(diffs, 100-tail)}
 }
 
 // pool holds one run's observations sorted once, each tagged with its

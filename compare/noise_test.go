@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 func TestPoolPercentileMatchesPercentile(t *testing.T) {
@@ -39,7 +39,7 @@ func TestPoolPercentileMatchesPercentile(t *testing.T) {
 				}
 				slices.Sort(expanded)
 				for _, pct := range []float64{0, 2.5, 50, 90, 95, 97.5, 99, 100} {
-					if got, want := p.percentile(pct, n), probe.Percentile(expanded, pct); got != want {
+					if got, want := p.percentile(pct, n), stats.Percentile(expanded, pct); got != want {
 						t.Fatalf("%d streams dups=%v p%v: pool %v, Percentile %v", streams, dups, pct, got, want)
 					}
 				}

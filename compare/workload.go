@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Difference is a workload setting that is not the same in every run: a
@@ -38,18 +39,18 @@ const notRecorded = "not recorded"
 // settingsOf reads a run's workload from its records: what every record
 // shows (target, format, model, prompt id, phase, stall threshold) and the
 // settings drip stamps on them (max tokens, concurrency, rate, version).
-func settingsOf(recs []*probe.Record) map[string]string {
-	var measured []*probe.Record
+func settingsOf(recs []*record.Record) map[string]string {
+	var measured []*record.Record
 	warmup := 0
 	for _, r := range recs {
-		if r.Phase == probe.PhaseWarmup {
+		if r.Phase == record.PhaseWarmup {
 			warmup++
 		} else {
 			measured = append(measured, r)
 		}
 	}
-	stamped := func(f func(*probe.RecordWorkload) string) func(*probe.Record) string {
-		return func(r *probe.Record) string {
+	stamped := func(f func(*record.RecordWorkload) string) func(*record.Record) string {
+		return func(r *record.Record) string {
 			if r.Workload == nil {
 				return notRecorded
 			}
@@ -57,17 +58,17 @@ func settingsOf(recs []*probe.Record) map[string]string {
 		}
 	}
 	return map[string]string{
-		setTarget:  distinct(recs, func(r *probe.Record) string { return r.Target }),
-		setFormat:  distinct(recs, func(r *probe.Record) string { return r.Format }),
-		setModel:   distinct(recs, func(r *probe.Record) string { return r.Model }),
+		setTarget:  distinct(recs, func(r *record.Record) string { return r.Target }),
+		setFormat:  distinct(recs, func(r *record.Record) string { return r.Format }),
+		setModel:   distinct(recs, func(r *record.Record) string { return r.Model }),
 		setPrompts: strings.Join(promptIDs(measured), ", "),
-		setMaxTokens: distinct(recs, stamped(func(w *probe.RecordWorkload) string {
+		setMaxTokens: distinct(recs, stamped(func(w *record.RecordWorkload) string {
 			if w.MaxTokens == 0 {
 				return "server default"
 			}
 			return strconv.Itoa(w.MaxTokens)
 		})),
-		setLoad: distinct(recs, stamped(func(w *probe.RecordWorkload) string {
+		setLoad: distinct(recs, stamped(func(w *record.RecordWorkload) string {
 			if w.Rate > 0 {
 				return "open loop, " + strconv.FormatFloat(w.Rate, 'f', -1, 64) + "/s"
 			}
@@ -75,13 +76,13 @@ func settingsOf(recs []*probe.Record) map[string]string {
 		})),
 		setWarmup:   strconv.Itoa(warmup),
 		setMeasured: strconv.Itoa(len(measured)),
-		setStall:    distinct(recs, func(r *probe.Record) string { return strconv.FormatFloat(r.StallMS, 'f', -1, 64) + " ms" }),
-		setVersion:  distinct(recs, stamped(func(w *probe.RecordWorkload) string { return w.Version })),
+		setStall:    distinct(recs, func(r *record.Record) string { return strconv.FormatFloat(r.StallMS, 'f', -1, 64) + " ms" }),
+		setVersion:  distinct(recs, stamped(func(w *record.RecordWorkload) string { return w.Version })),
 	}
 }
 
 // distinct lists the different values of f over recs, sorted.
-func distinct(recs []*probe.Record, f func(*probe.Record) string) string {
+func distinct(recs []*record.Record, f func(*record.Record) string) string {
 	set := map[string]bool{}
 	for _, r := range recs {
 		set[f(r)] = true
@@ -149,10 +150,10 @@ func abbreviate(ids []string) string {
 }
 
 // workloadOf is the summary's workload, as far as the records show it.
-func workloadOf(recs, measured []*probe.Record) probe.Workload {
+func workloadOf(recs, measured []*record.Record) stats.Workload {
 	st := settingsOf(recs)
 	warmup := len(recs) - len(measured)
-	w := probe.Workload{
+	w := stats.Workload{
 		Target: st[setTarget], Format: st[setFormat], Model: st[setModel],
 		Runs: len(measured), Warmup: warmup, PromptIDs: promptIDs(measured),
 		WarmupRule: fmt.Sprintf("%d warmup streams in the records, excluded from every figure", warmup),

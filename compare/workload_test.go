@@ -5,15 +5,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
-func recs(n int, f func(i int, r *probe.Record)) []*probe.Record {
-	out := make([]*probe.Record, n)
+func recs(n int, f func(i int, r *record.Record)) []*record.Record {
+	out := make([]*record.Record, n)
 	for i := range out {
-		r := &probe.Record{Phase: probe.PhaseMeasure, PromptID: "p0", Target: "http://h/v1/chat/completions",
+		r := &record.Record{Phase: record.PhaseMeasure, PromptID: "p0", Target: "http://h/v1/chat/completions",
 			Format: "openai-chat", Model: "m", StallMS: 250,
-			Workload: &probe.RecordWorkload{Concurrency: 1, Version: "v1.0.0"}}
+			Workload: &record.RecordWorkload{Concurrency: 1, Version: "v1.0.0"}}
 		f(i, r)
 		out[i] = r
 	}
@@ -21,36 +21,36 @@ func recs(n int, f func(i int, r *probe.Record)) []*probe.Record {
 }
 
 func TestWorkloadDifferences(t *testing.T) {
-	same := func(int, *probe.Record) {}
+	same := func(int, *record.Record) {}
 	for _, c := range []struct {
 		name string
-		run  func(i int, r *probe.Record)
+		run  func(i int, r *record.Record)
 		want []Difference
 	}{
 		{"identical", same, nil},
-		{"concurrency and version", func(_ int, r *probe.Record) {
-			r.Workload = &probe.RecordWorkload{Concurrency: 8, Version: "v1.1.0"}
+		{"concurrency and version", func(_ int, r *record.Record) {
+			r.Workload = &record.RecordWorkload{Concurrency: 8, Version: "v1.1.0"}
 		}, []Difference{{setLoad, []string{"closed loop, 1 in flight", "closed loop, 8 in flight"}}, {setVersion, []string{"v1.0.0", "v1.1.0"}}}},
-		{"open loop", func(_ int, r *probe.Record) {
-			r.Workload = &probe.RecordWorkload{Rate: 2.5, Version: "v1.0.0"}
+		{"open loop", func(_ int, r *record.Record) {
+			r.Workload = &record.RecordWorkload{Rate: 2.5, Version: "v1.0.0"}
 		}, []Difference{{setLoad, []string{"closed loop, 1 in flight", "open loop, 2.5/s"}}}},
-		{"max tokens", func(_ int, r *probe.Record) { r.Workload.MaxTokens = 256 },
+		{"max tokens", func(_ int, r *record.Record) { r.Workload.MaxTokens = 256 },
 			[]Difference{{setMaxTokens, []string{"server default", "256"}}}},
-		{"written before the workload stamp", func(_ int, r *probe.Record) { r.Workload = nil }, []Difference{
+		{"written before the workload stamp", func(_ int, r *record.Record) { r.Workload = nil }, []Difference{
 			{setMaxTokens, []string{"server default", notRecorded}}, {setLoad, []string{"closed loop, 1 in flight", notRecorded}},
 			{setVersion, []string{"v1.0.0", notRecorded}},
 		}},
-		{"warmup and a stall threshold", func(i int, r *probe.Record) {
+		{"warmup and a stall threshold", func(i int, r *record.Record) {
 			if i == 0 {
-				r.Phase = probe.PhaseWarmup
+				r.Phase = record.PhaseWarmup
 			}
 			r.StallMS = 500
 		}, []Difference{{setWarmup, []string{"0", "1"}}, {setMeasured, []string{"3", "2"}}, {setStall, []string{"250 ms", "500 ms"}}}},
-		{"target, format and model", func(_ int, r *probe.Record) {
+		{"target, format and model", func(_ int, r *record.Record) {
 			r.Target, r.Format, r.Model = "http://other/v1/messages", "anthropic", "m2"
 		}, []Difference{{setTarget, []string{"http://h/v1/chat/completions", "http://other/v1/messages"}},
 			{setFormat, []string{"openai-chat", "anthropic"}}, {setModel, []string{"m", "m2"}}}},
-		{"many prompts", func(i int, r *probe.Record) { r.PromptID = fmt.Sprintf("q%d", i) },
+		{"many prompts", func(i int, r *record.Record) { r.PromptID = fmt.Sprintf("q%d", i) },
 			[]Difference{{setPrompts, []string{"1: p0", "3: q0, q1, q2 (not in baseline: q0, q1, q2; missing: p0)"}}}},
 	} {
 		base := newRun(Input{Records: recs(3, same)})

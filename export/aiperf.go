@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // MooncakeLine is one request of a mooncake-style trace, as AIPerf's
@@ -33,7 +33,7 @@ var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptToke
 // AIPerf writes the streams of a recording (drip record) as a mooncake
 // trace: one line per request, in the order they started. Only timing and
 // token counts go out: no header, no body, no credential.
-func AIPerf(w io.Writer, streams []*probe.Record) (AIPerfStats, error) {
+func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 	var st AIPerfStats
 	bw := bufio.NewWriter(w)
 	first := math.Inf(1)
@@ -54,7 +54,7 @@ func AIPerf(w io.Writer, streams []*probe.Record) (AIPerfStats, error) {
 	return st, bw.Flush()
 }
 
-func inputLength(r *probe.Record) *int {
+func inputLength(r *record.Record) *int {
 	if v, ok := r.Server["input_tokens"].(float64); ok {
 		n := int(v)
 		return &n

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 func TestAIPerfTrace(t *testing.T) {
-	openai := &probe.Exchange{Header: map[string][]string{"Openai-Organization": {"org-1"}}, Removed: []string{"authorization"}}
+	openai := &record.Exchange{Header: map[string][]string{"Openai-Organization": {"org-1"}}, Removed: []string{"authorization"}}
 	openai.SetResponse([]byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":38}}\n\ndata: [DONE]\n\n"))
-	none := &probe.Exchange{}
+	none := &record.Exchange{}
 	none.SetResponse([]byte("data: {\"token\":{\"text\":\"a\"}}\n\n"))
-	recs := []*probe.Record{
+	recs := []*record.Record{
 		{RunOffsetMS: 1000.4, OutputTokens: 38, Exchange: openai},
 		{RunOffsetMS: 1250.6, OutputTokens: 55, Server: map[string]any{"input_tokens": 21.0}},
 		{RunOffsetMS: 3000, OutputTokens: 7, Exchange: none},

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 )
 
@@ -38,7 +38,7 @@ func (e *WorkloadError) Error() string {
 // out as the single agent would have written them. It refuses inputs whose
 // workloads differ (target, format, model, max tokens, load, stall
 // threshold) and the same stream twice (one run id, host and seq).
-func MergeRecords(inputs []compare.Input) ([]*probe.Record, error) {
+func MergeRecords(inputs []compare.Input) ([]*record.Record, error) {
 	if d := compare.MergeDifferences(inputs); len(d) > 0 {
 		src := make([]string, len(inputs))
 		for i, in := range inputs {
@@ -52,7 +52,7 @@ func MergeRecords(inputs []compare.Input) ([]*probe.Record, error) {
 	}
 	order := map[string]int{}
 	seen := map[key]string{}
-	var out []*probe.Record
+	var out []*record.Record
 	for _, in := range inputs {
 		for _, r := range in.Records {
 			k := key{r.RunID, r.Host, r.Seq}
@@ -70,7 +70,7 @@ func MergeRecords(inputs []compare.Input) ([]*probe.Record, error) {
 	if err := checkShards(out); err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(a, b *probe.Record) int {
+	slices.SortStableFunc(out, func(a, b *record.Record) int {
 		return cmp.Or(cmp.Compare(order[a.RunID], order[b.RunID]), cmp.Compare(a.Seq, b.Seq))
 	})
 	return out, nil
@@ -79,7 +79,7 @@ func MergeRecords(inputs []compare.Input) ([]*probe.Record, error) {
 // checkShards refuses a sharded run with shards missing: merged, its
 // accounting would pass for the whole workload's while a slice of it was
 // never counted. A shard's records carry "i/N" and its run's id.
-func checkShards(recs []*probe.Record) error {
+func checkShards(recs []*record.Record) error {
 	type run struct {
 		n    int
 		have map[int]bool
@@ -122,7 +122,7 @@ func checkShards(recs []*probe.Record) error {
 }
 
 // Hosts lists the hosts of records, sorted.
-func Hosts(recs []*probe.Record) []string {
+func Hosts(recs []*record.Record) []string {
 	var hosts []string
 	for _, r := range recs {
 		if !slices.Contains(hosts, r.Host) {

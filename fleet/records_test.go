@@ -7,15 +7,15 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fleet"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // shardFile is shard i of a run sharded n ways: seqs i, i+n, … below 9.
 func shardFile(i, n int) compare.Input {
 	in := compare.Input{Label: fmt.Sprint(i), Source: fmt.Sprintf("shard-%d.jsonl", i)}
 	for seq := i; seq < 9; seq += n {
-		in.Records = append(in.Records, &probe.Record{RunID: "s1", Seq: seq, Phase: probe.PhaseMeasure, Host: "h",
-			Workload: &probe.RecordWorkload{Shard: fmt.Sprintf("%d/%d", i, n)}})
+		in.Records = append(in.Records, &record.Record{RunID: "s1", Seq: seq, Phase: record.PhaseMeasure, Host: "h",
+			Workload: &record.RecordWorkload{Shard: fmt.Sprintf("%d/%d", i, n)}})
 	}
 	return in
 }

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // MergeSummaries pools the --json summaries of runs of one workload, when
@@ -16,21 +17,21 @@ import (
 // exact and percentiles within the histograms' relative error of the
 // percentile over all the raw values. Throughput in tokens per second is
 // not pooled: each run's window is on its own host's clock.
-func MergeSummaries(sums []probe.Summary, sources []string) (probe.Summary, error) {
+func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, error) {
 	if err := sameWorkload(sums, sources); err != nil {
-		return probe.Summary{}, err
+		return stats.Summary{}, err
 	}
 	first := sums[0]
-	out := probe.Summary{
-		V: probe.RecordVersion, Conventions: first.Conventions, Workload: first.Workload,
-		Streams:   probe.Streams{FailedBy: map[string]int{}},
-		Stalls:    probe.Stalls{ThresholdMS: first.Stalls.ThresholdMS},
-		PerPrompt: []probe.PromptStats{}, Diagnosis: []probe.Diagnosis{}, Gates: []probe.GateResult{},
+	out := stats.Summary{
+		V: record.RecordVersion, Conventions: first.Conventions, Workload: first.Workload,
+		Streams:   stats.Streams{FailedBy: map[string]int{}},
+		Stalls:    stats.Stalls{ThresholdMS: first.Stalls.ThresholdMS},
+		PerPrompt: []stats.PromptStats{}, Diagnosis: []stats.Diagnosis{}, Gates: []stats.GateResult{},
 		MergedFrom: sources,
 	}
-	out.Conventions.Percentiles = fmt.Sprintf("pooled from the merged histograms of %d summaries (never an average of percentiles): within %.2f%% of the percentile over all raw observations; n, min, max and mean exact", len(sums), 100*probe.HistRelativeError)
+	out.Conventions.Percentiles = fmt.Sprintf("pooled from the merged histograms of %d summaries (never an average of percentiles): within %.2f%% of the percentile over all raw observations; n, min, max and mean exact", len(sums), 100*stats.HistRelativeError)
 	out.Workload.Runs, out.Workload.Warmup, out.Workload.Seed = 0, 0, 0
-	samplers := map[string]*probe.Sampler{}
+	samplers := map[string]*stats.Sampler{}
 	approx := 0.0
 	for i, s := range sums {
 		if s.Histograms == nil {
@@ -48,7 +49,7 @@ func MergeSummaries(sums []probe.Summary, sources []string) (probe.Summary, erro
 		}
 		for name, h := range s.Histograms.Metrics {
 			if samplers[name] == nil {
-				samplers[name] = &probe.Sampler{}
+				samplers[name] = &stats.Sampler{}
 			}
 			if err := samplers[name].MergeJSON(h); err != nil {
 				return out, fmt.Errorf("%s: histogram %s: %w", sources[i], name, err)
@@ -61,19 +62,19 @@ func MergeSummaries(sums []probe.Summary, sources []string) (probe.Summary, erro
 	if out.Streams.Admitted > 0 {
 		out.TokensApproxPct = new(100 * approx / float64(out.Streams.Admitted))
 	}
-	out.Histograms = &probe.SummaryHistograms{Buckets: probe.HistogramBuckets, Gamma: probe.HistGamma, MinValue: probe.HistMin,
-		RelativeError: probe.HistRelativeError, Metrics: map[string]probe.HistogramJSON{}}
+	out.Histograms = &stats.SummaryHistograms{Buckets: stats.HistogramBuckets, Gamma: stats.HistGamma, MinValue: stats.HistMin,
+		RelativeError: stats.HistRelativeError, Metrics: map[string]stats.HistogramJSON{}}
 	for name, s := range samplers {
 		out.Histograms.Metrics[name] = s.Export()
 	}
-	out.Diagnosis = probe.Diagnose(&out)
+	out.Diagnosis = stats.Diagnose(&out)
 	return out, nil
 }
 
 // sameWorkload refuses summaries whose workloads differ in what makes
 // their figures comparable.
-func sameWorkload(sums []probe.Summary, sources []string) error {
-	key := func(s *probe.Summary) []string {
+func sameWorkload(sums []stats.Summary, sources []string) error {
+	key := func(s *stats.Summary) []string {
 		w := &s.Workload
 		return []string{w.Target, w.Format, w.Model, strconv.Itoa(w.MaxTokens), strconv.Itoa(w.Concurrency),
 			strconv.FormatFloat(w.Rate, 'f', -1, 64), w.Arrival, strconv.FormatFloat(s.Stalls.ThresholdMS, 'f', -1, 64)}
@@ -91,7 +92,7 @@ func sameWorkload(sums []probe.Summary, sources []string) error {
 	return nil
 }
 
-func addStreams(dst, s *probe.Streams) {
+func addStreams(dst, s *stats.Streams) {
 	dst.Attempted += s.Attempted
 	dst.Admitted += s.Admitted
 	dst.Completed += s.Completed
@@ -105,7 +106,7 @@ func addStreams(dst, s *probe.Streams) {
 	}
 }
 
-func addStalls(dst, s *probe.Stalls) {
+func addStalls(dst, s *stats.Stalls) {
 	dst.Count += s.Count
 	dst.MidSentence += s.MidSentence
 	dst.StreamsWithStall += s.StreamsWithStall
@@ -114,14 +115,14 @@ func addStalls(dst, s *probe.Stalls) {
 	}
 }
 
-func metricsOf(s map[string]*probe.Sampler) probe.Metrics {
-	d := func(name string) probe.Dist {
+func metricsOf(s map[string]*stats.Sampler) stats.Metrics {
+	d := func(name string) stats.Dist {
 		if s[name] == nil {
-			return probe.Dist{}
+			return stats.Dist{}
 		}
 		return s[name].Dist()
 	}
-	return probe.Metrics{
+	return stats.Metrics{
 		TTFT: d("ttft_ms"), TTFO: d("ttfo_ms"), Gap: d("gap_ms"), ITL: d("itl_ms"), E2E: d("e2e_ms"),
 		Duration: d("duration_ms"), Tail: d("tail_ms"), TPSUser: d("tps_user"), OutputTokens: d("output_tokens"), FirstByte: d("first_byte_ms"),
 		InputTokens: d("input_tokens"),

@@ -9,26 +9,27 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fleet"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // randomRecord is a derived stream with a lognormal TTFT and exponential
 // gaps, some of them stalls; every fifth one fails after its first frames.
-func randomRecord(t *testing.T, rng *rand.Rand, host string, seq int) *probe.Record {
-	r := &probe.Record{RunID: host, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "p", Target: "http://x/v1/chat/completions",
+func randomRecord(t *testing.T, rng *rand.Rand, host string, seq int) *record.Record {
+	r := &record.Record{RunID: host, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p", Target: "http://x/v1/chat/completions",
 		Format: "openai-chat", Host: host}
 	at := math.Exp(rng.NormFloat64()*0.5 + 5)
 	for i := range 5 + rng.IntN(30) {
-		r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: i, Bytes: 4, Kind: adapters.KindContent, Text: " w"})
+		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: i, Bytes: 4, Kind: adapters.KindContent, Text: " w"})
 		at += rng.ExpFloat64() * 30
 	}
 	if seq%5 != 4 {
-		r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: len(r.Frames), Kind: adapters.KindEnd})
+		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: len(r.Frames), Kind: adapters.KindEnd})
 	} else {
-		r.Error = &probe.Error{Class: probe.ErrReset}
+		r.Error = &record.Error{Class: record.ErrReset}
 	}
 	r.DurationMS = at + 1
-	if err := probe.Derive(r, probe.DefaultStall); err != nil {
+	if err := stats.Derive(r, stats.DefaultStall); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -39,20 +40,20 @@ func randomRecord(t *testing.T, rng *rand.Rand, host string, seq int) *probe.Rec
 // percentiles within the documented bound.
 func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	pooled := probe.NewAggregate(probe.DefaultStall)
-	var sums []probe.Summary
+	pooled := stats.NewAggregate(stats.DefaultStall)
+	var sums []stats.Summary
 	for h, host := range []string{"a", "b", "c"} {
-		agg := probe.NewAggregate(probe.DefaultStall)
+		agg := stats.NewAggregate(stats.DefaultStall)
 		for i := range 300 + 100*h {
 			r := randomRecord(t, rng, host, i)
 			agg.Add(r)
 			pooled.Add(r)
 		}
-		b, err := json.Marshal(agg.Summary(probe.Workload{Target: "http://x/v1/chat/completions", Format: "openai-chat", Runs: 300 + 100*h}))
+		b, err := json.Marshal(agg.Summary(stats.Workload{Target: "http://x/v1/chat/completions", Format: "openai-chat", Runs: 300 + 100*h}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s probe.Summary
+		var s stats.Summary
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +63,8 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := pooled.Summary(probe.Workload{})
-	if m.Streams.Admitted != want.Streams.Admitted || m.Streams.Failed != want.Streams.Failed || m.Streams.FailedBy[probe.ErrReset] != want.Streams.FailedBy[probe.ErrReset] ||
+	want := pooled.Summary(stats.Workload{})
+	if m.Streams.Admitted != want.Streams.Admitted || m.Streams.Failed != want.Streams.Failed || m.Streams.FailedBy[record.ErrReset] != want.Streams.FailedBy[record.ErrReset] ||
 		m.Stalls.Count != want.Stalls.Count || *m.Stalls.LongestMS != *want.Stalls.LongestMS || m.Throughput.OutputTokens != want.Throughput.OutputTokens {
 		t.Errorf("merged accounting %+v stalls %+v tokens %d, pooled %+v stalls %+v tokens %d",
 			m.Streams, m.Stalls, m.Throughput.OutputTokens, want.Streams, want.Stalls, want.Throughput.OutputTokens)
@@ -73,7 +74,7 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name      string
-		got, want probe.Dist
+		got, want stats.Dist
 	}{
 		{"ttft", m.Metrics.TTFT, want.Metrics.TTFT}, {"gap", m.Metrics.Gap, want.Metrics.Gap},
 		{"e2e", m.Metrics.E2E, want.Metrics.E2E}, {"itl", m.Metrics.ITL, want.Metrics.ITL},
@@ -85,31 +86,31 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 		for _, p := range []string{"p50", "p95", "p99"} {
 			gv, _ := g.Stat(p)
 			wv, _ := w.Stat(p)
-			if math.Abs(*gv-*wv) > probe.HistRelativeError*math.Abs(*wv)+probe.HistMin {
-				t.Errorf("%s %s: merged %v, over the raw records %v: off by %.3f%%, bound %.3f%%", tc.name, p, *gv, *wv, 100*math.Abs(*gv-*wv) / *wv, 100*probe.HistRelativeError)
+			if math.Abs(*gv-*wv) > stats.HistRelativeError*math.Abs(*wv)+stats.HistMin {
+				t.Errorf("%s %s: merged %v, over the raw records %v: off by %.3f%%, bound %.3f%%", tc.name, p, *gv, *wv, 100*math.Abs(*gv-*wv) / *wv, 100*stats.HistRelativeError)
 			}
 		}
 	}
 	// The merged summary merges again, like any other.
-	if again, err := fleet.MergeSummaries([]probe.Summary{m, sums[0]}, []string{"m", "a"}); err != nil || again.Metrics.TTFT.N != m.Metrics.TTFT.N+sums[0].Metrics.TTFT.N {
+	if again, err := fleet.MergeSummaries([]stats.Summary{m, sums[0]}, []string{"m", "a"}); err != nil || again.Metrics.TTFT.N != m.Metrics.TTFT.N+sums[0].Metrics.TTFT.N {
 		t.Errorf("re-merge: %v, ttft n %d", err, again.Metrics.TTFT.N)
 	}
 }
 
 func TestMergeSummariesRefusals(t *testing.T) {
-	agg := probe.NewAggregate(probe.DefaultStall)
+	agg := stats.NewAggregate(stats.DefaultStall)
 	agg.Add(randomRecord(t, rand.New(rand.NewPCG(1, 1)), "a", 0))
-	a := agg.Summary(probe.Workload{Target: "http://x", Format: "openai-chat", Model: "m1"})
+	a := agg.Summary(stats.Workload{Target: "http://x", Format: "openai-chat", Model: "m1"})
 	b := a
 	b.Workload.Model = "m2"
 	old := a
 	old.Histograms = nil
 	for _, tc := range []struct {
-		sums []probe.Summary
+		sums []stats.Summary
 		want string
 	}{
-		{[]probe.Summary{a, b}, `model is "m1" in a.json and "m2" in b.json`},
-		{[]probe.Summary{a, old}, "b.json carries no histograms"},
+		{[]stats.Summary{a, b}, `model is "m1" in a.json and "m2" in b.json`},
+		{[]stats.Summary{a, old}, "b.json carries no histograms"},
 	} {
 		if _, err := fleet.MergeSummaries(tc.sums, []string{"a.json", "b.json"}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)

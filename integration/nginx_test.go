@@ -17,6 +17,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // nginxConf is a stock reverse proxy on loopback with its own prefix.
@@ -121,7 +123,7 @@ func waitListening(addr string, exited <-chan error) bool {
 
 // runScenario streams a fixture scenario runs times, one at a time, and
 // returns the records and the run's summary.
-func runScenario(t *testing.T, base, scenario string, runs int) ([]*probe.Record, probe.Summary) {
+func runScenario(t *testing.T, base, scenario string, runs int) ([]*record.Record, stats.Summary) {
 	t.Helper()
 	u, f, err := probe.ResolveURL(base, "openai-chat")
 	if err != nil {
@@ -129,22 +131,22 @@ func runScenario(t *testing.T, base, scenario string, runs int) ([]*probe.Record
 	}
 	p := probe.Plan{
 		Target:  probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
-		Options: probe.Options{StallMS: probe.DefaultStall},
+		Options: probe.Options{StallMS: stats.DefaultStall},
 		Runs:    runs, PromptID: "p0",
 	}
-	agg := probe.NewAggregate(probe.DefaultStall)
-	var recs []*probe.Record
-	st := probe.Run(context.Background(), p, func(r *probe.Record) { recs = append(recs, r); agg.Add(r) }, nil)
+	agg := stats.NewAggregate(stats.DefaultStall)
+	var recs []*record.Record
+	st := probe.Run(context.Background(), p, func(r *record.Record) { recs = append(recs, r); agg.Add(r) }, nil)
 	agg.SetRun(st)
 	for _, r := range recs {
-		if r.Status != probe.StatusComplete {
+		if r.Status != record.StatusComplete {
 			t.Fatalf("stream %d: %s %+v", r.Seq, r.Status, r.Error)
 		}
 	}
-	return recs, agg.Summary(probe.Workload{})
+	return recs, agg.Summary(stats.Workload{})
 }
 
-func shapes(s probe.Summary) []string {
+func shapes(s stats.Summary) []string {
 	var out []string
 	for _, d := range s.Diagnosis {
 		out = append(out, d.Shape)
@@ -152,7 +154,7 @@ func shapes(s probe.Summary) []string {
 	return out
 }
 
-func delivery(r *probe.Record) string {
+func delivery(r *record.Record) string {
 	if d := r.Delivery; d != nil {
 		return fmt.Sprintf("%+v", *d)
 	}
@@ -170,7 +172,7 @@ func TestBehindBufferingNginx(t *testing.T) {
 		t.Run(scenario, func(t *testing.T) {
 			recs, s := runScenario(t, base, scenario, 3)
 			for _, r := range recs {
-				if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil || r.Delivery == nil || r.Delivery.Rule != probe.DeliveryBursts {
+				if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil || r.Delivery == nil || r.Delivery.Rule != stats.DeliveryBursts {
 					t.Errorf("stream %d: buffered %v itl %v tps_user %v delivery %s: want buffered by bursts, ITL and tps_user null",
 						r.Seq, r.Buffered, r.ITLMS, r.TPSUser, delivery(r))
 				}
@@ -185,7 +187,7 @@ func TestBehindBufferingNginx(t *testing.T) {
 				t.Logf("hint %s: %s", d.Shape, d.Evidence)
 			}
 			got := shapes(s)
-			if !contains(got, probe.ShapeProxyBuffering) || contains(got, probe.ShapeQueue) || contains(got, probe.ShapeTransport) {
+			if !contains(got, stats.ShapeProxyBuffering) || contains(got, stats.ShapeQueue) || contains(got, stats.ShapeTransport) {
 				t.Errorf("diagnosis %v: want proxy-buffering, neither queue nor transport (%+v)", got, s.Diagnosis)
 			}
 		})
@@ -237,7 +239,7 @@ func TestDirectAndUnbufferedNginx(t *testing.T) {
 					if sched := scheduledSpacing(sc); d <= bound && math.Abs(*r.ITLMS-sched) > 0.1*sched {
 						t.Errorf("itl %.4g ms, the scenario's schedule %.4g ms apart (the server kept it within %.3g ms): more than 10%% off", *r.ITLMS, sched, d)
 					}
-					if got := shapes(s); contains(got, probe.ShapeProxyBuffering) {
+					if got := shapes(s); contains(got, stats.ShapeProxyBuffering) {
 						t.Errorf("diagnosis %v names proxy buffering", got)
 					}
 					t.Logf("itl %.4g ms, server spacing %.4g ms, %d content frames, delivery %s", *r.ITLMS, want, r.ContentFrames, delivery(r))

@@ -16,6 +16,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 )
 
@@ -71,7 +72,7 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 		buf bytes.Buffer
 	)
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) {
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) {
 		mu.Lock()
 		defer mu.Unlock()
 		w.Write(r)
@@ -91,7 +92,7 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recorded := map[string]*probe.Record{}
+	recorded := map[string]*record.Record{}
 	for _, r := range recs {
 		recorded[r.Format] = r
 	}
@@ -100,7 +101,7 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 		if r == nil {
 			t.Fatalf("no %s record among %d", s.format, len(recs))
 		}
-		if r.Status != probe.StatusComplete || r.Text() == "" || r.Text() != got[s.name] {
+		if r.Status != record.StatusComplete || r.Text() == "" || r.Text() != got[s.name] {
 			t.Errorf("%s through drip record: SDK got %q; record (%s) holds %q", s.name, got[s.name], r.Status, r.Text())
 		}
 		if rm := strings.Join(r.Exchange.Removed, ","); !strings.Contains(rm, "authorization") && !strings.Contains(rm, "x-api-key") {

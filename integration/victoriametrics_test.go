@@ -21,6 +21,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/telemetry"
 )
 
@@ -162,7 +163,7 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 	if bytes.Contains(stderr.Bytes(), []byte("--otlp:")) {
 		t.Fatalf("the OTLP push failed:\n%s", stderr.String())
 	}
-	var s probe.Summary
+	var s stats.Summary
 	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
 		t.Fatal(err)
 	}

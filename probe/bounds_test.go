@@ -12,6 +12,8 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 const chunk3 = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
@@ -28,10 +30,10 @@ func serveBody(body string) *httptest.Server {
 	}))
 }
 
-func streamOpenAI(t *testing.T, srv *httptest.Server, format string, o probe.Options) *probe.Record {
+func streamOpenAI(t *testing.T, srv *httptest.Server, format string, o probe.Options) *record.Record {
 	t.Helper()
 	tgt := probe.Target{URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup(format), Request: adapters.Request{Model: "m", Prompt: "hi"}}
-	return probe.Stream(context.Background(), tgt, o, &probe.Record{}, nil)
+	return probe.Stream(context.Background(), tgt, o, &record.Record{}, nil)
 }
 
 // 7.8 MB of keepalives cost 962 MB: now every one is counted and the
@@ -47,7 +49,7 @@ func TestKeepaliveFloodIsCounted(t *testing.T) {
 			kept++
 		}
 	}
-	if rec.Status != probe.StatusComplete || rec.Keepalives != pings || kept != 100 || rec.ContentFrames != 3 {
+	if rec.Status != record.StatusComplete || rec.Keepalives != pings || kept != 100 || rec.ContentFrames != 3 {
 		t.Fatalf("status %s error %+v keepalives %d, %d kept, %d content; want complete, %d counted, 100 kept, 3 content",
 			rec.Status, rec.Error, rec.Keepalives, kept, rec.ContentFrames, pings)
 	}
@@ -61,7 +63,7 @@ func TestMaxFramesStopsTheStream(t *testing.T) {
 	srv := serveBody(strings.Repeat(chunk3, 500) + "data: [DONE]\n\n")
 	defer srv.Close()
 	rec := streamOpenAI(t, srv, "openai-chat", probe.Options{MaxFrames: 50})
-	if rec.Status != probe.StatusIncomplete || rec.Error == nil || rec.Error.Class != probe.ErrLimit || len(rec.Frames) != 50 {
+	if rec.Status != record.StatusIncomplete || rec.Error == nil || rec.Error.Class != record.ErrLimit || len(rec.Frames) != 50 {
 		t.Fatalf("status %s error %+v frames %d; want incomplete, class limit, 50 frames kept", rec.Status, rec.Error, len(rec.Frames))
 	}
 	if rec.TTFTMS == nil || rec.E2EMS != nil {
@@ -77,7 +79,7 @@ func TestMaxBytesStopsTheStream(t *testing.T) {
 	for _, f := range rec.Frames {
 		got += f.Bytes
 	}
-	if rec.Status != probe.StatusIncomplete || rec.Error == nil || rec.Error.Class != probe.ErrLimit || got != 100_000 {
+	if rec.Status != record.StatusIncomplete || rec.Error == nil || rec.Error.Class != record.ErrLimit || got != 100_000 {
 		t.Fatalf("status %s error %+v, %d bytes kept; want incomplete, class limit, 100000 bytes", rec.Status, rec.Error, got)
 	}
 }
@@ -85,7 +87,7 @@ func TestMaxBytesStopsTheStream(t *testing.T) {
 // Token counts outside 0..1e9 are not counted, the record says why, and a
 // summary over such streams stays finite and encodable.
 func TestServerTokenCountsOutOfRange(t *testing.T) {
-	a := probe.NewAggregate(probe.DefaultStall)
+	a := stats.NewAggregate(stats.DefaultStall)
 	for _, n := range []string{"-100", "9223372036854775807", "9223372036854775807"} {
 		srv := serveBody(strings.Repeat(chunk3, 3) +
 			fmt.Sprintf("data: {\"choices\":[],\"usage\":{\"completion_tokens\":%s}}\n\ndata: [DONE]\n\n", n))
@@ -96,7 +98,7 @@ func TestServerTokenCountsOutOfRange(t *testing.T) {
 		}
 		a.Add(rec)
 	}
-	s := a.Summary(probe.Workload{})
+	s := a.Summary(stats.Workload{})
 	if _, err := json.Marshal(s); err != nil || s.Throughput.OutputTokens != 9 {
 		t.Errorf("summary: %v, output tokens %d, want 9", err, s.Throughput.OutputTokens)
 	}

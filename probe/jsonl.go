@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Writer writes records as JSON Lines, one per stream, each flushed to the
@@ -51,7 +54,7 @@ func CreatePrivate(path string) (*os.File, error) {
 func NewWriter(w io.Writer) *Writer { return &Writer{f: w} }
 
 // Write appends one record. The first error sticks and is returned again.
-func (w *Writer) Write(r *Record) error {
+func (w *Writer) Write(r *record.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {
@@ -77,7 +80,7 @@ func (w *Writer) Close() error {
 // (a run killed mid-write) is skipped and reported in skipped; any other bad
 // line is an error naming its line number. Every record is re-derived from
 // its raw frames with its own stall threshold.
-func ReadRecords(r io.Reader) (recs []*Record, skipped []string, err error) {
+func ReadRecords(r io.Reader) (recs []*record.Record, skipped []string, err error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 	line := 0
@@ -91,20 +94,20 @@ func ReadRecords(r io.Reader) (recs []*Record, skipped []string, err error) {
 		if pendingErr != nil {
 			return nil, nil, pendingErr
 		}
-		rec := &Record{}
+		rec := &record.Record{}
 		if err := json.Unmarshal(b, rec); err != nil {
 			// Only the last line may be cut short; decide when we know.
 			pendingErr = fmt.Errorf("line %d: %w", line, err)
 			skipped = append(skipped, fmt.Sprintf("line %d: partial record skipped (%v)", line, err))
 			continue
 		}
-		if rec.V != RecordVersion {
-			return nil, nil, fmt.Errorf("line %d: record version %d, want %d", line, rec.V, RecordVersion)
+		if rec.V != record.RecordVersion {
+			return nil, nil, fmt.Errorf("line %d: record version %d, want %d", line, rec.V, record.RecordVersion)
 		}
 		if rec.StallMS <= 0 {
-			rec.StallMS = DefaultStall
+			rec.StallMS = stats.DefaultStall
 		}
-		if err := Derive(rec, rec.StallMS); err != nil {
+		if err := stats.Derive(rec, rec.StallMS); err != nil {
 			return nil, nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		recs = append(recs, rec)

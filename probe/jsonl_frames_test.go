@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Records with every kind of frame a format produces, and texts that
@@ -16,10 +18,10 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 		"<html> & más — 日本語 🙂", "bad \xff\xfe utf8 \xe2\x28", "sep \u2028 \u2029 end"}
 	times := []float64{0, 1e-7, 0.000001, 12.345678901, 1500, 1e21, 123456789.5}
 	seven := 7
-	var frames []Frame
+	var frames []record.Frame
 	for i, text := range texts {
 		for j, tms := range times {
-			f := Frame{TMS: tms, Read: i, Bytes: 10 * j, Kind: adapters.Kind(j % 7), Text: text}
+			f := record.Frame{TMS: tms, Read: i, Bytes: 10 * j, Kind: adapters.Kind(j % 7), Text: text}
 			if f.Kind == adapters.KindContent {
 				f.Channel = adapters.Channel(i % 3)
 				f.Tokens = j
@@ -34,10 +36,10 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 	ttft := 12.5
-	recs := []*Record{
-		{Seq: 1, Frames: frames, TTFTMS: &ttft, Error: &Error{Class: ErrInStream, Message: `"frames":null <b>`},
+	recs := []*record.Record{
+		{Seq: 1, Frames: frames, TTFTMS: &ttft, Error: &record.Error{Class: record.ErrInStream, Message: `"frames":null <b>`},
 			Request: json.RawMessage(`{"frames":null}`), Server: map[string]any{"total_ms": 3.5}},
-		{Seq: 2, Frames: []Frame{}},
+		{Seq: 2, Frames: []record.Frame{}},
 		{Seq: 3},
 	}
 	for _, r := range recs {
@@ -54,7 +56,7 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 	// A time encoding/json refuses is refused, not written.
-	bad := &Record{Frames: []Frame{{TMS: math.NaN()}}}
+	bad := &record.Record{Frames: []record.Frame{{TMS: math.NaN()}}}
 	if _, err := appendRecord(nil, bad); err == nil {
 		t.Error("a NaN frame time was encoded")
 	}
@@ -64,7 +66,7 @@ func FuzzFrameJSON(f *testing.F) {
 	f.Add("hello", 12.5, 3, 40, 2, uint8(adapters.KindContent), uint8(1), int64(-1))
 	f.Add("\x00\"\\\u2028\xff", 1e-9, 0, 0, 0, uint8(0), uint8(0), int64(12))
 	f.Fuzz(func(t *testing.T, text string, tms float64, read, size, tokens int, kind, channel uint8, usage int64) {
-		fr := Frame{TMS: tms, Read: read, Bytes: size, Kind: adapters.Kind(kind), Channel: adapters.Channel(channel), Tokens: tokens, Text: text}
+		fr := record.Frame{TMS: tms, Read: read, Bytes: size, Kind: adapters.Kind(kind), Channel: adapters.Channel(channel), Tokens: tokens, Text: text}
 		if usage >= 0 {
 			u := int(usage)
 			fr.Usage = &u
@@ -82,14 +84,14 @@ func FuzzFrameJSON(f *testing.F) {
 
 func BenchmarkWriteRecord(b *testing.B) {
 	words := []string{" The", " stream", " pauses", " here", ",", " then", " goes", " on."}
-	r := &Record{DurationMS: 60000}
+	r := &record.Record{DurationMS: 60000}
 	t := 0.0
 	for i := range 200 {
 		t += float64(10+i%7*45) + 0.123456
-		r.Frames = append(r.Frames, Frame{TMS: t, Read: i / 2, Bytes: 120, Kind: adapters.KindContent, Text: words[i%len(words)]})
+		r.Frames = append(r.Frames, record.Frame{TMS: t, Read: i / 2, Bytes: 120, Kind: adapters.KindContent, Text: words[i%len(words)]})
 	}
-	r.Frames = append(r.Frames, Frame{TMS: t, Read: 100, Bytes: 14, Kind: adapters.KindEnd})
-	if err := Derive(r, DefaultStall); err != nil {
+	r.Frames = append(r.Frames, record.Frame{TMS: t, Read: 100, Bytes: 14, Kind: adapters.KindEnd})
+	if err := stats.Derive(r, stats.DefaultStall); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("encoding-json", func(b *testing.B) {

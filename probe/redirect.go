@@ -6,18 +6,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
 )
 
 // maxRedirects bounds a chain of redirects, as net/http's default does.
 const maxRedirects = 10
-
-// Redirect is one redirect a stream followed.
-type Redirect struct {
-	Status      int    `json:"status"`
-	To          string `json:"to"` // the location, redacted
-	CrossOrigin bool   `json:"cross_origin,omitempty"`
-}
 
 // redirectError is a redirect drip refused; it names the redacted location.
 type redirectError struct {
@@ -35,7 +29,7 @@ func (e *redirectError) Error() string {
 // and to another origin (scheme, host, port) only when follow is set, and
 // then without any credential header. Each one followed goes in the record.
 type redirectPolicy struct {
-	rec    *Record
+	rec    *record.Record
 	follow bool
 }
 
@@ -60,7 +54,7 @@ func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
 	if cross {
 		redact.DropCredentials(req.Header)
 	}
-	p.rec.Redirects = append(p.rec.Redirects, Redirect{Status: status, To: to, CrossOrigin: cross})
+	p.rec.Redirects = append(p.rec.Redirects, record.Redirect{Status: status, To: to, CrossOrigin: cross})
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // seen is what a hostile server's far end received.
@@ -72,12 +73,12 @@ func TestRedirectPolicy(t *testing.T) {
 	}{
 		{"same origin 307 is followed", 307, "same", false, "", ""},
 		{"same origin 308 is followed", 308, "same", false, "", ""},
-		{"301 would become a GET", 301, "same", false, probe.ErrRedirect, "GET"},
-		{"302 would become a GET", 302, "same", false, probe.ErrRedirect, "GET"},
-		{"another host", 307, "localhost", false, probe.ErrRedirect, "another origin"},
-		{"same IP, another port", 307, "other-port", false, probe.ErrRedirect, "another origin"},
+		{"301 would become a GET", 301, "same", false, record.ErrRedirect, "GET"},
+		{"302 would become a GET", 302, "same", false, record.ErrRedirect, "GET"},
+		{"another host", 307, "localhost", false, record.ErrRedirect, "another origin"},
+		{"same IP, another port", 307, "other-port", false, record.ErrRedirect, "another origin"},
 		{"another origin with --follow-redirects", 307, "localhost", true, "", ""},
-		{"301 to another origin with --follow-redirects", 301, "localhost", true, probe.ErrRedirect, "GET"},
+		{"301 to another origin with --follow-redirects", 301, "localhost", true, record.ErrRedirect, "GET"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var far seen
@@ -102,7 +103,7 @@ func TestRedirectPolicy(t *testing.T) {
 				to = strings.Replace(farSrv.URL, "127.0.0.1", "localhost", 1)
 			}
 			rec := probe.Stream(context.Background(), redirectTarget(nearSrv.URL+"/v1/chat/completions?key=sk-first"),
-				probe.Options{FollowRedirects: c.follow}, &probe.Record{}, nil)
+				probe.Options{FollowRedirects: c.follow}, &record.Record{}, nil)
 			nearReqs, _ := near.list()
 			farReqs, farBodies := far.list()
 			if c.class != "" {
@@ -117,7 +118,7 @@ func TestRedirectPolicy(t *testing.T) {
 				}
 				return
 			}
-			if rec.Status != probe.StatusComplete || len(rec.Redirects) != 1 || rec.Redirects[0].Status != c.status {
+			if rec.Status != record.StatusComplete || len(rec.Redirects) != 1 || rec.Redirects[0].Status != c.status {
 				t.Fatalf("status %s error %+v redirects %+v, want complete after one %d", rec.Status, rec.Error, rec.Redirects, c.status)
 			}
 			got, bodies := farReqs, farBodies
@@ -154,8 +155,8 @@ func TestRedirectNeverDowngradesHTTPS(t *testing.T) {
 	}))
 	defer tlsSrv.Close()
 	rec := probe.Stream(context.Background(), redirectTarget(tlsSrv.URL+"/v1/chat/completions"),
-		probe.Options{Client: tlsSrv.Client(), FollowRedirects: true}, &probe.Record{}, nil)
-	if rec.Error == nil || rec.Error.Class != probe.ErrRedirect || !strings.Contains(rec.Error.Message, "downgrade") {
+		probe.Options{Client: tlsSrv.Client(), FollowRedirects: true}, &record.Record{}, nil)
+	if rec.Error == nil || rec.Error.Class != record.ErrRedirect || !strings.Contains(rec.Error.Message, "downgrade") {
 		t.Fatalf("error %+v, want a refused downgrade", rec.Error)
 	}
 	if reqs, _ := plain.list(); len(reqs) != 0 {
@@ -185,7 +186,7 @@ func TestRedirectDropsKeysFromTheEnvironment(t *testing.T) {
 		return ""
 	}
 	tgt := probe.Target{URL: near.URL + "/v1/messages", Format: adapters.Lookup("anthropic"), Request: adapters.Request{Model: "m", Prompt: "hi"}}
-	rec := probe.Stream(context.Background(), tgt, probe.Options{Getenv: getenv, FollowRedirects: true}, &probe.Record{}, nil)
+	rec := probe.Stream(context.Background(), tgt, probe.Options{Getenv: getenv, FollowRedirects: true}, &record.Record{}, nil)
 	reqs, _ := far.list()
 	if len(reqs) != 1 || len(rec.Redirects) != 1 {
 		t.Fatalf("far end got %d requests, redirects %+v", len(reqs), rec.Redirects)

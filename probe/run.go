@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Plan is a run: which target, which prompts, how many streams and under
@@ -46,7 +49,7 @@ type Plan struct {
 	Shard, Shards int
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
-	Workload *RecordWorkload
+	Workload *record.RecordWorkload
 	// Host and Labels are stamped on every record (Record.Host, .Labels).
 	Host   string
 	Labels map[string]string
@@ -61,13 +64,6 @@ const (
 // Workload defaults and bounds.
 const (
 	DefaultMaxInflight = 256
-	// ScheduleLagBoundMS is the p99 schedule lag above which an open-loop
-	// run is flagged client-limited: beyond it the generator, not the
-	// schedule, shapes the load.
-	ScheduleLagBoundMS = 10.0
-	// CatchUpPolicy is what the open loop does with an arrival whose time
-	// has passed.
-	CatchUpPolicy = "a late arrival is sent at once, never skipped; its lag counts in the user view"
 )
 
 // Progress is a run's live accounting, safe to read while the run goes on.
@@ -89,40 +85,9 @@ func (pg *Progress) addLag(d time.Duration) {
 	if int64(d) > pg.LagMax.Load() {
 		pg.LagMax.Store(int64(d))
 	}
-	if ms(d) > ScheduleLagBoundMS {
+	if ms(d) > stats.ScheduleLagBoundMS {
 		pg.LagOver.Add(1)
 	}
-}
-
-// RunStats is what the runner saw beyond the records: admission and, in an
-// open loop, how closely the generator kept to its schedule.
-type RunStats struct {
-	NotAdmitted int
-	// Lag is the generator's lag behind the schedule, per arrival (ms):
-	// woken − intended.
-	Lag           Dist
-	LagBoundMS    float64
-	ClientLimited bool // Lag p99 over LagBoundMS
-	// SchedLatency is how long drip's goroutines waited runnable before
-	// they ran while the measured streams ran (ms, from the Go runtime's
-	// histogram: each figure a bucket's upper edge).
-	SchedLatency Dist
-	lag          *Sampler // Lag's observations, for CombineRunStats
-}
-
-// CombineRunStats pools what the runner saw over several runs of one plan
-// (a sweep's levels): not-admitted arrivals add up, schedule lags pool.
-func CombineRunStats(parts ...RunStats) RunStats {
-	st := RunStats{LagBoundMS: ScheduleLagBoundMS, lag: &Sampler{}}
-	for _, p := range parts {
-		st.NotAdmitted += p.NotAdmitted
-		if p.lag != nil {
-			st.lag.Merge(p.lag)
-		}
-	}
-	st.Lag = st.lag.Dist()
-	st.ClientLimited = st.Lag.P99 != nil && *st.Lag.P99 > st.LagBoundMS
-	return st
 }
 
 // NewRunID returns a short random run identifier.
@@ -144,7 +109,7 @@ func NewRunID() string {
 //
 // When ctx is done the run stops admitting, in-flight streams are canceled
 // and recorded with class "canceled", and Run returns once they are.
-func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) RunStats {
+func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Event)) stats.RunStats {
 	o := p.Options.withDefaults() // one client for every stream
 	if p.RunID == "" {
 		p.RunID = NewRunID()
@@ -152,7 +117,7 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 	if p.Progress == nil {
 		p.Progress = &Progress{}
 	}
-	r := &runner{plan: p, o: o, observe: observe, records: make(chan *Record, 64)}
+	r := &runner{plan: p, o: o, observe: observe, records: make(chan *record.Record, 64)}
 	sunk := make(chan struct{})
 	go func() {
 		for rec := range r.records {
@@ -172,9 +137,9 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 			conc = 1
 		}
 		pick := newPicker(prompts, p.Seed, warmupStream, p.Warmup*len(prompts)).sharded(p.Shard, p.Shards)
-		r.closed(ctx, max(conc, 1), time.Time{}, PhaseWarmup, pick)
+		r.closed(ctx, max(conc, 1), time.Time{}, record.PhaseWarmup, pick)
 	}
-	var st RunStats
+	var st stats.RunStats
 	sched := startSchedWatch()
 	if ctx.Err() == nil {
 		pick := newPicker(prompts, p.Seed, orderStream, p.Runs)
@@ -187,7 +152,7 @@ func Run(ctx context.Context, p Plan, sink func(*Record), observe func(Event)) R
 			if p.Duration > 0 {
 				deadline = o.Clock().Add(p.Duration)
 			}
-			r.closed(ctx, max(p.Concurrency, 1), deadline, PhaseMeasure, pick.sharded(p.Shard, p.Shards))
+			r.closed(ctx, max(p.Concurrency, 1), deadline, record.PhaseMeasure, pick.sharded(p.Shard, p.Shards))
 		}
 	}
 	st.SchedLatency = sched.dist()
@@ -234,7 +199,7 @@ type runner struct {
 	plan    Plan
 	o       Options
 	observe func(Event)
-	records chan *Record
+	records chan *record.Record
 	start   time.Time
 }
 
@@ -242,7 +207,7 @@ type runner struct {
 // measured ones, so a stream's seq is the same in a sharded run as in one
 // agent's.
 func (r *runner) seqOf(phase string, k int) int {
-	if phase == PhaseWarmup {
+	if phase == record.PhaseWarmup {
 		return r.plan.FirstSeq + k
 	}
 	return r.plan.FirstSeq + r.plan.Warmup*len(r.plan.prompts()) + k
@@ -258,7 +223,7 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, k int, int
 			t.Request.MaxTokens = pr.MaxTokens
 		}
 	}
-	rec := &Record{
+	rec := &record.Record{
 		RunID: r.plan.RunID, Seq: r.seqOf(phase, k), Phase: phase, PromptID: pr.ID,
 		IntendedStartMS: intended, Workload: r.plan.Workload, Host: r.plan.Host, Labels: r.plan.Labels,
 		Level: r.plan.Level,
@@ -267,7 +232,7 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, k int, int
 	// Stream set Start just before sending (or when it gave up before).
 	rec.RunOffsetMS = ms(rec.Start.Sub(r.start))
 	r.records <- rec
-	if phase == PhaseWarmup {
+	if phase == record.PhaseWarmup {
 		r.plan.Progress.Warmup.Add(1)
 	} else {
 		r.plan.Progress.Finished.Add(1)
@@ -287,7 +252,7 @@ func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase
 				if !ok {
 					return
 				}
-				if phase == PhaseMeasure {
+				if phase == record.PhaseMeasure {
 					pg.Attempted.Add(1)
 					pg.Admitted.Add(1)
 				}
@@ -303,7 +268,7 @@ func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase
 // open sends arrivals on the plan's schedule, each in its own goroutine so
 // a slow stream never delays the next arrival, and admits an arrival only
 // while fewer than MaxInflight streams are in flight.
-func (r *runner) open(ctx context.Context, pick *picker) RunStats {
+func (r *runner) open(ctx context.Context, pick *picker) stats.RunStats {
 	p := &r.plan
 	pg := p.Progress
 	limit := p.InflightLimit()
@@ -311,10 +276,10 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 	origin := r.o.Clock()
 	originMS := ms(origin.Sub(r.start))
 	var (
-		lag      Sampler
-		st       = RunStats{LagBoundMS: ScheduleLagBoundMS}
-		inflight atomic.Int64
-		wg       sync.WaitGroup
+		lag         stats.Sampler
+		notAdmitted int
+		inflight    atomic.Int64
+		wg          sync.WaitGroup
 	)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -345,7 +310,7 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 		pg.Attempted.Add(1) // first, so a live "k of n" never has k > n
 		pg.addLag(late)
 		if inflight.Load() >= int64(limit) {
-			st.NotAdmitted++
+			notAdmitted++
 			pg.NotAdmitted.Add(1)
 			continue
 		}
@@ -354,13 +319,13 @@ func (r *runner) open(ctx context.Context, pick *picker) RunStats {
 		pg.Admitted.Add(1)
 		pg.InFlight.Add(1)
 		wg.Go(func() {
-			r.stream(ctx, PhaseMeasure, pr, i, &intended)
+			r.stream(ctx, record.PhaseMeasure, pr, i, &intended)
 			inflight.Add(-1)
 			pg.InFlight.Add(-1)
 		})
 	}
 	wg.Wait()
-	st.Lag, st.lag = lag.Dist(), &lag
-	st.ClientLimited = st.Lag.P99 != nil && *st.Lag.P99 > st.LagBoundMS
-	return st
+	return stats.NewRunStats(notAdmitted, &lag)
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -21,7 +21,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
+	"github.com/driplab/drip/stats"
 )
 
 // Clock returns the current time with a monotonic reading. Tests inject one.
@@ -138,10 +140,10 @@ func newClient(connectTimeout time.Duration, dial DialFunc) *http.Client {
 type Event struct {
 	Seq    int
 	Type   EventType
-	Frames []Frame // EventFrames: the frames one read completed
+	Frames []record.Frame // EventFrames: the frames one read completed
 	// EventStart, EventHeaders, EventFrames: the record being filled (read
 	// only); EventDone: the final one.
-	Record *Record
+	Record *record.Record
 }
 
 // EventType says what happened.
@@ -156,12 +158,12 @@ const (
 
 // Stream sends one streaming request and records it. It never returns an
 // error: every failure is data in the record. observe may be nil.
-func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(Event)) *Record {
+func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observe func(Event)) *record.Record {
 	o = o.withDefaults()
 	if observe == nil {
 		observe = func(Event) {}
 	}
-	rec.V = RecordVersion
+	rec.V = record.RecordVersion
 	rec.Target = RedactURL(t.URL)
 	rec.Format = t.Format.Name
 	rec.Model = t.Request.Model
@@ -219,7 +221,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *Record, observe func(
 
 // buildRequest builds t's request and its body, signed when t says so. A
 // request that cannot be built or signed is class request: nothing was sent.
-func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []byte, *Error) {
+func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []byte, *record.Error) {
 	body := t.Body
 	if body == nil {
 		var err error
@@ -227,7 +229,7 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 			body, err = MergeBody(body, t.Extra)
 		}
 		if err != nil {
-			return nil, nil, &Error{Class: ErrRequest, Message: "building the request body: " + err.Error()}
+			return nil, nil, &record.Error{Class: record.ErrRequest, Message: "building the request body: " + err.Error()}
 		}
 	}
 	method := t.Method
@@ -237,7 +239,7 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 	req, err := http.NewRequestWithContext(ctx, method, t.URL, bytes.NewReader(body))
 	if err != nil {
 		// The message would quote the URL, which may carry a key.
-		return nil, nil, &Error{Class: ErrRequest, Message: "bad URL: want http(s)://host[:port][/path]"}
+		return nil, nil, &record.Error{Class: record.ErrRequest, Message: "bad URL: want http(s)://host[:port][/path]"}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream, application/x-ndjson, application/vnd.amazon.eventstream, */*")
@@ -250,7 +252,7 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 	}
 	if t.Sign != nil {
 		if err := t.Sign(req, body); err != nil {
-			return nil, nil, &Error{Class: ErrRequest, Message: "signing the request: " + err.Error()}
+			return nil, nil, &record.Error{Class: record.ErrRequest, Message: "signing the request: " + err.Error()}
 		}
 	}
 	return req, body, nil
@@ -259,7 +261,7 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 // decompressed is resp's body to decode. A compressed stream cannot be
 // frame-timed, its reads being the compressor's blocks: rec says so, and
 // gzip is still decoded for content.
-func decompressed(resp *http.Response, rec *Record) io.Reader {
+func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	enc := resp.Header.Get("Content-Encoding")
 	if enc == "" || strings.EqualFold(enc, "identity") {
 		return resp.Body
@@ -313,7 +315,7 @@ func (w *idleWatch) stop() {
 
 // readBody reads the body to its end through fr, stamping each read first.
 // It returns what ended the stream: nil for a clean end, or the error.
-func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, start time.Time, idle *idleWatch) *Error {
+func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, start time.Time, idle *idleWatch) *record.Error {
 	buf := make([]byte, readBufferMin)
 	var total int64
 	for {
@@ -331,10 +333,10 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 			}
 			total += int64(n)
 			if err := fr.feed(buf[:n], tms); err != nil {
-				return &Error{Class: ErrDecode, Message: err.Error()}
+				return &record.Error{Class: record.ErrDecode, Message: err.Error()}
 			}
 			if over {
-				return &Error{Class: ErrLimit, Message: fmt.Sprintf("stopped after %d bytes (--max-bytes)", o.MaxBytes)}
+				return &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("stopped after %d bytes (--max-bytes)", o.MaxBytes)}
 			}
 			if fr.full {
 				return frameLimitError(o.MaxFrames)
@@ -351,7 +353,7 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 		}
 	}
 	if err := fr.close(ms(o.Clock().Sub(start))); err != nil {
-		return &Error{Class: ErrDecode, Message: err.Error()}
+		return &record.Error{Class: record.ErrDecode, Message: err.Error()}
 	}
 	if fr.full {
 		return frameLimitError(o.MaxFrames)
@@ -363,7 +365,7 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 // shared by live streams and replays.
 type frameRecorder struct {
 	dec       adapters.Decoder
-	rec       *Record
+	rec       *record.Record
 	observe   func(Event)
 	frames    []adapters.Frame
 	read      int
@@ -372,7 +374,7 @@ type frameRecorder struct {
 	full      bool               // a frame past maxFrames was dropped
 }
 
-func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *Record, observe func(Event)) *frameRecorder {
+func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
 	return &frameRecorder{dec: f.NewDecoder(frameLimit), rec: rec, observe: observe, maxFrames: maxFrames}
 }
 
@@ -439,14 +441,14 @@ func (fr *frameRecorder) bound(frames []adapters.Frame) []adapters.Frame {
 // Replay decodes reads as if they had come from a connection, read i at
 // times[i] ms, and derives the record. It is the probe's path without the
 // socket: for recorded streams, tests and measuring drip's own cost.
-func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *Record) (*Record, error) {
+func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *record.Record) (*record.Record, error) {
 	if err := DecodeReads(f, "", reads, times, 0, 0, rec); err != nil {
 		return rec, errors.New(err.Message)
 	}
 	if len(times) > 0 {
 		rec.DurationMS = times[len(times)-1]
 	}
-	return rec, Derive(rec, stallMS)
+	return rec, stats.Derive(rec, stallMS)
 }
 
 // DecodeReads decodes a response body that arrived as reads (read i at
@@ -455,7 +457,7 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 // format. frameLimit bounds one frame, maxFrames the frames kept (0: no
 // bound); past it the result is a limit error. The caller derives the
 // record.
-func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, rec *Record) *Error {
+func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, rec *record.Record) *record.Error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
 	rec.Server, rec.Keepalives = nil, 0
@@ -470,7 +472,7 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 			rec.FirstByteMS = ptr(times[i])
 		}
 		if err := fr.feed(p, times[i]); err != nil {
-			return &Error{Class: ErrDecode, Message: err.Error()}
+			return &record.Error{Class: record.ErrDecode, Message: err.Error()}
 		}
 		if fr.full {
 			return frameLimitError(maxFrames)
@@ -478,7 +480,7 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 		end = times[i]
 	}
 	if err := fr.close(end); err != nil {
-		return &Error{Class: ErrDecode, Message: err.Error()}
+		return &record.Error{Class: record.ErrDecode, Message: err.Error()}
 	}
 	if fr.full {
 		return frameLimitError(maxFrames)
@@ -488,7 +490,7 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 
 // addServer copies the numbers a frame's server map carries into the
 // record's server object (the last report wins), where summaries find them.
-func addServer(rec *Record, m map[string]json.RawMessage) {
+func addServer(rec *record.Record, m map[string]json.RawMessage) {
 	for k, raw := range m {
 		var v float64
 		if json.Unmarshal(raw, &v) != nil {
@@ -501,10 +503,10 @@ func addServer(rec *Record, m map[string]json.RawMessage) {
 	}
 }
 
-func appendFrames(dst []Frame, frames []adapters.Frame, tms float64, read int) []Frame {
+func appendFrames(dst []record.Frame, frames []adapters.Frame, tms float64, read int) []record.Frame {
 	for i := range frames {
 		f := &frames[i]
-		pf := Frame{TMS: tms, Read: read, Bytes: f.Bytes, Kind: f.Kind, Text: f.Text, Tokens: f.Tokens, Server: f.Server}
+		pf := record.Frame{TMS: tms, Read: read, Bytes: f.Bytes, Kind: f.Kind, Text: f.Text, Tokens: f.Tokens, Server: f.Server}
 		if f.Kind == adapters.KindContent {
 			pf.Channel = f.Channel
 		}
@@ -516,17 +518,17 @@ func appendFrames(dst []Frame, frames []adapters.Frame, tms float64, read int) [
 	return dst
 }
 
-func finish(rec *Record, o Options, start time.Time, e *Error, observe func(Event)) *Record {
+func finish(rec *record.Record, o Options, start time.Time, e *record.Error, observe func(Event)) *record.Record {
 	if start.IsZero() {
 		start = o.Clock()
 		rec.Start = start
 	}
 	rec.DurationMS = ms(o.Clock().Sub(start))
 	rec.Error = e
-	if err := Derive(rec, o.StallMS); err != nil {
+	if err := stats.Derive(rec, o.StallMS); err != nil {
 		// A clock that ran backwards is drip's fault; say so in the record.
-		rec.Error = &Error{Class: ErrDecode, Message: err.Error()}
-		rec.Status = StatusFailed
+		rec.Error = &record.Error{Class: record.ErrDecode, Message: err.Error()}
+		rec.Status = record.StatusFailed
 	}
 	observe(Event{Seq: rec.Seq, Type: EventDone, Record: rec})
 	return rec
@@ -546,7 +548,7 @@ func (o Options) withDefaults() Options {
 		o.Timeout = DefaultTimeout
 	}
 	if o.StallMS <= 0 {
-		o.StallMS = DefaultStall
+		o.StallMS = stats.DefaultStall
 	}
 	if o.MaxFrames <= 0 {
 		o.MaxFrames = DefaultMaxFrames
@@ -560,26 +562,26 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func frameLimitError(n int) *Error {
-	return &Error{Class: ErrLimit, Message: fmt.Sprintf("stopped after %d frames (--max-frames)", n)}
+func frameLimitError(n int) *record.Error {
+	return &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("stopped after %d frames (--max-frames)", n)}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Classify maps a transport error to an error class (docs/records.md, Error classes), reading the cause
 // of ctx's cancellation first; see classify.
-func Classify(ctx context.Context, err error) *Error { return classify(ctx, err) }
+func Classify(ctx context.Context, err error) *record.Error { return classify(ctx, err) }
 
 // classify maps a transport error to an error class (docs/records.md, Error classes). Messages come from
 // the innermost error so that URLs (which may carry secrets) are not copied.
-func classify(ctx context.Context, err error) *Error {
+func classify(ctx context.Context, err error) *record.Error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errIdle):
-		return &Error{Class: ErrTimeoutIdle, Message: "no bytes within the idle timeout"}
+		return &record.Error{Class: record.ErrTimeoutIdle, Message: "no bytes within the idle timeout"}
 	case errors.Is(cause, errTotal):
-		return &Error{Class: ErrTimeoutTotal, Message: "the stream exceeded the total timeout"}
+		return &record.Error{Class: record.ErrTimeoutTotal, Message: "the stream exceeded the total timeout"}
 	case errors.Is(cause, context.Canceled) || errors.Is(err, context.Canceled):
-		return &Error{Class: ErrCanceled, Message: "canceled"}
+		return &record.Error{Class: record.ErrCanceled, Message: "canceled"}
 	}
 	var uerr *url.Error
 	if errors.As(err, &uerr) {
@@ -588,7 +590,7 @@ func classify(ctx context.Context, err error) *Error {
 	msg := err.Error()
 	var redir *redirectError
 	if errors.As(err, &redir) {
-		return &Error{Class: ErrRedirect, Message: msg, Status: redir.status}
+		return &record.Error{Class: record.ErrRedirect, Message: msg, Status: redir.status}
 	}
 	var dnsErr *net.DNSError
 	var certErr *tls.CertificateVerificationError
@@ -598,30 +600,30 @@ func classify(ctx context.Context, err error) *Error {
 	var netErr net.Error
 	switch {
 	case errors.As(err, &dnsErr):
-		return &Error{Class: ErrDNS, Message: msg}
+		return &record.Error{Class: record.ErrDNS, Message: msg}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &Error{Class: ErrRefused, Message: msg}
+		return &record.Error{Class: record.ErrRefused, Message: msg}
 	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &alert), errors.As(err, &unknownAuth):
-		return &Error{Class: ErrTLS, Message: msg}
+		return &record.Error{Class: record.ErrTLS, Message: msg}
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return &Error{Class: ErrTimeoutIdle, Message: "connect timed out: " + msg}
+		return &record.Error{Class: record.ErrTimeoutIdle, Message: "connect timed out: " + msg}
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Class: ErrReset, Message: "connection closed in the middle of the body"}
+		return &record.Error{Class: record.ErrReset, Message: "connection closed in the middle of the body"}
 	}
-	return &Error{Class: ErrReset, Message: msg}
+	return &record.Error{Class: record.ErrReset, Message: msg}
 }
 
 // HTTPError classifies a non-2xx response from its status and the start
 // of its body, whose error message it keeps, cut short.
-func HTTPError(status int, retryAfter string, body []byte) *Error {
-	e := &Error{Status: status, RetryAfter: retryAfter}
+func HTTPError(status int, retryAfter string, body []byte) *record.Error {
+	e := &record.Error{Status: status, RetryAfter: retryAfter}
 	switch {
 	case status == http.StatusTooManyRequests:
-		e.Class = ErrHTTP429
+		e.Class = record.ErrHTTP429
 	case status >= 500:
-		e.Class = ErrHTTP5xx
+		e.Class = record.ErrHTTP5xx
 	default:
-		e.Class = ErrHTTP4xx
+		e.Class = record.ErrHTTP4xx
 	}
 	msg := strings.TrimSpace(adapters.ErrorMessage(body))
 	if len(msg) > errorMessageLimit {

@@ -17,6 +17,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 )
 
@@ -40,7 +41,7 @@ func serveInBubble(t *testing.T, h http.Handler, f func(t *testing.T, srv *memne
 
 // streamScenario runs one scenario of the in-memory fixture server through
 // the probe.
-func streamScenario(t *testing.T, srv *memnet.Server, scenario string, o probe.Options) *probe.Record {
+func streamScenario(t *testing.T, srv *memnet.Server, scenario string, o probe.Options) *record.Record {
 	t.Helper()
 	u, f, err := probe.ResolveURL(srv.URL, "auto")
 	if err != nil {
@@ -48,7 +49,7 @@ func streamScenario(t *testing.T, srv *memnet.Server, scenario string, o probe.O
 	}
 	o.Dial = srv.Dial
 	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: "hi"}}
-	return probe.Stream(context.Background(), tgt, o, &probe.Record{}, nil)
+	return probe.Stream(context.Background(), tgt, o, &record.Record{}, nil)
 }
 
 // num prints a nullable figure as its value.
@@ -59,9 +60,9 @@ func TestStreamScenarios(t *testing.T) {
 		scenario string
 		status   string
 		class    string
-		check    func(t *testing.T, r *probe.Record)
+		check    func(t *testing.T, r *record.Record)
 	}{
-		{"steady", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+		{"steady", record.StatusComplete, "", func(t *testing.T, r *record.Record) {
 			sc := fixtures.Lookup("steady")
 			if r.OutputTokens != sc.OutputTokens() || r.TokensSource != "usage" {
 				t.Errorf("tokens %d (%s), want %d from usage", r.OutputTokens, r.TokensSource, sc.OutputTokens())
@@ -70,7 +71,7 @@ func TestStreamScenarios(t *testing.T) {
 				t.Errorf("steady stream: buffered %v itl %s", r.Buffered, num(r.ITLMS))
 			}
 		}},
-		{"slow-first-token", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+		{"slow-first-token", record.StatusComplete, "", func(t *testing.T, r *record.Record) {
 			// The role chunk and three keepalives come first; TTFT waits for content.
 			if r.TTFTMS == nil || *r.TTFTMS != 2000 {
 				t.Errorf("ttft %s, want 2000 (role chunk and pings are not content)", num(r.TTFTMS))
@@ -88,7 +89,7 @@ func TestStreamScenarios(t *testing.T) {
 				t.Errorf("pings = %d, want 3", pings)
 			}
 		}},
-		{"buffered-burst", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+		{"buffered-burst", record.StatusComplete, "", func(t *testing.T, r *record.Record) {
 			if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil {
 				t.Errorf("buffered %v itl %s tps %s: want flagged and withheld", r.Buffered, num(r.ITLMS), num(r.TPSUser))
 			}
@@ -96,32 +97,32 @@ func TestStreamScenarios(t *testing.T) {
 				t.Errorf("coalesced = %d", r.CoalescedFrames)
 			}
 		}},
-		{"abort-midstream", probe.StatusFailed, probe.ErrReset, func(t *testing.T, r *probe.Record) {
+		{"abort-midstream", record.StatusFailed, record.ErrReset, func(t *testing.T, r *record.Record) {
 			if r.ContentFrames != 12 {
 				t.Errorf("partial timeline has %d content frames, want 12", r.ContentFrames)
 			}
 		}},
-		{"no-end-marker", probe.StatusIncomplete, "", func(t *testing.T, r *probe.Record) {
+		{"no-end-marker", record.StatusIncomplete, "", func(t *testing.T, r *record.Record) {
 			if r.E2EMS != nil || r.TTFTMS == nil {
 				t.Errorf("incomplete: e2e %s (want null), ttft %s (want kept)", num(r.E2EMS), num(r.TTFTMS))
 			}
 		}},
-		{"rate-limited", probe.StatusFailed, probe.ErrHTTP429, func(t *testing.T, r *probe.Record) {
+		{"rate-limited", record.StatusFailed, record.ErrHTTP429, func(t *testing.T, r *record.Record) {
 			if r.Error.RetryAfter != "2" || r.HTTPStatus != 429 || r.TTFTMS != nil {
 				t.Errorf("429: retry-after %q status %d ttft %s", r.Error.RetryAfter, r.HTTPStatus, num(r.TTFTMS))
 			}
 		}},
-		{"in-stream-error", probe.StatusFailed, probe.ErrInStream, func(t *testing.T, r *probe.Record) {
+		{"in-stream-error", record.StatusFailed, record.ErrInStream, func(t *testing.T, r *record.Record) {
 			if r.ContentFrames != 8 || r.TTFTMS == nil {
 				t.Errorf("partial timeline: %d content frames, ttft %s", r.ContentFrames, num(r.TTFTMS))
 			}
 		}},
-		{"multi-token", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+		{"multi-token", record.StatusComplete, "", func(t *testing.T, r *record.Record) {
 			if r.TokensPerFrame == nil || *r.TokensPerFrame < 3 {
 				t.Errorf("tokens per frame %s, want ~4", num(r.TokensPerFrame))
 			}
 		}},
-		{"reasoning", probe.StatusComplete, "", func(t *testing.T, r *probe.Record) {
+		{"reasoning", record.StatusComplete, "", func(t *testing.T, r *record.Record) {
 			if r.TTFTMS == nil || r.TTFOMS == nil || *r.TTFOMS-*r.TTFTMS < 200 {
 				t.Errorf("ttft %s ttfo %s: want the answer well after the reasoning", num(r.TTFTMS), num(r.TTFOMS))
 			}
@@ -136,7 +137,7 @@ func TestStreamScenarios(t *testing.T) {
 				if c.class != "" && (r.Error == nil || r.Error.Class != c.class) {
 					t.Fatalf("error %s, want class %s", errString(r.Error), c.class)
 				}
-				if r.Format != "openai-chat" || r.V != probe.RecordVersion {
+				if r.Format != "openai-chat" || r.V != record.RecordVersion {
 					t.Errorf("format %q v %d", r.Format, r.V)
 				}
 				c.check(t, r)
@@ -173,8 +174,8 @@ func TestStreamStampsReadsWithInjectedClock(t *testing.T) {
 	defer srv.Close()
 	clock := &fakeClock{now: time.Unix(0, 0), step: 10 * time.Millisecond}
 	u, f, _ := probe.ResolveURL(srv.URL, "auto")
-	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{Clock: clock.Now}, &probe.Record{}, nil)
-	if r.Status != probe.StatusComplete {
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{Clock: clock.Now}, &record.Record{}, nil)
+	if r.Status != record.StatusComplete {
 		t.Fatalf("status %s %+v", r.Status, r.Error)
 	}
 	// Clock readings: start, headers (+10), first read (+20).
@@ -193,7 +194,7 @@ func TestStreamStampsReadsWithInjectedClock(t *testing.T) {
 }
 
 // errString prints a record's error by value.
-func errString(e *probe.Error) string {
+func errString(e *record.Error) string {
 	if e == nil {
 		return "none"
 	}
@@ -218,8 +219,8 @@ func testStreamCanceledKeepsPartialTimeline(t *testing.T, srv *memnet.Server) {
 			}
 		}
 	}
-	r := probe.Stream(ctx, probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "long"}}, probe.Options{Dial: srv.Dial}, &probe.Record{}, observe)
-	if r.Status != probe.StatusCanceled || r.Error.Class != probe.ErrCanceled {
+	r := probe.Stream(ctx, probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "long"}}, probe.Options{Dial: srv.Dial}, &record.Record{}, observe)
+	if r.Status != record.StatusCanceled || r.Error.Class != record.ErrCanceled {
 		t.Fatalf("status %s %s, want canceled", r.Status, errString(r.Error))
 	}
 	if r.ContentFrames == 0 || r.TTFTMS == nil {
@@ -231,7 +232,7 @@ func TestStreamIdleTimeout(t *testing.T) {
 	inBubble(t, func(t *testing.T, srv *memnet.Server) {
 		// slow-first-token is silent for 500ms between keepalives.
 		r := streamScenario(t, srv, "slow-first-token", probe.Options{IdleTimeout: 100 * time.Millisecond})
-		if r.Status != probe.StatusFailed || r.Error == nil || r.Error.Class != probe.ErrTimeoutIdle {
+		if r.Status != record.StatusFailed || r.Error == nil || r.Error.Class != record.ErrTimeoutIdle {
 			t.Fatalf("status %s %s, want timeout_idle", r.Status, errString(r.Error))
 		}
 		// The role chunk came at 30 ms; the timer fires 100 ms later.
@@ -246,8 +247,8 @@ func TestStreamRefused(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	u, f, _ := probe.ResolveURL(url, "auto")
-	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
-	if r.Error == nil || r.Error.Class != probe.ErrRefused || r.HeadersMS != nil {
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &record.Record{}, nil)
+	if r.Error == nil || r.Error.Class != record.ErrRefused || r.HeadersMS != nil {
 		t.Fatalf("error %s headers %s, want refused and no headers", errString(r.Error), num(r.HeadersMS))
 	}
 }
@@ -267,8 +268,8 @@ func TestStreamRequestErrors(t *testing.T) {
 		"signing fails":  {URL: srv.URL, Format: f, Sign: signFails},
 		"body not built": {URL: srv.URL, Format: arrayBody, Extra: map[string]json.RawMessage{"x": json.RawMessage("1")}},
 	} {
-		r := probe.Stream(context.Background(), tgt, probe.Options{}, &probe.Record{}, nil)
-		if r.Status != probe.StatusFailed || r.Error == nil || r.Error.Class != probe.ErrRequest {
+		r := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+		if r.Status != record.StatusFailed || r.Error == nil || r.Error.Class != record.ErrRequest {
 			t.Errorf("%s: status %s error %s, want failed, class request", name, r.Status, errString(r.Error))
 		} else if strings.Contains(r.Error.Message, "sk-secret") {
 			t.Errorf("%s: message %q quotes the URL's key", name, r.Error.Message)
@@ -293,8 +294,8 @@ func TestStreamReadsBurstPastTheFirstBuffer(t *testing.T) {
 	}))
 	defer srv.Close()
 	u, f, _ := probe.ResolveURL(srv.URL, "auto")
-	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
-	if r.Status != probe.StatusComplete || r.ContentFrames != 500 {
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &record.Record{}, nil)
+	if r.Status != record.StatusComplete || r.ContentFrames != 500 {
 		t.Fatalf("status %s %s, %d content frames, want complete with 500", r.Status, errString(r.Error), r.ContentFrames)
 	}
 	for i, fr := range r.Frames[:500] {
@@ -327,8 +328,8 @@ func TestStreamRecordsCompression(t *testing.T) {
 	}))
 	defer srv.Close()
 	u, f, _ := probe.ResolveURL(srv.URL, "auto")
-	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &probe.Record{}, nil)
-	if r.ContentEncoding != "gzip" || r.ContentFrames != 1 || r.Status != probe.StatusComplete {
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &record.Record{}, nil)
+	if r.ContentEncoding != "gzip" || r.ContentFrames != 1 || r.Status != record.StatusComplete {
 		t.Errorf("encoding %q content frames %d status %s", r.ContentEncoding, r.ContentFrames, r.Status)
 	}
 }
@@ -342,7 +343,7 @@ func TestStreamObserverMayKeepFrames(t *testing.T) {
 
 func testStreamObserverMayKeepFrames(t *testing.T, srv *memnet.Server) {
 	u, f, _ := probe.ResolveURL(srv.URL, "auto")
-	type kept struct{ shared, copied []probe.Frame }
+	type kept struct{ shared, copied []record.Frame }
 	var views []kept
 	observe := func(e probe.Event) {
 		if e.Type != probe.EventFrames {
@@ -350,10 +351,10 @@ func testStreamObserverMayKeepFrames(t *testing.T, srv *memnet.Server) {
 		}
 		sofar := e.Record.Frames[:len(e.Record.Frames):len(e.Record.Frames)]
 		views = append(views,
-			kept{e.Frames, append([]probe.Frame(nil), e.Frames...)},
-			kept{sofar, append([]probe.Frame(nil), sofar...)})
+			kept{e.Frames, append([]record.Frame(nil), e.Frames...)},
+			kept{sofar, append([]record.Frame(nil), sofar...)})
 	}
-	rec := &probe.Record{}
+	rec := &record.Record{}
 	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "steady"}}
 	o := probe.Options{Dial: srv.Dial}
 	probe.Stream(context.Background(), tgt, o, rec, observe)

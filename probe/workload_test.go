@@ -12,6 +12,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // inFlight counts the requests a handler is serving, as the server sees them.
@@ -41,16 +43,16 @@ func fixturePlan(t *testing.T, srv *memnet.Server, scenario string) probe.Plan {
 	}
 	return probe.Plan{
 		Target:  probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
-		Options: probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial},
+		Options: probe.Options{StallMS: stats.DefaultStall, Dial: srv.Dial},
 		Prompts: []probe.Prompt{{ID: "a", Text: "A?"}, {ID: "b", Text: "B?"}, {ID: "c", Text: "C?"}},
 		Seed:    7,
 	}
 }
 
 // collect runs a plan and returns its records in the order they ended.
-func collect(ctx context.Context, p probe.Plan) ([]*probe.Record, probe.RunStats) {
-	var recs []*probe.Record
-	st := probe.Run(ctx, p, func(r *probe.Record) { recs = append(recs, r) }, nil)
+func collect(ctx context.Context, p probe.Plan) ([]*record.Record, stats.RunStats) {
+	var recs []*record.Record
+	st := probe.Run(ctx, p, func(r *record.Record) { recs = append(recs, r) }, nil)
 	return recs, st
 }
 
@@ -74,7 +76,7 @@ func testClosedLoopHoldsConcurrency(t *testing.T, srv *memnet.Server, c *inFligh
 	for _, r := range recs {
 		perPrompt[r.PromptID]++
 		seqs[r.Seq] = true
-		if r.Phase != probe.PhaseMeasure || r.RunID == "" {
+		if r.Phase != record.PhaseMeasure || r.RunID == "" {
 			t.Errorf("record %d: phase %q run %q", r.Seq, r.Phase, r.RunID)
 		}
 	}
@@ -134,18 +136,18 @@ func testWarmupPerPrompt(t *testing.T, srv *memnet.Server) {
 	p := fixturePlan(t, srv, "rate-limited")
 	p.Warmup, p.Runs = 2, 3
 	recs, _ := collect(context.Background(), p)
-	agg := probe.NewAggregate(probe.DefaultStall)
+	agg := stats.NewAggregate(stats.DefaultStall)
 	warm := map[string]int{}
 	for k, r := range recs {
 		agg.Add(r)
-		if r.Phase == probe.PhaseWarmup {
+		if r.Phase == record.PhaseWarmup {
 			warm[r.PromptID]++
 			if k >= 6 {
 				t.Errorf("warmup record %d came after a measured one", k)
 			}
 		}
 	}
-	s := agg.Summary(probe.Workload{})
+	s := agg.Summary(stats.Workload{})
 	if len(recs) != 9 || warm["a"] != 2 || warm["b"] != 2 || warm["c"] != 2 {
 		t.Errorf("%d records, warmup per prompt %v", len(recs), warm)
 	}
@@ -183,15 +185,15 @@ func testOpenLoopMaxInflight(t *testing.T, srv *memnet.Server) {
 	if len(recs) != 3 || st.NotAdmitted != 27 || pg.Attempted.Load() != 30 || pg.Admitted.Load() != 3 {
 		t.Fatalf("%d records, %d not admitted, progress %d/%d", len(recs), st.NotAdmitted, pg.Attempted.Load(), pg.Admitted.Load())
 	}
-	agg := probe.NewAggregate(probe.DefaultStall)
+	agg := stats.NewAggregate(stats.DefaultStall)
 	for _, r := range recs {
 		agg.Add(r)
-		if r.IntendedStartMS == nil || r.Status != probe.StatusCanceled {
+		if r.IntendedStartMS == nil || r.Status != record.StatusCanceled {
 			t.Errorf("record %d: intended %s status %s", r.Seq, num(r.IntendedStartMS), r.Status)
 		}
 	}
 	agg.SetRun(st)
-	s := agg.Summary(probe.Workload{})
+	s := agg.Summary(stats.Workload{})
 	if s.Streams.Attempted != 30 || s.Streams.Admitted != 3 || s.Streams.Canceled != 3 || s.OpenLoop == nil || s.OpenLoop.NotAdmitted != 27 || s.OpenLoop.ScheduleLag.N != 30 {
 		t.Errorf("streams %+v open loop %+v", s.Streams, s.OpenLoop)
 	}
@@ -214,7 +216,7 @@ func testOpenLoopChargesTheFreeze(t *testing.T, srv *memnet.Server, fz *fixtures
 	until := from.Add(freezeFor)
 	fz.Freeze(from, freezeFor)
 	recs, st := collect(context.Background(), p)
-	agg := probe.NewAggregate(probe.DefaultStall)
+	agg := stats.NewAggregate(stats.DefaultStall)
 	during := 0
 	for _, r := range recs {
 		agg.Add(r)
@@ -235,7 +237,7 @@ func testOpenLoopChargesTheFreeze(t *testing.T, srv *memnet.Server, fz *fixtures
 		t.Fatalf("only %d requests were scheduled during the freeze", during)
 	}
 	agg.SetRun(st)
-	s := agg.Summary(probe.Workload{})
+	s := agg.Summary(stats.Workload{})
 	ol := s.OpenLoop
 	if ol == nil || ol.TTFTUser.N != 40 || ol.ClientQueue.N != 40 || ol.ScheduleLag.N != 40 {
 		t.Fatalf("open loop summary %+v", ol)
@@ -267,13 +269,13 @@ func testRunCancelRecordsPartialStreams(t *testing.T, srv *memnet.Server) {
 			}
 		}
 	}
-	var recs []*probe.Record
-	probe.Run(ctx, p, func(r *probe.Record) { recs = append(recs, r) }, observe)
+	var recs []*record.Record
+	probe.Run(ctx, p, func(r *record.Record) { recs = append(recs, r) }, observe)
 	if len(recs) != 4 {
 		t.Fatalf("%d records after canceling with 4 in flight", len(recs))
 	}
 	for _, r := range recs {
-		if r.Status != probe.StatusCanceled || r.Error == nil || r.Error.Class != probe.ErrCanceled || len(r.Frames) == 0 {
+		if r.Status != record.StatusCanceled || r.Error == nil || r.Error.Class != record.ErrCanceled || len(r.Frames) == 0 {
 			t.Errorf("record %d: status %s error %s frames %d", r.Seq, r.Status, errString(r.Error), len(r.Frames))
 		}
 	}

@@ -17,13 +17,15 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // exchange is one request through the proxy.
 type exchange struct {
 	p    *Proxy
-	rec  *probe.Record
-	x    *probe.Exchange
+	rec  *record.Record
+	x    *record.Exchange
 	body []byte
 	resp []byte // the response body as it came, up to MaxBytes
 }
@@ -41,7 +43,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 
 	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL.Path, r.URL.RawQuery).String(), bytes.NewReader(e.body))
 	if err != nil {
-		e.fail(w, time.Time{}, &probe.Error{Class: probe.ErrRequest, Message: "bad upstream URL"})
+		e.fail(w, time.Time{}, &record.Error{Class: record.ErrRequest, Message: "bad upstream URL"})
 		return
 	}
 	out.Header = forwardHeader(r.Header)
@@ -76,9 +78,9 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	clientGone := rc.Flush() != nil
 
-	var reads []probe.Read
+	var reads []record.Read
 	buf := make([]byte, readBufferSize)
-	var streamErr *probe.Error
+	var streamErr *record.Error
 	for !clientGone {
 		n, rerr := resp.Body.Read(buf)
 		now := o.Clock() // the upstream arrival time: stamp before anything else
@@ -100,13 +102,13 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if clientGone && streamErr == nil {
-		streamErr = &probe.Error{Class: probe.ErrCanceled, Message: "the client closed the connection"}
+		streamErr = &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}
 	}
 	e.finish(start, reads, streamErr)
 }
 
 // keep adds one read to the record's copy of the body, up to MaxBytes.
-func (e *exchange) keep(reads []probe.Read, p []byte, tms float64) []probe.Read {
+func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Read {
 	if room := e.p.o.MaxBytes - len(e.resp); len(p) > room {
 		p = p[:max(room, 0)]
 		e.x.Clipped = true
@@ -115,23 +117,23 @@ func (e *exchange) keep(reads []probe.Read, p []byte, tms float64) []probe.Read 
 		return reads
 	}
 	e.resp = append(e.resp, p...)
-	return append(reads, probe.Read{TMS: tms, N: len(p)})
+	return append(reads, record.Read{TMS: tms, N: len(p)})
 }
 
 // fail records an exchange that got no response and tells the client.
-func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *probe.Error) {
+func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *record.Error) {
 	if start.IsZero() {
 		start = e.p.o.Clock()
 	}
 	e.x.Streamed = isStream("", e.body, e.x.Path)
-	if perr.Class != probe.ErrCanceled {
+	if perr.Class != record.ErrCanceled {
 		http.Error(w, "drip record: upstream: "+perr.Class+": "+perr.Message, http.StatusBadGateway)
 	}
 	e.finish(start, nil, perr)
 }
 
 // finish decodes what was kept into frames and derives the record.
-func (e *exchange) finish(start time.Time, reads []probe.Read, perr *probe.Error) {
+func (e *exchange) finish(start time.Time, reads []record.Read, perr *record.Error) {
 	rec, o := e.rec, &e.p.o
 	rec.Start = start
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
@@ -143,7 +145,7 @@ func (e *exchange) finish(start time.Time, reads []probe.Read, perr *probe.Error
 	e.x.SetResponse(body)
 	e.x.Reads = reads
 	if !e.x.Streamed {
-		rec.Phase, rec.Format = probe.PhasePassthrough, "none"
+		rec.Phase, rec.Format = record.PhasePassthrough, "none"
 	} else if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, rec); err != nil && perr == nil {
 		perr = err // a decode error, or past --max-frames: the client got it all
 	}
@@ -152,28 +154,28 @@ func (e *exchange) finish(start time.Time, reads []probe.Read, perr *probe.Error
 	case rec.HTTPStatus >= 300:
 		perr = probe.HTTPError(rec.HTTPStatus, "", body)
 	case encErr != nil && e.x.Streamed:
-		perr = &probe.Error{Class: probe.ErrDecode, Message: encErr.Error()}
+		perr = &record.Error{Class: record.ErrDecode, Message: encErr.Error()}
 	case e.x.Clipped:
-		perr = &probe.Error{Class: probe.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
+		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
 	}
 	rec.Error = perr
-	if err := probe.Derive(rec, o.StallMS); err != nil {
-		rec.Error, rec.Status = &probe.Error{Class: probe.ErrDecode, Message: err.Error()}, probe.StatusFailed
+	if err := stats.Derive(rec, o.StallMS); err != nil {
+		rec.Error, rec.Status = &record.Error{Class: record.ErrDecode, Message: err.Error()}, record.StatusFailed
 	}
 }
 
 // classify names a transport error: the proxy's own timeouts and stop
 // first, a client that went away, then the probe's classes.
-func classify(ctx context.Context, r *http.Request, err error) *probe.Error {
+func classify(ctx context.Context, r *http.Request, err error) *record.Error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errIdle):
-		return &probe.Error{Class: probe.ErrTimeoutIdle, Message: "no bytes from the upstream within the idle timeout"}
+		return &record.Error{Class: record.ErrTimeoutIdle, Message: "no bytes from the upstream within the idle timeout"}
 	case errors.Is(cause, errTotal):
-		return &probe.Error{Class: probe.ErrTimeoutTotal, Message: "the exchange exceeded the total timeout"}
+		return &record.Error{Class: record.ErrTimeoutTotal, Message: "the exchange exceeded the total timeout"}
 	case errors.Is(cause, errStopped):
-		return &probe.Error{Class: probe.ErrCanceled, Message: "drip record stopped"}
+		return &record.Error{Class: record.ErrCanceled, Message: "drip record stopped"}
 	case r.Context().Err() != nil:
-		return &probe.Error{Class: probe.ErrCanceled, Message: "the client closed the connection"}
+		return &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}
 	}
 	return probe.Classify(ctx, err)
 }
@@ -181,7 +183,7 @@ func classify(ctx context.Context, r *http.Request, err error) *probe.Error {
 // decompress decodes a gzip or deflate body for the record, each decoded
 // piece stamped with the time of the read that completed it. An encoding
 // drip cannot decode leaves the body as it came, with the error.
-func decompress(enc string, raw []byte, reads []probe.Read) ([]byte, []probe.Read, error) {
+func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.Read, error) {
 	if enc == "" || len(raw) == 0 {
 		return raw, reads, nil
 	}
@@ -200,13 +202,13 @@ func decompress(enc string, raw []byte, reads []probe.Read) ([]byte, []probe.Rea
 		return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)
 	}
 	var body []byte
-	var out []probe.Read
+	var out []record.Read
 	buf := make([]byte, readBufferSize)
 	for {
 		n, err := zr.Read(buf)
 		if n > 0 {
 			body = append(body, buf[:n]...)
-			out = append(out, probe.Read{TMS: reads[rr.read].TMS, N: n})
+			out = append(out, record.Read{TMS: reads[rr.read].TMS, N: n})
 		}
 		if err == io.EOF {
 			return body, out, nil
@@ -223,7 +225,7 @@ func decompress(enc string, raw []byte, reads []probe.Read) ([]byte, []probe.Rea
 type readsReader struct {
 	b     []byte
 	off   int
-	reads []probe.Read
+	reads []record.Read
 	read  int // index of the read holding b[off-1]
 	end   int // end offset of reads[read] in b
 }
@@ -260,7 +262,7 @@ func (r *readsReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func split(body []byte, reads []probe.Read) [][]byte {
+func split(body []byte, reads []record.Read) [][]byte {
 	out := make([][]byte, len(reads))
 	off := 0
 	for i, r := range reads {
@@ -270,7 +272,7 @@ func split(body []byte, reads []probe.Read) [][]byte {
 	return out
 }
 
-func times(reads []probe.Read) []float64 {
+func times(reads []record.Read) []float64 {
 	out := make([]float64, len(reads))
 	for i, r := range reads {
 		out[i] = r.TMS

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // hopByHopHeaders belong to one connection and are not forwarded (RFC 9110
@@ -46,8 +47,8 @@ func forwardHeader(in http.Header) http.Header {
 
 // newExchange is the record's copy of a request: method, path, body and
 // headers, every credential dropped and named.
-func newExchange(r *http.Request, body []byte) *probe.Exchange {
-	x := &probe.Exchange{Method: r.Method, Path: r.URL.EscapedPath()}
+func newExchange(r *http.Request, body []byte) *record.Exchange {
+	x := &record.Exchange{Method: r.Method, Path: r.URL.EscapedPath()}
 	q, removed := probe.StripQuerySecrets(r.URL.RawQuery)
 	if q != "" {
 		x.Path += "?" + q

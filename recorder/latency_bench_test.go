@@ -16,8 +16,9 @@ import (
 	"time"
 
 	"github.com/driplab/drip/internal/gctune"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
+	"github.com/driplab/drip/stats"
 )
 
 // BenchmarkAddedLatency measures what drip record adds to each frame's
@@ -40,7 +41,7 @@ func BenchmarkAddedLatency(b *testing.B) {
 			up := httptest.NewServer(framesHandler(origin, 50, frameGap))
 			defer up.Close()
 			u, _ := url.Parse(up.URL)
-			p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*probe.Record) {})
+			p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) {})
 			proxy := httptest.NewServer(p)
 			defer proxy.Close()
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1000, DisableCompression: true}}
@@ -51,8 +52,8 @@ func BenchmarkAddedLatency(b *testing.B) {
 			}
 			slices.Sort(direct)
 			slices.Sort(proxied)
-			d50, d99 := probe.Percentile(direct, 50), probe.Percentile(direct, 99)
-			p50, p99 := probe.Percentile(proxied, 50), probe.Percentile(proxied, 99)
+			d50, d99 := stats.Percentile(direct, 50), stats.Percentile(direct, 99)
+			p50, p99 := stats.Percentile(proxied, 50), stats.Percentile(proxied, 99)
 			b.ReportMetric(d50, "direct-p50-ms")
 			b.ReportMetric(d99, "direct-p99-ms")
 			b.ReportMetric(p50, "proxied-p50-ms")

@@ -1,7 +1,7 @@
 // Package recorder is drip record's streaming reverse proxy. It forwards a
 // client's requests to an upstream unchanged, hands every upstream read to
 // the client at once (a write and a flush per read, nothing buffered), and
-// writes one probe.Record per exchange: the frames with their upstream
+// writes one record.Record per exchange: the frames with their upstream
 // arrival times, the format detected from the stream, the status, the
 // tokens, and the request (method, path, body, headers) for drip replay.
 // A credential is never written down: it is forwarded, dropped from the
@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Bounds on what one exchange may hold in memory.
@@ -69,7 +71,7 @@ type Stats struct {
 type Proxy struct {
 	o     Options
 	ctx   context.Context
-	sink  func(*probe.Record)
+	sink  func(*record.Record)
 	mu    sync.Mutex // serializes sink
 	start time.Time
 	seq   atomic.Int64
@@ -80,7 +82,7 @@ type Proxy struct {
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
 // one call at a time, as the exchange ends. When ctx is done, exchanges in
 // flight are canceled and recorded as canceled.
-func New(ctx context.Context, o Options, sink func(*probe.Record)) *Proxy {
+func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
 	if o.Client == nil {
 		o.Client = probe.NewClient(0)
 	}
@@ -88,7 +90,7 @@ func New(ctx context.Context, o Options, sink func(*probe.Record)) *Proxy {
 		o.Clock = time.Now
 	}
 	if o.StallMS <= 0 {
-		o.StallMS = probe.DefaultStall
+		o.StallMS = stats.DefaultStall
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = probe.DefaultIdleTimeout
@@ -127,8 +129,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x := newExchange(r, body)
-	rec := &probe.Record{
-		V: probe.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: probe.PhaseMeasure,
+	rec := &record.Record{
+		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure,
 		PromptID: promptID(body), Target: probe.RedactURL(p.upstreamURL(r.URL.Path, "").String()),
 		Model: requestModel(body, r.URL.Path), Exchange: x,
 	}
@@ -137,17 +139,17 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.emit(rec)
 }
 
-func (p *Proxy) emit(rec *probe.Record) {
+func (p *Proxy) emit(rec *record.Record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.sink(rec)
 	p.Stats.Recorded.Add(1)
-	if rec.Phase == probe.PhasePassthrough {
+	if rec.Phase == record.PhasePassthrough {
 		p.Stats.Passthrough.Add(1)
 		return
 	}
 	p.Stats.Streams.Add(1)
-	if rec.Status == probe.StatusFailed {
+	if rec.Status == record.StatusFailed {
 		p.Stats.Failed.Add(1)
 	}
 }

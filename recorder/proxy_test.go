@@ -13,29 +13,29 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 )
 
 // proxyTo starts drip record in front of h and returns its URL and a
 // function that waits for the records.
-func proxyTo(t *testing.T, ctx context.Context, h http.Handler, o recorder.Options) (string, func() []*probe.Record) {
+func proxyTo(t *testing.T, ctx context.Context, h http.Handler, o recorder.Options) (string, func() []*record.Record) {
 	t.Helper()
 	up := httptest.NewServer(h)
 	t.Cleanup(up.Close)
 	o.Upstream, _ = url.Parse(up.URL)
 	var (
 		mu   sync.Mutex
-		recs []*probe.Record
+		recs []*record.Record
 	)
-	p := recorder.New(ctx, o, func(r *probe.Record) {
+	p := recorder.New(ctx, o, func(r *record.Record) {
 		mu.Lock()
 		recs = append(recs, r)
 		mu.Unlock()
 	})
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
-	return srv.URL, func() []*probe.Record {
+	return srv.URL, func() []*record.Record {
 		p.Wait()
 		mu.Lock()
 		defer mu.Unlock()
@@ -72,7 +72,7 @@ func TestNonStreamingRequestIsPassedThroughAndRecordedWithoutFrames(t *testing.T
 		t.Fatalf("%d records, want 1", len(recs))
 	}
 	r := recs[0]
-	if r.Phase != probe.PhasePassthrough || len(r.Frames) != 0 || r.Exchange.Streamed {
+	if r.Phase != record.PhasePassthrough || len(r.Frames) != 0 || r.Exchange.Streamed {
 		t.Errorf("phase %s, %d frames, streamed %v; want passthrough, none, false", r.Phase, len(r.Frames), r.Exchange.Streamed)
 	}
 	if r.Exchange.Method != "GET" || r.Exchange.Path != "/v1/models" || r.Exchange.Response != body {
@@ -116,7 +116,7 @@ func TestGzipResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *testing.T
 		t.Errorf("client got %d bytes (encoding %q), want the upstream's %d gzip bytes unchanged", len(got), resp.Header.Get("Content-Encoding"), wire.Len())
 	}
 	r := records()[0]
-	if r.Format != "openai-chat" || r.Status != probe.StatusComplete || r.Text() != "Hello world" {
+	if r.Format != "openai-chat" || r.Status != record.StatusComplete || r.Text() != "Hello world" {
 		t.Errorf("record %s %s %q (%+v), want openai-chat complete \"Hello world\"", r.Format, r.Status, r.Text(), r.Error)
 	}
 	if r.ContentEncoding != "gzip" || r.Exchange.Response != sse || r.Exchange.ContentEncoding != "" {
@@ -130,16 +130,16 @@ func TestResponseOverABoundReachesTheClientAndIsRecordedAsLimit(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		o     recorder.Options
-		check func(r *probe.Record) string
+		check func(r *record.Record) string
 	}{
-		{"max-bytes", recorder.Options{MaxBytes: 100}, func(r *probe.Record) string {
-			if !r.Exchange.Clipped || len(r.Exchange.Response) != 100 || r.Error == nil || r.Error.Class != probe.ErrLimit || !strings.Contains(r.Error.Message, "--max-bytes") {
+		{"max-bytes", recorder.Options{MaxBytes: 100}, func(r *record.Record) string {
+			if !r.Exchange.Clipped || len(r.Exchange.Response) != 100 || r.Error == nil || r.Error.Class != record.ErrLimit || !strings.Contains(r.Error.Message, "--max-bytes") {
 				return fmt.Sprintf("clipped %v, kept %d bytes, error %+v; want clipped, 100, class limit naming --max-bytes", r.Exchange.Clipped, len(r.Exchange.Response), r.Error)
 			}
 			return ""
 		}},
-		{"max-frames", recorder.Options{MaxFrames: 1}, func(r *probe.Record) string {
-			if len(r.Frames) != 1 || r.Error == nil || r.Error.Class != probe.ErrLimit || !strings.Contains(r.Error.Message, "--max-frames") {
+		{"max-frames", recorder.Options{MaxFrames: 1}, func(r *record.Record) string {
+			if len(r.Frames) != 1 || r.Error == nil || r.Error.Class != record.ErrLimit || !strings.Contains(r.Error.Message, "--max-frames") {
 				return fmt.Sprintf("%d frames kept, error %+v; want 1 and class limit naming --max-frames", len(r.Frames), r.Error)
 			}
 			return ""
@@ -196,7 +196,7 @@ func TestStoppingCancelsExchangesInFlightAndRecordsThem(t *testing.T) {
 		t.Fatalf("%d records, want the one in flight", len(recs))
 	}
 	r := recs[0]
-	if r.Status != probe.StatusCanceled || r.Text() != "Hello" {
+	if r.Status != record.StatusCanceled || r.Text() != "Hello" {
 		t.Errorf("status %s, text %q; want canceled with the frame that arrived, \"Hello\"", r.Status, r.Text())
 	}
 }
@@ -205,14 +205,14 @@ func TestUpstreamDownIsRecordedAsAFailedStream(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	u, _ := url.Parse(dead.URL)
 	dead.Close()
-	var recs []*probe.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) { recs = append(recs, r) })
+	var recs []*record.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { recs = append(recs, r) })
 	w := httptest.NewRecorder()
 	p.ServeHTTP(w, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"stream":true}`)))
 	if w.Code != http.StatusBadGateway {
 		t.Errorf("client got %d, want 502", w.Code)
 	}
-	if len(recs) != 1 || recs[0].Status != probe.StatusFailed || recs[0].Error.Class != probe.ErrRefused {
+	if len(recs) != 1 || recs[0].Status != record.StatusFailed || recs[0].Error.Class != record.ErrRefused {
 		t.Errorf("records %+v, want one failed stream, class refused", recs)
 	}
 }

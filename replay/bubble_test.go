@@ -12,6 +12,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/replay"
 )
@@ -34,15 +35,15 @@ func testLoopInBubble(t *testing.T, format string) {
 	up := memnet.NewServer(fixtures.NewServer())
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
-	var recs []*probe.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Client: up.Client()}, func(r *probe.Record) { recs = append(recs, r) })
+	var recs []*record.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Client: up.Client()}, func(r *record.Record) { recs = append(recs, r) })
 	proxy := memnet.NewServer(p)
 	defer proxy.Close()
 
 	tgt := probe.Target{URL: endpoint(proxy.URL, format, "mid-sentence-stall"), Format: adapters.Lookup(format), Request: adapters.Request{Model: "mid-sentence-stall", Prompt: "hi"}}
-	client := probe.Stream(context.Background(), tgt, probe.Options{Dial: proxy.Dial}, &probe.Record{}, nil)
+	client := probe.Stream(context.Background(), tgt, probe.Options{Dial: proxy.Dial}, &record.Record{}, nil)
 	p.Wait()
-	if len(recs) != 1 || client.Status != probe.StatusComplete {
+	if len(recs) != 1 || client.Status != record.StatusComplete {
 		t.Fatalf("%d records, client %s (%+v)", len(recs), client.Status, client.Error)
 	}
 	rec := recs[0]
@@ -61,7 +62,7 @@ func testLoopInBubble(t *testing.T, format string) {
 		}
 		served := memnet.NewServer(srv)
 		got := probe.Stream(context.Background(), probe.Target{URL: endpoint(served.URL, format, "mid-sentence-stall"), Format: adapters.Lookup(format),
-			Request: adapters.Request{Model: "mid-sentence-stall", Prompt: "hi"}}, probe.Options{Dial: served.Dial}, &probe.Record{}, nil)
+			Request: adapters.Request{Model: "mid-sentence-stall", Prompt: "hi"}}, probe.Options{Dial: served.Dial}, &record.Record{}, nil)
 		if got.TTFTMS == nil || *got.TTFTMS != *rec.TTFTMS/speed {
 			t.Errorf("speed %g: served TTFT %v, want %v", speed, got.TTFTMS, *rec.TTFTMS/speed)
 		}
@@ -73,11 +74,11 @@ func testLoopInBubble(t *testing.T, format string) {
 			t.Errorf("speed %g: served gaps %v, want %v; text %q, want %q", speed, got.Gaps(), want, got.Text(), rec.Text())
 		}
 
-		var replayed []*probe.Record
-		replay.Run(context.Background(), replay.Streams(recs), replay.Options{Against: served.URL, Probe: probe.Options{Dial: served.Dial}}, func(r *probe.Record) {
+		var replayed []*record.Record
+		replay.Run(context.Background(), replay.Streams(recs), replay.Options{Against: served.URL, Probe: probe.Options{Dial: served.Dial}}, func(r *record.Record) {
 			replayed = append(replayed, r)
 		})
-		if len(replayed) != 1 || replayed[0].TTFTMS == nil || *replayed[0].TTFTMS != *rec.TTFTMS/speed || replayed[0].Status != probe.StatusComplete {
+		if len(replayed) != 1 || replayed[0].TTFTMS == nil || *replayed[0].TTFTMS != *rec.TTFTMS/speed || replayed[0].Status != record.StatusComplete {
 			t.Errorf("speed %g: replay against the served recording: %+v", speed, replayed)
 		}
 		served.Close()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // Options say where and how to replay.
@@ -40,14 +41,14 @@ type Options struct {
 
 // Streams returns the records of a recording that can be replayed: streams
 // drip record saw (an exchange, not passthrough), in the order they started.
-func Streams(recs []*probe.Record) []*probe.Record {
-	var out []*probe.Record
+func Streams(recs []*record.Record) []*record.Record {
+	var out []*record.Record
 	for _, r := range recs {
-		if r.Exchange != nil && r.Exchange.Streamed && r.Phase != probe.PhasePassthrough {
+		if r.Exchange != nil && r.Exchange.Streamed && r.Phase != record.PhasePassthrough {
 			out = append(out, r)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *probe.Record) int {
+	slices.SortStableFunc(out, func(a, b *record.Record) int {
 		switch {
 		case a.RunOffsetMS < b.RunOffsetMS:
 			return -1
@@ -91,7 +92,7 @@ func (o Options) Check() error {
 // Run replays streams (from Streams) and hands every replayed record to
 // sink, one call at a time, as each ends. When ctx is done it stops
 // sending, and streams in flight end as canceled.
-func Run(ctx context.Context, streams []*probe.Record, o Options, sink func(*probe.Record)) {
+func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*record.Record)) {
 	if len(streams) == 0 {
 		return
 	}
@@ -121,8 +122,8 @@ func Run(ctx context.Context, streams []*probe.Record, o Options, sink func(*pro
 type runner struct {
 	o       Options
 	probe   probe.Options
-	streams []*probe.Record
-	sink    func(*probe.Record)
+	streams []*record.Record
+	sink    func(*record.Record)
 	mu      sync.Mutex
 	start   time.Time
 	seq     atomic.Int64
@@ -130,7 +131,7 @@ type runner struct {
 
 // next returns the i-th stream to send and whether there is one: each once,
 // or round and round while the duration lasts.
-func (r *runner) next(i int) (*probe.Record, bool) {
+func (r *runner) next(i int) (*record.Record, bool) {
 	if r.o.Duration > 0 {
 		if r.probe.Clock().Sub(r.start) >= r.o.Duration {
 			return nil, false
@@ -216,14 +217,14 @@ func (r *runner) span() time.Duration {
 }
 
 // send replays one recorded stream and hands its record on.
-func (r *runner) send(ctx context.Context, orig *probe.Record, intended *float64) {
+func (r *runner) send(ctx context.Context, orig *record.Record, intended *float64) {
 	pg := r.o.Progress
 	pg.Attempted.Add(1)
 	pg.Admitted.Add(1)
 	pg.InFlight.Add(1)
 	defer pg.InFlight.Add(-1)
-	rec := &probe.Record{
-		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: probe.PhaseMeasure,
+	rec := &record.Record{
+		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: record.PhaseMeasure,
 		PromptID: orig.PromptID, IntendedStartMS: intended,
 	}
 	probe.Stream(ctx, r.target(orig), r.probe, rec, nil)
@@ -237,7 +238,7 @@ func (r *runner) send(ctx context.Context, orig *probe.Record, intended *float64
 // target is the recorded request aimed at the server under test: the
 // recorded method, path and query on the Against URL, the recorded body and headers, then
 // -H, then credentials from the environment by the recorded format.
-func (r *runner) target(orig *probe.Record) probe.Target {
+func (r *runner) target(orig *record.Record) probe.Target {
 	x := orig.Exchange
 	f := adapters.Lookup(orig.Format)
 	if f == nil {

@@ -16,8 +16,10 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/replay"
+	"github.com/driplab/drip/stats"
 )
 
 // secret is in every credential header and query key the clients send; no
@@ -39,7 +41,7 @@ func endpoint(base, format, scenario string) string {
 // in front of the fixture server, with credentials in every header a
 // client might use, and returns the records as they were written and read
 // back from JSON Lines.
-func recordEveryFormat(t *testing.T, scenario string) (recs []*probe.Record, upstream string) {
+func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, upstream string) {
 	t.Helper()
 	up := httptest.NewServer(fixtures.NewServer())
 	t.Cleanup(up.Close)
@@ -49,7 +51,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*probe.Record, ups
 		buf bytes.Buffer
 	)
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) {
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err := w.Write(r); err != nil {
@@ -73,8 +75,8 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*probe.Record, ups
 			}
 			f := adapters.Lookup(format)
 			tgt := probe.Target{URL: raw, Format: f, Header: h, Request: adapters.Request{Model: scenario, Prompt: "hi"}}
-			rec := probe.Stream(context.Background(), tgt, probe.Options{}, &probe.Record{}, nil)
-			if rec.Status != probe.StatusComplete {
+			rec := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+			if rec.Status != record.StatusComplete {
 				t.Errorf("%s: the client through drip record got %s (%+v)", format, rec.Status, rec.Error)
 			}
 		})
@@ -104,7 +106,7 @@ func TestRecordReplayGateEveryFormat(t *testing.T) {
 	formats := map[string]bool{}
 	for _, r := range recs {
 		formats[r.Format] = true
-		if r.Status != probe.StatusComplete || r.Exchange == nil || !r.Exchange.Streamed {
+		if r.Status != record.StatusComplete || r.Exchange == nil || !r.Exchange.Streamed {
 			t.Errorf("recorded %s: status %s, exchange %+v", r.Format, r.Status, r.Exchange)
 			continue
 		}
@@ -124,8 +126,8 @@ func TestRecordReplayGateEveryFormat(t *testing.T) {
 	}
 
 	streams := replay.Streams(recs)
-	var replayed []*probe.Record
-	replay.Run(context.Background(), streams, replay.Options{Against: upstream, Concurrency: len(streams)}, func(r *probe.Record) {
+	var replayed []*record.Record
+	replay.Run(context.Background(), streams, replay.Options{Against: upstream, Concurrency: len(streams)}, func(r *record.Record) {
 		replayed = append(replayed, r)
 	})
 	gates := parseGates(t, "failed > 0", "ttft.p95 > +1000%", "completed < -1%", "llm.requests != 0")
@@ -134,7 +136,7 @@ func TestRecordReplayGateEveryFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range replayed {
-		if r.Status != probe.StatusComplete {
+		if r.Status != record.StatusComplete {
 			t.Errorf("replayed %s: %s (%+v)", r.Format, r.Status, r.Error)
 		}
 	}
@@ -155,8 +157,8 @@ func TestReplayGateCatchesAFailingServer(t *testing.T) {
 	}))
 	t.Cleanup(broken.Close)
 	streams := replay.Streams(recs)
-	var replayed []*probe.Record
-	replay.Run(context.Background(), streams, replay.Options{Against: broken.URL, Concurrency: 4}, func(r *probe.Record) {
+	var replayed []*record.Record
+	replay.Run(context.Background(), streams, replay.Options{Against: broken.URL, Concurrency: 4}, func(r *record.Record) {
 		replayed = append(replayed, r)
 	})
 	c, err := compare.New([]compare.Input{{Label: "recorded", Records: streams}, {Label: "replayed", Records: replayed}},
@@ -171,11 +173,11 @@ func TestReplayGateCatchesAFailingServer(t *testing.T) {
 	}
 }
 
-func parseGates(t *testing.T, exprs ...string) []probe.Gate {
+func parseGates(t *testing.T, exprs ...string) []stats.Gate {
 	t.Helper()
-	var gs []probe.Gate
+	var gs []stats.Gate
 	for _, e := range exprs {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,8 +206,8 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 	up := httptest.NewServer(stream)
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
-	var recs []*probe.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *probe.Record) { recs = append(recs, r) })
+	var recs []*record.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { recs = append(recs, r) })
 	proxy := httptest.NewServer(p)
 	t.Cleanup(proxy.Close)
 	sent := []string{"GET /v1/events?after=3&stream=1 ", `PUT /v1/chat/completions?api-version=2 {"stream":true}`}
@@ -229,7 +231,7 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 	mu.Lock()
 	got = nil // what the upstream saw while recording
 	mu.Unlock()
-	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(*probe.Record) {})
+	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(*record.Record) {})
 	slices.Sort(got)
 	slices.Sort(sent)
 	if !slices.Equal(got, sent) {

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 var csvHeader = []string{
@@ -34,7 +35,7 @@ func NewCSV(w io.Writer) (*CSV, error) {
 }
 
 // Write adds a record's row and flushes it.
-func (c *CSV) Write(r *probe.Record) error {
+func (c *CSV) Write(r *record.Record) error {
 	class := ""
 	if r.Error != nil {
 		class = r.Error.Class
@@ -51,7 +52,7 @@ func (c *CSV) Write(r *probe.Record) error {
 
 // whereCells are a stream's model, target, wall-clock start (RFC 3339,
 // UTC) and the server's prompt token count.
-func whereCells(r *probe.Record) []string {
+func whereCells(r *record.Record) []string {
 	start := ""
 	if r.StartUnixNS != 0 {
 		start = time.Unix(0, r.StartUnixNS).UTC().Format(time.RFC3339Nano)
@@ -66,13 +67,13 @@ func whereCells(r *probe.Record) []string {
 
 // gapCells are a stream's gap p50, p95, p99 and max, its reads and its
 // post-first-content rate; empty cells where undefined.
-func gapCells(r *probe.Record) []string {
+func gapCells(r *record.Record) []string {
 	gaps := slices.Clone(r.Gaps())
 	slices.Sort(gaps)
 	out := []string{"", "", "", ""}
 	if len(gaps) > 0 {
 		for i, p := range []float64{50, 95, 99} {
-			out[i] = ms(probe.Percentile(gaps, p))
+			out[i] = ms(stats.Percentile(gaps, p))
 		}
 		out[3] = ms(gaps[len(gaps)-1])
 	}
@@ -84,7 +85,7 @@ func gapCells(r *probe.Record) []string {
 // unlike tps_user it is given for buffered and incomplete streams too, so
 // a burst shows as a very high rate rather than a blank. Nil with fewer
 // than two tokens or no time between first and last content.
-func PostFirstContentTPS(r *probe.Record) *float64 {
+func PostFirstContentTPS(r *record.Record) *float64 {
 	if r.TTFTMS == nil || r.OutputTokens < 2 {
 		return nil
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 func TestNumAndFormat(t *testing.T) {
@@ -21,18 +22,18 @@ func TestNumAndFormat(t *testing.T) {
 	}
 }
 
-func record(t *testing.T, seq int, failed bool) *probe.Record {
+func testRecord(t *testing.T, seq int, failed bool) *record.Record {
 	t.Helper()
-	r := &probe.Record{Seq: seq, Phase: probe.PhaseMeasure, DurationMS: 900, Target: "http://x/v1/chat/completions\x1b]0;t\x07", Format: "openai-chat"}
+	r := &record.Record{Seq: seq, Phase: record.PhaseMeasure, DurationMS: 900, Target: "http://x/v1/chat/completions\x1b]0;t\x07", Format: "openai-chat"}
 	if failed {
-		r.Error = &probe.Error{Class: probe.ErrHTTP429, Message: "slow down"}
+		r.Error = &record.Error{Class: record.ErrHTTP429, Message: "slow down"}
 	} else {
 		for i, at := range []float64{200, 300, 800} {
-			r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: i, Kind: adapters.KindContent, Text: "w"})
+			r.Frames = append(r.Frames, record.Frame{TMS: at, Read: i, Kind: adapters.KindContent, Text: "w"})
 		}
-		r.Frames = append(r.Frames, probe.Frame{TMS: 850, Read: 3, Kind: adapters.KindEnd})
+		r.Frames = append(r.Frames, record.Frame{TMS: 850, Read: 3, Kind: adapters.KindEnd})
 	}
-	if err := probe.Derive(r, 250); err != nil {
+	if err := stats.Derive(r, 250); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -42,11 +43,11 @@ func record(t *testing.T, seq int, failed bool) *probe.Record {
 // undefined, the accounting by class, and no control sequence from a
 // server-supplied string.
 func TestTextReport(t *testing.T) {
-	a := probe.NewAggregate(250)
-	a.Add(record(t, 0, false))
-	a.Add(record(t, 1, true))
-	s := a.Summary(probe.Workload{Target: "http://x/v1\x1b]0;pwned\x07", Format: "openai-chat"})
-	g, _ := probe.ParseGate("failed > 0")
+	a := stats.NewAggregate(250)
+	a.Add(testRecord(t, 0, false))
+	a.Add(testRecord(t, 1, true))
+	s := a.Summary(stats.Workload{Target: "http://x/v1\x1b]0;pwned\x07", Format: "openai-chat"})
+	g, _ := stats.ParseGate("failed > 0")
 	s.Gates = append(s.Gates, g.Eval(&s))
 	var b bytes.Buffer
 	Text(&b, &s)
@@ -74,7 +75,7 @@ func TestCSVRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, failed := range []bool{false, true} {
-		r := record(t, i, failed)
+		r := testRecord(t, i, failed)
 		if !failed {
 			intended := 1499.25
 			r.RunOffsetMS, r.IntendedStartMS = 1500, &intended

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // Num formats an optional figure; undefined is an em dash, never 0.
@@ -45,11 +45,11 @@ func FormatFloat(v float64) string {
 
 type metricRow struct {
 	name string
-	d    probe.Dist
+	d    stats.Dist
 }
 
 // Rows lists the summary's distributions in report order with their labels.
-func Rows(m *probe.Metrics) []metricRow {
+func Rows(m *stats.Metrics) []metricRow {
 	return []metricRow{
 		{"ttft ms", m.TTFT}, {"ttfo ms", m.TTFO}, {"first byte ms", m.FirstByte},
 		{"gap ms", m.Gap}, {"itl ms", m.ITL}, {"e2e ms", m.E2E}, {"tail ms", m.Tail},
@@ -58,7 +58,7 @@ func Rows(m *probe.Metrics) []metricRow {
 }
 
 // Text writes the human report of a summary.
-func Text(w io.Writer, s *probe.Summary) {
+func Text(w io.Writer, s *stats.Summary) {
 	wl := &s.Workload
 	fmt.Fprintf(w, "drip · %s · format %s", sanitize.Line(wl.Target), sanitize.Line(wl.Format))
 	if wl.Model != "" {
@@ -141,7 +141,7 @@ func byClass(m map[string]int) string {
 
 // workloadText prints the prompt order, the open loop's two views and the
 // per-prompt breakdown.
-func workloadText(w io.Writer, s *probe.Summary) {
+func workloadText(w io.Writer, s *stats.Summary) {
 	if s.Workload.Order != "" {
 		fmt.Fprintf(w, "order     %s\n", s.Workload.Order)
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // The knee's thresholds (docs/sweeps.md).
@@ -39,13 +39,13 @@ type Knee struct {
 type kneeMetric struct {
 	name  string
 	pct   float64
-	value func(*probe.Metrics) *float64
+	value func(*stats.Metrics) *float64
 	obs   func(*observations) [][]float64
 }
 
 var kneeMetrics = []kneeMetric{
-	{"ttft p95", 95, func(m *probe.Metrics) *float64 { return m.TTFT.P95 }, func(o *observations) [][]float64 { return o.ttft }},
-	{"gap p99", 99, func(m *probe.Metrics) *float64 { return m.Gap.P99 }, func(o *observations) [][]float64 { return o.gap }},
+	{"ttft p95", 95, func(m *stats.Metrics) *float64 { return m.TTFT.P95 }, func(o *observations) [][]float64 { return o.ttft }},
+	{"gap p99", 99, func(m *stats.Metrics) *float64 { return m.Gap.P99 }, func(o *observations) [][]float64 { return o.gap }},
 }
 
 // FindKnee applies KneeRule to levels in the order they ran; nil when no

@@ -5,22 +5,23 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // synthRecord is a complete stream that started at offset (ms on the run's
 // axis), with its first word at ttft and one word every gap after it.
-func synthRecord(t *testing.T, offset, ttft, gap float64, words int) *probe.Record {
+func synthRecord(t *testing.T, offset, ttft, gap float64, words int) *record.Record {
 	t.Helper()
-	r := &probe.Record{Phase: probe.PhaseMeasure, RunOffsetMS: offset}
+	r := &record.Record{Phase: record.PhaseMeasure, RunOffsetMS: offset}
 	at := ttft
 	for i := range words {
-		r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: i, Kind: adapters.KindContent, Text: " w"})
+		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: i, Kind: adapters.KindContent, Text: " w"})
 		at += gap
 	}
-	r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: words, Kind: adapters.KindEnd})
+	r.Frames = append(r.Frames, record.Frame{TMS: at, Read: words, Kind: adapters.KindEnd})
 	r.DurationMS = at
-	if err := probe.Derive(r, probe.DefaultStall); err != nil {
+	if err := stats.Derive(r, stats.DefaultStall); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -31,12 +32,12 @@ func synthRecord(t *testing.T, offset, ttft, gap float64, words int) *probe.Reco
 // level's window (and so its throughput) is rounds × one stream.
 func synthLevel(t *testing.T, lv float64, per int, ttfts ...float64) Level {
 	t.Helper()
-	acc := newLevelAcc(lv, KindConcurrency, probe.DefaultStall)
+	acc := newLevelAcc(lv, KindConcurrency, stats.DefaultStall)
 	for i, ttft := range ttfts {
 		offset := float64(i/per) * 1000
 		acc.add(synthRecord(t, offset, ttft, 25, 20))
 	}
-	return acc.level(&probe.RunStats{}, false)
+	return acc.level(&stats.RunStats{}, false)
 }
 
 func TestFindKnee(t *testing.T) {
@@ -93,15 +94,15 @@ func num(v *float64) string {
 
 func TestStopReason(t *testing.T) {
 	l := synthLevel(t, 8, 4, 180, 181, 182, 183, 700, 701, 702, 703)
-	g, err := probe.ParseGate("ttft.p95 > 500ms")
+	g, err := stats.ParseGate("ttft.p95 > 500ms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, _ := probe.ParseGate("failed_pct > 5")
-	if why := stopReason([]probe.Gate{pass}, &l); why != "" {
+	pass, _ := stats.ParseGate("failed_pct > 5")
+	if why := stopReason([]stats.Gate{pass}, &l); why != "" {
 		t.Errorf("failed_pct > 5 with no failures stopped the sweep: %s", why)
 	}
-	why := stopReason([]probe.Gate{pass, g}, &l)
+	why := stopReason([]stats.Gate{pass, g}, &l)
 	if !strings.Contains(why, "ttft.p95 > 500ms") || !strings.Contains(why, "concurrency 8") {
 		t.Errorf("stop reason %q; want the gate and the level", why)
 	}

@@ -1,7 +1,8 @@
 package sweep
 
 import (
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Level is one level's figures, from its measured records as a run's
@@ -20,18 +21,18 @@ type Level struct {
 	Canceled    int           `json:"canceled"`
 	NotAdmitted int           `json:"not_admitted,omitempty"`
 	Warmup      int           `json:"warmup"`
-	Metrics     probe.Metrics `json:"metrics"`
-	Stalls      probe.Stalls  `json:"stalls"`
+	Metrics     stats.Metrics `json:"metrics"`
+	Stalls      stats.Stalls  `json:"stalls"`
 	// StallsPerStream is stalls / measured streams recorded; nil with none.
 	StallsPerStream *float64         `json:"stalls_per_stream"`
-	Throughput      probe.Throughput `json:"throughput"`
+	Throughput      stats.Throughput `json:"throughput"`
 	// Goodput is the share of streams meeting the SLO (%); nil without one.
 	Goodput *float64 `json:"goodput"`
 	// OpenLoop is a rate level's schedule: the generator's lag behind it,
 	// the client's queue and the user-view latencies.
-	OpenLoop *probe.OpenLoop `json:"open_loop,omitempty"`
+	OpenLoop *stats.OpenLoop `json:"open_loop,omitempty"`
 
-	summary probe.Summary // the level as a run, for --stop-when
+	summary stats.Summary // the level as a run, for --stop-when
 	obs     observations  // per stream, for the knee's noise intervals
 }
 
@@ -45,20 +46,20 @@ type observations struct {
 type levelAcc struct {
 	lv   float64
 	kind string
-	agg  *probe.Aggregate
+	agg  *stats.Aggregate
 	obs  observations
 }
 
 func newLevelAcc(lv float64, kind string, stallMS float64) *levelAcc {
 	if stallMS <= 0 {
-		stallMS = probe.DefaultStall
+		stallMS = stats.DefaultStall
 	}
-	return &levelAcc{lv: lv, kind: kind, agg: probe.NewAggregate(stallMS)}
+	return &levelAcc{lv: lv, kind: kind, agg: stats.NewAggregate(stallMS)}
 }
 
-func (a *levelAcc) add(r *probe.Record) {
+func (a *levelAcc) add(r *record.Record) {
 	a.agg.Add(r)
-	if r.Phase == probe.PhaseWarmup {
+	if r.Phase == record.PhaseWarmup {
 		return
 	}
 	if r.TTFTMS != nil {
@@ -71,11 +72,11 @@ func (a *levelAcc) add(r *probe.Record) {
 
 // level is the level's figures once its run has ended.
 // st is what the runner saw; nil for levels read back from records.
-func (a *levelAcc) level(st *probe.RunStats, partial bool) Level {
+func (a *levelAcc) level(st *stats.RunStats, partial bool) Level {
 	if st != nil {
 		a.agg.SetRun(*st)
 	}
-	s := a.agg.Summary(probe.Workload{})
+	s := a.agg.Summary(stats.Workload{})
 	l := Level{
 		Level: a.lv, Kind: a.kind, Partial: partial,
 		Streams: s.Streams.Attempted, Completed: s.Streams.Completed, Failed: s.Streams.Failed,
@@ -105,7 +106,7 @@ func (a *levelAcc) level(st *probe.RunStats, partial bool) Level {
 // --by level and a test recomputing a sweep need. Runner statistics are
 // not in records, so a rate level's schedule lag is absent; its client
 // queue and user-view latencies are there.
-func FromRecords(kind string, recs []*probe.Record) []Level {
+func FromRecords(kind string, recs []*record.Record) []Level {
 	var order []float64
 	accs := map[float64]*levelAcc{}
 	for _, r := range recs {
@@ -129,7 +130,7 @@ func FromRecords(kind string, recs []*probe.Record) []Level {
 }
 
 // KindOf says what records' levels are: rate when they ran in an open loop.
-func KindOf(recs []*probe.Record) string {
+func KindOf(recs []*record.Record) string {
 	for _, r := range recs {
 		if r.Level != nil && r.Workload != nil && r.Workload.Rate > 0 {
 			return KindRate

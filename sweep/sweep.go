@@ -4,7 +4,7 @@
 // first level where latency rises, beyond noise, without throughput
 // following) and an optional stop condition. The levels run through
 // probe.Run; the figures of a level come from its records through
-// probe.Aggregate, exactly as a run's report does.
+// stats.Aggregate, exactly as a run's report does.
 package sweep
 
 import (
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // What a sweep varies.
@@ -31,10 +33,10 @@ type Plan struct {
 	Levels []float64 // concurrencies (whole numbers) or rates
 	// StopWhen ends the sweep after the first level where any of these
 	// gates holds on the level's own figures.
-	StopWhen []probe.Gate
+	StopWhen []stats.Gate
 	// SLO, when set, is held against every stream: each level reports its
 	// goodput (the share of its streams meeting it).
-	SLO *probe.SLO
+	SLO *stats.SLO
 }
 
 // Result is a sweep's outcome, as the summary's "sweep" object.
@@ -63,7 +65,7 @@ type Result struct {
 // result so far as each level starts and ends (from Run's goroutine); it
 // must not keep the pointer. Run returns the result and the runner's
 // statistics pooled over the levels.
-func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(probe.Event), update func(*Result)) (Result, probe.RunStats) {
+func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(probe.Event), update func(*Result)) (Result, stats.RunStats) {
 	base := p.Base
 	if base.RunID == "" {
 		base.RunID = probe.NewRunID()
@@ -87,7 +89,7 @@ func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(pro
 	if update == nil {
 		update = func(*Result) {}
 	}
-	var stats []probe.RunStats
+	var runs []stats.RunStats
 	seq := 0
 	for _, lv := range p.Levels {
 		res.Running = &lv
@@ -95,12 +97,12 @@ func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(pro
 		lp := levelPlan(base, p.Kind, lv, seq)
 		acc := newLevelAcc(lv, p.Kind, base.Options.StallMS)
 		acc.agg.SLO = p.SLO
-		st := probe.Run(ctx, lp, func(r *probe.Record) {
+		st := probe.Run(ctx, lp, func(r *record.Record) {
 			seq = max(seq, r.Seq+1)
 			acc.add(r)
 			sink(r)
 		}, observe)
-		stats = append(stats, st)
+		runs = append(runs, st)
 		l := acc.level(&st, ctx.Err() != nil)
 		res.Levels = append(res.Levels, l)
 		res.Running = nil
@@ -115,7 +117,7 @@ func Run(ctx context.Context, p Plan, sink func(*probe.Record), observe func(pro
 			break
 		}
 	}
-	return res, probe.CombineRunStats(stats...)
+	return res, stats.CombineRunStats(runs...)
 }
 
 // levelPlan is the base plan at one level, numbering its streams from
@@ -137,7 +139,7 @@ func levelPlan(base probe.Plan, kind string, lv float64, seq int) probe.Plan {
 }
 
 // stopReason is why --stop-when ends the sweep after this level, or "".
-func stopReason(gates []probe.Gate, l *Level) string {
+func stopReason(gates []stats.Gate, l *Level) string {
 	for _, g := range gates {
 		if r := g.Eval(&l.summary); r.Tripped {
 			return fmt.Sprintf("--stop-when '%s' held at %s: %s", g.Expr, Label(l.Kind, l.Level), r.Message)

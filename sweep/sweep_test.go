@@ -12,6 +12,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // sweepOn runs levels against a fixture server with slots, each level
@@ -20,19 +22,19 @@ import (
 // is on an in-memory network, so every wait of the scenarios and the queue
 // passes on the bubble's clock and each time is the schedule's exactly,
 // however loaded the machine.
-func sweepOn(t *testing.T, slots int, scenario, kind string, levels []float64, runs int, stop ...string) (Result, []*probe.Record) {
+func sweepOn(t *testing.T, slots int, scenario, kind string, levels []float64, runs int, stop ...string) (Result, []*record.Record) {
 	t.Helper()
 	srv := memnet.NewServer(fixtures.NewSlots(fixtures.NewServer(), slots))
 	defer srv.Close()
 	p := Plan{Kind: kind, Levels: levels, Base: probe.Plan{
 		Target: probe.Target{URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
 			Request: adapters.Request{Model: scenario, Prompt: "hi"}},
-		Options:  probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial},
+		Options:  probe.Options{StallMS: stats.DefaultStall, Dial: srv.Dial},
 		PromptID: "default", Runs: runs, Warmup: 1,
-		Workload: &probe.RecordWorkload{},
+		Workload: &record.RecordWorkload{},
 	}}
 	for _, e := range stop {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,9 +42,9 @@ func sweepOn(t *testing.T, slots int, scenario, kind string, levels []float64, r
 	}
 	var (
 		mu   sync.Mutex
-		recs []*probe.Record
+		recs []*record.Record
 	)
-	res, _ := Run(context.Background(), p, func(r *probe.Record) {
+	res, _ := Run(context.Background(), p, func(r *record.Record) {
 		mu.Lock()
 		recs = append(recs, r)
 		mu.Unlock()
@@ -78,7 +80,7 @@ func TestSweepFindsTheKneePastTheSlots(t *testing.T) {
 // checkRecords checks every record carries its level, one run id and a
 // sequence without repeats, and that each level's figures are those
 // recomputed from its records.
-func checkRecords(t *testing.T, res Result, recs []*probe.Record) {
+func checkRecords(t *testing.T, res Result, recs []*record.Record) {
 	t.Helper()
 	seqs := map[int]bool{}
 	for _, r := range recs {
@@ -93,12 +95,12 @@ func checkRecords(t *testing.T, res Result, recs []*probe.Record) {
 		for _, r := range recs {
 			switch {
 			case *r.Level != l.Level:
-			case r.Phase == probe.PhaseWarmup:
+			case r.Phase == record.PhaseWarmup:
 				warmup++
 			default:
 				measured++
 				stalls += len(r.Stalls)
-				if r.Status == probe.StatusFailed {
+				if r.Status == record.StatusFailed {
 					failed++
 				}
 				if r.TTFTMS != nil {
@@ -107,7 +109,7 @@ func checkRecords(t *testing.T, res Result, recs []*probe.Record) {
 				gaps = append(gaps, r.Gaps()...)
 			}
 		}
-		tt, gp := probe.NewDist(ttft), probe.NewDist(gaps)
+		tt, gp := stats.NewDist(ttft), stats.NewDist(gaps)
 		if l.Streams != measured || l.Warmup != warmup || l.Failed != failed ||
 			!same(l.Metrics.TTFT.P95, tt.P95) || !same(l.Metrics.TTFT.P50, tt.P50) || !same(l.Metrics.Gap.P99, gp.P99) ||
 			!same(l.StallsPerStream, ptr(float64(stalls)/float64(measured))) {
@@ -160,7 +162,7 @@ func TestRateSweepReportsScheduleLag(t *testing.T) {
 			}
 		}
 		for _, r := range recs {
-			if r.Phase == probe.PhaseMeasure && (r.IntendedStartMS == nil || r.Workload == nil || r.Workload.Rate != *r.Level) {
+			if r.Phase == record.PhaseMeasure && (r.IntendedStartMS == nil || r.Workload == nil || r.Workload.Rate != *r.Level) {
 				t.Errorf("record %d at rate %v: intended start %v, workload %+v", r.Seq, *r.Level, r.IntendedStartMS, r.Workload)
 			}
 		}
@@ -185,9 +187,9 @@ func TestSweepInterrupted(t *testing.T) {
 		p := Plan{Kind: KindConcurrency, Levels: []float64{1, 2, 4}, Base: probe.Plan{
 			Target: probe.Target{URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
 				Request: adapters.Request{Model: "steady", Prompt: "hi"}},
-			Options: probe.Options{StallMS: probe.DefaultStall, Dial: srv.Dial}, PromptID: "default", Runs: 4,
+			Options: probe.Options{StallMS: stats.DefaultStall, Dial: srv.Dial}, PromptID: "default", Runs: 4,
 		}}
-		res, _ := Run(ctx, p, func(*probe.Record) {}, nil, nil)
+		res, _ := Run(ctx, p, func(*record.Record) {}, nil, nil)
 		if len(res.Levels) != 2 || !res.Levels[1].Partial || res.Levels[0].Partial || res.Stopped == nil ||
 			!strings.Contains(*res.Stopped, "interrupted during concurrency 2") || res.Levels[1].Canceled == 0 {
 			t.Fatalf("levels %s, stopped %v, level 2 partial %v canceled %d; want 2 levels, the second partial with canceled streams, interrupted during concurrency 2",

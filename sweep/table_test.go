@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 // syntheticResult is a sweep of concurrency 2,4,8,16 over 4 slots, from
@@ -17,9 +17,9 @@ func syntheticResult(t *testing.T) *Result {
 	queued := []float64{180, 181, 182, 183, 700, 701, 702, 703}
 	levels := []Level{synthLevel(t, 2, 2, same...), synthLevel(t, 4, 4, same...), synthLevel(t, 8, 4, queued...), synthLevel(t, 16, 4, queued...)}
 	r := &Result{Kind: KindConcurrency, Levels: levels, Planned: []float64{2, 4, 8, 16, 32}, KneeRule: KneeRule, Knee: FindKnee(levels)}
-	g, _ := probe.ParseGate("ttft.p95 > 500ms")
+	g, _ := stats.ParseGate("ttft.p95 > 500ms")
 	r.StopWhen = []string{g.Expr}
-	why := stopReason([]probe.Gate{g}, &levels[3])
+	why := stopReason([]stats.Gate{g}, &levels[3])
 	r.Stopped = &why
 	return r
 }

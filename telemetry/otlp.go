@@ -23,7 +23,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // OTLPConfig says where to push and what.
@@ -152,18 +152,18 @@ func (in *otlpInstruments) create(m metric.Meter) error {
 
 // Add pushes one finished record's figures (measured streams) and its span
 // (every stream, with its phase).
-func (o *OTLP) Add(r *probe.Record) error {
+func (o *OTLP) Add(r *record.Record) error {
 	ctx := context.Background()
 	attrs := genAIAttrs(r, o.prompts.label(r.PromptID))
 	if o.tracer != nil {
 		o.span(r, attrs)
 	}
-	if r.Phase == probe.PhaseWarmup {
+	if r.Phase == record.PhaseWarmup {
 		return nil
 	}
 	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
 	status := []attribute.KeyValue{attribute.String("drip.stream.status", r.Status)}
-	if r.Status == probe.StatusFailed && r.Error != nil {
+	if r.Status == record.StatusFailed && r.Error != nil {
 		status = append(status, attribute.String("error.type", r.Error.Class))
 	}
 	o.ins.streams.Add(ctx, 1, set, metric.WithAttributes(status...))
@@ -191,7 +191,7 @@ func (o *OTLP) Add(r *probe.Record) error {
 
 // span is one stream as a client span on its own wall-clock times, stalls
 // as events where they began.
-func (o *OTLP) span(r *probe.Record, attrs []attribute.KeyValue) {
+func (o *OTLP) span(r *record.Record, attrs []attribute.KeyValue) {
 	start := time.Unix(0, r.StartUnixNS)
 	name := operationName(r.Format)
 	if r.Model != "" {
@@ -209,7 +209,7 @@ func (o *OTLP) span(r *probe.Record, attrs []attribute.KeyValue) {
 		sp.AddEvent("drip.stall", trace.WithTimestamp(start.Add(msDuration(st.AtMS))), trace.WithAttributes(
 			attribute.Float64("drip.stall.gap_ms", st.GapMS), attribute.Bool("drip.stall.mid_sentence", st.MidSentence)))
 	}
-	if r.Status == probe.StatusFailed && r.Error != nil {
+	if r.Status == record.StatusFailed && r.Error != nil {
 		sp.SetAttributes(attribute.String("error.type", r.Error.Class))
 		sp.SetStatus(codes.Error, r.Error.Class)
 	}
@@ -220,7 +220,7 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 
 // genAIAttrs are the GenAI conventions' attributes of a stream, with
 // drip's own beside them.
-func genAIAttrs(r *probe.Record, promptID string) []attribute.KeyValue {
+func genAIAttrs(r *record.Record, promptID string) []attribute.KeyValue {
 	a := []attribute.KeyValue{
 		attribute.String("gen_ai.operation.name", operationName(r.Format)),
 		attribute.String("gen_ai.provider.name", providerName(r.Format)),

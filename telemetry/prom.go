@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // Buckets are the classic histogram boundaries in seconds, shared by the
@@ -114,13 +114,13 @@ func NewPrometheus(addr, host string, labels map[string]string) (*Prometheus, er
 func (p *Prometheus) Addr() string { return p.ln.Addr().String() }
 
 // Add counts one finished record; warmup records are left out.
-func (p *Prometheus) Add(r *probe.Record) error {
-	if r.Phase == probe.PhaseWarmup {
+func (p *Prometheus) Add(r *record.Record) error {
+	if r.Phase == record.PhaseWarmup {
 		return nil
 	}
 	lv := []string{r.Target, r.Model, r.Format, p.prompts.label(r.PromptID)}
 	class := ""
-	if r.Status == probe.StatusFailed && r.Error != nil {
+	if r.Status == record.StatusFailed && r.Error != nil {
 		class = r.Error.Class
 	}
 	p.streams.WithLabelValues(append(slices.Clone(lv), r.Status, class)...).Inc()

@@ -19,48 +19,49 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/telemetry"
 )
 
 // records are a run's worth of derived records: measured streams with
 // content every gap ms (one with a 600 ms stall), a failed stream, a
 // warmup stream the figures must leave out.
-func records(t *testing.T) []*probe.Record {
+func records(t *testing.T) []*record.Record {
 	t.Helper()
-	var recs []*probe.Record
+	var recs []*record.Record
 	for i := range 5 {
-		r := &probe.Record{RunID: "r", Seq: i, Phase: probe.PhaseMeasure, PromptID: "p" + strconv.Itoa(i%2), Target: "http://127.0.0.1:9/v1/chat/completions",
+		r := &record.Record{RunID: "r", Seq: i, Phase: record.PhaseMeasure, PromptID: "p" + strconv.Itoa(i%2), Target: "http://127.0.0.1:9/v1/chat/completions",
 			Format: "openai-chat", Model: "m", StartUnixNS: 1_700_000_000_000_000_000 + int64(i)*1e9}
 		at := 150.0 + float64(i)
 		for j := range 8 {
-			r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: j, Bytes: 8, Kind: adapters.KindContent, Text: " w"})
+			r.Frames = append(r.Frames, record.Frame{TMS: at, Read: j, Bytes: 8, Kind: adapters.KindContent, Text: " w"})
 			at += 20 + float64(j)
 			if i == 2 && j == 3 {
 				at += 600
 			}
 		}
-		r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: 8, Kind: adapters.KindEnd})
+		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: 8, Kind: adapters.KindEnd})
 		r.DurationMS = at + 2
 		recs = append(recs, r)
 	}
-	recs[0].Phase = probe.PhaseWarmup
-	recs = append(recs, &probe.Record{RunID: "r", Seq: 5, Phase: probe.PhaseMeasure, PromptID: "p0", Target: recs[1].Target,
-		Format: "openai-chat", Model: "m", DurationMS: 3, Error: &probe.Error{Class: probe.ErrRefused}})
+	recs[0].Phase = record.PhaseWarmup
+	recs = append(recs, &record.Record{RunID: "r", Seq: 5, Phase: record.PhaseMeasure, PromptID: "p0", Target: recs[1].Target,
+		Format: "openai-chat", Model: "m", DurationMS: 3, Error: &record.Error{Class: record.ErrRefused}})
 	for _, r := range recs {
-		if err := probe.Derive(r, probe.DefaultStall); err != nil {
+		if err := stats.Derive(r, stats.DefaultStall); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return recs
 }
 
-func summary(recs []*probe.Record) probe.Summary {
-	agg := probe.NewAggregate(probe.DefaultStall)
+func summary(recs []*record.Record) stats.Summary {
+	agg := stats.NewAggregate(stats.DefaultStall)
 	for _, r := range recs {
 		agg.Add(r)
 	}
-	return agg.Summary(probe.Workload{})
+	return agg.Summary(stats.Workload{})
 }
 
 // scrape sums the samples of each series name whose labels contain every
@@ -112,7 +113,7 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 	got := scrape(t, "http://"+p.Addr()+"/metrics")
 	for name, want := range map[string]int{
 		"drip_streams_total":                s.Streams.Admitted,
-		"drip_streams_total/failed/refused": s.Streams.FailedBy[probe.ErrRefused],
+		"drip_streams_total/failed/refused": s.Streams.FailedBy[record.ErrRefused],
 		"drip_ttft_seconds_count":           s.Metrics.TTFT.N,
 		"drip_gap_seconds_count":            s.Metrics.Gap.N,
 		"drip_itl_seconds_count":            s.Metrics.ITL.N,
@@ -124,7 +125,7 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 			t.Errorf("%s = %v, want %d (the summary's)", name, got[name], want)
 		}
 	}
-	if s.Streams.Admitted != 5 || s.Stalls.Count != 1 || s.Streams.FailedBy[probe.ErrRefused] != 1 {
+	if s.Streams.Admitted != 5 || s.Stalls.Count != 1 || s.Streams.FailedBy[record.ErrRefused] != 1 {
 		t.Fatalf("the fixture records are not what the test means: %+v, %d stalls", s.Streams, s.Stalls.Count)
 	}
 	// Seconds, not milliseconds: the sums agree with the summary's means.
@@ -291,13 +292,13 @@ func TestOTLPPushesTheSummarysFiguresAndASpanPerStream(t *testing.T) {
 // goroutine: against the ~18 µs per frame (3.6 ms per such stream) drip
 // spends reading and stamping, it is what exporting adds.
 func BenchmarkAdd(b *testing.B) {
-	r := &probe.Record{Phase: probe.PhaseMeasure, PromptID: "s1", Target: "http://127.0.0.1:9/v1/chat/completions", Format: "openai-chat", Model: "paced"}
+	r := &record.Record{Phase: record.PhaseMeasure, PromptID: "s1", Target: "http://127.0.0.1:9/v1/chat/completions", Format: "openai-chat", Model: "paced"}
 	for j := range 200 {
-		r.Frames = append(r.Frames, probe.Frame{TMS: 100 + 50*float64(j), Read: j, Bytes: 20, Kind: adapters.KindContent, Text: " w"})
+		r.Frames = append(r.Frames, record.Frame{TMS: 100 + 50*float64(j), Read: j, Bytes: 20, Kind: adapters.KindContent, Text: " w"})
 	}
-	r.Frames = append(r.Frames, probe.Frame{TMS: 10100, Read: 200, Kind: adapters.KindEnd})
+	r.Frames = append(r.Frames, record.Frame{TMS: 10100, Read: 200, Kind: adapters.KindEnd})
 	r.DurationMS = 10101
-	if err := probe.Derive(r, probe.DefaultStall); err != nil {
+	if err := stats.Derive(r, stats.DefaultStall); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("prometheus", func(b *testing.B) {

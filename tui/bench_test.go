@@ -9,6 +9,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // BenchmarkLiveModel feeds 10,000 frames per second through the root model
@@ -29,7 +30,7 @@ func BenchmarkLiveModel(b *testing.B) {
 		h.update(h.m.Init())
 		observe := <-h.observers
 		start := h.now
-		head := &probe.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat"}
+		head := &record.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat"}
 		observe(probe.Event{Type: probe.EventStart, Record: head})
 		observe(probe.Event{Type: probe.EventHeaders, Record: head})
 		redraws0 := h.m.redraws
@@ -39,7 +40,7 @@ func BenchmarkLiveModel(b *testing.B) {
 			if i > 0 && i%(2*rate) == 0 {
 				t += 700
 			}
-			f := probe.Frame{TMS: t, Read: i, Bytes: 64, Kind: adapters.KindContent, Text: words[i%len(words)]}
+			f := record.Frame{TMS: t, Read: i, Bytes: 64, Kind: adapters.KindContent, Text: words[i%len(words)]}
 			head.Frames = append(head.Frames, f)
 			n := len(head.Frames)
 			observe(probe.Event{Type: probe.EventFrames, Frames: head.Frames[n-1 : n : n], Record: head})

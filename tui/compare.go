@@ -12,7 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/views"
 )
 
@@ -37,10 +37,10 @@ var (
 // the root model routes to while its screen is screenCompare.
 type compareScreen struct {
 	c      *compare.Comparison
-	names  []string          // "A steady.jsonl", per run
-	runs   [][]*probe.Record // each run's measured streams, in file order
-	gaps   [][]float64       // each run's gaps, pooled
-	ttft   [][]float64       // each run's TTFTs
+	names  []string           // "A steady.jsonl", per run
+	runs   [][]*record.Record // each run's measured streams, in file order
+	gaps   [][]float64        // each run's gaps, pooled
+	ttft   [][]float64        // each run's TTFTs
 	keys   CompareKeyMap
 	help   help.Model
 	panel  comparePanel
@@ -87,10 +87,10 @@ func (cs *compareScreen) load(c *compare.Comparison) {
 	cs.c, cs.names, cs.runs, cs.gaps, cs.ttft = c, nil, nil, nil, nil
 	for i, r := range c.Runs {
 		cs.names = append(cs.names, compare.Letter(i)+" "+r.Label)
-		var recs []*probe.Record
+		var recs []*record.Record
 		var gaps, ttft []float64
 		for _, rec := range r.Records {
-			if rec.Phase == probe.PhaseWarmup {
+			if rec.Phase == record.PhaseWarmup {
 				continue
 			}
 			recs = append(recs, rec)
@@ -214,7 +214,7 @@ func (m *Model) openStream(run, i int) {
 	cs := m.cmp
 	recs := cs.runs[run]
 	sel := recs[i]
-	hist := make([]*probe.Record, 0, len(recs))
+	hist := make([]*record.Record, 0, len(recs))
 	for j, r := range recs {
 		if j != i {
 			hist = append(hist, r)

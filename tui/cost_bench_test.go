@@ -9,6 +9,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // coreBudgetPct is the most of one core a live screen may take beyond
@@ -56,9 +57,9 @@ func BenchmarkWatchCost(b *testing.B) {
 // stream's synthetic duration.
 func feedFrames(b *testing.B, h *harness, observers []func(probe.Event), rate, n int) float64 {
 	words := []string{" stream", "ing", " feels", " fast", " until", " it", " does", " not."}
-	heads := make([]*probe.Record, len(observers))
+	heads := make([]*record.Record, len(observers))
 	for i, observe := range observers {
-		heads[i] = &probe.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat"}
+		heads[i] = &record.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat"}
 		observe(probe.Event{Type: probe.EventStart, Record: heads[i]})
 		observe(probe.Event{Type: probe.EventHeaders, Record: heads[i]})
 	}
@@ -72,7 +73,7 @@ func feedFrames(b *testing.B, h *harness, observers []func(probe.Event), rate, n
 		}
 		for j, observe := range observers {
 			head := heads[j]
-			head.Frames = append(head.Frames, probe.Frame{TMS: t, Read: i, Bytes: 64, Kind: adapters.KindContent, Text: words[i%len(words)]})
+			head.Frames = append(head.Frames, record.Frame{TMS: t, Read: i, Bytes: 64, Kind: adapters.KindContent, Text: words[i%len(words)]})
 			k := len(head.Frames)
 			observe(probe.Event{Type: probe.EventFrames, Frames: head.Frames[k-1 : k : k], Record: head})
 		}
@@ -98,7 +99,7 @@ func BenchmarkRunScreenCost(b *testing.B) {
 	for range b.N {
 		rh := newRunHarness(b)
 		rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		var recs []*probe.Record
+		var recs []*record.Record
 		for i := range 20 {
 			recs = append(recs, rh.stream("long", i, "p"))
 		}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // event is a probe event tagged with the run it belongs to and the time the
@@ -17,7 +18,7 @@ type event struct {
 	run int
 	at  time.Time
 	probe.Event
-	all []probe.Frame // EventFrames: the stream's frames so far
+	all []record.Frame // EventFrames: the stream's frames so far
 	// EventFrames: when the first body bytes came, read on the probe's
 	// goroutine, so the screen can show it before the stream ends.
 	firstByte *float64

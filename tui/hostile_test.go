@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // hostile carries an OSC title, OSC 52, a colour drip never uses, a C1
@@ -28,7 +28,7 @@ func TestRunScreenShowsNoHostileControls(t *testing.T) {
 		r.Model += hostile
 		r.Server = map[string]any{"queue" + hostile: 1.0}
 		if i%2 == 1 {
-			r.Status, r.Error = probe.StatusFailed, &probe.Error{Class: "reset" + hostile, Message: "closed" + hostile}
+			r.Status, r.Error = record.StatusFailed, &record.Error{Class: "reset" + hostile, Message: "closed" + hostile}
 		}
 		rh.play(r, 0, -1)
 		rh.sink(r)

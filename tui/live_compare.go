@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // liveCompareInterval is how often the compare screen of runs still
@@ -24,18 +24,18 @@ const liveCompareInterval = 500 * time.Millisecond
 type CompareFeed struct {
 	mu     sync.Mutex
 	labels []string
-	recs   [][]*probe.Record
+	recs   [][]*record.Record
 	closed bool
 }
 
 // NewCompareFeed is a feed for runs with these labels, the first the
 // baseline.
 func NewCompareFeed(labels []string) *CompareFeed {
-	return &CompareFeed{labels: labels, recs: make([][]*probe.Record, len(labels))}
+	return &CompareFeed{labels: labels, recs: make([][]*record.Record, len(labels))}
 }
 
 // Add files a finished record under run i.
-func (f *CompareFeed) Add(i int, r *probe.Record) {
+func (f *CompareFeed) Add(i int, r *record.Record) {
 	f.mu.Lock()
 	f.recs[i] = append(f.recs[i], r)
 	f.mu.Unlock()
@@ -55,7 +55,7 @@ func (f *CompareFeed) snapshot() (*compare.Comparison, string, bool) {
 	inputs := make([]compare.Input, len(f.labels))
 	counts := make([]string, len(f.labels))
 	for i, l := range f.labels {
-		inputs[i] = compare.Input{Label: l, Records: append([]*probe.Record(nil), f.recs[i]...)}
+		inputs[i] = compare.Input{Label: l, Records: append([]*record.Record(nil), f.recs[i]...)}
 		counts[i] = fmt.Sprintf("%s %d", compare.Letter(i), len(f.recs[i]))
 	}
 	closed := f.closed

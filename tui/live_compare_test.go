@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // TestLiveCompareFillsIn: the compare screen of runs being measured shows
@@ -27,7 +27,7 @@ func TestLiveCompareFillsIn(t *testing.T) {
 	feed.Add(1, recorded(t, "mid-sentence-stall"))
 	h.advance(liveCompareInterval)
 	wantAll(t, [2]int{80, 24}, h.screen(), "streams so far: A 1 · B 1", "A steady", "B stall")
-	for _, r := range []*probe.Record{recorded(t, "steady"), recorded(t, "steady")} {
+	for _, r := range []*record.Record{recorded(t, "steady"), recorded(t, "steady")} {
 		feed.Add(0, r)
 	}
 	feed.Close()

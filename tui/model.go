@@ -12,6 +12,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -34,16 +36,16 @@ const zoomMS = 2000
 // (seq counts the source's runs from 0), calling observe as it unfolds.
 type Source struct {
 	Name   string // shown in the header, e.g. the demo scenario
-	Stream func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record
+	Stream func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record
 }
 
 // Config is what the live view shows and does.
 type Config struct {
-	Sources []Source        // what r re-runs; n cycles between several
-	Records []*probe.Record // saved records shown at once (drip view)
+	Sources []Source         // what r re-runs; n cycles between several
+	Records []*record.Record // saved records shown at once (drip view)
 	// Sink receives every finished record on the probe's goroutine, also
 	// those that end after the view has quit (e.g. --out).
-	Sink    func(*probe.Record)
+	Sink    func(*record.Record)
 	StallMS float64
 	Color   bool             // false: NO_COLOR
 	SaveDir string           // where s writes records; "" is the working directory
@@ -98,8 +100,8 @@ type Model struct {
 	cancelRun context.CancelFunc
 	cur       views.Stream
 	startedAt time.Time
-	history   []*probe.Record
-	this, all *probe.Summary
+	history   []*record.Record
+	this, all *stats.Summary
 	pending   []event
 
 	// What changed since the panels were last drawn.
@@ -138,7 +140,7 @@ type panels struct {
 // New returns the live view for cfg. Streams end when ctx does.
 func New(ctx context.Context, cfg Config) *Model {
 	if cfg.StallMS <= 0 {
-		cfg.StallMS = probe.DefaultStall
+		cfg.StallMS = stats.DefaultStall
 	}
 	now := cfg.Clock
 	if now == nil {
@@ -155,7 +157,7 @@ func New(ctx context.Context, cfg Config) *Model {
 	m.keys.Next.SetEnabled(len(cfg.Sources) > 1)
 	m.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)
 	m.setStyles(true)
-	m.cur = views.Stream{Record: &probe.Record{StallMS: cfg.StallMS}}
+	m.cur = views.Stream{Record: &record.Record{StallMS: cfg.StallMS}}
 	if n := len(cfg.Records); n > 0 {
 		m.history = append(m.history, cfg.Records...)
 		m.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1]}
@@ -220,7 +222,7 @@ func (m *Model) startRun() tea.Cmd {
 	m.seq++
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancelRun = cancel
-	m.cur = views.Stream{Run: seq + 1, Phase: views.PhaseIdle, Record: &probe.Record{Seq: seq, StallMS: m.cfg.StallMS}}
+	m.cur = views.Stream{Run: seq + 1, Phase: views.PhaseIdle, Record: &record.Record{Seq: seq, StallMS: m.cfg.StallMS}}
 	m.startedAt = m.now()
 	m.dirtyData, m.dirtyText, m.follow = true, true, true
 	m.summarise()
@@ -311,25 +313,25 @@ func (m *Model) summarise() {
 		}
 		// The live record is the model's own copy; deriving it cannot fail
 		// on times the probe stamped in order.
-		_ = probe.Derive(r, m.cfg.StallMS)
+		_ = stats.Derive(r, m.cfg.StallMS)
 	}
-	a := probe.NewAggregate(m.cfg.StallMS)
+	a := stats.NewAggregate(m.cfg.StallMS)
 	a.Add(r)
-	this := a.Summary(probe.Workload{})
+	this := a.Summary(stats.Workload{})
 	m.this = &this
 	m.all = nil
 	if len(m.history) >= 2 {
-		a := probe.NewAggregate(m.cfg.StallMS)
+		a := stats.NewAggregate(m.cfg.StallMS)
 		for _, h := range m.history {
 			a.Add(h)
 		}
-		all := a.Summary(probe.Workload{})
+		all := a.Summary(stats.Workload{})
 		m.all = &all
 	}
 }
 
 // earlier is the finished runs before the current one, oldest first.
-func (m *Model) earlier() []*probe.Record {
+func (m *Model) earlier() []*record.Record {
 	h := m.history
 	if n := len(h); n > 0 && h[n-1] == m.cur.Record {
 		h = h[:n-1]
@@ -345,7 +347,7 @@ func msSince(a, b time.Time) float64 {
 }
 
 // Records returns every finished record the view holds, oldest first.
-func (m *Model) Records() []*probe.Record { return m.history }
+func (m *Model) Records() []*record.Record { return m.history }
 
 // Redraws is how many times the panels were redrawn.
 func (m *Model) Redraws() int { return m.redraws }

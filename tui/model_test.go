@@ -15,6 +15,8 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // scheduled is a message the model asked to receive at a time.
@@ -52,10 +54,10 @@ func newHarness(t testing.TB, cfg Config) *harness {
 // source is a stream the test plays: it hands its observer over and
 // blocks until canceled.
 func (h *harness) source(name string) Source {
-	return Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+	return Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
 		h.observers <- observe
 		<-ctx.Done()
-		return &probe.Record{Seq: seq, Status: probe.StatusCanceled}
+		return &record.Record{Seq: seq, Status: record.StatusCanceled}
 	}}
 }
 
@@ -118,7 +120,7 @@ func press(k string) tea.KeyPressMsg {
 }
 
 // recorded is a fixture scenario recorded with the fixture's own times.
-func recorded(t testing.TB, scenario string) *probe.Record {
+func recorded(t testing.TB, scenario string) *record.Record {
 	t.Helper()
 	f := adapters.Lookup("openai-chat")
 	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(scenario), scenario)
@@ -129,8 +131,8 @@ func recorded(t testing.TB, scenario string) *probe.Record {
 	for i, d := range at {
 		times[i] = float64(d) / float64(time.Millisecond)
 	}
-	rec := &probe.Record{V: probe.RecordVersion, Target: "http://fixture/v1/chat/completions", Model: scenario, HeadersMS: ptr(1.5)}
-	if _, err := probe.Replay(f, reads, times, probe.DefaultStall, rec); err != nil {
+	rec := &record.Record{V: record.RecordVersion, Target: "http://fixture/v1/chat/completions", Model: scenario, HeadersMS: ptr(1.5)}
+	if _, err := probe.Replay(f, reads, times, stats.DefaultStall, rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -140,8 +142,8 @@ func ptr(v float64) *float64 { return &v }
 
 // events are the probe events of a record: start, headers, one per read,
 // done.
-func events(rec *probe.Record) []probe.Event {
-	head := &probe.Record{Seq: rec.Seq, Target: rec.Target, Format: rec.Format, Model: rec.Model, HeadersMS: rec.HeadersMS}
+func events(rec *record.Record) []probe.Event {
+	head := &record.Record{Seq: rec.Seq, Target: rec.Target, Format: rec.Format, Model: rec.Model, HeadersMS: rec.HeadersMS}
 	evs := []probe.Event{{Type: probe.EventStart, Record: head}, {Type: probe.EventHeaders, Record: head}}
 	for i := 0; i < len(rec.Frames); {
 		j := i
@@ -149,7 +151,7 @@ func events(rec *probe.Record) []probe.Event {
 			j++
 		}
 		// As the probe does: this read's frames, and the record so far.
-		sofar := &probe.Record{Seq: rec.Seq, Frames: rec.Frames[:j:j]}
+		sofar := &record.Record{Seq: rec.Seq, Frames: rec.Frames[:j:j]}
 		evs = append(evs, probe.Event{Type: probe.EventFrames, Frames: rec.Frames[i:j:j], Record: sofar})
 		i = j
 	}
@@ -222,7 +224,7 @@ func TestLiveEqualsSaved(t *testing.T) {
 	live.push(<-live.observers, events(rec)...)
 	live.advance(frameInterval)
 
-	saved := newHarness(t, Config{Records: []*probe.Record{rec}})
+	saved := newHarness(t, Config{Records: []*record.Record{rec}})
 	saved.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	if !reflect.DeepEqual(live.m.this, saved.m.this) {
 		t.Errorf("live summary %+v\nsaved summary %+v", live.m.this.Metrics, saved.m.this.Metrics)

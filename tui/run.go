@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/views"
 )
@@ -18,7 +20,7 @@ type RunConfig struct {
 	Plan probe.Plan
 	// Workload describes the plan in the summary (as the headless report
 	// states it), so the screen's figures are the report's.
-	Workload probe.Workload
+	Workload stats.Workload
 	Load     string // the workload in words, for the header
 	// Observe, when set, sees every event before the screen does, on the
 	// probe's goroutines (bench/load counts frames with it); it must not
@@ -57,7 +59,7 @@ type runStream struct {
 	phase views.Phase
 	// rec is the screen's own copy while the stream runs (sharing the
 	// probe's frames so far), then the final record the sink was handed.
-	rec   *probe.Record
+	rec   *record.Record
 	start time.Time // when the screen learned the stream started
 	dirty bool      // frames arrived since it was last derived
 	row   table.Row // cached row of a finished stream
@@ -76,8 +78,8 @@ type runScreen struct {
 	id       int // tags this run's events
 	feed     *feed
 	progress *probe.Progress
-	agg      *probe.Aggregate // the records so far, as the headless report adds them
-	sum      probe.Summary
+	agg      *stats.Aggregate // the records so far, as the headless report adds them
+	sum      stats.Summary
 	sumDirty bool
 	ttft     views.Buckets // measured streams' TTFT
 	gaps     views.Buckets // measured streams' gaps
@@ -94,7 +96,7 @@ type runScreen struct {
 	state            views.RunState
 	startedAt, ended time.Time
 	// Set by the run's goroutine before it pushes the end of the run.
-	stats       probe.RunStats
+	stats       stats.RunStats
 	interrupted bool
 
 	table     table.Model
@@ -129,7 +131,7 @@ func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
 	m := New(ctx, cfg)
 	rs := &runScreen{
 		cfg: rc, id: 1, feed: newFeed(), progress: rc.Plan.Progress,
-		agg: probe.NewAggregate(m.cfg.StallMS), sumDirty: true,
+		agg: stats.NewAggregate(m.cfg.StallMS), sumDirty: true,
 		live: map[int]*runStream{}, follow: true,
 		keys: DefaultRunKeyMap(), help: help.New(),
 	}
@@ -189,8 +191,8 @@ func (rs *runScreen) observer(now func() time.Time) func(probe.Event) {
 
 // sink is the runner's sink: each record goes to next (--out, the
 // headless aggregate), then, the same pointer, to the screen.
-func (rs *runScreen) sink(next func(*probe.Record), now func() time.Time) func(*probe.Record) {
-	return func(r *probe.Record) {
+func (rs *runScreen) sink(next func(*record.Record), now func() time.Time) func(*record.Record) {
+	return func(r *record.Record) {
 		if next != nil {
 			next(r)
 		}
@@ -199,14 +201,14 @@ func (rs *runScreen) sink(next func(*probe.Record), now func() time.Time) func(*
 }
 
 // end tells the screen the run is over, once every record is handed over.
-func (rs *runScreen) end(st probe.RunStats, interrupted bool, now func() time.Time) {
+func (rs *runScreen) end(st stats.RunStats, interrupted bool, now func() time.Time) {
 	rs.stats, rs.interrupted = st, interrupted // read after the feed hands over the end
 	rs.feed.push(event{run: rs.id, at: now(), Event: probe.Event{Seq: -1, Type: probe.EventDone}})
 }
 
 // RunResult is what the runner returned and whether the run was stopped
 // before it ended. Call it after Wait.
-func (m *Model) RunResult() (probe.RunStats, bool) {
+func (m *Model) RunResult() (stats.RunStats, bool) {
 	return m.rs.stats, m.rs.interrupted
 }
 
@@ -214,7 +216,7 @@ func (m *Model) RunResult() (probe.RunStats, bool) {
 func (m *Model) RunFinished() bool { return m.rs.state != views.RunRunning }
 
 // RunSummary is the run screen's summary of the records it has taken in.
-func (m *Model) RunSummary() probe.Summary {
+func (m *Model) RunSummary() stats.Summary {
 	return m.rs.agg.Summary(m.rs.cfg.Workload)
 }
 
@@ -368,7 +370,7 @@ func (m *Model) takeDone() {
 
 // finishStream takes a stream's final record: into the aggregate (exactly
 // as the headless report adds it), the histograms and the stream's row.
-func (m *Model) finishStream(s *runStream, rec *probe.Record, at time.Time) {
+func (m *Model) finishStream(s *runStream, rec *record.Record, at time.Time) {
 	rs := m.rs
 	if s == nil {
 		// It failed before it was sent: no start event.
@@ -378,14 +380,14 @@ func (m *Model) finishStream(s *runStream, rec *probe.Record, at time.Time) {
 		delete(rs.live, rec.Seq)
 	}
 	s.rec, s.phase, s.row = rec, views.PhaseDone, nil
-	s.warmup = rec.Phase == probe.PhaseWarmup
+	s.warmup = rec.Phase == record.PhaseWarmup
 	if p, ok := views.PointOf(-1, rec); ok {
 		s.pt = &p
 	}
 	rs.finished++
 	rs.agg.Add(rec)
 	rs.sumDirty = true
-	if rec.Phase != probe.PhaseWarmup {
+	if rec.Phase != record.PhaseWarmup {
 		if rec.TTFTMS != nil {
 			rs.ttft.Add(*rec.TTFTMS)
 		}
@@ -439,7 +441,7 @@ func (m *Model) deriveLive(s *runStream) {
 		r.DurationMS = max(el, r.Frames[n-1].TMS)
 	}
 	if s.dirty || r.TTFTMS == nil {
-		_ = probe.Derive(r, m.cfg.StallMS) // the live copy is ours; its times are in order
+		_ = stats.Derive(r, m.cfg.StallMS) // the live copy is ours; its times are in order
 		s.dirty = false
 	}
 }
@@ -454,7 +456,7 @@ func (m *Model) openSelected() {
 	}
 	s := rs.list[rs.sel]
 	const context = 24
-	var hist []*probe.Record
+	var hist []*record.Record
 	for i := len(rs.list) - 1; i >= 0 && len(hist) < context; i-- {
 		if o := rs.list[i]; o != s && o.phase == views.PhaseDone {
 			hist = append(hist, o.rec)

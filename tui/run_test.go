@@ -11,7 +11,9 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // runHarness is the harness on the run screen, with no runner: the test
@@ -19,22 +21,22 @@ import (
 type runHarness struct {
 	*harness
 	observe func(probe.Event)
-	sink    func(*probe.Record)
-	sunk    []*probe.Record // what the sink passed on (the headless side)
-	evs     map[*probe.Record][]probe.Event
+	sink    func(*record.Record)
+	sunk    []*record.Record // what the sink passed on (the headless side)
+	evs     map[*record.Record][]probe.Event
 }
 
-var runWorkload = probe.Workload{Target: "http://fixture/v1/chat/completions", Format: "openai-chat", Runs: 40, Concurrency: 4}
+var runWorkload = stats.Workload{Target: "http://fixture/v1/chat/completions", Format: "openai-chat", Runs: 40, Concurrency: 4}
 
 func newRunHarness(t testing.TB) *runHarness {
 	h := &harness{t: t, now: time.Unix(1000, 0)}
-	rh := &runHarness{harness: h, evs: map[*probe.Record][]probe.Event{}}
+	rh := &runHarness{harness: h, evs: map[*record.Record][]probe.Event{}}
 	plan := probe.Plan{
 		Target: probe.Target{URL: runWorkload.Target, Format: adapters.Lookup("openai-chat")},
-		Runs:   40, Concurrency: 4, Options: probe.Options{StallMS: probe.DefaultStall},
+		Runs:   40, Concurrency: 4, Options: probe.Options{StallMS: stats.DefaultStall},
 	}
 	h.m = NewRun(context.Background(), RunConfig{Plan: plan, Workload: runWorkload, Load: "closed loop, 4 in flight · 40 runs"},
-		Config{Clock: func() time.Time { return h.now }, Sink: func(r *probe.Record) { rh.sunk = append(rh.sunk, r) }})
+		Config{Clock: func() time.Time { return h.now }, Sink: func(r *record.Record) { rh.sunk = append(rh.sunk, r) }})
 	h.m.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
 		h.sched = append(h.sched, scheduled{h.now.Add(d), msg})
 		return nil
@@ -48,16 +50,16 @@ func newRunHarness(t testing.TB) *runHarness {
 }
 
 // stream is a recorded fixture stream as the runner would hand it over.
-func (rh *runHarness) stream(scenario string, seq int, prompt string) *probe.Record {
+func (rh *runHarness) stream(scenario string, seq int, prompt string) *record.Record {
 	r := recorded(rh.t, scenario)
-	r.Seq, r.PromptID, r.Phase, r.RunOffsetMS = seq, prompt, probe.PhaseMeasure, float64(seq)*100
+	r.Seq, r.PromptID, r.Phase, r.RunOffsetMS = seq, prompt, record.PhaseMeasure, float64(seq)*100
 	return r
 }
 
 // play pushes a stream's events from..to (to < 0: through its last frame),
 // as the runner's observer sees them: every event tagged with the stream's
 // seq, and no end event (the sink hands the record over).
-func (rh *runHarness) play(r *probe.Record, from, to int) {
+func (rh *runHarness) play(r *record.Record, from, to int) {
 	evs, ok := rh.evs[r]
 	if !ok {
 		evs = events(r)
@@ -98,7 +100,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 	rh := newRunHarness(t)
 	rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	scen := []string{"mid-sentence-stall", "steady", "in-stream-error", "mid-sentence-stall"}
-	recs := make([]*probe.Record, 12)
+	recs := make([]*record.Record, 12)
 	for i := range recs {
 		recs[i] = rh.stream(scen[i%4], i, []string{"short", "medium", "long"}[i%3])
 		rh.play(recs[i], 0, 2) // start and headers, all twelve at once
@@ -108,7 +110,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 			rh.play(r, step, step+5)
 		}
 	}
-	headless := probe.NewAggregate(probe.DefaultStall)
+	headless := stats.NewAggregate(stats.DefaultStall)
 	for _, r := range recs[:8] {
 		rh.sink(r)
 		headless.Add(r)
@@ -147,7 +149,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 		rh.sink(r)
 		headless.Add(r)
 	}
-	st := probe.RunStats{LagBoundMS: probe.ScheduleLagBoundMS}
+	st := stats.RunStats{LagBoundMS: stats.ScheduleLagBoundMS}
 	rh.m.rs.end(st, false, rh.m.now)
 	headless.SetRun(st)
 	rh.advance(frameInterval)
@@ -197,7 +199,7 @@ func TestRunScreenStale(t *testing.T) {
 func TestRunScreenKeys(t *testing.T) {
 	rh := newRunHarness(t)
 	rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	var recs []*probe.Record
+	var recs []*record.Record
 	for i := range 5 {
 		recs = append(recs, rh.stream("mid-sentence-stall", i, "p"))
 		rh.play(recs[i], 0, 12)
@@ -316,7 +318,7 @@ func TestRunScreenRedrawCap(t *testing.T) {
 	} {
 		rh := newRunHarness(t)
 		rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		var recs []*probe.Record
+		var recs []*record.Record
 		for i := range tc.streams {
 			recs = append(recs, rh.stream("long", i, "p"))
 			rh.play(recs[i], 0, 2)
@@ -349,7 +351,7 @@ func TestRunScreenBounded(t *testing.T) {
 	rh := newRunHarness(t)
 	rh.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for i := range 3000 {
-		r := &probe.Record{Seq: i, Phase: probe.PhaseMeasure, Status: probe.StatusFailed, Error: &probe.Error{Class: probe.ErrRefused}}
+		r := &record.Record{Seq: i, Phase: record.PhaseMeasure, Status: record.StatusFailed, Error: &record.Error{Class: record.ErrRefused}}
 		rh.sink(r)
 		if i%100 == 0 {
 			rh.advance(frameInterval)

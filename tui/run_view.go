@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/table"
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/views"
 )
 
@@ -252,7 +252,7 @@ func (m *Model) renderRunPlots() {
 			last = rs.sel + rows
 		}
 		first := max(0, last-rows)
-		recs := make([]*probe.Record, 0, last-first)
+		recs := make([]*record.Record, 0, last-first)
 		for _, s := range rs.list[first:last] {
 			m.deriveLive(s)
 			recs = append(recs, s.rec)

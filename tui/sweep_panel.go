@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/views"
 )
@@ -45,7 +46,7 @@ func (p *sweepPanel) result() (sweep.Result, bool) {
 
 // runSweep carries out the run screen's sweep on the calling goroutine,
 // with the screen's sink and observer, and tells the screen it ended.
-func (rs *runScreen) runSweep(m *Model, sink func(*probe.Record), observe func(probe.Event)) {
+func (rs *runScreen) runSweep(m *Model, sink func(*record.Record), observe func(probe.Event)) {
 	sp := *rs.cfg.Sweep
 	sp.Base.Progress = rs.progress
 	ctx := m.ctx

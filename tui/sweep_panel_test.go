@@ -10,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 )
 
@@ -28,7 +29,7 @@ func TestRunScreenShowsTheSweep(t *testing.T) {
 	h := &harness{t: t, now: time.Unix(1000, 0)}
 	sp := &sweep.Plan{Kind: sweep.KindConcurrency, Levels: []float64{1, 2, 4, 8, 16}, Base: probe.Plan{
 		Target: probe.Target{URL: runWorkload.Target, Format: adapters.Lookup("openai-chat")}, Runs: 8,
-		Options: probe.Options{StallMS: probe.DefaultStall},
+		Options: probe.Options{StallMS: stats.DefaultStall},
 	}}
 	rc := RunConfig{Plan: probe.Plan{Runs: 40, Options: sp.Base.Options}, Workload: runWorkload, Load: "sweep of concurrency 1,2,4,8,16", Sweep: sp}
 	h.m = NewRun(context.Background(), rc, Config{Clock: func() time.Time { return h.now }})

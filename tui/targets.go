@@ -13,6 +13,8 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -34,7 +36,7 @@ type targetPane struct {
 	tag       int // feed tag of the current stream; other tags are stale
 	cur       views.Stream
 	startedAt time.Time
-	runs      []*probe.Record
+	runs      []*record.Record
 	text      views.WrappedText
 }
 
@@ -65,7 +67,7 @@ func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
 	m := New(ctx, cfg)
 	ts := &targetsScreen{alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New()}
 	for _, src := range cfg.Sources {
-		ts.panes = append(ts.panes, &targetPane{src: src, cur: views.Stream{Record: &probe.Record{StallMS: m.cfg.StallMS}}})
+		ts.panes = append(ts.panes, &targetPane{src: src, cur: views.Stream{Record: &record.Record{StallMS: m.cfg.StallMS}}})
 	}
 	ts.help.Styles = m.styles.Help
 	m.ts = ts
@@ -74,8 +76,8 @@ func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
 }
 
 // TargetRuns is every target's finished runs, oldest first, in target order.
-func (m *Model) TargetRuns() [][]*probe.Record {
-	out := make([][]*probe.Record, len(m.ts.panes))
+func (m *Model) TargetRuns() [][]*record.Record {
+	out := make([][]*record.Record, len(m.ts.panes))
 	for i, p := range m.ts.panes {
 		out[i] = p.runs
 	}
@@ -94,14 +96,14 @@ func (m *Model) startRound() tea.Cmd {
 	seq := ts.round
 	ts.round++
 	type job struct {
-		stream  func(context.Context, int, func(probe.Event)) *probe.Record
+		stream  func(context.Context, int, func(probe.Event)) *record.Record
 		observe func(probe.Event)
 	}
 	jobs := make([]job, len(ts.panes))
 	for i, p := range ts.panes {
 		m.run++
 		p.tag = m.run
-		p.cur = views.Stream{Run: ts.round, Phase: views.PhaseIdle, Record: &probe.Record{Seq: seq, StallMS: m.cfg.StallMS}}
+		p.cur = views.Stream{Run: ts.round, Phase: views.PhaseIdle, Record: &record.Record{Seq: seq, StallMS: m.cfg.StallMS}}
 		p.startedAt = time.Time{}
 		p.text = views.WrappedText{}
 		jobs[i] = job{p.src.Stream, m.feed.observer(p.tag, m.now)}
@@ -237,7 +239,7 @@ func (m *Model) applyTargets() {
 		}
 		// The live record is the pane's own copy: deriving cannot fail on
 		// times the probe stamped in order.
-		_ = probe.Derive(r, m.cfg.StallMS)
+		_ = stats.Derive(r, m.cfg.StallMS)
 	}
 	if ended {
 		ts.cmp = compareTargets(ts.panes)
@@ -392,7 +394,7 @@ func (m *Model) targetPaneView(i int, p *targetPane, toMS float64, w, h int) str
 }
 
 // earlierRuns are a pane's finished runs before the current stream.
-func earlierRuns(p *targetPane) []*probe.Record {
+func earlierRuns(p *targetPane) []*record.Record {
 	r := p.runs
 	if n := len(r); n > 0 && r[n-1] == p.cur.Record {
 		r = r[:n-1]

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // targetSource is a target the test plays: each stream hands its observer
@@ -20,13 +21,13 @@ type targetSource struct {
 }
 
 func (ts *targetSource) source(name string) Source {
-	return Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+	return Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
 		ts.observers <- observe
 		select {
 		case <-ctx.Done():
 		case <-ts.release:
 		}
-		return &probe.Record{Seq: seq, Status: probe.StatusCanceled}
+		return &record.Record{Seq: seq, Status: record.StatusCanceled}
 	}}
 }
 
@@ -52,7 +53,7 @@ func newTargetsHarness(t testing.TB, alternate bool, names ...string) (*harness,
 
 // playRound plays each target's recorded scenario through its observer,
 // read by read on the synthetic clock, all targets in step.
-func playRound(h *harness, tss []*targetSource, recs []*probe.Record) {
+func playRound(h *harness, tss []*targetSource, recs []*record.Record) {
 	obs := make([]func(probe.Event), len(tss))
 	for i, ts := range tss {
 		obs[i] = <-ts.observers
@@ -90,7 +91,7 @@ func TestTargetsRace(t *testing.T) {
 		if round > 0 {
 			h.update(press("r"))
 		}
-		playRound(h, tss, []*probe.Record{recorded(t, "steady"), recorded(t, "mid-sentence-stall")})
+		playRound(h, tss, []*record.Record{recorded(t, "steady"), recorded(t, "mid-sentence-stall")})
 	}
 	runs := h.m.TargetRuns()
 	if len(runs) != 2 || len(runs[0]) != 3 || len(runs[1]) != 3 {
@@ -125,7 +126,7 @@ func TestTargetsAlternate(t *testing.T) {
 	for i := range tss {
 		name := string(rune('a' + i))
 		inner := h.m.ts.panes[i].src.Stream
-		h.m.ts.panes[i].src.Stream = func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+		h.m.ts.panes[i].src.Stream = func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
 			mu.Lock()
 			log = append(log, "start "+name)
 			mu.Unlock()
@@ -152,7 +153,7 @@ func TestTargetsAlternate(t *testing.T) {
 	}
 }
 
-func lens(runs [][]*probe.Record) []int {
+func lens(runs [][]*record.Record) []int {
 	out := make([]int, len(runs))
 	for i, r := range runs {
 		out[i] = len(r)

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/views"
 )
 
@@ -175,7 +176,7 @@ func (m *Model) scroll(msg tea.KeyPressMsg) {
 
 // save writes the finished records to a new file, off the update loop.
 func (m *Model) save() tea.Cmd {
-	recs := append([]*probe.Record(nil), m.history...)
+	recs := append([]*record.Record(nil), m.history...)
 	path := filepath.Join(m.cfg.SaveDir, "drip-"+m.now().Format("20060102-150405")+".jsonl")
 	return func() tea.Msg {
 		w, err := probe.Create(path)

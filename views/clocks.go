@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // Clocks is the input of the clocks panel. Every figure comes from a
-// probe.Summary built by probe.Aggregate, the same function the headless
+// stats.Summary built by stats.Aggregate, the same function the headless
 // report uses, so the two agree by construction.
 type Clocks struct {
-	Record *probe.Record  // the current stream
-	This   *probe.Summary // the current stream alone
-	All    *probe.Summary // every finished run, when there are two or more
+	Record *record.Record // the current stream
+	This   *stats.Summary // the current stream alone
+	All    *stats.Summary // every finished run, when there are two or more
 }
 
 // clockRow is a label and its figures for this run and for all runs.
@@ -29,34 +30,34 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	}
 	r, m := c.Record, &c.This.Metrics
 	showAll := c.All != nil && width >= 64
-	all := func(f func(*probe.Summary) string) string {
+	all := func(f func(*stats.Summary) string) string {
 		if !showAll {
 			return ""
 		}
 		return f(c.All)
 	}
 	rows := []clockRow{
-		{"wait (ttft)", ms(m.TTFT.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.TTFT) })},
+		{"wait (ttft)", ms(m.TTFT.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.TTFT) })},
 		{"stream", ms(streamClock(r)), ""},
-		{"tail", ms(m.Tail.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.Tail) })},
-		{"first byte", ms(m.FirstByte.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.FirstByte) })},
+		{"tail", ms(m.Tail.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.Tail) })},
+		{"first byte", ms(m.FirstByte.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.FirstByte) })},
 	}
 	if r.TTFOMS != nil && (r.TTFTMS == nil || *r.TTFOMS != *r.TTFTMS) {
-		rows = append(rows, clockRow{"ttfo", ms(m.TTFO.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.TTFO) })})
+		rows = append(rows, clockRow{"ttfo", ms(m.TTFO.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.TTFO) })})
 	}
 	g := &m.Gap
 	rows = append(rows,
-		clockRow{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *probe.Summary) string { return fmt.Sprintf("n %d", s.Metrics.Gap.N) })},
-		clockRow{"gap p50 p95", pair(g.P50, g.P95), all(func(s *probe.Summary) string { return pair(s.Metrics.Gap.P50, s.Metrics.Gap.P95) })},
-		clockRow{"gap p99 max", pair(g.P99, g.Max), all(func(s *probe.Summary) string { return pair(s.Metrics.Gap.P99, s.Metrics.Gap.Max) })},
-		clockRow{"stalls", stalls(&c.This.Stalls), all(func(s *probe.Summary) string { return stalls(&s.Stalls) })},
-		clockRow{"tokens", fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource), all(func(s *probe.Summary) string { return withN(s.Metrics.OutputTokens) })},
+		clockRow{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", s.Metrics.Gap.N) })},
+		clockRow{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(s.Metrics.Gap.P50, s.Metrics.Gap.P95) })},
+		clockRow{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(s.Metrics.Gap.P99, s.Metrics.Gap.Max) })},
+		clockRow{"stalls", stalls(&c.This.Stalls), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
+		clockRow{"tokens", fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource), all(func(s *stats.Summary) string { return withN(s.Metrics.OutputTokens) })},
 		clockRow{"tokens/frame", perFrame(r), ""},
-		clockRow{"itl", itl(r, m), all(func(s *probe.Summary) string { return withN(s.Metrics.ITL) })},
-		clockRow{"tok/s per user", report.Num(m.TPSUser.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.TPSUser) })},
+		clockRow{"itl", itl(r, m), all(func(s *stats.Summary) string { return withN(s.Metrics.ITL) })},
+		clockRow{"tok/s per user", report.Num(m.TPSUser.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.TPSUser) })},
 	)
 	if r.HeldMS != nil || (showAll && c.All.Metrics.Held.N > 0) {
-		rows = append(rows, clockRow{"held (server)", ms(m.Held.P50), all(func(s *probe.Summary) string { return withN(s.Metrics.Held) })})
+		rows = append(rows, clockRow{"held (server)", ms(m.Held.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.Held) })})
 	}
 	labelW, thisW := 15, 0
 	for _, row := range rows {
@@ -85,7 +86,7 @@ func value(s string, st *Styles) string {
 }
 
 // streamClock is the second clock: first content to last content.
-func streamClock(r *probe.Record) *float64 {
+func streamClock(r *record.Record) *float64 {
 	if r.TTFTMS == nil {
 		return nil
 	}
@@ -107,7 +108,7 @@ func pair(a, b *float64) string {
 	return report.Num(a) + " / " + report.Num(b) + " ms"
 }
 
-func withN(d probe.Dist) string {
+func withN(d stats.Dist) string {
 	if d.N == 0 {
 		return "—"
 	}
@@ -115,11 +116,11 @@ func withN(d probe.Dist) string {
 }
 
 // stalls counts stalls; the longest is the gap max beside it.
-func stalls(s *probe.Stalls) string {
+func stalls(s *stats.Stalls) string {
 	return fmt.Sprintf("%d (%d mid-sentence)", s.Count, s.MidSentence)
 }
 
-func perFrame(r *probe.Record) string {
+func perFrame(r *record.Record) string {
 	s := report.Num(r.TokensPerFrame)
 	if r.CoalescedFrames > 0 {
 		s += fmt.Sprintf(" · %d frames in bursts", r.CoalescedFrames)
@@ -129,7 +130,7 @@ func perFrame(r *probe.Record) string {
 
 // itl is the stream's ITL, or why it is withheld: the delivery rule that
 // made the stream buffered.
-func itl(r *probe.Record, m *probe.Metrics) string {
+func itl(r *record.Record, m *stats.Metrics) string {
 	if r.Buffered && r.Delivery != nil && r.Delivery.Rule != "" {
 		return "— buffered (" + r.Delivery.Rule + ")"
 	}

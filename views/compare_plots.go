@@ -9,9 +9,10 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // CompareHistogram draws one histogram per run on shared rows: the live
@@ -120,7 +121,7 @@ func percentiles(v []float64, width int, st *Styles) string {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	stat := func(name string, p float64) string {
-		return st.Label.Render(name+" ") + st.Value.Render(report.FormatFloat(probe.Percentile(s, p)))
+		return st.Label.Render(name+" ") + st.Value.Render(report.FormatFloat(stats.Percentile(s, p)))
 	}
 	for _, set := range [][]string{{"p50", "p95", "p99", "max"}, {"p50", "p99", "max"}, {"p50", "max"}} {
 		parts := make([]string, len(set))
@@ -142,7 +143,7 @@ func percentiles(v []float64, width int, st *Styles) string {
 // column is the same frame index, or the same time, in every run), one row
 // per stream. Stream sel of run selRun is highlighted and kept in view,
 // and described below the shared legend.
-func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun, sel, width, height int, st *Styles) string {
+func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRun, sel, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 || len(runs) == 0 {
 		return ""
 	}
@@ -150,7 +151,7 @@ func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun
 	if colW-labelWidth < 4 || height < 2 {
 		return Fit(st.Dim.Render("too small for a heatmap per run: widen the terminal"), width, height)
 	}
-	var every []*probe.Record
+	var every []*record.Record
 	most := 0
 	for _, r := range runs {
 		every = append(every, r...)
@@ -192,7 +193,7 @@ func CompareHeatmaps(names []string, runs [][]*probe.Record, byTime bool, selRun
 
 // streamLine describes one stream in a line: its run, number, prompt,
 // status and clocks.
-func streamLine(run string, r *probe.Record, st *Styles) string {
+func streamLine(run string, r *record.Record, st *Styles) string {
 	parts := []string{st.Value.Render(sanitize.Line(run) + fmt.Sprintf(" #%d", r.Seq+1))}
 	if r.PromptID != "" {
 		parts = append(parts, "prompt "+sanitize.Line(r.PromptID))

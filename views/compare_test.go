@@ -13,6 +13,8 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // comparison compares record files drip wrote against the fixture server
@@ -49,12 +51,12 @@ var compareCases = []struct {
 }
 
 // measuredOf is each run's measured streams, as the compare screen lists them.
-func measuredOf(c *compare.Comparison) (names []string, runs [][]*probe.Record) {
+func measuredOf(c *compare.Comparison) (names []string, runs [][]*record.Record) {
 	for i, r := range c.Runs {
 		names = append(names, compare.Letter(i)+" "+r.Label)
-		var recs []*probe.Record
+		var recs []*record.Record
 		for _, rec := range r.Records {
-			if rec.Phase != probe.PhaseWarmup {
+			if rec.Phase != record.PhaseWarmup {
 				recs = append(recs, rec)
 			}
 		}
@@ -63,7 +65,7 @@ func measuredOf(c *compare.Comparison) (names []string, runs [][]*probe.Record) 
 	return names, runs
 }
 
-func samples(runs [][]*probe.Record, f func(*probe.Record) []float64) [][]float64 {
+func samples(runs [][]*record.Record, f func(*record.Record) []float64) [][]float64 {
 	out := make([][]float64, len(runs))
 	for i, recs := range runs {
 		for _, r := range recs {
@@ -83,7 +85,7 @@ func TestCompareViews(t *testing.T) {
 		names, runs := measuredOf(c)
 		for _, size := range []struct{ w, h int }{{100, 22}, {160, 36}} {
 			w, h := size.w, size.h
-			ttft := func(r *probe.Record) []float64 {
+			ttft := func(r *record.Record) []float64 {
 				if r.TTFTMS == nil {
 					return nil
 				}
@@ -94,7 +96,7 @@ func TestCompareViews(t *testing.T) {
 				"figures":  CompareFigures(c, false, w, h, &st).Render(0, h),
 				"scrolled": CompareFigures(c, false, w, h, &st).Render(20, h),
 				"prompts":  CompareFigures(c, true, w, h, &st).Render(0, h),
-				"gaps":     CompareHistogram(names, samples(runs, (*probe.Record).Gaps), c.Runs[0].Records[0].StallMS, w, h/2, &st),
+				"gaps":     CompareHistogram(names, samples(runs, (*record.Record).Gaps), c.Runs[0].Records[0].StallMS, w, h/2, &st),
 				"ttft":     CompareHistogram(names, samples(runs, ttft), math.Inf(1), w, 5, &st),
 				"heatmaps": CompareHeatmaps(names, runs, false, 1, 2, w, 10, &st),
 				"heattime": CompareHeatmaps(names, runs, true, 0, 5, w, 6, &st),
@@ -187,7 +189,7 @@ func TestCompareHostileText(t *testing.T) {
 		r.PromptID = evil
 	}
 	out := CompareHeader(c, 160, 10, &st) + CompareFigures(c, true, 160, 100, &st).Render(0, 100) +
-		CompareHistogram(names, samples(runs, (*probe.Record).Gaps), probe.DefaultStall, 160, 10, &st) +
+		CompareHistogram(names, samples(runs, (*record.Record).Gaps), stats.DefaultStall, 160, 10, &st) +
 		CompareHeatmaps(names, runs, false, 1, 0, 160, 10, &st)
 	for _, bad := range []string{"\x1b", "\x07", "\r", "\u202e"} {
 		if strings.Contains(out, bad) {
@@ -211,7 +213,7 @@ func TestCompareTinySizes(t *testing.T) {
 				CompareHeader(c, w, h, &st),
 				CompareFigures(c, false, w, h, &st).Render(3, h),
 				CompareFigures(c, true, w, h, &st).Render(0, h),
-				CompareHistogram(names, samples(runs, (*probe.Record).Gaps), probe.DefaultStall, w, h, &st),
+				CompareHistogram(names, samples(runs, (*record.Record).Gaps), stats.DefaultStall, w, h, &st),
 				CompareHeatmaps(names, runs, h%2 == 0, 2, 3, w, h, &st),
 			}
 			for _, out := range outs {

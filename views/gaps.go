@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/guptarohit/asciigraph"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // bucketEdges are the upper edges (ms) of the histogram's log buckets, in a
@@ -41,7 +41,7 @@ func bucketLabel(i int) string {
 // Gaps renders the gap histogram over log-scaled buckets and, below it
 // when there is room, a line of gap by frame index (the maximum per column,
 // so a stall is never averaged away).
-func Gaps(r *probe.Record, width, height int, st *Styles) string {
+func Gaps(r *record.Record, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
 	}

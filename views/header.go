@@ -6,7 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 )
@@ -55,18 +55,18 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 		return fmt.Sprintf("streaming %s · %d frames", fmtMS(s.ElapsedMS), r.ContentFrames), st.Live
 	}
 	switch r.Status {
-	case probe.StatusComplete:
+	case record.StatusComplete:
 		if r.Buffered {
 			return "done " + fmtMS(r.DurationMS) + " · buffered" + e2eRate(r), st.Done
 		}
 		return "done " + fmtMS(r.DurationMS), st.Done
-	case probe.StatusIncomplete:
+	case record.StatusIncomplete:
 		why := "no end marker"
 		if r.Truncated {
 			why = "cut inside a frame"
 		}
 		return fmt.Sprintf("incomplete (%s) %s", why, fmtMS(r.DurationMS)), st.Failed
-	case probe.StatusCanceled:
+	case record.StatusCanceled:
 		return "canceled " + fmtMS(r.DurationMS), st.Dim
 	}
 	msg := "failed"
@@ -82,7 +82,7 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 // e2eRate is a buffered stream's rate end to end (its tokens over the time
 // to its last content), the rate that still means something when the
 // tokens came in one burst.
-func e2eRate(r *probe.Record) string {
+func e2eRate(r *record.Record) string {
 	if r.E2EMS == nil || *r.E2EMS <= 0 || r.OutputTokens == 0 {
 		return ""
 	}

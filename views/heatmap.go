@@ -6,7 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // shadeGlyphs match Styles.Shades: a shade per log band of gap, the last a
@@ -34,7 +34,7 @@ func shade(v float64, edges [3]float64) int {
 // shaded by the largest gap that ended in it, on a log scale, so a stall
 // that recurs at the same point in every run forms a column. skip hides
 // that many of the most recent rows (scrolling back through many runs).
-func Heatmap(runs []*probe.Record, byTime bool, skip, width, height int, st *Styles) string {
+func Heatmap(runs []*record.Record, byTime bool, skip, width, height int, st *Styles) string {
 	if len(runs) == 0 || width-labelWidth < 4 || height < 1 {
 		return Fit(st.Dim.Render("no runs yet"), width, height)
 	}
@@ -56,7 +56,7 @@ type heatScale struct {
 }
 
 // heatScaleOf is the scale that fits every run.
-func heatScaleOf(runs []*probe.Record, stallMS float64) heatScale {
+func heatScaleOf(runs []*record.Record, stallMS float64) heatScale {
 	sc := heatScale{stallMS: stallMS}
 	for _, r := range runs {
 		sc.maxGaps = max(sc.maxGaps, len(r.Gaps()))
@@ -70,7 +70,7 @@ func (sc heatScale) per(plotW int) int { return max(1, (sc.maxGaps+plotW-1)/plot
 
 // heatRows renders up to rows runs, skip of the most recent hidden, on the
 // scale sc; the label of run hi is drawn with hiStyle.
-func heatRows(runs []*probe.Record, byTime bool, skip, rows, hi int, hiStyle *lipgloss.Style, sc heatScale, width int, st *Styles) []string {
+func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *lipgloss.Style, sc heatScale, width int, st *Styles) []string {
 	plotW := width - labelWidth
 	edges := shadeEdges(sc.stallMS)
 	// Few frames: each frame index gets a wider column, so runs stay readable.
@@ -116,7 +116,7 @@ type heatCell struct {
 
 // gapCells places a run's gaps in plotW columns: by frame index (sc.per
 // indexes a column) or by time over sc.span.
-func gapCells(r *probe.Record, byTime bool, sc heatScale, plotW int) []heatCell {
+func gapCells(r *record.Record, byTime bool, sc heatScale, plotW int) []heatCell {
 	per := sc.per(plotW)
 	var cells []heatCell
 	prev := -1.0

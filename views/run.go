@@ -9,9 +9,10 @@ import (
 	"charm.land/bubbles/v2/progress"
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // RunState is where a run is in its life.
@@ -26,7 +27,7 @@ const (
 
 // RunSnapshot is a run as the run screen's top shows it: the live counts
 // the runner publishes (probe.Progress) and the summary of the records so
-// far, from the same probe.Aggregate the headless report uses.
+// far, from the same stats.Aggregate the headless report uses.
 type RunSnapshot struct {
 	Target, Format, Model string
 	Load                  string // the workload in words
@@ -40,7 +41,7 @@ type RunSnapshot struct {
 	// Open loop, until the run's lag distribution is in the summary.
 	LagMaxMS float64
 	LagOver  int64 // arrivals later than probe.ScheduleLagBoundMS
-	Summary  *probe.Summary
+	Summary  *stats.Summary
 }
 
 // Fraction is how far the run is, 0 to 1: streams recorded of those
@@ -167,7 +168,7 @@ func item(label, value string, st *Styles) string {
 // countItems is the accounting of recorded streams (attempted, admitted
 // and in flight are on the progress line): every stream is in one bucket.
 func countItems(s *RunSnapshot, st *Styles) []string {
-	var sum probe.Streams
+	var sum stats.Streams
 	if s.Summary != nil {
 		sum = s.Summary.Streams
 	}
@@ -198,7 +199,7 @@ func countItems(s *RunSnapshot, st *Styles) []string {
 }
 
 // pctl is "p50 12.5 p99 40.1 ms n=30" for a distribution.
-func pctl(name string, d probe.Dist, st *Styles) string {
+func pctl(name string, d stats.Dist, st *Styles) string {
 	if d.N == 0 {
 		return st.Label.Render(name+" ") + st.Undefined.Render("—")
 	}
@@ -207,7 +208,7 @@ func pctl(name string, d probe.Dist, st *Styles) string {
 }
 
 // figureItems are the headline figures of the records so far.
-func figureItems(s *probe.Summary, st *Styles) []string {
+func figureItems(s *stats.Summary, st *Styles) []string {
 	m := &s.Metrics
 	items := []string{pctl("ttft", m.TTFT, st), pctl("gap", m.Gap, st)}
 	if m.E2E.N > 0 {
@@ -248,7 +249,7 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 			verdict = " · " + st.Failed.Render("behind schedule")
 		}
 		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(report.FormatFloat(s.LagMaxMS))+
-			st.Label.Render(fmt.Sprintf(" ms · %d of %d over %s ms", s.LagOver, s.Attempted, report.FormatFloat(probe.ScheduleLagBoundMS)))+verdict)
+			st.Label.Render(fmt.Sprintf(" ms · %d of %d over %s ms", s.LagOver, s.Attempted, report.FormatFloat(stats.ScheduleLagBoundMS)))+verdict)
 	}
 	items = append(items, pctl("client queue", ol.ClientQueue, st), pctl("ttft from intended", ol.TTFTUser, st))
 	return items
@@ -279,7 +280,7 @@ func flow(items []string, width int, st *Styles) []string {
 // RunHeatmap draws one row per stream (those given, in order) and one
 // column per content frame index, or per time bucket when byTime is set,
 // shaded by gap as Heatmap does; stream sel is highlighted.
-func RunHeatmap(recs []*probe.Record, sel int, stallMS float64, byTime bool, width, height int, st *Styles) string {
+func RunHeatmap(recs []*record.Record, sel int, stallMS float64, byTime bool, width, height int, st *Styles) string {
 	if len(recs) == 0 || width-labelWidth < 4 || height < 1 {
 		return Fit(st.Dim.Render("no streams yet"), width, height)
 	}

@@ -7,8 +7,9 @@ import (
 	"charm.land/bubbles/v2/table"
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // Titles of the stream table's columns.
@@ -76,13 +77,13 @@ func StreamTableStyles(st *Styles) table.Styles {
 
 // StreamRow is a stream's row for cols. A stream still running (phase
 // before PhaseDone) shows its live figures, derived from its frames so far.
-func StreamRow(r *probe.Record, phase Phase, cols []table.Column) table.Row {
+func StreamRow(r *record.Record, phase Phase, cols []table.Column) table.Row {
 	row := make(table.Row, len(cols))
 	for i, c := range cols {
 		switch c.Title {
 		case ColSeq:
 			row[i] = fmt.Sprintf("#%d", r.Seq+1)
-			if r.Phase == probe.PhaseWarmup {
+			if r.Phase == record.PhaseWarmup {
 				row[i] += "w"
 			}
 		case ColPrompt:
@@ -92,7 +93,7 @@ func StreamRow(r *probe.Record, phase Phase, cols []table.Column) table.Row {
 		case ColTTFT:
 			row[i] = optMS(r.TTFTMS)
 		case ColGapP99:
-			row[i] = optMS(probe.NewDist(r.Gaps()).P99)
+			row[i] = optMS(stats.NewDist(r.Gaps()).P99)
 		case ColStalls:
 			row[i] = fmt.Sprint(len(r.Stalls))
 		case ColTokens:
@@ -109,7 +110,7 @@ func StreamRow(r *probe.Record, phase Phase, cols []table.Column) table.Row {
 
 // StreamStatus is a stream's status in a word: where a running stream is,
 // or how a finished one ended (a failure by its class).
-func StreamStatus(r *probe.Record, phase Phase) string {
+func StreamStatus(r *record.Record, phase Phase) string {
 	switch phase {
 	case PhaseIdle, PhaseConnecting:
 		return "connecting"
@@ -119,9 +120,9 @@ func StreamStatus(r *probe.Record, phase Phase) string {
 		return "streaming"
 	}
 	switch {
-	case r.Status == probe.StatusFailed && r.Error != nil:
+	case r.Status == record.StatusFailed && r.Error != nil:
 		return sanitize.Line(r.Error.Class)
-	case r.Status == probe.StatusComplete && r.Buffered:
+	case r.Status == record.StatusComplete && r.Buffered:
 		return "buffered"
 	}
 	return r.Status
@@ -136,9 +137,9 @@ func optMS(v *float64) string {
 
 // StreamCaption describes a stream in a line: number, prompt, status and
 // clocks, stalls last.
-func StreamCaption(r *probe.Record, phase Phase, st *Styles) string {
+func StreamCaption(r *record.Record, phase Phase, st *Styles) string {
 	num := fmt.Sprintf("#%d", r.Seq+1)
-	if r.Phase == probe.PhaseWarmup {
+	if r.Phase == record.PhaseWarmup {
 		num += " (warmup)"
 	}
 	parts := []string{st.Value.Render(num)}

@@ -10,20 +10,21 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // runRecords are a run's records replayed from fixture scenarios: five
 // streams with a mid-sentence stall, one in-stream error, one steady, and a
 // warmup stream first; every third started late on an open-loop schedule.
-func runRecords(t testing.TB) []*probe.Record {
+func runRecords(t testing.TB) []*record.Record {
 	warm := replay(t, "steady", 0)
-	warm.Phase = probe.PhaseWarmup
-	recs := []*probe.Record{warm}
+	warm.Phase = record.PhaseWarmup
+	recs := []*record.Record{warm}
 	for i, sc := range []string{"mid-sentence-stall", "mid-sentence-stall", "in-stream-error", "mid-sentence-stall", "steady", "mid-sentence-stall", "mid-sentence-stall"} {
 		r := replay(t, sc, i+1)
-		r.Phase = probe.PhaseMeasure
+		r.Phase = record.PhaseMeasure
 		r.PromptID = []string{"short", "medium", "long"}[i%3]
 		r.RunOffsetMS = float64(i) * 200
 		intended := r.RunOffsetMS - float64(i%3)
@@ -33,15 +34,15 @@ func runRecords(t testing.TB) []*probe.Record {
 	return recs
 }
 
-func runSummary(recs []*probe.Record, st *probe.RunStats) *probe.Summary {
-	a := probe.NewAggregate(probe.DefaultStall)
+func runSummary(recs []*record.Record, st *stats.RunStats) *stats.Summary {
+	a := stats.NewAggregate(stats.DefaultStall)
 	for _, r := range recs {
 		a.Add(r)
 	}
 	if st != nil {
 		a.SetRun(*st)
 	}
-	s := a.Summary(probe.Workload{})
+	s := a.Summary(stats.Workload{})
 	return &s
 }
 
@@ -56,10 +57,10 @@ func TestRunViews(t *testing.T) {
 	live.Frames = live.Frames[:30]
 	live.PromptID = "short"
 	live.DurationMS = live.Frames[29].TMS
-	if err := probe.Derive(live, probe.DefaultStall); err != nil {
+	if err := stats.Derive(live, stats.DefaultStall); err != nil {
 		t.Fatal(err)
 	}
-	lag := probe.NewDist([]float64{0.2, 0.4, 0.3, 12.5, 0.6, 0.5, 0.4})
+	lag := stats.NewDist([]float64{0.2, 0.4, 0.3, 12.5, 0.6, 0.5, 0.4})
 	snaps := map[string]*RunSnapshot{
 		"closed": {
 			Target: recs[1].Target, Format: "openai-chat", Model: "mid-sentence-stall", Load: "closed loop, 4 in flight · 40 runs",
@@ -70,7 +71,7 @@ func TestRunViews(t *testing.T) {
 			Target: recs[1].Target, Format: "openai-chat", Model: "mid-sentence-stall", Load: "open loop, constant arrivals at 5/s",
 			State: RunDone, ElapsedMS: 10230, DurationMS: 10000, OpenLoop: true,
 			Attempted: 9, Admitted: 7, NotAdmitted: 2, Finished: 7, Warmup: 1,
-			Summary: runSummary(recs, &probe.RunStats{NotAdmitted: 2, Lag: lag, LagBoundMS: probe.ScheduleLagBoundMS, ClientLimited: true}),
+			Summary: runSummary(recs, &stats.RunStats{NotAdmitted: 2, Lag: lag, LagBoundMS: stats.ScheduleLagBoundMS, ClientLimited: true}),
 		},
 		"openlive": {
 			Target: recs[1].Target, Format: "openai-chat", Load: "open loop",
@@ -93,11 +94,11 @@ func TestRunViews(t *testing.T) {
 	all := append(recs[1:len(recs):len(recs)], live)
 	for _, w := range []int{80, 120} {
 		out := map[string]string{
-			"heatmap":  RunHeatmap(all, 3, probe.DefaultStall, false, w, 7, &st),
-			"heattime": RunHeatmap(all, len(all)-1, probe.DefaultStall, true, w, 5, &st),
+			"heatmap":  RunHeatmap(all, 3, stats.DefaultStall, false, w, 7, &st),
+			"heattime": RunHeatmap(all, len(all)-1, stats.DefaultStall, true, w, 5, &st),
 			"ttft":     Histogram(&ttft, math.Inf(1), "no first token yet", w/2, 6, &st),
-			"gaps":     Histogram(&gaps, probe.DefaultStall, "no gaps yet", w/2, 8, &st),
-			"gapshort": Histogram(&gaps, probe.DefaultStall, "no gaps yet", w/2, 2, &st),
+			"gaps":     Histogram(&gaps, stats.DefaultStall, "no gaps yet", w/2, 8, &st),
+			"gapshort": Histogram(&gaps, stats.DefaultStall, "no gaps yet", w/2, 2, &st),
 			"caption":  StreamCaption(recs[3], PhaseDone, &st) + "\n" + StreamCaption(live, PhaseStreaming, &st),
 			"table":    streamTable(append(recs[:len(recs):len(recs)], live), w),
 		}
@@ -121,7 +122,7 @@ func TestRunViews(t *testing.T) {
 
 // streamTable renders the stream table as the run screen does, the last
 // row selected.
-func streamTable(recs []*probe.Record, w int) string {
+func streamTable(recs []*record.Record, w int) string {
 	cols := StreamColumns(w)
 	rows := make([]table.Row, len(recs))
 	for i, r := range recs {
@@ -163,17 +164,17 @@ func TestRunViewFigures(t *testing.T) {
 			gaps.Add(g)
 		}
 	}
-	if h := ansi.Strip(Histogram(&gaps, probe.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500–1s █") {
+	if h := ansi.Strip(Histogram(&gaps, stats.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500–1s █") {
 		t.Errorf("a short gap histogram lost the stall bucket:\n%s", h)
 	}
 	// The selected stream's label is styled apart from the others'.
-	heat := strings.Split(RunHeatmap(recs, 2, probe.DefaultStall, false, 80, 10, &st), "\n")
+	heat := strings.Split(RunHeatmap(recs, 2, stats.DefaultStall, false, 80, 10, &st), "\n")
 	prefix := func(l string) string { return l[:strings.Index(l, "#")] }
 	if prefix(heat[2]) == prefix(heat[1]) || prefix(heat[1]) != prefix(heat[3]) || !strings.Contains(heat[2], "#3") {
 		t.Errorf("selected stream not highlighted:\n%q", heat[:4])
 	}
-	open := &RunSnapshot{OpenLoop: true, State: RunDone, Summary: runSummary(recs, &probe.RunStats{
-		Lag: probe.NewDist([]float64{1, 50}), LagBoundMS: 10, ClientLimited: true,
+	open := &RunSnapshot{OpenLoop: true, State: RunDone, Summary: runSummary(recs, &stats.RunStats{
+		Lag: stats.NewDist([]float64{1, 50}), LagBoundMS: 10, ClientLimited: true,
 	})}
 	if c := ansi.Strip(RunCounts(open, 120, 10, &st)); !strings.Contains(c, "CLIENT-LIMITED") || !strings.Contains(c, "client queue p50") {
 		t.Errorf("open loop not flagged client-limited:\n%s", c)

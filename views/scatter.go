@@ -9,8 +9,9 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // ScatterPoint is one run (watch), stream (run screen) or run file
@@ -23,14 +24,14 @@ type ScatterPoint struct {
 
 // PointOf is a record's point, or false when it has no TTFT or fewer than
 // two gaps (a point with an undefined figure is not drawn at 0).
-func PointOf(series int, r *probe.Record) (ScatterPoint, bool) {
+func PointOf(series int, r *record.Record) (ScatterPoint, bool) {
 	gaps := r.Gaps()
 	if r.TTFTMS == nil || len(gaps) == 0 {
 		return ScatterPoint{}, false
 	}
 	sorted := append([]float64(nil), gaps...)
 	slices.Sort(sorted)
-	return ScatterPoint{Series: series, TTFTMS: *r.TTFTMS, GapMS: probe.Percentile(sorted, 99)}, true
+	return ScatterPoint{Series: series, TTFTMS: *r.TTFTMS, GapMS: stats.Percentile(sorted, 99)}, true
 }
 
 // Scatter plots TTFT (x) against gap p99 (y), a letter per point for its
@@ -82,7 +83,7 @@ type scatterPlot struct {
 
 // newScatterPlot scales both axes to hold every point and the guides.
 func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot {
-	p := &scatterPlot{w: w, h: h, xMax: 1.25 * probe.QueueTTFTMS, yMax: 1.5 * stallMS}
+	p := &scatterPlot{w: w, h: h, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS}
 	for _, pt := range pts {
 		p.xMax, p.yMax = max(p.xMax, pt.TTFTMS*1.1), max(p.yMax, pt.GapMS*1.1)
 	}
@@ -91,7 +92,7 @@ func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot 
 	for i := range p.grid {
 		p.grid[i] = newCellRow(w, ' ', nil)
 	}
-	p.queueCol, p.stallRow = p.col(probe.QueueTTFTMS), p.row(stallMS)
+	p.queueCol, p.stallRow = p.col(stats.QueueTTFTMS), p.row(stallMS)
 	return p
 }
 

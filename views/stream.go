@@ -1,6 +1,8 @@
 package views
 
-import "github.com/driplab/drip/probe"
+import (
+	"github.com/driplab/drip/record"
+)
 
 // Phase is where a stream is in its life, as the header shows it.
 type Phase uint8
@@ -15,12 +17,12 @@ const (
 )
 
 // Stream is an immutable snapshot of one stream. Record holds the frames so
-// far; its derived fields come from probe.Derive (final once PhaseDone).
+// far; its derived fields come from stats.Derive (final once PhaseDone).
 type Stream struct {
 	Run       int // 1-based
 	Phase     Phase
 	ElapsedMS float64 // live clock: ms since the request was sent
-	Record    *probe.Record
+	Record    *record.Record
 }
 
 // endMS is the right edge of the stream on a time axis.

@@ -9,14 +9,15 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 )
 
 // sweepRecords are 8 streams a level of concurrency 1,2,4,8 against 4
 // slots: past 4, half of them wait a whole stream for their first word.
-func sweepRecords(t *testing.T) []*probe.Record {
-	var recs []*probe.Record
+func sweepRecords(t *testing.T) []*record.Record {
+	var recs []*record.Record
 	for _, lv := range []float64{1, 2, 4, 8} {
 		per := min(int(lv), 4)
 		for i := range 8 {
@@ -24,15 +25,15 @@ func sweepRecords(t *testing.T) []*probe.Record {
 			if lv > 4 && i%8 >= 4 {
 				ttft += 600
 			}
-			r := &probe.Record{Phase: probe.PhaseMeasure, Level: &lv, RunOffsetMS: float64(i/per) * 700}
+			r := &record.Record{Phase: record.PhaseMeasure, Level: &lv, RunOffsetMS: float64(i/per) * 700}
 			at := ttft
 			for j := range 20 {
-				r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: j, Kind: adapters.KindContent, Text: " w"})
+				r.Frames = append(r.Frames, record.Frame{TMS: at, Read: j, Kind: adapters.KindContent, Text: " w"})
 				at += 25
 			}
-			r.Frames = append(r.Frames, probe.Frame{TMS: at, Read: 20, Kind: adapters.KindEnd})
+			r.Frames = append(r.Frames, record.Frame{TMS: at, Read: 20, Kind: adapters.KindEnd})
 			r.DurationMS = at
-			if err := probe.Derive(r, probe.DefaultStall); err != nil {
+			if err := stats.Derive(r, stats.DefaultStall); err != nil {
 				t.Fatal(err)
 			}
 			recs = append(recs, r)

@@ -9,12 +9,13 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // targetRuns are three runs each of a steady and a stalling target, as
 // the watch screen of two targets holds them after two presses of r.
-func targetRuns(t testing.TB) (steady, stall []*probe.Record, c *compare.Comparison) {
+func targetRuns(t testing.TB) (steady, stall []*record.Record, c *compare.Comparison) {
 	for i := range 3 {
 		steady = append(steady, replay(t, "steady", i))
 		stall = append(stall, replay(t, "mid-sentence-stall", i))
@@ -28,7 +29,7 @@ func targetRuns(t testing.TB) (steady, stall []*probe.Record, c *compare.Compari
 
 // live is r cut at atMS as the screen sees it while it streams: the frames
 // so far, derived, with the clock at atMS.
-func live(t testing.TB, r *probe.Record, atMS float64) *Stream {
+func live(t testing.TB, r *record.Record, atMS float64) *Stream {
 	cp := *r
 	n := 0
 	for n < len(r.Frames) && r.Frames[n].TMS <= atMS {
@@ -36,7 +37,7 @@ func live(t testing.TB, r *probe.Record, atMS float64) *Stream {
 	}
 	cp.Frames = r.Frames[:n:n]
 	cp.DurationMS = atMS
-	if err := probe.Derive(&cp, probe.DefaultStall); err != nil {
+	if err := stats.Derive(&cp, stats.DefaultStall); err != nil {
 		t.Fatal(err)
 	}
 	return &Stream{Run: 4, Phase: PhaseStreaming, ElapsedMS: atMS, Record: &cp}
@@ -53,7 +54,7 @@ func TestTargetViews(t *testing.T) {
 	buffered := &Stream{Run: 1, Phase: PhaseDone, Record: replay(t, "buffered-burst", 0)}
 	var pts []ScatterPoint
 	var trends []Trend
-	for i, runs := range [][]*probe.Record{steady, stall} {
+	for i, runs := range [][]*record.Record{steady, stall} {
 		ttft, gap := Trend{Series: i, Label: "ttft"}, Trend{Series: i, Label: "gap p99"}
 		for _, r := range runs {
 			p, ok := PointOf(i, r)
@@ -80,7 +81,7 @@ func TestTargetViews(t *testing.T) {
 			"clocks-short":  TargetClocks(c, []string{"steady", "stall"}, w, 5, &st),
 			"clocks-empty":  TargetClocks(nil, []string{"steady", "stall"}, w, 3, &st),
 			"text":          text.Render(0, text.Lines(), &st),
-			"scatter":       Scatter(pts, 1, probe.DefaultStall, w, 14, &st),
+			"scatter":       Scatter(pts, 1, stats.DefaultStall, w, 14, &st),
 			"trend":         TrendStrip(trends, "runs", w, 4, &st),
 		}
 		for view, out := range views {
@@ -114,13 +115,13 @@ func TestTargetViewsSay(t *testing.T) {
 		{"short clocks say what they cut", TargetClocks(c, nil, 120, 5, &st), []string{"more rows: 2 shows every figure"}},
 	}
 	var pts []ScatterPoint
-	for i, runs := range [][]*probe.Record{steady, stall} {
+	for i, runs := range [][]*record.Record{steady, stall} {
 		for _, r := range runs {
 			p, _ := PointOf(i, r)
 			pts = append(pts, p)
 		}
 	}
-	sc := Scatter(pts, 0, probe.DefaultStall, 120, 16, &st)
+	sc := Scatter(pts, 0, stats.DefaultStall, 120, 16, &st)
 	checks = append(checks, struct {
 		name, out string
 		wants     []string
@@ -185,7 +186,7 @@ func TestTargetClocksFitEighty(t *testing.T) {
 	st := NewStyles(true, false)
 	var inputs []compare.Input
 	for _, sc := range []string{"steady", "mid-sentence-stall", "multi-token", "steady"} {
-		var recs []*probe.Record
+		var recs []*record.Record
 		for i := range 3 {
 			recs = append(recs, replay(t, sc, i))
 		}

@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // Glyphs of the timeline, one cell each, distinct without colour.
@@ -64,7 +64,7 @@ func (a axis) cell(t float64) int {
 // Timeline draws the current stream and, above it, earlier runs in a dimmer
 // style on the same time axis, so a stall that recurs lines up. zoomMS > 0
 // shows only the last zoomMS of the current stream instead of all of it.
-func Timeline(cur *Stream, earlier []*probe.Record, zoomMS float64, width, height int, st *Styles) string {
+func Timeline(cur *Stream, earlier []*record.Record, zoomMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
 		return Fit("", width, height)
@@ -103,7 +103,7 @@ func EndMS(s *Stream) float64 { return s.endMS() }
 // share, so targets streaming at once line up; TimeAxis draws that axis.
 // The current stream's row comes last, its markers under it when height
 // allows, earlier runs above it.
-func TimelineLane(cur *Stream, earlier []*probe.Record, toMS float64, width, height int, st *Styles) string {
+func TimelineLane(cur *Stream, earlier []*record.Record, toMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
 		return Fit("", width, height)
@@ -123,7 +123,7 @@ func TimeAxis(toMS float64, width int, st *Styles) string {
 
 // timelineLines are the rows of the earlier runs, the current stream's row
 // and, from two rows, its markers, in at most height rows.
-func timelineLines(cur *Stream, earlier []*probe.Record, ax axis, height int, st *Styles) []string {
+func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, st *Styles) []string {
 	rows := max(0, min(len(earlier), height-2))
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
@@ -178,7 +178,7 @@ type stallLabel struct {
 }
 
 // priority orders what a cell shows when several frames share it.
-func glyphOf(f *probe.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, int) {
+func glyphOf(f *record.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, int) {
 	switch f.Kind {
 	case adapters.KindError:
 		return glyphError, &st.Error, 7
@@ -205,7 +205,7 @@ func glyphOf(f *probe.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, int
 // timelineRow draws a stream's lane: the wait, the stalls (their
 // durations inside them when they fit, else returned as labels for the
 // marker row) and the frames; an earlier run is dimmed but its stalls.
-func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
+func timelineRow(r *record.Record, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
 	row := newCellRow(ax.cells, ' ', nil)
 	waitRow(row, r, end, ax, st)
 	labels := stallsRow(row, r, ax, st)
@@ -222,7 +222,7 @@ func timelineRow(r *probe.Record, end float64, earlier bool, ax axis, st *Styles
 }
 
 // waitRow draws the wait before the first content: the empty bubble.
-func waitRow(row cellRow, r *probe.Record, end float64, ax axis, st *Styles) {
+func waitRow(row cellRow, r *record.Record, end float64, ax axis, st *Styles) {
 	waitEnd := end
 	if r.TTFTMS != nil {
 		waitEnd = *r.TTFTMS
@@ -238,7 +238,7 @@ func waitRow(row cellRow, r *probe.Record, end float64, ax axis, st *Styles) {
 
 // stallsRow draws the stalls, each with its duration inside it when it
 // fits; the labels that do not fit are returned.
-func stallsRow(row cellRow, r *probe.Record, ax axis, st *Styles) []stallLabel {
+func stallsRow(row cellRow, r *record.Record, ax axis, st *Styles) []stallLabel {
 	var labels []stallLabel
 	for _, s := range r.Stalls {
 		a, b := ax.cell(s.AtMS)+1, ax.cell(s.AtMS+s.GapMS)-1
@@ -266,7 +266,7 @@ func stallsRow(row cellRow, r *probe.Record, ax axis, st *Styles) []stallLabel {
 // framesRow draws the frames, the most telling where several share a
 // cell. Frames of one read arrived together: content sharing a read is a
 // burst. Reads only grow, so a read's frames are one run of the slice.
-func framesRow(row cellRow, r *probe.Record, ax axis, st *Styles) {
+func framesRow(row cellRow, r *record.Record, ax axis, st *Styles) {
 	prio := make([]int, ax.cells)
 	for i := 0; i < len(r.Frames); {
 		j, content := i, 0
@@ -293,7 +293,7 @@ func framesRow(row cellRow, r *probe.Record, ax axis, st *Styles) {
 
 // markerRow marks TTFT and the last content under the current stream and
 // carries the stall labels that did not fit in their spans.
-func markerRow(r *probe.Record, labels []stallLabel, ax axis, st *Styles) cellRow {
+func markerRow(r *record.Record, labels []stallLabel, ax axis, st *Styles) cellRow {
 	row := newCellRow(ax.cells, ' ', nil)
 	free := func(i int) bool { return row.r[i] == ' ' && (i == 0 || row.r[i-1] == ' ') }
 	for _, l := range labels {
@@ -327,7 +327,7 @@ func markerRow(r *probe.Record, labels []stallLabel, ax axis, st *Styles) cellRo
 	return row
 }
 
-func lastContent(r *probe.Record) float64 {
+func lastContent(r *record.Record) float64 {
 	for i := len(r.Frames) - 1; i >= 0; i-- {
 		if r.Frames[i].IsContent() {
 			return r.Frames[i].TMS

@@ -12,11 +12,13 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // replay records a fixture scenario with the fixture's own times, so the
 // record is the same on every machine.
-func replay(t testing.TB, scenario string, seq int) *probe.Record {
+func replay(t testing.TB, scenario string, seq int) *record.Record {
 	t.Helper()
 	f := adapters.Lookup("openai-chat")
 	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(scenario), scenario)
@@ -27,8 +29,8 @@ func replay(t testing.TB, scenario string, seq int) *probe.Record {
 	for i, d := range at {
 		times[i] = float64(d) / float64(time.Millisecond)
 	}
-	rec := &probe.Record{Seq: seq, Target: "http://127.0.0.1:8089/v1/chat/completions", Model: scenario}
-	if _, err := probe.Replay(f, reads, times, probe.DefaultStall, rec); err != nil {
+	rec := &record.Record{Seq: seq, Target: "http://127.0.0.1:8089/v1/chat/completions", Model: scenario}
+	if _, err := probe.Replay(f, reads, times, stats.DefaultStall, rec); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -38,30 +40,30 @@ func replay(t testing.TB, scenario string, seq int) *probe.Record {
 // with stalls (and two earlier runs), one that has not started, one failed.
 func cases(t testing.TB) map[string]struct {
 	cur     *Stream
-	earlier []*probe.Record
+	earlier []*record.Record
 } {
 	stall := replay(t, "mid-sentence-stall", 2)
-	empty := &probe.Record{Seq: 0, Target: "http://127.0.0.1:8089/v1/chat/completions", Format: "openai-chat", StallMS: probe.DefaultStall}
-	if err := probe.Derive(empty, probe.DefaultStall); err != nil {
+	empty := &record.Record{Seq: 0, Target: "http://127.0.0.1:8089/v1/chat/completions", Format: "openai-chat", StallMS: stats.DefaultStall}
+	if err := stats.Derive(empty, stats.DefaultStall); err != nil {
 		t.Fatal(err)
 	}
 	failed := replay(t, "in-stream-error", 0)
 	return map[string]struct {
 		cur     *Stream
-		earlier []*probe.Record
+		earlier []*record.Record
 	}{
-		"stall":  {&Stream{Run: 3, Phase: PhaseDone, Record: stall}, []*probe.Record{replay(t, "mid-sentence-stall", 0), replay(t, "steady", 1)}},
+		"stall":  {&Stream{Run: 3, Phase: PhaseDone, Record: stall}, []*record.Record{replay(t, "mid-sentence-stall", 0), replay(t, "steady", 1)}},
 		"empty":  {&Stream{Run: 1, Phase: PhaseWaiting, ElapsedMS: 1234, Record: empty}, nil},
 		"failed": {&Stream{Run: 1, Phase: PhaseDone, Record: failed}, nil},
 	}
 }
 
-func summaryOf(recs ...*probe.Record) *probe.Summary {
-	a := probe.NewAggregate(probe.DefaultStall)
+func summaryOf(recs ...*record.Record) *stats.Summary {
+	a := stats.NewAggregate(stats.DefaultStall)
 	for _, r := range recs {
 		a.Add(r)
 	}
-	s := a.Summary(probe.Workload{})
+	s := a.Summary(stats.Workload{})
 	return &s
 }
 
@@ -71,8 +73,8 @@ func TestViews(t *testing.T) {
 	st := NewStyles(true, false)
 	for name, c := range cases(t) {
 		for _, w := range []int{80, 120} {
-			runs := append(append([]*probe.Record(nil), c.earlier...), c.cur.Record)
-			var all *probe.Summary
+			runs := append(append([]*record.Record(nil), c.earlier...), c.cur.Record)
+			var all *stats.Summary
 			if len(runs) > 1 {
 				all = summaryOf(runs...)
 			}
@@ -119,7 +121,7 @@ func TestStallVisible(t *testing.T) {
 	if g := ansi.Strip(Gaps(r, 80, 14, &st)); !strings.Contains(g, "500–1s █") {
 		t.Errorf("histogram has no stall bucket:\n%s", g)
 	}
-	if h := ansi.Strip(Heatmap([]*probe.Record{r}, false, 0, 120, 3, &st)); !strings.Contains(h, "█") {
+	if h := ansi.Strip(Heatmap([]*record.Record{r}, false, 0, 120, 3, &st)); !strings.Contains(h, "█") {
 		t.Errorf("heatmap shows no stall:\n%s", h)
 	}
 }
@@ -146,7 +148,7 @@ func TestHostileText(t *testing.T) {
 func TestTinySizes(t *testing.T) {
 	st := NewStyles(false, true)
 	for _, c := range cases(t) {
-		runs := append(append([]*probe.Record(nil), c.earlier...), c.cur.Record)
+		runs := append(append([]*record.Record(nil), c.earlier...), c.cur.Record)
 		for w := 0; w <= 30; w += 3 {
 			for h := 0; h <= 6; h++ {
 				outs := []string{
@@ -170,7 +172,7 @@ func TestTinySizes(t *testing.T) {
 }
 
 // wrapAll is a record's whole text as the text panel wraps it.
-func wrapAll(r *probe.Record, width int, st *Styles) string {
+func wrapAll(r *record.Record, width int, st *Styles) string {
 	var t WrappedText
 	t.Update(r, width)
 	return t.Render(0, t.Lines(), st)

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 )
 
@@ -59,7 +59,7 @@ type textStall struct {
 
 // Update brings the wrapped text up to date with r at width; a new width
 // wraps everything again (a resize, not a frame).
-func (t *WrappedText) Update(r *probe.Record, width int) {
+func (t *WrappedText) Update(r *record.Record, width int) {
 	if width < 1 {
 		width = 1
 	}
@@ -89,7 +89,7 @@ func (t *WrappedText) Update(r *probe.Record, width int) {
 		t.write(sanitize.Text(f.Text), styleOf(f.Channel))
 	}
 	// A failed stream's error closes the text.
-	if e := r.Error; e != nil && r.Status != probe.StatusCanceled && !t.failed {
+	if e := r.Error; e != nil && r.Status != record.StatusCanceled && !t.failed {
 		t.failed = true
 		msg := "✖ " + sanitize.Line(e.Class)
 		if e.Message != "" {

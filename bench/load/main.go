@@ -47,6 +47,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -257,7 +259,7 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 	}
 	p := probe.Plan{
 		Target:      probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
-		Options:     probe.Options{StallMS: probe.DefaultStall},
+		Options:     probe.Options{StallMS: stats.DefaultStall},
 		Concurrency: n, Runs: n, Seed: 1,
 	}
 	if ramp > 0 {
@@ -275,14 +277,14 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 // real Bubble Tea program (no terminal: input none, output discarded, a
 // 120x40 window) that quits when the run has ended; keep, when set, also
 // keeps every record.
-func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe.Event), tuiOn bool) (time.Duration, time.Duration, error) {
+func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, time.Duration, error) {
 	w, err := probe.Create(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
 		return 0, 0, err
 	}
 	defer w.Close()
-	agg := probe.NewAggregate(probe.DefaultStall)
-	sink := func(r *probe.Record) {
+	agg := stats.NewAggregate(stats.DefaultStall)
+	sink := func(r *record.Record) {
 		agg.Add(r)
 		w.Write(r)
 		if keep != nil {
@@ -306,7 +308,7 @@ func runPass(p probe.Plan, dir string, keep *[]*probe.Record, observe func(probe
 		return time.Since(t0), cpuTime() - cpu0, nil
 	}
 	m := tui.NewRun(context.Background(), tui.RunConfig{Plan: p, Load: "bench", Observe: observe},
-		tui.Config{Sink: sink, StallMS: probe.DefaultStall, Color: true})
+		tui.Config{Sink: sink, StallMS: stats.DefaultStall, Color: true})
 	prog := tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(120, 40),
 		tea.WithoutSignals(), tea.WithFPS(30), tea.WithFilter(func(mm tea.Model, msg tea.Msg) tea.Msg {
 			if mm.(*tui.Model).RunFinished() {
@@ -373,7 +375,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 		return "", err
 	}
 	srvCPU0 := serverCPU(base)
-	var recs []*probe.Record
+	var recs []*record.Record
 	waits := watchRunQueue()
 	wall, cpu, err := runPass(p, dir, &recs, nil, tuiOn)
 	if err != nil {
@@ -407,7 +409,7 @@ type pairReport struct {
 // for it (the server's log for the stream's tag, scenario#prompt id) and
 // reports the stamp error, by position in the stream, the server's own
 // flush span and the gap error. It forgets the server's logs.
-func pairing(base, scenario string, recs []*probe.Record) (pairReport, error) {
+func pairing(base, scenario string, recs []*record.Record) (pairReport, error) {
 	var stamp, gap, flush []float64
 	var byPhase, flushBy [3][]float64 // the first 10 frames, the middle, the last 10
 	frames, unpaired, complete := 0, 0, 0
@@ -457,13 +459,13 @@ func pairing(base, scenario string, recs []*probe.Record) (pairReport, error) {
 			unpaired += len(server) - k
 		}
 	}
-	se, ge := probe.NewDist(stamp), probe.NewDist(gap)
+	se, ge := stats.NewDist(stamp), stats.NewDist(gap)
 	var b strings.Builder
 	fmt.Fprintf(&b, "  stamp error (drip's read time − server's write time) ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*se.P50, *se.P90, *se.P99, *se.Max)
-	b0, b1, b2 := probe.NewDist(byPhase[0]), probe.NewDist(byPhase[1]), probe.NewDist(byPhase[2])
+	b0, b1, b2 := stats.NewDist(byPhase[0]), stats.NewDist(byPhase[1]), stats.NewDist(byPhase[2])
 	fmt.Fprintf(&b, "    p99 by position in the stream: first 10 frames %.3f · middle %.3f · last 10 frames %.3f\n", *b0.P99, *b1.P99, *b2.P99)
-	fe, f0, f1, f2 := probe.NewDist(flush), probe.NewDist(flushBy[0]), probe.NewDist(flushBy[1]), probe.NewDist(flushBy[2])
+	fe, f0, f1, f2 := stats.NewDist(flush), stats.NewDist(flushBy[0]), stats.NewDist(flushBy[1]), stats.NewDist(flushBy[2])
 	fmt.Fprintf(&b, "  of which the server's own flush (write time to flush returned) ms: p50 %.3f  p99 %.3f  max %.3f · p99 first 10 %.3f · middle %.3f · last 10 %.3f\n",
 		*fe.P50, *fe.P99, *fe.Max, *f0.P99, *f1.P99, *f2.P99)
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",

@@ -25,7 +25,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func main() {
 
 	fmt.Printf("drip watch %s -m %s, %d fresh starts each, screen in tmux %sx%s\n", url, *scenario, *n, w, h)
 	fmt.Printf("load average at start: %s\n", loadavg())
-	var tuiRecs, headRecs []*probe.Record
+	var tuiRecs, headRecs []*record.Record
 	for i := range *n {
 		out := filepath.Join(dir, fmt.Sprintf("head-%d.jsonl", i))
 		cmd := exec.Command(*bin, "watch", url, "-m", *scenario, "--no-tui", "--out", out)
@@ -64,8 +65,8 @@ func main() {
 	fmt.Printf("%-12s %-9s %8s %8s %8s %8s\n", "figure", "mode", "p50", "p90", "p99", "max")
 	for _, fig := range []struct {
 		name string
-		get  func(*probe.Record) *float64
-	}{{"ttft_ms", func(r *probe.Record) *float64 { return r.TTFTMS }}, {"headers_ms", func(r *probe.Record) *float64 { return r.HeadersMS }}} {
+		get  func(*record.Record) *float64
+	}{{"ttft_ms", func(r *record.Record) *float64 { return r.TTFTMS }}, {"headers_ms", func(r *record.Record) *float64 { return r.HeadersMS }}} {
 		head, scr := figures(headRecs, fig.get), figures(tuiRecs, fig.get)
 		row(fig.name, "headless", head)
 		row(fig.name, "screen", scr)
@@ -75,7 +76,7 @@ func main() {
 
 // watchInTmux runs cmd in a detached tmux pane, waits for its first
 // record, quits it with q and returns the record.
-func watchInTmux(session, w, h, cmd, out string) *probe.Record {
+func watchInTmux(session, w, h, cmd, out string) *record.Record {
 	check(exec.Command("tmux", "new-session", "-d", "-s", session, "-x", w, "-y", h, cmd).Run())
 	defer exec.Command("tmux", "kill-session", "-t", session).Run()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
@@ -93,7 +94,7 @@ func watchInTmux(session, w, h, cmd, out string) *probe.Record {
 	return readRecord(out)
 }
 
-func readRecord(path string) *probe.Record {
+func readRecord(path string) *record.Record {
 	f, err := os.Open(path)
 	check(err)
 	defer f.Close()
@@ -102,25 +103,25 @@ func readRecord(path string) *probe.Record {
 	if !sc.Scan() {
 		check(fmt.Errorf("%s: no record", path))
 	}
-	r := &probe.Record{}
+	r := &record.Record{}
 	check(json.Unmarshal(sc.Bytes(), r))
-	if r.Status != probe.StatusComplete {
+	if r.Status != record.StatusComplete {
 		check(fmt.Errorf("%s: stream %s", path, r.Status))
 	}
 	return r
 }
 
-func figures(recs []*probe.Record, get func(*probe.Record) *float64) probe.Dist {
+func figures(recs []*record.Record, get func(*record.Record) *float64) stats.Dist {
 	var xs []float64
 	for _, r := range recs {
 		if v := get(r); v != nil {
 			xs = append(xs, *v)
 		}
 	}
-	return probe.NewDist(slices.Clip(xs))
+	return stats.NewDist(slices.Clip(xs))
 }
 
-func row(name, mode string, d probe.Dist) {
+func row(name, mode string, d stats.Dist) {
 	fmt.Printf("%-12s %-9s %8.2f %8.2f %8.2f %8.2f\n", name, mode, *d.P50, *d.P90, *d.P99, *d.Max)
 }
 

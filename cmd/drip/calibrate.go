@@ -14,7 +14,9 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 func newCalibrateCmd() *cobra.Command {
@@ -81,7 +83,7 @@ func calibrate(ctx context.Context, w io.Writer, levels []int, rounds int) error
 		if ctx.Err() != nil {
 			return cannotErr(ctx.Err())
 		}
-		se, ge := probe.NewDist(cal.stampErr), probe.NewDist(cal.gapErr)
+		se, ge := stats.NewDist(cal.stampErr), stats.NewDist(cal.gapErr)
 		fmt.Fprintf(w, "%-12d %7d %8d │ %8s %9s %9s │ %8s %9s %9s │ %s\n", c, cal.streams, cal.frames,
 			report.Num(se.P50), report.Num(se.P99), report.Num(se.Max),
 			report.Num(ge.P50), report.Num(ge.P99), report.Num(ge.Max), cal.cpuPerFrame)
@@ -108,13 +110,13 @@ func calibrateLevel(ctx context.Context, fsrv *fixtures.Server, t probe.Target, 
 	var cal calibration
 	cpu0 := cpuTime()
 	for r := range rounds {
-		recs := make([]*probe.Record, c)
+		recs := make([]*record.Record, c)
 		var wg sync.WaitGroup
 		for i := range c {
 			wg.Go(func() {
 				tt := t
 				tt.Request.Model = fmt.Sprintf("calibrate#c%d-r%d-s%d", c, r, i)
-				recs[i] = probe.Stream(ctx, tt, o, &probe.Record{Seq: i}, nil)
+				recs[i] = probe.Stream(ctx, tt, o, &record.Record{Seq: i}, nil)
 			})
 		}
 		wg.Wait()
@@ -131,7 +133,7 @@ func calibrateLevel(ctx context.Context, fsrv *fixtures.Server, t probe.Target, 
 
 // pairFrames pairs the i-th content frame drip stamped with the server's
 // i-th content write, both on this process's monotonic clock.
-func pairFrames(cal *calibration, rec *probe.Record, writes []fixtures.Write) {
+func pairFrames(cal *calibration, rec *record.Record, writes []fixtures.Write) {
 	var server []time.Time
 	for _, w := range writes {
 		if w.Kind.IsContent() {
@@ -173,10 +175,10 @@ func decodeCostPerFrame(f *adapters.Format, sc *fixtures.Scenario) (time.Duratio
 	}
 	const iterations = 200
 	frames := 0
-	rec := &probe.Record{}
+	rec := &record.Record{}
 	cpu0 := cpuTime()
 	for range iterations {
-		if _, err := probe.Replay(f, reads, times, probe.DefaultStall, rec); err != nil {
+		if _, err := probe.Replay(f, reads, times, stats.DefaultStall, rec); err != nil {
 			return 0, err
 		}
 		frames += len(rec.Frames)

@@ -14,6 +14,7 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
@@ -77,9 +78,9 @@ queue before generation.`,
 			if asJSON && markdown {
 				return usageErr("--json and --markdown both write to stdout: pick one")
 			}
-			var gates []probe.Gate
+			var gates []stats.Gate
 			for _, e := range failIf {
-				g, err := probe.ParseGate(e)
+				g, err := stats.ParseGate(e)
 				if err != nil {
 					return usageErr("--fail-if: %v", err)
 				}

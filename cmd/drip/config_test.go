@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -54,7 +54,7 @@ fail-if = ["goodput < 90%", "failed > 0"]
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	var s probe.Summary
+	var s stats.Summary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -55,7 +57,7 @@ Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 				if err != nil {
 					return err
 				}
-				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: srcs, StallMS: probe.DefaultStall}, &out)
+				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: srcs, StallMS: stats.DefaultStall}, &out)
 			}
 			if err := intRange("--runs", runs, 1, maxCount); err != nil {
 				return err
@@ -87,8 +89,8 @@ func demoSources(baseURL, first string) ([]tui.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		srcs[j] = tui.Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
-			rec := &probe.Record{RunID: runID, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "demo"}
+		srcs[j] = tui.Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
+			rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: "demo"}
 			return probe.Stream(ctx, t, o, rec, observe)
 		}}
 	}
@@ -103,5 +105,5 @@ func fixtureTarget(baseURL, scenario string) (probe.Target, probe.Options, error
 		return probe.Target{}, probe.Options{}, cannotErr(err)
 	}
 	t := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: defaultPrompt}}
-	return t, probe.Options{StallMS: probe.DefaultStall, Dial: dial}, nil
+	return t, probe.Options{StallMS: stats.DefaultStall, Dial: dial}, nil
 }

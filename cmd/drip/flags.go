@@ -13,6 +13,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // requestFlags are the request flags shared by every command that streams.
@@ -50,7 +51,7 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
 	fs.DurationVar(&f.connect, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
-	fs.DurationVar(&f.stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
+	fs.DurationVar(&f.stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	fs.BoolVar(&f.keepRequest, "keep-request", false, "store the request body in each record (never credentials)")
 	fs.IntVar(&f.maxFrames, "max-frames", probe.DefaultMaxFrames, "stop a stream after this many frames, keeping them (recorded incomplete, error class limit)")
 	fs.StringVar(&f.maxBytes, "max-bytes", "64MiB", "stop a stream after this much body, keeping it (recorded incomplete, error class limit); e.g. 512KiB, 64MiB, 1GiB")

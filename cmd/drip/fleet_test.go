@@ -9,9 +9,10 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
-func readRecords(t *testing.T, path string) []*probe.Record {
+func readRecords(t *testing.T, path string) []*record.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

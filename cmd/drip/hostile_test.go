@@ -21,6 +21,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 // A key in the query string is redacted everywhere drip prints or writes it,
@@ -276,7 +277,7 @@ func TestFailedWriteStopsTheRun(t *testing.T) {
 	fx := httptest.NewServer(fixtures.NewServer())
 	defer fx.Close()
 	code, stdout, stderr := drip(t, "run", fx.URL, "-m", "steady", "--runs", "20", "--out", "/dev/full", "--json")
-	var s probe.Summary
+	var s stats.Summary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("no summary on stdout (%v):\n%s\nstderr:\n%s", err, stdout, stderr)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 func drip(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -34,7 +36,7 @@ func testRunExitCodesAndOutputs(t *testing.T) {
 	if code != exitGate {
 		t.Fatalf("exit %d, want %d (gate tripped); stderr:\n%s", code, exitGate, stderr)
 	}
-	var s probe.Summary
+	var s stats.Summary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("--json output is not one JSON object: %v\n%s", err, stdout)
 	}
@@ -57,7 +59,7 @@ func testRunExitCodesAndOutputs(t *testing.T) {
 	if err != nil || len(skipped) > 0 || len(recs) != 3 {
 		t.Fatalf("records %d skipped %v err %v, want 3", len(recs), skipped, err)
 	}
-	if recs[0].Phase != probe.PhaseWarmup || recs[1].Phase != probe.PhaseMeasure {
+	if recs[0].Phase != record.PhaseWarmup || recs[1].Phase != record.PhaseMeasure {
 		t.Errorf("phases %s %s", recs[0].Phase, recs[1].Phase)
 	}
 	csvData, _ := os.ReadFile(csvPath)

@@ -12,6 +12,7 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fleet"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 func newMergeCmd() *cobra.Command {
@@ -88,7 +89,7 @@ goes to stdout, or to --out.`,
 
 // mergeSummaries reads --json summaries and writes their pooled summary.
 func mergeSummaries(stdout io.Writer, paths []string, out string) error {
-	sums := make([]probe.Summary, len(paths))
+	sums := make([]stats.Summary, len(paths))
 	for i, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {

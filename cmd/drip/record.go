@@ -16,8 +16,10 @@ import (
 
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 func newRecordCmd() *cobra.Command {
@@ -73,14 +75,14 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
 				Timeout: timeout, IdleTimeout: idle, MaxBytes: int(mb), MaxFrames: maxFrames,
 			}
-			return record(cmd.Context(), cmd.ErrOrStderr(), listen, out, o)
+			return runRecorder(cmd.Context(), cmd.ErrOrStderr(), listen, out, o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "127.0.0.1:4143", "address to listen on for the clients (port 0: any free port, printed)")
 	f.StringVar(&upstream, "upstream", "", "the server to forward to, e.g. https://api.openai.com (required)")
 	f.StringVar(&out, "out", "rec.jsonl", "write one record per exchange to this file (JSON Lines, mode 0600), each as it ends")
-	f.DurationVar(&stall, "stall", time.Duration(probe.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
+	f.DurationVar(&stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
 	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")
 	f.IntVar(&maxFrames, "max-frames", probe.DefaultMaxFrames, "frames kept per exchange; the client gets the rest, the record is marked limit")
@@ -88,9 +90,9 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 	return cmd
 }
 
-// record runs the proxy until ctx is done, then waits for every exchange
+// runRecorder runs the proxy until ctx is done, then waits for every exchange
 // to be written.
-func record(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
+func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
 	w, err := probe.Create(out)
 	if err != nil {
@@ -102,7 +104,7 @@ func record(ctx context.Context, stderr io.Writer, listen, out string, o recorde
 		return cannotErr(err)
 	}
 	var werr error
-	p := recorder.New(ctx, o, func(r *probe.Record) {
+	p := recorder.New(ctx, o, func(r *record.Record) {
 		if err := w.Write(r); err != nil && werr == nil {
 			werr = err
 		}

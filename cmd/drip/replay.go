@@ -18,13 +18,15 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/replay"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
 // gateAliasHelp is the --help paragraph on the llm.* gate names.
-var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic tools, bare\nnumbers in milliseconds:\n" + probe.GateAliasHelp()
+var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic tools, bare\nnumbers in milliseconds:\n" + stats.GateAliasHelp()
 
 // replayFlags are drip replay's flags.
 type replayFlags struct {
@@ -100,9 +102,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
-	var gates []probe.Gate
+	var gates []stats.Gate
 	for _, e := range f.failIf {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			return usageErr("--fail-if: %v", err)
 		}
@@ -141,8 +143,8 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
 		return replayLive(cmd.Context(), cmd.OutOrStdout(), recorded, streams, o, gates, w)
 	}
-	var replayed []*probe.Record
-	replay.Run(cmd.Context(), streams, o, func(r *probe.Record) {
+	var replayed []*record.Record
+	replay.Run(cmd.Context(), streams, o, func(r *record.Record) {
 		replayed = append(replayed, r)
 		if w != nil {
 			w.Write(r)
@@ -154,7 +156,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 
 // reportReplay prints the comparison of the replay with the recording and
 // judges the gates.
-func reportReplay(out io.Writer, recorded compare.Input, replayed []*probe.Record, source string, gates []probe.Gate, f *replayFlags) error {
+func reportReplay(out io.Writer, recorded compare.Input, replayed []*record.Record, source string, gates []stats.Gate, f *replayFlags) error {
 	if len(replayed) == 0 {
 		return cannotErr(fmt.Errorf("no stream was replayed"))
 	}
@@ -204,7 +206,7 @@ func (f *replayFlags) options() (replay.Options, error) {
 
 // signedFormat is a Bedrock format when the recording holds Bedrock
 // streams (they get SigV4 on an AWS host), else the first stream's.
-func signedFormat(streams []*probe.Record) *adapters.Format {
+func signedFormat(streams []*record.Record) *adapters.Format {
 	for _, r := range streams {
 		if strings.HasPrefix(r.Format, "bedrock-") {
 			return adapters.Lookup(r.Format)
@@ -220,12 +222,12 @@ func signedFormat(streams []*probe.Record) *adapters.Format {
 // and the replay filling in as its streams end (redrawn at most once a
 // second: each update recomputes the comparison and its bootstrap). Quitting
 // stops the replay; the gates are judged on what was replayed.
-func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*probe.Record, o replay.Options, gates []probe.Gate, w *probe.Writer) error {
+func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, w *probe.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		mu       sync.Mutex
-		replayed []*probe.Record
+		replayed []*record.Record
 	)
 	build := func(final bool) *compare.Comparison {
 		mu.Lock()
@@ -247,7 +249,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	ran := make(chan struct{})
 	wg.Go(func() {
 		defer close(ran)
-		replay.Run(ctx, streams, o, func(r *probe.Record) {
+		replay.Run(ctx, streams, o, func(r *record.Record) {
 			if w != nil {
 				w.Write(r)
 			}

@@ -20,8 +20,10 @@ import (
 
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
@@ -34,9 +36,9 @@ type outputFlags struct {
 	noTUI    bool
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
 	failIf   []string
-	gates    []probe.Gate
+	gates    []stats.Gate
 	sloExpr  string      // --slo (drip run registers it)
-	slo      *probe.SLO  // parsed by parseGates; nil without --slo
+	slo      *stats.SLO  // parsed by parseGates; nil without --slo
 	export   exportFlags // drip run only
 }
 
@@ -59,14 +61,14 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 // have a baseline, parse their own.
 func (f *outputFlags) parseGates() error {
 	if f.sloExpr != "" {
-		slo, err := probe.ParseSLO(f.sloExpr)
+		slo, err := stats.ParseSLO(f.sloExpr)
 		if err != nil {
 			return usageErr("--slo: %v", err)
 		}
 		f.slo = slo
 	}
 	for _, e := range f.failIf {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			return usageErr("--fail-if: %v", err)
 		}
@@ -279,7 +281,7 @@ the default openai-chat).
 			if err != nil {
 				return err
 			}
-			plan.Workload = &probe.RecordWorkload{
+			plan.Workload = &record.RecordWorkload{
 				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 			}
 			plan.Workload.Shard = shardLabel(&plan)
@@ -331,7 +333,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	if !perStream {
 		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
 	}
-	st := probe.Run(ctx, plan, func(r *probe.Record) {
+	st := probe.Run(ctx, plan, func(r *record.Record) {
 		recs.add(r)
 		if perStream {
 			fmt.Fprintln(stderr, progressLine(r))
@@ -369,7 +371,7 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 // preparePlan fills what a plan needs to be reported on.
 func preparePlan(plan *probe.Plan) {
 	if plan.Workload == nil {
-		plan.Workload = &probe.RecordWorkload{MaxTokens: plan.Target.Request.MaxTokens, Concurrency: 1, Version: version}
+		plan.Workload = &record.RecordWorkload{MaxTokens: plan.Target.Request.MaxTokens, Concurrency: 1, Version: version}
 	}
 	if plan.Progress == nil {
 		plan.Progress = &probe.Progress{}
@@ -378,7 +380,7 @@ func preparePlan(plan *probe.Plan) {
 
 // finishRun reports a finished (or stopped) run: the summary of every
 // record, the gates, and the exit code they decide.
-func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, recs *runRecords, st probe.RunStats, interrupted bool) error {
+func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, recs *runRecords, st stats.RunStats, interrupted bool) error {
 	agg := recs.agg
 	agg.SetRun(st)
 	interrupted = interrupted && recs.err == nil // a failed write stops a run too
@@ -405,7 +407,7 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, rec
 		var v any = s
 		if recs.sweep != nil {
 			v = struct {
-				probe.Summary
+				stats.Summary
 				Sweep *sweep.Result `json:"sweep"`
 			}{s, recs.sweep}
 		}
@@ -424,7 +426,7 @@ func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, rec
 // runOutcome is the exit a reported run ends with: 3 when a write failed
 // or no measured stream completed (unless the user stopped it), then 1
 // when a gate tripped.
-func runOutcome(plan *probe.Plan, recs *runRecords, s *probe.Summary, interrupted, tripped bool) error {
+func runOutcome(plan *probe.Plan, recs *runRecords, s *stats.Summary, interrupted, tripped bool) error {
 	switch {
 	case recs.err != nil:
 		return cannotErr(fmt.Errorf("writing records: %w: the run stopped at the first failed write; the report covers what was measured", recs.err))
@@ -444,9 +446,9 @@ func runOutcome(plan *probe.Plan, recs *runRecords, s *probe.Summary, interrupte
 // run screen: the aggregate the report is made of, whether any request
 // reached the server, and --out and --csv (the first write error kept).
 type runRecords struct {
-	agg       *probe.Aggregate
+	agg       *stats.Aggregate
 	reachable bool
-	fns       []func(*probe.Record) error
+	fns       []func(*record.Record) error
 	closes    []func() error
 	err       error
 	stop      context.CancelFunc // stops the run at the first failed write
@@ -474,7 +476,7 @@ func (s *runRecords) failureClasses() string {
 }
 
 // openCSV creates the --csv file (mode 0600) with its header written.
-func openCSV(path string) (write func(*probe.Record) error, closeFile func() error, err error) {
+func openCSV(path string) (write func(*record.Record) error, closeFile func() error, err error) {
 	f, err := probe.CreatePrivate(path)
 	if err != nil {
 		return nil, nil, cannotErr(fmt.Errorf("--csv: %w", err))
@@ -491,7 +493,7 @@ func openCSV(path string) (write func(*probe.Record) error, closeFile func() err
 // is), readies the plan for its report and says on stderr what is about to
 // run: the target and load, as load words it.
 func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags, load func(*probe.Plan) string) (*runRecords, error) {
-	s := &runRecords{agg: probe.NewAggregate(plan.Options.StallMS)}
+	s := &runRecords{agg: stats.NewAggregate(plan.Options.StallMS)}
 	s.agg.SLO = out.slo
 	if out.out != "" {
 		w, err := probe.Create(out.out)
@@ -517,10 +519,10 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	return s, nil
 }
 
-func (s *runRecords) add(r *probe.Record) {
+func (s *runRecords) add(r *record.Record) {
 	s.agg.Add(r)
 	s.reachable = s.reachable || r.HTTPStatus != 0
-	if r.Phase != probe.PhaseWarmup && !r.Complete {
+	if r.Phase != record.PhaseWarmup && !r.Complete {
 		class := r.Status
 		if r.Error != nil {
 			class = sanitize.Line(r.Error.Class)
@@ -580,8 +582,8 @@ func describeLoad(p *probe.Plan) string {
 }
 
 // workloadOf describes a plan for the summary.
-func workloadOf(p *probe.Plan) probe.Workload {
-	w := probe.Workload{
+func workloadOf(p *probe.Plan) stats.Workload {
+	w := stats.Workload{
 		Target: probe.RedactURL(p.Target.URL), Format: p.Target.Format.Name, Model: p.Target.Request.Model,
 		MaxTokens: p.Target.Request.MaxTokens, Runs: p.Runs, Warmup: p.Warmup,
 		Concurrency: max(p.Concurrency, 1), Seed: p.Seed, Order: p.OrderPolicy(), Version: version,
@@ -650,7 +652,7 @@ func progressTicker(w io.Writer, pg *probe.Progress, every time.Duration) (stop 
 }
 
 // progressLine is one stream's line in the headless log.
-func progressLine(r *probe.Record) string {
+func progressLine(r *record.Record) string {
 	s := fmt.Sprintf("  #%-3d %-7s %-10s %-10s ttft %6s ms  e2e %8s ms  %4d tokens (%s)  %d stalls",
 		r.Seq, r.Phase, sanitize.Line(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), r.OutputTokens, r.TokensSource, len(r.Stalls))
 	if r.Buffered {

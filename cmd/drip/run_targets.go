@@ -12,6 +12,8 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -47,7 +49,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 		if i > 0 {
 			p.Seed = plans[0].Seed // one prompt order for every target
 		}
-		p.Workload = &probe.RecordWorkload{MaxTokens: t.t.Request.MaxTokens, Concurrency: p.Concurrency, Version: version}
+		p.Workload = &record.RecordWorkload{MaxTokens: t.t.Request.MaxTokens, Concurrency: p.Concurrency, Version: version}
 		plans[i] = p
 	}
 	recs, err := openTargetRecords(ts, out)
@@ -73,7 +75,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			interleave(rctx, plans, func(i int, r *probe.Record) { recs.add(r); feed.Add(i, r) })
+			interleave(rctx, plans, func(i int, r *record.Record) { recs.add(r); feed.Add(i, r) })
 			feed.Close()
 		}()
 		m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
@@ -84,7 +86,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 			return err
 		}
 	} else {
-		interleave(ctx, plans, func(i int, r *probe.Record) {
+		interleave(ctx, plans, func(i int, r *record.Record) {
 			recs.add(r)
 			fmt.Fprintf(stderr, "  %s%s\n", compare.Letter(i), progressLine(r))
 		})
@@ -93,7 +95,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
 	}
 	gates := reportTargets(cmd.OutOrStdout(), stderr, ts, recs, plans[0].Options.StallMS, out,
-		func(i int, _ *probe.Record) probe.Workload {
+		func(i int, _ *record.Record) stats.Workload {
 			w := workloadOf(&plans[i])
 			w.Order = fmt.Sprintf("interleaved with %d other targets in turns of %d; throughput's window spans their turns too", len(plans)-1, max(1, plans[i].Concurrency))
 			return w
@@ -102,7 +104,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	// not be carried out (the report is printed all the same).
 	if ctx.Err() == nil {
 		for i, rs := range recs.recs {
-			if len(rs) > 0 && !slices.ContainsFunc(rs, func(r *probe.Record) bool { return r.HTTPStatus != 0 }) {
+			if len(rs) > 0 && !slices.ContainsFunc(rs, func(r *record.Record) bool { return r.HTTPStatus != 0 }) {
 				return cannotErr(fmt.Errorf("no response from %s (%s): every stream failed before headers", ts[i].name, probe.RedactURL(ts[i].t.URL)))
 			}
 		}
@@ -113,7 +115,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 // interleave runs the plans in turns: each turn a slice of every plan's
 // streams (its concurrency), target after target, numbered on from the
 // last turn and on one time axis, warmup in the first turn only.
-func interleave(ctx context.Context, plans []probe.Plan, sink func(i int, r *probe.Record)) {
+func interleave(ctx context.Context, plans []probe.Plan, sink func(i int, r *record.Record)) {
 	start := time.Now()
 	done := make([]int, len(plans))
 	next := make([]int, len(plans))
@@ -131,9 +133,9 @@ func interleave(ctx context.Context, plans []probe.Plan, sink func(i int, r *pro
 			if turn > 0 {
 				p.Warmup = 0
 			}
-			probe.Run(ctx, p, func(r *probe.Record) {
+			probe.Run(ctx, p, func(r *record.Record) {
 				next[i] = max(next[i], r.Seq+1)
-				if r.Phase != probe.PhaseWarmup {
+				if r.Phase != record.PhaseWarmup {
 					done[i]++
 				}
 				sink(i, r)

@@ -21,7 +21,9 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -95,7 +97,7 @@ func testRunOpenLoopReport(t *testing.T) {
 	if code != exitCannotGo { // every stream of in-stream-error fails: no measured stream completed
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	var s probe.Summary
+	var s stats.Summary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -167,11 +169,11 @@ func TestRunInterruptRealBinary(t *testing.T) {
 	complete, canceled := 0, 0
 	for _, r := range recs {
 		switch r.Status {
-		case probe.StatusComplete:
+		case record.StatusComplete:
 			complete++
-		case probe.StatusCanceled:
+		case record.StatusCanceled:
 			canceled++
-			if len(r.Frames) == 0 || r.Error.Class != probe.ErrCanceled {
+			if len(r.Frames) == 0 || r.Error.Class != record.ErrCanceled {
 				t.Errorf("canceled record %d: %d frames, error %+v", r.Seq, len(r.Frames), r.Error)
 			}
 		}
@@ -209,7 +211,7 @@ func testRunScreenEqualsReport(t *testing.T) {
 	plan := probe.Plan{Target: tg, Options: o, Prompts: probe.BuiltinPrompts(), Runs: 6, Warmup: 1, Concurrency: 6, Seed: 7}
 	var (
 		screen string
-		shown  probe.Summary
+		shown  stats.Summary
 	)
 	opts := headlessProgram(func(m *tui.Model, msg tea.Msg) tea.Msg {
 		if m.RunFinished() && screen == "" {
@@ -223,7 +225,7 @@ func testRunScreenEqualsReport(t *testing.T) {
 	if err := runLive(context.Background(), &stdout, &stderr, plan, &outputFlags{json: true, out: path}, opts...); err != nil {
 		t.Fatal(err, stderr.String())
 	}
-	var printed probe.Summary
+	var printed stats.Summary
 	if err := json.Unmarshal(stdout.Bytes(), &printed); err != nil {
 		t.Fatal(err, stdout.String())
 	}
@@ -293,7 +295,7 @@ func testRunScreenQuit(t *testing.T) {
 		t.Fatalf("--out: %d records, %v %v; want 4", len(recs), err, skipped)
 	}
 	for _, r := range recs {
-		if r.Status != probe.StatusCanceled || len(r.Frames) == 0 {
+		if r.Status != record.StatusCanceled || len(r.Frames) == 0 {
 			t.Errorf("record %d: %s with %d frames, want canceled with frames", r.Seq, r.Status, len(r.Frames))
 		}
 	}

@@ -10,11 +10,12 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // shapedRecords runs drip run against the fixture server on loopback with
 // --keep-request and returns the records and the bodies they sent.
-func shapedRecords(t *testing.T, url string, args ...string) ([]*probe.Record, []map[string]any) {
+func shapedRecords(t *testing.T, url string, args ...string) ([]*record.Record, []map[string]any) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	code, _, stderr := drip(t, append([]string{"run", url, "--keep-request", "--out", out}, args...)...)
@@ -54,7 +55,7 @@ func TestRunDataSendsTheBodyAsIs(t *testing.T) {
 		recs, _ := shapedRecords(t, srv.URL, "--runs", "1", "-d", d)
 		r := recs[0]
 		// steady sends its whole answer: the body's model reached the server.
-		if string(r.Request) != body || r.Status != probe.StatusComplete || r.OutputTokens != fixtures.Lookup("steady").OutputTokens() {
+		if string(r.Request) != body || r.Status != record.StatusComplete || r.OutputTokens != fixtures.Lookup("steady").OutputTokens() {
 			t.Errorf("-d %.20s: sent %s, %s with %d tokens; want the body as is and steady's %d tokens",
 				d, r.Request, r.Status, r.OutputTokens, fixtures.Lookup("steady").OutputTokens())
 		}
@@ -71,7 +72,7 @@ func TestRunExtraBodyMergesIntoTheGeneratedBody(t *testing.T) {
 	if b["temperature"] != 0.0 || b["ignore_eos"] != true || so["include_usage"] != true || so["continuous_usage_stats"] != true || b["model"] != "steady" {
 		t.Errorf("sent %s: want the generated body with the extra fields merged in", recs[0].Request)
 	}
-	if recs[0].Status != probe.StatusComplete {
+	if recs[0].Status != record.StatusComplete {
 		t.Errorf("status %s", recs[0].Status)
 	}
 }

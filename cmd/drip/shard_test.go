@@ -15,7 +15,8 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // stream is what a sharded run must reproduce of each stream.
@@ -33,7 +34,7 @@ func same(a, b stream) bool {
 	return a.Seq == b.Seq && a.Phase == b.Phase && a.Prompt == b.Prompt && math.Abs(a.Intended-b.Intended) < 10
 }
 
-func streamsOf(recs []*probe.Record) []stream {
+func streamsOf(recs []*record.Record) []stream {
 	var out []stream
 	for _, r := range recs {
 		s := stream{Seq: r.Seq, Phase: r.Phase, Prompt: r.PromptID}
@@ -124,17 +125,17 @@ func mergeExit(bin, out string, files []string) (int, string) {
 	return cmd.ProcessState.ExitCode(), stderr.String()
 }
 
-func summaryOf(recs []*probe.Record) probe.Summary {
-	agg := probe.NewAggregate(probe.DefaultStall)
+func summaryOf(recs []*record.Record) stats.Summary {
+	agg := stats.NewAggregate(stats.DefaultStall)
 	for _, r := range recs {
 		agg.Add(r)
 	}
-	return agg.Summary(probe.Workload{})
+	return agg.Summary(stats.Workload{})
 }
 
-func accounting(s probe.Summary) string {
+func accounting(s stats.Summary) string {
 	b, _ := json.Marshal(struct {
-		Streams probe.Streams
+		Streams stats.Streams
 		Tokens  int
 		TTFTN   int
 		GapN    int

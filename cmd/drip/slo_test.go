@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 // --slo against the fixture server on loopback: steady meets it, the
@@ -28,7 +28,7 @@ func testRunSLOGoodput(t *testing.T) {
 		if code != tc.code {
 			t.Fatalf("%s: exit %d, want %d; stderr:\n%s", tc.model, code, tc.code, stderr)
 		}
-		var s probe.Summary
+		var s stats.Summary
 		if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 			t.Fatalf("%s: %v\n%s", tc.model, err, stdout)
 		}

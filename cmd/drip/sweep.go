@@ -17,6 +17,8 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 	"github.com/driplab/drip/views"
@@ -120,7 +122,7 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 	}
 	sp := &sweep.Plan{Kind: kind, Levels: levels, SLO: out.slo}
 	for _, e := range f.stopWhen {
-		g, err := probe.ParseGate(e)
+		g, err := stats.ParseGate(e)
 		if err != nil {
 			return nil, usageErr("--stop-when: %v", err)
 		}
@@ -249,7 +251,7 @@ func sweepOfInputs(by string, inputs []compare.Input) *sweep.Result {
 	if by != "level" {
 		return nil
 	}
-	var recs []*probe.Record
+	var recs []*record.Record
 	for _, in := range inputs {
 		recs = append(recs, in.Records...)
 	}

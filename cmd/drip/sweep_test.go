@@ -12,6 +12,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 func TestSweepUsageErrors(t *testing.T) {
@@ -61,7 +62,7 @@ func testSweepHeadlessJSON(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	var s struct {
-		probe.Summary
+		stats.Summary
 		Sweep struct {
 			Kind   string `json:"kind"`
 			Levels []struct {
@@ -69,8 +70,8 @@ func testSweepHeadlessJSON(t *testing.T) {
 				Concurrency int              `json:"concurrency"`
 				Streams     int              `json:"streams"`
 				Completed   int              `json:"completed"`
-				Metrics     probe.Metrics    `json:"metrics"`
-				Throughput  probe.Throughput `json:"throughput"`
+				Metrics     stats.Metrics    `json:"metrics"`
+				Throughput  stats.Throughput `json:"throughput"`
 				Goodput     *float64         `json:"goodput"`
 			} `json:"levels"`
 			Knee    *json.RawMessage `json:"knee"`

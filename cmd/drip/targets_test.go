@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 )
 
 // TestTargetsPairing checks how -m pairs with URLs: once for all, once per
@@ -118,7 +119,7 @@ func testRunTargetsHeadless(t *testing.T) {
 				t.Errorf("%s: a record of %s", path, r.Model)
 			}
 			seqs = append(seqs, r.Seq)
-			if r.Phase == probe.PhaseMeasure {
+			if r.Phase == record.PhaseMeasure {
 				measured++
 			}
 		}

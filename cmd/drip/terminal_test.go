@@ -16,7 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/tui"
 )
 
@@ -84,13 +84,13 @@ func hostileFiles(t *testing.T, s string) (a, b string) {
 	steady := readRecords(t, filepath.Join("..", "..", "compare", "testdata", "steady.jsonl"))[0]
 	stall := readRecords(t, filepath.Join("..", "..", "compare", "testdata", "stall.jsonl"))[0]
 	measured, failed := *steady, *stall
-	measured.Frames = append([]probe.Frame(nil), steady.Frames...)
-	failed.Frames = append([]probe.Frame(nil), stall.Frames...)
+	measured.Frames = append([]record.Frame(nil), steady.Frames...)
+	failed.Frames = append([]record.Frame(nil), stall.Frames...)
 	poison(reflect.ValueOf(&measured), s)
 	poison(reflect.ValueOf(&failed), s)
-	measured.Phase, measured.Status, measured.Error = probe.PhaseMeasure, probe.StatusComplete, nil
-	failed.Phase, failed.Status = probe.PhaseMeasure, probe.StatusFailed
-	line := func(r *probe.Record) string {
+	measured.Phase, measured.Status, measured.Error = record.PhaseMeasure, record.StatusComplete, nil
+	failed.Phase, failed.Status = record.PhaseMeasure, record.StatusFailed
+	line := func(r *record.Record) string {
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -130,7 +130,7 @@ var sgr = regexp.MustCompile("\x1b\\[[0-9;:]*m")
 // screens renders the full-screen views over records: drip view's stream
 // screen, every panel of the compare screen and a stream opened from it,
 // at the sizes users have. Each returned screen is one View.
-func screens(t *testing.T, a, b []*probe.Record) []string {
+func screens(t *testing.T, a, b []*record.Record) []string {
 	t.Helper()
 	var out []string
 	render := func(m *tui.Model, msgs ...tea.Msg) {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -35,11 +35,11 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 			if useTUI(&out) {
 				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
 			}
-			a := probe.NewAggregate(stallMS)
+			a := stats.NewAggregate(stallMS)
 			for _, r := range recs {
 				a.Add(r)
 			}
-			s := a.Summary(probe.Workload{Target: recs[0].Target, Format: recs[0].Format, Model: recs[0].Model, Runs: len(recs)})
+			s := a.Summary(stats.Workload{Target: recs[0].Target, Format: recs[0].Format, Model: recs[0].Model, Runs: len(recs)})
 			if out.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")

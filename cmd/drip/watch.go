@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -73,8 +75,8 @@ measures one stream per target and prints the headless report instead.`,
 				return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}
 			runID := probe.NewRunID()
-			src := tui.Source{Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
-				rec := &probe.Record{RunID: runID, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "p0"}
+			src := tui.Source{Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
+				rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p0"}
 				return probe.Stream(ctx, t, o, rec, observe)
 			}}
 			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS}, &out)
@@ -101,8 +103,8 @@ func useTUI(out *outputFlags) bool {
 func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFlags) error {
 	var (
 		mu    sync.Mutex
-		sinks []func(*probe.Record) error
-		recs  []*probe.Record
+		sinks []func(*record.Record) error
+		recs  []*record.Record
 		werr  error
 	)
 	if out.out != "" {
@@ -121,7 +123,7 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 		defer closeCSV()
 		sinks = append(sinks, write)
 	}
-	cfg.Sink = func(r *probe.Record) {
+	cfg.Sink = func(r *record.Record) {
 		mu.Lock()
 		defer mu.Unlock()
 		recs = append(recs, r)
@@ -152,10 +154,10 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 // printSummaries prints the report of a live session's records, one per
 // target and model (the demo's scenarios are models), in the order they
 // first ran.
-func printSummaries(w io.Writer, recs []*probe.Record, stallMS float64) {
+func printSummaries(w io.Writer, recs []*record.Record, stallMS float64) {
 	type group struct {
-		wl  probe.Workload
-		agg *probe.Aggregate
+		wl  stats.Workload
+		agg *stats.Aggregate
 	}
 	var order []string
 	groups := map[string]*group{}
@@ -163,7 +165,7 @@ func printSummaries(w io.Writer, recs []*probe.Record, stallMS float64) {
 		k := r.Target + "\x00" + r.Model
 		g := groups[k]
 		if g == nil {
-			g = &group{wl: watchWorkload(r), agg: probe.NewAggregate(stallMS)}
+			g = &group{wl: watchWorkload(r), agg: stats.NewAggregate(stallMS)}
 			groups[k] = g
 			order = append(order, k)
 		}
@@ -180,8 +182,8 @@ func printSummaries(w io.Writer, recs []*probe.Record, stallMS float64) {
 
 // watchWorkload describes a live session's streams for their summary: one
 // prompt, sent when the user asked.
-func watchWorkload(r *probe.Record) probe.Workload {
-	return probe.Workload{
+func watchWorkload(r *record.Record) stats.Workload {
+	return stats.Workload{
 		Target: r.Target, Format: r.Format, Model: r.Model, PromptIDs: []string{r.PromptID},
 		Concurrency: 1, Order: "one stream at a time, re-run by the user", WarmupRule: "no warmup", Version: version,
 	}
@@ -200,15 +202,15 @@ func runProgram(ctx context.Context, m *tui.Model, opts ...tea.ProgramOption) er
 }
 
 // checkGates evaluates --fail-if over the records of a live session.
-func checkGates(w io.Writer, recs []*probe.Record, stallMS float64, out *outputFlags) error {
+func checkGates(w io.Writer, recs []*record.Record, stallMS float64, out *outputFlags) error {
 	if len(out.gates) == 0 {
 		return nil
 	}
-	a := probe.NewAggregate(stallMS)
+	a := stats.NewAggregate(stallMS)
 	for _, r := range recs {
 		a.Add(r)
 	}
-	s := a.Summary(probe.Workload{})
+	s := a.Summary(stats.Workload{})
 	tripped := false
 	for _, g := range out.gates {
 		r := g.Eval(&s)

@@ -9,7 +9,9 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -20,14 +22,14 @@ type targetRecords struct {
 	mu     sync.Mutex
 	runIDs map[string]int // a target's run ID → its index
 	files  []*probe.Writer
-	csv    func(*probe.Record) error
+	csv    func(*record.Record) error
 	closes []func() error
-	recs   [][]*probe.Record
+	recs   [][]*record.Record
 	err    error
 }
 
 func openTargetRecords(ts []target, out *outputFlags) (*targetRecords, error) {
-	s := &targetRecords{runIDs: map[string]int{}, recs: make([][]*probe.Record, len(ts))}
+	s := &targetRecords{runIDs: map[string]int{}, recs: make([][]*record.Record, len(ts))}
 	if out.out != "" {
 		for i := range ts {
 			w, err := probe.Create(targetPath(out.out, i))
@@ -52,7 +54,7 @@ func openTargetRecords(ts []target, out *outputFlags) (*targetRecords, error) {
 
 // add files a finished record under its target; streams of several
 // targets end at once, on their own goroutines.
-func (s *targetRecords) add(r *probe.Record) {
+func (s *targetRecords) add(r *record.Record) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := s.runIDs[r.RunID]
@@ -82,8 +84,8 @@ func (s *targetRecords) sources(ts []target) []tui.Source {
 	for i, t := range ts {
 		runID := probe.NewRunID()
 		s.runIDs[runID] = i
-		srcs[i] = tui.Source{Name: t.name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
-			rec := &probe.Record{RunID: runID, Seq: seq, Phase: probe.PhaseMeasure, PromptID: "p0"}
+		srcs[i] = tui.Source{Name: t.name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
+			rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p0"}
 			return probe.Stream(ctx, t.t, t.o, rec, observe)
 		}}
 	}
@@ -112,11 +114,11 @@ func watchTargets(ctx context.Context, stdout, stderr io.Writer, ts []target, ou
 	if recs.err != nil {
 		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
 	}
-	return reportTargets(stdout, stderr, ts, recs, stallMS, out, func(_ int, r *probe.Record) probe.Workload { return watchWorkload(r) })
+	return reportTargets(stdout, stderr, ts, recs, stallMS, out, func(_ int, r *record.Record) stats.Workload { return watchWorkload(r) })
 }
 
 // oneRound sends the prompt to every target once, at once or in turn.
-func oneRound(ctx context.Context, srcs []tui.Source, sink func(*probe.Record), alternate bool) {
+func oneRound(ctx context.Context, srcs []tui.Source, sink func(*record.Record), alternate bool) {
 	var wg sync.WaitGroup
 	for _, src := range srcs {
 		if alternate {
@@ -135,7 +137,7 @@ func oneRound(ctx context.Context, srcs []tui.Source, sink func(*probe.Record), 
 // reportTargets prints every target's summary under its letter, then the
 // comparison of their runs against the first, and checks the gates per
 // target.
-func reportTargets(stdout, stderr io.Writer, ts []target, recs *targetRecords, stallMS float64, out *outputFlags, wl func(i int, r *probe.Record) probe.Workload) error {
+func reportTargets(stdout, stderr io.Writer, ts []target, recs *targetRecords, stallMS float64, out *outputFlags, wl func(i int, r *record.Record) stats.Workload) error {
 	inputs := make([]compare.Input, 0, len(ts))
 	for i, t := range ts {
 		fmt.Fprintf(stdout, "── %s %s ──\n", compare.Letter(i), t.name)
@@ -143,7 +145,7 @@ func reportTargets(stdout, stderr io.Writer, ts []target, recs *targetRecords, s
 			fmt.Fprintln(stdout, "no finished stream")
 			continue
 		}
-		a := probe.NewAggregate(stallMS)
+		a := stats.NewAggregate(stallMS)
 		for _, r := range recs.recs[i] {
 			a.Add(r)
 		}

@@ -19,7 +19,9 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -45,7 +47,7 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 	if failing := scenario == "in-stream-error"; (err != nil) != failing { // a run with no completed stream is exit 3
 		t.Fatal(err, stderr.String())
 	}
-	var s probe.Summary
+	var s stats.Summary
 	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -124,14 +126,14 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 			headless calibration
 			live     calibration
 			mu       sync.Mutex
-			done     = make(chan *probe.Record, 1)
+			done     = make(chan *record.Record, 1)
 		)
-		src := tui.Source{Name: "calibrate", Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *probe.Record {
+		src := tui.Source{Name: "calibrate", Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
 			tt := tg
 			tt.Request.Model = fmt.Sprintf("calibrate#tui-%d", seq)
-			return probe.Stream(ctx, tt, o, &probe.Record{Seq: seq}, observe)
+			return probe.Stream(ctx, tt, o, &record.Record{Seq: seq}, observe)
 		}}
-		m := tui.New(ctx, tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Color: true, Sink: func(r *probe.Record) {
+		m := tui.New(ctx, tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Color: true, Sink: func(r *record.Record) {
 			mu.Lock()
 			live.streams++
 			pairFrames(&live, r, fsrv.Writes(r.Model))
@@ -159,7 +161,7 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 		}
 		m.Wait()
 		for name, cal := range map[string]calibration{"headless": headless, "tui": live} {
-			d := probe.NewDist(cal.stampErr)
+			d := stats.NewDist(cal.stampErr)
 			if d.N == 0 {
 				b.Fatalf("%s: no frames paired", name)
 			}

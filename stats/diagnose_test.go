@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
 )
 
 // dist is a distribution with the figures the diagnosis reads.
@@ -136,14 +136,14 @@ func TestDiagnose(t *testing.T) {
 // The signals come from records: the first read's tokens, coalescing and
 // successes without content.
 func TestWorkloadSignals(t *testing.T) {
-	burst := &Record{HTTPStatus: 200, Frames: []Frame{
+	burst := &record.Record{HTTPStatus: 200, Frames: []record.Frame{
 		content(100, 0, "This whole first sentence came at once, "), content(100, 0, "with more."), content(150, 1, " end."),
 	}}
-	empty := &Record{HTTPStatus: 200, Frames: []Frame{content(100, 0, ""), content(120, 1, " "), content(130, 2, ""), frame(140, 2, adapters.KindEnd)}}
-	noContent := &Record{HTTPStatus: 200, Frames: []Frame{frame(100, 0, adapters.KindRole), frame(140, 1, adapters.KindEnd)}}
+	empty := &record.Record{HTTPStatus: 200, Frames: []record.Frame{content(100, 0, ""), content(120, 1, " "), content(130, 2, ""), frame(140, 2, record.KindEnd)}}
+	noContent := &record.Record{HTTPStatus: 200, Frames: []record.Frame{frame(100, 0, record.KindRole), frame(140, 1, record.KindEnd)}}
 	agg := NewAggregate(DefaultStall)
-	for i, r := range []*Record{burst, empty, noContent} {
-		r.Seq, r.Phase, r.PromptID, r.DurationMS = i, PhaseMeasure, "p", 200
+	for i, r := range []*record.Record{burst, empty, noContent} {
+		r.Seq, r.Phase, r.PromptID, r.DurationMS = i, record.PhaseMeasure, "p", 200
 		if err := Derive(r, DefaultStall); err != nil {
 			t.Fatal(err)
 		}

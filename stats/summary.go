@@ -1,9 +1,11 @@
-package probe
+package stats
 
 import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/driplab/drip/record"
 )
 
 // Dist is a distribution with its sample count. Every statistic is nil when
@@ -245,11 +247,11 @@ func NewAggregate(stallMS float64) *Aggregate {
 func (a *Aggregate) NotAdmitted(n int) { a.streams.Attempted += n }
 
 // Add counts one finished record.
-func (a *Aggregate) Add(r *Record) {
-	if r.Phase == PhasePassthrough {
+func (a *Aggregate) Add(r *record.Record) {
+	if r.Phase == record.PhasePassthrough {
 		return // a request that did not stream has no figures (drip record)
 	}
-	if r.Phase == PhaseWarmup {
+	if r.Phase == record.PhaseWarmup {
 		a.streams.Warmup++
 		return
 	}
@@ -258,16 +260,16 @@ func (a *Aggregate) Add(r *Record) {
 	s.Admitted++
 	a.measured++
 	switch r.Status {
-	case StatusComplete:
+	case record.StatusComplete:
 		s.Completed++
-	case StatusFailed:
+	case record.StatusFailed:
 		s.Failed++
 		if r.Error != nil {
 			s.FailedBy[r.Error.Class]++
 		}
-	case StatusIncomplete:
+	case record.StatusIncomplete:
 		s.Incomplete++
-	case StatusCanceled:
+	case record.StatusCanceled:
 		s.Canceled++
 	}
 	if r.Buffered {
@@ -352,7 +354,7 @@ func (a *Aggregate) goodput(s *Summary) *Goodput {
 	return g
 }
 
-func lastContentMS(r *Record) float64 {
+func lastContentMS(r *record.Record) float64 {
 	for i := len(r.Frames) - 1; i >= 0; i-- {
 		if r.Frames[i].IsContent() {
 			return r.Frames[i].TMS
@@ -364,7 +366,7 @@ func lastContentMS(r *Record) float64 {
 // Summary computes the run's summary from everything added so far.
 func (a *Aggregate) Summary(w Workload) Summary {
 	s := Summary{
-		V: RecordVersion,
+		V: record.RecordVersion,
 		Conventions: Conventions{
 			Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each; exact up to 50000 samples per metric, beyond that read from a log-bucketed histogram within 0.5% (from_histogram)",
 			TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",

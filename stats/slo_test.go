@@ -1,10 +1,10 @@
-package probe
+package stats
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
 )
 
 func TestParseSLO(t *testing.T) {
@@ -48,19 +48,19 @@ func TestParseSLO(t *testing.T) {
 
 // sloRecord is a stream with content at the given offsets (ms), ended
 // 10 ms after the last, derived as drip derives a real one.
-func sloRecord(t *testing.T, status string, at ...float64) *Record {
+func sloRecord(t *testing.T, status string, at ...float64) *record.Record {
 	t.Helper()
-	r := &Record{V: 1, Phase: PhaseMeasure}
+	r := &record.Record{V: 1, Phase: record.PhaseMeasure}
 	for i, ms := range at {
-		r.Frames = append(r.Frames, Frame{TMS: ms, Read: i, Kind: adapters.KindContent, Text: "w "})
+		r.Frames = append(r.Frames, record.Frame{TMS: ms, Read: i, Kind: record.KindContent, Text: "w "})
 	}
 	if len(at) > 0 {
 		r.DurationMS = at[len(at)-1] + 10
 	}
-	if status == StatusComplete {
-		r.Frames = append(r.Frames, Frame{TMS: r.DurationMS, Read: len(at), Kind: adapters.KindEnd})
+	if status == record.StatusComplete {
+		r.Frames = append(r.Frames, record.Frame{TMS: r.DurationMS, Read: len(at), Kind: record.KindEnd})
 	} else {
-		r.Error = &Error{Class: ErrReset}
+		r.Error = &record.Error{Class: record.ErrReset}
 	}
 	if err := Derive(r, DefaultStall); err != nil {
 		t.Fatal(err)
@@ -76,14 +76,14 @@ func TestSLOMetAndGoodput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := sloRecord(t, StatusComplete, 200, 300, 400, 500)
-	lateStart := sloRecord(t, StatusComplete, 600, 700, 800)
-	stalled := sloRecord(t, StatusComplete, 100, 200, 900)
-	failed := sloRecord(t, StatusFailed, 100, 150, 200) // fast, but did not finish
-	empty := sloRecord(t, StatusFailed)                 // no TTFT at all
+	good := sloRecord(t, record.StatusComplete, 200, 300, 400, 500)
+	lateStart := sloRecord(t, record.StatusComplete, 600, 700, 800)
+	stalled := sloRecord(t, record.StatusComplete, 100, 200, 900)
+	failed := sloRecord(t, record.StatusFailed, 100, 150, 200) // fast, but did not finish
+	empty := sloRecord(t, record.StatusFailed)                 // no TTFT at all
 	for _, tc := range []struct {
 		name string
-		r    *Record
+		r    *record.Record
 		met  bool
 	}{{"good", good, true}, {"late start", lateStart, false}, {"stalled", stalled, false}, {"failed", failed, false}, {"no content", empty, false}} {
 		if got := slo.Met(tc.r); got != tc.met {
@@ -92,11 +92,11 @@ func TestSLOMetAndGoodput(t *testing.T) {
 	}
 	a := NewAggregate(DefaultStall)
 	a.SLO = slo
-	for _, r := range []*Record{good, lateStart, stalled, failed, empty} {
+	for _, r := range []*record.Record{good, lateStart, stalled, failed, empty} {
 		a.Add(r)
 	}
-	a.Add(&Record{Phase: PhaseWarmup, Status: StatusComplete}) // never counted
-	a.NotAdmitted(3)                                           // counted against goodput
+	a.Add(&record.Record{Phase: record.PhaseWarmup, Status: record.StatusComplete}) // never counted
+	a.NotAdmitted(3)                                                                // counted against goodput
 	s := a.Summary(Workload{})
 	g := s.Goodput
 	if g == nil || g.Met != 1 || g.Of != 8 || g.Pct == nil || *g.Pct != 12.5 || g.SLO != "ttft<500ms,gap.p99<250ms" {

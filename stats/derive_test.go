@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"errors"
@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
 )
 
-func content(t float64, read int, text string) Frame {
-	return Frame{TMS: t, Read: read, Kind: adapters.KindContent, Text: text}
+func content(t float64, read int, text string) record.Frame {
+	return record.Frame{TMS: t, Read: read, Kind: record.KindContent, Text: text}
 }
 
-func frame(t float64, read int, k adapters.Kind) Frame { return Frame{TMS: t, Read: read, Kind: k} }
+func frame(t float64, read int, k record.Kind) record.Frame {
+	return record.Frame{TMS: t, Read: read, Kind: k}
+}
 
 func eq(t *testing.T, name string, got *float64, want float64) {
 	t.Helper()
@@ -38,10 +40,10 @@ func null(t *testing.T, name string, got *float64) {
 // content at 0.2/0.3/0.5 s, end 0.6 s → TTFT 200 ms, gaps 100 and 200 ms,
 // mean gap 150 ms, duration 600 ms.
 func TestDeriveDesignExample(t *testing.T) {
-	r := &Record{DurationMS: 600, Frames: []Frame{
-		frame(50, 0, adapters.KindRole),
+	r := &record.Record{DurationMS: 600, Frames: []record.Frame{
+		frame(50, 0, record.KindRole),
 		content(200, 1, "a"), content(300, 2, " b"), content(500, 3, " c."),
-		frame(550, 4, adapters.KindEnd),
+		frame(550, 4, record.KindEnd),
 	}}
 	if err := Derive(r, 250); err != nil {
 		t.Fatal(err)
@@ -60,7 +62,7 @@ func TestDeriveDesignExample(t *testing.T) {
 	}
 	d := NewDist(gaps)
 	eq(t, "mean gap", d.Mean, 150)
-	if r.Status != StatusComplete || !r.Complete {
+	if r.Status != record.StatusComplete || !r.Complete {
 		t.Errorf("status = %s", r.Status)
 	}
 	// Three content frames spread over 300 ms: not buffered; ITL over
@@ -81,20 +83,20 @@ func TestDeriveDesignExample(t *testing.T) {
 // The three requests of the instrument issue together: one error, two
 // success durations, TTFT null for the failure.
 func TestAggregateMixedRequests(t *testing.T) {
-	ok := &Record{Seq: 0, DurationMS: 600, Frames: []Frame{
-		content(200, 0, "a"), content(300, 1, " b"), content(500, 2, " c."), frame(550, 3, adapters.KindEnd),
+	ok := &record.Record{Seq: 0, DurationMS: 600, Frames: []record.Frame{
+		content(200, 0, "a"), content(300, 1, " b"), content(500, 2, " c."), frame(550, 3, record.KindEnd),
 	}}
-	failed := &Record{Seq: 1, DurationMS: 400, Error: &Error{Class: ErrReset}}
-	one := &Record{Seq: 2, DurationMS: 250, Frames: []Frame{content(100, 0, "x"), frame(120, 1, adapters.KindEnd)}}
+	failed := &record.Record{Seq: 1, DurationMS: 400, Error: &record.Error{Class: record.ErrReset}}
+	one := &record.Record{Seq: 2, DurationMS: 250, Frames: []record.Frame{content(100, 0, "x"), frame(120, 1, record.KindEnd)}}
 	a := NewAggregate(250)
-	for _, r := range []*Record{ok, failed, one} {
+	for _, r := range []*record.Record{ok, failed, one} {
 		if err := Derive(r, 250); err != nil {
 			t.Fatal(err)
 		}
 		a.Add(r)
 	}
 	null(t, "failed ttft", failed.TTFTMS)
-	if failed.Status != StatusFailed {
+	if failed.Status != record.StatusFailed {
 		t.Errorf("failed status = %s", failed.Status)
 	}
 	if len(one.Gaps()) != 0 {
@@ -105,7 +107,7 @@ func TestAggregateMixedRequests(t *testing.T) {
 	}
 	null(t, "one-frame itl", one.ITLMS)
 	s := a.Summary(Workload{})
-	if s.Streams.Attempted != 3 || s.Streams.Failed != 1 || s.Streams.Completed != 2 || s.Streams.FailedBy[ErrReset] != 1 {
+	if s.Streams.Attempted != 3 || s.Streams.Failed != 1 || s.Streams.Completed != 2 || s.Streams.FailedBy[record.ErrReset] != 1 {
 		t.Errorf("streams = %+v", s.Streams)
 	}
 	if s.Metrics.TTFT.N != 2 {
@@ -132,13 +134,13 @@ func TestEmptyAggregateIsNull(t *testing.T) {
 }
 
 func TestDeriveRejectsBadTimes(t *testing.T) {
-	cases := map[string]*Record{
-		"NaN":         {DurationMS: 10, Frames: []Frame{content(math.NaN(), 0, "a")}},
+	cases := map[string]*record.Record{
+		"NaN":         {DurationMS: 10, Frames: []record.Frame{content(math.NaN(), 0, "a")}},
 		"infinite":    {DurationMS: math.Inf(1)},
-		"negative":    {DurationMS: 10, Frames: []Frame{content(-1, 0, "a")}},
-		"backwards":   {DurationMS: 10, Frames: []Frame{content(5, 0, "a"), content(4, 1, "b")}},
-		"read order":  {DurationMS: 10, Frames: []Frame{content(4, 1, "a"), content(5, 0, "b")}},
-		"after end":   {DurationMS: 10, Frames: []Frame{content(11, 0, "a")}},
+		"negative":    {DurationMS: 10, Frames: []record.Frame{content(-1, 0, "a")}},
+		"backwards":   {DurationMS: 10, Frames: []record.Frame{content(5, 0, "a"), content(4, 1, "b")}},
+		"read order":  {DurationMS: 10, Frames: []record.Frame{content(4, 1, "a"), content(5, 0, "b")}},
+		"after end":   {DurationMS: 10, Frames: []record.Frame{content(11, 0, "a")}},
 		"NaN headers": {DurationMS: 10, HeadersMS: ptr(math.NaN())},
 	}
 	for name, r := range cases {
@@ -150,11 +152,11 @@ func TestDeriveRejectsBadTimes(t *testing.T) {
 
 func TestTTFTSkipsRolePingUsage(t *testing.T) {
 	usage := 7
-	r := &Record{DurationMS: 900, Frames: []Frame{
-		frame(10, 0, adapters.KindRole), frame(20, 1, adapters.KindPing),
-		{TMS: 400, Read: 2, Kind: adapters.KindContent, Channel: adapters.ChannelReasoning, Text: "think"},
+	r := &record.Record{DurationMS: 900, Frames: []record.Frame{
+		frame(10, 0, record.KindRole), frame(20, 1, record.KindPing),
+		{TMS: 400, Read: 2, Kind: record.KindContent, Channel: record.ChannelReasoning, Text: "think"},
 		content(600, 3, "Hi"), content(700, 4, " there"), content(800, 5, "."),
-		{TMS: 850, Read: 6, Kind: adapters.KindUsage, Usage: &usage}, frame(860, 6, adapters.KindEnd),
+		{TMS: 850, Read: 6, Kind: record.KindUsage, Usage: &usage}, frame(860, 6, record.KindEnd),
 	}}
 	if err := Derive(r, 250); err != nil {
 		t.Fatal(err)
@@ -171,10 +173,10 @@ func TestTTFTSkipsRolePingUsage(t *testing.T) {
 }
 
 func TestStallsAndMidSentence(t *testing.T) {
-	r := &Record{DurationMS: 3000, Frames: []Frame{
+	r := &record.Record{DurationMS: 3000, Frames: []record.Frame{
 		content(100, 0, "One sentence ends."), content(500, 1, " Then the middle of a"),
 		content(1300, 2, " sentence"), content(1350, 3, " and a line\n"), content(1700, 4, "next"),
-		frame(1750, 5, adapters.KindEnd),
+		frame(1750, 5, record.KindEnd),
 	}}
 	if err := Derive(r, 250); err != nil {
 		t.Fatal(err)
@@ -194,12 +196,12 @@ func TestStallsAndMidSentence(t *testing.T) {
 }
 
 func TestBufferedAndCoalesced(t *testing.T) {
-	r := &Record{DurationMS: 1000, Frames: []Frame{frame(800, 0, adapters.KindRole)}}
+	r := &record.Record{DurationMS: 1000, Frames: []record.Frame{frame(800, 0, record.KindRole)}}
 	for i := range 12 {
 		r.Frames = append(r.Frames, content(900, 0, "w"))
 		_ = i
 	}
-	r.Frames = append(r.Frames, frame(900, 0, adapters.KindEnd))
+	r.Frames = append(r.Frames, frame(900, 0, record.KindEnd))
 	if err := Derive(r, 250); err != nil {
 		t.Fatal(err)
 	}
@@ -218,24 +220,24 @@ func TestBufferedAndCoalesced(t *testing.T) {
 }
 
 func TestStatusFromFrames(t *testing.T) {
-	noEnd := &Record{DurationMS: 500, Frames: []Frame{content(100, 0, "a"), content(200, 1, "b"), content(300, 2, "c")}}
-	inStream := &Record{DurationMS: 500, Frames: []Frame{content(100, 0, "a"), {TMS: 200, Read: 1, Kind: adapters.KindError, Text: "boom"}, frame(210, 1, adapters.KindEnd)}}
-	empty := &Record{DurationMS: 500, Frames: []Frame{frame(100, 0, adapters.KindRole), frame(200, 1, adapters.KindEnd)}}
-	for _, r := range []*Record{noEnd, inStream, empty} {
+	noEnd := &record.Record{DurationMS: 500, Frames: []record.Frame{content(100, 0, "a"), content(200, 1, "b"), content(300, 2, "c")}}
+	inStream := &record.Record{DurationMS: 500, Frames: []record.Frame{content(100, 0, "a"), {TMS: 200, Read: 1, Kind: record.KindError, Text: "boom"}, frame(210, 1, record.KindEnd)}}
+	empty := &record.Record{DurationMS: 500, Frames: []record.Frame{frame(100, 0, record.KindRole), frame(200, 1, record.KindEnd)}}
+	for _, r := range []*record.Record{noEnd, inStream, empty} {
 		if err := Derive(r, 250); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if noEnd.Status != StatusIncomplete || noEnd.E2EMS != nil || noEnd.TTFTMS == nil {
+	if noEnd.Status != record.StatusIncomplete || noEnd.E2EMS != nil || noEnd.TTFTMS == nil {
 		t.Errorf("no end marker: status %s, e2e %v, ttft %v", noEnd.Status, noEnd.E2EMS, noEnd.TTFTMS)
 	}
-	if inStream.Status != StatusFailed || inStream.Error.Class != ErrInStream || inStream.Error.Message != "boom" {
+	if inStream.Status != record.StatusFailed || inStream.Error.Class != record.ErrInStream || inStream.Error.Message != "boom" {
 		t.Errorf("in-stream: %s %+v", inStream.Status, inStream.Error)
 	}
 	if len(inStream.Frames) != 3 {
 		t.Error("partial timeline lost")
 	}
-	if empty.Status != StatusFailed || empty.Error.Class != ErrNoContent {
+	if empty.Status != record.StatusFailed || empty.Error.Class != record.ErrNoContent {
 		t.Errorf("no content: %s %+v", empty.Status, empty.Error)
 	}
 }
@@ -281,13 +283,13 @@ func TestSentenceTailMatchesFullText(t *testing.T) {
 
 func BenchmarkDerive(b *testing.B) {
 	words := []string{" The", " stream", " pauses", " here", ",", " then", " goes", " on."}
-	r := &Record{DurationMS: 60000}
+	r := &record.Record{DurationMS: 60000}
 	t := 0.0
 	for i := range 200 {
 		t += float64(10 + i%7*45)                                         // a stall every seventh gap
 		r.Frames = append(r.Frames, content(t, i/2, words[i%len(words)])) // two frames a read
 	}
-	r.Frames = append(r.Frames, frame(t, 99, adapters.KindEnd))
+	r.Frames = append(r.Frames, frame(t, 99, record.KindEnd))
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := Derive(r, 250); err != nil {

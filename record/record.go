@@ -1,13 +1,16 @@
-// Package probe is the instrument: it sends a streaming request, stamps every
-// read of the body with a monotonic clock, decodes frames through an adapter
-// and keeps them in a Record. Statistics are pure functions over records.
-package probe
+// Package record holds the types a stream is kept as: a Record with its
+// frames, stalls, error class and delivery, the frame kinds and channels
+// the adapters decide, and the exchange drip record saw. It is the layer
+// every other package shares: the probe fills records, stats derives and
+// aggregates them, report, compare and the views read them. It imports
+// nothing of drip and no I/O.
+package record
 
 import (
 	"encoding/json"
+	"math"
+	"strings"
 	"time"
-
-	"github.com/driplab/drip/adapters"
 )
 
 // RecordVersion is the "v" of every record and summary drip writes.
@@ -30,24 +33,24 @@ const (
 // Frame is one decoded frame in a record, stamped with the time of the read
 // that completed it.
 type Frame struct {
-	TMS     float64          `json:"t_ms"` // ms from the record's start
-	Read    int              `json:"read"` // index of the read that completed it
-	Bytes   int              `json:"bytes"`
-	Kind    adapters.Kind    `json:"kind"`
-	Channel adapters.Channel `json:"channel,omitempty"` // content frames; omitted = text
-	Tokens  int              `json:"tokens,omitempty"`  // when the format says
-	Text    string           `json:"text,omitempty"`
+	TMS     float64 `json:"t_ms"` // ms from the record's start
+	Read    int     `json:"read"` // index of the read that completed it
+	Bytes   int     `json:"bytes"`
+	Kind    Kind    `json:"kind"`
+	Channel Channel `json:"channel,omitempty"` // content frames; omitted = text
+	Tokens  int     `json:"tokens,omitempty"`  // when the format says
+	Text    string  `json:"text,omitempty"`
 	// Usage is a report of output tokens so far that the frame carried.
 	Usage  *int                       `json:"usage,omitempty"`
 	Server map[string]json.RawMessage `json:"server,omitempty"`
 }
 
 // IsContent reports a content frame.
-func (f *Frame) IsContent() bool { return f.Kind == adapters.KindContent }
+func (f *Frame) IsContent() bool { return f.Kind == KindContent }
 
 // IsAnswer reports content that is not reasoning (answer text or tool args).
 func (f *Frame) IsAnswer() bool {
-	return f.IsContent() && f.Channel != adapters.ChannelReasoning
+	return f.IsContent() && f.Channel != ChannelReasoning
 }
 
 // Error classifies a failed stream. Messages never carry URLs, keys or
@@ -185,4 +188,55 @@ func (r *Record) MidSentenceStalls() int {
 		}
 	}
 	return n
+}
+
+// Redirect is one redirect a stream followed.
+type Redirect struct {
+	Status      int    `json:"status"`
+	To          string `json:"to"` // the location, redacted
+	CrossOrigin bool   `json:"cross_origin,omitempty"`
+}
+
+// Delivery is how a stream's content arrived: the evidence for its
+// buffered flag.
+type Delivery struct {
+	Reads int `json:"reads"` // reads that carried content
+	// Bursts are reads carrying BurstFrames or more content frames, and
+	// BurstFrames the content frames they carried.
+	Bursts      int `json:"bursts"`
+	BurstFrames int `json:"burst_frames"`
+	// The read that carried the most content frames: its frames and the
+	// bytes of all its frames.
+	LargestBurstFrames int `json:"largest_burst_frames"`
+	LargestBurstBytes  int `json:"largest_burst_bytes"`
+	// LongestSilenceMS is the longest wait between two content reads.
+	LongestSilenceMS float64 `json:"longest_silence_ms"`
+	Rule             string  `json:"rule,omitempty"` // the rule that made it buffered; empty when not
+}
+
+// Gaps returns the differences between consecutive content frame times.
+// Frames that shared a read give gaps of 0, which are kept.
+func (r *Record) Gaps() []float64 {
+	var gaps []float64
+	prev := math.NaN()
+	for i := range r.Frames {
+		if f := &r.Frames[i]; f.IsContent() {
+			if !math.IsNaN(prev) {
+				gaps = append(gaps, f.TMS-prev)
+			}
+			prev = f.TMS
+		}
+	}
+	return gaps
+}
+
+// Text returns the streamed content text, reasoning included.
+func (r *Record) Text() string {
+	var b strings.Builder
+	for i := range r.Frames {
+		if r.Frames[i].IsContent() {
+			b.WriteString(r.Frames[i].Text)
+		}
+	}
+	return b.String()
 }

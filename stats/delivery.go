@@ -1,4 +1,6 @@
-package probe
+package stats
+
+import "github.com/driplab/drip/record"
 
 // The delivery rule decides "buffered" from how the content arrived, not
 // only from how long it took. A buffering proxy (nginx's default
@@ -32,29 +34,12 @@ const (
 	DeliveryInstant   = "instant"    // tokens faster than InstantMSPerToken apart
 )
 
-// Delivery is how a stream's content arrived: the evidence for its
-// buffered flag.
-type Delivery struct {
-	Reads int `json:"reads"` // reads that carried content
-	// Bursts are reads carrying BurstFrames or more content frames, and
-	// BurstFrames the content frames they carried.
-	Bursts      int `json:"bursts"`
-	BurstFrames int `json:"burst_frames"`
-	// The read that carried the most content frames: its frames and the
-	// bytes of all its frames.
-	LargestBurstFrames int `json:"largest_burst_frames"`
-	LargestBurstBytes  int `json:"largest_burst_bytes"`
-	// LongestSilenceMS is the longest wait between two content reads.
-	LongestSilenceMS float64 `json:"longest_silence_ms"`
-	Rule             string  `json:"rule,omitempty"` // the rule that made it buffered; empty when not
-}
-
 // readDelivery measures how the content of frames arrived and which
 // delivery rule, if any, makes the stream buffered. content is the
 // number of content frames and tokens the output tokens; spanMS is last
 // − first content.
-func readDelivery(frames []Frame, content, tokens int, spanMS float64) *Delivery {
-	d := &Delivery{}
+func readDelivery(frames []record.Frame, content, tokens int, spanMS float64) *record.Delivery {
+	d := &record.Delivery{}
 	read, n, bytes := -1, 0, 0
 	prevT := -1.0
 	end := func() {

@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/record"
 )
 
 // SLO is a per-stream service-level objective: terms such as
@@ -30,19 +32,19 @@ var sloTermRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(<=|>=|<|>)\s*([0-9]*\.?
 // sloStreamMetrics are what one stream is judged on; the bool says the
 // metric is a time (held in ms).
 var sloStreamMetrics = map[string]struct {
-	get  func(*Record) *float64
+	get  func(*record.Record) *float64
 	time bool
 }{
-	"ttft":          {func(r *Record) *float64 { return r.TTFTMS }, true},
-	"ttfo":          {func(r *Record) *float64 { return r.TTFOMS }, true},
-	"e2e":           {func(r *Record) *float64 { return r.E2EMS }, true},
-	"itl":           {func(r *Record) *float64 { return r.ITLMS }, true},
-	"tail":          {func(r *Record) *float64 { return r.TailMS }, true},
-	"first_byte":    {func(r *Record) *float64 { return r.FirstByteMS }, true},
-	"duration":      {func(r *Record) *float64 { return ptr(r.DurationMS) }, true},
-	"tps_user":      {func(r *Record) *float64 { return r.TPSUser }, false},
-	"stalls":        {func(r *Record) *float64 { return ptr(float64(len(r.Stalls))) }, false},
-	"output_tokens": {func(r *Record) *float64 { return ptr(float64(r.OutputTokens)) }, false},
+	"ttft":          {func(r *record.Record) *float64 { return r.TTFTMS }, true},
+	"ttfo":          {func(r *record.Record) *float64 { return r.TTFOMS }, true},
+	"e2e":           {func(r *record.Record) *float64 { return r.E2EMS }, true},
+	"itl":           {func(r *record.Record) *float64 { return r.ITLMS }, true},
+	"tail":          {func(r *record.Record) *float64 { return r.TailMS }, true},
+	"first_byte":    {func(r *record.Record) *float64 { return r.FirstByteMS }, true},
+	"duration":      {func(r *record.Record) *float64 { return ptr(r.DurationMS) }, true},
+	"tps_user":      {func(r *record.Record) *float64 { return r.TPSUser }, false},
+	"stalls":        {func(r *record.Record) *float64 { return ptr(float64(len(r.Stalls))) }, false},
+	"output_tokens": {func(r *record.Record) *float64 { return ptr(float64(r.OutputTokens)) }, false},
 }
 
 // ParseSLO parses a comma-separated list of per-stream terms, e.g.
@@ -103,7 +105,7 @@ func parseSLOTerm(part string) (SLOTerm, error) {
 
 // Of is the term's metric for one stream; nil when the stream has none
 // (a failed stream's TTFT, the gaps of a stream with one content frame).
-func (t SLOTerm) Of(r *Record) *float64 {
+func (t SLOTerm) Of(r *record.Record) *float64 {
 	if base, stat, ok := strings.Cut(t.Metric, "."); ok && base == "gap" {
 		v, _ := NewDist(r.Gaps()).Stat(stat)
 		return v
@@ -114,13 +116,13 @@ func (t SLOTerm) Of(r *Record) *float64 {
 // Met reports whether a stream meets every term. A stream that is not
 // complete, or lacks a term's value, does not: a missing number never
 // counts as good.
-func (s *SLO) Met(r *Record) bool {
-	if r.Status != StatusComplete {
+func (s *SLO) Met(r *record.Record) bool {
+	if r.Status != record.StatusComplete {
 		return false
 	}
 	for _, t := range s.Terms {
 		v := t.Of(r)
-		if v == nil || math.IsNaN(*v) || !Compare(*v, t.Op, t.Value) {
+		if v == nil || math.IsNaN(*v) || !Holds(*v, t.Op, t.Value) {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
 )
 
 // Thresholds of the definitions in docs/records.md.
@@ -26,7 +26,7 @@ var ErrBadTime = errors.New("bad timestamp")
 // first event, TTFT, TTFO, e2e, tail, gaps and stalls, tokens, ITL, the
 // delivery and buffered flag, the time held in transit and the status. stallMS is the stall threshold. It rejects
 // NaN, infinite, negative or non-monotonic times.
-func Derive(r *Record, stallMS float64) error {
+func Derive(r *record.Record, stallMS float64) error {
 	if err := checkTimes(r); err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func Derive(r *Record, stallMS float64) error {
 		firstContent, lastContent = -1, -1
 		prevContent               = -1
 		sawEnd                    bool
-		inStream                  *Frame
+		inStream                  *record.Frame
 		usage, rejected           *int // the last token report, the last one out of range
 		tail                      sentenceTail
 		runRead, runN             = -1, 0 // the read of the last content frame, and its content frames so far
@@ -66,13 +66,13 @@ func Derive(r *Record, stallMS float64) error {
 			}
 		}
 		switch f.Kind {
-		case adapters.KindEnd:
+		case record.KindEnd:
 			sawEnd = true
-		case adapters.KindError:
+		case record.KindError:
 			if inStream == nil {
 				inStream = f
 			}
-		case adapters.KindContent:
+		case record.KindContent:
 			r.ContentFrames++
 			if f.Read != runRead {
 				r.CoalescedFrames += coalesced(runN)
@@ -89,7 +89,7 @@ func Derive(r *Record, stallMS float64) error {
 			if prevContent >= 0 {
 				gap := f.TMS - r.Frames[prevContent].TMS
 				if gap >= stallMS {
-					r.Stalls = append(r.Stalls, Stall{
+					r.Stalls = append(r.Stalls, record.Stall{
 						Frame:       i,
 						AtMS:        r.Frames[prevContent].TMS,
 						GapMS:       gap,
@@ -106,24 +106,24 @@ func Derive(r *Record, stallMS float64) error {
 	// Status: a failure recorded by the probe wins; then an in-stream error
 	// event; a clean end needs the format's end marker.
 	if r.Error == nil && inStream != nil {
-		r.Error = &Error{Class: ErrInStream, Message: inStream.Text}
+		r.Error = &record.Error{Class: record.ErrInStream, Message: inStream.Text}
 	}
 	if r.Error == nil && sawEnd && r.ContentFrames == 0 {
-		r.Error = &Error{Class: ErrNoContent, Message: "the stream ended without content"}
+		r.Error = &record.Error{Class: record.ErrNoContent, Message: "the stream ended without content"}
 	}
 	switch {
-	case r.Error != nil && r.Error.Class == ErrCanceled:
-		r.Status = StatusCanceled
-	case r.Error != nil && r.Error.Class == ErrLimit:
-		r.Status = StatusIncomplete // cut by drip's bound, not by the server
+	case r.Error != nil && r.Error.Class == record.ErrCanceled:
+		r.Status = record.StatusCanceled
+	case r.Error != nil && r.Error.Class == record.ErrLimit:
+		r.Status = record.StatusIncomplete // cut by drip's bound, not by the server
 	case r.Error != nil:
-		r.Status = StatusFailed
+		r.Status = record.StatusFailed
 	case sawEnd:
-		r.Status = StatusComplete
+		r.Status = record.StatusComplete
 	default:
-		r.Status = StatusIncomplete
+		r.Status = record.StatusIncomplete
 	}
-	r.Complete = r.Status == StatusComplete
+	r.Complete = r.Status == record.StatusComplete
 
 	r.TokensRejected = ""
 	if rejected != nil {
@@ -161,34 +161,7 @@ func Derive(r *Record, stallMS float64) error {
 	return nil
 }
 
-// Gaps returns the differences between consecutive content frame times.
-// Frames that shared a read give gaps of 0, which are kept.
-func (r *Record) Gaps() []float64 {
-	var gaps []float64
-	prev := math.NaN()
-	for i := range r.Frames {
-		if f := &r.Frames[i]; f.IsContent() {
-			if !math.IsNaN(prev) {
-				gaps = append(gaps, f.TMS-prev)
-			}
-			prev = f.TMS
-		}
-	}
-	return gaps
-}
-
-// Text returns the streamed content text, reasoning included.
-func (r *Record) Text() string {
-	var b strings.Builder
-	for i := range r.Frames {
-		if r.Frames[i].IsContent() {
-			b.WriteString(r.Frames[i].Text)
-		}
-	}
-	return b.String()
-}
-
-func checkTimes(r *Record) error {
+func checkTimes(r *record.Record) error {
 	bad := func(what string, v float64) error {
 		return fmt.Errorf("record %d: %s is %v: %w", r.Seq, what, v, ErrBadTime)
 	}

@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"maps"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/driplab/drip/record"
 )
 
 // PromptStats is one prompt's share of a run: its accounting and the
@@ -85,7 +87,7 @@ func (a *Aggregate) SetRun(st RunStats) {
 	a.workload.run = &st
 }
 
-func (w *workloadStats) add(r *Record) {
+func (w *workloadStats) add(r *record.Record) {
 	if w.prompts == nil {
 		w.prompts = map[string]*promptAcc{}
 	}
@@ -96,13 +98,13 @@ func (w *workloadStats) add(r *Record) {
 	}
 	p.st.Streams++
 	switch r.Status {
-	case StatusComplete:
+	case record.StatusComplete:
 		p.st.Completed++
-	case StatusFailed:
+	case record.StatusFailed:
 		p.st.Failed++
-	case StatusIncomplete:
+	case record.StatusIncomplete:
 		p.st.Incomplete++
-	case StatusCanceled:
+	case record.StatusCanceled:
 		p.st.Canceled++
 	}
 	p.ttft.AddPtr(r.TTFTMS)
@@ -144,7 +146,7 @@ func (w *workloadStats) add(r *Record) {
 		sg.FirstBursts++
 		sg.FirstBurstMax = max(sg.FirstBurstMax, b)
 	}
-	if r.HTTPStatus/100 == 2 && (r.Error != nil && r.Error.Class == ErrNoContent ||
+	if r.HTTPStatus/100 == 2 && (r.Error != nil && r.Error.Class == record.ErrNoContent ||
 		r.Complete && strings.TrimSpace(r.Text()) == "") {
 		sg.ZeroContent++
 	}
@@ -154,7 +156,7 @@ func (w *workloadStats) add(r *Record) {
 // frame declared; else, when the server reported usage, the stream's
 // tokens per content frame; else its text's bytes / 4 (about one token
 // per four bytes of English), at least one per frame.
-func firstBurstTokens(r *Record) int {
+func firstBurstTokens(r *record.Record) int {
 	perFrame := 0.0
 	if r.TokensSource == "usage" && r.ContentFrames > 0 {
 		perFrame = float64(r.OutputTokens) / float64(r.ContentFrames)

@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"fmt"
@@ -213,7 +213,7 @@ func (g Gate) Eval(s *Summary) GateResult {
 		return r
 	}
 	r.Value = v
-	r.Tripped = Compare(*v, g.Op, g.Value)
+	r.Tripped = Holds(*v, g.Op, g.Value)
 	verdict := "passed"
 	if r.Tripped {
 		verdict = "TRIPPED"
@@ -222,8 +222,8 @@ func (g Gate) Eval(s *Summary) GateResult {
 	return r
 }
 
-// Compare applies a gate operator.
-func Compare(a float64, op string, b float64) bool {
+// Holds reports whether a op b holds for a gate operator (">", "<=", …).
+func Holds(a float64, op string, b float64) bool {
 	switch op {
 	case ">":
 		return a > b

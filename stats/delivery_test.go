@@ -1,22 +1,22 @@
-package probe
+package stats
 
 import (
 	"testing"
 
-	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/record"
 )
 
 // stream builds a complete record: n content frames of bytes each, the
 // i-th at at(i) in read read(i), then the end marker.
-func stream(n, bytes int, at func(int) float64, read func(int) int) *Record {
-	r := &Record{}
+func stream(n, bytes int, at func(int) float64, read func(int) int) *record.Record {
+	r := &record.Record{}
 	for i := range n {
 		f := content(at(i), read(i), " w")
 		f.Bytes = bytes
 		r.Frames = append(r.Frames, f)
 	}
 	last := r.Frames[n-1]
-	r.Frames = append(r.Frames, frame(last.TMS, last.Read, adapters.KindEnd))
+	r.Frames = append(r.Frames, frame(last.TMS, last.Read, record.KindEnd))
 	r.DurationMS = last.TMS + 1
 	return r
 }
@@ -24,7 +24,7 @@ func stream(n, bytes int, at func(int) float64, read func(int) int) *Record {
 func TestDeliveryRule(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		rec     *Record
+		rec     *record.Record
 		rule    string
 		reads   int
 		largest int

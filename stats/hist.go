@@ -1,4 +1,4 @@
-package probe
+package stats
 
 import (
 	"fmt"
@@ -251,4 +251,43 @@ func (s *Sampler) MergeJSON(h HistogramJSON) error {
 	s.exact, s.overflow = nil, true
 	s.hist.Merge(&Histogram{zero: h.Zero, lo: h.Offset, counts: h.Counts, n: uint64(h.N)})
 	return nil
+}
+
+// BucketDist reads percentiles from bucket counts as each bucket's upper
+// edge (its lower one for the open last bucket), in ms: a figure no
+// sample in the bucket exceeds.
+func BucketDist(counts []uint64, buckets []float64) Dist {
+	var n uint64
+	for _, c := range counts {
+		n += c
+	}
+	d := Dist{N: int(n)}
+	if n == 0 {
+		return d
+	}
+	edge := func(i int) float64 {
+		v := buckets[i+1]
+		if math.IsInf(v, 1) {
+			v = buckets[i]
+		}
+		return max(v, 0) * 1000
+	}
+	at := func(p float64) *float64 {
+		rank := uint64(math.Ceil(p / 100 * float64(n)))
+		var cum uint64
+		for i, c := range counts {
+			if cum += c; cum >= max(rank, 1) {
+				return ptr(edge(i))
+			}
+		}
+		return ptr(edge(len(counts) - 1))
+	}
+	d.P50, d.P90, d.P95, d.P99, d.Max = at(50), at(90), at(95), at(99), at(100)
+	for i, c := range counts {
+		if c > 0 {
+			d.Min = ptr(edge(i))
+			break
+		}
+	}
+	return d
 }
