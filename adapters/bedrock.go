@@ -1,14 +1,9 @@
 package adapters
 
 import (
-	"bytes"
-	"encoding/binary"
+	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"hash/crc32"
-
-	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"slices"
 )
 
 // Amazon Bedrock streaming (FORMATS §6): the AWS binary event stream.
@@ -46,7 +41,7 @@ func init() {
 				}(),
 			})
 		},
-		NewDecoder: func(limit int) Decoder { return NewBedrockDecoder(limit, classifyConverse) },
+		NewDecoder: func(limit int) Decoder { return NewBedrockConverseDecoder(limit) },
 	})
 	Register(&Format{
 		Name:  "bedrock-invoke",
@@ -61,141 +56,34 @@ func init() {
 				Messages         []openAIMessage `json:"messages"`
 			}{"bedrock-2023-05-31", anthropicMaxTokens(r.MaxTokens), []openAIMessage{{Role: "user", Content: r.Prompt}}})
 		},
-		NewDecoder: func(limit int) Decoder { return NewBedrockDecoder(limit, classifyInvoke) },
+		NewDecoder: func(limit int) Decoder { return NewBedrockInvokeDecoder(limit) },
 	})
-}
-
-// Event-stream framing limits (aws-sdk-go-v2 eventstream message.go).
-const (
-	esPreludeLen    = 12 // total_len, headers_len, prelude CRC
-	esMinMessageLen = 16
-	esMaxHeadersLen = 128 << 10
-	esMaxPayloadLen = 16 << 20
-)
-
-// ErrChecksum reports an event-stream message whose CRC does not match.
-var ErrChecksum = errors.New("eventstream: checksum mismatch")
-
-// EventStream is a push decoder for the AWS binary event stream. It checks
-// each prelude (lengths and CRC) as soon as its 12 bytes arrive, so a bad or
-// oversized declared length fails at once and nothing is ever allocated
-// from a declared length; whole messages go to the aws-sdk-go-v2 decoder,
-// which checks the message CRC.
-type EventStream struct {
-	Classify func(dst []Frame, m *eventstream.Message, n int) []Frame
-	Limit    int // largest message in bytes; 0 means DefaultFrameLimit
-
-	buf     []byte
-	dec     *eventstream.Decoder
-	rd      bytes.Reader
-	payload []byte
-	err     error
-}
-
-// NewBedrockDecoder returns an event-stream decoder with a classifier.
-func NewBedrockDecoder(limit int, classify func([]Frame, *eventstream.Message, int) []Frame) *EventStream {
-	return &EventStream{Classify: classify, Limit: limit, dec: eventstream.NewDecoder()}
-}
-
-// Feed decodes p and appends the frames of every message it completes.
-func (d *EventStream) Feed(dst []Frame, p []byte) ([]Frame, error) {
-	if d.err != nil {
-		return dst, d.err
-	}
-	data := p
-	if len(d.buf) > 0 {
-		d.buf = append(d.buf, p...)
-		data = d.buf
-	}
-	for len(data) >= esPreludeLen {
-		total, err := d.prelude(data)
-		if err != nil {
-			d.err = err
-			return dst, err
-		}
-		if len(data) < total {
-			break
-		}
-		d.rd.Reset(data[:total])
-		m, err := d.dec.Decode(&d.rd, d.payload[:0])
-		if err != nil {
-			d.err = fmt.Errorf("eventstream: %w", err)
-			return dst, d.err
-		}
-		d.payload = m.Payload[:0:cap(m.Payload)]
-		dst = d.Classify(dst, &m, total)
-		data = data[total:]
-	}
-	// Keep the unfinished message; copy because data may alias p or buf.
-	n := copy(d.buf[:cap(d.buf)], data)
-	if n < len(data) {
-		d.buf = append(d.buf[:0], data...)
-	} else {
-		d.buf = d.buf[:n]
-	}
-	return dst, nil
-}
-
-// prelude validates a message's prelude and returns its total length.
-func (d *EventStream) prelude(b []byte) (int, error) {
-	total := binary.BigEndian.Uint32(b[0:4])
-	headers := binary.BigEndian.Uint32(b[4:8])
-	if crc32.ChecksumIEEE(b[:8]) != binary.BigEndian.Uint32(b[8:12]) {
-		return 0, fmt.Errorf("%w in a message prelude", ErrChecksum)
-	}
-	limit := d.Limit
-	if limit <= 0 {
-		limit = DefaultFrameLimit
-	}
-	switch {
-	case total < esMinMessageLen || headers > total-esMinMessageLen:
-		return 0, fmt.Errorf("eventstream: bad lengths (total %d, headers %d)", total, headers)
-	case headers > esMaxHeadersLen || total-headers-esMinMessageLen > esMaxPayloadLen || int64(total) > int64(limit):
-		return 0, fmt.Errorf("eventstream: %w: message of %d bytes (limit %d)", ErrFrameTooLarge, total, limit)
-	}
-	return int(total), nil
-}
-
-// Close ends the stream; bytes of an unfinished message make it truncated.
-func (d *EventStream) Close(dst []Frame) ([]Frame, error) {
-	if d.err != nil {
-		return dst, d.err
-	}
-	if len(d.buf) > 0 {
-		return dst, ErrTruncated
-	}
-	return dst, nil
-}
-
-// headerString returns a string (or bytes) header's value, or "".
-func headerString(m *eventstream.Message, name string) string {
-	switch v := m.Headers.Get(name).(type) {
-	case eventstream.StringValue:
-		return string(v)
-	case eventstream.BytesValue:
-		return string(v)
-	}
-	return ""
 }
 
 // exceptionFrame turns an exception or error message into an error frame;
 // ok is false for ordinary events.
-func exceptionFrame(m *eventstream.Message, n int) (Frame, bool) {
-	switch headerString(m, ":message-type") {
+func exceptionFrame(m *EventMessage, n int) (Frame, bool) {
+	switch string(m.MessageType) {
 	case "exception":
-		typ := headerString(m, ":exception-type")
 		msg := ErrorMessage(m.Payload)
-		if typ != "" {
-			msg = typ + ": " + msg
+		if len(m.ExceptionType) > 0 {
+			msg = string(m.ExceptionType) + ": " + msg
 		}
 		return Frame{Kind: KindError, Text: msg, Bytes: n}, true
 	case "error":
-		return Frame{Kind: KindError, Text: headerString(m, ":error-code") + ": " + headerString(m, ":error-message"), Bytes: n}, true
+		return Frame{Kind: KindError, Text: string(m.ErrorCode) + ": " + string(m.ErrorMessage), Bytes: n}, true
 	}
 	return Frame{}, false
 }
 
-// converseEvent is the part of a ConverseStream event the classifier reads.
+// NewBedrockConverseDecoder decodes a ConverseStream event stream.
+func NewBedrockConverseDecoder(limit int) *EventStream {
+	c := &converseClassifier{}
+	return NewBedrockDecoder(limit, c.classify)
+}
+
+// converseEvent is the part of a ConverseStream event the classifier
+// reads. encoding/json decodes into it when the fast path declines.
 type converseEvent struct {
 	Delta *struct {
 		Text             string `json:"text"`
@@ -206,66 +94,175 @@ type converseEvent struct {
 			Input string `json:"input"`
 		} `json:"toolUse"`
 	} `json:"delta"`
-	Usage *struct {
-		InputTokens  *float64 `json:"inputTokens"`
-		OutputTokens int      `json:"outputTokens"`
-	} `json:"usage"`
+	Usage   *converseUsage `json:"usage"`
 	Metrics *struct {
 		LatencyMS *float64 `json:"latencyMs"`
 	} `json:"metrics"`
 }
 
-func classifyConverse(dst []Frame, m *eventstream.Message, n int) []Frame {
+type converseUsage struct {
+	InputTokens  *float64 `json:"inputTokens"`
+	OutputTokens int      `json:"outputTokens"`
+}
+
+// converseInfo is what one event says, whichever parser read it; its
+// buffers are reused from event to event.
+type converseInfo struct {
+	text, reasoning, tool []byte
+	usage                 *converseUsage // metadata (slow path only)
+	latency               *float64       // metadata metrics.latencyMs (slow path only)
+}
+
+func (c *converseInfo) reset() {
+	*c = converseInfo{text: c.text[:0], reasoning: c.reasoning[:0], tool: c.tool[:0]}
+}
+
+func (c *converseInfo) parseSlow(data []byte) bool {
+	var e converseEvent
+	if json.Unmarshal(data, &e) != nil {
+		return false
+	}
+	if d := e.Delta; d != nil {
+		c.text = append(c.text, d.Text...)
+		if d.ReasoningContent != nil {
+			c.reasoning = append(c.reasoning, d.ReasoningContent.Text...)
+		}
+		if d.ToolUse != nil {
+			c.tool = append(c.tool, d.ToolUse.Input...)
+		}
+	}
+	c.usage = e.Usage
+	if e.Metrics != nil {
+		c.latency = e.Metrics.LatencyMS
+	}
+	return true
+}
+
+// parseFast reads the delta events, declining usage and metrics (the one
+// metadata event at the end).
+func (c *converseInfo) parseFast(data []byte) bool {
+	p := fastParser{d: data}
+	return p.wholeObject(func(key []byte) (uint8, bool) {
+		if string(key) != "delta" {
+			return 0, !foldsTo(key, "delta", "usage", "metrics") && p.skip(0)
+		}
+		return 1, p.object(func(key []byte) (uint8, bool) {
+			var ok bool
+			switch string(key) {
+			case "text":
+				c.text, ok = p.appendStrOrNull(c.text)
+				return 1, ok
+			case "reasoningContent":
+				return 2, p.object(func(key []byte) (uint8, bool) {
+					return p.stringMember(key, "text", &c.reasoning)
+				})
+			case "toolUse":
+				return 4, p.object(func(key []byte) (uint8, bool) {
+					return p.stringMember(key, "input", &c.tool)
+				})
+			}
+			return 0, !foldsTo(key, "text", "reasoningContent", "toolUse") && p.skip(0)
+		})
+	})
+}
+
+type converseClassifier struct{ e converseInfo }
+
+func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Frame {
 	if f, ok := exceptionFrame(m, n); ok {
 		return append(dst, f)
 	}
 	f := Frame{Kind: KindMeta, Bytes: n}
-	var e converseEvent
-	if json.Unmarshal(m.Payload, &e) != nil {
+	e := &c.e
+	if !parseEither(e, m.Payload) {
 		return append(dst, f)
 	}
-	switch headerString(m, ":event-type") {
+	switch string(m.EventType) {
 	case "messageStart":
 		f.Kind = KindRole
 	case "contentBlockDelta":
 		f.Kind = KindRole // empty, a signature, redacted reasoning or padding
-		if d := e.Delta; d != nil {
-			switch {
-			case d.Text != "":
-				f.Kind, f.Channel, f.Text = KindContent, ChannelText, d.Text
-			case d.ToolUse != nil && d.ToolUse.Input != "":
-				f.Kind, f.Channel, f.Text = KindContent, ChannelTool, d.ToolUse.Input
-			case d.ReasoningContent != nil && d.ReasoningContent.Text != "":
-				f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, d.ReasoningContent.Text
-			}
+		switch {
+		case len(e.text) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(e.text)
+		case len(e.tool) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(e.tool)
+		case len(e.reasoning) > 0:
+			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(e.reasoning)
 		}
 	case "messageStop":
 		f.Kind = KindEnd
 	case "metadata":
 		f.Kind = KindUsage
-		if e.Usage != nil {
-			f.HasUsage, f.OutputTokens = true, e.Usage.OutputTokens
-			f.Server = serverValues(f.Server, "input_tokens", e.Usage.InputTokens)
+		if e.usage != nil {
+			f.HasUsage, f.OutputTokens = true, e.usage.OutputTokens
+			f.Server = serverValues(f.Server, "input_tokens", e.usage.InputTokens)
 		}
-		if e.Metrics != nil {
-			f.Server = serverValues(f.Server, "latency_ms", e.Metrics.LatencyMS)
-		}
+		f.Server = serverValues(f.Server, "latency_ms", e.latency)
 	}
 	return append(dst, f)
 }
 
-func classifyInvoke(dst []Frame, m *eventstream.Message, n int) []Frame {
+// NewBedrockInvokeDecoder decodes an InvokeModelWithResponseStream event
+// stream of Anthropic events, with one Anthropic classifier per stream.
+func NewBedrockInvokeDecoder(limit int) *EventStream {
+	c := &invokeClassifier{}
+	return NewBedrockDecoder(limit, c.classify)
+}
+
+// invokeInfo is a chunk's "bytes", base64-decoded into a reused buffer.
+type invokeInfo struct {
+	bytes   []byte
+	scratch []byte // the fast path's unquoted base64 text
+}
+
+func (c *invokeInfo) reset() { c.bytes, c.scratch = c.bytes[:0], c.scratch[:0] }
+
+func (c *invokeInfo) parseSlow(data []byte) bool {
+	var e struct {
+		Bytes []byte `json:"bytes"` // base64 in JSON
+	}
+	if json.Unmarshal(data, &e) != nil {
+		return false
+	}
+	c.bytes = append(c.bytes, e.Bytes...)
+	return true
+}
+
+// parseFast unquotes "bytes" and decodes it as encoding/json does a
+// []byte field (base64.StdEncoding, which skips CR and LF), declining
+// text that is not base64.
+func (c *invokeInfo) parseFast(data []byte) bool {
+	p := fastParser{d: data}
+	return p.wholeObject(func(key []byte) (uint8, bool) {
+		if string(key) != "bytes" {
+			return 0, !foldsTo(key, "bytes") && p.skip(0)
+		}
+		if p.null() {
+			return 1, true
+		}
+		var ok bool
+		if c.scratch, ok = p.appendString(c.scratch[:0]); !ok {
+			return 1, false
+		}
+		c.bytes = slices.Grow(c.bytes[:0], base64.StdEncoding.DecodedLen(len(c.scratch)))
+		n, err := base64.StdEncoding.Decode(c.bytes[:cap(c.bytes)], c.scratch)
+		c.bytes = c.bytes[:n]
+		return 1, err == nil
+	})
+}
+
+type invokeClassifier struct {
+	e         invokeInfo
+	anthropic anthropicClassifier
+}
+
+func (c *invokeClassifier) classify(dst []Frame, m *EventMessage, n int) []Frame {
 	if f, ok := exceptionFrame(m, n); ok {
 		return append(dst, f)
 	}
-	if headerString(m, ":event-type") != "chunk" {
+	if string(m.EventType) != "chunk" || !parseEither(&c.e, m.Payload) {
 		return append(dst, Frame{Kind: KindMeta, Bytes: n})
 	}
-	var c struct {
-		Bytes []byte `json:"bytes"` // base64 in JSON
-	}
-	if json.Unmarshal(m.Payload, &c) != nil {
-		return append(dst, Frame{Kind: KindMeta, Bytes: n})
-	}
-	return append(dst, new(anthropicClassifier).classify(nil, c.Bytes, n))
+	return append(dst, c.anthropic.classify(nil, c.e.bytes, n))
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func TestBedrockConverseFrames(t *testing.T) {
-	dec := func() Decoder { return NewBedrockDecoder(0, classifyConverse) }
+	dec := func() Decoder { return NewBedrockConverseDecoder(0) }
 	frames := checkFrames(t, dec, eventStreamFile(t, "bedrock_converse.events"), []string{
 		"role", "content:reasoning:The user asks", "role", "meta",
 		"content:text:Hello", "content:text: world", "meta",
@@ -24,7 +24,7 @@ func TestBedrockConverseFrames(t *testing.T) {
 }
 
 func TestBedrockInvokeFrames(t *testing.T) {
-	frames := checkFrames(t, func() Decoder { return NewBedrockDecoder(0, classifyInvoke) }, eventStreamFile(t, "bedrock_invoke.events"),
+	frames := checkFrames(t, func() Decoder { return NewBedrockInvokeDecoder(0) }, eventStreamFile(t, "bedrock_invoke.events"),
 		[]string{"role", "content:text:Hi", "end=6"})
 	checkServer(t, frames[2].Server, map[string]float64{"invocation_latency_ms": 812, "first_byte_latency_ms": 402, "input_tokens": 12})
 }
@@ -41,8 +41,10 @@ func TestBedrockExceptions(t *testing.T) {
 	h.Set(":error-code", eventstream.StringValue("AnErrorCode"))
 	h.Set(":error-message", eventstream.StringValue("An error message"))
 	enc.Encode(&b, eventstream.Message{Headers: h})
-	for _, c := range []func([]Frame, *eventstream.Message, int) []Frame{classifyConverse, classifyInvoke} {
-		checkFrames(t, func() Decoder { return NewBedrockDecoder(0, c) }, b.Bytes(), []string{
+	for _, newDec := range []func() Decoder{
+		func() Decoder { return NewBedrockConverseDecoder(0) }, func() Decoder { return NewBedrockInvokeDecoder(0) },
+	} {
+		checkFrames(t, newDec, b.Bytes(), []string{
 			"error:ValidationException: Unable to parse input chunk.", "error:AnErrorCode: An error message",
 		})
 	}
@@ -77,12 +79,12 @@ func TestBedrockCorruptMessages(t *testing.T) {
 		{"truncated", good[:100], ErrTruncated},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := NewBedrockDecoder(64<<10, classifyConverse)
+			d := NewBedrockConverseDecoder(64 << 10)
 			allocs := testing.AllocsPerRun(1, func() {
-				d = NewBedrockDecoder(64<<10, classifyConverse)
+				d = NewBedrockConverseDecoder(64 << 10)
 				decodeReads(d, [][]byte{tc.data})
 			})
-			_, err := decodeReads(NewBedrockDecoder(64<<10, classifyConverse), [][]byte{tc.data})
+			_, err := decodeReads(NewBedrockConverseDecoder(64<<10), [][]byte{tc.data})
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 				t.Errorf("err %v, want %v", err, tc.want)
 			}

@@ -13,15 +13,58 @@ import (
 // declines (returns false) whenever it could disagree with encoding/json: a
 // key that matches a field only case-insensitively or through escapes, a
 // repeated field, an unexpected type, a non-integer token count, deep
-// nesting. The caller then decodes with the format's parseSlow
+// nesting. parseEither then decodes with the format's parseSlow
 // (encoding/json), so the two paths never disagree; each format's fuzz
 // target checks this (fastpath_test.go, openai_test.go).
+
+// fastSlow is a format's view of one payload with its two parsers, both
+// filling the view's reused buffers after reset.
+type fastSlow interface {
+	reset()
+	parseFast(data []byte) bool
+	parseSlow(data []byte) bool
+}
+
+// parseEither reads a payload into v: the fast path when it can vouch for
+// the result, encoding/json otherwise. It reports false for a payload that
+// is not JSON (encoding/json rejects it).
+func parseEither[T fastSlow](v T, data []byte) bool {
+	v.reset()
+	if v.parseFast(data) {
+		return true
+	}
+	v.reset()
+	return v.parseSlow(data)
+}
 
 const maxFastDepth = 64
 
 type fastParser struct {
 	d []byte
 	i int
+}
+
+// wholeObject reads all of p.d as one JSON object (not null), calling
+// member for each key as object does.
+func (p *fastParser) wholeObject(member func(key []byte) (bit uint8, ok bool)) bool {
+	p.ws()
+	if !p.is('{') {
+		return false
+	}
+	ok := p.object(member)
+	p.ws()
+	return ok && p.i == len(p.d)
+}
+
+// stringMember is an object member for an object read for its one string
+// field name: it appends that field to *dst and skips the others.
+func (p *fastParser) stringMember(key []byte, name string, dst *[]byte) (uint8, bool) {
+	if string(key) != name {
+		return 0, !foldsTo(key, name) && p.skip(0)
+	}
+	var ok bool
+	*dst, ok = p.appendStrOrNull(*dst)
+	return 1, ok
 }
 
 func (p *fastParser) ws() {

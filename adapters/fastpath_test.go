@@ -288,3 +288,103 @@ func FuzzGeminiFast(f *testing.F) {
 	fastSeeds(f, dataPayloads(f, geminiFiles...), geminiTricky...)
 	f.Fuzz(func(t *testing.T, p []byte) { checkGeminiFast(t, p) })
 }
+
+// eventPayloads returns the payloads of .events testdata files.
+func eventPayloads(t testing.TB, files ...string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, name := range files {
+		for _, line := range bytes.Split(testdataFile(t, name), []byte("\n")) {
+			if _, p, ok := bytes.Cut(line, []byte("\t")); ok {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+var converseTricky = []string{
+	`{"delta":{"text":"a","Text":"b"}}`, `{"delta":{"text":"a"},"delta":{"text":"b"}}`, `{"Delta":{"text":"a"}}`,
+	`{"delta":null,"p":"x"}`, `{"delta":{"text":null,"reasoningContent":null,"toolUse":null}}`,
+	`{"delta":{"reasoningContent":{"text":"r","Text":"s"}}}`, `{"delta":{"toolUse":{"input":"{}","toolUseId":"t"}}}`,
+	`{"delta":{"toolUse":{"input":5}}}`, `{"delta":{"text":"a","toolUse":{"input":"b"},"reasoningContent":{"text":"c"}}}`,
+	`{"usage":{"inputTokens":3,"outputTokens":4},"metrics":{"latencyMs":5}}`, `{"usage":null}`, `{"METRICS":{}}`,
+}
+
+func converseView(c *converseInfo) string {
+	usage := "nil"
+	if u := c.usage; u != nil {
+		usage = fmt.Sprint(u.InputTokens != nil, u.OutputTokens)
+	}
+	return fmt.Sprintf("%q %q %q usage=%s latency=%v", c.text, c.reasoning, c.tool, usage, c.latency != nil)
+}
+
+func checkConverseFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow converseInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := converseView(&fast), converseView(&slow); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+}
+
+func TestConverseFastPath(t *testing.T) {
+	for _, p := range eventPayloads(t, "bedrock_converse.events") {
+		var c converseInfo
+		if bytes.Contains(p, []byte(`"delta"`)) && !c.parseFast(p) {
+			t.Errorf("fast path declined a recorded delta: %s", p)
+		}
+		checkConverseFast(t, p)
+	}
+	for _, p := range append(converseTricky, fastTricky...) {
+		checkConverseFast(t, []byte(p))
+	}
+}
+
+func FuzzConverseFast(f *testing.F) {
+	fastSeeds(f, eventPayloads(f, "bedrock_converse.events"), converseTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkConverseFast(t, p) })
+}
+
+var invokeTricky = []string{
+	`{"bytes":"e30="}`, `{"bytes":"e30"}`, `{"bytes":"e3\n0="}`, `{"bytes":"e3\\n0="}`, `{"bytes":"e3\\u0030="}`,
+	`{"bytes":""}`, `{"bytes":null}`, `{"Bytes":"e30="}`, `{"bytes":"e30=","bytes":"e30="}`, `{"bytes":5}`,
+	`{"bytes":"e30=","p":"abcd"}`, `{"bytes":"e30=\r"}`, `{"bytes":"!!!!"}`, `{"bytes":"e30=e30="}`,
+}
+
+func checkInvokeFast(t testing.TB, p []byte) {
+	t.Helper()
+	var fast, slow invokeInfo
+	if !fast.parseFast(p) {
+		return
+	}
+	if !slow.parseSlow(p) {
+		t.Fatalf("fast path accepted what encoding/json rejects: %q", p)
+	}
+	if a, b := fmt.Sprintf("%q", fast.bytes), fmt.Sprintf("%q", slow.bytes); a != b {
+		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
+	}
+}
+
+func TestInvokeFastPath(t *testing.T) {
+	for _, p := range eventPayloads(t, "bedrock_invoke.events") {
+		var c invokeInfo
+		if !c.parseFast(p) {
+			t.Errorf("fast path declined a recorded chunk: %s", p)
+		}
+		checkInvokeFast(t, p)
+	}
+	for _, p := range append(invokeTricky, fastTricky...) {
+		checkInvokeFast(t, []byte(p))
+	}
+}
+
+func FuzzInvokeFast(f *testing.F) {
+	fastSeeds(f, eventPayloads(f, "bedrock_invoke.events"), invokeTricky...)
+	f.Fuzz(func(t *testing.T, p []byte) { checkInvokeFast(t, p) })
+}

@@ -20,9 +20,9 @@ func bedrockSeeds(f *testing.F) [][]byte {
 }
 
 func FuzzBedrockConverse(f *testing.F) {
-	fuzzDecoder(f, func() Decoder { return NewBedrockDecoder(64<<10, classifyConverse) }, bedrockSeeds(f)...)
+	fuzzDecoder(f, func() Decoder { return NewBedrockConverseDecoder(64 << 10) }, bedrockSeeds(f)...)
 }
 
 func FuzzBedrockInvoke(f *testing.F) {
-	fuzzDecoder(f, func() Decoder { return NewBedrockDecoder(64<<10, classifyInvoke) }, bedrockSeeds(f)...)
+	fuzzDecoder(f, func() Decoder { return NewBedrockInvokeDecoder(64 << 10) }, bedrockSeeds(f)...)
 }
