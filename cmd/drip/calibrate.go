@@ -4,35 +4,47 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
-	"sync"
-	"syscall"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/calibrate"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 
 func newCalibrateCmd() *cobra.Command {
 	var (
-		levels []int
-		rounds int
+		levels     []int
+		rounds     int
+		serverProc bool
 	)
 	cmd := &cobra.Command{
-		Use:     "calibrate",
-		Example: `  drip calibrate`,
-		Short:   "Measure drip's own timestamp error on this machine",
-		Long: `Start the fixture server in-process on loopback, stream a known schedule
-(200 frames, 10 ms apart) at several concurrency levels, and pair every frame
-drip stamped with the time the server flushed it. Prints the stamp error and
-the gap error (p50/p99/max) per level, drip's CPU cost per frame, and the
-smallest gap difference this machine can resolve.
+		Use: "calibrate",
+		Example: `  drip calibrate
+  drip calibrate --server-proc --concurrency 1,100,1000 --rounds 1
+  drip calibrate --concurrency 1 --rounds 10`,
+		Short: "Measure drip's own timestamp error on this machine",
+		Long: `Start the fixture server on loopback, stream a known schedule (200 frames,
+10 ms apart) at several concurrency levels, and pair every frame drip
+stamped with the time the server flushed it. Prints per level the stamp
+error, the gap error and the TTFT error (p50/p99/max), drip's CPU per frame,
+and the smallest gap difference this machine can resolve.
+
+The server runs in drip's own process unless --server-proc starts it as a
+separate process (this drip binary, re-run), so drip's client is measured
+alone and the server's CPU is counted apart.
+
+Each level also says what the machine did meanwhile: the schedule lag
+(how long runnable goroutines waited for a core, p99, client and server)
+and the CPU drip and the whole machine used. A level is saturated when a
+schedule lag p99 reaches ` + fmt.Sprint(calibrate.LagBoundMS) + ` ms or the machine's cores are ` + fmt.Sprint(calibrate.BusyShare*100) + ` % busy: its
+errors then measure the machine, not drip, the row says so and names who
+loaded it, and the verdict leaves it out.
 
 Run it before trusting a sub-millisecond difference between two runs.`,
 		Args: cobra.NoArgs,
@@ -48,158 +60,162 @@ Run it before trusting a sub-millisecond difference between two runs.`,
 					return err
 				}
 			}
-			return calibrate(cmd.Context(), cmd.OutOrStdout(), levels, rounds)
+			srv, err := calibrationServer(cmd.Context(), serverProc)
+			if err != nil {
+				return cannotErr(err)
+			}
+			defer srv.Close()
+			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), srv, serverProc, levels, rounds)
 		},
 	}
 	cmd.Flags().IntSliceVar(&levels, "concurrency", []int{1, 10, 100}, "concurrent streams at each level")
 	cmd.Flags().IntVar(&rounds, "rounds", 2, "rounds of streams at each level")
+	cmd.Flags().BoolVar(&serverProc, "server-proc", false, "serve from a separate process, so drip's client is measured alone")
 	return cmd
 }
 
-// calibration is one level's pairing of client stamps with server writes.
-type calibration struct {
-	streams, frames, unpaired int
-	stampErr, gapErr          []float64 // ms
-	cpuPerFrame               time.Duration
+// newCalibrateServerCmd is the separate process --server-proc starts: the
+// fixture server with its write log, until its stdin closes.
+func newCalibrateServerCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "calibrate-server",
+		Short:  "The server process of drip calibrate --server-proc",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return calibrate.ServeChild(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout())
+		},
+	}
 }
 
-func calibrate(ctx context.Context, w io.Writer, levels []int, rounds int) error {
-	fsrv := fixtures.NewServer()
-	srv := httptest.NewServer(fsrv)
-	defer srv.Close()
-	t, o, err := fixtureTarget(srv.URL, "calibrate")
+func calibrationServer(ctx context.Context, separate bool) (calibrate.Server, error) {
+	if !separate {
+		return calibrate.InProcess(), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("--server-proc: %w", err)
+	}
+	return calibrate.Process(ctx, exe, "fixtures", "calibrate-server")
+}
+
+func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separate bool, levels []int, rounds int) error {
+	t, o, err := fixtureTarget(srv.URL(), calibrate.Scenario)
 	if err != nil {
 		return err
 	}
 	o.Client = probe.NewClient(0)
-	sc := fixtures.Lookup("calibrate")
-	fmt.Fprintf(w, "drip calibrate · loopback · %s · %d frames %s apart per stream · %d rounds per level\n\n",
-		t.Format.Name, sc.OutputTokens(), 10*time.Millisecond, rounds)
-	fmt.Fprintf(w, "%-12s %7s %8s │ %-28s │ %-28s │ %s\n", "concurrency", "streams", "frames",
-		"stamp error ms p50/p99/max", "gap error ms p50/p99/max", "CPU/frame (client+server)")
-	var resolve float64
+	where := "server in drip's process"
+	if separate {
+		where = "server in a separate process"
+	}
+	fmt.Fprintf(w, "drip calibrate · loopback · %s · %s · %d frames %s apart per stream · %d rounds per level\n\n",
+		where, t.Format.Name, fixtures.Lookup(calibrate.Scenario).OutputTokens(), 10*time.Millisecond, rounds)
+	fmt.Fprintf(w, "%-11s %7s %7s │ %-26s │ %-26s │ %-17s │ %s\n", "concurrency", "streams", "frames",
+		"stamp error ms p50/p99/max", "gap error ms p50/p99/max", "TTFT error ms p50/p99", "CPU/frame")
+	var (
+		resolve   *float64
+		saturated []string
+	)
 	for _, c := range levels {
-		cal := calibrateLevel(ctx, fsrv, t, o, c, rounds)
+		l, err := calibrate.Run(ctx, srv, t, o, c, rounds)
 		if ctx.Err() != nil {
 			return cannotErr(ctx.Err())
 		}
-		se, ge := stats.NewDist(cal.stampErr), stats.NewDist(cal.gapErr)
-		fmt.Fprintf(w, "%-12d %7d %8d │ %8s %9s %9s │ %8s %9s %9s │ %s\n", c, cal.streams, cal.frames,
-			report.Num(se.P50), report.Num(se.P99), report.Num(se.Max),
-			report.Num(ge.P50), report.Num(ge.P99), report.Num(ge.Max), cal.cpuPerFrame)
-		if cal.unpaired > 0 {
-			fmt.Fprintf(w, "  %d frames could not be paired with a server write\n", cal.unpaired)
+		if err != nil {
+			return cannotErr(err)
 		}
-		if c <= 10 && ge.P99 != nil && *ge.P99 > resolve {
-			resolve = *ge.P99
+		v := l.Load.Judge()
+		ge := printLevel(w, l, v)
+		if v.Saturated {
+			saturated = append(saturated, fmt.Sprint(c))
+		} else if c <= 10 && ge.P99 != nil && (resolve == nil || *ge.P99 > *resolve) {
+			resolve = ge.P99
 		}
 	}
-	decodeCost, err := decodeCostPerFrame(t.Format, sc)
+	dc, err := calibrate.DecodeCost(t.Format)
 	if err != nil {
 		return cannotErr(err)
 	}
-	fmt.Fprintf(w, "\ndecode + classify + stamp, without the socket: %s per frame (%.0f frames/s on one core)\n",
-		decodeCost, float64(time.Second)/float64(decodeCost))
-	fmt.Fprintf(w, "stamp error = drip's read time − the server's flush time; gap error = |client gap − server gap|.\n")
-	fmt.Fprintf(w, "verdict: at up to 10 concurrent streams this machine resolves gap differences of %s ms or more (p99 gap error).\n",
-		report.FormatFloat(max(resolve, 0.001)))
+	if dc != nil {
+		fmt.Fprintf(w, "\ndecode + classify + stamp, without the socket: %s per frame (%.0f frames/s on one core)\n",
+			dc, float64(time.Second)/float64(*dc))
+	}
+	fmt.Fprintf(w, "stamp error = drip's read time − the server's flush time; gap error = |client gap − server gap|;\n")
+	fmt.Fprintf(w, "TTFT error = drip's TTFT − the server's (request arrival → first content flush): the request's trip and one stamp.\n")
+	printVerdict(w, resolve, saturated, separate)
 	return nil
 }
 
-func calibrateLevel(ctx context.Context, fsrv *fixtures.Server, t probe.Target, o probe.Options, c, rounds int) calibration {
-	var cal calibration
-	cpu0 := cpuTime()
-	for r := range rounds {
-		recs := make([]*record.Record, c)
-		var wg sync.WaitGroup
-		for i := range c {
-			wg.Go(func() {
-				tt := t
-				tt.Request.Model = fmt.Sprintf("calibrate#c%d-r%d-s%d", c, r, i)
-				recs[i] = probe.Stream(ctx, tt, o, &record.Record{Seq: i}, nil)
-			})
-		}
-		wg.Wait()
-		for _, rec := range recs {
-			cal.streams++
-			pairFrames(&cal, rec, fsrv.Writes(rec.Model))
-		}
+// printLevel prints a level's row and its load line, and returns the gap
+// error's distribution.
+func printLevel(w io.Writer, l calibrate.Level, v calibrate.Verdict) stats.Dist {
+	se, ge, te := stats.NewDist(l.StampErr), stats.NewDist(l.GapErr), stats.NewDist(l.TTFTErr)
+	cpu := duration(l.ClientCPU)
+	if l.ServerCPU != nil {
+		cpu = "client " + cpu + " · server " + duration(l.ServerCPU)
 	}
-	if cal.frames > 0 {
-		cal.cpuPerFrame = (cpuTime() - cpu0) / time.Duration(cal.frames)
+	fmt.Fprintf(w, "%-11d %7d %7d │ %8s %8s %8s │ %8s %8s %8s │ %8s %8s │ %s\n", l.Concurrency, l.Streams, l.Frames,
+		report.Num(se.P50), report.Num(se.P99), report.Num(se.Max),
+		report.Num(ge.P50), report.Num(ge.P99), report.Num(ge.Max),
+		report.Num(te.P50), report.Num(te.P99), cpu)
+	if l.Unpaired > 0 {
+		fmt.Fprintf(w, "  %d frames could not be paired with a server write\n", l.Unpaired)
 	}
-	return cal
+	fmt.Fprintf(w, "  %s\n", loadLine(l.Load, v))
+	return ge
 }
 
-// pairFrames pairs the i-th content frame drip stamped with the server's
-// i-th content write, both on this process's monotonic clock.
-func pairFrames(cal *calibration, rec *record.Record, writes []fixtures.Write) {
-	var server []time.Time
-	for _, w := range writes {
-		if w.Kind.IsContent() {
-			server = append(server, w.At)
-		}
+func loadLine(ld calibrate.Load, v calibrate.Verdict) string {
+	s := "load: schedule lag p99 client " + lagText(ld.ClientLag)
+	if ld.ServerLag != nil {
+		s += ", server " + lagText(*ld.ServerLag)
 	}
-	var prevC, prevS time.Time
-	i := 0
-	for _, f := range rec.Frames {
-		if !f.IsContent() {
-			continue
-		}
-		if i >= len(server) {
-			cal.unpaired++
-			continue
-		}
-		client := rec.Start.Add(time.Duration(f.TMS * float64(time.Millisecond)))
-		cal.stampErr = append(cal.stampErr, msOf(client.Sub(server[i])))
-		if i > 0 {
-			cal.gapErr = append(cal.gapErr, abs(msOf(client.Sub(prevC))-msOf(server[i].Sub(prevS))))
-		}
-		prevC, prevS = client, server[i]
-		cal.frames++
-		i++
+	s += fmt.Sprintf(" · drip %s, machine %s of %d cores", cores(ld.DripCores), cores(ld.MachineCores), ld.Cores)
+	if !v.Saturated {
+		return s + " · not saturated"
 	}
-	cal.unpaired += len(server) - i
+	who := ""
+	if v.Who != "" {
+		who = ", loaded by " + v.Who
+	}
+	return s + "\n  ⚠ saturated (" + strings.Join(v.Reasons, "; ") + who + "): this row measures the machine, not drip"
 }
 
-// decodeCostPerFrame replays the calibrate stream through the probe's
-// decode path many times and divides the CPU time by the frames.
-func decodeCostPerFrame(f *adapters.Format, sc *fixtures.Scenario) (time.Duration, error) {
-	reads, at, err := fixtures.Render(f.Name, sc, "calibrate")
-	if err != nil {
-		return 0, err
-	}
-	times := make([]float64, len(at))
-	for i, d := range at {
-		times[i] = msOf(d)
-	}
-	const iterations = 200
-	frames := 0
-	rec := &record.Record{}
-	cpu0 := cpuTime()
-	for range iterations {
-		if _, err := probe.Replay(f, reads, times, stats.DefaultStall, rec); err != nil {
-			return 0, err
+func printVerdict(w io.Writer, resolve *float64, saturated []string, separate bool) {
+	if len(saturated) > 0 {
+		try := "--server-proc, fewer streams"
+		if separate {
+			try = "fewer streams"
 		}
-		frames += len(rec.Frames)
+		fmt.Fprintf(w, "saturated at %s streams: those rows measure this machine's load, not drip; the verdict leaves them out\n", strings.Join(saturated, ", "))
+		fmt.Fprintf(w, "  (try %s, or a quieter machine).\n", try)
 	}
-	return (cpuTime() - cpu0) / time.Duration(frames), nil
+	if resolve == nil {
+		fmt.Fprintf(w, "verdict: no unsaturated level at up to 10 concurrent streams: nothing to resolve gap differences by; measure when the machine is quiet.\n")
+		return
+	}
+	fmt.Fprintf(w, "verdict: at up to 10 concurrent streams this machine resolves gap differences of %s ms or more (p99 gap error).\n",
+		report.FormatFloat(max(*resolve, 0.001)))
 }
 
-// cpuTime is the CPU this process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
+func lagText(d stats.Dist) string {
+	if d.P99 == nil {
+		return "—"
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return report.Num(d.P99) + " ms"
 }
 
-func msOf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
+func cores(v *float64) string {
+	if v == nil {
+		return "—"
 	}
-	return v
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func duration(d *time.Duration) string {
+	if d == nil {
+		return "—"
+	}
+	return d.Round(100 * time.Nanosecond).String()
 }

@@ -85,7 +85,9 @@ so a sweep past N finds the knee.`,
 				if err != nil {
 					return err
 				}
-				rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: speed, Jitter: jitter, Seed: seed})
+				stderr := cmd.ErrOrStderr()
+				rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: speed, Jitter: jitter, Seed: seed,
+					Logf: func(format string, args ...any) { fmt.Fprintf(stderr, "drip fixtures: "+format+"\n", args...) }})
 				if err != nil {
 					return usageErr("--from %s: %v", from, err)
 				}
@@ -95,7 +97,7 @@ so a sweep past N finds the knee.`,
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "drip fixture server on http://%s serving %d recorded exchanges from %s at speed %g, jitter ±%s (seed %d)\n",
 					ln.Addr(), rs.Len(), sanitize.Line(from), speed, jitter, seed)
-				return serveUntilDone(cmd.Context(), ln, rs)
+				return serveUntilDone(cmd.Context(), fixtures.NoDelay(ln), rs)
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -118,7 +120,7 @@ so a sweep past N finds the knee.`,
 	serve.Flags().DurationVar(&jitter, "jitter", 0, "with --from: move each read by a seeded uniform amount within ±this")
 	serve.Flags().Uint64Var(&seed, "seed", 1, "with --from: seed of the jitter")
 	serve.Flags().IntVar(&slots, "slots", 0, "serve at most this many streams at once, queueing the rest (0: no limit)")
-	cmd.AddCommand(serve)
+	cmd.AddCommand(serve, newCalibrateServerCmd())
 	return cmd
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/calibrate"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -112,10 +112,9 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 // machine load. Run with -benchtime=1x; it reports p50/p99/max for both.
 func BenchmarkStampErrorWithTUI(b *testing.B) {
 	const rounds = 10
-	fsrv := fixtures.NewServer()
-	srv := httptest.NewServer(fsrv)
+	srv := calibrate.InProcess()
 	defer srv.Close()
-	tg, o, err := fixtureTarget(srv.URL, "calibrate")
+	tg, o, err := fixtureTarget(srv.URL(), calibrate.Scenario)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,8 +122,8 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 	ctx := context.Background()
 	for range b.N {
 		var (
-			headless calibration
-			live     calibration
+			headless calibrate.Level
+			live     calibrate.Level
 			mu       sync.Mutex
 			done     = make(chan *record.Record, 1)
 		)
@@ -135,8 +134,9 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 		}}
 		m := tui.New(ctx, tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Color: true, Sink: func(r *record.Record) {
 			mu.Lock()
-			live.streams++
-			pairFrames(&live, r, fsrv.Writes(r.Model))
+			live.Streams++
+			writes, _ := srv.Writes(r.Model)
+			live.Pair(r, writes)
 			mu.Unlock()
 			done <- r
 		}})
@@ -146,11 +146,14 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 		go func() { _, err := p.Run(); ran <- err }()
 		for i := range rounds {
 			<-done
-			h := calibrateLevel(ctx, fsrv, tg, o, 1, 1)
-			headless.streams += h.streams
-			headless.frames += h.frames
-			headless.unpaired += h.unpaired
-			headless.stampErr = append(headless.stampErr, h.stampErr...)
+			h, err := calibrate.Run(ctx, srv, tg, o, 1, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			headless.Streams += h.Streams
+			headless.Frames += h.Frames
+			headless.Unpaired += h.Unpaired
+			headless.StampErr = append(headless.StampErr, h.StampErr...)
 			if i < rounds-1 {
 				p.Send(tea.KeyPressMsg{Code: 'r', Text: "r"})
 			}
@@ -160,8 +163,8 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 			b.Fatal(err)
 		}
 		m.Wait()
-		for name, cal := range map[string]calibration{"headless": headless, "tui": live} {
-			d := stats.NewDist(cal.stampErr)
+		for name, cal := range map[string]calibrate.Level{"headless": headless, "tui": live} {
+			d := stats.NewDist(cal.StampErr)
 			if d.N == 0 {
 				b.Fatalf("%s: no frames paired", name)
 			}
@@ -169,7 +172,7 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 			b.ReportMetric(*d.P99, name+"-stamp-p99-ms")
 			b.ReportMetric(*d.Max, name+"-stamp-max-ms")
 			b.Logf("%s: %d streams, %d frames paired, %d unpaired; stamp error ms p50 %s p99 %s max %s",
-				name, cal.streams, cal.frames, cal.unpaired, report.Num(d.P50), report.Num(d.P99), report.Num(d.Max))
+				name, cal.Streams, cal.Frames, cal.Unpaired, report.Num(d.P50), report.Num(d.P99), report.Num(d.Max))
 		}
 	}
 }

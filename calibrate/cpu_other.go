@@ -1,0 +1,7 @@
+//go:build !unix
+
+package calibrate
+
+import "time"
+
+func rusage() (time.Duration, bool) { return 0, false }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/calibrate"
+	"github.com/driplab/drip/stats"
+)
+
+// TestCalibrateServerProcRealBinary: --server-proc re-runs the drip binary
+// as the fixture server, pairs every frame across the two processes, counts
+// the server's CPU apart, and ends the server process with the command.
+func TestCalibrateServerProcRealBinary(t *testing.T) {
+	bin := builtDrip(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "calibrate", "--server-proc", "--concurrency", "2", "--rounds", "1")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("drip calibrate --server-proc: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	row := regexp.MustCompile(`(?m)^2\s+2\s+400 │.*│ client \S+ · server \S+$`)
+	for _, want := range []string{"server in a separate process", "load: schedule lag p99 client ", ", server "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if !row.MatchString(out) || strings.Contains(out, "could not be paired") || strings.Contains(out, "server —") {
+		t.Errorf("want a row of 2 streams, 400 frames all paired, with the client's and the server's CPU per frame")
+	}
+	if t.Failed() {
+		t.Log("\n" + out + stderr.String())
+	}
+}
+
+func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	p99 := 14.0
+	ld := calibrate.Load{Cores: 2, ClientLag: stats.Dist{N: 4000, P99: &p99}, DripCores: f(1.9), MachineCores: f(1.98)}
+	line := loadLine(ld, ld.Judge())
+	for _, want := range []string{"client 14.00 ms", "drip 1.90, machine 1.98 of 2 cores", "⚠ saturated (client schedule lag p99 14 ms ≥ 1 ms",
+		"1.98 of 2 cores busy ≥ 90 %", "loaded by drip's own client and server", "this row measures the machine, not drip"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("load line lacks %q:\n%s", want, line)
+		}
+	}
+	var w strings.Builder
+	printVerdict(&w, nil, []string{"1000"}, true)
+	if got := w.String(); !strings.Contains(got, "saturated at 1000 streams") || !strings.Contains(got, "no unsaturated level") || strings.Contains(got, "--server-proc") {
+		t.Errorf("verdict with only a saturated level, served from a separate process:\n%s", got)
+	}
+}
