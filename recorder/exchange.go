@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/andybalholm/brotli"
+
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -144,17 +146,23 @@ func (e *exchange) finish(start time.Time, reads []record.Read, perr *record.Err
 	}
 	e.x.SetResponse(body)
 	e.x.Reads = reads
-	if !e.x.Streamed {
+	switch {
+	case !e.x.Streamed:
 		rec.Phase, rec.Format = record.PhasePassthrough, "none"
-	} else if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, rec); err != nil && perr == nil {
-		perr = err // a decode error, or past --max-frames: the client got it all
+	case encErr != nil:
+		// Frames cut from still-encoded bytes would be noise.
+		if perr == nil {
+			perr = &record.Error{Class: record.ErrDecode, Message: encErr.Error()}
+		}
+	default:
+		if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, rec); err != nil && perr == nil {
+			perr = err // a decode error, or past --max-frames: the client got it all
+		}
 	}
 	switch {
 	case perr != nil:
 	case rec.HTTPStatus >= 300:
 		perr = probe.HTTPError(rec.HTTPStatus, "", body)
-	case encErr != nil && e.x.Streamed:
-		perr = &record.Error{Class: record.ErrDecode, Message: encErr.Error()}
 	case e.x.Clipped:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
 	}
@@ -180,9 +188,10 @@ func classify(ctx context.Context, r *http.Request, err error) *record.Error {
 	return probe.Classify(ctx, err)
 }
 
-// decompress decodes a gzip or deflate body for the record, each decoded
-// piece stamped with the time of the read that completed it. An encoding
-// drip cannot decode leaves the body as it came, with the error.
+// decompress decodes a gzip, deflate or br body for the record, each
+// decoded piece stamped with the time of the read that completed it. An
+// encoding drip cannot decode (zstd: no decoder among drip's dependencies)
+// leaves the body as it came, with the error, and the client gets it all.
 func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.Read, error) {
 	if enc == "" || len(raw) == 0 {
 		return raw, reads, nil
@@ -195,8 +204,10 @@ func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.R
 		zr, err = gzip.NewReader(rr)
 	case "deflate":
 		zr, err = zlib.NewReader(rr)
+	case "br":
+		zr = brotli.NewReader(rr)
 	default:
-		return raw, reads, fmt.Errorf("content-encoding %s: drip decodes gzip and deflate", enc)
+		return raw, reads, fmt.Errorf("content-encoding %s: drip decodes gzip, deflate and br, so this response is kept as it came, undecoded, without frames (the client got it unchanged)", enc)
 	}
 	if err != nil {
 		return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)
@@ -221,7 +232,9 @@ func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.R
 
 // readsReader reads a body kept as reads and knows which read the last byte
 // it gave came from. It is an io.ByteReader, so flate reads it byte by byte
-// instead of buffering ahead, and decoded output lines up with its input.
+// instead of buffering ahead, and a Read ends where an upstream read ended,
+// so brotli, which reads in chunks, decodes one read at a time: decoded
+// output lines up with its input.
 type readsReader struct {
 	b     []byte
 	off   int
@@ -258,6 +271,9 @@ func (r *readsReader) Read(p []byte) (int, error) {
 		}
 		p[n] = c
 		n++
+		if r.off == r.end {
+			break
+		}
 	}
 	return n, nil
 }

@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/andybalholm/brotli"
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
@@ -83,44 +86,96 @@ func TestNonStreamingRequestIsPassedThroughAndRecordedWithoutFrames(t *testing.T
 	}
 }
 
-func TestGzipResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *testing.T) {
+// encoders write each SSE event compressed and flushed, as a compressing
+// server streams: one call per event, then close.
+var encoders = map[string]func(w io.Writer) (write func([]byte), close func()){
+	"gzip": func(w io.Writer) (func([]byte), func()) {
+		z := gzip.NewWriter(w)
+		return func(b []byte) { z.Write(b); z.Flush() }, func() { z.Close() }
+	},
+	"deflate": func(w io.Writer) (func([]byte), func()) {
+		z := zlib.NewWriter(w)
+		return func(b []byte) { z.Write(b); z.Flush() }, func() { z.Close() }
+	},
+	"br": func(w io.Writer) (func([]byte), func()) {
+		z := brotli.NewWriter(w)
+		return func(b []byte) { z.Write(b); z.Flush() }, func() { z.Close() }
+	},
+	"zstd": zstdRawBlocks,
+}
+
+// zstdRawBlocks writes a real zstd frame (RFC 8878) of raw blocks, one per
+// call: drip has no zstd encoder, and a frame of stored blocks needs none.
+// The content size is left out of the header, so it can stream.
+func zstdRawBlocks(w io.Writer) (func([]byte), func()) {
+	w.Write([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58}) // magic; no size, no checksum; window 1 MiB
+	block := func(b []byte, last uint32) {
+		h := last | uint32(len(b))<<3 // block type 0: raw
+		w.Write(append([]byte{byte(h), byte(h >> 8), byte(h >> 16)}, b...))
+	}
+	return func(b []byte) { block(b, 0) }, func() { block(nil, 1) }
+}
+
+// compressedUpstream streams sse in enc, event by event, each flushed, and
+// returns what it sent on the wire.
+func compressedUpstream(enc string) (http.Handler, *bytes.Buffer) {
 	var wire bytes.Buffer
-	gz := gzip.NewWriter(&wire)
-	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Encoding", enc)
 		rc := http.NewResponseController(w)
+		write, closeEnc := encoders[enc](&wire)
+		sent := 0
+		flush := func() { w.Write(wire.Bytes()[sent:]); sent = wire.Len(); rc.Flush() }
 		for _, ev := range strings.SplitAfter(sse, "\n\n") {
-			if ev == "" {
-				continue
+			if ev != "" {
+				write([]byte(ev))
+				flush()
 			}
-			n := wire.Len()
-			gz.Write([]byte(ev))
-			gz.Flush()
-			w.Write(wire.Bytes()[n:])
-			rc.Flush()
 		}
-		n := wire.Len()
-		gz.Close()
-		w.Write(wire.Bytes()[n:])
-	}), recorder.Options{})
-	req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
-	req.Header.Set("Accept-Encoding", "gzip")
-	resp, err := rawClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !bytes.Equal(got, wire.Bytes()) || resp.Header.Get("Content-Encoding") != "gzip" {
-		t.Errorf("client got %d bytes (encoding %q), want the upstream's %d gzip bytes unchanged", len(got), resp.Header.Get("Content-Encoding"), wire.Len())
-	}
-	r := records()[0]
-	if r.Format != "openai-chat" || r.Status != record.StatusComplete || r.Text() != "Hello world" {
-		t.Errorf("record %s %s %q (%+v), want openai-chat complete \"Hello world\"", r.Format, r.Status, r.Text(), r.Error)
-	}
-	if r.ContentEncoding != "gzip" || r.Exchange.Response != sse || r.Exchange.ContentEncoding != "" {
-		t.Errorf("record encoding %q, exchange encoding %q, body %q; want gzip, decoded", r.ContentEncoding, r.Exchange.ContentEncoding, r.Exchange.Response)
+		closeEnc()
+		flush()
+	}), &wire
+}
+
+// A compressed stream reaches the client byte for byte as the upstream
+// sent it; the record holds it decoded, with its frames, for gzip, deflate
+// and br. zstd, which drip cannot decode, is kept as it came and says so.
+func TestCompressedResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *testing.T) {
+	for _, enc := range []string{"gzip", "deflate", "br", "zstd"} {
+		t.Run(enc, func(t *testing.T) {
+			h, wire := compressedUpstream(enc)
+			base, records := proxyTo(t, context.Background(), h, recorder.Options{})
+			req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+			req.Header.Set("Accept-Encoding", enc)
+			resp, err := rawClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !bytes.Equal(got, wire.Bytes()) || resp.Header.Get("Content-Encoding") != enc {
+				t.Errorf("client got %d bytes (encoding %q), want the upstream's %d %s bytes unchanged", len(got), resp.Header.Get("Content-Encoding"), wire.Len(), enc)
+			}
+			r := records()[0]
+			if r.ContentEncoding != enc {
+				t.Errorf("record's content encoding %q, want %q", r.ContentEncoding, enc)
+			}
+			if enc == "zstd" {
+				if r.Exchange.ContentEncoding != "zstd" || !bytes.Equal(r.Exchange.ResponseBody(), wire.Bytes()) || len(r.Frames) != 0 ||
+					r.Error == nil || !strings.Contains(r.Error.Message, "kept as it came, undecoded") {
+					t.Errorf("exchange encoding %q, %d frames, body kept as sent %v, error %+v; want zstd kept as it came, no frames, an error saying so",
+						r.Exchange.ContentEncoding, len(r.Frames), bytes.Equal(r.Exchange.ResponseBody(), wire.Bytes()), r.Error)
+				}
+				return
+			}
+			if r.Format != "openai-chat" || r.Status != record.StatusComplete || r.Text() != "Hello world" {
+				t.Errorf("record %s %s %q (%+v), want openai-chat complete \"Hello world\"", r.Format, r.Status, r.Text(), r.Error)
+			}
+			if r.Exchange.Response != sse || r.Exchange.ContentEncoding != "" {
+				t.Errorf("exchange encoding %q, body %q; want it decoded", r.Exchange.ContentEncoding, r.Exchange.Response)
+			}
+		})
 	}
 }
 
