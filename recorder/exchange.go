@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -30,10 +31,19 @@ type exchange struct {
 	x    *record.Exchange
 	body []byte
 	resp []byte // the response body as it came, up to MaxBytes
+	// What forwarding saw, for finish: when it began and ended, the reads
+	// and how it ended.
+	start, end time.Time
+	reads      []record.Read
+	perr       *record.Error
 }
 
-// run forwards the request, streams the response to the client read by
-// read, and fills the record.
+// bufs are the forwarding loops' read buffers: 100 streams would
+// otherwise allocate 3 MiB, and start the GC, every time they start.
+var bufs = sync.Pool{New: func() any { return new([readBufferSize]byte) }}
+
+// run forwards the request and streams the response to the client read by
+// read, keeping what finish needs to build the record.
 func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	o := &e.p.o
 	ctx, cancel := context.WithCancelCause(r.Context())
@@ -81,7 +91,9 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	clientGone := rc.Flush() != nil
 
 	var reads []record.Read
-	buf := make([]byte, readBufferSize)
+	b := bufs.Get().(*[readBufferSize]byte)
+	defer bufs.Put(b)
+	buf := b[:]
 	var streamErr *record.Error
 	for !clientGone {
 		n, rerr := resp.Body.Read(buf)
@@ -106,7 +118,12 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	if clientGone && streamErr == nil {
 		streamErr = &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}
 	}
-	e.finish(start, reads, streamErr)
+	e.done(start, reads, streamErr)
+}
+
+// done notes how forwarding ended.
+func (e *exchange) done(start time.Time, reads []record.Read, perr *record.Error) {
+	e.start, e.end, e.reads, e.perr = start, e.p.o.Clock(), reads, perr
 }
 
 // keep adds one read to the record's copy of the body, up to MaxBytes.
@@ -131,15 +148,16 @@ func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *record.Err
 	if perr.Class != record.ErrCanceled {
 		http.Error(w, "drip record: upstream: "+perr.Class+": "+perr.Message, http.StatusBadGateway)
 	}
-	e.finish(start, nil, perr)
+	e.done(start, nil, perr)
 }
 
-// finish decodes what was kept into frames and derives the record.
-func (e *exchange) finish(start time.Time, reads []record.Read, perr *record.Error) {
-	rec, o := e.rec, &e.p.o
+// finish decodes what was kept into frames and derives the record, once
+// the client has had the whole response.
+func (e *exchange) finish() {
+	rec, o, start, reads, perr := e.rec, &e.p.o, e.start, e.reads, e.perr
 	rec.Start = start
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
-	rec.DurationMS = ms(o.Clock().Sub(start))
+	rec.DurationMS = ms(e.end.Sub(start))
 	body, reads, encErr := decompress(rec.ContentEncoding, e.resp, reads)
 	if encErr != nil {
 		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came

@@ -46,7 +46,7 @@ type Options struct {
 	Upstream    *url.URL
 	Client      *http.Client // nil: probe.NewClient(0)
 	Clock       probe.Clock  // nil: time.Now
-	StallMS     float64      // 0: probe.DefaultStall
+	StallMS     float64      // 0: stats.DefaultStall
 	IdleTimeout time.Duration
 	Timeout     time.Duration
 	// MaxBytes and MaxFrames are drip run's per-stream bounds: past
@@ -136,7 +136,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e := &exchange{p: p, rec: rec, x: x, body: body}
 	e.run(w, r)
-	p.emit(rec)
+	// Decoding and writing the record wait for no client: the handler
+	// returns, ending the response (and freeing a kept-alive connection
+	// for its next request), while they go on.
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		e.finish()
+		p.emit(rec)
+	}()
 }
 
 func (p *Proxy) emit(rec *record.Record) {

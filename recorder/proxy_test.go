@@ -264,6 +264,7 @@ func TestUpstreamDownIsRecordedAsAFailedStream(t *testing.T) {
 	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { recs = append(recs, r) })
 	w := httptest.NewRecorder()
 	p.ServeHTTP(w, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"stream":true}`)))
+	p.Wait()
 	if w.Code != http.StatusBadGateway {
 		t.Errorf("client got %d, want 502", w.Code)
 	}
