@@ -77,6 +77,10 @@ type Proxy struct {
 	seq   atomic.Int64
 	wg    sync.WaitGroup
 	Stats Stats
+
+	qmu      sync.Mutex // guards queue and draining
+	queue    []*exchange
+	draining bool // a drain goroutine runs
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
@@ -139,12 +143,39 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Decoding and writing the record wait for no client: the handler
 	// returns, ending the response (and freeing a kept-alive connection
 	// for its next request), while they go on.
+	p.enqueue(e)
+}
+
+// enqueue hands a forwarded exchange to the one goroutine that builds and
+// writes records, started when there is work: streams that end together
+// then take at most one core from the streams still forwarding.
+func (p *Proxy) enqueue(e *exchange) {
 	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
+	p.qmu.Lock()
+	defer p.qmu.Unlock()
+	p.queue = append(p.queue, e)
+	if !p.draining {
+		p.draining = true
+		go p.drain()
+	}
+}
+
+func (p *Proxy) drain() {
+	for {
+		p.qmu.Lock()
+		if len(p.queue) == 0 {
+			p.draining = false
+			p.qmu.Unlock()
+			return
+		}
+		e := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		p.qmu.Unlock()
 		e.finish()
-		p.emit(rec)
-	}()
+		p.emit(e.rec)
+		p.wg.Done()
+	}
 }
 
 func (p *Proxy) emit(rec *record.Record) {
