@@ -1,9 +1,16 @@
 package probe
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/driplab/drip/record"
 )
 
 // The idle watch expires a timeout after the last read, not after the
@@ -12,12 +19,12 @@ func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var expired time.Duration
 		start := time.Now()
-		w := watchIdle(100*time.Millisecond, func() { expired = time.Since(start) })
+		w := watchIdle(100*time.Millisecond, time.Now, func() { expired = time.Since(start) })
 		defer w.stop()
 		time.Sleep(60 * time.Millisecond)
-		w.touch()
+		w.touch(time.Now())
 		time.Sleep(90 * time.Millisecond)
-		w.touch()
+		w.touch(time.Now())
 		time.Sleep(99 * time.Millisecond)
 		synctest.Wait()
 		if expired != 0 {
@@ -35,7 +42,7 @@ func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 func TestIdleWatchStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fired := false
-		w := watchIdle(10*time.Millisecond, func() { fired = true })
+		w := watchIdle(10*time.Millisecond, time.Now, func() { fired = true })
 		w.stop()
 		time.Sleep(time.Second)
 		synctest.Wait()
@@ -43,4 +50,62 @@ func TestIdleWatchStopped(t *testing.T) {
 			t.Error("a stopped watch expired")
 		}
 	})
+}
+
+// A stream past MaxConnecting waits for a turn, records the wait on its
+// clock, and sends its request after it; every turn is given back.
+func TestStreamWaitsForAConnectTurn(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n"))
+	}))
+	defer srv.Close()
+	for range MaxConnecting {
+		connecting <- struct{}{}
+	}
+	var mu sync.Mutex
+	now := time.Unix(0, 0)
+	clock := func() time.Time { // 10 ms a reading
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(10 * time.Millisecond)
+		return now
+	}
+	u, f, _ := ResolveURL(srv.URL, "openai-chat")
+	started := make(chan bool, 1)
+	observe := func(e Event) {
+		if e.Type == EventStart {
+			started <- true
+		}
+	}
+	done := make(chan *record.Record)
+	go func() {
+		done <- Stream(context.Background(), Target{URL: u, Format: f}, Options{Clock: clock}, &record.Record{}, observe)
+	}()
+	for waitingConnect.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-started:
+		t.Fatal("the request started while every turn was taken")
+	default:
+	}
+	<-connecting // one stream got its connection
+	r := <-done
+	for range MaxConnecting - 1 {
+		<-connecting
+	}
+	if r.Status != record.StatusComplete || r.ConnectWaitMS == nil || *r.ConnectWaitMS != 10 {
+		t.Fatalf("status %s, connect wait %v, want complete after a wait of one clock step (10 ms)", r.Status, num(r.ConnectWaitMS))
+	}
+	if len(connecting) != 0 || waitingConnect.Load() != 0 {
+		t.Errorf("%d turns still taken, %d streams waiting after the stream ended", len(connecting), waitingConnect.Load())
+	}
+}
+
+func num(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }

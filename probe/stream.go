@@ -163,13 +163,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	if observe == nil {
 		observe = func(Event) {}
 	}
-	rec.V = record.RecordVersion
-	rec.Target = RedactURL(t.URL)
-	rec.Format = t.Format.Name
-	rec.Model = t.Request.Model
-	rec.Frames = nil // never reuse frames an observer may keep (Event)
-	rec.Server, rec.Redirects, rec.Keepalives = nil, nil, 0
-
+	begin(rec, t)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
@@ -181,10 +175,15 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	if o.KeepRequest {
 		rec.Request = append([]byte(nil), body...)
 	}
+	req, release, err := connectTurn(req, o.Clock, rec)
+	if err != nil {
+		return finish(rec, o, time.Time{}, classify(ctx, err), observe)
+	}
+	defer release()
 
 	// The idle watch covers the wait for headers and every silence between
 	// reads; it cancels the request with a cause we can classify.
-	idle := watchIdle(o.IdleTimeout, func() { cancel(errIdle) })
+	idle := watchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.stop()
 
 	rec.StartUnixNS = time.Now().UnixNano()
@@ -201,9 +200,10 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return finish(rec, o, start, classify(ctx, err), observe)
 	}
 	defer resp.Body.Close()
-	rec.HeadersMS = ptr(ms(o.Clock().Sub(start)))
+	headers := o.Clock()
+	rec.HeadersMS = ptr(ms(headers.Sub(start)))
 	rec.HTTPStatus = resp.StatusCode
-	idle.touch()
+	idle.touch(headers)
 	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
 
 	if resp.StatusCode >= 300 {
@@ -217,6 +217,16 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		fr.dec = fr.det
 	}
 	return finish(rec, o, start, readBody(ctx, decompressed(resp, rec), fr, o, start, idle), observe)
+}
+
+// begin sets what rec says of t, and clears what a stream fills in.
+func begin(rec *record.Record, t Target) {
+	rec.V = record.RecordVersion
+	rec.Target = RedactURL(t.URL)
+	rec.Format = t.Format.Name
+	rec.Model = t.Request.Model
+	rec.Frames = nil // never reuse frames an observer may keep (Event)
+	rec.Server, rec.Redirects, rec.Keepalives, rec.ConnectWaitMS = nil, nil, 0, nil
 }
 
 // buildRequest builds t's request and its body, signed when t says so. A
@@ -275,33 +285,35 @@ func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	return resp.Body
 }
 
-// idleWatch cancels a stream after a timeout without a read. A read only
-// stores its time; the timer, when it fires, re-arms itself for what is
-// left since the last read. Resetting the timer on every read instead
-// took 4 % of drip's CPU at 1,000 streams (bench/load -cpuprofile).
+// idleWatch cancels a stream after a timeout without a read, on the
+// probe's clock. A read only stores the time it was stamped with; the
+// timer, when it fires, re-arms itself for what is left since the last
+// read. Resetting the timer on every read instead was 2–4 % of drip's CPU
+// at 1,000 streams (bench/load -cpuprofile).
 type idleWatch struct {
 	timeout time.Duration
-	origin  time.Time    // monotonic reference for last
+	clock   Clock
+	origin  time.Time    // reference for last
 	last    atomic.Int64 // ns from origin to the last read
 	stopped atomic.Bool
 	timer   *time.Timer
 	expire  func()
 }
 
-func watchIdle(timeout time.Duration, expire func()) *idleWatch {
-	w := &idleWatch{timeout: timeout, origin: time.Now(), expire: expire}
+func watchIdle(timeout time.Duration, clock Clock, expire func()) *idleWatch {
+	w := &idleWatch{timeout: timeout, clock: clock, origin: clock(), expire: expire}
 	w.timer = time.AfterFunc(timeout, w.check)
 	return w
 }
 
-// touch notes a read: the silence starts again now.
-func (w *idleWatch) touch() { w.last.Store(int64(time.Since(w.origin))) }
+// touch notes a read stamped now: the silence starts again.
+func (w *idleWatch) touch(now time.Time) { w.last.Store(int64(now.Sub(w.origin))) }
 
 func (w *idleWatch) check() {
 	if w.stopped.Load() {
 		return
 	}
-	if left := w.timeout - (time.Since(w.origin) - time.Duration(w.last.Load())); left > 0 {
+	if left := w.timeout - (w.clock().Sub(w.origin) - time.Duration(w.last.Load())); left > 0 {
 		w.timer.Reset(left)
 		return
 	}
@@ -322,7 +334,7 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 		n, rerr := r.Read(buf)
 		now := o.Clock() // stamp first: nothing stands between the read and its time
 		if n > 0 {
-			idle.touch()
+			idle.touch(now)
 			tms := ms(now.Sub(start))
 			if fr.rec.FirstByteMS == nil {
 				fr.rec.FirstByteMS = ptr(tms)

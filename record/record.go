@@ -109,21 +109,25 @@ type Record struct {
 	StartUnixNS     int64  `json:"start_unix_ns"`
 	// RunOffsetMS is when the stream started, in ms from the run's start on
 	// the run's monotonic clock; it puts a run's streams on one time axis.
-	RunOffsetMS     float64   `json:"run_offset_ms"`
-	IntendedStartMS *float64  `json:"intended_start_ms,omitempty"`
-	HeadersMS       *float64  `json:"headers_ms"`
-	FirstByteMS     *float64  `json:"first_byte_ms"`
-	FirstEventMS    *float64  `json:"first_event_ms"`
-	TTFTMS          *float64  `json:"ttft_ms"`
-	TTFOMS          *float64  `json:"ttfo_ms"`
-	E2EMS           *float64  `json:"e2e_ms"`
-	DurationMS      float64   `json:"duration_ms"`
-	TailMS          *float64  `json:"tail_ms"`
-	ITLMS           *float64  `json:"itl_ms"`
-	TPSUser         *float64  `json:"tps_user"`
-	Complete        bool      `json:"complete"`
-	Buffered        bool      `json:"buffered"`
-	Delivery        *Delivery `json:"delivery"` // how the content arrived; null without content
+	RunOffsetMS     float64  `json:"run_offset_ms"`
+	IntendedStartMS *float64 `json:"intended_start_ms,omitempty"`
+	// ConnectWaitMS is how long the stream waited for its turn to connect
+	// (MaxConnecting) before its request was sent; absent when it did not
+	// wait. Its other times start after the wait.
+	ConnectWaitMS *float64  `json:"connect_wait_ms,omitempty"`
+	HeadersMS     *float64  `json:"headers_ms"`
+	FirstByteMS   *float64  `json:"first_byte_ms"`
+	FirstEventMS  *float64  `json:"first_event_ms"`
+	TTFTMS        *float64  `json:"ttft_ms"`
+	TTFOMS        *float64  `json:"ttfo_ms"`
+	E2EMS         *float64  `json:"e2e_ms"`
+	DurationMS    float64   `json:"duration_ms"`
+	TailMS        *float64  `json:"tail_ms"`
+	ITLMS         *float64  `json:"itl_ms"`
+	TPSUser       *float64  `json:"tps_user"`
+	Complete      bool      `json:"complete"`
+	Buffered      bool      `json:"buffered"`
+	Delivery      *Delivery `json:"delivery"` // how the content arrived; null without content
 	// HeldMS is TTFT minus when the server says its first token was ready
 	// (serverFirstTokenMS): the time the first token spent in transit.
 	// Null when the server does not say.

@@ -103,6 +103,10 @@ func Text(w io.Writer, s *stats.Summary) {
 		fmt.Fprintf(w, "goodput   %s%% (%d of %d streams completed and met %s) · %s good streams/s\n",
 			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS))
 	}
+	if c := s.ConnectRamp; c != nil {
+		fmt.Fprintf(w, "ramp      %d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)\n",
+			c.Waited, s.Streams.Attempted, Num(c.Wait.P50), Num(c.Wait.P99), Num(c.Wait.Max))
+	}
 	workloadText(w, s)
 	if len(s.Server) > 0 {
 		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")

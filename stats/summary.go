@@ -175,6 +175,7 @@ type Summary struct {
 	OpenLoop        *OpenLoop       `json:"open_loop,omitempty"`
 	Goodput         *Goodput        `json:"goodput,omitempty"` // with --slo
 	Client          *Client         `json:"client,omitempty"`
+	ConnectRamp     *ConnectRamp    `json:"connect_ramp,omitempty"`
 	Signals         Signals         `json:"signals"`
 	Diagnosis       []Diagnosis     `json:"diagnosis"`
 	Gates           []GateResult    `json:"gates"`
@@ -209,6 +210,14 @@ type Client struct {
 	Source  string  `json:"source"`
 }
 
+// ConnectRamp is the streams that waited for a turn to connect (the probe
+// lets at most probe.MaxConnecting get a connection at once) and how long;
+// absent when none waited. A stream's other times start after its wait.
+type ConnectRamp struct {
+	Waited int  `json:"waited"`
+	Wait   Dist `json:"wait_ms"`
+}
+
 // Diagnosis is a labelled hint with the evidence that triggered it.
 type Diagnosis struct {
 	Shape    string `json:"shape"`
@@ -228,6 +237,7 @@ type Aggregate struct {
 	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb Sampler
 	inToks                                              Sampler
 	held                                                Sampler
+	connectWait                                         Sampler
 	server                                              map[string]*Sampler
 	stalls                                              Stalls
 	approx, measured                                    int
@@ -288,6 +298,7 @@ func (a *Aggregate) Add(r *record.Record) {
 		a.inToks.Add(float64(*r.InputTokens))
 	}
 	a.held.AddPtr(r.HeldMS)
+	a.connectWait.AddPtr(r.ConnectWaitMS)
 	a.dur.Add(r.DurationMS)
 	for _, g := range r.Gaps() {
 		a.gap.Add(g)
@@ -413,6 +424,9 @@ func (a *Aggregate) Summary(w Workload) Summary {
 	}
 	if a.SLO != nil {
 		s.Goodput = a.goodput(&s)
+	}
+	if n := a.connectWait.N(); n > 0 {
+		s.ConnectRamp = &ConnectRamp{Waited: n, Wait: a.connectWait.Dist()}
 	}
 	a.workload.fill(&s)
 	s.Diagnosis = Diagnose(&s)

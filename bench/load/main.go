@@ -14,8 +14,13 @@
 // Bubble Tea program drawing to nowhere), alternating with headless ones so
 // both meet the same machine load:
 //
+// With -floor each timing pass is followed by the same streams through the
+// floor client (floor.go: a raw socket per stream stamping each read,
+// nothing else), and drip's stamp error is given over the floor's:
+//
 //	go run ./bench/load -streams 1000
 //	go run ./bench/load -streams 1000 -tui -rounds 3
+//	go run ./bench/load -streams 10000 -floor
 package main
 
 import (
@@ -59,6 +64,7 @@ var (
 	profileFor   time.Duration
 	ramp         time.Duration // -ramp
 	withTUI      bool          // -tui
+	withFloor    bool          // -floor
 )
 
 func main() {
@@ -73,6 +79,7 @@ func main() {
 	flag.DurationVar(&profileFor, "profile-for", 0, "with -cpuprofile: stop profiling this long after it started (1s: the start burst only); 0 profiles to the end of the pass")
 	pairFile := flag.String("pair", "", "pair the records of a drip run (--out FILE, prompts s0, s1, …, against a -serve server) with that server's write times, given by -server")
 	server := flag.String("server", "", "with -pair: the -serve server's URL")
+	flag.BoolVar(&withFloor, "floor", false, "after each timing pass, the same streams through the floor client (a raw socket per stream stamping each read, nothing else) and drip/floor ratios")
 	flag.DurationVar(&ramp, "ramp", 0, "start the streams evenly over this time (an open loop of streams/ramp per second, all admitted) instead of all at once")
 	flag.Parse()
 	if *serve {
@@ -190,11 +197,19 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 		for _, tuiOn := range modes {
 			fmt.Printf("\n== round %d · %s · load average %s", r+1, modeName(tuiOn), loadavg())
 			// Pass 1: timing. Nothing but the run itself.
-			t1, err := timingPass(base, scenario, n, tuiOn)
+			t1, drip, err := timingPass(base, scenario, n, tuiOn)
 			if err != nil {
 				return err
 			}
 			fmt.Print(t1)
+			if withFloor && !tuiOn {
+				fmt.Printf("\n== round %d · floor client · load average %s", r+1, loadavg())
+				f, err := floorTiming(base, scenario, n, drip)
+				if err != nil {
+					return err
+				}
+				fmt.Print(f)
+			}
 		}
 	}
 	// Pass 2: memory, with a forced GC at two points mid-run (kept out of
@@ -296,7 +311,7 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 	defer func() {
 		var ms1 runtime.MemStats
 		runtime.ReadMemStats(&ms1)
-		fmt.Printf("  GC: %d cycles, %.0f MiB allocated during the run\n", ms1.NumGC-ms0.NumGC, mib(ms1.TotalAlloc-ms0.TotalAlloc))
+		fmt.Printf("  GC: %d cycles, %.0f MiB allocated during the run\n", ms1.NumGC-ms0.NumGC, mib(float64(ms1.TotalAlloc-ms0.TotalAlloc)))
 	}()
 	cpu0, t0 := cpuTime(), time.Now()
 	if keep != nil && cpuProfile != "" && tuiOn == withTUI {
@@ -367,35 +382,91 @@ func profile(after time.Duration) (stop func()) {
 
 var profiles int
 
-func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
+func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, error) {
 	dir, _ := os.MkdirTemp("", "drip-load")
 	defer os.RemoveAll(dir)
 	p, err := plan(base, scenario, n, dir)
 	if err != nil {
-		return "", err
+		return "", pairReport{}, err
 	}
 	srvCPU0 := serverCPU(base)
 	var recs []*record.Record
 	waits := watchRunQueue()
 	wall, cpu, err := runPass(p, dir, &recs, nil, tuiOn)
 	if err != nil {
-		return "", err
+		return "", pairReport{}, err
 	}
 	rq := waits()
 	srvCPU := serverCPU(base) - srvCPU0
 
 	pr, err := pairing(base, scenario, recs)
 	if err != nil {
-		return "", err
+		return "", pairReport{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntiming pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
 	b.WriteString(pr.body)
-	fmt.Fprintf(&b, "  drip's threads waiting for a core (OS run queue), ms per 100 ms: first 0.4 s %.1f · middle %.1f · last 0.4 s %.1f\n",
-		rq.first, rq.middle, rq.last)
-	fmt.Fprintf(&b, "  CPU: drip %.2f s (%.0f%% of one core, %.1f µs per frame); fixture server %.2f s\n",
-		cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(pr.frames, 1)), srvCPU.Seconds())
+	b.WriteString(connectWaits(recs))
+	writeCPU(&b, "drip", rq, cpu, wall, pr.frames, srvCPU)
+	return b.String(), pr, nil
+}
+
+// floorTiming is timingPass for the floor client, with drip's figures
+// from the pass before over the floor's.
+func floorTiming(base, scenario string, n int, drip pairReport) (string, error) {
+	srvCPU0, cpu0 := serverCPU(base), cpuTime()
+	waits := watchRunQueue()
+	streams, f, wall, err := floorPass(base, scenario, n)
+	if err != nil {
+		return "", err
+	}
+	rq := waits()
+	cpu, srvCPU := cpuTime()-cpu0, serverCPU(base)-srvCPU0
+	pr, err := pairing(base, scenario, floorRecords(streams, f))
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nfloor pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
+	b.WriteString(pr.body)
+	writeCPU(&b, "floor client", rq, cpu, wall, pr.frames, srvCPU)
+	ratio := func(d, f *float64) string { return fmt.Sprintf("%.2f× (%.3f / %.3f ms)", *d / *f, *d, *f) }
+	fmt.Fprintf(&b, "  drip/floor stamp error: p50 %s · p99 %s · max %s\n",
+		ratio(drip.stamp.P50, pr.stamp.P50), ratio(drip.stamp.P99, pr.stamp.P99), ratio(drip.stamp.Max, pr.stamp.Max))
 	return b.String(), nil
+}
+
+// writeCPU writes a pass's run-queue waits and CPU. The run-queue sampler's
+// own CPU (its thread's) is taken off: it is the benchmark's, not drip's.
+func writeCPU(b *strings.Builder, who string, rq runQueue, cpu, wall time.Duration, frames int, srvCPU time.Duration) {
+	fmt.Fprintf(b, "  %s's threads waiting for a core (OS run queue), ms per 100 ms: first 0.4 s %.1f · middle %.1f · last 0.4 s %.1f\n",
+		who, rq.first, rq.middle, rq.last)
+	cpu -= rq.cpu
+	fmt.Fprintf(b, "  CPU: %s %.2f s (%.0f%% of one core, %.1f µs per frame; the run-queue sampler's %.3f s taken off); fixture server %.2f s\n",
+		who, cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(frames, 1)), rq.cpu.Seconds(), srvCPU.Seconds())
+}
+
+// connectWaits says how many streams waited for a turn to connect
+// (probe.MaxConnecting) and how long, and how many failed by class.
+func connectWaits(recs []*record.Record) string {
+	var waits []float64
+	failed := map[string]int{}
+	for _, r := range recs {
+		if r.ConnectWaitMS != nil {
+			waits = append(waits, *r.ConnectWaitMS)
+		}
+		if r.Error != nil {
+			failed[r.Error.Class]++
+		}
+	}
+	s := fmt.Sprintf("  connection ramp (at most %d connecting at once): %d of %d streams waited", probe.MaxConnecting, len(waits), len(recs))
+	if d := stats.NewDist(waits); d.N > 0 {
+		s += fmt.Sprintf(", wait p50 %.1f p99 %.1f max %.1f ms", *d.P50, *d.P99, *d.Max)
+	}
+	if len(failed) > 0 {
+		s += fmt.Sprintf(" · failed by class %v", failed)
+	}
+	return s + "\n"
 }
 
 // pairReport is drip's stamps against the server's write times: a line of
@@ -403,6 +474,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, error) {
 type pairReport struct {
 	head, body string
 	frames     int
+	stamp      stats.Dist
 }
 
 // pairing pairs every content frame of recs with the server's write time
@@ -471,7 +543,7 @@ func pairing(base, scenario string, recs []*record.Record) (pairReport, error) {
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
 	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", len(recs), complete, frames, unpaired)
-	return pairReport{head, b.String(), frames}, nil
+	return pairReport{head, b.String(), frames, se}, nil
 }
 
 func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
@@ -487,36 +559,41 @@ func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
 			frames.Add(int64(len(e.Frames)))
 		}
 	}
-	heap := func() (uint64, int64) {
+	type sample struct {
+		heap, stacks float64 // bytes
+		frames       int64
+	}
+	take := func() sample {
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc, frames.Load()
+		return sample{float64(ms.HeapAlloc), float64(ms.StackInuse), frames.Load()}
 	}
-	base0, _ := heap()
-	type sample struct {
-		heap   uint64
-		frames int64
-	}
+	s0 := take()
 	samples := make(chan [2]sample, 1)
 	go func() {
 		time.Sleep(2 * time.Second) // every stream connected, a few frames in
-		h1, f1 := heap()
+		s1 := take()
 		time.Sleep(6 * time.Second) // 120 more frames per stream
-		h2, f2 := heap()
-		samples <- [2]sample{{h1, f1}, {h2, f2}}
+		samples <- [2]sample{s1, take()}
 	}()
 	_, _, err = runPass(p, dir, nil, observe, tuiOn)
 	if err != nil {
 		return "", err
 	}
 	s := <-samples
-	perFrame := float64(s[1].heap-s[0].heap) / float64(s[1].frames-s[0].frames)
-	perStream := (float64(s[0].heap-base0) - perFrame*float64(s[0].frames)) / float64(n)
+	// Signed arithmetic: at one stream the heap can shrink between samples.
+	perFrame := (s[1].heap - s[0].heap) / float64(max(s[1].frames-s[0].frames, 1))
+	perStream := (s[0].heap - s0.heap - perFrame*float64(s[0].frames)) / float64(n)
+	stacks := (s[0].stacks - s0.stacks) / float64(n)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nmemory pass (live heap after a forced GC): before %.1f MiB · at 2 s %.1f MiB (%d frames) · at 8 s %.1f MiB (%d frames)\n",
-		mib(base0), mib(s[0].heap), s[0].frames, mib(s[1].heap), s[1].frames)
-	fmt.Fprintf(&b, "  per in-flight stream %.1f KiB · per recorded frame %.0f B · peak RSS %s\n", perStream/1024, perFrame, peakRSS())
+		mib(s0.heap), mib(s[0].heap), s[0].frames, mib(s[1].heap), s[1].frames)
+	fmt.Fprintf(&b, "  per in-flight stream %.1f KiB of heap and %.1f KiB of goroutine stacks · per recorded frame %.0f B · peak RSS %s\n",
+		perStream/1024, stacks/1024, perFrame, peakRSS())
+	if n < 100 {
+		fmt.Fprintf(&b, "  (at %d streams the per-stream figures are within the heap's own noise)\n", n)
+	}
 	return b.String(), nil
 }
 
@@ -548,7 +625,10 @@ func serverCPU(base string) time.Duration {
 // runQueue is how long this process's threads waited for a core, in ms per
 // 100 ms window (threads waiting at once add up): over a pass's first
 // 0.4 s, its middle and its last 0.4 s.
-type runQueue struct{ first, middle, last float64 }
+type runQueue struct {
+	first, middle, last float64
+	cpu                 time.Duration // the sampler's own CPU time
+}
 
 // watchRunQueue samples the run-queue wait of this process's threads
 // (/proc/self/task/*/schedstat, its second field) every 100 ms until the
@@ -567,7 +647,12 @@ func watchRunQueue() func() runQueue {
 		return sum
 	}
 	done := make(chan chan []float64)
+	var cpu time.Duration
 	go func() {
+		// On a thread of its own, so that thread's CPU is the sampler's.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		cpu0 := threadCPU()
 		var ws []float64
 		prev := wait()
 		tick := time.NewTicker(100 * time.Millisecond)
@@ -579,6 +664,7 @@ func watchRunQueue() func() runQueue {
 				ws = append(ws, float64(w-prev)/1e6)
 				prev = w
 			case out := <-done:
+				cpu = threadCPU() - cpu0
 				out <- ws
 				return
 			}
@@ -596,15 +682,25 @@ func watchRunQueue() func() runQueue {
 			return sum / float64(max(len(v), 1))
 		}
 		if len(ws) < 9 {
-			return runQueue{middle: mean(ws)}
+			return runQueue{middle: mean(ws), cpu: cpu}
 		}
-		return runQueue{mean(ws[:4]), mean(ws[4 : len(ws)-4]), mean(ws[len(ws)-4:])}
+		return runQueue{mean(ws[:4]), mean(ws[4 : len(ws)-4]), mean(ws[len(ws)-4:]), cpu}
 	}
 }
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadCPU is the calling thread's CPU time (Linux RUSAGE_THREAD).
+func threadCPU() time.Duration {
+	const rusageThread = 1
+	var ru syscall.Rusage
+	if syscall.Getrusage(rusageThread, &ru) != nil {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -620,7 +716,7 @@ func peakRSS() string {
 	return "?"
 }
 
-func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+func mib(b float64) float64 { return b / (1 << 20) }
 
 func abs(v float64) float64 {
 	if v < 0 {
