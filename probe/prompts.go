@@ -12,6 +12,11 @@ import (
 	"strings"
 )
 
+// DefaultPromptID names the one prompt of a command given none (-p,
+// --prompt-file, --prompts): the same in run, watch and demo. Records
+// written before it was shared say p0 or demo; they read as any prompt id.
+const DefaultPromptID = "default"
+
 // Prompt is one prompt of a workload: every record names it by ID.
 type Prompt struct {
 	ID        string

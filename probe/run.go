@@ -21,7 +21,7 @@ type Plan struct {
 	Options Options
 	// Prompts are sent in an order shuffled per round (one round = each
 	// prompt once), seeded by Seed. Empty: Target.Request as is, named
-	// PromptID.
+	// PromptID (DefaultPromptID when empty).
 	Prompts  []Prompt
 	PromptID string
 	Runs     int           // measured streams; 0 with Duration: until it ends
@@ -182,7 +182,20 @@ func (p *Plan) prompts() []Prompt {
 	if len(p.Prompts) > 0 {
 		return p.Prompts
 	}
-	return []Prompt{{ID: p.PromptID, Text: p.Target.Request.Prompt}}
+	id := p.PromptID
+	if id == "" {
+		id = DefaultPromptID
+	}
+	return []Prompt{{ID: id, Text: p.Target.Request.Prompt}}
+}
+
+// PromptIDs are the ids of the plan's prompts, in order.
+func (p *Plan) PromptIDs() []string {
+	var ids []string
+	for _, pr := range p.prompts() {
+		ids = append(ids, pr.ID)
+	}
+	return ids
 }
 
 // OrderPolicy states how prompts were ordered, for the summary.

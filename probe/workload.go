@@ -1,7 +1,14 @@
 package probe
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -88,4 +95,115 @@ func (a *arrivals) next() time.Duration {
 	at := float64(a.i) / a.rate
 	a.i++
 	return time.Duration(at * float64(time.Second))
+}
+
+// Plan bounds: a plan beyond them is a mistake, not a workload.
+const (
+	MaxStreams  = 10_000_000 // Runs, Warmup
+	MaxInFlight = 100_000    // Concurrency, MaxInflight
+	MinRate     = 0.001      // arrivals per second: one every 1000 s
+	MaxRate     = 1_000_000
+)
+
+// Validate checks a plan before anything is sent. Its errors name the
+// fields by the drip run flags that set them, the words the user knows.
+func (p *Plan) Validate() error {
+	for _, c := range []struct {
+		flag      string
+		v, lo, hi int
+	}{{"--runs", p.Runs, 0, MaxStreams}, {"--warmup", p.Warmup, 0, MaxStreams},
+		{"--concurrency", p.Concurrency, 0, MaxInFlight}, {"--max-inflight", p.MaxInflight, 0, MaxInFlight}} {
+		if err := inRange(c.flag, c.v, c.lo, c.hi); err != nil {
+			return err
+		}
+	}
+	switch {
+	case p.Rate != 0 && !(p.Rate >= MinRate && p.Rate <= MaxRate): // NaN fails every comparison
+		return fmt.Errorf("--rate %v: want a number of streams per second from %v to %v", p.Rate, MinRate, MaxRate)
+	case p.Duration < 0:
+		return fmt.Errorf("--duration %v: must not be negative", p.Duration)
+	case p.Rate > 0 && p.Arrival != ArrivalConstant && p.Arrival != ArrivalPoisson:
+		return fmt.Errorf("--arrival must be constant or poisson, not %q", p.Arrival)
+	case p.Runs == 0 && p.Duration == 0:
+		return errors.New("--runs 0 needs a --duration")
+	case p.Target.Body != nil && len(p.Prompts) > 1:
+		return errors.New("--body sends one fixed request: it cannot be combined with several prompts")
+	}
+	return CheckPromptIDs(p.Prompts)
+}
+
+// inRange checks a count against [lo, hi], naming its flag.
+func inRange(flag string, v, lo, hi int) error {
+	switch {
+	case v < lo:
+		return fmt.Errorf("%s %d: must be at least %d", flag, v, lo)
+	case v > hi:
+		return fmt.Errorf("%s %d: must be at most %d", flag, v, hi)
+	}
+	return nil
+}
+
+// NewSeed picks a seed for a plan the user gave none: short enough to
+// retype, as it is printed for repeating a run.
+func NewSeed() int64 {
+	var b [8]byte
+	crand.Read(b[:])
+	return int64(binary.LittleEndian.Uint64(b[:])%999_999) + 1
+}
+
+// Describe is the plan's shape in one line, the seed included where it
+// decides something, so a run can be repeated.
+func (p *Plan) Describe() string {
+	var parts []string
+	switch {
+	case p.Rate > 0:
+		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, FormatFloat(p.Rate), p.InflightLimit()))
+	case p.Concurrency > 1:
+		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
+	}
+	parts = append(parts, p.DescribeLength(""))
+	if p.Warmup > 0 {
+		parts = append(parts, fmt.Sprintf("after %d warmup per prompt", p.Warmup))
+	}
+	if n := len(p.Prompts); n > 1 {
+		parts = append(parts, fmt.Sprintf("%d prompts", n))
+	}
+	if len(p.Prompts) > 1 || p.Arrival == ArrivalPoisson || p.Shards > 0 {
+		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
+	}
+	if p.Shards > 0 {
+		parts = append(parts, fmt.Sprintf("shard %d/%d (streams %d, %d, %d, … of the whole)", p.Shard, p.Shards, p.Shard, p.Shard+p.Shards, p.Shard+2*p.Shards))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// DescribeLength says how long the plan runs: its runs, its duration or
+// both; per (e.g. " per level") follows each.
+func (p *Plan) DescribeLength(per string) string {
+	switch {
+	case p.Runs > 0 && p.Duration > 0:
+		return fmt.Sprintf("%d runs or %s%s, whichever ends first", p.Runs, p.Duration, per)
+	case p.Duration > 0 && per == "":
+		return "for " + p.Duration.String()
+	case p.Duration > 0:
+		return p.Duration.String() + per
+	}
+	return fmt.Sprintf("%d runs%s", p.Runs, per)
+}
+
+// FormatFloat prints a figure with precision that suits its size.
+func FormatFloat(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/driplab/drip/sanitize"
@@ -24,24 +23,7 @@ func Num(v *float64) string {
 }
 
 // FormatFloat prints a figure with precision that suits its size.
-func FormatFloat(v float64) string {
-	a := v
-	if a < 0 {
-		a = -a
-	}
-	switch {
-	case a >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a == 0:
-		return "0"
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-}
+func FormatFloat(v float64) string { return probe.FormatFloat(v) }
 
 type metricRow struct {
 	name string
