@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/driplab/drip/stats"
 )
 
 // Independent random streams drawn from one seed, so that changing the
@@ -157,7 +157,7 @@ func (p *Plan) Describe() string {
 	var parts []string
 	switch {
 	case p.Rate > 0:
-		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, FormatFloat(p.Rate), p.InflightLimit()))
+		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, stats.FormatFloat(p.Rate), p.InflightLimit()))
 	case p.Concurrency > 1:
 		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
 	}
@@ -189,21 +189,4 @@ func (p *Plan) DescribeLength(per string) string {
 		return p.Duration.String() + per
 	}
 	return fmt.Sprintf("%d runs%s", p.Runs, per)
-}
-
-// FormatFloat prints a figure with precision that suits its size.
-func FormatFloat(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a == 0:
-		return "0"
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
 }

@@ -23,7 +23,7 @@ func Num(v *float64) string {
 }
 
 // FormatFloat prints a figure with precision that suits its size.
-func FormatFloat(v float64) string { return probe.FormatFloat(v) }
+func FormatFloat(v float64) string { return stats.FormatFloat(v) }
 
 type metricRow struct {
 	name string

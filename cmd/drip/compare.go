@@ -12,8 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
@@ -91,7 +90,7 @@ queue before generation.`,
 			}
 			inputs := make([]compare.Input, len(args))
 			for i, path := range args {
-				in, err := readRun(path, labels[i], cmd.ErrOrStderr())
+				in, err := pipeline.Read(path, labels[i], cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
@@ -111,7 +110,7 @@ queue before generation.`,
 			out := cmd.OutOrStdout()
 			if useTUI(&outputFlags{noTUI: noTUI, json: asJSON || markdown}) {
 				err := runCompareTUI(cmd.Context(), out, c)
-				writeSweepPlots(out, levels)
+				pipeline.WriteSweep(out, levels)
 				return err
 			}
 			switch {
@@ -127,7 +126,7 @@ queue before generation.`,
 				}
 			default:
 				compare.Text(out, c)
-				writeSweepPlots(out, levels)
+				pipeline.WriteSweep(out, levels)
 			}
 			if c.Tripped() {
 				return errGateTripped
@@ -188,25 +187,4 @@ func defaultLabels(paths []string) []string {
 		}
 	}
 	return labels
-}
-
-// readRun reads one record file. A partial final line (a run cut short) is
-// reported on stderr and skipped.
-func readRun(path, label string, stderr io.Writer) (compare.Input, error) {
-	f, err := os.Open(path)
-	if err != nil { // a missing or unreadable file is the caller's mistake, in every command
-		return compare.Input{}, usageErr("%s", sanitize.Line(err.Error()))
-	}
-	defer f.Close()
-	recs, skipped, err := probe.ReadRecords(f)
-	if err != nil {
-		return compare.Input{}, cannotErr(fmt.Errorf("%s: %w", path, err))
-	}
-	for _, s := range skipped {
-		fmt.Fprintf(stderr, "drip: %s: %s\n", sanitize.Line(path), sanitize.Line(s))
-	}
-	if len(recs) == 0 {
-		return compare.Input{}, cannotErr(fmt.Errorf("%s: no records", path))
-	}
-	return compare.Input{Label: label, Source: path, Records: recs, Skipped: skipped}, nil
 }

@@ -67,7 +67,7 @@ Scenarios: ` + strings.Join(fixtures.Names(), ", "),
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "drip demo: scenario %s on the in-process fixture server\n", name)
-			plan := probe.Plan{Target: t, Options: o, Runs: runs, PromptID: "demo"}
+			plan := probe.Plan{Target: t, Options: o, Runs: runs}
 			return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 		},
 	}
@@ -90,7 +90,7 @@ func demoSources(baseURL, first string) ([]tui.Source, error) {
 			return nil, err
 		}
 		srcs[j] = tui.Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
-			rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: "demo"}
+			rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
 			return probe.Stream(ctx, t, o, rec, observe)
 		}}
 	}

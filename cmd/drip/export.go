@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/export"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/replay"
 	"github.com/driplab/drip/sanitize"
 )
@@ -33,7 +36,7 @@ counted on stderr.`,
   drip export aiperf rec.jsonl | head -3`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := readRun(args[0], args[0], cmd.ErrOrStderr())
+			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -41,18 +44,9 @@ counted on stderr.`,
 			if len(streams) == 0 {
 				return usageErr("%s: no recorded streams (record them with drip record)", args[0])
 			}
-			var w io.Writer = cmd.OutOrStdout()
-			if out != "" {
-				f, err := probe.CreatePrivate(out)
-				if err != nil {
-					return cannotErr(fmt.Errorf("--out: %w", err))
-				}
-				defer f.Close()
-				w = f
-			}
-			st, err := export.AIPerf(w, streams)
+			st, err := writeTrace(cmd.OutOrStdout(), out, streams)
 			if err != nil {
-				return cannotErr(err)
+				return err
 			}
 			if out != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d requests written to %s\n", st.Lines, sanitize.Line(out))
@@ -66,4 +60,25 @@ counted on stderr.`,
 	aiperf.Flags().StringVar(&out, "out", "", "write the trace to this file (default: stdout)")
 	cmd.AddCommand(aiperf)
 	return cmd
+}
+
+// writeTrace writes the AIPerf trace to out (stdout when empty); a failed
+// write or close of the file is exit 3.
+func writeTrace(stdout io.Writer, out string, streams []*record.Record) (export.AIPerfStats, error) {
+	if out == "" {
+		st, err := export.AIPerf(stdout, streams)
+		if err != nil {
+			return st, cannotErr(err)
+		}
+		return st, nil
+	}
+	f, err := probe.CreatePrivate(out)
+	if err != nil {
+		return export.AIPerfStats{}, cannotErr(fmt.Errorf("--out: %w", err))
+	}
+	st, err := export.AIPerf(f, streams)
+	if err := errors.Join(err, f.Close()); err != nil {
+		return st, cannotErr(fmt.Errorf("--out: %w", err))
+	}
+	return st, nil
 }

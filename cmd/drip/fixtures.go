@@ -14,6 +14,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/sanitize"
 )
 
@@ -81,7 +82,7 @@ so a sweep past N finds the knee.`,
 				return usageErr("--speed must be positive (%v to %v) and --jitter not negative", minSpeed, maxSpeed)
 			}
 			if from != "" {
-				in, err := readRun(from, from, cmd.ErrOrStderr())
+				in, err := pipeline.Read(from, from, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}

@@ -169,7 +169,7 @@ func (f *requestFlags) checkNumbers() error {
 
 // promptSet is every prompt -p and --prompt-file name, in order: -p values
 // are p1, p2, …; a text file is named by its base name. With neither, the
-// default prompt, named "default".
+// default prompt, named probe.DefaultPromptID.
 func (f *requestFlags) promptSet() ([]probe.Prompt, error) {
 	var set []probe.Prompt
 	for i, p := range f.prompts {
@@ -183,7 +183,7 @@ func (f *requestFlags) promptSet() ([]probe.Prompt, error) {
 		set = append(set, ps...)
 	}
 	if len(set) == 0 {
-		set = []probe.Prompt{{ID: "default", Text: defaultPrompt}}
+		set = []probe.Prompt{{ID: probe.DefaultPromptID, Text: defaultPrompt}}
 	}
 	if err := probe.CheckPromptIDs(set); err != nil {
 		return nil, usageErr("%v", err)

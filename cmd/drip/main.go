@@ -14,34 +14,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/sanitize"
 )
 
-// Exit codes (docs/records.md, Exit codes).
+// Exit codes (docs/records.md, Exit codes): one policy, the pipeline's.
 const (
-	exitOK       = 0
-	exitGate     = 1
-	exitUsage    = 2
-	exitCannotGo = 3
+	exitOK       = pipeline.ExitOK
+	exitGate     = pipeline.ExitGate
+	exitUsage    = pipeline.ExitUsage
+	exitCannotGo = pipeline.ExitCannot
 )
 
-// exitError carries an exit code up to main.
-type exitError struct {
-	code int
-	err  error
-}
+func usageErr(format string, a ...any) error { return pipeline.Usage(format, a...) }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, a ...any) error {
-	return &exitError{exitUsage, fmt.Errorf(format, a...)}
-}
-
-func cannotErr(err error) error { return &exitError{exitCannotGo, err} }
+func cannotErr(err error) error { return pipeline.Cannot(err) }
 
 // errGateTripped is returned after the report when a --fail-if gate tripped.
-var errGateTripped = &exitError{exitGate, errors.New("a --fail-if gate tripped")}
+var errGateTripped = pipeline.ErrGateTripped
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -64,14 +54,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	netLog.warn(stderr)
 	code := exitOK
-	var ee *exitError
+	var ee *pipeline.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
 		if ee != errGateTripped {
 			fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 		}
-		code = ee.code
+		code = ee.Code
 	default:
 		// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
 		fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))

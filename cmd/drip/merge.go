@@ -2,16 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fleet"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 
@@ -56,7 +59,7 @@ goes to stdout, or to --out.`,
 			}
 			inputs := make([]compare.Input, len(args))
 			for i, path := range args {
-				in, err := readRun(path, path, cmd.ErrOrStderr())
+				in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
@@ -66,15 +69,8 @@ goes to stdout, or to --out.`,
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			w, err := probe.Create(out)
-			if err != nil {
-				return cannotErr(fmt.Errorf("--out: %w", err))
-			}
-			for _, r := range recs {
-				w.Write(r)
-			}
-			if err := w.Close(); err != nil {
-				return cannotErr(fmt.Errorf("--out: %w", err))
+			if err := writeRecords(out, recs); err != nil {
+				return err
 			}
 			hosts := fleet.Hosts(recs)
 			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %d records from %d files (%d hosts: %s) into %s\n",
@@ -87,13 +83,26 @@ goes to stdout, or to --out.`,
 	return cmd
 }
 
+// writeRecords writes records to a new record file, every error kept.
+func writeRecords(path string, recs []*record.Record) error {
+	s, err := pipeline.JSONL("--out", path)
+	if err != nil {
+		return err
+	}
+	pl := pipeline.ForFiles(s)
+	for _, r := range recs {
+		pl.Add(r)
+	}
+	return pl.Finish()
+}
+
 // mergeSummaries reads --json summaries and writes their pooled summary.
 func mergeSummaries(stdout io.Writer, paths []string, out string) error {
 	sums := make([]stats.Summary, len(paths))
 	for i, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := readFile(p)
 		if err != nil {
-			return cannotErr(err)
+			return err
 		}
 		if err := json.Unmarshal(b, &sums[i]); err != nil {
 			return usageErr("%s: not a drip run --json summary: %v", p, err)
@@ -109,16 +118,33 @@ func mergeSummaries(stdout io.Writer, paths []string, out string) error {
 	}
 	b = append(b, '\n')
 	if out == "" {
-		_, err = stdout.Write(b)
-		return err
+		if _, err := stdout.Write(b); err != nil {
+			return cannotErr(err)
+		}
+		return nil
 	}
 	f, err := probe.CreatePrivate(out)
 	if err != nil {
 		return cannotErr(fmt.Errorf("--out: %w", err))
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
+	_, err = f.Write(b)
+	if err := errors.Join(err, f.Close()); err != nil {
 		return cannotErr(fmt.Errorf("--out: %w", err))
 	}
-	return f.Close()
+	return nil
+}
+
+// readFile reads a file the command was given, with the pipeline's
+// rule: a missing or unreadable one is exit 2.
+func readFile(path string) ([]byte, error) {
+	f, err := pipeline.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, cannotErr(fmt.Errorf("%s: %w", sanitize.Line(path), err))
+	}
+	return b, nil
 }

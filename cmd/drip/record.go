@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/gctune"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
@@ -95,21 +95,17 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 // to be written.
 func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
-	w, err := probe.Create(out)
+	w, err := pipeline.JSONL("--out", out)
 	if err != nil {
-		return cannotErr(fmt.Errorf("--out: %w", err))
+		return err
 	}
+	pl := pipeline.ForFiles(w)
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		w.Close()
+		pl.Close()
 		return cannotErr(err)
 	}
-	var werr error
-	p := recorder.New(ctx, o, func(r *record.Record) {
-		if err := w.Write(r); err != nil && werr == nil {
-			werr = err
-		}
-	})
+	p := recorder.New(ctx, o, pl.Add)
 	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
 		ln.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(out))
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
@@ -132,17 +128,12 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 	srv.Shutdown(sctx)
 	p.Wait()
 	stopLine()
-	if cerr := w.Close(); werr == nil {
-		werr = cerr
-	}
+	werr := pl.Finish()
 	fmt.Fprintf(stderr, "drip record: %s written to %s\n", counts(&p.Stats), sanitize.Line(out))
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return cannotErr(err)
 	}
-	if werr != nil {
-		return cannotErr(fmt.Errorf("writing %s: %w", out, werr))
-	}
-	return nil
+	return werr
 }
 
 func counts(s *recorder.Stats) string {

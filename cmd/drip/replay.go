@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/replay"
@@ -114,7 +114,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err != nil {
 		return err
 	}
-	in, err := readRun(path, "recorded", cmd.ErrOrStderr())
+	in, err := pipeline.Read(path, "recorded", cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -132,33 +132,33 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		fmt.Fprintf(stderr, " (%d exchanges that did not stream are not replayed)", n)
 	}
 	fmt.Fprintln(stderr)
-	var w *probe.Writer
+	pl := pipeline.ForFiles()
+	pl.KeepRecords()
 	if f.out != "" {
-		if w, err = probe.Create(f.out); err != nil {
-			return cannotErr(fmt.Errorf("--out: %w", err))
+		s, err := pipeline.JSONL("--out", f.out)
+		if err != nil {
+			return err
 		}
-		defer w.Close()
+		pl.Attach(s)
 	}
+	defer pl.Close()
 	recorded := compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped}
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return replayLive(cmd.Context(), cmd.OutOrStdout(), recorded, streams, o, gates, w)
+		return replayLive(cmd.Context(), cmd.OutOrStdout(), recorded, streams, o, gates, pl)
 	}
-	var replayed []*record.Record
-	replay.Run(cmd.Context(), streams, o, func(r *record.Record) {
-		replayed = append(replayed, r)
-		if w != nil {
-			w.Write(r)
-		}
+	replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
+		pl.Add(r)
 		fmt.Fprintln(stderr, progressLine(r))
 	})
-	return reportReplay(cmd.OutOrStdout(), recorded, replayed, f.out, gates, f)
+	return reportReplay(cmd.OutOrStdout(), recorded, pl, f.out, gates, f)
 }
 
 // reportReplay prints the comparison of the replay with the recording and
-// judges the gates.
-func reportReplay(out io.Writer, recorded compare.Input, replayed []*record.Record, source string, gates []stats.Gate, f *replayFlags) error {
+// judges the gates; a failed write of the replayed records is exit 3.
+func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, source string, gates []stats.Gate, f *replayFlags) error {
+	replayed := pl.Records()
 	if len(replayed) == 0 {
-		return cannotErr(fmt.Errorf("no stream was replayed"))
+		return firstErr(pl.Finish(), cannotErr(fmt.Errorf("no stream was replayed")))
 	}
 	c, err := compare.New([]compare.Input{recorded, {Label: "replayed", Source: source, Records: replayed}}, compare.Options{Gates: gates})
 	if err != nil {
@@ -166,13 +166,17 @@ func reportReplay(out io.Writer, recorded compare.Input, replayed []*record.Reco
 	}
 	switch {
 	case f.asJSON:
-		if err := compare.JSON(out, c); err != nil {
-			return cannotErr(err)
-		}
+		err = compare.JSON(out, c)
 	case f.markdown:
 		compare.Markdown(out, c)
 	default:
 		compare.Text(out, c)
+	}
+	if err != nil {
+		return cannotErr(err)
+	}
+	if err := pl.Finish(); err != nil {
+		return err
 	}
 	if c.Tripped() {
 		return errGateTripped
@@ -222,17 +226,11 @@ func signedFormat(streams []*record.Record) *adapters.Format {
 // and the replay filling in as its streams end (redrawn at most once a
 // second: each update recomputes the comparison and its bootstrap). Quitting
 // stops the replay; the gates are judged on what was replayed.
-func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, w *probe.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
+func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, pl *pipeline.Pipeline) error {
+	ctx, cancel := context.WithCancel(pl.StopOnWriteError(ctx))
 	defer cancel()
-	var (
-		mu       sync.Mutex
-		replayed []*record.Record
-	)
 	build := func(final bool) *compare.Comparison {
-		mu.Lock()
-		recs := slices.Clone(replayed)
-		mu.Unlock()
+		recs := pl.Records()
 		label := fmt.Sprintf("replayed %d of %d", len(recs), len(streams))
 		if o.Duration > 0 {
 			label = fmt.Sprintf("replayed %d", len(recs))
@@ -249,14 +247,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	ran := make(chan struct{})
 	wg.Go(func() {
 		defer close(ran)
-		replay.Run(ctx, streams, o, func(r *record.Record) {
-			if w != nil {
-				w.Write(r)
-			}
-			mu.Lock()
-			replayed = append(replayed, r)
-			mu.Unlock()
-		})
+		replay.Run(ctx, streams, o, pl.Add)
 	})
 	wg.Go(func() { liveUpdates(ctx, prog, ran, build) })
 	_, err := prog.Run()
@@ -265,6 +256,9 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	m.Wait()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) && !errors.Is(err, context.Canceled) {
 		return cannotErr(fmt.Errorf("compare screen: %w", err))
+	}
+	if err := pl.Finish(); err != nil {
+		return err
 	}
 	return gateVerdicts(out, build(true))
 }

@@ -2,15 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/internal/gctune"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
@@ -112,18 +107,14 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.prompts, "prompts", "", "a prompt set: builtin (a short question, a medium explanation, a long structured answer)")
 }
 
-// plan checks the workload flags and fills a plan with them.
+// plan fills a plan with the workload flags; the plan checks itself
+// (probe.Plan.Validate). What is checked here is only how the flags go
+// together.
 func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
 	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
-	if err := firstErr(intRange("--runs", f.runs, 0, maxCount), intRange("--warmup", f.warmup, 0, maxCount),
-		intRange("--concurrency", f.concurrency, 1, maxInFlight), intRange("--max-inflight", f.maxInflight, 1, maxInFlight), rateRange(f.rate)); err != nil {
-		return err
-	}
 	switch {
-	case f.duration < 0:
-		return usageErr("--duration %v: must not be negative", f.duration)
-	case f.arrival != probe.ArrivalConstant && f.arrival != probe.ArrivalPoisson:
-		return usageErr("--arrival must be constant or poisson, not %q", f.arrival)
+	case f.maxInflight < 1:
+		return intRange("--max-inflight", f.maxInflight, 1, probe.MaxInFlight)
 	case f.rate == 0 && (fs.Changed("arrival") || fs.Changed("max-inflight")):
 		return usageErr("--arrival and --max-inflight shape an open loop: add --rate")
 	case f.rate > 0 && fs.Changed("concurrency"):
@@ -131,47 +122,39 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 	case f.prompts != "" && f.prompts != "builtin":
 		return usageErr("--prompts knows one set: builtin")
 	}
-	runs := f.runs
-	if f.duration > 0 && !fs.Changed("runs") {
-		runs = 0 // the duration decides
-	}
-	if runs == 0 && f.duration == 0 {
-		return usageErr("--runs 0 needs a --duration")
-	}
-	set, err := req.promptSet()
+	set, err := f.promptSet(req)
 	if err != nil {
 		return err
 	}
-	if f.prompts == "builtin" {
-		if len(req.prompts)+len(req.promptFiles) == 0 {
-			set = nil // the default prompt gives way to the set
-		}
-		set = append(set, probe.BuiltinPrompts()...)
-		if err := probe.CheckPromptIDs(set); err != nil {
-			return usageErr("%v", err)
-		}
+	p.Prompts, p.Runs, p.Warmup, p.Duration, p.Seed = set, f.runs, f.warmup, f.duration, f.seed
+	if f.duration > 0 && !fs.Changed("runs") {
+		p.Runs = 0 // the duration decides
 	}
-	if p.Target.Body != nil && len(set) > 1 {
-		return usageErr("--body sends one fixed request: it cannot be combined with several prompts")
-	}
-	seed := f.seed
 	if !fs.Changed("seed") {
-		// Short enough to retype: the seed is printed for repeating a run.
-		var b [8]byte
-		rand.Read(b[:])
-		seed = int64(binary.LittleEndian.Uint64(b[:])%999_999) + 1
-	}
-	p.Prompts, p.Runs, p.Warmup, p.Duration, p.Seed = set, runs, f.warmup, f.duration, seed
-	explicit := len(req.prompts)+len(req.promptFiles) > 0 || f.prompts != ""
-	if err := req.shape.applyLengths(req, p, explicit); err != nil {
-		return err
+		p.Seed = probe.NewSeed()
 	}
 	if f.rate > 0 {
 		p.Rate, p.Arrival, p.MaxInflight = f.rate, f.arrival, f.maxInflight
 	} else {
 		p.Concurrency = f.concurrency
 	}
-	return nil
+	if err := p.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	explicit := len(req.prompts)+len(req.promptFiles) > 0 || f.prompts != ""
+	return req.shape.applyLengths(req, p, explicit)
+}
+
+// promptSet is -p and --prompt-file's prompts, or the builtin set.
+func (f *workloadFlags) promptSet(req *requestFlags) ([]probe.Prompt, error) {
+	set, err := req.promptSet()
+	if err != nil || f.prompts != "builtin" {
+		return set, err
+	}
+	if len(req.prompts)+len(req.promptFiles) == 0 {
+		set = nil // the default prompt gives way to the set
+	}
+	return append(set, probe.BuiltinPrompts()...), nil
 }
 
 func newRunCmd() *cobra.Command {
@@ -320,27 +303,25 @@ the default openai-chat).
 // (Ctrl-C) the run stops admitting, in-flight streams are recorded as
 // canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
-	recs, err := beginRun(ctx, stderr, &plan, out, describeLoad)
+	pl, err := beginRun(ctx, stderr, &plan, out, (*probe.Plan).Describe)
 	if err != nil {
 		return err
 	}
-	defer recs.close()
-	parent := ctx
-	ctx = recs.stopOnWriteError(ctx)
+	defer pl.Close()
 	// One stream at a time gets a line each; under load a line a second.
 	perStream := plan.Rate == 0 && plan.Concurrency <= 1
 	stopTicker := func() {}
 	if !perStream {
 		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
 	}
-	st := probe.Run(ctx, plan, func(r *record.Record) {
-		recs.add(r)
+	st := probe.Run(pl.StopOnWriteError(ctx), plan, func(r *record.Record) {
+		pl.Add(r)
 		if perStream {
 			fmt.Fprintln(stderr, progressLine(r))
 		}
 	}, nil)
 	stopTicker()
-	return finishRun(stdout, stderr, &plan, out, recs, st, parent.Err() != nil)
+	return pl.Report(stdout, stderr, out.report(&plan, &st, nil, ctx.Err() != nil))
 }
 
 // runLive carries out a plan on the run screen: records go to --out/--csv
@@ -351,21 +332,21 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
 	// The line describing the run is printed before the screen opens, so
 	// it stays above the report.
-	recs, err := beginRun(ctx, stderr, &plan, out, describeLoad)
+	pl, err := beginRun(ctx, stderr, &plan, out, (*probe.Plan).Describe)
 	if err != nil {
 		return err
 	}
-	defer recs.close()
-	ctx = recs.stopOnWriteError(ctx)
+	defer pl.Close()
+	ctx = pl.StopOnWriteError(ctx)
 	// The runner calls the sink from one goroutine at a time; the figures
 	// are read after the screen's Wait, once that goroutine has ended.
-	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: describeLoad(&plan)}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: recs.add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: plan.Describe()}
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}
 	st, stopped := m.RunResult()
-	return finishRun(stdout, stderr, &plan, out, recs, st, stopped)
+	return pl.Report(stdout, stderr, out.report(&plan, &st, nil, stopped))
 }
 
 // preparePlan fills what a plan needs to be reported on.
@@ -378,240 +359,55 @@ func preparePlan(plan *probe.Plan) {
 	}
 }
 
-// finishRun reports a finished (or stopped) run: the summary of every
-// record, the gates, and the exit code they decide.
-func finishRun(stdout, stderr io.Writer, plan *probe.Plan, out *outputFlags, recs *runRecords, st stats.RunStats, interrupted bool) error {
-	agg := recs.agg
-	agg.SetRun(st)
-	interrupted = interrupted && recs.err == nil // a failed write stops a run too
-	if interrupted {
-		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
+// report is how a run of plan is reported, by the output flags.
+func (f *outputFlags) report(plan *probe.Plan, st *stats.RunStats, sw *sweep.Result, interrupted bool) pipeline.Run {
+	return pipeline.Run{
+		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Markdown: f.markdown,
+		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL),
 	}
-	s := agg.Summary(workloadOf(plan))
-	if recs.sweep != nil {
-		// The levels say the load; workload.runs is per level.
-		s.Workload.Concurrency, s.Workload.Rate = 0, 0
-	}
-	tripped := false
-	for _, g := range out.gates {
-		r := g.Eval(&s)
-		tripped = tripped || r.Tripped
-		s.Gates = append(s.Gates, r)
-	}
-	switch {
-	case out.markdown && recs.sweep != nil:
-		sweep.Markdown(stdout, recs.sweep)
-	case out.json:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		var v any = s
-		if recs.sweep != nil {
-			v = struct {
-				stats.Summary
-				Sweep *sweep.Result `json:"sweep"`
-			}{s, recs.sweep}
-		}
-		if err := enc.Encode(v); err != nil {
-			return cannotErr(err)
-		}
-	default:
-		report.Text(stdout, &s)
-		if recs.sweep != nil {
-			writeSweepPlots(stdout, recs.sweep)
-		}
-	}
-	return runOutcome(plan, recs, &s, interrupted, tripped)
 }
 
-// runOutcome is the exit a reported run ends with: 3 when a write failed
-// or no measured stream completed (unless the user stopped it), then 1
-// when a gate tripped.
-func runOutcome(plan *probe.Plan, recs *runRecords, s *stats.Summary, interrupted, tripped bool) error {
-	switch {
-	case recs.err != nil:
-		return cannotErr(fmt.Errorf("writing records: %w: the run stopped at the first failed write; the report covers what was measured", recs.err))
-	case interrupted:
-	case !recs.reachable && s.Streams.Admitted > 0:
-		return cannotErr(fmt.Errorf("no response from %s: every stream failed before headers", probe.RedactURL(plan.Target.URL)))
-	case s.Streams.Completed == 0:
-		return cannotErr(fmt.Errorf("no measured stream completed (%d attempted%s)", s.Streams.Attempted, recs.failureClasses()))
+// attach opens --out and --csv as p's sinks.
+func (f *outputFlags) attach(p *pipeline.Pipeline) error {
+	if f.out != "" {
+		s, err := pipeline.JSONL("--out", f.out)
+		if err != nil {
+			return err
+		}
+		p.Attach(s)
 	}
-	if tripped {
-		return errGateTripped
+	if f.csv != "" {
+		s, err := pipeline.CSV("--csv", f.csv)
+		if err != nil {
+			p.Close()
+			return err
+		}
+		p.Attach(s)
 	}
 	return nil
-}
-
-// runRecords is what becomes of each record as it ends, headless or on the
-// run screen: the aggregate the report is made of, whether any request
-// reached the server, and --out and --csv (the first write error kept).
-type runRecords struct {
-	agg       *stats.Aggregate
-	reachable bool
-	fns       []func(*record.Record) error
-	closes    []func() error
-	err       error
-	stop      context.CancelFunc // stops the run at the first failed write
-	failures  map[string]int     // measured streams that did not complete, by error class
-	sweep     *sweep.Result      // a sweep's levels, once it has ended
-}
-
-// stopOnWriteError returns ctx, canceled as soon as a write of a record
-// fails: a run whose records are being lost does not go on.
-func (s *runRecords) stopOnWriteError(ctx context.Context) context.Context {
-	ctx, s.stop = context.WithCancel(ctx)
-	return ctx
-}
-
-// failureClasses lists the failures by class, e.g. ": http_429 ×3".
-func (s *runRecords) failureClasses() string {
-	var parts []string
-	for _, c := range slices.Sorted(maps.Keys(s.failures)) {
-		parts = append(parts, fmt.Sprintf("%s ×%d", c, s.failures[c]))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(parts, ", ")
-}
-
-// openCSV creates the --csv file (mode 0600) with its header written.
-func openCSV(path string) (write func(*record.Record) error, closeFile func() error, err error) {
-	f, err := probe.CreatePrivate(path)
-	if err != nil {
-		return nil, nil, cannotErr(fmt.Errorf("--csv: %w", err))
-	}
-	c, err := report.NewCSV(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, cannotErr(fmt.Errorf("--csv: %w", err))
-	}
-	return c.Write, f.Close, nil
 }
 
 // beginRun opens --out, --csv and the exporters (saying where /metrics
 // is), readies the plan for its report and says on stderr what is about to
 // run: the target and load, as load words it.
-func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags, load func(*probe.Plan) string) (*runRecords, error) {
-	s := &runRecords{agg: stats.NewAggregate(plan.Options.StallMS)}
-	s.agg.SLO = out.slo
-	if out.out != "" {
-		w, err := probe.Create(out.out)
-		if err != nil {
-			return nil, cannotErr(fmt.Errorf("--out: %w", err))
-		}
-		s.fns, s.closes = append(s.fns, w.Write), append(s.closes, w.Close)
-	}
-	if out.csv != "" {
-		write, closeCSV, err := openCSV(out.csv)
-		if err != nil {
-			s.close()
-			return nil, err
-		}
-		s.fns, s.closes = append(s.fns, write), append(s.closes, closeCSV)
-	}
-	if err := out.export.open(ctx, stderr, plan, s); err != nil {
-		s.close()
+func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags, load func(*probe.Plan) string) (*pipeline.Pipeline, error) {
+	pl := pipeline.New(plan.Options.StallMS, out.slo)
+	if err := out.attach(pl); err != nil {
 		return nil, err
 	}
+	sinks, err := out.export.open(ctx, stderr, plan)
+	if err != nil {
+		pl.Close()
+		return nil, err
+	}
+	pl.Attach(sinks...)
 	preparePlan(plan)
 	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
-	return s, nil
-}
-
-func (s *runRecords) add(r *record.Record) {
-	s.agg.Add(r)
-	s.reachable = s.reachable || r.HTTPStatus != 0
-	if r.Phase != record.PhaseWarmup && !r.Complete {
-		class := r.Status
-		if r.Error != nil {
-			class = sanitize.Line(r.Error.Class)
-		}
-		if s.failures == nil {
-			s.failures = map[string]int{}
-		}
-		s.failures[class]++
-	}
-	for _, fn := range s.fns {
-		if err := fn(r); err != nil && s.err == nil {
-			s.err = err
-			if s.stop != nil {
-				s.stop()
-			}
-		}
-	}
-}
-
-func (s *runRecords) close() {
-	for _, c := range s.closes {
-		c()
-	}
-}
-
-// describeLoad is the run's shape in one line, seed included so a run can
-// be repeated.
-func describeLoad(p *probe.Plan) string {
-	var parts []string
-	switch {
-	case p.Rate > 0:
-		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, report.FormatFloat(p.Rate), p.InflightLimit()))
-	case p.Concurrency > 1:
-		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
-	}
-	switch {
-	case p.Runs > 0 && p.Duration > 0:
-		parts = append(parts, fmt.Sprintf("%d runs or %s, whichever ends first", p.Runs, p.Duration))
-	case p.Duration > 0:
-		parts = append(parts, "for "+p.Duration.String())
-	default:
-		parts = append(parts, fmt.Sprintf("%d runs", p.Runs))
-	}
-	if p.Warmup > 0 {
-		parts = append(parts, fmt.Sprintf("after %d warmup per prompt", p.Warmup))
-	}
-	if n := len(p.Prompts); n > 1 {
-		parts = append(parts, fmt.Sprintf("%d prompts", n))
-	}
-	if len(p.Prompts) > 1 || p.Arrival == probe.ArrivalPoisson || p.Shards > 0 {
-		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
-	}
-	if p.Shards > 0 {
-		parts = append(parts, fmt.Sprintf("shard %d/%d (streams %d, %d, %d, … of the whole)", p.Shard, p.Shards, p.Shard, p.Shard+p.Shards, p.Shard+2*p.Shards))
-	}
-	return strings.Join(parts, " · ")
+	return pl, nil
 }
 
 // workloadOf describes a plan for the summary.
-func workloadOf(p *probe.Plan) stats.Workload {
-	w := stats.Workload{
-		Target: probe.RedactURL(p.Target.URL), Format: p.Target.Format.Name, Model: p.Target.Request.Model,
-		MaxTokens: p.Target.Request.MaxTokens, Runs: p.Runs, Warmup: p.Warmup,
-		Concurrency: max(p.Concurrency, 1), Seed: p.Seed, Order: p.OrderPolicy(), Version: version,
-	}
-	for _, pr := range p.Prompts {
-		w.PromptIDs = append(w.PromptIDs, pr.ID)
-	}
-	if len(p.Prompts) == 0 {
-		w.PromptIDs = []string{p.PromptID}
-	}
-	if p.Duration > 0 {
-		w.Duration = p.Duration.String()
-	}
-	w.WarmupRule = "no warmup"
-	if p.Warmup > 0 {
-		w.WarmupRule = fmt.Sprintf("%d warmup streams per prompt before measuring, excluded from every figure", p.Warmup)
-	}
-	if p.Rate > 0 {
-		w.Concurrency = 0
-		w.Rate, w.Arrival, w.MaxInflight = p.Rate, p.Arrival, p.InflightLimit()
-		if p.Warmup > 0 {
-			w.WarmupRule += "; sent one at a time"
-		}
-	} else if p.Warmup > 0 && p.Concurrency > 1 {
-		w.WarmupRule += fmt.Sprintf("; %d at a time", p.Concurrency)
-	}
-	return w
-}
+func workloadOf(p *probe.Plan) stats.Workload { return pipeline.WorkloadOf(p, version) }
 
 // syncWriter serialises writes from several goroutines to one writer.
 type syncWriter struct {

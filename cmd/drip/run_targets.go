@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -24,7 +26,44 @@ import (
 // target alike. On a terminal the compare screen fills in as streams end;
 // either way each target's summary and the comparison are printed after.
 func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *workloadFlags, out *outputFlags) error {
-	fs := cmd.Flags()
+	if err := checkTargetFlags(cmd.Flags(), load, out); err != nil {
+		return err
+	}
+	ts, err := req.targets(args)
+	if err != nil {
+		return err
+	}
+	plans, err := targetPlans(cmd.Flags(), ts, req, load)
+	if err != nil {
+		return err
+	}
+	recs, err := openTargets(ts, out)
+	if err != nil {
+		return err
+	}
+	defer recs.Close()
+	for i, p := range plans {
+		recs.Bind(p.RunID, i)
+	}
+	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
+	if err := runInterleaved(ctx, stderr, ts, plans, recs, out); err != nil {
+		return err
+	}
+	err = recs.Report(cmd.OutOrStdout(), stderr, out.gates, func(i int, _ *record.Record) stats.Workload {
+		w := workloadOf(&plans[i])
+		w.Order = fmt.Sprintf("interleaved with %d other targets in turns of %d; throughput's window spans their turns too", len(plans)-1, max(1, plans[i].Concurrency))
+		return w
+	})
+	// As with one target: a target no stream reached is a run that could
+	// not be carried out (the report is printed all the same).
+	if i := recs.Unreached(); (err == nil || err == errGateTripped) && ctx.Err() == nil && i >= 0 {
+		return cannotErr(fmt.Errorf("no response from %s (%s): every stream failed before headers", ts[i].name, probe.RedactURL(ts[i].t.URL)))
+	}
+	return err
+}
+
+// checkTargetFlags refuses what several targets cannot do.
+func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) error {
 	for _, name := range []string{"rate", "duration", "runs-per-level", "duration-per-level", "stop-when", "metrics-addr", "otlp", "otlp-traces"} {
 		if fs.Lookup(name) != nil && fs.Changed(name) {
 			return usageErr("several targets run interleaved turns of --runs: --%s takes one target", name)
@@ -36,15 +75,16 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	if len(load.concurrencyLevels.vals) > 1 {
 		return usageErr("several targets run interleaved turns of --runs: a --concurrency sweep takes one target")
 	}
-	ts, err := req.targets(args)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// targetPlans is one plan per target, one prompt order for all.
+func targetPlans(fs *pflag.FlagSet, ts []target, req *requestFlags, load *workloadFlags) ([]probe.Plan, error) {
 	plans := make([]probe.Plan, len(ts))
 	for i, t := range ts {
 		p := probe.Plan{Target: t.t, Options: t.o, RunID: probe.NewRunID()}
 		if err := load.plan(fs, req, &p); err != nil {
-			return err
+			return nil, err
 		}
 		if i > 0 {
 			p.Seed = plans[0].Seed // one prompt order for every target
@@ -52,64 +92,35 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 		p.Workload = &record.RecordWorkload{MaxTokens: t.t.Request.MaxTokens, Concurrency: p.Concurrency, Version: version}
 		plans[i] = p
 	}
-	recs, err := openTargetRecords(ts, out)
-	if err != nil {
-		return err
-	}
-	defer recs.close()
-	for i, p := range plans {
-		recs.runIDs[p.RunID] = i
-	}
-	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "drip: %d targets, interleaved turns of %d · %s\n", len(ts), max(1, plans[0].Concurrency), describeLoad(&plans[0]))
-	labels := make([]string, len(ts))
+	return plans, nil
+}
+
+// runInterleaved says what is about to run, then runs the plans on the
+// compare screen (on a terminal) or with a line per stream.
+func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []probe.Plan, recs *pipeline.Targets, out *outputFlags) error {
+	fmt.Fprintf(stderr, "drip: %d targets, interleaved turns of %d · %s\n", len(ts), max(1, plans[0].Concurrency), plans[0].Describe())
 	for i, t := range ts {
-		labels[i] = t.name
 		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, describe(t.t))
 	}
-	ctx := cmd.Context()
-	if useTUI(out) {
-		feed := tui.NewCompareFeed(labels)
-		rctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			interleave(rctx, plans, func(i int, r *record.Record) { recs.add(r); feed.Add(i, r) })
-			feed.Close()
-		}()
-		m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
-		err := runProgram(ctx, m)
-		cancel()
-		wg.Wait()
-		if err != nil {
-			return err
-		}
-	} else {
+	if !useTUI(out) {
 		interleave(ctx, plans, func(i int, r *record.Record) {
-			recs.add(r)
+			recs.Add(r)
 			fmt.Fprintf(stderr, "  %s%s\n", compare.Letter(i), progressLine(r))
 		})
+		return nil
 	}
-	if recs.err != nil {
-		return cannotErr(fmt.Errorf("writing records: %w", recs.err))
-	}
-	gates := reportTargets(cmd.OutOrStdout(), stderr, ts, recs, plans[0].Options.StallMS, out,
-		func(i int, _ *record.Record) stats.Workload {
-			w := workloadOf(&plans[i])
-			w.Order = fmt.Sprintf("interleaved with %d other targets in turns of %d; throughput's window spans their turns too", len(plans)-1, max(1, plans[i].Concurrency))
-			return w
-		})
-	// As with one target: a target no stream reached is a run that could
-	// not be carried out (the report is printed all the same).
-	if ctx.Err() == nil {
-		for i, rs := range recs.recs {
-			if len(rs) > 0 && !slices.ContainsFunc(rs, func(r *record.Record) bool { return r.HTTPStatus != 0 }) {
-				return cannotErr(fmt.Errorf("no response from %s (%s): every stream failed before headers", ts[i].name, probe.RedactURL(ts[i].t.URL)))
-			}
-		}
-	}
-	return gates
+	feed := tui.NewCompareFeed(recs.Names)
+	rctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		interleave(rctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
+		feed.Close()
+	})
+	m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	err := runProgram(ctx, m)
+	cancel()
+	wg.Wait()
+	return err
 }
 
 // interleave runs the plans in turns: each turn a slice of every plan's

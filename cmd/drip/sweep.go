@@ -16,12 +16,12 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/gctune"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
-	"github.com/driplab/drip/views"
 )
 
 // levelsFlag is --concurrency or --rate: one value is a run at that load,
@@ -56,7 +56,7 @@ func (l *levelsFlag) Set(s string) error {
 			return fmt.Errorf("%q is not a finite number", part)
 		case l.whole && (v < 1 || v != math.Trunc(v) || v > 1e6):
 			return fmt.Errorf("%q: must be at least 1, a whole number of streams", part)
-		case !l.whole && (v < minRate || v > maxRate):
+		case !l.whole && (v < probe.MinRate || v > probe.MaxRate):
 			return fmt.Errorf("%q: must be a positive number of streams per second, from 0.001 to 1000000", part)
 		case len(vals) > 0 && v <= vals[len(vals)-1]:
 			return fmt.Errorf("%q: a sweep's levels must rise, e.g. 1,2,4,8", part)
@@ -108,8 +108,8 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 		return nil, usageErr("a sweep runs each level for --runs-per-level N or --duration-per-level D, not --runs or --duration")
 	case !perLevel:
 		return nil, usageErr("a sweep needs --runs-per-level N or --duration-per-level D (how long each level runs)")
-	case f.runsPerLevel > maxCount:
-		return nil, intRange("--runs-per-level", f.runsPerLevel, 0, maxCount)
+	case f.runsPerLevel > probe.MaxStreams:
+		return nil, intRange("--runs-per-level", f.runsPerLevel, 0, probe.MaxStreams)
 	case f.runsPerLevel < 0 || f.durationPerLevel < 0:
 		return nil, usageErr("--runs-per-level and --duration-per-level must not be negative")
 	case f.runsPerLevel == 0 && f.durationPerLevel == 0:
@@ -151,18 +151,16 @@ func tuneSweepGC(sp *sweep.Plan) {
 // stderr as it ends, records to --out/--csv, the report (with the
 // per-level table) on stdout.
 func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags) error {
-	recs, err := beginSweep(ctx, stderr, &sp, out)
+	pl, err := beginSweep(ctx, stderr, &sp, out)
 	if err != nil {
 		return err
 	}
-	defer recs.close()
-	parent := ctx
-	ctx = recs.stopOnWriteError(ctx)
+	defer pl.Close()
 	// The ticker and the level lines write from two goroutines.
 	stderr = &syncWriter{w: stderr}
 	stopTicker := progressTicker(stderr, sp.Base.Progress, time.Second)
 	done := 0
-	res, st := sweep.Run(ctx, sp, recs.add, nil, func(r *sweep.Result) {
+	res, st := sweep.Run(pl.StopOnWriteError(ctx), sp, pl.Add, nil, func(r *sweep.Result) {
 		for ; done < len(r.Levels); done++ {
 			l := &r.Levels[done]
 			fmt.Fprintf(stderr, "  %s done: %d streams, %d failed, ttft p95 %s ms, %s tok/s\n", sweep.Label(l.Kind, l.Level), l.Streams, l.Failed,
@@ -170,48 +168,13 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 		}
 	})
 	stopTicker()
-	recs.sweep = &res
-	return finishRun(stdout, stderr, &sp.Base, out, recs, st, parent.Err() != nil)
+	return pl.Report(stdout, stderr, out.report(&sp.Base, &st, &res, ctx.Err() != nil))
 }
 
 // beginSweep is beginRun for a sweep: the line describing it names the
 // levels.
-func beginSweep(ctx context.Context, stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*runRecords, error) {
-	return beginRun(ctx, stderr, &sp.Base, out, func(*probe.Plan) string { return describeSweep(sp) })
-}
-
-// describeSweep is a sweep's shape in one line.
-func describeSweep(sp *sweep.Plan) string {
-	p := &sp.Base
-	levels := (&levelsFlag{vals: sp.Levels}).String()
-	parts := []string{"sweep of " + sp.Kind + " " + levels}
-	if sp.Kind == sweep.KindRate {
-		parts[0] += fmt.Sprintf(" (%s arrivals, at most %d in flight)", p.Arrival, p.InflightLimit())
-	}
-	switch {
-	case p.Runs > 0 && p.Duration > 0:
-		parts = append(parts, fmt.Sprintf("%d runs or %s per level, whichever ends first", p.Runs, p.Duration))
-	case p.Duration > 0:
-		parts = append(parts, p.Duration.String()+" per level")
-	default:
-		parts = append(parts, fmt.Sprintf("%d runs per level", p.Runs))
-	}
-	if p.Warmup > 0 {
-		parts = append(parts, fmt.Sprintf("each after %d warmup per prompt", p.Warmup))
-	}
-	for _, g := range sp.StopWhen {
-		parts = append(parts, "stop when "+g.Expr)
-	}
-	if len(p.Prompts) > 1 || p.Arrival == probe.ArrivalPoisson {
-		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
-	}
-	return strings.Join(parts, " · ")
-}
-
-// writeSweep adds the sweep to the text report.
-func writeSweep(w io.Writer, res *sweep.Result) {
-	fmt.Fprintln(w)
-	sweep.Text(w, res)
+func beginSweep(ctx context.Context, stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*pipeline.Pipeline, error) {
+	return beginRun(ctx, stderr, &sp.Base, out, func(*probe.Plan) string { return sp.Describe() })
 }
 
 func num(v *float64) string {
@@ -225,23 +188,22 @@ func num(v *float64) string {
 // header, the per-level panel growing as levels end; once the screen has
 // closed, the report with the table goes to stdout as headless.
 func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
-	recs, err := beginSweep(ctx, stderr, &sp, out)
+	pl, err := beginSweep(ctx, stderr, &sp, out)
 	if err != nil {
 		return err
 	}
-	defer recs.close()
+	defer pl.Close()
 	// The screen's progress bar spans every level.
 	shown := sp.Base
 	shown.Runs *= len(sp.Levels)
 	shown.Duration *= time.Duration(len(sp.Levels))
-	rc := tui.RunConfig{Plan: shown, Workload: workloadOf(&sp.Base), Load: describeSweep(&sp), Sweep: &sp}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: recs.add, StallMS: sp.Base.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	rc := tui.RunConfig{Plan: shown, Workload: workloadOf(&sp.Base), Load: sp.Describe(), Sweep: &sp}
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: sp.Base.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}
 	st, stopped := m.RunResult()
-	recs.sweep = m.SweepResult()
-	return finishRun(stdout, stderr, &sp.Base, out, recs, st, stopped)
+	return pl.Report(stdout, stderr, out.report(&sp.Base, &st, m.SweepResult(), stopped))
 }
 
 // sweepOfInputs is the sweep in saved records, for drip compare --by level:
@@ -266,16 +228,4 @@ func sweepOfInputs(by string, inputs []compare.Input) *sweep.Result {
 		r.Planned = append(r.Planned, l.Level)
 	}
 	return r
-}
-
-// writeSweepPlots adds a sweep's table, knee and plots by level to a text
-// report (nothing without a sweep).
-func writeSweepPlots(w io.Writer, r *sweep.Result) {
-	if r == nil {
-		return
-	}
-	writeSweep(w, r)
-	st := views.NewStyles(true, false)
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), r.Kind, 120, 11, &st), 120, 11))
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
 )
 
@@ -109,12 +106,4 @@ func allDistinct(s []string) bool {
 		seen[v] = true
 	}
 	return true
-}
-
-// targetPath is target i's record file: --out with the target's letter
-// before the extension (watch.jsonl: watch-A.jsonl, watch-B.jsonl), so
-// each file is one run for drip compare.
-func targetPath(out string, i int) string {
-	ext := filepath.Ext(out)
-	return fmt.Sprintf("%s-%s%s", strings.TrimSuffix(out, ext), compare.Letter(i), ext)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/telemetry"
 )
@@ -46,37 +47,40 @@ func (f *exportFlags) check() error {
 	return nil
 }
 
-// open starts the exporters the flags ask for and adds them to the run's
-// record sinks. They are closed after the report: /metrics lingers, OTLP
-// pushes what is left; a failure there is said on stderr and does not
-// change the run's exit code.
-func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Plan, s *runRecords) error {
+// open starts the exporters the flags ask for, as sinks of the run's
+// records. They are closed after the report: /metrics lingers, OTLP
+// pushes what is left. A failed OTLP push is said on stderr and does not
+// change the run's exit code (the collector may be down; the records are
+// safe); /metrics that cannot shut down is a failed close.
+func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Plan) ([]pipeline.Sink, error) {
+	var sinks []pipeline.Sink
 	if f.metricsAddr != "" {
 		p, err := telemetry.NewPrometheus(f.metricsAddr, plan.Host, plan.Labels)
 		if err != nil {
-			return cannotErr(fmt.Errorf("--metrics-addr: %w", err))
+			return nil, cannotErr(fmt.Errorf("--metrics-addr: %w", err))
 		}
 		fmt.Fprintf(stderr, "drip: metrics on http://%s/metrics\n", p.Addr())
-		s.fns = append(s.fns, p.Add)
-		s.closes = append(s.closes, func() error {
+		sinks = append(sinks, pipeline.Sink{Name: "--metrics-addr", Write: p.Add, Close: func() error {
 			if f.linger > 0 {
 				fmt.Fprintf(stderr, "drip: /metrics stays up %s more (--linger)\n", f.linger)
 			}
 			return p.Close(ctx, f.linger)
-		})
+		}})
 	}
 	if f.otlp != "" || telemetry.OTLPFromEnv() {
 		o, err := telemetry.NewOTLP(ctx, telemetry.OTLPConfig{Endpoint: f.otlp, Traces: f.otlpTraces, Host: plan.Host, Labels: plan.Labels, Version: version})
 		if err != nil {
-			return usageErr("--otlp: %v", err)
+			for _, s := range sinks {
+				s.Close()
+			}
+			return nil, usageErr("--otlp: %v", err)
 		}
-		s.fns = append(s.fns, o.Add)
-		s.closes = append(s.closes, func() error {
+		sinks = append(sinks, pipeline.Sink{Name: "--otlp", Write: o.Add, Close: func() error {
 			if err := o.Close(context.WithoutCancel(ctx)); err != nil {
 				fmt.Fprintf(stderr, "drip: --otlp: %v\n", err)
 			}
 			return nil
-		})
+		}})
 	}
-	return nil
+	return sinks, nil
 }

@@ -4,16 +4,17 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/probe"
 )
 
 // Bounds of the numeric flags: beyond them a number is a typo or an attack
 // on drip's own arithmetic (a rate of 1e-300 is an interval that overflows).
+// A plan's own bounds are probe's (probe.MaxStreams, …).
 const (
-	maxCount     = 10_000_000 // --runs, --warmup, --max-tokens
-	maxInFlight  = 100_000    // --concurrency, --max-inflight
-	minRate      = 0.001      // arrivals per second: one every 1000 s
-	maxRate      = 1_000_000
-	minSpeed     = 0.001 // drip fixtures serve --speed
+	maxCount     = probe.MaxStreams  // --max-tokens, drip demo's --runs
+	maxInFlight  = probe.MaxInFlight // --slots, drip replay's --concurrency
+	minSpeed     = 0.001             // drip fixtures serve --speed
 	maxSpeed     = 1000
 	maxFramesCap = 100_000_000
 	maxBytesCap  = 1 << 40
@@ -36,8 +37,8 @@ func rateRange(v float64) error {
 	if v == 0 {
 		return nil
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < minRate || v > maxRate {
-		return usageErr("--rate %v: want a number of streams per second from %v to %v", v, minRate, maxRate)
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < probe.MinRate || v > probe.MaxRate {
+		return usageErr("--rate %v: want a number of streams per second from %v to %v", v, probe.MinRate, probe.MaxRate)
 	}
 	return nil
 }

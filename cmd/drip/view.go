@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
@@ -25,8 +23,8 @@ Every record is re-derived from its raw frame times as it is read.
 Without a terminal, or with --no-tui or --json, it prints the summary.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// The same reader as compare: the same mistake, the same exit.
-			in, err := readRun(args[0], args[0], cmd.ErrOrStderr())
+			// The one reader of every command: the same mistake, the same exit.
+			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -35,18 +33,12 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 			if useTUI(&out) {
 				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
 			}
-			a := stats.NewAggregate(stallMS)
+			pl := pipeline.New(stallMS, nil)
 			for _, r := range recs {
-				a.Add(r)
+				pl.Add(r)
 			}
-			s := a.Summary(stats.Workload{Target: recs[0].Target, Format: recs[0].Format, Model: recs[0].Model, Runs: len(recs)})
-			if out.json {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(s)
-			}
-			report.Text(cmd.OutOrStdout(), &s)
-			return nil
+			wl := stats.Workload{Target: recs[0].Target, Format: recs[0].Format, Model: recs[0].Model, Runs: len(recs)}
+			return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: wl, JSON: out.json})
 		},
 	}
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")

@@ -6,17 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
-	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -71,12 +69,12 @@ measures one stream per target and prints the headless report instead.`,
 			}
 			t, o := ts[0].t, ts[0].o
 			if !useTUI(&out) {
-				plan := probe.Plan{Target: t, Options: o, Runs: 1, PromptID: "p0"}
+				plan := probe.Plan{Target: t, Options: o, Runs: 1}
 				return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}
 			runID := probe.NewRunID()
 			src := tui.Source{Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
-				rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p0"}
+				rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
 				return probe.Stream(ctx, t, o, rec, observe)
 			}}
 			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS}, &out)
@@ -101,92 +99,19 @@ func useTUI(out *outputFlags) bool {
 // figures stay in the scrollback, and the --fail-if gates are checked over
 // them.
 func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFlags) error {
-	var (
-		mu    sync.Mutex
-		sinks []func(*record.Record) error
-		recs  []*record.Record
-		werr  error
-	)
-	if out.out != "" {
-		w, err := probe.Create(out.out)
-		if err != nil {
-			return cannotErr(fmt.Errorf("--out: %w", err))
-		}
-		defer w.Close()
-		sinks = append(sinks, w.Write)
+	pl := pipeline.New(cfg.StallMS, out.slo)
+	pl.KeepRecords()
+	if err := out.attach(pl); err != nil {
+		return err
 	}
-	if out.csv != "" {
-		write, closeCSV, err := openCSV(out.csv)
-		if err != nil {
-			return err
-		}
-		defer closeCSV()
-		sinks = append(sinks, write)
-	}
-	cfg.Sink = func(r *record.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		recs = append(recs, r)
-		for _, s := range sinks {
-			if err := s(r); err != nil && werr == nil {
-				werr = err
-			}
-		}
-	}
+	defer pl.Close()
+	cfg.Sink = pl.Add
 	cfg.Color = os.Getenv("NO_COLOR") == ""
 	m := tui.New(ctx, cfg)
 	if err := runProgram(ctx, m); err != nil {
 		return err
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if werr != nil {
-		return cannotErr(fmt.Errorf("writing records: %w", werr))
-	}
-	printSummaries(stdout, recs, cfg.StallMS)
-	stderr := sanitize.NewWriter(os.Stderr)
-	if out.out != "" {
-		fmt.Fprintf(stderr, "drip: %d records written to %s\n", len(recs), out.out)
-	}
-	return checkGates(stderr, recs, cfg.StallMS, out)
-}
-
-// printSummaries prints the report of a live session's records, one per
-// target and model (the demo's scenarios are models), in the order they
-// first ran.
-func printSummaries(w io.Writer, recs []*record.Record, stallMS float64) {
-	type group struct {
-		wl  stats.Workload
-		agg *stats.Aggregate
-	}
-	var order []string
-	groups := map[string]*group{}
-	for _, r := range recs {
-		k := r.Target + "\x00" + r.Model
-		g := groups[k]
-		if g == nil {
-			g = &group{wl: watchWorkload(r), agg: stats.NewAggregate(stallMS)}
-			groups[k] = g
-			order = append(order, k)
-		}
-		g.agg.Add(r)
-	}
-	for i, k := range order {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		s := groups[k].agg.Summary(groups[k].wl)
-		report.Text(w, &s)
-	}
-}
-
-// watchWorkload describes a live session's streams for their summary: one
-// prompt, sent when the user asked.
-func watchWorkload(r *record.Record) stats.Workload {
-	return stats.Workload{
-		Target: r.Target, Format: r.Format, Model: r.Model, PromptIDs: []string{r.PromptID},
-		Concurrency: 1, Order: "one stream at a time, re-run by the user", WarmupRule: "no warmup", Version: version,
-	}
+	return pl.ReportSession(stdout, sanitize.NewWriter(os.Stderr), pipeline.Session{Gates: out.gates, Out: out.out, Workload: pipeline.SessionWorkload(version)})
 }
 
 // runProgram runs a live view until the user quits, then waits for its
@@ -197,32 +122,6 @@ func runProgram(ctx context.Context, m *tui.Model, opts ...tea.ProgramOption) er
 	m.Wait()
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return cannotErr(fmt.Errorf("live view: %w", err))
-	}
-	return nil
-}
-
-// checkGates evaluates --fail-if over the records of a live session.
-func checkGates(w io.Writer, recs []*record.Record, stallMS float64, out *outputFlags) error {
-	if len(out.gates) == 0 {
-		return nil
-	}
-	a := stats.NewAggregate(stallMS)
-	for _, r := range recs {
-		a.Add(r)
-	}
-	s := a.Summary(stats.Workload{})
-	tripped := false
-	for _, g := range out.gates {
-		r := g.Eval(&s)
-		tripped = tripped || r.Tripped
-		mark := "ok  "
-		if r.Tripped {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  %s %s — %s\n", mark, r.Expr, r.Message)
-	}
-	if tripped {
-		return errGateTripped
 	}
 	return nil
 }
