@@ -79,7 +79,7 @@ func run(drip, levels string, rounds, frames int, gap, spread time.Duration) err
 	fmt.Printf("drip record added latency · %d frames %s apart per stream, starts spread over %s · upstream and clients in this process, drip record in its own\n", frames, gap, spread)
 	fmt.Println("| streams | round | load avg | frames | direct p50 / p99 ms | proxied p50 / p99 ms | added per frame p50 / p99 ms | added p99: first 5 / middle / last 5 frames |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
-	total := 0
+	total, proxiedFrames := 0, 0
 	for _, f := range strings.Split(levels, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
@@ -92,6 +92,7 @@ func run(drip, levels string, rounds, frames int, gap, spread time.Duration) err
 				return err
 			}
 			total += 2 * n
+			proxiedFrames += len(p)
 			added := make([]float64, len(d))
 			for i := range d {
 				added[i] = p[i] - d[i]
@@ -99,7 +100,7 @@ func run(drip, levels string, rounds, frames int, gap, spread time.Duration) err
 			fmt.Printf("| %d | %d | %s | %d | %s | %s | %s | %s |\n", n, r+1, load, len(d), p5099(d), p5099(p), p5099(added), byPosition(added, frames))
 		}
 	}
-	recorded, err := stop()
+	recorded, cpu, err := stop()
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,8 @@ func run(drip, levels string, rounds, frames int, gap, spread time.Duration) err
 	if recorded != total/2 {
 		return fmt.Errorf("drip record wrote %d complete records for %d proxied streams", recorded, total/2)
 	}
-	fmt.Printf("drip record wrote %d complete records, one per proxied stream\n", recorded)
+	fmt.Printf("drip record wrote %d complete records, one per proxied stream, and used %.2f s of CPU: %.1f µs per frame forwarded and recorded\n",
+		recorded, cpu.Seconds(), float64(cpu.Microseconds())/float64(proxiedFrames))
 	return nil
 }
 
@@ -194,8 +196,8 @@ func newClient() *http.Client {
 
 // startRecord runs drip record in front of up and returns its URL and a
 // function that stops it (Ctrl-C, as a user does) and counts the complete
-// records it wrote.
-func startRecord(drip, up, out string) (string, func() (int, error), error) {
+// records it wrote and the CPU time it used.
+func startRecord(drip, up, out string) (string, func() (int, time.Duration, error), error) {
 	cmd := exec.Command(drip, "record", "--listen", "127.0.0.1:0", "--upstream", up, "--out", out)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -216,14 +218,15 @@ func startRecord(drip, up, out string) (string, func() (int, error), error) {
 		return "", nil, fmt.Errorf("drip record: %s", sc.Text())
 	}
 	go io.Copy(io.Discard, stderr)
-	stop := func() (int, error) {
+	stop := func() (int, time.Duration, error) {
 		cmd.Process.Signal(syscall.SIGINT)
 		if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 { // 130: stopped by Ctrl-C, as it should be
-			return 0, fmt.Errorf("drip record: %v", err)
+			return 0, 0, fmt.Errorf("drip record: %v", err)
 		}
+		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		f, err := os.Open(out)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		defer f.Close()
 		recs, _, err := probe.ReadRecords(f)
@@ -233,7 +236,7 @@ func startRecord(drip, up, out string) (string, func() (int, error), error) {
 				complete++
 			}
 		}
-		return complete, err
+		return complete, cpu, err
 	}
 	return addr, stop, nil
 }
