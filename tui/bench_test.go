@@ -58,7 +58,7 @@ func BenchmarkLiveModel(b *testing.B) {
 		redraws := float64(h.m.redraws-redraws0) / secs
 		b.ReportMetric(float64(cpu.Milliseconds())/secs, "cpu-ms/s")
 		b.ReportMetric(redraws, "redraws/s")
-		b.ReportMetric(float64(len(h.m.cur.Record.Frames)), "frames")
+		b.ReportMetric(float64(len(h.m.stream.cur.Record.Frames)), "frames")
 		if redraws > 30 {
 			b.Errorf("%.1f redraws per second, over 30", redraws)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -33,21 +34,24 @@ var (
 	panelShortNames = [panelCount]string{"figs", "hist", "strm", "prmt", "scat"} // below 100 columns, but the current one
 )
 
-// compareScreen is the side-by-side view of recorded runs: a plain struct
-// the root model routes to while its screen is screenCompare.
+// compareScreen is the side-by-side view of recorded runs, one of the
+// root model's screens.
 type compareScreen struct {
-	c      *compare.Comparison
-	names  []string           // "A steady.jsonl", per run
-	runs   [][]*record.Record // each run's measured streams, in file order
-	gaps   [][]float64        // each run's gaps, pooled
-	ttft   [][]float64        // each run's TTFTs
-	keys   CompareKeyMap
-	help   help.Model
-	panel  comparePanel
-	skip   [panelCount]int // scroll of the figure tables
-	selRun int             // the selected stream: its run
-	sel    int             // and its position in the run
-	byTime bool
+	m       *Model
+	sh      *shell
+	stallMS float64
+	c       *compare.Comparison
+	names   []string           // "A steady.jsonl", per run
+	runs    [][]*record.Record // each run's measured streams, in file order
+	gaps    [][]float64        // each run's gaps, pooled
+	ttft    [][]float64        // each run's TTFTs
+	keys    CompareKeyMap
+	help    help.Model
+	panel   comparePanel
+	skip    [panelCount]int // scroll of the figure tables
+	selRun  int             // the selected stream: its run
+	sel     int             // and its position in the run
+	byTime  bool
 
 	// live feeds a comparison of runs still being measured (nil: files);
 	// status says how far they are.
@@ -67,15 +71,17 @@ func NewCompare(ctx context.Context, c *compare.Comparison, cfg Config) *Model {
 		cfg.StallMS = c.Runs[0].Records[0].StallMS
 	}
 	m := New(ctx, cfg)
-	cs := &compareScreen{keys: DefaultCompareKeyMap(), help: help.New()}
+	cs := &compareScreen{m: m, sh: &m.sh, stallMS: m.cfg.StallMS, keys: DefaultCompareKeyMap(), help: help.New()}
 	cs.load(c)
-	cs.help.Styles = m.styles.Help
+	cs.restyle()
 	m.cmp = cs
-	m.screen = screenCompare
-	m.keys.Back.SetEnabled(true)
+	m.active = cs
+	m.stream.keys.Back.SetEnabled(true)
 	cs.setPanel(panelFigures)
 	return m
 }
+
+func (cs *compareScreen) restyle() { cs.help.Styles = cs.sh.styles.Help }
 
 // CompareUpdateMsg replaces the comparison the compare screen shows, for a
 // comparison that fills in while a run goes on (drip replay): the panel,
@@ -106,30 +112,22 @@ func (cs *compareScreen) load(c *compare.Comparison) {
 	}
 }
 
-// updateCompare handles a message on the compare screen.
-func (m *Model) updateCompare(msg tea.Msg) tea.Cmd {
-	cs := m.cmp
+// update handles a message on the compare screen.
+func (cs *compareScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case CompareUpdateMsg:
 		cs.load(msg.C)
 		cs.setPanel(cs.panel)
-		m.renderCompare()
+		cs.render()
 	case liveCompareTickMsg:
-		return m.liveTick()
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		m.renderCompare()
-	case tea.BackgroundColorMsg:
-		m.setStyles(msg.IsDark())
-		cs.help.Styles = m.styles.Help
-		m.renderCompare()
+		return cs.liveTick()
+	case tea.WindowSizeMsg, tea.BackgroundColorMsg:
+		cs.render()
 	case tea.KeyPressMsg:
 		k := &cs.keys
 		switch {
 		case key.Matches(msg, k.Quit):
-			m.quitting = true
-			m.cancel()
-			return tea.Quit
+			return cs.m.quit()
 		case key.Matches(msg, k.Next):
 			cs.setPanel((cs.panel + 1) % panelCount)
 		case key.Matches(msg, k.Prev):
@@ -140,7 +138,7 @@ func (m *Model) updateCompare(msg tea.Msg) tea.Cmd {
 			cs.help.ShowAll = !cs.help.ShowAll
 		case key.Matches(msg, k.Open):
 			if cs.selRun < len(cs.runs) && cs.sel < len(cs.runs[cs.selRun]) {
-				m.openStream(cs.selRun, cs.sel)
+				cs.openStream(cs.selRun, cs.sel)
 				return nil
 			}
 		case key.Matches(msg, k.HeatMode):
@@ -148,7 +146,7 @@ func (m *Model) updateCompare(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Left, k.Right, k.Up, k.Down, k.PageUp, k.PageDown, k.Top):
 			cs.move(msg)
 		}
-		m.renderCompare()
+		cs.render()
 	}
 	return nil
 }
@@ -210,8 +208,7 @@ func (cs *compareScreen) table() views.FigureTable {
 // openStream shows stream i of run in the stream screen, among the run's
 // other streams (the dimmer timeline rows and the heatmap), so its clocks
 // stand beside the whole run's.
-func (m *Model) openStream(run, i int) {
-	cs := m.cmp
+func (cs *compareScreen) openStream(run, i int) {
 	recs := cs.runs[run]
 	sel := recs[i]
 	hist := make([]*record.Record, 0, len(recs))
@@ -220,37 +217,30 @@ func (m *Model) openStream(run, i int) {
 			hist = append(hist, r)
 		}
 	}
-	m.history = append(hist, sel)
-	m.cur = views.Stream{Run: sel.Seq + 1, Phase: views.PhaseDone, Record: sel}
+	s := cs.m.stream
 	if sel.StallMS > 0 {
-		m.cfg.StallMS = sel.StallMS
+		s.stallMS = sel.StallMS
 	}
-	m.note = cs.names[run] + " · esc: back to compare"
-	m.heatSkip, m.follow, m.frozen, m.zoom = 0, true, false, false
-	m.screen = screenStream
-	m.summarise()
-	m.relayout()
-	m.render(true)
+	s.open(sel, views.PhaseDone, time.Time{}, append(hist, sel), cs.names[run]+" · esc: back to compare")
 }
 
-// backToCompare leaves the stream screen for the compare screen, redrawn
+// back leaves the stream screen for the compare screen, redrawn
 // for the terminal's size now.
-func (m *Model) backToCompare() {
-	m.screen = screenCompare
-	m.renderCompare()
+func (cs *compareScreen) back() {
+	cs.m.show(cs)
+	cs.render()
 }
 
-// renderCompare lays out and draws the compare screen's header and the
+// render lays out and draws the compare screen's header and the
 // current panel.
-func (m *Model) renderCompare() {
-	cs := m.cmp
-	w, h := m.width, m.height
+func (cs *compareScreen) render() {
+	w, h := cs.sh.width, cs.sh.height
 	if w <= 0 || h <= 0 {
 		return
 	}
-	st := &m.styles.Views
+	st := &cs.sh.styles.Views
 	cs.help.SetWidth(w)
-	helpH := lipgloss.Height(helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, m.width))
+	helpH := lipgloss.Height(helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, cs.sh.width))
 	if h < 8 {
 		helpH = 0
 	}
@@ -274,26 +264,25 @@ func (m *Model) renderCompare() {
 	cs.skip[panelFigures] = min(cs.skip[panelFigures], cs.figures.MaxSkip(cs.bodyH))
 	cs.skip[panelPrompts] = min(cs.skip[panelPrompts], cs.prompts.MaxSkip(cs.bodyH))
 	cs.enableScroll()
-	cs.body = m.compareBody(w, cs.bodyH)
+	cs.body = cs.drawBody(w, cs.bodyH)
 }
 
-// compareBody draws the current panel in width × height.
-func (m *Model) compareBody(w, h int) string {
-	cs := m.cmp
-	st := &m.styles.Views
+// drawBody draws the current panel in width × height.
+func (cs *compareScreen) drawBody(w, h int) string {
+	st := &cs.sh.styles.Views
 	switch cs.panel {
 	case panelDists:
 		ttftH := min(max(3, h/3), h/2)
 		gapH := h - ttftH
-		gaps := m.title("gap ms", "log buckets · bar: share of each run's gaps, one scale", w, false) + "\n" +
-			views.CompareHistogram(cs.names, cs.gaps, m.cfg.StallMS, w, gapH-1, st)
-		ttft := m.title("ttft ms", "log buckets · bar: share of each run's streams", w, false) + "\n" +
+		gaps := title(&cs.sh.styles, "gap ms", "log buckets · bar: share of each run's gaps, one scale", w, false) + "\n" +
+			views.CompareHistogram(cs.names, cs.gaps, cs.stallMS, w, gapH-1, st)
+		ttft := title(&cs.sh.styles, "ttft ms", "log buckets · bar: share of each run's streams", w, false) + "\n" +
 			views.CompareHistogram(cs.names, cs.ttft, math.Inf(1), w, ttftH-1, st)
 		return views.Fit(gaps+"\n"+ttft, w, h)
 	case panelStreams:
 		return views.CompareHeatmaps(cs.names, cs.runs, cs.byTime, cs.selRun, cs.sel, w, h, st)
 	case panelScatter:
-		return m.compareScatter(w, h)
+		return cs.scatter(w, h)
 	case panelPrompts:
 		if len(cs.c.Prompts) == 0 {
 			return views.Fit(st.Dim.Render("no per-prompt view: it needs the same two or more prompt ids in every run"), w, h)
@@ -302,36 +291,24 @@ func (m *Model) compareBody(w, h int) string {
 	return cs.table().Render(cs.skip[cs.panel], h)
 }
 
-// composeCompare joins the compare screen's cached parts.
-func (m *Model) composeCompare() string {
-	cs := m.cmp
-	parts := []string{cs.header, m.compareTabs(), cs.body}
-	if helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, m.width) != "" && m.height >= 8 {
-		parts = append(parts, helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, m.width))
+// view joins the compare screen's cached parts.
+func (cs *compareScreen) view() string {
+	parts := []string{cs.header, cs.tabBar(), cs.body}
+	if cs.sh.height >= 8 {
+		parts = append(parts, helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, cs.sh.width))
 	}
-	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+	return views.Fit(strings.Join(nonEmpty(parts), "\n"), cs.sh.width, cs.sh.height)
 }
 
-// compareTabs is the panel bar: every panel with its key, the current one
+// tabBar is the panel bar: every panel with its key, the current one
 // highlighted, and what the current one needs explained.
-func (m *Model) compareTabs() string {
-	cs := m.cmp
-	st := &m.styles.Views
-	var tabs []string
-	names := panelNames
-	if m.width < 100 {
-		names = panelShortNames
+func (cs *compareScreen) tabBar() string {
+	st := &cs.sh.styles.Views
+	var short []string
+	if cs.sh.width < 100 {
+		short = panelShortNames[:]
 	}
-	for p, name := range names {
-		label := fmt.Sprintf(" %d %s ", p+1, name)
-		if comparePanel(p) == cs.panel {
-			label = fmt.Sprintf(" %d %s ", p+1, panelNames[p])
-			tabs = append(tabs, st.TitleFocused.Render(label))
-		} else {
-			tabs = append(tabs, st.Title.Render(label))
-		}
-	}
-	line := strings.Join(tabs, "")
+	line := tabs(st, panelNames[:], short, int(cs.panel))
 	note := ""
 	switch cs.panel {
 	case panelFigures, panelPrompts:
@@ -339,7 +316,7 @@ func (m *Model) compareTabs() string {
 			rows := cs.bodyH - 2
 			note = st.Dim.Render(fmt.Sprintf("%d–%d/%d ↓", cs.skip[cs.panel]+1, min(t.Lines(), cs.skip[cs.panel]+rows), t.Lines()))
 		}
-		if legend := views.CompareLegend(m.width-lipgloss.Width(line+note)-5, st); legend != "" && note != "" {
+		if legend := views.CompareLegend(cs.sh.width-lipgloss.Width(line+note)-5, st); legend != "" && note != "" {
 			note += st.Dim.Render(" · ") + legend
 		} else {
 			note += legend
@@ -347,18 +324,13 @@ func (m *Model) compareTabs() string {
 	case panelStreams:
 		note = st.Dim.Render("←/→ run · ↑/↓ stream · enter opens it")
 	}
-	line += " " + note
-	if rest := m.width - lipgloss.Width(line) - 1; rest > 0 {
-		line += " " + m.styles.Rule.Render(strings.Repeat("─", rest))
-	}
-	return line
+	return ruled(&cs.sh.styles, line+" "+note, cs.sh.width)
 }
 
-// compareScatter is a point per run file — its TTFT p50 against its pooled
+// scatter is a point per run file — its TTFT p50 against its pooled
 // gap p99, drawn as its letter — and the trend of both by run.
-func (m *Model) compareScatter(w, h int) string {
-	cs := m.cmp
-	st := &m.styles.Views
+func (cs *compareScreen) scatter(w, h int) string {
+	st := &cs.sh.styles.Views
 	var pts []views.ScatterPoint
 	ttft := views.Trend{Series: -1, Label: "ttft p50"}
 	gap := views.Trend{Series: -1, Label: "gap p99"}
@@ -374,9 +346,9 @@ func (m *Model) compareScatter(w, h int) string {
 	}
 	scatterH := h - 4
 	parts := []string{
-		m.title("scatter", "a point per run: ttft p50 × gap p99 of its streams", w, false),
-		views.Scatter(pts, skipped, m.cfg.StallMS, w, scatterH, st),
-		m.title("trend", "by run, A first", w, false),
+		title(&cs.sh.styles, "scatter", "a point per run: ttft p50 × gap p99 of its streams", w, false),
+		views.Scatter(pts, skipped, cs.stallMS, w, scatterH, st),
+		title(&cs.sh.styles, "trend", "by run, A first", w, false),
 		views.TrendStrip([]views.Trend{ttft, gap}, "runs", w, 2, st),
 	}
 	return views.Fit(strings.Join(parts, "\n"), w, h)

@@ -92,7 +92,7 @@ func wantOnScreen(t *testing.T, m *Model, wants ...string) {
 			t.Errorf("screen lacks %q:\n%s", w, s)
 		}
 	}
-	checkFits(t, s, m.width, m.height)
+	checkFits(t, s, m.sh.width, m.sh.height)
 }
 
 // At 160×45 both runs stand side by side with every figure on screen at
@@ -168,7 +168,7 @@ func TestCompareOpenStream(t *testing.T) {
 	send(m, keys("enter")...)
 	wantOnScreen(t, m, "drip · run 3 · done", "B stall.jsonl · esc: back to compare",
 		"middle of a ⏸ 700ms", "stalls         2 (1 mid-sentence)", "esc back")
-	if m.cur.Record != m.cmp.runs[1][2] {
+	if m.stream.cur.Record != m.cmp.runs[1][2] {
 		t.Errorf("the watch view shows another record")
 	}
 	// The stream screen answers its own keys, and resizes.

@@ -49,3 +49,13 @@ func helpBar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width 
 	}
 	return footer(h, km.ShortHelp(), helpKey, quitKey, width)
 }
+
+// helpPanel is a screen's help bar as a panel of its layout; it reads the
+// screen's key map, whose keys are enabled and disabled as the screen goes.
+type helpPanel struct {
+	h                *help.Model
+	km               help.KeyMap
+	helpKey, quitKey *key.Binding
+}
+
+func (p helpPanel) draw(b box) string { return helpBar(p.h, p.km, *p.helpKey, *p.quitKey, b.w) }

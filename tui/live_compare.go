@@ -83,8 +83,7 @@ func NewLiveCompare(ctx context.Context, feed *CompareFeed, cfg Config) *Model {
 
 // liveTick recomputes the comparison from the feed and re-arms itself
 // while the runs go on.
-func (m *Model) liveTick() tea.Cmd {
-	cs := m.cmp
+func (cs *compareScreen) liveTick() tea.Cmd {
 	c, counts, closed := cs.live.snapshot()
 	if c != nil {
 		cs.load(c)
@@ -94,9 +93,9 @@ func (m *Model) liveTick() tea.Cmd {
 	if closed {
 		cs.status = "done · streams: " + counts
 	}
-	m.renderCompare()
+	cs.render()
 	if closed {
 		return nil
 	}
-	return m.after(liveCompareInterval, liveCompareTickMsg{})
+	return cs.m.after(liveCompareInterval, liveCompareTickMsg{})
 }

@@ -226,10 +226,10 @@ func TestLiveEqualsSaved(t *testing.T) {
 
 	saved := newHarness(t, Config{Records: []*record.Record{rec}})
 	saved.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if !reflect.DeepEqual(live.m.this, saved.m.this) {
-		t.Errorf("live summary %+v\nsaved summary %+v", live.m.this.Metrics, saved.m.this.Metrics)
+	if !reflect.DeepEqual(live.m.stream.this, saved.m.stream.this) {
+		t.Errorf("live summary %+v\nsaved summary %+v", live.m.stream.this.Metrics, saved.m.stream.this.Metrics)
 	}
-	if a, b := live.m.panels.clocks, saved.m.panels.clocks; a != b {
+	if a, b := live.m.stream.lay.clocks.view, saved.m.stream.lay.clocks.view; a != b {
 		t.Errorf("clocks differ:\n%s\n%s", a, b)
 	}
 }
@@ -251,7 +251,7 @@ func TestStaleRunDropped(t *testing.T) {
 	// that was replaced.
 	h.push(first, events(recorded(t, "steady"))...)
 	h.advance(frameInterval)
-	if h.m.dropped == 0 {
+	if h.m.stream.dropped == 0 {
 		t.Fatal("stale events were not dropped")
 	}
 	if s := h.screen(); strings.Contains(s, "A stream that feels fast") {
@@ -300,17 +300,17 @@ func TestKeys(t *testing.T) {
 
 	// Freeze: measurement continues, drawing stops.
 	h.update(press("space"))
-	before := h.m.panels.timeline
+	before := h.m.stream.lay.timeline.view
 	h.push(observe, evs[6:]...)
 	h.advance(frameInterval)
-	if h.m.panels.timeline != before || !strings.Contains(h.screen(), "drawing frozen") {
+	if h.m.stream.lay.timeline.view != before || !strings.Contains(h.screen(), "drawing frozen") {
 		t.Error("frozen view was redrawn")
 	}
-	if h.m.cur.Phase != 4 {
+	if h.m.stream.cur.Phase != 4 {
 		t.Error("measurement did not continue while frozen")
 	}
 	h.update(press("space"))
-	if h.m.panels.timeline == before {
+	if h.m.stream.lay.timeline.view == before {
 		t.Error("unfreezing did not redraw")
 	}
 
@@ -323,7 +323,7 @@ func TestKeys(t *testing.T) {
 		t.Error("heatmap did not switch to time buckets")
 	}
 	h.update(press("tab"))
-	if h.m.focus != focusHeatmap {
+	if h.m.stream.focus != focusHeatmap {
 		t.Error("tab did not move the focus")
 	}
 	h.update(press("tab"))
@@ -372,19 +372,19 @@ func TestScroll(t *testing.T) {
 	evs := events(recorded(t, "long"))
 	h.push(observe, evs[:400]...)
 	h.advance(frameInterval)
-	if !h.m.text.AtBottom() {
+	if !h.m.stream.text.AtBottom() {
 		t.Fatal("text does not follow the tail")
 	}
 	h.update(press("pgup"))
 	h.push(observe, evs[400:800]...)
 	h.advance(frameInterval)
-	if h.m.follow || h.m.text.AtBottom() {
+	if h.m.stream.follow || h.m.stream.text.AtBottom() {
 		t.Error("scrolled text jumped back to the tail")
 	}
 	h.update(press("G"))
 	h.push(observe, evs[800:1200]...)
 	h.advance(frameInterval)
-	if !h.m.follow || !h.m.text.AtBottom() {
+	if !h.m.stream.follow || !h.m.stream.text.AtBottom() {
 		t.Error("end did not resume following the tail")
 	}
 }
@@ -417,22 +417,22 @@ func TestRedrawCap(t *testing.T) {
 func TestFirstStreamWaitsForTheFirstFrame(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.update(h.m.Init())
-	if h.m.seq != 0 {
-		t.Fatalf("Init started %d streams before the terminal's size was known", h.m.seq)
+	if h.m.stream.seq != 0 {
+		t.Fatalf("Init started %d streams before the terminal's size was known", h.m.stream.seq)
 	}
 	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.advance(beginDelay - time.Millisecond)
-	if h.m.seq != 0 {
-		t.Fatalf("%d streams started %v after the first window size, want none before %v", h.m.seq, beginDelay-time.Millisecond, beginDelay)
+	if h.m.stream.seq != 0 {
+		t.Fatalf("%d streams started %v after the first window size, want none before %v", h.m.stream.seq, beginDelay-time.Millisecond, beginDelay)
 	}
 	h.advance(time.Millisecond)
-	if h.m.seq != 1 {
-		t.Fatalf("%d streams started at %v after the first window size, want 1", h.m.seq, beginDelay)
+	if h.m.stream.seq != 1 {
+		t.Fatalf("%d streams started at %v after the first window size, want 1", h.m.stream.seq, beginDelay)
 	}
 	<-h.observers // the stream is running
 	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	h.advance(time.Second)
-	if h.m.seq != 1 {
-		t.Errorf("a later resize started another stream: %d", h.m.seq)
+	if h.m.stream.seq != 1 {
+		t.Errorf("a later resize started another stream: %d", h.m.stream.seq)
 	}
 }

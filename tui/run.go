@@ -71,9 +71,11 @@ type runStream struct {
 }
 
 // runScreen is the live view of a workload: a plain struct the root model
-// routes to while its screen is screenRun, and in the background while one
+// routes to while it shows, and in the background while one
 // of the run's streams is open in the stream screen.
 type runScreen struct {
+	m        *Model
+	sh       *shell
 	cfg      RunConfig
 	id       int // tags this run's events
 	feed     *feed
@@ -103,7 +105,6 @@ type runScreen struct {
 	keys      RunKeyMap
 	help      help.Model
 	lay       runLayout
-	panels    runPanels
 	pending   []event
 	done      []event // finished records and the run's end, not yet taken in
 	dropped   int     // stale events
@@ -113,7 +114,7 @@ type runScreen struct {
 	lastDraw  time.Time
 	lastHeavy time.Time
 	heavy     bool // the slow panels' data changed
-	slot      int  // under load, the slow panels drawn next (renderRun)
+	turn      int  // under load, the slow panels drawn next (renderSlow)
 	sweep     sweepPanel
 }
 
@@ -130,7 +131,7 @@ func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
 	}
 	m := New(ctx, cfg)
 	rs := &runScreen{
-		cfg: rc, id: 1, feed: newFeed(), progress: rc.Plan.Progress,
+		m: m, sh: &m.sh, cfg: rc, id: 1, feed: newFeed(), progress: rc.Plan.Progress,
 		agg: stats.NewAggregate(m.cfg.StallMS), sumDirty: true,
 		live: map[int]*runStream{}, follow: true,
 		keys: DefaultRunKeyMap(), help: help.New(),
@@ -139,38 +140,39 @@ func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
 		rs.progress = &probe.Progress{}
 	}
 	rs.table = table.New(table.WithFocused(true))
+	rs.lay = newRunLayout(rs)
 	if sp := rc.Sweep; sp != nil {
 		rs.sweep.res = sweep.Result{Kind: sp.Kind, Planned: sp.Levels}
 	}
 	m.rs = rs
-	m.screen = screenRun
-	m.keys.Back.SetEnabled(true)
-	m.setRunStyles()
+	m.active = rs
+	m.stream.keys.Back.SetEnabled(true)
+	rs.restyle()
 	rs.sum = rs.agg.Summary(rc.Workload)
 	return m
 }
 
-// startWorkload runs the plan in its own goroutine. The probe talks to the
+// start runs the plan in its own goroutine. The probe talks to the
 // screen only through the feed, which never blocks it: events and records
 // are buffered (lossless) and picked up by the next frame tick.
-func (m *Model) startWorkload() tea.Cmd {
-	rs := m.rs
+func (rs *runScreen) start() tea.Cmd {
+	m := rs.m
 	plan := rs.cfg.Plan
 	plan.Progress = rs.progress
-	observe, sink := rs.observer(m.now), rs.sink(m.cfg.Sink, m.now)
+	observe, sink := rs.observer(rs.sh.now), rs.sink(m.cfg.Sink, rs.sh.now)
 	ctx := m.ctx
-	rs.startedAt = m.now()
+	rs.startedAt = rs.sh.now()
 	m.streams.Add(1)
 	go func() {
 		defer m.streams.Done()
 		if rs.cfg.Sweep != nil {
-			rs.runSweep(m, sink, observe)
+			rs.runSweep(sink, observe)
 			return
 		}
 		st := probe.Run(ctx, plan, sink, observe)
-		rs.end(st, ctx.Err() != nil, m.now)
+		rs.end(st, ctx.Err() != nil, rs.sh.now)
 	}()
-	return m.armRunTick()
+	return rs.armTick()
 }
 
 // observer is the runner's observer: every stream's events but the last,
@@ -220,10 +222,9 @@ func (m *Model) RunSummary() stats.Summary {
 	return m.rs.agg.Summary(m.rs.cfg.Workload)
 }
 
-// armRunTick schedules the next frame of the run screen, no sooner than
+// armTick schedules the next frame of the run screen, no sooner than
 // frameInterval after the last one (busyInterval under load).
-func (m *Model) armRunTick() tea.Cmd {
-	rs := m.rs
+func (rs *runScreen) armTick() tea.Cmd {
 	if rs.tickArmed {
 		return nil
 	}
@@ -233,57 +234,48 @@ func (m *Model) armRunTick() tea.Cmd {
 	if len(rs.live) > busyStreams {
 		every = busyInterval
 	}
-	d := max(0, every-m.now().Sub(rs.lastDraw))
-	return m.after(d, runTickMsg{gen: rs.tickGen})
+	d := max(0, every-rs.sh.now().Sub(rs.lastDraw))
+	return rs.m.after(d, runTickMsg{gen: rs.tickGen})
 }
 
-// updateRun handles a message for the run: its ticks on any screen, and
-// everything while the run screen shows. It reports whether it handled
-// the message.
-func (m *Model) updateRun(msg tea.Msg) (tea.Cmd, bool) {
-	rs := m.rs
-	if t, ok := msg.(runTickMsg); ok {
-		if t.gen != rs.tickGen {
-			return nil, true
-		}
-		rs.tickArmed = false
-		rs.lastDraw = m.now()
-		m.applyRun()
-		if m.screen == screenRun {
-			m.renderRun(false)
-		} else {
-			m.syncOpened()
-		}
-		// The tick runs while the run does (its clock moves), and once
-		// more after the tick that drew the final figures, so whoever
-		// waits for the end sees a message after it.
-		if rs.state == views.RunRunning || !rs.settled {
-			rs.settled = rs.state != views.RunRunning
-			return m.armRunTick(), true
-		}
-		return nil, true
+// tick is the run's redraw tick, on any screen: the run goes on while
+// one of its streams is open in the stream screen.
+func (rs *runScreen) tick(t runTickMsg) tea.Cmd {
+	if t.gen != rs.tickGen {
+		return nil
 	}
-	if m.screen != screenRun {
-		return nil, false
+	rs.tickArmed = false
+	rs.lastDraw = rs.sh.now()
+	rs.apply()
+	if rs.m.active == screen(rs) {
+		rs.render(false)
+	} else {
+		rs.syncOpened()
 	}
+	// The tick runs while the run does (its clock moves), and once more
+	// after the tick that drew the final figures, so whoever waits for
+	// the end sees a message after it.
+	if rs.state == views.RunRunning || !rs.settled {
+		rs.settled = rs.state != views.RunRunning
+		return rs.armTick()
+	}
+	return nil
+}
+
+// update handles a message while the run screen shows.
+func (rs *runScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		m.renderRun(true)
-	case tea.BackgroundColorMsg:
-		m.setStyles(msg.IsDark())
-		m.setRunStyles()
-		m.renderRun(true)
+	case tea.WindowSizeMsg, tea.BackgroundColorMsg:
+		rs.render(true)
 	case tea.KeyPressMsg:
-		return m.runKey(msg), true
+		return rs.handleKey(msg)
 	}
-	return nil, true
+	return nil
 }
 
 // applyRun takes the feed's events into the screen. Events of another run,
 // or of a stream the screen does not hold, are stale and dropped.
-func (m *Model) applyRun() {
-	rs := m.rs
+func (rs *runScreen) apply() {
 	rs.pending = rs.feed.drain(rs.pending)
 	for i := range rs.pending {
 		e := &rs.pending[i]
@@ -298,7 +290,7 @@ func (m *Model) applyRun() {
 		s := rs.live[e.Seq]
 		switch {
 		case e.Type == probe.EventStart:
-			e.Record.StallMS = m.cfg.StallMS // the feed's copy is ours
+			e.Record.StallMS = rs.m.cfg.StallMS // the feed's copy is ours
 			s = &runStream{phase: views.PhaseConnecting, rec: e.Record, start: e.at}
 			rs.live[e.Seq] = s
 			rs.list = append(rs.list, s)
@@ -321,7 +313,7 @@ func (m *Model) applyRun() {
 		rs.heavy = true
 	}
 	clear(rs.pending)
-	m.takeDone()
+	rs.takeDone()
 	rs.trim()
 	if rs.follow && len(rs.list) > 0 {
 		rs.sel = len(rs.list) - 1
@@ -336,12 +328,11 @@ func (m *Model) applyRun() {
 // per-record work (the aggregate, histograms, rows) does not take CPU from
 // their last reads. A steady stream of records is shown at most
 // doneMaxWait late; once none is in flight, all are taken at once.
-func (m *Model) takeDone() {
-	rs := m.rs
+func (rs *runScreen) takeDone() {
 	n := len(rs.done)
 	if rs.progress.InFlight.Load() > 0 && n > doneBudget {
 		n = doneBudget
-		now := m.now()
+		now := rs.sh.now()
 		for n < len(rs.done) && now.Sub(rs.done[n].at) >= doneMaxWait {
 			n++
 		}
@@ -349,7 +340,7 @@ func (m *Model) takeDone() {
 	for i := range rs.done[:n] {
 		e := &rs.done[i]
 		if e.Seq >= 0 {
-			m.finishStream(rs.live[e.Seq], e.Record, e.at)
+			rs.finishStream(rs.live[e.Seq], e.Record, e.at)
 			continue
 		}
 		rs.state = views.RunDone
@@ -370,8 +361,7 @@ func (m *Model) takeDone() {
 
 // finishStream takes a stream's final record: into the aggregate (exactly
 // as the headless report adds it), the histograms and the stream's row.
-func (m *Model) finishStream(s *runStream, rec *record.Record, at time.Time) {
-	rs := m.rs
+func (rs *runScreen) finishStream(s *runStream, rec *record.Record, at time.Time) {
 	if s == nil {
 		// It failed before it was sent: no start event.
 		s = &runStream{start: at}
@@ -430,18 +420,18 @@ func (rs *runScreen) trim() {
 // derive brings a running stream's figures up to date with its frames so
 // far (the screen's own copy), with the probe's Derive, as the stream
 // screen does.
-func (m *Model) deriveLive(s *runStream) {
+func (rs *runScreen) deriveLive(s *runStream) {
 	if s.phase == views.PhaseDone {
 		return
 	}
 	r := s.rec
-	el := msSince(s.start, m.now())
+	el := msSince(s.start, rs.sh.now())
 	r.DurationMS = el
 	if n := len(r.Frames); n > 0 {
 		r.DurationMS = max(el, r.Frames[n-1].TMS)
 	}
 	if s.dirty || r.TTFTMS == nil {
-		_ = stats.Derive(r, m.cfg.StallMS) // the live copy is ours; its times are in order
+		_ = stats.Derive(r, rs.m.cfg.StallMS) // the live copy is ours; its times are in order
 		s.dirty = false
 	}
 }
@@ -449,15 +439,14 @@ func (m *Model) deriveLive(s *runStream) {
 // openSelected shows the selected stream in the stream screen, among the
 // run's other finished streams (the dimmer timeline rows and the heatmap),
 // live if it is still running.
-func (m *Model) openSelected() {
-	rs := m.rs
+func (rs *runScreen) openSelected() {
 	if rs.sel >= len(rs.list) {
 		return
 	}
 	s := rs.list[rs.sel]
-	const context = 24
+	const nearby = 24
 	var hist []*record.Record
-	for i := len(rs.list) - 1; i >= 0 && len(hist) < context; i-- {
+	for i := len(rs.list) - 1; i >= 0 && len(hist) < nearby; i-- {
 		if o := rs.list[i]; o != s && o.phase == views.PhaseDone {
 			hist = append(hist, o.rec)
 		}
@@ -468,42 +457,33 @@ func (m *Model) openSelected() {
 	if s.phase == views.PhaseDone {
 		hist = append(hist, s.rec)
 	}
-	m.history = hist
-	m.cur = views.Stream{Run: s.rec.Seq + 1, Phase: s.phase, Record: s.rec}
-	m.startedAt = s.start
-	m.note = "a stream of the run · esc: back to the run"
-	m.heatSkip, m.follow, m.frozen, m.zoom = 0, true, false, false
-	m.screen = screenStream
 	rs.opened = s
-	m.dirtyData, m.dirtyText = true, true
-	m.summarise()
-	m.relayout()
-	m.render(true)
+	rs.m.stream.open(s.rec, s.phase, s.start, hist, "a stream of the run · esc: back to the run")
 }
 
 // syncOpened keeps the stream screen up with the open stream while it
 // runs, and shows its final record once it ends.
-func (m *Model) syncOpened() {
-	s := m.rs.opened
-	if s == nil || (m.cur.Phase == views.PhaseDone && m.cur.Record == s.rec) {
+func (rs *runScreen) syncOpened() {
+	s, ss := rs.opened, rs.m.stream
+	if s == nil || (ss.cur.Phase == views.PhaseDone && ss.cur.Record == s.rec) {
 		return
 	}
-	if s.phase == views.PhaseDone && m.cur.Record != s.rec {
-		m.history = append(m.history, s.rec)
+	if s.phase == views.PhaseDone && ss.cur.Record != s.rec {
+		ss.history = append(ss.history, s.rec)
 	}
-	m.cur.Record, m.cur.Phase = s.rec, s.phase
+	ss.cur.Record, ss.cur.Phase = s.rec, s.phase
 	if s.phase != views.PhaseDone {
-		m.cur.ElapsedMS = msSince(m.startedAt, m.now())
+		ss.cur.ElapsedMS = msSince(ss.startedAt, rs.sh.now())
 	}
-	m.dirtyData, m.dirtyText = true, true
-	m.render(false)
+	ss.dirtyData, ss.dirtyText = true, true
+	ss.render(false)
 }
 
-// backToRun leaves the stream screen for the run screen, redrawn for the
+// back leaves the stream screen for the run screen, redrawn for the
 // terminal's size now.
-func (m *Model) backToRun() {
-	m.rs.opened = nil
-	m.note = ""
-	m.screen = screenRun
-	m.renderRun(true)
+func (rs *runScreen) back() {
+	rs.opened = nil
+	rs.m.stream.note = ""
+	rs.m.show(rs)
+	rs.render(true)
 }

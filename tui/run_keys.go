@@ -47,20 +47,17 @@ func (k RunKeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// runKey handles a key on the run screen.
-func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
-	rs := m.rs
+// handleKey handles a key on the run screen.
+func (rs *runScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &rs.keys
-	page := max(1, rs.lay.table.h-3)
+	page := max(1, rs.lay.table.b.h-3)
 	switch {
 	case key.Matches(msg, k.Quit):
 		// Stop admitting and cancel the streams in flight: their partial
 		// records reach the sink before Wait returns.
-		m.quitting = true
-		m.cancel()
-		return tea.Quit
+		return rs.m.quit()
 	case key.Matches(msg, k.Open):
-		m.openSelected()
+		rs.openSelected()
 		return nil
 	case key.Matches(msg, k.HeatMode):
 		rs.byTime = !rs.byTime
@@ -81,6 +78,6 @@ func (m *Model) runKey(msg tea.KeyPressMsg) tea.Cmd {
 	default:
 		return nil
 	}
-	m.renderRun(true)
+	rs.render(true)
 	return nil
 }

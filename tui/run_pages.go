@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/driplab/drip/views"
 )
 
@@ -25,23 +23,9 @@ const (
 
 var runPageNames = [runPageCount]string{"streams", "distributions", "scatter"}
 
-// runTabs is the page bar.
-func (m *Model) runTabs() string {
-	rs := m.rs
-	st := &m.styles.Views
-	line := ""
-	for p, name := range runPageNames {
-		label := fmt.Sprintf(" %d %s ", p+1, name)
-		if runPage(p) == rs.page {
-			line += st.TitleFocused.Render(label)
-		} else {
-			line += st.Title.Render(label)
-		}
-	}
-	if rest := m.width - lipgloss.Width(line) - 1; rest > 0 {
-		line += " " + m.styles.Rule.Render(strings.Repeat("─", rest))
-	}
-	return views.Fit(line, m.width, 1)
+func (p runTabs) draw(b box) string {
+	rs := p.rs
+	return ruled(&rs.sh.styles, tabs(&rs.sh.styles.Views, runPageNames[:], nil, int(rs.page)), b.w)
 }
 
 // ttftNote is the TTFT histogram's caption: what it holds, and the
@@ -59,27 +43,27 @@ func (rs *runScreen) ttftNote(long bool) string {
 	return fmt.Sprintf("n=%d finished · %d in flight, %d without a first token yet · log buckets", rs.ttft.N(), len(rs.live), waiting)
 }
 
-// runPageBody draws page 2 or 3 in w × h.
-func (m *Model) runPageBody(w, h int) string {
-	rs := m.rs
-	st := &m.styles.Views
+// draw shows page 2 (the distributions whole) or 3 (the scatter).
+func (p runPageBody) draw(b box) string {
+	rs := p.rs
+	w, h := b.w, b.h
+	st := &rs.sh.styles.Views
 	if rs.page == runPageScatter {
-		return m.runScatter(w, h)
+		return rs.scatter(w, h)
 	}
 	ttftH := max(3, h/2)
 	gapH := h - ttftH
-	ttft := m.title("ttft ms", rs.ttftNote(true), w, false) + "\n" +
+	ttft := title(&rs.sh.styles, "ttft ms", rs.ttftNote(true), w, false) + "\n" +
 		views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", w, ttftH-1, st)
-	gaps := m.title("gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), w, false) + "\n" +
-		views.Histogram(&rs.gaps, m.cfg.StallMS, "no gaps yet: they need two content frames", w, gapH-1, st)
+	gaps := title(&rs.sh.styles, "gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), w, false) + "\n" +
+		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, "no gaps yet: they need two content frames", w, gapH-1, st)
 	return views.Fit(views.Fit(ttft, w, ttftH)+"\n"+gaps, w, h)
 }
 
-// runScatter is a point per finished measured stream the screen keeps,
+// scatter is a point per finished measured stream the screen keeps,
 // and the trend of TTFT and gap p99 by stream, in the order they started.
-func (m *Model) runScatter(w, h int) string {
-	rs := m.rs
-	st := &m.styles.Views
+func (rs *runScreen) scatter(w, h int) string {
+	st := &rs.sh.styles.Views
 	var pts []views.ScatterPoint
 	ttft := views.Trend{Series: -1, Label: "ttft"}
 	gap := views.Trend{Series: -1, Label: "gap p99"}
@@ -105,11 +89,11 @@ func (m *Model) runScatter(w, h int) string {
 		scatterH = h - trendH - 2
 	}
 	parts := []string{
-		m.title("scatter", fmt.Sprintf("ttft × gap p99, a point per stream · %d in flight not yet drawn", len(rs.live)), w, false),
-		views.Scatter(pts, skipped, m.cfg.StallMS, w, scatterH, st),
+		title(&rs.sh.styles, "scatter", fmt.Sprintf("ttft × gap p99, a point per stream · %d in flight not yet drawn", len(rs.live)), w, false),
+		views.Scatter(pts, skipped, rs.m.cfg.StallMS, w, scatterH, st),
 	}
 	if trendH > 0 {
-		parts = append(parts, m.title("trend", "by stream, in the order they started", w, false),
+		parts = append(parts, title(&rs.sh.styles, "trend", "by stream, in the order they started", w, false),
 			views.TrendStrip([]views.Trend{ttft, gap}, "streams", w, trendH, st))
 	}
 	return views.Fit(strings.Join(parts, "\n"), w, h)

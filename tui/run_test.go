@@ -43,8 +43,8 @@ func newRunHarness(t testing.TB) *runHarness {
 	}
 	rs := h.m.rs
 	rs.startedAt = h.now
-	rh.observe, rh.sink = rs.observer(h.m.now), rs.sink(h.m.cfg.Sink, h.m.now)
-	h.m.armRunTick()
+	rh.observe, rh.sink = rs.observer(h.m.sh.now), rs.sink(h.m.cfg.Sink, h.m.sh.now)
+	h.m.rs.armTick()
 	t.Cleanup(h.m.Wait)
 	return rh
 }
@@ -150,7 +150,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 		headless.Add(r)
 	}
 	st := stats.RunStats{LagBoundMS: stats.ScheduleLagBoundMS}
-	rh.m.rs.end(st, false, rh.m.now)
+	rh.m.rs.end(st, false, rh.m.sh.now)
 	headless.SetRun(st)
 	rh.advance(frameInterval)
 	if !rh.m.RunFinished() || !strings.Contains(rh.screen(), "finished") || !strings.Contains(rh.screen(), "q quits and prints the summary") {
@@ -173,7 +173,7 @@ func TestRunScreenStale(t *testing.T) {
 	rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	r := rh.stream("steady", 0, "short")
 	rh.play(r, 0, -1)
-	other := rh.m.rs.feed.observer(rh.m.rs.id+1, rh.m.now)
+	other := rh.m.rs.feed.observer(rh.m.rs.id+1, rh.m.sh.now)
 	for _, e := range events(rh.stream("mid-sentence-stall", 98, "ghost"))[:5] {
 		other(e)
 	}
@@ -244,14 +244,14 @@ func TestRunScreenKeys(t *testing.T) {
 	rh.update(runKey("home"))
 	rh.update(runKey("down"))
 	rh.update(runKey("enter"))
-	if rh.m.screen != screenStream || !strings.Contains(rh.screen(), "a stream of the run") || !strings.Contains(rh.screen(), "streaming") {
+	if rh.m.active != screen(rh.m.stream) || !strings.Contains(rh.screen(), "a stream of the run") || !strings.Contains(rh.screen(), "streaming") {
 		t.Fatalf("enter did not open the stream:\n%s", rh.screen())
 	}
-	before := len(rh.m.cur.Record.Frames)
+	before := len(rh.m.stream.cur.Record.Frames)
 	rh.play(recs[1], 12, 40)
 	rh.advance(frameInterval)
-	if len(rh.m.cur.Record.Frames) <= before || !strings.Contains(rh.screen(), "Streaming feels") {
-		t.Errorf("the open stream did not follow its frames (%d → %d)", before, len(rh.m.cur.Record.Frames))
+	if len(rh.m.stream.cur.Record.Frames) <= before || !strings.Contains(rh.screen(), "Streaming feels") {
+		t.Errorf("the open stream did not follow its frames (%d → %d)", before, len(rh.m.stream.cur.Record.Frames))
 	}
 	rh.play(recs[1], 40, -1)
 	rh.sink(recs[1])
@@ -260,7 +260,7 @@ func TestRunScreenKeys(t *testing.T) {
 		t.Errorf("the open stream's end is not shown:\n%s", s)
 	}
 	rh.update(runKey("esc"))
-	if rh.m.screen != screenRun || !strings.Contains(rh.screen(), "drip run") {
+	if rh.m.active != screen(rh.m.rs) || !strings.Contains(rh.screen(), "drip run") {
 		t.Fatalf("esc did not come back:\n%s", rh.screen())
 	}
 	checkFits(t, rh.screen(), 120, 40)

@@ -16,85 +16,106 @@ import (
 // runLayout places the run screen's panels; a box's h counts its title
 // line, and 0 hides it. Everything shows at 120×40; below 100 columns the
 // TTFT histogram goes and the gap histogram sits beside the heatmap; as
-// rows run out the heatmap goes, then the timeline.
+// rows run out the heatmap goes, then the timeline. Pages 2 and 3 show
+// one panel, page, below the header, counts and tabs.
 type runLayout struct {
-	headerH, countsH, helpH int
-	tabsH                   int // the page bar
-	table, ttft, gaps, heat box
-	tl                      box
-	sweep                   box // a sweep's per-level panel
+	header, counts, tabs, sweep, table, ttft, gaps, heat, tl, page, help slot
+	right                                                                slot // ttft over gaps, beside the table
+	rows, pageRows                                                       grid
 }
 
-// runPanels are the rendered strings composeRun joins, titles included.
-type runPanels struct {
-	header, counts, table, ttft, gaps, heat, tl string
+// newRunLayout gives each slot its panel; layout sizes them.
+func newRunLayout(rs *runScreen) runLayout {
+	l := runLayout{
+		sweep: slot{p: runSweepPanel{rs}}, table: slot{p: runTable{rs}},
+		ttft: slot{p: runTTFT{rs}}, gaps: slot{p: runGaps{rs}}, heat: slot{p: runHeatmap{rs}},
+		tl: slot{p: runTimeline{rs}}, page: slot{p: runPageBody{rs}}, tabs: slot{p: runTabs{rs}},
+		help: slot{p: helpPanel{&rs.help, &rs.keys, &rs.keys.Help, &rs.keys.Quit}},
+	}
+	return l // the header and counts come from one snapshot a frame: render sets their views
 }
 
-func (m *Model) layoutRun(countsH int) {
-	rs := m.rs
-	w, h := m.width, m.height
-	l := runLayout{headerH: 1, helpH: 1, countsH: countsH, tabsH: 1}
+// layout sizes the panels for the shell's size and the counts' height.
+func (rs *runScreen) layout(countsH int) {
+	w, h := rs.sh.width, rs.sh.height
+	l := &rs.lay
+	for _, s := range []*slot{&l.sweep, &l.table, &l.ttft, &l.gaps, &l.heat, &l.tl, &l.right} {
+		s.b = box{}
+	}
+	l.header.b, l.counts.b, l.tabs.b, l.help.b = box{w, 1}, box{w, countsH}, box{w, 1}, box{w, 1}
 	if h >= 30 {
-		l.headerH = 2
+		l.header.b.h = 2
 	}
 	rs.help.SetWidth(w)
 	if rs.help.ShowAll {
-		l.helpH = lipgloss.Height(helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
+		l.help.b.h = lipgloss.Height(helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, w))
 	}
 	if h < 8 {
-		l.helpH = 0
+		l.help.b.h = 0
 	}
-	rest := max(0, h-l.headerH-l.countsH-l.helpH-l.tabsH)
+	rest := max(0, h-l.header.b.h-countsH-l.help.b.h-l.tabs.b.h)
+	l.page.b = box{w, rest}
 	if sp := rs.cfg.Sweep; sp != nil {
-		l.sweep = box{w, sweepRows(len(sp.Levels), rest, w)}
-		rest -= l.sweep.h
+		l.sweep.b = box{w, sweepRows(len(sp.Levels), rest, w)}
+		rest -= l.sweep.b.h
 	}
 	if rest >= 10 {
-		l.tl = box{w, 4} // title, the stream, its markers, the axis
+		l.tl.b = box{w, 4} // title, the stream, its markers, the axis
 		rest -= 4
 	}
 	if rest >= 12 {
-		l.heat = box{w, max(4, rest*35/100)}
-		rest -= l.heat.h
+		l.heat.b = box{w, max(4, rest*35/100)}
+		rest -= l.heat.b.h
 	}
-	switch {
-	case w >= 100:
-		hw := 40
-		switch {
-		case w >= 200:
-			hw = 64
-		case w >= 120:
-			hw = 44
-		}
-		l.table = box{w - hw - 1, rest}
-		th := max(3, rest*2/5)
-		if rest-th >= 3 {
-			l.ttft, l.gaps = box{hw, th}, box{hw, rest - th}
-		} else {
-			l.gaps = box{hw, rest}
-		}
-	default:
-		l.table = box{w, rest}
-		if l.heat.h > 0 && w >= 72 {
-			l.gaps = box{w / 2, l.heat.h}
-			l.heat.w = w - w/2 - 1
-		}
+	top := grid{{&l.header}, {&l.counts}, {&l.tabs}}
+	l.pageRows = append(top[:3:3], []*slot{&l.page}, []*slot{&l.help})
+	if w >= 100 {
+		rs.layoutWide(rest)
+		l.rows = append(top, []*slot{&l.sweep}, []*slot{&l.table, &l.right}, []*slot{&l.heat}, []*slot{&l.tl}, []*slot{&l.help})
+		return
 	}
-	rs.lay = l
+	l.table.b = box{w, rest}
+	if l.heat.b.h > 0 && w >= 72 {
+		l.gaps.b = box{w / 2, l.heat.b.h}
+		l.heat.b.w = w - w/2 - 1
+	}
+	l.rows = append(top, []*slot{&l.sweep}, []*slot{&l.table}, []*slot{&l.gaps, &l.heat}, []*slot{&l.tl}, []*slot{&l.help})
 }
 
-// setRunStyles styles the table and the help from the palette.
-func (m *Model) setRunStyles() {
-	m.rs.table.SetStyles(views.StreamTableStyles(&m.styles.Views))
-	m.rs.help.Styles = m.styles.Help
+// layoutWide puts the histograms in a column beside the table, TTFT over
+// the gaps, in rest rows.
+func (rs *runScreen) layoutWide(rest int) {
+	l := &rs.lay
+	w := rs.sh.width
+	hw := 40
+	switch {
+	case w >= 200:
+		hw = 64
+	case w >= 120:
+		hw = 44
+	}
+	l.table.b = box{w - hw - 1, rest}
+	th := max(3, rest*2/5)
+	if rest-th >= 3 {
+		l.ttft.b, l.gaps.b = box{hw, th}, box{hw, rest - th}
+	} else {
+		l.gaps.b = box{hw, rest}
+	}
+	l.right.b = box{w - l.table.b.w - 1, rest}
+	l.right.p = stack{&l.ttft, &l.gaps}
+}
+
+// restyle styles the table and the help from the palette.
+func (rs *runScreen) restyle() {
+	rs.table.SetStyles(views.StreamTableStyles(&rs.sh.styles.Views))
+	rs.help.Styles = rs.sh.styles.Help
 }
 
 // snapshot is the run's state for the header and counts.
-func (m *Model) snapshot() views.RunSnapshot {
-	rs := m.rs
+func (rs *runScreen) snapshot() views.RunSnapshot {
 	p := &rs.cfg.Plan
 	w := &rs.cfg.Workload
-	end := m.now()
+	end := rs.sh.now()
 	if rs.state != views.RunRunning {
 		end = rs.ended
 	}
@@ -110,17 +131,15 @@ func (m *Model) snapshot() views.RunSnapshot {
 	}
 }
 
-// renderRun redraws the run screen: the header and counts every frame,
+// render redraws the run screen: the header and counts every frame,
 // the rest when their data changed — every frame while few streams run,
 // at most every slowInterval under load, so the CPU stays with the probe.
-func (m *Model) renderRun(all bool) {
-	rs := m.rs
-	w, h := m.width, m.height
-	if w <= 0 || h <= 0 {
+func (rs *runScreen) render(all bool) {
+	if !rs.sh.sized() {
 		return
 	}
-	m.redraws++
-	now := m.now()
+	rs.m.redraws++
+	now := rs.sh.now()
 	every := time.Duration(0)
 	if len(rs.live) > busyStreams || rs.liveFrames() > bigRecord {
 		every = slowInterval
@@ -129,52 +148,88 @@ func (m *Model) renderRun(all bool) {
 	// wait for them too, up to doneMaxWait.
 	held := len(rs.done) > 0 && now.Sub(rs.lastHeavy) < doneMaxWait
 	heavy := all || (rs.heavy || rs.state == views.RunRunning && len(rs.live) > 0) && now.Sub(rs.lastHeavy) >= every && !held
-	if heavy && rs.slot == 0 && rs.sumDirty {
+	if heavy && rs.turn == 0 && rs.sumDirty {
 		rs.sum = rs.agg.Summary(rs.cfg.Workload)
 		rs.sumDirty = false
 	}
-	st := &m.styles.Views
-	snap := m.snapshot()
-	counts := views.RunCounts(&snap, w, max(1, h/4), st)
-	if ch := lipgloss.Height(counts); all || ch != rs.lay.countsH {
-		m.layoutRun(ch)
+	snap := rs.snapshot()
+	counts := views.RunCounts(&snap, rs.sh.width, max(1, rs.sh.height/4), &rs.sh.styles.Views)
+	if ch := lipgloss.Height(counts); all || ch != rs.lay.counts.b.h {
+		rs.layout(ch)
 		heavy, all = true, true
 	}
+	rs.renderFrame(&snap, counts, all)
+	rs.renderSlow(all, heavy, every == 0, now)
+}
+
+// renderFrame draws what moves every frame: the header, the counts, the
+// page bar, the help, the sweep when it changed, and page 2 or 3 when
+// showing.
+func (rs *runScreen) renderFrame(snap *views.RunSnapshot, counts string, all bool) {
 	l := &rs.lay
 	note := rs.sweepNote()
 	switch rs.state {
 	case views.RunDone, views.RunStopped:
 		note = "q quits and prints the summary"
 	}
-	m.renderSweep(all)
-	rs.panels.header = views.RunHeader(&snap, note, w, l.headerH, st)
-	rs.panels.counts = counts
-	if all || every == 0 {
+	rs.renderSweep(all)
+	l.sweep.redraw()
+	l.header.view = views.RunHeader(snap, note, rs.sh.width, l.header.b.h, &rs.sh.styles.Views)
+	l.counts.view = counts
+	l.tabs.redraw()
+	l.help.redraw()
+	if rs.page != runPageStreams {
+		l.page.redraw()
+	}
+}
+
+// renderSlow draws the O(streams) panels: all at once while the screen
+// is not busy; under load a third at a time on successive ticks (each
+// still every slowInterval or so), so no single tick keeps a core from
+// the probe for long: in bench/load -tui one tick drawing them all took
+// 3–11 ms.
+func (rs *runScreen) renderSlow(all, heavy, idle bool, now time.Time) {
+	l := &rs.lay
+	if all || idle {
 		if heavy {
-			rs.lastHeavy, rs.heavy, rs.slot = now, false, 0
-			m.renderRunTable()
-			m.renderRunPlots()
-			m.renderRunTimeline()
+			rs.lastHeavy, rs.heavy, rs.turn = now, false, 0
+			l.table.redraw()
+			rs.renderPlots()
+			l.tl.redraw()
 		}
 		return
 	}
-	// Under load the slow panels are drawn a third at a time on successive
-	// ticks (each still every slowInterval or so), so no single tick keeps
-	// a core from the probe for long: in bench/load -tui one tick drawing
-	// them all took 3–11 ms.
-	if rs.slot == 0 && !heavy {
+	if rs.turn == 0 && !heavy {
 		return
 	}
-	switch rs.slot {
+	switch rs.turn {
 	case 0:
 		rs.lastHeavy, rs.heavy = now, false
-		m.renderRunTable()
+		l.table.redraw()
 	case 1:
-		m.renderRunPlots()
+		rs.renderPlots()
 	case 2:
-		m.renderRunTimeline()
+		l.tl.redraw()
 	}
-	rs.slot = (rs.slot + 1) % 3
+	rs.turn = (rs.turn + 1) % 3
+}
+
+// renderPlots redraws the histograms and the heatmap.
+func (rs *runScreen) renderPlots() {
+	l := &rs.lay
+	l.ttft.redraw()
+	l.gaps.redraw()
+	l.heat.redraw()
+	l.right.redraw()
+}
+
+// view joins the run screen's cached panels.
+func (rs *runScreen) view() string {
+	rows := rs.lay.rows
+	if rs.page != runPageStreams {
+		rows = rs.lay.pageRows
+	}
+	return views.Fit(strings.Join(rows.compose(), "\n"), rs.sh.width, rs.sh.height)
 }
 
 // window is the table's rows: the selection kept in view.
@@ -190,25 +245,35 @@ func (rs *runScreen) window(rows int) (first, last int) {
 	return rs.top, min(n, rs.top+rows)
 }
 
-func (m *Model) renderRunTable() {
-	rs := m.rs
-	l := &rs.lay
-	if l.table.h < 3 {
-		rs.panels.table = views.Fit("", l.table.w, l.table.h)
-		return
+// The run screen's panels, each drawing itself into its box.
+type (
+	runTable      struct{ rs *runScreen }
+	runTTFT       struct{ rs *runScreen }
+	runGaps       struct{ rs *runScreen }
+	runHeatmap    struct{ rs *runScreen }
+	runTimeline   struct{ rs *runScreen }
+	runSweepPanel struct{ rs *runScreen }
+	runTabs       struct{ rs *runScreen }
+	runPageBody   struct{ rs *runScreen }
+)
+
+func (p runTable) draw(b box) string {
+	rs := p.rs
+	if b.h < 3 {
+		return ""
 	}
-	rows := l.table.h - 2 // the title and the column header
+	rows := b.h - 2 // the title and the column header
 	first, last := rs.window(rows)
-	cols := views.StreamColumns(l.table.w)
+	cols := views.StreamColumns(b.w)
 	body := make([]table.Row, 0, last-first)
 	for _, s := range rs.list[first:last] {
 		if s.phase != views.PhaseDone {
-			m.deriveLive(s)
+			rs.deriveLive(s)
 			body = append(body, views.StreamRow(s.rec, s.phase, cols))
 			continue
 		}
-		if s.row == nil || s.rowW != l.table.w {
-			s.row, s.rowW = views.StreamRow(s.rec, s.phase, cols), l.table.w
+		if s.row == nil || s.rowW != b.w {
+			s.row, s.rowW = views.StreamRow(s.rec, s.phase, cols), b.w
 		}
 		body = append(body, s.row)
 	}
@@ -216,7 +281,7 @@ func (m *Model) renderRunTable() {
 	// height, there are none until the last one, which renders them once.
 	rs.table.SetRows(nil) // columns and rows change together
 	rs.table.SetColumns(cols)
-	rs.table.SetWidth(l.table.w)
+	rs.table.SetWidth(b.w)
 	rs.table.SetHeight(0)
 	rs.table.SetRows(body)
 	rs.table.SetCursor(rs.sel - first)
@@ -228,114 +293,74 @@ func (m *Model) renderRunTable() {
 			note += " · end follows the newest"
 		}
 	}
-	rs.panels.table = m.title("streams", note, l.table.w, true) + "\n" + views.Fit(rs.table.View(), l.table.w, l.table.h-1)
+	return title(&rs.sh.styles, "streams", note, b.w, true) + "\n" + views.Fit(rs.table.View(), b.w, b.h-1)
 }
 
-func (m *Model) renderRunPlots() {
-	rs := m.rs
-	l := &rs.lay
-	st := &m.styles.Views
-	if l.ttft.h > 0 {
-		rs.panels.ttft = m.title("ttft ms", rs.ttftNote(false), l.ttft.w, false) + "\n" +
-			views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", l.ttft.w, l.ttft.h-1, st)
-	}
-	if l.gaps.h > 0 {
-		rs.panels.gaps = m.title("gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), l.gaps.w, false) + "\n" +
-			views.Histogram(&rs.gaps, m.cfg.StallMS, "no gaps yet: they need two content frames", l.gaps.w, l.gaps.h-1, st)
-	}
-	if l.heat.h > 0 {
-		// The streams up to the table's last row, the selected one marked
-		// and kept in view.
-		rows := max(1, l.heat.h-2)
-		_, last := rs.window(max(1, l.table.h-2))
-		if rs.sel < last-rows {
-			last = rs.sel + rows
-		}
-		first := max(0, last-rows)
-		recs := make([]*record.Record, 0, last-first)
-		for _, s := range rs.list[first:last] {
-			m.deriveLive(s)
-			recs = append(recs, s.rec)
-		}
-		mode := "streams × frame index · b: time"
-		if rs.byTime {
-			mode = "streams × time · b: frame index"
-		}
-		rs.panels.heat = m.title("heatmap", mode, l.heat.w, false) + "\n" +
-			views.RunHeatmap(recs, rs.sel-first, m.cfg.StallMS, rs.byTime, l.heat.w, l.heat.h-1, st)
-	}
+func (p runTTFT) draw(b box) string {
+	rs := p.rs
+	return title(&rs.sh.styles, "ttft ms", rs.ttftNote(false), b.w, false) + "\n" +
+		views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", b.w, b.h-1, &rs.sh.styles.Views)
 }
 
-// renderRunTimeline draws the selected stream's timeline.
-func (m *Model) renderRunTimeline() {
-	rs := m.rs
-	l := &rs.lay
-	st := &m.styles.Views
-	var sel *runStream
-	if rs.sel < len(rs.list) {
-		sel = rs.list[rs.sel]
-		m.deriveLive(sel)
-	}
-	if l.tl.h > 0 {
-		if sel == nil {
-			rs.panels.tl = m.title("timeline", "", l.tl.w, false) + "\n" + views.Fit(st.Dim.Render("no stream yet"), l.tl.w, l.tl.h-1)
-			return
-		}
-		cur := views.Stream{Run: sel.rec.Seq + 1, Phase: sel.phase, Record: sel.rec}
-		if sel.phase != views.PhaseDone {
-			cur.ElapsedMS = msSince(sel.start, m.now())
-		}
-		rs.panels.tl = m.title("timeline", views.StreamCaption(sel.rec, sel.phase, st)+st.Dim.Render(" · enter opens it"), l.tl.w, false) + "\n" +
-			views.Fit(views.Timeline(&cur, nil, 0, l.tl.w, l.tl.h-1, st), l.tl.w, l.tl.h-1)
-	}
+func (p runGaps) draw(b box) string {
+	rs := p.rs
+	return title(&rs.sh.styles, "gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), b.w, false) + "\n" +
+		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, "no gaps yet: they need two content frames", b.w, b.h-1, &rs.sh.styles.Views)
 }
 
-// composeRun joins the run screen's cached panels.
-func (m *Model) composeRun() string {
-	rs := m.rs
-	l := &rs.lay
-	parts := []string{rs.panels.header, rs.panels.counts, m.runTabs()}
-	if rs.page != runPageStreams {
-		body := m.runPageBody(m.width, max(0, m.height-l.headerH-l.countsH-l.tabsH-l.helpH))
-		parts = append(parts, body)
-		if l.helpH > 0 {
-			parts = append(parts, helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
-		}
-		return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+// draw shows the streams up to the table's last row, the selected one
+// marked and kept in view.
+func (p runHeatmap) draw(b box) string {
+	rs := p.rs
+	rows := max(1, b.h-2)
+	_, last := rs.window(max(1, rs.lay.table.b.h-2))
+	if rs.sel < last-rows {
+		last = rs.sel + rows
 	}
-	if l.sweep.h > 0 {
-		parts = append(parts, views.Fit(rs.sweep.view, l.sweep.w, l.sweep.h))
+	first := max(0, last-rows)
+	recs := make([]*record.Record, 0, last-first)
+	for _, s := range rs.list[first:last] {
+		rs.deriveLive(s)
+		recs = append(recs, s.rec)
 	}
-	if l.table.h > 0 {
-		mid := rs.panels.table
-		if l.table.w < m.width && (l.ttft.h > 0 || l.gaps.h > 0) {
-			right := strings.Join(nonEmpty([]string{fitBox(rs.panels.ttft, l.ttft), fitBox(rs.panels.gaps, l.gaps)}), "\n")
-			mid = views.JoinColumns(" ", views.Fit(mid, l.table.w, l.table.h), views.Fit(right, m.width-l.table.w-1, l.table.h))
-		}
-		parts = append(parts, mid)
+	mode := "streams × frame index · b: time"
+	if rs.byTime {
+		mode = "streams × time · b: frame index"
 	}
-	if l.heat.h > 0 {
-		heat := views.Fit(rs.panels.heat, l.heat.w, l.heat.h)
-		if l.heat.w < m.width && l.gaps.h > 0 && l.table.w == m.width {
-			heat = views.JoinColumns(" ", views.Fit(rs.panels.gaps, l.gaps.w, l.gaps.h), heat)
-		}
-		parts = append(parts, heat)
-	}
-	if l.tl.h > 0 {
-		parts = append(parts, views.Fit(rs.panels.tl, l.tl.w, l.tl.h))
-	}
-	if l.helpH > 0 {
-		parts = append(parts, helpBar(&rs.help, rs.keys, rs.keys.Help, rs.keys.Quit, m.width))
-	}
-	return views.Fit(strings.Join(nonEmpty(parts), "\n"), m.width, m.height)
+	return title(&rs.sh.styles, "heatmap", mode, b.w, false) + "\n" +
+		views.RunHeatmap(recs, rs.sel-first, rs.m.cfg.StallMS, rs.byTime, b.w, b.h-1, &rs.sh.styles.Views)
 }
 
-// fitBox fits a panel to its box ("" when hidden).
-func fitBox(s string, b box) string {
-	if b.h <= 0 {
-		return ""
+// draw shows the selected stream's timeline.
+func (p runTimeline) draw(b box) string {
+	rs := p.rs
+	st := &rs.sh.styles.Views
+	if rs.sel >= len(rs.list) {
+		return title(&rs.sh.styles, "timeline", "", b.w, false) + "\n" + views.Fit(st.Dim.Render("no stream yet"), b.w, b.h-1)
 	}
-	return views.Fit(s, b.w, b.h)
+	sel := rs.list[rs.sel]
+	rs.deriveLive(sel)
+	cur := views.Stream{Run: sel.rec.Seq + 1, Phase: sel.phase, Record: sel.rec}
+	if sel.phase != views.PhaseDone {
+		cur.ElapsedMS = msSince(sel.start, rs.sh.now())
+	}
+	return title(&rs.sh.styles, "timeline", views.StreamCaption(sel.rec, sel.phase, st)+st.Dim.Render(" · enter opens it"), b.w, false) + "\n" +
+		views.Fit(views.Timeline(&cur, nil, 0, b.w, b.h-1, st), b.w, b.h-1)
+}
+
+func (p runSweepPanel) draw(box) string { return p.rs.sweep.view }
+
+// stack is slots one above another in one box: they are drawn already.
+type stack []*slot
+
+func (s stack) draw(box) string {
+	var parts []string
+	for _, c := range s {
+		if c.b.h > 0 {
+			parts = append(parts, c.view)
+		}
+	}
+	return strings.Join(nonEmpty(parts), "\n")
 }
 
 // liveFrames counts the frames of the streams in flight: beyond bigRecord

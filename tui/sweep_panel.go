@@ -46,13 +46,13 @@ func (p *sweepPanel) result() (sweep.Result, bool) {
 
 // runSweep carries out the run screen's sweep on the calling goroutine,
 // with the screen's sink and observer, and tells the screen it ended.
-func (rs *runScreen) runSweep(m *Model, sink func(*record.Record), observe func(probe.Event)) {
+func (rs *runScreen) runSweep(sink func(*record.Record), observe func(probe.Event)) {
 	sp := *rs.cfg.Sweep
 	sp.Base.Progress = rs.progress
-	ctx := m.ctx
+	ctx := rs.m.ctx
 	res, st := sweep.Run(ctx, sp, sink, observe, rs.sweep.update)
 	rs.sweep.update(&res)
-	rs.end(st, ctx.Err() != nil, m.now)
+	rs.end(st, ctx.Err() != nil, rs.sh.now)
 }
 
 // sweepRows is how many rows the sweep panel takes of rest: its table
@@ -94,14 +94,13 @@ func (p *sweepPanel) peek() (sweep.Result, bool) {
 }
 
 // renderSweep redraws the sweep panel when its result or its box changed.
-func (m *Model) renderSweep(all bool) {
-	rs := m.rs
+func (rs *runScreen) renderSweep(all bool) {
 	p := &rs.sweep
 	r, changed := p.result()
-	if !changed && !all && p.box == rs.lay.sweep {
+	if !changed && !all && p.box == rs.lay.sweep.b {
 		return
 	}
-	p.box = rs.lay.sweep
+	p.box = rs.lay.sweep.b
 	if p.box.h <= 0 {
 		p.view = ""
 		return
@@ -110,8 +109,8 @@ func (m *Model) renderSweep(all bool) {
 	if r.Knee != nil {
 		note += " · knee at " + sweep.LevelNum(r.Knee.Level)
 	}
-	p.view = m.title("sweep", note, p.box.w, false) + "\n" +
-		views.SweepPanel(&r, p.box.w, p.box.h-1, &m.styles.Views)
+	p.view = title(&rs.sh.styles, "sweep", note, p.box.w, false) + "\n" +
+		views.SweepPanel(&r, p.box.w, p.box.h-1, &rs.sh.styles.Views)
 }
 
 // SweepResult is the run screen's sweep as it ended; call it after Wait.

@@ -39,7 +39,7 @@ func TestRunScreenShowsTheSweep(t *testing.T) {
 	}
 	rs := h.m.rs
 	rs.startedAt = h.now
-	h.m.armRunTick()
+	h.m.rs.armTick()
 	t.Cleanup(h.m.Wait)
 	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 

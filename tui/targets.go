@@ -41,8 +41,10 @@ type targetPane struct {
 }
 
 // targetsScreen races several targets with the same prompt: a plain
-// struct the root model routes to while its screen is screenTargets.
+// struct, one of the root model's screens.
 type targetsScreen struct {
+	m         *Model
+	sh        *shell
 	panes     []*targetPane
 	alternate bool // one target after another instead of all at once
 	round     int  // rounds started
@@ -54,6 +56,8 @@ type targetsScreen struct {
 	tickGen   int
 	tickArmed bool
 	lastDraw  time.Time
+	pending   []event
+	dropped   int // stale events
 }
 
 // targetsTickMsg is the redraw tick of the targets screen.
@@ -65,15 +69,17 @@ type targetsTickMsg struct{ gen int }
 // and r does it again; each finished record goes to cfg.Sink.
 func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
 	m := New(ctx, cfg)
-	ts := &targetsScreen{alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New()}
+	ts := &targetsScreen{m: m, sh: &m.sh, alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New()}
 	for _, src := range cfg.Sources {
-		ts.panes = append(ts.panes, &targetPane{src: src, cur: views.Stream{Record: &record.Record{StallMS: m.cfg.StallMS}}})
+		ts.panes = append(ts.panes, &targetPane{src: src, cur: views.Stream{Record: &record.Record{StallMS: ts.m.cfg.StallMS}}})
 	}
-	ts.help.Styles = m.styles.Help
+	ts.restyle()
 	m.ts = ts
-	m.screen = screenTargets
+	m.active = ts
 	return m
 }
+
+func (ts *targetsScreen) restyle() { ts.help.Styles = ts.sh.styles.Help }
 
 // TargetRuns is every target's finished runs, oldest first, in target order.
 func (m *Model) TargetRuns() [][]*record.Record {
@@ -86,8 +92,8 @@ func (m *Model) TargetRuns() [][]*record.Record {
 
 // startRound cancels a round still running and sends the prompt to every
 // target again.
-func (m *Model) startRound() tea.Cmd {
-	ts := m.ts
+func (ts *targetsScreen) startRound() tea.Cmd {
+	m := ts.m
 	if ts.cancel != nil {
 		ts.cancel()
 	}
@@ -101,12 +107,11 @@ func (m *Model) startRound() tea.Cmd {
 	}
 	jobs := make([]job, len(ts.panes))
 	for i, p := range ts.panes {
-		m.run++
-		p.tag = m.run
-		p.cur = views.Stream{Run: ts.round, Phase: views.PhaseIdle, Record: &record.Record{Seq: seq, StallMS: m.cfg.StallMS}}
+		p.tag = m.tag()
+		p.cur = views.Stream{Run: ts.round, Phase: views.PhaseIdle, Record: &record.Record{Seq: seq, StallMS: ts.m.cfg.StallMS}}
 		p.startedAt = time.Time{}
 		p.text = views.WrappedText{}
-		jobs[i] = job{p.src.Stream, m.feed.observer(p.tag, m.now)}
+		jobs[i] = job{p.src.Stream, m.feed.observer(p.tag, ts.sh.now)}
 	}
 	sink := m.cfg.Sink
 	run := func(j job) {
@@ -135,19 +140,18 @@ func (m *Model) startRound() tea.Cmd {
 			}()
 		}
 	}
-	m.renderTargets()
-	return m.armTargetsTick()
+	ts.render()
+	return ts.armTick()
 }
 
-func (m *Model) armTargetsTick() tea.Cmd {
-	ts := m.ts
+func (ts *targetsScreen) armTick() tea.Cmd {
 	if ts.tickArmed {
 		return nil
 	}
 	ts.tickArmed = true
 	ts.tickGen++
-	d := max(0, frameInterval-m.now().Sub(ts.lastDraw))
-	return m.after(d, targetsTickMsg{gen: ts.tickGen})
+	d := max(0, frameInterval-ts.sh.now().Sub(ts.lastDraw))
+	return ts.m.after(d, targetsTickMsg{gen: ts.tickGen})
 }
 
 // liveTargets reports a stream of the round still running.
@@ -160,39 +164,31 @@ func (ts *targetsScreen) liveTargets() bool {
 	return false
 }
 
-// updateTargets handles a message on the targets screen.
-func (m *Model) updateTargets(msg tea.Msg) tea.Cmd {
-	ts := m.ts
+// update handles a message on the targets screen.
+func (ts *targetsScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		m.renderTargets()
-	case tea.BackgroundColorMsg:
-		m.setStyles(msg.IsDark())
-		ts.help.Styles = m.styles.Help
-		m.renderTargets()
+	case tea.WindowSizeMsg, tea.BackgroundColorMsg:
+		ts.render()
 	case feedMsg:
-		return tea.Batch(m.feed.wait(m.ctx), m.armTargetsTick())
+		return tea.Batch(ts.m.feed.wait(ts.m.ctx), ts.armTick())
 	case targetsTickMsg:
 		if msg.gen != ts.tickGen {
 			return nil
 		}
 		ts.tickArmed = false
-		ts.lastDraw = m.now()
-		m.applyTargets()
-		m.renderTargets()
+		ts.lastDraw = ts.sh.now()
+		ts.apply()
+		ts.render()
 		if ts.liveTargets() {
-			return m.armTargetsTick()
+			return ts.armTick()
 		}
 	case tea.KeyPressMsg:
 		k := &ts.keys
 		switch {
 		case key.Matches(msg, k.Quit):
-			m.quitting = true
-			m.cancel()
-			return tea.Quit
+			return ts.m.quit()
 		case key.Matches(msg, k.Rerun):
-			return m.startRound()
+			return ts.startRound()
 		case key.Matches(msg, k.Next):
 			ts.page = (ts.page + 1) % pageCount
 		case key.Matches(msg, k.Prev):
@@ -202,31 +198,30 @@ func (m *Model) updateTargets(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Help):
 			ts.help.ShowAll = !ts.help.ShowAll
 		}
-		m.renderTargets()
+		ts.render()
 	}
 	return nil
 }
 
-// applyTargets takes the feed's events into the panes, derives the live
+// apply takes the feed's events into the panes, derives the live
 // streams, and compares the finished runs again when a stream ended.
-func (m *Model) applyTargets() {
-	ts := m.ts
-	m.pending = m.feed.drain(m.pending)
+func (ts *targetsScreen) apply() {
+	ts.pending = ts.m.feed.drain(ts.pending)
 	ended := false
-	for i := range m.pending {
-		e := &m.pending[i]
+	for i := range ts.pending {
+		e := &ts.pending[i]
 		p := ts.pane(e.run)
 		if p == nil {
-			m.dropped++
+			ts.dropped++
 			continue
 		}
-		if _, done := take(&p.cur, &p.startedAt, e, m.cfg.StallMS); done {
+		if _, done := take(&p.cur, &p.startedAt, e, ts.m.cfg.StallMS); done {
 			p.runs = append(p.runs, e.Record)
 			ended = true
 		}
 	}
-	clear(m.pending)
-	now := m.now()
+	clear(ts.pending)
+	now := ts.sh.now()
 	for _, p := range ts.panes {
 		if p.cur.Phase == views.PhaseDone || p.cur.Phase == views.PhaseIdle {
 			continue
@@ -239,7 +234,7 @@ func (m *Model) applyTargets() {
 		}
 		// The live record is the pane's own copy: deriving cannot fail on
 		// times the probe stamped in order.
-		_ = stats.Derive(r, m.cfg.StallMS)
+		_ = stats.Derive(r, ts.m.cfg.StallMS)
 	}
 	if ended {
 		ts.cmp = compareTargets(ts.panes)
@@ -273,18 +268,17 @@ func compareTargets(panes []*targetPane) *compare.Comparison {
 	return c
 }
 
-// renderTargets draws the targets screen for the current size and page.
-func (m *Model) renderTargets() {
-	m.viewDirty = true
+// render marks the screen for drawing: view draws it for the size and page.
+func (ts *targetsScreen) render() {
+	ts.m.viewDirty = true
 }
 
-// composeTargets draws the targets screen: a header, the page, the footer.
+// view draws the targets screen: a header, the page, the footer.
 // Panels draw themselves to their width; only the panes' text is cached
 // between frames (it is the part that grows with the stream).
-func (m *Model) composeTargets() string {
-	ts := m.ts
-	w, h := m.width, m.height
-	st := &m.styles.Views
+func (ts *targetsScreen) view() string {
+	w, h := ts.sh.width, ts.sh.height
+	st := &ts.sh.styles.Views
 	ts.help.SetWidth(w)
 	foot := helpBar(&ts.help, ts.keys, ts.keys.Help, ts.keys.Quit, w)
 	footH := lipgloss.Height(foot)
@@ -292,50 +286,41 @@ func (m *Model) composeTargets() string {
 	var body string
 	switch ts.page {
 	case pageLive:
-		body = m.targetsLive(w, bodyH)
+		body = ts.livePage(w, bodyH)
 	case pageClocks:
-		body = m.title("clocks", "", w, false) + "\n" + views.TargetClocks(ts.cmp, m.targetNames(), w, bodyH-1, st)
+		body = title(&ts.sh.styles, "clocks", "", w, false) + "\n" + views.TargetClocks(ts.cmp, ts.names(), w, bodyH-1, st)
 	case pageScatter:
-		body = m.targetsScatter(w, bodyH)
+		body = ts.scatter(w, bodyH)
 	}
-	parts := []string{m.targetsHeader(w), views.Fit(body, w, bodyH), foot}
+	parts := []string{ts.header(w), views.Fit(body, w, bodyH), foot}
 	return views.Fit(strings.Join(parts, "\n"), w, h)
 }
 
-func (m *Model) targetNames() []string {
-	names := make([]string, len(m.ts.panes))
-	for i, p := range m.ts.panes {
+func (ts *targetsScreen) names() []string {
+	names := make([]string, len(ts.panes))
+	for i, p := range ts.panes {
 		names[i] = p.src.Name
 	}
 	return names
 }
 
-// targetsHeader is the title line with the page tabs.
-func (m *Model) targetsHeader(w int) string {
-	ts := m.ts
-	st := &m.styles.Views
+// header is the title line with the page tabs.
+func (ts *targetsScreen) header(w int) string {
+	st := &ts.sh.styles.Views
 	how := "at once"
 	if ts.alternate {
 		how = "one after another"
 	}
 	line := st.Title.Render("drip watch") + st.Dim.Render(fmt.Sprintf(" · %d targets %s · round %d ", len(ts.panes), how, ts.round))
-	for p, name := range pageNames {
-		label := fmt.Sprintf(" %d %s ", p+1, name)
-		if targetsPage(p) == ts.page {
-			line += st.TitleFocused.Render(label)
-		} else {
-			line += st.Title.Render(label)
-		}
-	}
+	line += tabs(st, pageNames[:], nil, int(ts.page))
 	return views.Fit(line, w, 1)
 }
 
-// targetsLive is the live page: a pane per target, one above another on
+// livePage is the live page: a pane per target, one above another on
 // one time axis (its lane, then its text with the stalls marked), and
 // below them as much of the clocks table as fits; the rest is on page 2.
-func (m *Model) targetsLive(w, h int) string {
-	ts := m.ts
-	st := &m.styles.Views
+func (ts *targetsScreen) livePage(w, h int) string {
+	st := &ts.sh.styles.Views
 	n := len(ts.panes)
 	clocksH := 0
 	if want := views.TargetClocksRows() + 1; h-want >= n*5+1 {
@@ -354,21 +339,21 @@ func (m *Model) targetsLive(w, h int) string {
 	to := views.AxisEnd(end)
 	var parts []string
 	for i, p := range ts.panes {
-		parts = append(parts, m.targetPaneView(i, p, to, w, paneH))
+		parts = append(parts, ts.paneView(i, p, to, w, paneH))
 	}
 	parts = append(parts, views.TimeAxis(to, w, st))
 	if clocksH > 0 {
 		note := "2: every figure"
-		parts = append(parts, m.title("clocks", note, w, false), views.TargetClocks(ts.cmp, m.targetNames(), w, clocksH-1, st))
+		parts = append(parts, title(&ts.sh.styles, "clocks", note, w, false), views.TargetClocks(ts.cmp, ts.names(), w, clocksH-1, st))
 	}
 	return views.Fit(strings.Join(parts, "\n"), w, h)
 }
 
-// targetPaneView is one pane: the title, the lane (earlier runs above
+// paneView is one pane: the title, the lane (earlier runs above
 // the current one as room allows, then its markers) and the tail of the
 // text, stalls marked where they happened.
-func (m *Model) targetPaneView(i int, p *targetPane, toMS float64, w, h int) string {
-	st := &m.styles.Views
+func (ts *targetsScreen) paneView(i int, p *targetPane, toMS float64, w, h int) string {
+	st := &ts.sh.styles.Views
 	title := views.TargetTitle(compare.Letter(i), p.src.Name, &p.cur, w, st)
 	if h <= 1 {
 		return title
@@ -402,11 +387,10 @@ func earlierRuns(p *targetPane) []*record.Record {
 	return r
 }
 
-// targetsScatter is the scatter page: a point per finished run of every
+// scatter is the scatter page: a point per finished run of every
 // target, and under it the trend of each target's TTFT and gap p99 by run.
-func (m *Model) targetsScatter(w, h int) string {
-	ts := m.ts
-	st := &m.styles.Views
+func (ts *targetsScreen) scatter(w, h int) string {
+	st := &ts.sh.styles.Views
 	var pts []views.ScatterPoint
 	var trends []views.Trend
 	skipped := 0
@@ -432,13 +416,13 @@ func (m *Model) targetsScatter(w, h int) string {
 	if trendH > 0 {
 		scatterH = h - trendH - 2
 	}
-	parts := []string{m.title("scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, skipped, m.cfg.StallMS, w, scatterH, st)}
+	parts := []string{title(&ts.sh.styles, "scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, skipped, ts.m.cfg.StallMS, w, scatterH, st)}
 	if trendH > 0 {
 		note := "by run index, oldest left"
 		if trendH < len(trends) {
 			note += fmt.Sprintf(" · %d of %d rows: a taller terminal shows every target", trendH, len(trends))
 		}
-		parts = append(parts, m.title("trend", note, w, false), views.TrendStrip(trends, "runs", w, trendH, st))
+		parts = append(parts, title(&ts.sh.styles, "trend", note, w, false), views.TrendStrip(trends, "runs", w, trendH, st))
 	}
 	return views.Fit(strings.Join(parts, "\n"), w, h)
 }

@@ -1,0 +1,143 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/views"
+)
+
+// shell is what every screen shares: the terminal's size, the styles of
+// its background, and the clock. The root model owns it and keeps it up
+// to date; screens only read it.
+type shell struct {
+	width, height int
+	styles        Styles
+	color         bool // false: NO_COLOR
+	now           func() time.Time
+}
+
+func (sh *shell) setStyles(dark bool) { sh.styles = newStyles(dark, sh.color) }
+
+// sized reports the terminal's size is known and not empty.
+func (sh *shell) sized() bool { return sh.width > 0 && sh.height > 0 }
+
+// screen is one of the root model's screens: the stream screen, the run
+// screen, the compare screen, the targets screen. A screen owns its state,
+// its update and its drawing; the root model routes messages to the one
+// showing and joins nothing itself.
+type screen interface {
+	// update handles a message routed to the screen. A tea.WindowSizeMsg
+	// or tea.BackgroundColorMsg arrives after the shell took it in: the
+	// screen lays out and redraws.
+	update(msg tea.Msg) tea.Cmd
+	// view joins the screen's cached panels; it never draws a plot.
+	view() string
+	// restyle takes the shell's new styles into the screen's bubbles
+	// (help, table); it runs for every screen, showing or not.
+	restyle()
+}
+
+// box is a panel's size; h counts its title line, and 0 hides it.
+type box struct{ w, h int }
+
+// A panel is a part of a screen that draws itself into its box: w × h
+// cells, title line included. Screens keep a panel's drawing in its slot
+// and redraw it only when its inputs change; the layout only joins.
+type panel interface {
+	draw(b box) string
+}
+
+// slot is a panel placed in its box, with its last drawing.
+type slot struct {
+	p    panel
+	b    box
+	view string
+}
+
+// redraw draws the slot's panel into its box (nothing when hidden).
+func (s *slot) redraw() {
+	if s.b.h <= 0 || s.b.w <= 0 {
+		s.view = ""
+		return
+	}
+	s.view = views.Fit(s.p.draw(s.b), s.b.w, s.b.h)
+}
+
+// grid is a screen's layout: rows of slots, side by side within a row
+// one column apart.
+type grid [][]*slot
+
+// compose joins the slots' drawings, hidden slots left out.
+func (g grid) compose() []string {
+	var rows []string
+	for _, row := range g {
+		var cols []string
+		for _, s := range row {
+			if s.b.h > 0 && s.view != "" {
+				cols = append(cols, s.view)
+			}
+		}
+		if len(cols) > 0 {
+			rows = append(rows, views.JoinColumns(" ", cols...))
+		}
+	}
+	return rows
+}
+
+// title is a panel's title line: its name, a note, and a rule to w.
+func title(st *Styles, name, note string, w int, focused bool) string {
+	t := st.Views.Title.Render(" " + name + " ")
+	if focused {
+		t = st.Views.TitleFocused.Render(" " + name + " ")
+	}
+	if note != "" {
+		t += " " + note
+	}
+	rest := w - lipgloss.Width(t) - 1
+	if rest > 0 {
+		t += " " + st.Rule.Render(strings.Repeat("─", rest))
+	}
+	return ansi.Truncate(t, w, "")
+}
+
+// tabs is a page bar: every page with its number key, the current one
+// highlighted (long names its own, short names the others when given).
+func tabs(st *views.Styles, long, short []string, cur int) string {
+	line := ""
+	for p, name := range long {
+		if p != cur && short != nil {
+			name = short[p]
+		}
+		label := fmt.Sprintf(" %d %s ", p+1, name)
+		if p == cur {
+			line += st.TitleFocused.Render(label)
+		} else {
+			line += st.Title.Render(label)
+		}
+	}
+	return line
+}
+
+// ruled ends a line with a rule to w.
+func ruled(st *Styles, line string, w int) string {
+	if rest := w - lipgloss.Width(line) - 1; rest > 0 {
+		line += " " + st.Rule.Render(strings.Repeat("─", rest))
+	}
+	return line
+}
+
+func nonEmpty(parts []string) []string {
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

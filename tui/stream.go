@@ -1,0 +1,375 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/views"
+)
+
+// focus is the panel that scroll keys move.
+type focus uint8
+
+const (
+	focusText focus = iota
+	focusHeatmap
+	focusCount
+)
+
+// streamScreen is the live view of one stream among the runs before it:
+// drip watch and drip demo, and any stream the run or compare screen
+// opens (esc goes back to it).
+type streamScreen struct {
+	m    *Model // the plumbing: feed, goroutines, the sources, the other screens
+	sh   *shell
+	keys KeyMap
+	help help.Model
+
+	// The current stream and the finished runs before it.
+	src       int
+	tag       int // feed tag of the current stream; events of other tags are stale
+	seq       int // runs started from the current source
+	cancelRun context.CancelFunc
+	cur       views.Stream
+	startedAt time.Time
+	history   []*record.Record
+	this, all *stats.Summary
+	pending   []event
+	stallMS   float64
+
+	// What changed since the panels were last drawn.
+	dirtyData, dirtyText bool
+
+	// Drawing.
+	lay          streamLayout
+	layEarlier   int // earlier runs when the layout was made: the timeline grows with them
+	frozen, zoom bool
+	heatByTime   bool
+	heatSkip     int
+	focus        focus
+	follow       bool
+	note         string
+	text         textView
+	tickGen      int
+	tickArmed    bool
+	lastDraw     time.Time
+	lastHeavy    time.Time // when the O(n) panels were last redrawn
+	dropped      int       // stale events dropped
+}
+
+func newStreamScreen(m *Model) *streamScreen {
+	s := &streamScreen{m: m, sh: &m.sh, keys: DefaultKeyMap(), help: help.New(), follow: true, stallMS: m.cfg.StallMS}
+	cfg := &m.cfg
+	s.keys.Next.SetEnabled(len(cfg.Sources) > 1)
+	s.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)
+	s.restyle()
+	s.cur = views.Stream{Record: &record.Record{StallMS: s.stallMS}}
+	if n := len(cfg.Records); n > 0 {
+		s.history = append(s.history, cfg.Records...)
+		s.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1]}
+	}
+	s.lay = newStreamLayout(s)
+	s.summarise()
+	return s
+}
+
+func (s *streamScreen) restyle() { s.help.Styles = s.sh.styles.Help }
+
+// startRun cancels the current stream, if any, and starts the next run of
+// the current source in its own goroutine.
+func (s *streamScreen) startRun() tea.Cmd {
+	if s.cancelRun != nil {
+		s.cancelRun()
+	}
+	m := s.m
+	src := m.cfg.Sources[s.src]
+	s.tag = m.tag()
+	seq := s.seq
+	s.seq++
+	ctx, cancel := context.WithCancel(m.ctx)
+	s.cancelRun = cancel
+	s.cur = views.Stream{Run: seq + 1, Phase: views.PhaseIdle, Record: &record.Record{Seq: seq, StallMS: s.stallMS}}
+	s.startedAt = s.sh.now()
+	s.dirtyData, s.dirtyText, s.follow = true, true, true
+	s.summarise()
+	observe := m.feed.observer(s.tag, s.sh.now)
+	sink := m.cfg.Sink
+	m.streams.Add(1)
+	go func() {
+		defer m.streams.Done()
+		rec := src.Stream(ctx, seq, observe)
+		if sink != nil {
+			sink(rec)
+		}
+	}()
+	return s.armTick()
+}
+
+// live reports a stream still running.
+func (s *streamScreen) live() bool {
+	return s.cur.Phase != views.PhaseDone && len(s.m.cfg.Sources) > 0
+}
+
+// apply takes the feed's events into the screen; events of other runs
+// than the current one are stale and dropped.
+func (s *streamScreen) apply() {
+	s.pending = s.m.feed.drain(s.pending)
+	for i := range s.pending {
+		e := &s.pending[i]
+		if e.run != s.tag {
+			s.dropped++
+			continue
+		}
+		text, done := take(&s.cur, &s.startedAt, e, s.stallMS)
+		if done {
+			s.history = append(s.history, e.Record)
+		}
+		s.dirtyText = s.dirtyText || text
+		s.dirtyData = true
+	}
+	clear(s.pending)
+}
+
+// take applies one event of a stream to its snapshot: the live record is
+// the snapshot's own copy, sharing the probe's frames. It reports whether
+// the text changed and whether the event ended the stream (s.Record is then
+// the final record).
+func take(s *views.Stream, startedAt *time.Time, e *event, stallMS float64) (text, done bool) {
+	r := s.Record
+	switch e.Type {
+	case probe.EventStart:
+		cp := *e.Record
+		cp.StallMS = stallMS
+		s.Record = &cp
+		s.Phase = views.PhaseConnecting
+		*startedAt = e.at
+	case probe.EventHeaders:
+		r.HeadersMS, r.HTTPStatus = e.Record.HeadersMS, e.Record.HTTPStatus
+		s.Phase = views.PhaseWaiting
+	case probe.EventFrames:
+		r.Frames = e.all
+		if r.FirstByteMS == nil {
+			r.FirstByteMS = e.firstByte
+		}
+		for j := range e.Frames {
+			if e.Frames[j].IsContent() {
+				s.Phase = views.PhaseStreaming
+			}
+		}
+		if s.Phase < views.PhaseWaiting {
+			s.Phase = views.PhaseWaiting
+		}
+		return true, false
+	case probe.EventDone:
+		s.Record = e.Record
+		s.Phase = views.PhaseDone
+		return true, true
+	}
+	return false, false
+}
+
+// summarise derives the current stream's figures with the probe's own
+// functions: Derive for a stream still running, Aggregate for both columns
+// of the clocks panel, exactly as the headless report does.
+func (s *streamScreen) summarise() {
+	r := s.cur.Record
+	if s.cur.Phase != views.PhaseDone {
+		s.cur.ElapsedMS = msSince(s.startedAt, s.sh.now())
+		r.DurationMS = s.cur.ElapsedMS
+		if n := len(r.Frames); n > 0 {
+			r.DurationMS = max(r.DurationMS, r.Frames[n-1].TMS)
+		}
+		// The live record is the screen's own copy; deriving it cannot
+		// fail on times the probe stamped in order.
+		_ = stats.Derive(r, s.stallMS)
+	}
+	a := stats.NewAggregate(s.stallMS)
+	a.Add(r)
+	this := a.Summary(stats.Workload{})
+	s.this = &this
+	s.all = nil
+	if len(s.history) >= 2 {
+		a := stats.NewAggregate(s.stallMS)
+		for _, h := range s.history {
+			a.Add(h)
+		}
+		all := a.Summary(stats.Workload{})
+		s.all = &all
+	}
+}
+
+// earlier is the finished runs before the current one, oldest first.
+func (s *streamScreen) earlier() []*record.Record {
+	h := s.history
+	if n := len(h); n > 0 && h[n-1] == s.cur.Record {
+		h = h[:n-1]
+	}
+	return h
+}
+
+// open shows rec in the screen, finished or still running, among hist
+// (the dimmer timeline rows and the heatmap; rec last when finished).
+func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
+	s.history = hist
+	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec}
+	s.startedAt = start
+	s.note = note
+	s.heatSkip, s.follow, s.frozen, s.zoom = 0, true, false, false
+	s.dirtyData, s.dirtyText = true, true
+	s.summarise()
+	s.relayout()
+	s.render(true)
+	s.m.show(s)
+}
+
+// update handles a message while the stream screen shows. Probe events
+// are not drawn as they come: they wait in the feed until the next frame
+// tick, at most 30 a second.
+func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		s.relayout()
+		s.render(true)
+	case tea.BackgroundColorMsg:
+		s.render(true)
+	case feedMsg:
+		return tea.Batch(s.m.feed.wait(s.m.ctx), s.armTick())
+	case frameMsg:
+		if msg.gen != s.tickGen {
+			return nil
+		}
+		s.tickArmed = false
+		s.apply()
+		if s.live() {
+			s.cur.ElapsedMS = msSince(s.startedAt, s.sh.now()) // the header's counting clock
+		}
+		s.render(false)
+		if s.live() {
+			return s.armTick()
+		}
+	case savedMsg:
+		if msg.err != nil {
+			s.note = "save failed: " + msg.err.Error()
+		} else {
+			s.note = fmt.Sprintf("saved %d records to %s", msg.n, msg.path)
+		}
+		s.renderHeader()
+	case tea.KeyPressMsg:
+		return s.handleKey(msg)
+	}
+	return nil
+}
+
+// armTick schedules the next frame unless one is pending, no sooner than
+// frameInterval after the last one.
+func (s *streamScreen) armTick() tea.Cmd {
+	if s.tickArmed {
+		return nil
+	}
+	s.tickArmed = true
+	s.tickGen++
+	d := max(0, frameInterval-s.sh.now().Sub(s.lastDraw))
+	return s.m.after(d, frameMsg{gen: s.tickGen})
+}
+
+func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &s.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return s.m.quit()
+	case key.Matches(msg, k.Back) && s.m.rs != nil:
+		s.m.rs.back()
+	case key.Matches(msg, k.Back):
+		s.m.cmp.back()
+	case key.Matches(msg, k.Rerun):
+		return s.startRun()
+	case key.Matches(msg, k.Next):
+		s.src = (s.src + 1) % len(s.m.cfg.Sources)
+		s.history, s.seq, s.note = nil, 0, ""
+		return s.startRun()
+	case key.Matches(msg, k.Freeze):
+		s.frozen = !s.frozen
+		s.render(!s.frozen)
+	case key.Matches(msg, k.Focus):
+		s.focus = (s.focus + 1) % focusCount
+		s.lay.heat.redraw() // its title shows the focus
+	case key.Matches(msg, k.Zoom):
+		s.zoom = !s.zoom
+		s.lay.timeline.redraw()
+	case key.Matches(msg, k.HeatMode):
+		s.heatByTime = !s.heatByTime
+		s.lay.heat.redraw()
+	case key.Matches(msg, k.Save):
+		return s.save()
+	case key.Matches(msg, k.Help):
+		s.help.ShowAll = !s.help.ShowAll
+		s.relayout()
+		s.render(true)
+	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Bottom):
+		s.scroll(msg)
+	}
+	return nil
+}
+
+// scroll moves the focused panel: the text (which then stops following the
+// tail until it is scrolled back to the bottom) or the heatmap's runs.
+func (s *streamScreen) scroll(msg tea.KeyPressMsg) {
+	k := &s.keys
+	if s.focus == focusHeatmap {
+		page := max(1, s.lay.heat.b.h-2)
+		switch {
+		case key.Matches(msg, k.Up):
+			s.heatSkip++
+		case key.Matches(msg, k.Down):
+			s.heatSkip--
+		case key.Matches(msg, k.PageUp):
+			s.heatSkip += page
+		case key.Matches(msg, k.PageDown):
+			s.heatSkip -= page
+		case key.Matches(msg, k.Bottom):
+			s.heatSkip = 0
+		}
+		s.heatSkip = max(0, min(s.heatSkip, len(s.history)-1))
+		s.lay.heat.redraw()
+		return
+	}
+	page := max(1, s.text.height)
+	switch {
+	case key.Matches(msg, k.Up):
+		s.text.scroll(-1)
+	case key.Matches(msg, k.Down):
+		s.text.scroll(1)
+	case key.Matches(msg, k.PageUp):
+		s.text.scroll(-page)
+	case key.Matches(msg, k.PageDown):
+		s.text.scroll(page)
+	case key.Matches(msg, k.Bottom):
+		s.text.gotoBottom()
+	}
+	s.follow = s.text.AtBottom()
+}
+
+// save writes the finished records to a new file, off the update loop.
+func (s *streamScreen) save() tea.Cmd {
+	recs := append([]*record.Record(nil), s.history...)
+	path := filepath.Join(s.m.cfg.SaveDir, "drip-"+s.sh.now().Format("20060102-150405")+".jsonl")
+	return func() tea.Msg {
+		w, err := probe.Create(path)
+		if err != nil {
+			return savedMsg{err: err}
+		}
+		for _, r := range recs {
+			w.Write(r)
+		}
+		return savedMsg{path: path, n: len(recs), err: w.Close()}
+	}
+}

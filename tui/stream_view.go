@@ -1,0 +1,210 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/driplab/drip/views"
+)
+
+// streamLayout places the stream screen's panels for a terminal size:
+// everything at 120×40, a compact arrangement at 80×24, the text and
+// clocks stacked below 72 columns, and panels dropped (heatmap and gaps
+// first) when rows run out.
+type streamLayout struct {
+	header, timeline, text, clocks, gaps, heat, help slot
+	rows                                             grid
+}
+
+// newStreamLayout gives each slot its panel; relayout sizes them.
+func newStreamLayout(s *streamScreen) streamLayout {
+	return streamLayout{
+		header: slot{p: streamHeader{s}}, timeline: slot{p: streamTimeline{s}},
+		text: slot{p: streamText{s}}, clocks: slot{p: streamClocks{s}},
+		gaps: slot{p: streamGaps{s}}, heat: slot{p: streamHeatmap{s}},
+		help: slot{p: helpPanel{&s.help, &s.keys, &s.keys.Help, &s.keys.Quit}},
+	}
+}
+
+// relayout sizes the panels for the shell's size and arranges them.
+func (s *streamScreen) relayout() {
+	w, h := s.sh.width, s.sh.height
+	l := &s.lay
+	l.header.b, l.help.b = box{w, 1}, box{w, 1}
+	if h >= 30 {
+		l.header.b.h = 2
+	}
+	if s.help.ShowAll {
+		l.help.b.h = lipgloss.Height(helpBar(&s.help, s.keys, s.keys.Help, s.keys.Quit, w))
+	}
+	if h < 8 {
+		l.help.b.h = 0
+	}
+	avail := h - l.header.b.h - l.help.b.h
+	// The timeline: current row, markers, axis, and earlier runs as room allows.
+	maxEarlier := max(0, min(avail/5, 8)-3)
+	l.timeline.b = box{w, min(avail, 4+min(len(s.earlier()), maxEarlier))}
+	rest := avail - l.timeline.b.h
+	l.text.b, l.clocks.b, l.gaps.b, l.heat.b = box{}, box{}, box{}, box{}
+	const clockRows = 13
+	if w >= 72 {
+		cw := 40
+		switch {
+		case w >= 160:
+			cw = 82
+		case w >= 120:
+			cw = 46
+		}
+		mid := max(min(rest, clockRows+1), (rest*55)/100)
+		bottom := rest - mid
+		if bottom < 4 {
+			mid, bottom = rest, 0
+		}
+		l.text.b, l.clocks.b = box{w - cw - 1, max(mid, 0)}, box{cw, mid}
+		if bottom > 0 {
+			l.gaps.b, l.heat.b = box{w / 2, bottom}, box{w - w/2 - 1, bottom}
+		}
+		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.heat}, {&l.help}}
+	} else {
+		ch := min(clockRows+1, rest/2)
+		l.clocks.b, l.text.b = box{w, ch}, box{w, max(rest-ch, 0)}
+		l.rows = grid{{&l.header}, {&l.timeline}, {&l.clocks}, {&l.text}, {&l.help}}
+	}
+	s.layEarlier = len(s.earlier())
+	s.text.width, s.text.height = l.text.b.w, max(0, l.text.b.h-1)
+	s.help.SetWidth(w)
+}
+
+// view joins the cached panels. The text and the help bar cost only the
+// lines on screen and follow the scroll, focus and help keys, so they are
+// drawn as the view is joined.
+func (s *streamScreen) view() string {
+	s.lay.text.redraw()
+	s.lay.help.redraw()
+	return views.Fit(strings.Join(s.lay.rows.compose(), "\n"), s.sh.width, s.sh.height)
+}
+
+// render redraws the panels whose inputs changed (all of them after a
+// resize or a new palette). While frozen only the header moves.
+func (s *streamScreen) render(all bool) {
+	if !s.sh.sized() {
+		return
+	}
+	s.m.redraws++
+	now := s.sh.now()
+	s.lastDraw = now
+	if s.layEarlier != len(s.earlier()) {
+		s.relayout()
+		all = true
+	}
+	s.renderHeader()
+	if s.frozen && !all {
+		return
+	}
+	heavy := all || !s.live() || len(s.cur.Record.Frames) < bigRecord || now.Sub(s.lastHeavy) >= slowInterval
+	if s.dirtyData && heavy {
+		s.summarise()
+	}
+	l := &s.lay
+	if all || s.dirtyData || s.live() {
+		l.timeline.redraw()
+	}
+	if !heavy {
+		return
+	}
+	s.lastHeavy = now
+	if all || s.dirtyText {
+		s.wrapText()
+	}
+	if all || s.dirtyData {
+		l.clocks.redraw()
+		l.gaps.redraw()
+		l.heat.redraw()
+	}
+	s.dirtyData, s.dirtyText = false, false
+}
+
+func (s *streamScreen) renderHeader() { s.lay.header.redraw() }
+
+// wrapText wraps the frames that came since the last time.
+func (s *streamScreen) wrapText() {
+	if s.lay.text.b.h <= 1 {
+		return
+	}
+	s.text.wrapped.Update(s.cur.Record, s.lay.text.b.w)
+	if s.follow {
+		s.text.gotoBottom()
+	}
+}
+
+// The stream screen's panels, each drawing itself into its box.
+type (
+	streamHeader   struct{ s *streamScreen }
+	streamTimeline struct{ s *streamScreen }
+	streamText     struct{ s *streamScreen }
+	streamClocks   struct{ s *streamScreen }
+	streamGaps     struct{ s *streamScreen }
+	streamHeatmap  struct{ s *streamScreen }
+)
+
+func (p streamHeader) draw(b box) string {
+	s := p.s
+	note := s.note
+	if s.frozen {
+		note = "drawing frozen (measuring continues) · space resumes"
+	}
+	if srcs := s.m.cfg.Sources; len(srcs) > 1 {
+		name := "scenario " + srcs[s.src].Name
+		if note != "" {
+			note = name + " · " + note
+		} else {
+			note = name + " · n: next scenario"
+		}
+	}
+	return views.Header(&s.cur, note, b.w, b.h, &s.sh.styles.Views)
+}
+
+func (p streamTimeline) draw(b box) string {
+	s := p.s
+	st := &s.sh.styles
+	zoom := 0.0
+	if s.zoom {
+		zoom = zoomMS
+	}
+	return title(st, "timeline", views.TimelineLegend(&st.Views), b.w, false) + "\n" +
+		views.Timeline(&s.cur, s.earlier(), zoom, b.w, b.h-1, &st.Views)
+}
+
+func (p streamText) draw(b box) string {
+	s := p.s
+	scroll := ""
+	if !s.follow {
+		scroll = "scrolled · end follows the tail"
+	}
+	return title(&s.sh.styles, "text", scroll, b.w, s.focus == focusText) + "\n" + s.text.render(&s.sh.styles.Views)
+}
+
+func (p streamClocks) draw(b box) string {
+	s := p.s
+	return title(&s.sh.styles, "clocks", "", b.w, false) + "\n" +
+		views.ClocksPanel(views.Clocks{Record: s.cur.Record, This: s.this, All: s.all}, b.w, b.h-1, &s.sh.styles.Views)
+}
+
+func (p streamGaps) draw(b box) string {
+	s := p.s
+	return title(&s.sh.styles, "gaps", "log buckets", b.w, false) + "\n" +
+		views.Gaps(s.cur.Record, b.w, b.h-1, &s.sh.styles.Views)
+}
+
+func (p streamHeatmap) draw(b box) string {
+	s := p.s
+	mode := "runs × frame index · b: time"
+	if s.heatByTime {
+		mode = "runs × time · b: frame index"
+	}
+	runs := s.earlier()
+	runs = append(runs[:len(runs):len(runs)], s.cur.Record)
+	return title(&s.sh.styles, "heatmap", mode, b.w, s.focus == focusHeatmap) + "\n" +
+		views.Heatmap(runs, s.heatByTime, s.heatSkip, b.w, b.h-1, &s.sh.styles.Views)
+}
