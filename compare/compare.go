@@ -22,21 +22,6 @@ import (
 // WorsePct is the size of a change in the worse direction that is marked.
 const WorsePct = 10.0
 
-// Better says which direction of a change is an improvement.
-type Better int8
-
-// Directions of a metric.
-const (
-	Neutral        Better = iota // a change is neither better nor worse (a count of tokens, a setting)
-	LowerIsBetter                // latencies, failures, stalls
-	HigherIsBetter               // completions, rates, throughput
-)
-
-// MarshalText spells the direction in JSON.
-func (b Better) MarshalText() ([]byte, error) {
-	return []byte([...]string{"neutral", "lower", "higher"}[b]), nil
-}
-
 // Input is one run as read from a record file.
 type Input struct {
 	Label   string
@@ -85,7 +70,7 @@ type Row struct {
 	Key    string // the --fail-if spelling where there is one: "ttft.p95", "failed"
 	Label  string // "p95", "completed"
 	Unit   string // "ms", "tok/s", "%" or ""
-	Better Better
+	Better stats.Better
 	Values []*float64 // per run; nil where undefined
 	Deltas []*Delta   // per run; nil for the baseline
 }
@@ -175,46 +160,22 @@ type side struct {
 // per stream when the row gets a bootstrap interval.
 type spec struct {
 	section, key, label, unit string
-	better                    Better
+	better                    stats.Better
 	value                     func(*stats.Summary) *float64
 	obs                       func(*record.Record) []float64 // nil: no interval
 	pct                       float64                        // the percentile the interval is for
 }
 
-// dist describes a distribution section.
-type dist struct {
-	key, title, unit string
-	better           Better
-	get              func(*stats.Metrics) stats.Dist
-	obs              func(*record.Record) []float64
-}
-
-// distributions are the latency and rate distributions in report order.
-// Their observations follow stats.Aggregate: TTFT and gaps from every
-// measured stream, the rest from completed streams only.
-var distributions = []dist{
-	{"ttft", "ttft ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.TTFT }, func(r *record.Record) []float64 { return one(r.TTFTMS) }},
-	{"ttfo", "ttfo ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.TTFO }, func(r *record.Record) []float64 { return one(r.TTFOMS) }},
-	{"gap", "gap ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.Gap }, (*record.Record).Gaps},
-	{"itl", "itl ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.ITL }, completed(func(r *record.Record) *float64 { return r.ITLMS })},
-	{"e2e", "e2e ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.E2E }, completed(func(r *record.Record) *float64 { return r.E2EMS })},
-	{"tail", "tail ms", "ms", LowerIsBetter, func(m *stats.Metrics) stats.Dist { return m.Tail }, completed(func(r *record.Record) *float64 { return r.TailMS })},
-}
-
-func one(v *float64) []float64 {
-	if v == nil {
-		return nil
-	}
-	return []float64{*v}
-}
-
-func completed(f func(*record.Record) *float64) func(*record.Record) []float64 {
-	return func(r *record.Record) []float64 {
-		if !r.Complete {
-			return nil
+// distributions are the registry's metrics compare shows, in report
+// order. Their observations are the aggregate's (Metric.Observations).
+func distributions() []stats.Metric {
+	var out []stats.Metric
+	for _, m := range stats.Registry {
+		if m.Out&stats.InCompare != 0 {
+			out = append(out, m)
 		}
-		return one(f(r))
 	}
+	return out
 }
 
 func count(f func(*stats.Summary) int) func(*stats.Summary) *float64 {
@@ -222,16 +183,16 @@ func count(f func(*stats.Summary) int) func(*stats.Summary) *float64 {
 }
 
 // distRows are the rows of a distribution; p50 and p95 get intervals.
-func distRows(d dist, names ...string) []spec {
+func distRows(m stats.Metric, names ...string) []spec {
 	var out []spec
 	for _, st := range names {
-		s := spec{section: d.key, key: d.key + "." + st, label: st, unit: d.unit, better: d.better,
-			value: func(sum *stats.Summary) *float64 { v, _ := d.get(&sum.Metrics).Stat(st); return v }}
+		s := spec{section: m.Key, key: m.Key + "." + st, label: st, unit: m.Unit, better: m.Better,
+			value: func(sum *stats.Summary) *float64 { v, _ := sum.Metrics[m.JSON].Stat(st); return v }}
 		switch st {
 		case "p50":
-			s.obs, s.pct = d.obs, 50
+			s.obs, s.pct = m.Observations, 50
 		case "p95":
-			s.obs, s.pct = d.obs, 95
+			s.obs, s.pct = m.Observations, 95
 		}
 		out = append(out, s)
 	}
@@ -244,8 +205,8 @@ func distRows(d dist, names ...string) []spec {
 func runSpecs(sides []side) []spec {
 	specs := []spec{
 		{section: "streams", key: "attempted", label: "attempted", value: count(func(s *stats.Summary) int { return s.Streams.Attempted })},
-		{section: "streams", key: "completed", label: "completed", better: HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
-		{section: "streams", key: "failed", label: "failed", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
+		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
+		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
 	}
 	classes := map[string]bool{}
 	for _, sd := range sides {
@@ -254,29 +215,29 @@ func runSpecs(sides []side) []spec {
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(classes)) {
-		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + sanitize.Line(c), better: LowerIsBetter,
+		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + sanitize.Line(c), better: stats.LowerIsBetter,
 			value: count(func(s *stats.Summary) int { return s.Streams.FailedBy[c] })})
 	}
 	specs = append(specs,
-		spec{section: "streams", key: "incomplete", label: "incomplete", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Incomplete })},
+		spec{section: "streams", key: "incomplete", label: "incomplete", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Incomplete })},
 		spec{section: "streams", key: "canceled", label: "canceled", value: count(func(s *stats.Summary) int { return s.Streams.Canceled })},
-		spec{section: "streams", key: "buffered", label: "buffered", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Buffered })},
+		spec{section: "streams", key: "buffered", label: "buffered", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Buffered })},
 	)
-	for _, d := range distributions {
+	for _, d := range distributions() {
 		specs = append(specs, distRows(d, "p50", "p95", "p99", "max")...)
 	}
 	specs = append(specs,
-		spec{section: "stalls", key: "stalls", label: "stalls", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.Count })},
-		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })},
-		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.StreamsWithStall })},
-		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: LowerIsBetter, value: func(s *stats.Summary) *float64 { return s.Stalls.LongestMS }},
+		spec{section: "stalls", key: "stalls", label: "stalls", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.Count })},
+		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })},
+		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.StreamsWithStall })},
+		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: stats.LowerIsBetter, value: func(s *stats.Summary) *float64 { return s.Stalls.LongestMS }},
 		spec{section: "tokens", key: "output_tokens", label: "output tokens", value: count(func(s *stats.Summary) int { return s.Throughput.OutputTokens })},
-		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return s.Metrics.OutputTokens.P50 }},
+		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return s.Metrics["output_tokens"].P50 }},
 		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *stats.Summary) *float64 { return s.TokensApproxPct }},
-		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.TokensPerS }},
-		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Metrics.TPSUser.P50 }},
-		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.MeanTPSUser }},
-		spec{section: "throughput", key: "streams_per_s", label: "streams/s", unit: "/s", better: HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.StreamsPerS }},
+		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.TokensPerS }},
+		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Metrics["tps_user"].P50 }},
+		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.MeanTPSUser }},
+		spec{section: "throughput", key: "streams_per_s", label: "streams/s", unit: "/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.StreamsPerS }},
 	)
 	return specs
 }
@@ -284,18 +245,18 @@ func runSpecs(sides []side) []spec {
 // promptSpecs are the rows of a per-prompt breakdown.
 func promptSpecs() []spec {
 	specs := []spec{
-		{section: "streams", key: "completed", label: "completed", better: HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
-		{section: "streams", key: "failed", label: "failed", better: LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
+		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
+		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
 	}
-	for _, d := range distributions {
-		switch d.key {
+	for _, d := range distributions() {
+		switch d.Key {
 		case "ttft", "e2e":
 			specs = append(specs, distRows(d, "p50", "p95")...)
 		case "gap":
 			specs = append(specs, distRows(d, "p95", "p99")...)
 		}
 	}
-	return append(specs, spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: LowerIsBetter,
+	return append(specs, spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: stats.LowerIsBetter,
 		value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })})
 }
 
@@ -306,11 +267,10 @@ func sections(sides []side, specs []spec, nz Noise, scope string) []Section {
 	for _, sp := range specs {
 		if len(out) == 0 || out[len(out)-1].Key != sp.section {
 			sec := Section{Key: sp.section, Title: sp.section}
-			if i := slices.IndexFunc(distributions, func(d dist) bool { return d.key == sp.section }); i >= 0 {
-				d := distributions[i]
-				sec.Title = d.title
+			if m, ok := stats.MetricByKey(sp.section); ok && m.Out&stats.InCompare != 0 {
+				sec.Title = m.Label
 				for _, sd := range sides {
-					sec.N = append(sec.N, d.get(&sd.sum.Metrics).N)
+					sec.N = append(sec.N, sd.sum.Metrics[m.JSON].N)
 				}
 			}
 			out = append(out, sec)
@@ -341,7 +301,7 @@ func row(sides []side, sp spec, nz Noise, scope string) Row {
 // delta compares a run's figure with the baseline's. A change of WorsePct
 // or more in the worse direction is worse; so is any worsening of a
 // baseline of 0 (no failures before, some now).
-func delta(base, v *float64, better Better) *Delta {
+func delta(base, v *float64, better stats.Better) *Delta {
 	d := &Delta{}
 	if base == nil || v == nil {
 		return d
@@ -354,7 +314,7 @@ func delta(base, v *float64, better Better) *Delta {
 	case abs == 0:
 		d.Pct = ptr(0.0)
 	}
-	worseDir := (better == LowerIsBetter && abs > 0) || (better == HigherIsBetter && abs < 0)
+	worseDir := (better == stats.LowerIsBetter && abs > 0) || (better == stats.HigherIsBetter && abs < 0)
 	d.Worse = worseDir && (d.Pct == nil || math.Abs(*d.Pct) >= WorsePct)
 	return d
 }

@@ -258,7 +258,7 @@ func TestDeltasDirectionAndMarks(t *testing.T) {
 	if d.CI == nil || d.WithinNoise || d.CI.Lo <= 0 {
 		t.Errorf("e2e.p50 steady → stall: interval %+v, want one above 0", d.CI)
 	}
-	// Neutral rows are never marked, whatever the change.
+	// stats.Neutral rows are never marked, whatever the change.
 	if d := findRow(t, worse, "output_tokens").Deltas[1]; d.Worse || *d.Pct < 10 {
 		t.Errorf("output tokens %+v: a neutral row changed by more than 10%% and must not be marked", d)
 	}
@@ -367,3 +367,49 @@ func TestGatesAgainstBaseline(t *testing.T) {
 }
 
 func sameValue(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// Every registry metric compare shows is a section of p50, p95, p99 and
+// max rows titled by its label, the four added through the registry
+// alone among them; their figures are recomputed here from the frames.
+func TestRegistryMetricsAreCompareRows(t *testing.T) {
+	steady, stall, _ := recordedRuns(t)
+	c := newComparison(t, steady, stall)
+	titles := map[string]string{}
+	for _, s := range c.Sections {
+		titles[s.Key] = s.Title
+	}
+	for _, m := range stats.Registry {
+		if m.Out&stats.InCompare == 0 {
+			continue
+		}
+		if titles[m.Key] != m.Label {
+			t.Errorf("section %s titled %q, want %q", m.Key, titles[m.Key], m.Label)
+		}
+		for _, st := range []string{"p50", "p95", "p99", "max"} {
+			findRow(t, c, m.Key+"."+st)
+		}
+	}
+	for i, recs := range [][]*record.Record{steady, stall} {
+		var stream, firstEvent []float64
+		for _, r := range recs {
+			var content []float64
+			for _, f := range r.Frames {
+				if f.Kind == adapters.KindContent {
+					content = append(content, f.TMS)
+				}
+			}
+			if len(content) > 0 {
+				stream = append(stream, content[len(content)-1]-content[0])
+			}
+			if len(r.Frames) > 0 {
+				firstEvent = append(firstEvent, r.Frames[0].TMS)
+			}
+		}
+		for key, samples := range map[string][]float64{"stream.max": stream, "first_event.p50": firstEvent} {
+			exp := percentile(samples, map[string]float64{"stream.max": 100, "first_event.p50": 50}[key])
+			if got := findRow(t, c, key).Values[i]; got == nil || math.Abs(*got-exp) > 1e-9 {
+				t.Errorf("run %d %s = %v, recomputed %v", i, key, got, exp)
+			}
+		}
+	}
+}

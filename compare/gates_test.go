@@ -56,7 +56,7 @@ func TestParseRelativeGates(t *testing.T) {
 
 func summaryWith(ttftP95 *float64, failed int, tps *float64) *stats.Summary {
 	s := &stats.Summary{}
-	s.Metrics.TTFT.P95 = ttftP95
+	s.Metrics = stats.Metrics{"ttft_ms": {P95: ttftP95}}
 	s.Streams.Failed = failed
 	s.Throughput.TokensPerS = tps
 	return s

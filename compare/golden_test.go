@@ -119,7 +119,7 @@ func TestJSON(t *testing.T) {
 	if len(out.Runs[0].Deltas) != 0 {
 		t.Errorf("the baseline has deltas: %+v", out.Runs[0].Deltas)
 	}
-	if got, want := *out.Runs[1].Summary.Metrics.Gap.P99, *c.Runs[1].Summary.Metrics.Gap.P99; got != want {
+	if got, want := *out.Runs[1].Summary.Metrics["gap_ms"].P99, *c.Runs[1].Summary.Metrics["gap_ms"].P99; got != want {
 		t.Errorf("summary gap p99 %v, want %v", got, want)
 	}
 	if len(out.Runs[1].Summary.Gates) != 1 || !out.Runs[1].Summary.Gates[0].Tripped {

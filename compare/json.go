@@ -38,11 +38,11 @@ type jsonRun struct {
 }
 
 type jsonDelta struct {
-	Metric   string   `json:"metric"`
-	Unit     string   `json:"unit,omitempty"`
-	Better   Better   `json:"better"`
-	Baseline *float64 `json:"baseline"`
-	Value    *float64 `json:"value"`
+	Metric   string       `json:"metric"`
+	Unit     string       `json:"unit,omitempty"`
+	Better   stats.Better `json:"better"`
+	Baseline *float64     `json:"baseline"`
+	Value    *float64     `json:"value"`
 	*Delta
 }
 
@@ -52,11 +52,11 @@ type jsonPrompt struct {
 }
 
 type jsonRow struct {
-	Metric string     `json:"metric"`
-	Unit   string     `json:"unit,omitempty"`
-	Better Better     `json:"better"`
-	Values []*float64 `json:"values"` // per run, in run order
-	Deltas []*Delta   `json:"deltas"` // per run; null for the baseline
+	Metric string       `json:"metric"`
+	Unit   string       `json:"unit,omitempty"`
+	Better stats.Better `json:"better"`
+	Values []*float64   `json:"values"` // per run, in run order
+	Deltas []*Delta     `json:"deltas"` // per run; null for the baseline
 }
 
 // JSON writes the comparison as one indented JSON object.

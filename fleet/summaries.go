@@ -57,7 +57,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		}
 	}
 	out.Metrics = metricsOf(samplers)
-	out.Throughput.MeanTPSUser = out.Metrics.TPSUser.Mean
+	out.Throughput.MeanTPSUser = out.Metrics["tps_user"].Mean
 	out.Throughput.Definition = "output tokens of completed streams, summed over the merged summaries; tokens/s is not pooled (each run's window is on its own host's clock): see each summary"
 	if out.Streams.Admitted > 0 {
 		out.TokensApproxPct = new(100 * approx / float64(out.Streams.Admitted))
@@ -115,18 +115,17 @@ func addStalls(dst, s *stats.Stalls) {
 	}
 }
 
+// metricsOf reads every registry metric from the pooled histograms; one
+// without a histogram has no samples.
 func metricsOf(s map[string]*stats.Sampler) stats.Metrics {
-	d := func(name string) stats.Dist {
-		if s[name] == nil {
-			return stats.Dist{}
+	out := stats.Metrics{}
+	for _, m := range stats.Registry {
+		out[m.JSON] = stats.Dist{}
+		if s[m.JSON] != nil {
+			out[m.JSON] = s[m.JSON].Dist()
 		}
-		return s[name].Dist()
 	}
-	return stats.Metrics{
-		TTFT: d("ttft_ms"), TTFO: d("ttfo_ms"), Gap: d("gap_ms"), ITL: d("itl_ms"), E2E: d("e2e_ms"),
-		Duration: d("duration_ms"), Tail: d("tail_ms"), TPSUser: d("tps_user"), OutputTokens: d("output_tokens"), FirstByte: d("first_byte_ms"),
-		InputTokens: d("input_tokens"),
-	}
+	return out
 }
 
 func union(a, b []string) []string {

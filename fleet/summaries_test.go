@@ -76,8 +76,8 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 		name      string
 		got, want stats.Dist
 	}{
-		{"ttft", m.Metrics.TTFT, want.Metrics.TTFT}, {"gap", m.Metrics.Gap, want.Metrics.Gap},
-		{"e2e", m.Metrics.E2E, want.Metrics.E2E}, {"itl", m.Metrics.ITL, want.Metrics.ITL},
+		{"ttft", m.Metrics["ttft_ms"], want.Metrics["ttft_ms"]}, {"gap", m.Metrics["gap_ms"], want.Metrics["gap_ms"]},
+		{"e2e", m.Metrics["e2e_ms"], want.Metrics["e2e_ms"]}, {"itl", m.Metrics["itl_ms"], want.Metrics["itl_ms"]},
 	} {
 		g, w := tc.got, tc.want
 		if g.N != w.N || *g.Min != *w.Min || *g.Max != *w.Max || math.Abs(*g.Mean-*w.Mean) > 1e-9**w.Mean || !g.Histogram {
@@ -92,8 +92,8 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 		}
 	}
 	// The merged summary merges again, like any other.
-	if again, err := fleet.MergeSummaries([]stats.Summary{m, sums[0]}, []string{"m", "a"}); err != nil || again.Metrics.TTFT.N != m.Metrics.TTFT.N+sums[0].Metrics.TTFT.N {
-		t.Errorf("re-merge: %v, ttft n %d", err, again.Metrics.TTFT.N)
+	if again, err := fleet.MergeSummaries([]stats.Summary{m, sums[0]}, []string{"m", "a"}); err != nil || again.Metrics["ttft_ms"].N != m.Metrics["ttft_ms"].N+sums[0].Metrics["ttft_ms"].N {
+		t.Errorf("re-merge: %v, ttft n %d", err, again.Metrics["ttft_ms"].N)
 	}
 }
 

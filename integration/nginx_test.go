@@ -177,8 +177,8 @@ func TestBehindBufferingNginx(t *testing.T) {
 						r.Seq, r.Buffered, r.ITLMS, r.TPSUser, delivery(r))
 				}
 			}
-			if s.Streams.Buffered != len(recs) || s.Metrics.ITL.N != 0 || s.Throughput.TokensPerS == nil {
-				t.Errorf("summary: buffered %d of %d, itl n %d, throughput %v", s.Streams.Buffered, len(recs), s.Metrics.ITL.N, s.Throughput.TokensPerS)
+			if s.Streams.Buffered != len(recs) || s.Metrics["itl_ms"].N != 0 || s.Throughput.TokensPerS == nil {
+				t.Errorf("summary: buffered %d of %d, itl n %d, throughput %v", s.Streams.Buffered, len(recs), s.Metrics["itl_ms"].N, s.Throughput.TokensPerS)
 			}
 			for _, r := range recs {
 				t.Logf("stream %d: ttft %.4g ms, %d content frames, delivery %s", r.Seq, *r.TTFTMS, r.ContentFrames, delivery(r))

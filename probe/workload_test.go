@@ -246,7 +246,7 @@ func testOpenLoopChargesTheFreeze(t *testing.T, srv *memnet.Server, fz *fixtures
 		t.Errorf("user TTFT max %.1f ms does not show the %v freeze", *ol.TTFTUser.Max, freezeFor)
 	}
 	t.Logf("%d scheduled during the freeze; user ttft p50 %.1f max %.1f; service ttft p50 %.1f max %.1f; queue p99 %.2f; lag p99 %.2f",
-		during, *ol.TTFTUser.P50, *ol.TTFTUser.Max, *s.Metrics.TTFT.P50, *s.Metrics.TTFT.Max, *ol.ClientQueue.P99, *ol.ScheduleLag.P99)
+		during, *ol.TTFTUser.P50, *ol.TTFTUser.Max, *s.Metrics["ttft_ms"].P50, *s.Metrics["ttft_ms"].Max, *ol.ClientQueue.P99, *ol.ScheduleLag.P99)
 }
 
 // Canceling the run stops admitting and records the in-flight streams as

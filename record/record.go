@@ -234,6 +234,16 @@ func (r *Record) Gaps() []float64 {
 	return gaps
 }
 
+// LastContentMS is the time of the last content frame; 0 without one.
+func (r *Record) LastContentMS() float64 {
+	for i := len(r.Frames) - 1; i >= 0; i-- {
+		if r.Frames[i].IsContent() {
+			return r.Frames[i].TMS
+		}
+	}
+	return 0
+}
+
 // Text returns the streamed content text, reasoning included.
 func (r *Record) Text() string {
 	var b strings.Builder

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,5 +118,55 @@ func TestCSVRows(t *testing.T) {
 		if rows[1][i] != want[0] || rows[2][i] != want[1] {
 			t.Errorf("%s: %q and %q, want %q and %q", name, rows[1][i], rows[2][i], want[0], want[1])
 		}
+	}
+}
+
+// The text report has a row for every registry metric it shows and the
+// CSV a column for every one with a per-stream figure; the four added
+// through the registry alone among them, with their figures.
+func TestRegistryInTextAndCSV(t *testing.T) {
+	r := testRecord(t, 0, false)
+	r.HeadersMS, r.FirstEventMS = new(12.5), new(150.0)
+	a := stats.NewAggregate(250)
+	a.Add(r)
+	s := a.Summary(stats.Workload{})
+	var text, table bytes.Buffer
+	Text(&text, &s)
+	c, err := NewCSV(&table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(r); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&table).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows %d err %v", len(rows), err)
+	}
+	cells := map[string]string{}
+	for i, name := range rows[0] {
+		cells[name] = rows[1][i]
+	}
+	for _, m := range stats.Registry {
+		if _, ok := cells[m.JSON]; ok != (m.Out&stats.InCSV != 0) {
+			t.Errorf("CSV column %s present %v, registry says %v", m.JSON, ok, !ok)
+		}
+		if m.Out&stats.InText != 0 && !strings.Contains(text.String(), "\n"+m.Label+" ") {
+			t.Errorf("report lacks the %q row:\n%s", m.Label, text.String())
+		}
+	}
+	// Content at 200, 300 and 800 ms, one token a frame.
+	for name, want := range map[string]string{"headers_ms": "12.500", "first_event_ms": "150.000", "tt2t_ms": "300.000", "stream_ms": "600.000"} {
+		if cells[name] != want {
+			t.Errorf("CSV %s = %q, want %q", name, cells[name], want)
+		}
+	}
+	for _, want := range []string{"headers ms         1     12.50", "first event ms     1     150.0", "tt2t ms            1     300.0", "stream ms          1     600.0"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if got := rows[0][len(rows[0])-3:]; !slices.Equal(got, []string{"first_event_ms", "tt2t_ms", "stream_ms"}) {
+		t.Errorf("the new columns come last, after the old ones: %v", got)
 	}
 }

@@ -30,13 +30,16 @@ type metricRow struct {
 	d    stats.Dist
 }
 
-// Rows lists the summary's distributions in report order with their labels.
-func Rows(m *stats.Metrics) []metricRow {
-	return []metricRow{
-		{"ttft ms", m.TTFT}, {"ttfo ms", m.TTFO}, {"first byte ms", m.FirstByte},
-		{"gap ms", m.Gap}, {"itl ms", m.ITL}, {"e2e ms", m.E2E}, {"tail ms", m.Tail},
-		{"duration ms", m.Duration}, {"tps/user", m.TPSUser}, {"tokens", m.OutputTokens},
+// rows lists the summary's distributions of the text report in registry
+// order with their labels.
+func rows(m stats.Metrics) []metricRow {
+	var out []metricRow
+	for _, reg := range stats.Registry {
+		if reg.Out&stats.InText != 0 {
+			out = append(out, metricRow{reg.Label, m[reg.JSON]})
+		}
 	}
+	return out
 }
 
 // Text writes the human report of a summary.
@@ -53,12 +56,12 @@ func Text(w io.Writer, s *stats.Summary) {
 	fmt.Fprintf(w, "warmup    %d streams, excluded (%s)\n\n", st.Warmup, wl.WarmupRule)
 
 	fmt.Fprintf(w, "%-14s %5s %9s %9s %9s %9s %9s %9s %9s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
-	for _, r := range Rows(&s.Metrics) {
+	for _, r := range rows(s.Metrics) {
 		d := r.d
 		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", r.name, d.N,
 			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
 	}
-	if d := s.Metrics.Held; d.N > 0 {
+	if d := s.Metrics["held_ms"]; d.N > 0 {
 		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", "held ms", d.N,
 			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
 		fmt.Fprintln(w, "  held = TTFT − the server's own time to its first token: how long the first token was in transit")
@@ -78,7 +81,7 @@ func Text(w io.Writer, s *stats.Summary) {
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
-	if in := &s.Metrics.InputTokens; in.N > 0 {
+	if in := s.Metrics["input_tokens"]; in.N > 0 {
 		fmt.Fprintf(w, "prompts   input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)\n", Num(in.P50), Num(in.Min), Num(in.Max), in.N)
 	}
 	if g := s.Goodput; g != nil {
@@ -144,8 +147,8 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		fmt.Fprintf(w, "  late arrivals: %s\n", ol.CatchUp)
 		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
 		for _, r := range []metricRow{
-			{"ttft ms, from send (service)", s.Metrics.TTFT}, {"ttft ms, from intended (user)", ol.TTFTUser},
-			{"e2e ms, from send (service)", s.Metrics.E2E}, {"e2e ms, from intended (user)", ol.E2EUser},
+			{"ttft ms, from send (service)", s.Metrics["ttft_ms"]}, {"ttft ms, from intended (user)", ol.TTFTUser},
+			{"e2e ms, from send (service)", s.Metrics["e2e_ms"]}, {"e2e ms, from intended (user)", ol.E2EUser},
 			{"client queue ms (difference)", ol.ClientQueue},
 		} {
 			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))

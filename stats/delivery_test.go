@@ -90,8 +90,8 @@ func TestBufferedThroughputEndToEnd(t *testing.T) {
 	a := NewAggregate(DefaultStall)
 	a.Add(r)
 	s := a.Summary(Workload{})
-	if s.Streams.Buffered != 1 || s.Metrics.ITL.N != 0 || s.Metrics.TPSUser.N != 0 {
-		t.Errorf("buffered %d, itl n %d, tps_user n %d: want 1, 0, 0", s.Streams.Buffered, s.Metrics.ITL.N, s.Metrics.TPSUser.N)
+	if s.Streams.Buffered != 1 || s.Metrics["itl_ms"].N != 0 || s.Metrics["tps_user"].N != 0 {
+		t.Errorf("buffered %d, itl n %d, tps_user n %d: want 1, 0, 0", s.Streams.Buffered, s.Metrics["itl_ms"].N, s.Metrics["tps_user"].N)
 	}
 	if tp := s.Throughput.TokensPerS; tp == nil || *tp < 99.9 || *tp > 100 {
 		t.Errorf("throughput %v, want 1000 tokens / 10.000999 s", tp)

@@ -110,26 +110,26 @@ func TestAggregateMixedRequests(t *testing.T) {
 	if s.Streams.Attempted != 3 || s.Streams.Failed != 1 || s.Streams.Completed != 2 || s.Streams.FailedBy[record.ErrReset] != 1 {
 		t.Errorf("streams = %+v", s.Streams)
 	}
-	if s.Metrics.TTFT.N != 2 {
-		t.Errorf("ttft n = %d, want 2", s.Metrics.TTFT.N)
+	if s.Metrics["ttft_ms"].N != 2 {
+		t.Errorf("ttft n = %d, want 2", s.Metrics["ttft_ms"].N)
 	}
-	if s.Metrics.E2E.N != 2 || s.Metrics.Duration.N != 3 {
-		t.Errorf("e2e n = %d duration n = %d, want 2 and 3", s.Metrics.E2E.N, s.Metrics.Duration.N)
+	if s.Metrics["e2e_ms"].N != 2 || s.Metrics["duration_ms"].N != 3 {
+		t.Errorf("e2e n = %d duration n = %d, want 2 and 3", s.Metrics["e2e_ms"].N, s.Metrics["duration_ms"].N)
 	}
-	eq(t, "gap p50", s.Metrics.Gap.P50, 150)
-	if s.Metrics.ITL.N != 1 {
-		t.Errorf("itl n = %d, want 1 (the one-frame stream is buffered)", s.Metrics.ITL.N)
+	eq(t, "gap p50", s.Metrics["gap_ms"].P50, 150)
+	if s.Metrics["itl_ms"].N != 1 {
+		t.Errorf("itl n = %d, want 1 (the one-frame stream is buffered)", s.Metrics["itl_ms"].N)
 	}
 }
 
 func TestEmptyAggregateIsNull(t *testing.T) {
 	s := NewAggregate(250).Summary(Workload{})
-	null(t, "ttft p50", s.Metrics.TTFT.P50)
-	null(t, "gap max", s.Metrics.Gap.Max)
+	null(t, "ttft p50", s.Metrics["ttft_ms"].P50)
+	null(t, "gap max", s.Metrics["gap_ms"].Max)
 	null(t, "throughput", s.Throughput.TokensPerS)
 	null(t, "tokens approx pct", s.TokensApproxPct)
-	if s.Metrics.TTFT.N != 0 {
-		t.Errorf("n = %d", s.Metrics.TTFT.N)
+	if s.Metrics["ttft_ms"].N != 0 {
+		t.Errorf("n = %d", s.Metrics["ttft_ms"].N)
 	}
 }
 

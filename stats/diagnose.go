@@ -74,15 +74,15 @@ type figures struct {
 }
 
 func newFigures(s *Summary) *figures {
-	m := &s.Metrics
+	ttft, gap, e2e := s.Metrics["ttft_ms"], s.Metrics["gap_ms"], s.Metrics["e2e_ms"]
 	x := &figures{s: s, stall: s.Stalls.ThresholdMS}
 	if x.stall <= 0 {
 		x.stall = DefaultStall
 	}
-	x.ttft50, x.ttft90 = val(m.TTFT.P50), val(m.TTFT.P90)
-	x.gap50, x.gap99 = val(m.Gap.P50), val(m.Gap.P99)
-	x.e2e50 = val(m.E2E.P50)
-	x.haveGaps, x.haveTTFT, x.haveE2E = m.Gap.N >= 2, m.TTFT.N > 0, m.E2E.N > 0
+	x.ttft50, x.ttft90 = val(ttft.P50), val(ttft.P90)
+	x.gap50, x.gap99 = val(gap.P50), val(gap.P99)
+	x.e2e50 = val(e2e.P50)
+	x.haveGaps, x.haveTTFT, x.haveE2E = gap.N >= 2, ttft.N > 0, e2e.N > 0
 	x.coalescedPct = pct(s.Signals.CoalescedFrames, s.Signals.ContentFrames)
 	x.readBufferedPct = pct(s.Signals.ReadBuffered, s.Signals.ContentStreams)
 	return x
@@ -98,7 +98,7 @@ func (x *figures) gapsTightWhy() string {
 }
 
 func (x *figures) ttftTight() bool {
-	return x.s.Metrics.TTFT.N >= minTTFTSamples && x.ttft90 <= TightTTFTRatio*x.ttft50
+	return x.s.Metrics["ttft_ms"].N >= minTTFTSamples && x.ttft90 <= TightTTFTRatio*x.ttft50
 }
 
 func (x *figures) gapsFat() bool {
@@ -169,7 +169,7 @@ var rules = []rule{
 			} else {
 				ev = append(ev, "each stream's content came in one read")
 			}
-			if h := x.s.Metrics.Held; h.N > 0 {
+			if h := x.s.Metrics["held_ms"]; h.N > 0 {
 				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", msText(val(h.P50)), h.N))
 			}
 			if sg.Compressed > 0 {
@@ -223,7 +223,7 @@ var rules = []rule{
 				fmt.Sprintf("e2e p50 %s ≥ %s", msText(x.e2e50), msText(LongE2EMS)),
 				fmt.Sprintf("ttft p50 %s < %s = %g × e2e p50", msText(x.ttft50), msText(LongTTFTShare*x.e2e50), LongTTFTShare),
 				x.gapsTightWhy(),
-				"output tokens p50 " + numText(val(x.s.Metrics.OutputTokens.P50)),
+				"output tokens p50 " + numText(val(x.s.Metrics["output_tokens"].P50)),
 			}
 		},
 	},

@@ -20,8 +20,8 @@ func TestDiagnose(t *testing.T) {
 		return Summary{
 			Streams: Streams{Admitted: 20, Completed: 20},
 			Metrics: Metrics{
-				TTFT: dist(20, 200, 230, 260), Gap: dist(2000, 25, 28, 40),
-				E2E: dist(20, 2700, 2800, 2900), OutputTokens: dist(20, 100, 100, 100),
+				"ttft_ms": dist(20, 200, 230, 260), "gap_ms": dist(2000, 25, 28, 40),
+				"e2e_ms": dist(20, 2700, 2800, 2900), "output_tokens": dist(20, 100, 100, 100),
 			},
 			Stalls:  Stalls{ThresholdMS: 250},
 			Signals: Signals{ContentFrames: 2000},
@@ -35,17 +35,17 @@ func TestDiagnose(t *testing.T) {
 	}{
 		{"healthy", func(*Summary) {}, nil, ""},
 		{"queue: TTFT high, gaps tight", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 2400, 3100, 3500)
+			s.Metrics["ttft_ms"] = dist(20, 2400, 3100, 3500)
 		}, []string{ShapeQueue}, "ttft p50 2.4 s ≥ 1 s"},
 		{"high TTFT with loose gaps is not a queue", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 2400, 3100, 3500)
-			s.Metrics.Gap = dist(2000, 25, 60, 200)
+			s.Metrics["ttft_ms"] = dist(20, 2400, 3100, 3500)
+			s.Metrics["gap_ms"] = dist(2000, 25, 60, 200)
 		}, nil, ""},
 		{"transport: TTFT tight, fat gap tail", func(s *Summary) {
-			s.Metrics.Gap = dist(2000, 25, 30, 700)
+			s.Metrics["gap_ms"] = dist(2000, 25, 30, 700)
 		}, []string{ShapeTransport}, "gap p99 700 ms ≥ the 250 ms stall threshold"},
 		{"transport: TTFT tight, coalesced bursts", func(s *Summary) {
-			s.Metrics.Gap = dist(2000, 0, 30, 60)
+			s.Metrics["gap_ms"] = dist(2000, 0, 30, 60)
 			s.Signals.CoalescedFrames = 900
 		}, []string{ShapeTransport, ShapeCoalesced}, "45% of content frames coalesced"},
 		{"transport: buffered streams and compression", func(s *Summary) {
@@ -53,12 +53,12 @@ func TestDiagnose(t *testing.T) {
 			s.Signals.Compressed = 20
 		}, []string{ShapeTransport}, "20 streams compressed"},
 		{"a fat tail with a spread TTFT is not transport", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 200, 900, 1000)
-			s.Metrics.Gap = dist(2000, 25, 30, 700)
+			s.Metrics["ttft_ms"] = dist(20, 200, 900, 1000)
+			s.Metrics["gap_ms"] = dist(2000, 25, 30, 700)
 		}, nil, ""},
 		{"long answer: flat, total high", func(s *Summary) {
-			s.Metrics.E2E = dist(20, 42000, 44000, 45000)
-			s.Metrics.OutputTokens = dist(20, 1600, 1700, 1800)
+			s.Metrics["e2e_ms"] = dist(20, 42000, 44000, 45000)
+			s.Metrics["output_tokens"] = dist(20, 1600, 1700, 1800)
 		}, []string{ShapeLongAnswer}, "e2e p50 42 s ≥ 10 s"},
 		{"shared capacity: per-stream ITL spread for one prompt", func(s *Summary) {
 			s.PerPrompt = []PromptStats{
@@ -82,30 +82,30 @@ func TestDiagnose(t *testing.T) {
 			s.OpenLoop = &OpenLoop{ScheduleLag: dist(100, 3, 9, 25), LagBoundMS: 10, ClientLimited: true}
 		}, []string{ShapeClientLimited}, "schedule lag p99 25 ms > 10 ms"},
 		{"proxy buffering names neither queue nor transport nor coalescing", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 2400, 2500, 2600)
-			s.Metrics.Gap = dist(2000, 0, 0, 0.42)
+			s.Metrics["ttft_ms"] = dist(20, 2400, 2500, 2600)
+			s.Metrics["gap_ms"] = dist(2000, 0, 0, 0.42)
 			s.Signals.CoalescedFrames = 2000
 			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 20
 			s.Signals.LargestBurstFrames, s.Signals.LargestBurstBytes, s.Signals.LongestSilenceMS = 32, 4096, 1200
 			s.Signals.FirstBursts, s.Signals.FirstBurstMax = 20, 32
-			s.Metrics.Held = dist(20, 1150, 1200, 1250)
+			s.Metrics["held_ms"] = dist(20, 1150, 1200, 1250)
 		}, []string{ShapeProxyBuffering}, "20 of 20 streams with content (100%) buffered by their reads"},
 		{"proxy buffering evidence: the burst, the silence, the time held", func(s *Summary) {
 			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 5
 			s.Signals.LargestBurstFrames, s.Signals.LargestBurstBytes, s.Signals.LongestSilenceMS = 32, 4096, 1200
-			s.Metrics.Held = dist(20, 1150, 1200, 1250)
+			s.Metrics["held_ms"] = dist(20, 1150, 1200, 1250)
 		}, []string{ShapeProxyBuffering}, "largest burst 32 content frames in one read of 4 KiB; longest silence between content reads 1.2 s; the server had its first token held_ms p50 1.15 s before"},
 		{"a queue with coalesced frames is not also transport", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 2400, 2500, 2600)
-			s.Metrics.Gap = dist(2000, 0, 2, 3)
+			s.Metrics["ttft_ms"] = dist(20, 2400, 2500, 2600)
+			s.Metrics["gap_ms"] = dist(2000, 0, 2, 3)
 			s.Signals.CoalescedFrames = 900
 		}, []string{ShapeQueue, ShapeCoalesced}, "ttft p50 2.4 s ≥ 1 s"},
 		{"gaps under a millisecond: the floor is printed, the arithmetic true", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 10180, 10300, 10400)
-			s.Metrics.Gap = dist(2000, 0, 0.2, 0.42)
+			s.Metrics["ttft_ms"] = dist(20, 10180, 10300, 10400)
+			s.Metrics["gap_ms"] = dist(2000, 0, 0.2, 0.42)
 		}, []string{ShapeQueue}, "ttft p50 10.2 s ≥ 1 s; gap p99 0.42 ms ≤ 4 ms = 4 × max(gap p50 0 ms, 1 ms)"},
 		{"client-limited by drip's own scheduling excludes the endpoint's shapes", func(s *Summary) {
-			s.Metrics.TTFT = dist(20, 5000, 5200, 5400)
+			s.Metrics["ttft_ms"] = dist(20, 5000, 5200, 5400)
 			s.Client = &Client{SchedLatency: dist(900, 2, 30, 670), BoundMS: 500, Limited: true}
 			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 20
 			s.PerPrompt = []PromptStats{{ID: "busy", Completed: 10, ITL: dist(10, 20, 55, 60), TTFT: dist(10, 200, 220, 230)}}
@@ -197,9 +197,9 @@ func TestDiagnoseNoContradictions(t *testing.T) {
 		s := Summary{
 			Streams: Streams{Admitted: 20, Completed: 20},
 			Metrics: Metrics{
-				TTFT: dist(20, ttft, ttft*pick(1, 1.4, 3), ttft*pick(1.5, 4)),
-				Gap:  dist(2000, gap, gap*2, pick(0.42, gap*3, 700, 1.2e4)),
-				E2E:  dist(20, pick(2700, 42000), 44000, 45000), OutputTokens: dist(20, 100, 100, 100),
+				"ttft_ms": dist(20, ttft, ttft*pick(1, 1.4, 3), ttft*pick(1.5, 4)),
+				"gap_ms":  dist(2000, gap, gap*2, pick(0.42, gap*3, 700, 1.2e4)),
+				"e2e_ms":  dist(20, pick(2700, 42000), 44000, 45000), "output_tokens": dist(20, 100, 100, 100),
 			},
 			Stalls: Stalls{ThresholdMS: 250},
 			Signals: Signals{ContentFrames: 2000, CoalescedFrames: rng.IntN(2001), ContentStreams: 20, ReadBuffered: rng.IntN(21),

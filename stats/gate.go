@@ -32,22 +32,14 @@ type GateResult struct {
 
 var gateRE = regexp.MustCompile(`^\s*([a-z_0-9.-]+)\s*(>=|<=|==|!=|>|<)\s*([+-]?)([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|%|/s)?\s*$`)
 
-// distMetrics are the distributions a gate can name, by gate spelling.
-var distMetrics = map[string]func(*Metrics) Dist{
-	"ttft":          func(m *Metrics) Dist { return m.TTFT },
-	"ttfo":          func(m *Metrics) Dist { return m.TTFO },
-	"gap":           func(m *Metrics) Dist { return m.Gap },
-	"itl":           func(m *Metrics) Dist { return m.ITL },
-	"e2e":           func(m *Metrics) Dist { return m.E2E },
-	"duration":      func(m *Metrics) Dist { return m.Duration },
-	"tail":          func(m *Metrics) Dist { return m.Tail },
-	"tps_user":      func(m *Metrics) Dist { return m.TPSUser },
-	"output_tokens": func(m *Metrics) Dist { return m.OutputTokens },
-	"first_byte":    func(m *Metrics) Dist { return m.FirstByte },
+// gateDist is the distribution metric a gate's base name means.
+func gateDist(base string) (Metric, bool) {
+	m, ok := MetricByKey(base)
+	return m, ok && m.Out&InGate != 0
 }
 
-// timeMetrics hold milliseconds, so time units apply to them.
-var timeMetrics = map[string]bool{"ttft": true, "ttfo": true, "gap": true, "itl": true, "e2e": true, "duration": true, "tail": true, "first_byte": true, "stalls.longest": true}
+// timeScalars are the single figures that hold milliseconds.
+var timeScalars = map[string]bool{"stalls.longest": true}
 
 // scalars are the counts and single figures a gate can name.
 var scalars = map[string]func(*Summary) *float64{
@@ -105,16 +97,17 @@ func ParseGate(expr string) (Gate, error) {
 		v = -v
 	}
 	base, stat, hasStat := strings.Cut(g.Metric, ".")
-	isTime := timeMetrics[g.Metric]
+	isTime := timeScalars[g.Metric]
+	dm, isDist := gateDist(base)
 	switch {
-	case distMetrics[base] != nil:
+	case isDist:
 		if !hasStat {
 			return Gate{}, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (min, mean, p50, p90, p95, p99, max)", expr, base, base)
 		}
 		if _, ok := (Dist{}).Stat(stat); !ok {
 			return Gate{}, fmt.Errorf("gate %q: unknown statistic %q (min, mean, p50, p90, p95, p99, max)", expr, stat)
 		}
-		isTime = timeMetrics[base]
+		isTime = dm.Unit == "ms"
 	case scalars[g.Metric] != nil:
 	default:
 		return Gate{}, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, g.Metric, gateMetricNames())
@@ -174,8 +167,10 @@ func GateAliasHelp() string {
 
 func gateMetricNames() string {
 	var names []string
-	for k := range distMetrics {
-		names = append(names, k+".pNN")
+	for _, m := range Registry {
+		if m.Out&InGate != 0 {
+			names = append(names, m.Key+".pNN")
+		}
 	}
 	for k := range scalars {
 		names = append(names, k)
@@ -190,7 +185,8 @@ func (g Gate) Lookup(s *Summary) *float64 {
 		return f(s)
 	}
 	base, stat, _ := strings.Cut(g.Metric, ".")
-	v, _ := distMetrics[base](&s.Metrics).Stat(stat)
+	m, _ := gateDist(base)
+	v, _ := s.Metrics[m.JSON].Stat(stat)
 	return v
 }
 

@@ -61,7 +61,7 @@ func TestParseGate(t *testing.T) {
 }
 
 func TestGateEval(t *testing.T) {
-	s := Summary{Metrics: Metrics{TTFT: NewDist([]float64{100, 200, 300})}, Streams: Streams{Failed: 1}}
+	s := Summary{Metrics: Metrics{"ttft_ms": NewDist([]float64{100, 200, 300})}, Streams: Streams{Failed: 1}}
 	for _, c := range []struct {
 		expr    string
 		tripped bool

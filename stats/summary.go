@@ -92,24 +92,6 @@ type Streams struct {
 	FailedBy   map[string]int `json:"failed_by_class"`
 }
 
-// Metrics are the pooled distributions of a run (docs/records.md, Summary).
-type Metrics struct {
-	TTFT         Dist `json:"ttft_ms"`
-	TTFO         Dist `json:"ttfo_ms"`
-	Gap          Dist `json:"gap_ms"`
-	ITL          Dist `json:"itl_ms"`
-	E2E          Dist `json:"e2e_ms"`
-	Duration     Dist `json:"duration_ms"`
-	Tail         Dist `json:"tail_ms"`
-	TPSUser      Dist `json:"tps_user"`
-	OutputTokens Dist `json:"output_tokens"`
-	FirstByte    Dist `json:"first_byte_ms"`
-	InputTokens  Dist `json:"input_tokens"` // from usage reports, where the server gave them
-	// Held is TTFT minus the server's own time to its first token, for
-	// streams whose server reports one (Record.HeldMS).
-	Held Dist `json:"held_ms"`
-}
-
 // Throughput is output tokens of completed streams over the run window.
 type Throughput struct {
 	OutputTokens int      `json:"output_tokens"`
@@ -230,27 +212,29 @@ type Diagnosis struct {
 type Aggregate struct {
 	// SLO, when set before the first Add, is held against every measured
 	// stream for the summary's goodput.
-	SLO                                                 *SLO
-	sloMet                                              int
-	StallMS                                             float64
-	streams                                             Streams
-	ttft, ttfo, gap, itl, e2e, dur, tail, tps, toks, fb Sampler
-	inToks                                              Sampler
-	held                                                Sampler
-	connectWait                                         Sampler
-	server                                              map[string]*Sampler
-	stalls                                              Stalls
-	approx, measured                                    int
-	tokens                                              int
-	winStart, winEnd                                    float64
-	haveWin                                             bool
-	workload                                            workloadStats
-	hosts                                               map[string]bool
+	SLO              *SLO
+	sloMet           int
+	StallMS          float64
+	streams          Streams
+	dists            map[string]*Sampler // by Metric.JSON
+	connectWait      Sampler
+	server           map[string]*Sampler
+	stalls           Stalls
+	approx, measured int
+	tokens           int
+	winStart, winEnd float64
+	haveWin          bool
+	workload         workloadStats
+	hosts            map[string]bool
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
 func NewAggregate(stallMS float64) *Aggregate {
-	return &Aggregate{StallMS: stallMS, streams: Streams{FailedBy: map[string]int{}}}
+	a := &Aggregate{StallMS: stallMS, streams: Streams{FailedBy: map[string]int{}}, dists: map[string]*Sampler{}}
+	for _, m := range Registry {
+		a.dists[m.JSON] = &Sampler{}
+	}
+	return a
 }
 
 // NotAdmitted counts arrivals the run dropped instead of queueing.
@@ -291,24 +275,14 @@ func (a *Aggregate) Add(r *record.Record) {
 	if a.SLO != nil && a.SLO.Met(r) {
 		a.sloMet++
 	}
-	a.ttft.AddPtr(r.TTFTMS)
-	a.ttfo.AddPtr(r.TTFOMS)
-	a.fb.AddPtr(r.FirstByteMS)
-	if r.InputTokens != nil {
-		a.inToks.Add(float64(*r.InputTokens))
+	for i := range Registry {
+		m := &Registry[i]
+		for _, v := range m.Observations(r) {
+			a.dists[m.JSON].Add(v)
+		}
 	}
-	a.held.AddPtr(r.HeldMS)
 	a.connectWait.AddPtr(r.ConnectWaitMS)
-	a.dur.Add(r.DurationMS)
-	for _, g := range r.Gaps() {
-		a.gap.Add(g)
-	}
 	if r.Complete {
-		a.e2e.AddPtr(r.E2EMS)
-		a.tail.AddPtr(r.TailMS)
-		a.itl.AddPtr(r.ITLMS)
-		a.tps.AddPtr(r.TPSUser)
-		a.toks.Add(float64(r.OutputTokens))
 		a.tokens += r.OutputTokens
 	}
 	for k, v := range r.Server {
@@ -346,7 +320,7 @@ func (a *Aggregate) Add(r *record.Record) {
 		a.winStart = r.RunOffsetMS
 	}
 	if r.E2EMS != nil || r.TTFTMS != nil {
-		last := r.RunOffsetMS + lastContentMS(r)
+		last := r.RunOffsetMS + r.LastContentMS()
 		if !a.haveWin || last > a.winEnd {
 			a.winEnd = last
 		}
@@ -365,15 +339,6 @@ func (a *Aggregate) goodput(s *Summary) *Goodput {
 	return g
 }
 
-func lastContentMS(r *record.Record) float64 {
-	for i := len(r.Frames) - 1; i >= 0; i-- {
-		if r.Frames[i].IsContent() {
-			return r.Frames[i].TMS
-		}
-	}
-	return 0
-}
-
 // Summary computes the run's summary from everything added so far.
 func (a *Aggregate) Summary(w Workload) Summary {
 	s := Summary{
@@ -386,26 +351,21 @@ func (a *Aggregate) Summary(w Workload) Summary {
 			Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld",
 			Tokens:      "from the server's usage report when present, else one per content frame (approx)",
 		},
-		Workload: w,
-		Streams:  a.streams,
-		Metrics: Metrics{
-			TTFT: a.ttft.Dist(), TTFO: a.ttfo.Dist(),
-			Gap: a.gap.Dist(), ITL: a.itl.Dist(),
-			E2E: a.e2e.Dist(), Duration: a.dur.Dist(),
-			Tail: a.tail.Dist(), TPSUser: a.tps.Dist(),
-			OutputTokens: a.toks.Dist(), FirstByte: a.fb.Dist(),
-			InputTokens: a.inToks.Dist(),
-			Held:        a.held.Dist(),
-		},
+		Workload:  w,
+		Streams:   a.streams,
+		Metrics:   Metrics{},
 		Stalls:    a.stalls,
 		Diagnosis: []Diagnosis{},
 		Gates:     []GateResult{},
+	}
+	for k, d := range a.dists {
+		s.Metrics[k] = d.Dist()
 	}
 	s.Stalls.ThresholdMS = a.StallMS
 	s.Throughput = Throughput{
 		OutputTokens: a.tokens,
 		Definition:   "output tokens of completed streams / run window (first request sent to last content received)",
-		MeanTPSUser:  s.Metrics.TPSUser.Mean,
+		MeanTPSUser:  s.Metrics["tps_user"].Mean,
 	}
 	if a.haveWin && a.winEnd > a.winStart && a.streams.Completed > 0 {
 		win := a.winEnd - a.winStart
@@ -437,20 +397,13 @@ func (a *Aggregate) Summary(w Workload) Summary {
 	return s
 }
 
-// histograms exports every pooled distribution's histogram.
+// histograms exports the histogram of every metric that has one.
 func (a *Aggregate) histograms() *SummaryHistograms {
 	h := &SummaryHistograms{Buckets: HistogramBuckets, Gamma: HistGamma, MinValue: HistMin, RelativeError: HistRelativeError, Metrics: map[string]HistogramJSON{}}
-	for name, s := range a.samplers() {
-		h.Metrics[name] = s.Export()
+	for _, m := range Registry {
+		if m.Out&InHistogram != 0 {
+			h.Metrics[m.JSON] = a.dists[m.JSON].Export()
+		}
 	}
 	return h
-}
-
-// samplers are the aggregate's pooled distributions by their name in
-// Metrics' JSON.
-func (a *Aggregate) samplers() map[string]*Sampler {
-	return map[string]*Sampler{
-		"ttft_ms": &a.ttft, "ttfo_ms": &a.ttfo, "gap_ms": &a.gap, "itl_ms": &a.itl, "e2e_ms": &a.e2e,
-		"duration_ms": &a.dur, "tail_ms": &a.tail, "tps_user": &a.tps, "output_tokens": &a.toks, "first_byte_ms": &a.fb, "input_tokens": &a.inToks,
-	}
 }

@@ -202,7 +202,7 @@ func (w *workloadStats) fill(s *Summary) {
 	if w.run != nil && w.run.SchedLatency.N > 0 {
 		sl := w.run.SchedLatency
 		bound := ClientLagBoundMS
-		if p := s.Metrics.TTFT.P50; p != nil {
+		if p := s.Metrics["ttft_ms"].P50; p != nil {
 			bound = max(bound, ClientLagShare**p)
 		}
 		s.Client = &Client{

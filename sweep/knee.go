@@ -39,13 +39,13 @@ type Knee struct {
 type kneeMetric struct {
 	name  string
 	pct   float64
-	value func(*stats.Metrics) *float64
+	value func(stats.Metrics) *float64
 	obs   func(*observations) [][]float64
 }
 
 var kneeMetrics = []kneeMetric{
-	{"ttft p95", 95, func(m *stats.Metrics) *float64 { return m.TTFT.P95 }, func(o *observations) [][]float64 { return o.ttft }},
-	{"gap p99", 99, func(m *stats.Metrics) *float64 { return m.Gap.P99 }, func(o *observations) [][]float64 { return o.gap }},
+	{"ttft p95", 95, func(m stats.Metrics) *float64 { return m["ttft_ms"].P95 }, func(o *observations) [][]float64 { return o.ttft }},
+	{"gap p99", 99, func(m stats.Metrics) *float64 { return m["gap_ms"].P99 }, func(o *observations) [][]float64 { return o.gap }},
 }
 
 // FindKnee applies KneeRule to levels in the order they ran; nil when no
@@ -82,7 +82,7 @@ func FindKnee(levels []Level) *Knee {
 // KneeLatencyRisePct and KneeLatencyRiseMS, with the noise interval of the
 // difference above 0.
 func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
-	a, b := m.value(&prev.Metrics), m.value(&cur.Metrics)
+	a, b := m.value(prev.Metrics), m.value(cur.Metrics)
 	if a == nil || b == nil || *a <= 0 {
 		return "", false
 	}

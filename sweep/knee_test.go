@@ -80,7 +80,7 @@ func TestFindKnee(t *testing.T) {
 func describe(levels []Level) string {
 	var parts []string
 	for _, l := range levels {
-		parts = append(parts, LevelNum(l.Level)+": ttft p95 "+num(l.Metrics.TTFT.P95)+" tok/s "+num(l.Throughput.TokensPerS))
+		parts = append(parts, LevelNum(l.Level)+": ttft p95 "+num(l.Metrics["ttft_ms"].P95)+" tok/s "+num(l.Throughput.TokensPerS))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -24,11 +24,11 @@ func Columns(kind string, levels []Level) []Column {
 		{kind, func(l *Level) string { return LevelNum(l.Level) }},
 		{"streams", func(l *Level) string { return strconv.Itoa(l.Streams) }},
 		{"failed", func(l *Level) string { return strconv.Itoa(l.Failed) }},
-		{"ttft p50", func(l *Level) string { return report.Num(l.Metrics.TTFT.P50) }},
-		{"ttft p95", func(l *Level) string { return report.Num(l.Metrics.TTFT.P95) }},
-		{"gap p99", func(l *Level) string { return report.Num(l.Metrics.Gap.P99) }},
+		{"ttft p50", func(l *Level) string { return report.Num(l.Metrics["ttft_ms"].P50) }},
+		{"ttft p95", func(l *Level) string { return report.Num(l.Metrics["ttft_ms"].P95) }},
+		{"gap p99", func(l *Level) string { return report.Num(l.Metrics["gap_ms"].P99) }},
 		{"stalls/str", func(l *Level) string { return report.Num(l.StallsPerStream) }},
-		{"itl p50", func(l *Level) string { return report.Num(l.Metrics.ITL.P50) }},
+		{"itl p50", func(l *Level) string { return report.Num(l.Metrics["itl_ms"].P50) }},
 		{"tok/s", func(l *Level) string { return report.Num(l.Throughput.TokensPerS) }},
 	}
 	if slices.ContainsFunc(levels, func(l Level) bool { return l.Goodput != nil }) {

@@ -114,10 +114,10 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 	for name, want := range map[string]int{
 		"drip_streams_total":                s.Streams.Admitted,
 		"drip_streams_total/failed/refused": s.Streams.FailedBy[record.ErrRefused],
-		"drip_ttft_seconds_count":           s.Metrics.TTFT.N,
-		"drip_gap_seconds_count":            s.Metrics.Gap.N,
-		"drip_itl_seconds_count":            s.Metrics.ITL.N,
-		"drip_e2e_seconds_count":            s.Metrics.E2E.N,
+		"drip_ttft_seconds_count":           s.Metrics["ttft_ms"].N,
+		"drip_gap_seconds_count":            s.Metrics["gap_ms"].N,
+		"drip_itl_seconds_count":            s.Metrics["itl_ms"].N,
+		"drip_e2e_seconds_count":            s.Metrics["e2e_ms"].N,
 		"drip_stalls_total":                 s.Stalls.Count,
 		"drip_output_tokens_total":          s.Throughput.OutputTokens,
 	} {
@@ -129,7 +129,7 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 		t.Fatalf("the fixture records are not what the test means: %+v, %d stalls", s.Streams, s.Stalls.Count)
 	}
 	// Seconds, not milliseconds: the sums agree with the summary's means.
-	if want := *s.Metrics.TTFT.Mean * float64(s.Metrics.TTFT.N) / 1000; !near(got["drip_ttft_seconds_sum"], want) {
+	if want := *s.Metrics["ttft_ms"].Mean * float64(s.Metrics["ttft_ms"].N) / 1000; !near(got["drip_ttft_seconds_sum"], want) {
 		t.Errorf("drip_ttft_seconds_sum = %v, want %v", got["drip_ttft_seconds_sum"], want)
 	}
 }
@@ -240,12 +240,12 @@ func TestOTLPPushesTheSummarysFiguresAndASpanPerStream(t *testing.T) {
 	defer rc.mu.Unlock()
 	got := rc.lastPoints(t)
 	for name, want := range map[string]float64{
-		"gen_ai.client.operation.duration":              float64(s.Metrics.Duration.N),
-		"gen_ai.client.operation.time_to_first_chunk":   float64(s.Metrics.TTFT.N),
-		"gen_ai.client.operation.time_per_output_chunk": float64(s.Metrics.Gap.N),
-		"drip.stream.itl":                               float64(s.Metrics.ITL.N),
-		"drip.stream.e2e":                               float64(s.Metrics.E2E.N),
-		"gen_ai.client.token.usage":                     float64(s.Metrics.OutputTokens.N),
+		"gen_ai.client.operation.duration":              float64(s.Metrics["duration_ms"].N),
+		"gen_ai.client.operation.time_to_first_chunk":   float64(s.Metrics["ttft_ms"].N),
+		"gen_ai.client.operation.time_per_output_chunk": float64(s.Metrics["gap_ms"].N),
+		"drip.stream.itl":                               float64(s.Metrics["itl_ms"].N),
+		"drip.stream.e2e":                               float64(s.Metrics["e2e_ms"].N),
+		"gen_ai.client.token.usage":                     float64(s.Metrics["output_tokens"].N),
 		"gen_ai.client.token.usage.sum":                 float64(s.Throughput.OutputTokens),
 		"drip.streams":                                  float64(s.Streams.Admitted),
 		"drip.stream.stalls":                            float64(s.Stalls.Count),

@@ -336,13 +336,14 @@ func (cs *compareScreen) scatter(w, h int) string {
 	gap := views.Trend{Series: -1, Label: "gap p99"}
 	skipped := 0
 	for i := range cs.c.Runs {
-		mt := &cs.c.Runs[i].Summary.Metrics
-		ttft.Values, gap.Values = append(ttft.Values, mt.TTFT.P50), append(gap.Values, mt.Gap.P99)
-		if mt.TTFT.P50 == nil || mt.Gap.P99 == nil {
+		mt := cs.c.Runs[i].Summary.Metrics
+		t50, g99 := mt["ttft_ms"].P50, mt["gap_ms"].P99
+		ttft.Values, gap.Values = append(ttft.Values, t50), append(gap.Values, g99)
+		if t50 == nil || g99 == nil {
 			skipped++
 			continue
 		}
-		pts = append(pts, views.ScatterPoint{Series: i, TTFTMS: *mt.TTFT.P50, GapMS: *mt.Gap.P99})
+		pts = append(pts, views.ScatterPoint{Series: i, TTFTMS: *t50, GapMS: *g99})
 	}
 	scatterH := h - 4
 	parts := []string{

@@ -95,11 +95,11 @@ func wantOnScreen(t *testing.T, m *Model, wants ...string) {
 	checkFits(t, s, m.sh.width, m.sh.height)
 }
 
-// At 160×45 both runs stand side by side with every figure on screen at
+// At 160×55 both runs stand side by side with every figure on screen at
 // once (the table in two columns), the banner names the difference, and
 // the help bar the keys.
 func TestCompareScreenWide(t *testing.T) {
-	m := compareModel(t, 160, 45, "steady.jsonl", "stall.jsonl")
+	m := compareModel(t, 160, 55, "steady.jsonl", "stall.jsonl")
 	wantOnScreen(t, m,
 		"drip compare · 2 runs · baseline A",
 		"⚠ workload differs", "model: A steady · B mid-sentence-stall",
@@ -118,13 +118,13 @@ func TestCompareScreenWide(t *testing.T) {
 // At 100×30 the table is one column that scrolls under its headings.
 func TestCompareScreenScrolls(t *testing.T) {
 	m := compareModel(t, 100, 30, "steady.jsonl", "stall.jsonl")
-	wantOnScreen(t, m, "1–21/51 ↓", "A steady.jsonl  B stall.jsonl", "attempted", "↑/↓ scroll")
+	wantOnScreen(t, m, "1–21/71 ↓", "A steady.jsonl  B stall.jsonl", "attempted", "↑/↓ scroll")
 	send(m, keys("down", "down", "down")...)
-	wantOnScreen(t, m, "4–24/51 ↓", "A steady.jsonl  B stall.jsonl")
+	wantOnScreen(t, m, "4–24/71 ↓", "A steady.jsonl  B stall.jsonl")
 	send(m, keys("pgdown", "pgdown", "pgdown")...)
-	wantOnScreen(t, m, "31–51/51", "streams/s          1.80     0.804")
+	wantOnScreen(t, m, "51–71/71", "streams/s          1.80     0.804")
 	send(m, keys("g")...)
-	wantOnScreen(t, m, "1–21/51 ↓")
+	wantOnScreen(t, m, "1–21/71 ↓")
 }
 
 // tab, shift+tab and 1-4 switch panels; each shows what it is for.

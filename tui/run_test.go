@@ -125,7 +125,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 	want := headless.Summary(runWorkload)
 	for _, w := range []string{
 		"drip run · running", "8/40 recorded", "attempted 12", "in flight 4", "completed 6", "failed 2 (in_stream 2)",
-		"ttft p50 " + report.Num(want.Metrics.TTFT.P50), "gap p50 " + report.Num(want.Metrics.Gap.P50),
+		"ttft p50 " + report.Num(want.Metrics["ttft_ms"].P50), "gap p50 " + report.Num(want.Metrics["gap_ms"].P50),
 		"#12", "streaming", "complete", "in_stream", "500–1s █", "heatmap", "█ stall ≥250ms", "timeline  #12",
 	} {
 		if !strings.Contains(s, w) {

@@ -17,7 +17,7 @@ import (
 // sweepLevel is a finished level with the figures the panel shows.
 func sweepLevel(lv, ttftP95, tps float64) sweep.Level {
 	l := sweep.Level{Level: lv, Kind: sweep.KindConcurrency, Concurrency: int(lv), Streams: 8, Completed: 8}
-	l.Metrics.TTFT.P95, l.Metrics.TTFT.P50 = &ttftP95, &ttftP95
+	l.Metrics = stats.Metrics{"ttft_ms": {P95: &ttftP95, P50: &ttftP95}}
 	l.Throughput.TokensPerS = &tps
 	return l
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/driplab/drip/record"
@@ -21,43 +22,19 @@ type Clocks struct {
 // clockRow is a label and its figures for this run and for all runs.
 type clockRow struct{ label, this, all string }
 
-// ClocksPanel renders the three clocks (wait, stream, tail), first byte,
-// TTFO when it differs, the gap distribution with its n, stalls, tokens,
-// ITL and tokens per second per user. Undefined figures are "—".
+// ClocksPanel renders the registry's metrics that have a place on the
+// panel (stats.Metric.Clock): the three clocks (wait, stream, tail),
+// headers, first byte and event, the second token, TTFO when it differs,
+// the gap distribution with its n, stalls, tokens, ITL, tokens per second
+// per user and held time. Undefined figures are "—".
 func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
 	}
-	r, m := c.Record, &c.This.Metrics
 	showAll := c.All != nil && width >= 64
-	all := func(f func(*stats.Summary) string) string {
-		if !showAll {
-			return ""
-		}
-		return f(c.All)
-	}
-	rows := []clockRow{
-		{"wait (ttft)", ms(m.TTFT.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.TTFT) })},
-		{"stream", ms(streamClock(r)), ""},
-		{"tail", ms(m.Tail.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.Tail) })},
-		{"first byte", ms(m.FirstByte.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.FirstByte) })},
-	}
-	if r.TTFOMS != nil && (r.TTFTMS == nil || *r.TTFOMS != *r.TTFTMS) {
-		rows = append(rows, clockRow{"ttfo", ms(m.TTFO.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.TTFO) })})
-	}
-	g := &m.Gap
-	rows = append(rows,
-		clockRow{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", s.Metrics.Gap.N) })},
-		clockRow{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(s.Metrics.Gap.P50, s.Metrics.Gap.P95) })},
-		clockRow{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(s.Metrics.Gap.P99, s.Metrics.Gap.Max) })},
-		clockRow{"stalls", stalls(&c.This.Stalls), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
-		clockRow{"tokens", fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource), all(func(s *stats.Summary) string { return withN(s.Metrics.OutputTokens) })},
-		clockRow{"tokens/frame", perFrame(r), ""},
-		clockRow{"itl", itl(r, m), all(func(s *stats.Summary) string { return withN(s.Metrics.ITL) })},
-		clockRow{"tok/s per user", report.Num(m.TPSUser.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.TPSUser) })},
-	)
-	if r.HeldMS != nil || (showAll && c.All.Metrics.Held.N > 0) {
-		rows = append(rows, clockRow{"held (server)", ms(m.Held.P50), all(func(s *stats.Summary) string { return withN(s.Metrics.Held) })})
+	var rows []clockRow
+	for _, m := range clockMetrics() {
+		rows = append(rows, clockRows(c, m, showAll)...)
 	}
 	labelW, thisW := 15, 0
 	for _, row := range rows {
@@ -78,20 +55,76 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
+// clockMetrics are the registry's metrics on the panel, in panel order.
+func clockMetrics() []stats.Metric {
+	var out []stats.Metric
+	for _, m := range stats.Registry {
+		if m.Clock > 0 {
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b stats.Metric) int { return a.Clock - b.Clock })
+	return out
+}
+
+// clockRows are a metric's rows: its p50 for this run and p50 (n) over all
+// runs, except where the panel says more (gaps, tokens, ITL) or leaves a
+// figure out that adds nothing (TTFO equal to TTFT, held with no server
+// timing).
+func clockRows(c Clocks, m stats.Metric, showAll bool) []clockRow {
+	r, this := c.Record, c.This.Metrics[m.JSON]
+	all := func(f func(*stats.Summary) string) string {
+		if !showAll {
+			return ""
+		}
+		return f(c.All)
+	}
+	row := clockRow{m.ClockLabel, figure(m, this.P50), all(func(s *stats.Summary) string { return withN(s.Metrics[m.JSON]) })}
+	switch m.Key {
+	case "ttfo":
+		if r.TTFOMS == nil || (r.TTFTMS != nil && *r.TTFOMS == *r.TTFTMS) {
+			return nil
+		}
+	case "held":
+		if r.HeldMS == nil && (!showAll || c.All.Metrics[m.JSON].N == 0) {
+			return nil
+		}
+	case "gap":
+		return gapRows(c, this, all)
+	case "output_tokens":
+		return []clockRow{
+			{"tokens", fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource), row.all},
+			{"tokens/frame", perFrame(r), ""},
+		}
+	case "itl":
+		row.this = itl(r, this)
+	}
+	return []clockRow{row}
+}
+
+// gapRows are the gap distribution's n, p50 p95, p99 max, and the stalls.
+func gapRows(c Clocks, g stats.Dist, all func(func(*stats.Summary) string) string) []clockRow {
+	return []clockRow{
+		{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", s.Metrics["gap_ms"].N) })},
+		{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P50, s.Metrics["gap_ms"].P95) })},
+		{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P99, s.Metrics["gap_ms"].Max) })},
+		{"stalls", stalls(&c.This.Stalls), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
+	}
+}
+
+// figure is a value in the metric's unit: times in ms, rates bare.
+func figure(m stats.Metric, v *float64) string {
+	if m.Unit == "ms" {
+		return ms(v)
+	}
+	return report.Num(v)
+}
+
 func value(s string, st *Styles) string {
 	if s == "—" || strings.HasPrefix(s, "— ") {
 		return st.Undefined.Render(s)
 	}
 	return st.Value.Render(s)
-}
-
-// streamClock is the second clock: first content to last content.
-func streamClock(r *record.Record) *float64 {
-	if r.TTFTMS == nil {
-		return nil
-	}
-	v := lastContent(r) - *r.TTFTMS
-	return &v
 }
 
 func ms(v *float64) string {
@@ -130,9 +163,9 @@ func perFrame(r *record.Record) string {
 
 // itl is the stream's ITL, or why it is withheld: the delivery rule that
 // made the stream buffered.
-func itl(r *record.Record, m *stats.Metrics) string {
+func itl(r *record.Record, d stats.Dist) string {
 	if r.Buffered && r.Delivery != nil && r.Delivery.Rule != "" {
 		return "— buffered (" + r.Delivery.Rule + ")"
 	}
-	return ms(m.ITL.P50)
+	return ms(d.P50)
 }

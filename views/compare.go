@@ -11,6 +11,7 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // CompareHeader renders the title of a comparison, one line per run, and
@@ -279,7 +280,7 @@ func deltaStyle(r compare.Row, d *compare.Delta, st *Styles) lipgloss.Style {
 	case d.WithinNoise:
 		return st.Dim
 	case d.Abs != nil && d.Pct != nil && math.Abs(*d.Pct) >= compare.WorsePct &&
-		(r.Better == compare.LowerIsBetter && *d.Abs < 0 || r.Better == compare.HigherIsBetter && *d.Abs > 0):
+		(r.Better == stats.LowerIsBetter && *d.Abs < 0 || r.Better == stats.HigherIsBetter && *d.Abs > 0):
 		return st.Done
 	}
 	return lipgloss.NewStyle()

@@ -209,13 +209,13 @@ func pctl(name string, d stats.Dist, st *Styles) string {
 
 // figureItems are the headline figures of the records so far.
 func figureItems(s *stats.Summary, st *Styles) []string {
-	m := &s.Metrics
-	items := []string{pctl("ttft", m.TTFT, st), pctl("gap", m.Gap, st)}
-	if m.E2E.N > 0 {
-		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(report.Num(m.E2E.P50))+st.Label.Render(" ms"))
+	m := s.Metrics
+	items := []string{pctl("ttft", m["ttft_ms"], st), pctl("gap", m["gap_ms"], st)}
+	if e2e := m["e2e_ms"]; e2e.N > 0 {
+		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(report.Num(e2e.P50))+st.Label.Render(" ms"))
 	}
-	if m.ITL.N > 0 {
-		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(report.Num(m.ITL.P50))+st.Label.Render(" ms"))
+	if itl := m["itl_ms"]; itl.N > 0 {
+		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(report.Num(itl.P50))+st.Label.Render(" ms"))
 	}
 	if tp := s.Throughput.TokensPerS; tp != nil {
 		items = append(items, st.Value.Render(report.Num(tp))+st.Label.Render(" tok/s"))

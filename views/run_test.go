@@ -151,7 +151,7 @@ func TestRunViewFigures(t *testing.T) {
 	sum := s.Summary
 	for _, want := range []string{
 		"7/40 recorded", "attempted 11", "in flight 4", "completed 6", "failed 1 (in_stream 1)", "warmup 1 (excluded)",
-		"ttft p50 " + report.Num(sum.Metrics.TTFT.P50), fmt.Sprintf("n=%d", sum.Metrics.Gap.N),
+		"ttft p50 " + report.Num(sum.Metrics["ttft_ms"].P50), fmt.Sprintf("n=%d", sum.Metrics["gap_ms"].N),
 		"stalls 10 (5 mid-sentence)",
 	} {
 		if !strings.Contains(counts, want) {

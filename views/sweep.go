@@ -153,7 +153,7 @@ func SweepPointsOf(levels []sweep.Level) []SweepPoint {
 	out := make([]SweepPoint, len(levels))
 	for i := range levels {
 		l := &levels[i]
-		out[i] = SweepPoint{Label: sweep.LevelNum(l.Level), Throughput: l.Throughput.TokensPerS, TTFTP95: l.Metrics.TTFT.P95, GapP99: l.Metrics.Gap.P99}
+		out[i] = SweepPoint{Label: sweep.LevelNum(l.Level), Throughput: l.Throughput.TokensPerS, TTFTP95: l.Metrics["ttft_ms"].P95, GapP99: l.Metrics["gap_ms"].P99}
 	}
 	return out
 }

@@ -40,8 +40,8 @@ func testRunExitCodesAndOutputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("--json output is not one JSON object: %v\n%s", err, stdout)
 	}
-	if s.Streams.Completed != 2 || s.Streams.Warmup != 1 || s.Metrics.TTFT.N != 2 {
-		t.Errorf("streams %+v ttft n %d", s.Streams, s.Metrics.TTFT.N)
+	if s.Streams.Completed != 2 || s.Streams.Warmup != 1 || s.Metrics["ttft_ms"].N != 2 {
+		t.Errorf("streams %+v ttft n %d", s.Streams, s.Metrics["ttft_ms"].N)
 	}
 	if len(s.Gates) != 1 || !s.Gates[0].Tripped {
 		t.Errorf("gates %+v", s.Gates)

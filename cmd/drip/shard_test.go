@@ -139,6 +139,6 @@ func accounting(s stats.Summary) string {
 		Tokens  int
 		TTFTN   int
 		GapN    int
-	}{s.Streams, s.Throughput.OutputTokens, s.Metrics.TTFT.N, s.Metrics.Gap.N})
+	}{s.Streams, s.Throughput.OutputTokens, s.Metrics["ttft_ms"].N, s.Metrics["gap_ms"].N})
 	return string(b)
 }

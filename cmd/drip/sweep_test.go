@@ -86,7 +86,7 @@ func testSweepHeadlessJSON(t *testing.T) {
 		t.Fatalf("sweep %+v; want two concurrency levels, no knee, not stopped", sw)
 	}
 	for i, l := range sw.Levels {
-		if l.Level != float64(i+1) || l.Concurrency != i+1 || l.Streams != 2 || l.Completed != 2 || l.Metrics.TTFT.N != 2 || l.Throughput.TokensPerS == nil || l.Goodput != nil {
+		if l.Level != float64(i+1) || l.Concurrency != i+1 || l.Streams != 2 || l.Completed != 2 || l.Metrics["ttft_ms"].N != 2 || l.Throughput.TokensPerS == nil || l.Goodput != nil {
 			t.Errorf("level %d: %+v", i, l)
 		}
 	}

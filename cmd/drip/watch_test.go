@@ -64,7 +64,7 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 	m := tui.New(context.Background(), tui.Config{Records: recs, StallMS: o.StallMS})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	screen := strings.ReplaceAll(ansi.Strip(m.View().Content), "\u00a0", " ")
-	mt := &s.Metrics
+	mt := s.Metrics
 	ms := func(v *float64) string {
 		if v == nil {
 			return "—"
@@ -78,21 +78,21 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 		return report.Num(a) + " / " + report.Num(b) + " ms"
 	}
 	want := []string{
-		"wait (ttft)    " + ms(mt.TTFT.P50),
-		"tail           " + ms(mt.Tail.P50),
-		"first byte     " + ms(mt.FirstByte.P50),
-		fmt.Sprintf("gaps           n %d", mt.Gap.N),
-		"gap p50 p95    " + pair(mt.Gap.P50, mt.Gap.P95),
-		"gap p99 max    " + pair(mt.Gap.P99, mt.Gap.Max),
+		"wait (ttft)    " + ms(mt["ttft_ms"].P50),
+		"tail           " + ms(mt["tail_ms"].P50),
+		"first byte     " + ms(mt["first_byte_ms"].P50),
+		fmt.Sprintf("gaps           n %d", mt["gap_ms"].N),
+		"gap p50 p95    " + pair(mt["gap_ms"].P50, mt["gap_ms"].P95),
+		"gap p99 max    " + pair(mt["gap_ms"].P99, mt["gap_ms"].Max),
 		fmt.Sprintf("stalls         %d (%d mid-sentence)", s.Stalls.Count, s.Stalls.MidSentence),
-		"itl            " + ms(mt.ITL.P50),
-		"tok/s per user " + report.Num(mt.TPSUser.P50),
+		"itl            " + ms(mt["itl_ms"].P50),
+		"tok/s per user " + report.Num(mt["tps_user"].P50),
 	}
-	if mt.TTFO.P50 != nil && *mt.TTFO.P50 != *mt.TTFT.P50 {
-		want = append(want, "ttfo           "+ms(mt.TTFO.P50))
+	if mt["ttfo_ms"].P50 != nil && *mt["ttfo_ms"].P50 != *mt["ttft_ms"].P50 {
+		want = append(want, "ttfo           "+ms(mt["ttfo_ms"].P50))
 	}
 	if s.Streams.Completed == 1 {
-		want = append(want, fmt.Sprintf("tokens         %.0f %s", *mt.OutputTokens.P50, recs[0].TokensSource))
+		want = append(want, fmt.Sprintf("tokens         %.0f %s", *mt["output_tokens"].P50, recs[0].TokensSource))
 	}
 	for _, w := range want {
 		if !strings.Contains(screen, w) {

@@ -1,0 +1,179 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/driplab/drip/record"
+)
+
+// Better says which way a change of a figure is good.
+type Better int8
+
+// Directions of a metric.
+const (
+	Neutral        Better = iota // a change is neither better nor worse (a count of tokens, a setting)
+	LowerIsBetter                // latencies, failures, stalls
+	HigherIsBetter               // completions, rates, throughput
+)
+
+// MarshalText spells the direction in JSON.
+func (b Better) MarshalText() ([]byte, error) {
+	return []byte([...]string{"neutral", "lower", "higher"}[b]), nil
+}
+
+// Outputs are the places a metric appears.
+type Outputs uint8
+
+const (
+	InGate      Outputs = 1 << iota // --fail-if KEY.pNN
+	InCompare                       // a section of drip compare
+	InText                          // a row of the text report
+	InCSV                           // a column of the CSV, from Value
+	InHistogram                     // a mergeable histogram in the summary
+	everywhere  = InGate | InCompare | InText | InCSV | InHistogram
+)
+
+// A Metric is one distribution drip reports. Its entry in Registry is the
+// only place it is defined: the aggregate pools it, the summary's JSON,
+// the gates, compare, the text report, the CSV and the clocks panel are
+// built from the table.
+type Metric struct {
+	Key        string // gate and compare name: "ttft" (gates say ttft.p95)
+	JSON       string // name in the summary's metrics and histograms, and the CSV column: "ttft_ms"
+	Label      string // row of the text report and title of a compare section
+	Unit       string // "ms" for times (gates accept ms, s, us), else "" or "tok/s"
+	Better     Better
+	Definition string
+	// Value is a stream's figure, nil where undefined. Samples, when set,
+	// are the stream's observations instead (gaps: many per stream).
+	Value   func(*record.Record) *float64
+	Samples func(*record.Record) []float64
+	// Completed: only completed streams' figures are pooled.
+	Completed bool
+	Out       Outputs
+	// Clock places the metric on the clocks panel (in increasing order;
+	// 0: not there) under ClockLabel. Rows past the panel's height are
+	// cut, so the figures added last come last.
+	Clock      int
+	ClockLabel string
+}
+
+// Registry lists every metric in report order.
+var Registry = []Metric{
+	{Key: "ttft", JSON: "ttft_ms", Label: "ttft ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 10, ClockLabel: "wait (ttft)",
+		Definition: "first content frame (text, reasoning or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFTMS }},
+	{Key: "ttfo", JSON: "ttfo_ms", Label: "ttfo ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 50, ClockLabel: "ttfo",
+		Definition: "first content that is not reasoning (answer text or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFOMS }},
+	{Key: "first_byte", JSON: "first_byte_ms", Label: "first byte ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, Clock: 40, ClockLabel: "first byte",
+		Definition: "first body bytes received", Value: func(r *record.Record) *float64 { return r.FirstByteMS }},
+	{Key: "gap", JSON: "gap_ms", Label: "gap ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCSV, Clock: 60,
+		Definition: "differences between consecutive content frame times", Samples: (*record.Record).Gaps},
+	{Key: "itl", JSON: "itl_ms", Label: "itl ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 80, ClockLabel: "itl",
+		Definition: "(e2e − ttft) / (output tokens − 1); withheld for buffered streams", Value: func(r *record.Record) *float64 { return r.ITLMS }},
+	{Key: "e2e", JSON: "e2e_ms", Label: "e2e ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true,
+		Definition: "last content frame", Value: func(r *record.Record) *float64 { return r.E2EMS }},
+	{Key: "tail", JSON: "tail_ms", Label: "tail ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 30, ClockLabel: "tail",
+		Definition: "the third clock: end of the stream − last content frame", Value: func(r *record.Record) *float64 { return r.TailMS }},
+	{Key: "headers", JSON: "headers_ms", Label: "headers ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 110, ClockLabel: "headers",
+		Definition: "response headers received", Value: func(r *record.Record) *float64 { return r.HeadersMS }},
+	{Key: "first_event", JSON: "first_event_ms", Label: "first event ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 120, ClockLabel: "first event",
+		Definition: "first decoded frame of any kind (role, keepalive and usage frames count)", Value: func(r *record.Record) *float64 { return r.FirstEventMS }},
+	{Key: "tt2t", JSON: "tt2t_ms", Label: "tt2t ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 130, ClockLabel: "2nd token",
+		Definition: "the content frame that brought the second output token (a frame counts its tokens when the format says, else one)", Value: secondTokenMS},
+	{Key: "stream", JSON: "stream_ms", Label: "stream ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 20, ClockLabel: "stream",
+		Definition: "the middle clock: last content frame − first content frame", Value: streamMS},
+	{Key: "duration", JSON: "duration_ms", Label: "duration ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare,
+		Definition: "end of the stream − start", Value: func(r *record.Record) *float64 { return ptr(r.DurationMS) }},
+	{Key: "tps_user", JSON: "tps_user", Label: "tps/user", Unit: "tok/s", Better: HigherIsBetter, Out: everywhere &^ InCompare, Completed: true, Clock: 90, ClockLabel: "tok/s per user",
+		Definition: "1000 / itl", Value: func(r *record.Record) *float64 { return r.TPSUser }},
+	{Key: "output_tokens", JSON: "output_tokens", Label: "tokens", Better: Neutral, Out: everywhere &^ InCompare, Completed: true, Clock: 70,
+		Definition: "output tokens of a stream (the server's usage report, else one per content frame)", Value: func(r *record.Record) *float64 { return ptr(float64(r.OutputTokens)) }},
+	{Key: "input_tokens", JSON: "input_tokens", Label: "input tokens", Better: Neutral, Out: InCSV | InHistogram,
+		Definition: "the prompt's tokens as the server's usage report gave them", Value: inputTokens},
+	{Key: "held", JSON: "held_ms", Label: "held ms", Unit: "ms", Better: LowerIsBetter, Clock: 100, ClockLabel: "held (server)",
+		Definition: "ttft − the server's own time to its first token: how long the first token was in transit", Value: func(r *record.Record) *float64 { return r.HeldMS }},
+}
+
+// MetricByKey finds a metric by its gate and compare name.
+func MetricByKey(key string) (Metric, bool) {
+	for _, m := range Registry {
+		if m.Key == key {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Observations are what a stream adds to the metric's distribution: none
+// from a stream the metric leaves out.
+func (m *Metric) Observations(r *record.Record) []float64 {
+	if m.Completed && !r.Complete {
+		return nil
+	}
+	if m.Samples != nil {
+		return m.Samples(r)
+	}
+	if v := m.Value(r); v != nil {
+		return []float64{*v}
+	}
+	return nil
+}
+
+// Metrics are the pooled distributions of a run by their JSON name
+// (docs/records.md, Summary). A metric with no samples has N 0.
+type Metrics map[string]Dist
+
+// MarshalJSON writes the distributions in registry order.
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, reg := range Registry {
+		d, ok := m[reg.JSON]
+		if !ok {
+			continue
+		}
+		v, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + reg.JSON + `":`)
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func streamMS(r *record.Record) *float64 {
+	if r.TTFTMS == nil {
+		return nil
+	}
+	return ptr(r.LastContentMS() - *r.TTFTMS)
+}
+
+// secondTokenMS is when the second output token arrived: the content frame
+// that brought the count to two.
+func secondTokenMS(r *record.Record) *float64 {
+	n := 0
+	for i := range r.Frames {
+		f := &r.Frames[i]
+		if !f.IsContent() {
+			continue
+		}
+		n += max(f.Tokens, 1)
+		if n >= 2 {
+			return ptr(f.TMS)
+		}
+	}
+	return nil
+}
+
+func inputTokens(r *record.Record) *float64 {
+	if r.InputTokens == nil {
+		return nil
+	}
+	return ptr(float64(*r.InputTokens))
+}

@@ -1,0 +1,44 @@
+package views
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
+)
+
+// The clocks panel has a row for every registry metric with a place on
+// it, the four added through the registry alone among them, each with
+// this run's p50 and the p50 (n) of all runs.
+func TestClocksFromRegistry(t *testing.T) {
+	st := NewStyles(true, false)
+	r := replay(t, "mid-sentence-stall", 0)
+	r.HeadersMS = new(3.25)
+	panel := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r), All: summaryOf(r, r)}, 120, 40, &st))
+	rows := map[string]string{}
+	for _, l := range strings.Split(panel, "\n") {
+		if len(l) > 15 {
+			rows[strings.TrimSpace(l[:15])] = strings.Join(strings.Fields(l[15:]), " ")
+		}
+	}
+	this := summaryOf(r)
+	for _, key := range []string{"stream", "headers", "first_event", "tt2t"} {
+		m, _ := stats.MetricByKey(key)
+		d := this.Metrics[m.JSON]
+		if d.P50 == nil {
+			t.Fatalf("%s: no figure in the replayed stream", key)
+		}
+		want := report.FormatFloat(*d.P50) + " ms " + report.Num(d.P50) + " (2)"
+		if rows[m.ClockLabel] != want {
+			t.Errorf("clocks row %q = %q, want %q:\n%s", m.ClockLabel, rows[m.ClockLabel], want, panel)
+		}
+	}
+	for _, m := range stats.Registry {
+		if m.ClockLabel != "" && m.Key != "ttfo" && m.Key != "held" && rows[m.ClockLabel] == "" {
+			t.Errorf("no clocks row for %s (%q):\n%s", m.Key, m.ClockLabel, panel)
+		}
+	}
+}
