@@ -24,12 +24,32 @@ var ErrBadTime = errors.New("bad timestamp")
 
 // Derive fills every derived field of r from its raw times and frames:
 // first event, TTFT, TTFO, e2e, tail, gaps and stalls, tokens, ITL, the
-// delivery and buffered flag, the time held in transit and the status. stallMS is the stall threshold. It rejects
-// NaN, infinite, negative or non-monotonic times.
+// delivery and buffered flag, the time held in transit and the status.
+// stallMS is the stall threshold. It rejects NaN, infinite, negative or
+// non-monotonic times.
 func Derive(r *record.Record, stallMS float64) error {
 	if err := checkTimes(r); err != nil {
 		return err
 	}
+	resetDerived(r, stallMS)
+	sc := frameScan{firstContent: -1, lastContent: -1, prevContent: -1, runRead: -1}
+	for i := range r.Frames {
+		sc.frame(r, i)
+	}
+	r.CoalescedFrames += coalesced(sc.runN)
+	deriveStatus(r, &sc)
+	deriveTokens(r, &sc)
+	if sc.lastContent < 0 {
+		r.Buffered = false
+		return nil
+	}
+	deriveTimes(r, r.Frames[sc.firstContent].TMS, r.Frames[sc.lastContent].TMS)
+	return nil
+}
+
+// resetDerived clears what Derive fills, so a record read back derives
+// to the same figures.
+func resetDerived(r *record.Record, stallMS float64) {
 	r.StallMS = stallMS
 	r.InputTokens = nil
 	if v, ok := r.Server["input_tokens"].(float64); ok && v >= 0 && v < 1<<31 {
@@ -40,75 +60,86 @@ func Derive(r *record.Record, stallMS float64) error {
 	r.Delivery, r.HeldMS = nil, nil
 	r.Stalls = nil
 	r.ContentFrames, r.CoalescedFrames, r.Reads = 0, 0, 0
+}
 
-	var (
-		firstContent, lastContent = -1, -1
-		prevContent               = -1
-		sawEnd                    bool
-		inStream                  *record.Frame
-		usage, rejected           *int // the last token report, the last one out of range
-		tail                      sentenceTail
-		runRead, runN             = -1, 0 // the read of the last content frame, and its content frames so far
-	)
-	for i := range r.Frames {
-		f := &r.Frames[i]
-		if i == 0 {
-			r.FirstEventMS = ptr(f.TMS)
-		}
-		if f.Read+1 > r.Reads {
-			r.Reads = f.Read + 1
-		}
-		if f.Usage != nil {
-			if validTokens(*f.Usage) {
-				usage = f.Usage
-			} else {
-				rejected = f.Usage
-			}
-		}
-		switch f.Kind {
-		case record.KindEnd:
-			sawEnd = true
-		case record.KindError:
-			if inStream == nil {
-				inStream = f
-			}
-		case record.KindContent:
-			r.ContentFrames++
-			if f.Read != runRead {
-				r.CoalescedFrames += coalesced(runN)
-				runRead, runN = f.Read, 0
-			}
-			runN++
-			if firstContent < 0 {
-				firstContent = i
-				r.TTFTMS = ptr(f.TMS)
-			}
-			if r.TTFOMS == nil && f.IsAnswer() {
-				r.TTFOMS = ptr(f.TMS)
-			}
-			if prevContent >= 0 {
-				gap := f.TMS - r.Frames[prevContent].TMS
-				if gap >= stallMS {
-					r.Stalls = append(r.Stalls, record.Stall{
-						Frame:       i,
-						AtMS:        r.Frames[prevContent].TMS,
-						GapMS:       gap,
-						MidSentence: !endsSentence(string(tail)),
-					})
-				}
-			}
-			tail.add(f.Text)
-			prevContent, lastContent = i, i
+// frameScan is what one pass over a record's frames found.
+type frameScan struct {
+	firstContent, lastContent int // indexes in Frames; -1: none
+	prevContent               int
+	sawEnd                    bool
+	inStream                  *record.Frame
+	usage, rejected           *int // the last token report, the last one out of range
+	tail                      sentenceTail
+	runRead, runN             int // the read of the last content frame, and its content frames so far
+}
+
+// frame takes frame i into the scan and the record's counts.
+func (sc *frameScan) frame(r *record.Record, i int) {
+	f := &r.Frames[i]
+	if i == 0 {
+		r.FirstEventMS = ptr(f.TMS)
+	}
+	if f.Read+1 > r.Reads {
+		r.Reads = f.Read + 1
+	}
+	if f.Usage != nil {
+		if validTokens(*f.Usage) {
+			sc.usage = f.Usage
+		} else {
+			sc.rejected = f.Usage
 		}
 	}
-	r.CoalescedFrames += coalesced(runN)
-
-	// Status: a failure recorded by the probe wins; then an in-stream error
-	// event; a clean end needs the format's end marker.
-	if r.Error == nil && inStream != nil {
-		r.Error = &record.Error{Class: record.ErrInStream, Message: inStream.Text}
+	switch f.Kind {
+	case record.KindEnd:
+		sc.sawEnd = true
+	case record.KindError:
+		if sc.inStream == nil {
+			sc.inStream = f
+		}
+	case record.KindContent:
+		sc.content(r, i)
 	}
-	if r.Error == nil && sawEnd && r.ContentFrames == 0 {
+}
+
+// content takes content frame i: TTFT, TTFO, coalescing, and the stall
+// its gap makes.
+func (sc *frameScan) content(r *record.Record, i int) {
+	f := &r.Frames[i]
+	r.ContentFrames++
+	if f.Read != sc.runRead {
+		r.CoalescedFrames += coalesced(sc.runN)
+		sc.runRead, sc.runN = f.Read, 0
+	}
+	sc.runN++
+	if sc.firstContent < 0 {
+		sc.firstContent = i
+		r.TTFTMS = ptr(f.TMS)
+	}
+	if r.TTFOMS == nil && f.IsAnswer() {
+		r.TTFOMS = ptr(f.TMS)
+	}
+	if sc.prevContent >= 0 {
+		gap := f.TMS - r.Frames[sc.prevContent].TMS
+		if gap >= r.StallMS {
+			r.Stalls = append(r.Stalls, record.Stall{
+				Frame:       i,
+				AtMS:        r.Frames[sc.prevContent].TMS,
+				GapMS:       gap,
+				MidSentence: !endsSentence(string(sc.tail)),
+			})
+		}
+	}
+	sc.tail.add(f.Text)
+	sc.prevContent, sc.lastContent = i, i
+}
+
+// deriveStatus: a failure recorded by the probe wins; then an in-stream
+// error event; a clean end needs the format's end marker.
+func deriveStatus(r *record.Record, sc *frameScan) {
+	if r.Error == nil && sc.inStream != nil {
+		r.Error = &record.Error{Class: record.ErrInStream, Message: sc.inStream.Text}
+	}
+	if r.Error == nil && sc.sawEnd && r.ContentFrames == 0 {
 		r.Error = &record.Error{Class: record.ErrNoContent, Message: "the stream ended without content"}
 	}
 	switch {
@@ -118,47 +149,51 @@ func Derive(r *record.Record, stallMS float64) error {
 		r.Status = record.StatusIncomplete // cut by drip's bound, not by the server
 	case r.Error != nil:
 		r.Status = record.StatusFailed
-	case sawEnd:
+	case sc.sawEnd:
 		r.Status = record.StatusComplete
 	default:
 		r.Status = record.StatusIncomplete
 	}
 	r.Complete = r.Status == record.StatusComplete
+}
 
+// deriveTokens takes the server's last valid usage report, else one token
+// per content frame.
+func deriveTokens(r *record.Record, sc *frameScan) {
 	r.TokensRejected = ""
-	if rejected != nil {
-		r.TokensRejected = rejectedTokens(*rejected)
+	if sc.rejected != nil {
+		r.TokensRejected = rejectedTokens(*sc.rejected)
 	}
-	if usage != nil {
-		r.OutputTokens, r.TokensSource = *usage, "usage"
+	if sc.usage != nil {
+		r.OutputTokens, r.TokensSource = *sc.usage, "usage"
 	} else {
 		r.OutputTokens, r.TokensSource = r.ContentFrames, "approx"
 	}
 	if r.ContentFrames > 0 {
 		r.TokensPerFrame = ptr(float64(r.OutputTokens) / float64(r.ContentFrames))
 	}
-	if lastContent < 0 {
-		r.Buffered = false
-		return nil
-	}
-	first, last := r.Frames[firstContent].TMS, r.Frames[lastContent].TMS
+}
+
+// deriveTimes fills the delivery, buffered flag, held time and, for a
+// complete stream, e2e, tail, ITL and tps from the first and last content.
+func deriveTimes(r *record.Record, first, last float64) {
 	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
 	r.Buffered = r.Delivery.Rule != ""
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = ptr(first - sft)
 	}
-	if r.Complete {
-		r.E2EMS = ptr(last)
-		r.TailMS = ptr(r.DurationMS - last)
-		if !r.Buffered && r.OutputTokens >= 2 {
-			itl := (last - first) / float64(r.OutputTokens-1)
-			r.ITLMS = ptr(itl)
-			if itl > 0 {
-				r.TPSUser = ptr(1000 / itl)
-			}
+	if !r.Complete {
+		return
+	}
+	r.E2EMS = ptr(last)
+	r.TailMS = ptr(r.DurationMS - last)
+	if !r.Buffered && r.OutputTokens >= 2 {
+		itl := (last - first) / float64(r.OutputTokens-1)
+		r.ITLMS = ptr(itl)
+		if itl > 0 {
+			r.TPSUser = ptr(1000 / itl)
 		}
 	}
-	return nil
 }
 
 func checkTimes(r *record.Record) error {
