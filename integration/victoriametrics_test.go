@@ -167,7 +167,7 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
 		t.Fatal(err)
 	}
-	m := &s.Metrics
+	m := s.Metrics
 	deadline := time.Now().Add(30 * time.Second)
 	// Once drip is gone the scraped series end with a staleness marker,
 	// so every query reads the last value of the last 10 minutes.
@@ -176,22 +176,22 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 	for q, want := range map[string]int{
 		"sum(" + last("drip_streams_total"+scraped) + ")":                                                        s.Streams.Admitted,
 		"sum(" + last(`drip_streams_total{job="drip",status="complete"}`) + ")":                                  s.Streams.Completed,
-		"sum(" + last("drip_ttft_seconds_count"+scraped) + ")":                                                   m.TTFT.N,
-		"sum(" + last("drip_gap_seconds_count"+scraped) + ")":                                                    m.Gap.N,
-		"sum(" + last("drip_itl_seconds_count"+scraped) + ")":                                                    m.ITL.N,
-		"sum(" + last("drip_e2e_seconds_count"+scraped) + ")":                                                    m.E2E.N,
+		"sum(" + last("drip_ttft_seconds_count"+scraped) + ")":                                                   m["ttft_ms"].N,
+		"sum(" + last("drip_gap_seconds_count"+scraped) + ")":                                                    m["gap_ms"].N,
+		"sum(" + last("drip_itl_seconds_count"+scraped) + ")":                                                    m["itl_ms"].N,
+		"sum(" + last("drip_e2e_seconds_count"+scraped) + ")":                                                    m["e2e_ms"].N,
 		"sum(" + last("drip_stalls_total"+scraped) + ")":                                                         s.Stalls.Count,
 		"sum(" + last("drip_output_tokens_total"+scraped) + ")":                                                  s.Throughput.OutputTokens,
 		"sum(" + last(`{__name__="drip.streams",host.name="it-host",suite="vm"}`) + ")":                          s.Streams.Admitted,
-		"sum(" + last(`{__name__="gen_ai.client.operation.duration_count"}`) + ")":                               m.Duration.N,
-		"sum(" + last(`{__name__="gen_ai.client.operation.time_to_first_chunk_count"}`) + ")":                    m.TTFT.N,
-		"sum(" + last(`{__name__="gen_ai.client.operation.time_per_output_chunk_count"}`) + ")":                  m.Gap.N,
-		"sum(" + last(`{__name__="drip.stream.itl_count"}`) + ")":                                                m.ITL.N,
-		"sum(" + last(`{__name__="drip.stream.e2e_count"}`) + ")":                                                m.E2E.N,
+		"sum(" + last(`{__name__="gen_ai.client.operation.duration_count"}`) + ")":                               m["duration_ms"].N,
+		"sum(" + last(`{__name__="gen_ai.client.operation.time_to_first_chunk_count"}`) + ")":                    m["ttft_ms"].N,
+		"sum(" + last(`{__name__="gen_ai.client.operation.time_per_output_chunk_count"}`) + ")":                  m["gap_ms"].N,
+		"sum(" + last(`{__name__="drip.stream.itl_count"}`) + ")":                                                m["itl_ms"].N,
+		"sum(" + last(`{__name__="drip.stream.e2e_count"}`) + ")":                                                m["e2e_ms"].N,
 		"sum(" + last(`{__name__="drip.stream.stalls"}`) + ")":                                                   s.Stalls.Count,
 		"sum(" + last(`{__name__="gen_ai.client.token.usage_sum"}`) + ")":                                        s.Throughput.OutputTokens,
-		"sum(" + last(`{__name__="gen_ai.client.token.usage_count"}`) + ")":                                      m.OutputTokens.N,
-		"sum(" + last(`{__name__="gen_ai.client.operation.duration_count",gen_ai.provider.name="openai"}`) + ")": m.Duration.N,
+		"sum(" + last(`{__name__="gen_ai.client.token.usage_count"}`) + ")":                                      m["output_tokens"].N,
+		"sum(" + last(`{__name__="gen_ai.client.operation.duration_count",gen_ai.provider.name="openai"}`) + ")": m["duration_ms"].N,
 	} {
 		await(t, vm, q, float64(want), deadline)
 	}
@@ -218,10 +218,10 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 		pct     float64
 		summary *float64
 	}{
-		{"histogram_quantile(0.99, sum(" + last("drip_gap_seconds_bucket") + ") by (le))", gaps, 99, m.Gap.P99},
-		{"histogram_quantile(0.5, sum(" + last("drip_ttft_seconds_bucket") + ") by (le))", ttfts, 50, m.TTFT.P50},
-		{"histogram_quantile(0.99, sum(" + last(`{__name__="gen_ai.client.operation.time_per_output_chunk_bucket"}`) + ") by (le))", gaps, 99, m.Gap.P99},
-		{"histogram_quantile(0.5, sum(" + last(`{__name__="gen_ai.client.operation.time_to_first_chunk_bucket"}`) + ") by (le))", ttfts, 50, m.TTFT.P50},
+		{"histogram_quantile(0.99, sum(" + last("drip_gap_seconds_bucket") + ") by (le))", gaps, 99, m["gap_ms"].P99},
+		{"histogram_quantile(0.5, sum(" + last("drip_ttft_seconds_bucket") + ") by (le))", ttfts, 50, m["ttft_ms"].P50},
+		{"histogram_quantile(0.99, sum(" + last(`{__name__="gen_ai.client.operation.time_per_output_chunk_bucket"}`) + ") by (le))", gaps, 99, m["gap_ms"].P99},
+		{"histogram_quantile(0.5, sum(" + last(`{__name__="gen_ai.client.operation.time_to_first_chunk_bucket"}`) + ") by (le))", ttfts, 50, m["ttft_ms"].P50},
 	} {
 		got, ok := query(t, vm, tc.q)
 		lo, hi := neighbours(tc.raw, tc.pct)
