@@ -116,6 +116,7 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 	var (
 		resolve   *float64
 		saturated []string
+		small     bool // a level of up to 10 streams ran
 	)
 	for _, c := range levels {
 		l, err := calibrate.Run(ctx, srv, t, o, c, rounds)
@@ -127,6 +128,7 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 		}
 		v := l.Load.Judge()
 		ge := printLevel(w, l, v)
+		small = small || c <= 10
 		if v.Saturated {
 			saturated = append(saturated, fmt.Sprint(c))
 		} else if c <= 10 && ge.P99 != nil && (resolve == nil || *ge.P99 > *resolve) {
@@ -143,7 +145,7 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 	}
 	fmt.Fprintf(w, "stamp error = drip's read time − the server's flush time; gap error = |client gap − server gap|;\n")
 	fmt.Fprintf(w, "TTFT error = drip's TTFT − the server's (request arrival → first content flush): the request's trip and one stamp.\n")
-	printVerdict(w, resolve, saturated, separate)
+	printVerdict(w, resolve, saturated, separate, small)
 	return nil
 }
 
@@ -182,7 +184,7 @@ func loadLine(ld calibrate.Load, v calibrate.Verdict) string {
 	return s + "\n  ⚠ saturated (" + strings.Join(v.Reasons, "; ") + who + "): this row measures the machine, not drip"
 }
 
-func printVerdict(w io.Writer, resolve *float64, saturated []string, separate bool) {
+func printVerdict(w io.Writer, resolve *float64, saturated []string, separate, small bool) {
 	if len(saturated) > 0 {
 		try := "--server-proc, fewer streams"
 		if separate {
@@ -191,7 +193,11 @@ func printVerdict(w io.Writer, resolve *float64, saturated []string, separate bo
 		fmt.Fprintf(w, "saturated at %s streams: those rows measure this machine's load, not drip; the verdict leaves them out\n", strings.Join(saturated, ", "))
 		fmt.Fprintf(w, "  (try %s, or a quieter machine).\n", try)
 	}
-	if resolve == nil {
+	switch {
+	case !small:
+		fmt.Fprintf(w, "verdict: none: the resolution is read at up to 10 concurrent streams (add one, e.g. --concurrency 1,1000).\n")
+		return
+	case resolve == nil:
 		fmt.Fprintf(w, "verdict: no unsaturated level at up to 10 concurrent streams: nothing to resolve gap differences by; measure when the machine is quiet.\n")
 		return
 	}

@@ -53,8 +53,8 @@ func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
 		}
 	}
 	var w strings.Builder
-	printVerdict(&w, nil, []string{"1000"}, true)
-	if got := w.String(); !strings.Contains(got, "saturated at 1000 streams") || !strings.Contains(got, "no unsaturated level") || strings.Contains(got, "--server-proc") {
+	printVerdict(&w, nil, []string{"10"}, true, true)
+	if got := w.String(); !strings.Contains(got, "saturated at 10 streams") || !strings.Contains(got, "no unsaturated level") || strings.Contains(got, "--server-proc") {
 		t.Errorf("verdict with only a saturated level, served from a separate process:\n%s", got)
 	}
 }

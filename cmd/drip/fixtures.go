@@ -48,9 +48,12 @@ frame after the first content frame 10ms further apart: a slower
 transport, time to first token untouched.
 
 With --from, serve a recording made by 'drip record' instead: each
-response's bytes, status and content type as recorded, every read flushed
-at its recorded offset from the request's arrival, so a client, an SDK or a
-UI meets the real cadence offline. A request gets the recording with the
+response's bytes, status and content type as recorded, every read written
+and flushed on its own at its recorded offset from the request's arrival (an
+absolute schedule: a late wake-up delays one read, never the ones after it,
+and two reads are never merged), so a client, an SDK or a UI meets the real
+cadence offline. A read that starts 1 ms or more late is this machine's
+doing, and the server says so on stderr per exchange. A request gets the recording with the
 same body, else one with the same model and path, else the next in turn.
 --speed scales time (2: twice as fast); --jitter moves each read by a
 seeded uniform amount within ±D, never before the read before it.
