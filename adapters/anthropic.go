@@ -122,17 +122,6 @@ func (a *anthropicInfo) reset() {
 		thinking: a.thinking[:0], partial: a.partial[:0]}
 }
 
-// parse reads an event: the fast path when it can vouch for the result,
-// encoding/json otherwise; false for a payload that is not JSON.
-func (a *anthropicInfo) parse(data []byte) bool {
-	a.reset()
-	if a.parseFast(data) {
-		return true
-	}
-	a.reset()
-	return a.parseSlow(data)
-}
-
 func (a *anthropicInfo) parseSlow(data []byte) bool {
 	var e anthropicEvent
 	if json.Unmarshal(data, &e) != nil {
@@ -151,36 +140,25 @@ func (a *anthropicInfo) parseSlow(data []byte) bool {
 	return true
 }
 
-// parseFast reads the common events with the OpenAI fast parser's helpers
-// (openai.go), declining message_start's message and Bedrock's metrics.
+// parseFast reads the common events with the shared fast parser
+// (fastjson.go), declining message_start's message and Bedrock's metrics.
 func (a *anthropicInfo) parseFast(data []byte) bool {
 	p := fastParser{d: data}
-	p.ws()
-	if !p.is('{') {
-		return false
-	}
-	ok := p.object(func(key []byte) (uint8, bool) {
-		var ok bool
+	return p.wholeObject(func(key []byte) (uint8, bool) {
 		switch string(key) {
 		case "type":
-			a.typ, ok = p.appendStrOrNull(a.typ)
-			return 1, ok
+			return p.appendTo(&a.typ, 1)
 		case "delta":
 			return 2, p.object(func(key []byte) (uint8, bool) {
-				var ok bool
 				switch string(key) {
 				case "type":
-					a.dType, ok = p.appendStrOrNull(a.dType)
-					return 1, ok
+					return p.appendTo(&a.dType, 1)
 				case "text":
-					a.text, ok = p.appendStrOrNull(a.text)
-					return 2, ok
+					return p.appendTo(&a.text, 2)
 				case "thinking":
-					a.thinking, ok = p.appendStrOrNull(a.thinking)
-					return 4, ok
+					return p.appendTo(&a.thinking, 4)
 				case "partial_json":
-					a.partial, ok = p.appendStrOrNull(a.partial)
-					return 8, ok
+					return p.appendTo(&a.partial, 8)
 				}
 				return 0, !foldsTo(key, "type", "text", "thinking", "partial_json") && p.skip(0)
 			})
@@ -199,8 +177,6 @@ func (a *anthropicInfo) parseFast(data []byte) bool {
 		}
 		return 0, !foldsTo(key, "type", "delta", "usage", "message", "amazon-bedrock-invocationMetrics") && p.skip(0)
 	})
-	p.ws()
-	return ok && p.i == len(p.d)
 }
 
 // anthropicClassifier classifies events, reusing its parse buffers.
@@ -211,7 +187,7 @@ type anthropicClassifier struct{ a anthropicInfo }
 func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
 	f := Frame{Kind: KindMeta, Bytes: n}
 	a := &c.a
-	if !a.parse(data) {
+	if !parseEither(a, data) {
 		if string(typ) == "error" {
 			f.Kind, f.Text = KindError, string(data)
 		}

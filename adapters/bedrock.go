@@ -147,11 +147,9 @@ func (c *converseInfo) parseFast(data []byte) bool {
 			return 0, !foldsTo(key, "delta", "usage", "metrics") && p.skip(0)
 		}
 		return 1, p.object(func(key []byte) (uint8, bool) {
-			var ok bool
 			switch string(key) {
 			case "text":
-				c.text, ok = p.appendStrOrNull(c.text)
-				return 1, ok
+				return p.appendTo(&c.text, 1)
 			case "reasoningContent":
 				return 2, p.object(func(key []byte) (uint8, bool) {
 					return p.stringMember(key, "text", &c.reasoning)

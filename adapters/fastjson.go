@@ -56,15 +56,40 @@ func (p *fastParser) wholeObject(member func(key []byte) (bit uint8, ok bool)) b
 	return ok && p.i == len(p.d)
 }
 
+// raw passes over any JSON value and returns it as written.
+func (p *fastParser) raw() ([]byte, bool) {
+	start := p.i
+	ok := p.skip(0)
+	return p.d[start:p.i], ok
+}
+
+// span is a decoded string in a format's arena (its scratch buffer).
+type span struct{ from, to int }
+
+// arenaString appends a string to *arena and returns where it lies; null
+// appends nothing.
+func (p *fastParser) arenaString(arena *[]byte) (span, bool) {
+	from := len(*arena)
+	var ok bool
+	*arena, ok = p.appendStrOrNull(*arena)
+	return span{from, len(*arena)}, ok
+}
+
+// appendTo is an object member that appends a string value to *dst
+// (nothing for null), identified by bit.
+func (p *fastParser) appendTo(dst *[]byte, bit uint8) (uint8, bool) {
+	var ok bool
+	*dst, ok = p.appendStrOrNull(*dst)
+	return bit, ok
+}
+
 // stringMember is an object member for an object read for its one string
 // field name: it appends that field to *dst and skips the others.
 func (p *fastParser) stringMember(key []byte, name string, dst *[]byte) (uint8, bool) {
 	if string(key) != name {
 		return 0, !foldsTo(key, name) && p.skip(0)
 	}
-	var ok bool
-	*dst, ok = p.appendStrOrNull(*dst)
-	return 1, ok
+	return p.appendTo(dst, 1)
 }
 
 func (p *fastParser) ws() {
@@ -284,42 +309,10 @@ func (p *fastParser) appendString(dst []byte) ([]byte, bool) {
 			p.i = i + 1
 			return dst, true
 		case c == '\\':
-			if i+1 >= len(d) {
+			var ok bool
+			if dst, i, ok = appendEscape(dst, d, i); !ok {
 				return dst, false
 			}
-			switch d[i+1] {
-			case '"', '\\', '/':
-				dst = append(dst, d[i+1])
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				rr := getu4(d[i:])
-				if rr < 0 {
-					return dst, false
-				}
-				i += 6
-				if utf16.IsSurrogate(rr) {
-					if dec := utf16.DecodeRune(rr, getu4(d[i:])); dec != unicode.ReplacementChar {
-						i += 6
-						dst = utf8.AppendRune(dst, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				dst = utf8.AppendRune(dst, rr)
-				continue
-			default:
-				return dst, false
-			}
-			i += 2
 		case c < 0x20:
 			return dst, false
 		case c < utf8.RuneSelf:
@@ -337,6 +330,44 @@ func (p *fastParser) appendString(dst []byte) ([]byte, bool) {
 		}
 	}
 	return dst, false
+}
+
+// appendEscape decodes the escape at d[i] (a backslash) onto dst and
+// returns the index after it; a \u escape takes its low surrogate along.
+func appendEscape(dst, d []byte, i int) ([]byte, int, bool) {
+	if i+1 >= len(d) {
+		return dst, i, false
+	}
+	switch d[i+1] {
+	case '"', '\\', '/':
+		dst = append(dst, d[i+1])
+	case 'b':
+		dst = append(dst, '\b')
+	case 'f':
+		dst = append(dst, '\f')
+	case 'n':
+		dst = append(dst, '\n')
+	case 'r':
+		dst = append(dst, '\r')
+	case 't':
+		dst = append(dst, '\t')
+	case 'u':
+		rr := getu4(d[i:])
+		if rr < 0 {
+			return dst, i, false
+		}
+		i += 6
+		if utf16.IsSurrogate(rr) {
+			if dec := utf16.DecodeRune(rr, getu4(d[i:])); dec != unicode.ReplacementChar {
+				return utf8.AppendRune(dst, dec), i + 6, true
+			}
+			rr = unicode.ReplacementChar
+		}
+		return utf8.AppendRune(dst, rr), i, true
+	default:
+		return dst, i, false
+	}
+	return dst, i + 2, true
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.

@@ -82,17 +82,6 @@ type geminiInfo struct {
 	arena               []byte // scratch for the fast parser
 }
 
-// parse reads a chunk: the fast path when it can vouch for the result,
-// encoding/json otherwise; false for a payload that is not JSON.
-func (g *geminiInfo) parse(data []byte) bool {
-	g.reset()
-	if g.parseFast(data) {
-		return true
-	}
-	g.reset()
-	return g.parseSlow(data)
-}
-
 func (g *geminiInfo) reset() {
 	*g = geminiInfo{text: g.text[:0], thought: g.thought[:0], tool: g.tool[:0], arena: g.arena[:0]}
 }
@@ -127,14 +116,10 @@ func (g *geminiInfo) part(text []byte, thought bool, call []byte) {
 	}
 }
 
-// parseFast reads chunks with the OpenAI fast parser's helpers (openai.go).
+// parseFast reads chunks with the shared fast parser (fastjson.go).
 func (g *geminiInfo) parseFast(data []byte) bool {
 	p := &fastParser{d: data}
-	p.ws()
-	if !p.is('{') {
-		return false
-	}
-	ok := p.object(func(key []byte) (uint8, bool) {
+	return p.wholeObject(func(key []byte) (uint8, bool) {
 		switch string(key) {
 		case "candidates":
 			_, ok := p.array(func() bool { return g.candidate(p) })
@@ -158,15 +143,12 @@ func (g *geminiInfo) parseFast(data []byte) bool {
 				return 0, !foldsTo(key, "candidatesTokenCount", "thoughtsTokenCount") && p.skip(0)
 			})
 		case "error":
-			start := p.i
-			ok := p.skip(0)
-			g.errVal = p.d[start:p.i]
+			var ok bool
+			g.errVal, ok = p.raw()
 			return 4, ok
 		}
 		return 0, !foldsTo(key, "candidates", "usageMetadata", "error") && p.skip(0)
 	})
-	p.ws()
-	return ok && p.i == len(p.d)
 }
 
 func (g *geminiInfo) candidate(p *fastParser) bool {
@@ -200,15 +182,13 @@ func (g *geminiInfo) fastPart(p *fastParser) bool {
 		var ok bool
 		switch string(key) {
 		case "text":
-			g.arena, ok = p.appendStrOrNull(g.arena)
-			return 1, ok
+			return p.appendTo(&g.arena, 1)
 		case "thought":
 			thought, ok = p.boolean()
 			return 2, ok
 		case "functionCall":
-			start := p.i
-			ok := p.skip(0)
-			call = p.d[start:p.i]
+			var ok bool
+			call, ok = p.raw()
 			return 4, ok
 		}
 		return 0, !foldsTo(key, "text", "thought", "functionCall") && p.skip(0)
@@ -243,7 +223,7 @@ func (c *geminiClassifier) classify(dst []Frame, ev *Event) []Frame {
 		return append(dst, f)
 	}
 	g := &c.g
-	if !g.parse(ev.Data) {
+	if !parseEither(g, ev.Data) {
 		return append(dst, f)
 	}
 	if len(g.errVal) > 0 && isTruthy(g.errVal) {

@@ -86,15 +86,8 @@ type ollamaInfo struct {
 	l              *ollamaLine // the done line's counts and durations (slow path only)
 }
 
-// parse reads a line: the fast path when it can vouch for the result,
-// encoding/json otherwise; false for a line that is not JSON.
-func (o *ollamaInfo) parse(line []byte) bool {
+func (o *ollamaInfo) reset() {
 	*o = ollamaInfo{text: o.text[:0], thinking: o.thinking[:0], arena: o.arena[:0]}
-	if o.parseFast(line) {
-		return true
-	}
-	*o = ollamaInfo{text: o.text[:0], thinking: o.thinking[:0]}
-	return o.parseSlow(line)
 }
 
 func (o *ollamaInfo) parseSlow(line []byte) bool {
@@ -110,22 +103,13 @@ func (o *ollamaInfo) parseSlow(line []byte) bool {
 	return true
 }
 
-// parseFast reads content lines with the OpenAI fast parser's helpers
-// (openai.go), declining the done line's counts and durations.
+// parseFast reads content lines with the shared fast parser
+// (fastjson.go), declining the done line's counts and durations.
 func (o *ollamaInfo) parseFast(line []byte) bool {
 	p := fastParser{d: line}
-	p.ws()
-	if !p.is('{') {
-		return false
-	}
 	var response, thinking, content, mThinking span
-	str := func() (span, bool) {
-		from := len(o.arena)
-		var ok bool
-		o.arena, ok = p.appendStrOrNull(o.arena)
-		return span{from, len(o.arena)}, ok
-	}
-	ok := p.object(func(key []byte) (uint8, bool) {
+	str := func() (span, bool) { return p.arenaString(&o.arena) }
+	ok := p.wholeObject(func(key []byte) (uint8, bool) {
 		var ok bool
 		switch string(key) {
 		case "message":
@@ -139,9 +123,8 @@ func (o *ollamaInfo) parseFast(line []byte) bool {
 					mThinking, ok = str()
 					return 2, ok
 				case "tool_calls":
-					start := p.i
-					ok := p.skip(0)
-					o.tools = p.d[start:p.i]
+					var ok bool
+					o.tools, ok = p.raw()
 					return 4, ok
 				}
 				return 0, !foldsTo(key, "content", "thinking", "tool_calls") && p.skip(0)
@@ -156,19 +139,17 @@ func (o *ollamaInfo) parseFast(line []byte) bool {
 			o.done, ok = p.boolean()
 			return 8, ok
 		case "error":
-			start := p.i
-			ok := p.skip(0)
-			o.errVal = p.d[start:p.i]
+			var ok bool
+			o.errVal, ok = p.raw()
 			return 16, ok
 		}
 		return 0, !foldsTo(key, "message", "response", "thinking", "done", "error", "eval_count", "prompt_eval_count",
 			"total_duration", "load_duration", "prompt_eval_duration", "eval_duration") && p.skip(0)
 	})
-	p.ws()
 	a := o.arena
 	o.text = append(append(o.text, a[response.from:response.to]...), a[content.from:content.to]...)
 	o.thinking = append(append(o.thinking, a[thinking.from:thinking.to]...), a[mThinking.from:mThinking.to]...)
-	return ok && p.i == len(p.d)
+	return ok
 }
 
 // NewOllamaDecoder decodes an Ollama /api/chat or /api/generate stream.
@@ -183,7 +164,7 @@ type ollamaClassifier struct{ o ollamaInfo }
 func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
 	f := Frame{Kind: KindMeta, Bytes: n}
 	o := &c.o
-	if !o.parse(line) {
+	if !parseEither(o, line) {
 		return append(dst, f) // not JSON: metadata, never a crash
 	}
 	if len(o.errVal) > 0 && isTruthy(o.errVal) {

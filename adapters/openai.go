@@ -116,18 +116,6 @@ func (ci *chunkInfo) reset() {
 	ci.arena = ci.arena[:0]
 }
 
-// parse reads a chunk: the fast path when it can vouch for the result,
-// encoding/json otherwise. It reports false for a payload that is not a
-// JSON chunk (encoding/json rejects it).
-func (ci *chunkInfo) parse(data []byte) bool {
-	ci.reset()
-	if ci.parseFast(data) {
-		return true
-	}
-	ci.reset()
-	return ci.parseSlow(data)
-}
-
 // parseSlow decodes with encoding/json, the reference the fast path matches.
 func (ci *chunkInfo) parseSlow(data []byte) bool {
 	var ch openAIChunk
@@ -176,7 +164,7 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 		f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 	default:
 		ci := &c.ci
-		if !ci.parse(ev.Data) {
+		if !parseEither(ci, ev.Data) {
 			break // not JSON: metadata, never a crash
 		}
 		if ci.errObj || (ci.errVal != nil && isTruthy(ci.errVal)) {
@@ -281,9 +269,6 @@ type chunkParser struct {
 	ci *chunkInfo
 }
 
-// span is a decoded string in chunkInfo.arena.
-type span struct{ from, to int }
-
 // parseFast reads the chunk shapes servers actually send, declining
 // whatever encoding/json could read otherwise (FuzzOpenAI checks this).
 func (ci *chunkInfo) parseFast(data []byte) bool {
@@ -310,9 +295,8 @@ func (p *chunkParser) chunk() bool {
 		case "usage":
 			return 2, p.usage()
 		case "error":
-			start := p.i
-			ok := p.skip(0)
-			ci.errVal = p.d[start:p.i]
+			var ok bool
+			ci.errVal, ok = p.raw()
 			return 4, ok
 		case "object":
 			start := len(ci.arena)
@@ -431,12 +415,4 @@ func (p *chunkParser) usage() bool {
 }
 
 // str reads a string or null into the arena.
-func (p *chunkParser) str() (span, bool) {
-	if p.null() {
-		return span{}, true
-	}
-	from := len(p.ci.arena)
-	var ok bool
-	p.ci.arena, ok = p.appendString(p.ci.arena)
-	return span{from, len(p.ci.arena)}, ok
-}
+func (p *chunkParser) str() (span, bool) { return p.arenaString(&p.ci.arena) }

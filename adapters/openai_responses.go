@@ -74,17 +74,6 @@ func (r *responsesInfo) reset() {
 	*r = responsesInfo{typ: r.typ[:0], delta: r.delta[:0]}
 }
 
-// parse reads an event: the fast path when it can vouch for the result,
-// encoding/json otherwise; false for a payload that is not JSON.
-func (r *responsesInfo) parse(data []byte) bool {
-	r.reset()
-	if r.parseFast(data) {
-		return true
-	}
-	r.reset()
-	return r.parseSlow(data)
-}
-
 func (r *responsesInfo) parseSlow(data []byte) bool {
 	var e responsesEvent
 	if json.Unmarshal(data, &e) != nil {
@@ -100,30 +89,21 @@ func (r *responsesInfo) parseSlow(data []byte) bool {
 	return true
 }
 
-// parseFast reads the delta events with the OpenAI fast parser's helpers
-// (openai.go), declining any "response" object (lifecycle events, rare).
+// parseFast reads the delta events with the shared fast parser
+// (fastjson.go), declining any "response" object (lifecycle events, rare).
 func (r *responsesInfo) parseFast(data []byte) bool {
 	p := fastParser{d: data}
-	p.ws()
-	if !p.is('{') {
-		return false
-	}
-	ok := p.object(func(key []byte) (uint8, bool) {
-		var ok bool
+	return p.wholeObject(func(key []byte) (uint8, bool) {
 		switch string(key) {
 		case "type":
-			r.typ, ok = p.appendStrOrNull(r.typ)
-			return 1, ok
+			return p.appendTo(&r.typ, 1)
 		case "delta":
-			r.delta, ok = p.appendStrOrNull(r.delta)
-			return 2, ok
+			return p.appendTo(&r.delta, 2)
 		case "error":
 			return 4, p.skip(0) // read by ErrorMessage on error events
 		}
 		return 0, !foldsTo(key, "type", "delta", "error", "response") && p.skip(0)
 	})
-	p.ws()
-	return ok && p.i == len(p.d)
 }
 
 // responsesClassifier classifies events, reusing its parse buffers.
@@ -136,7 +116,7 @@ func (c *responsesClassifier) classify(dst []Frame, ev *Event) []Frame {
 		return append(dst, f)
 	}
 	e := &c.r
-	if !e.parse(ev.Data) {
+	if !parseEither(e, ev.Data) {
 		if string(ev.Type) == "error" {
 			f.Kind, f.Text = KindError, string(ev.Data)
 		}

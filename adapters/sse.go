@@ -46,19 +46,9 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 		return dst, s.err
 	}
 	if !s.started {
-		// WHATWG: one leading BOM is stripped. It may arrive split over reads.
-		if len(s.line) > 0 {
-			p = append(s.line, p...)
-			s.line = nil
-		}
-		if len(p) < len(bom) && bytes.HasPrefix(bom, p) {
-			s.line = append(s.line, p...)
+		var wait bool
+		if p, wait = s.skipBOM(p); wait {
 			return dst, nil
-		}
-		s.started = true
-		if bytes.HasPrefix(p, bom) {
-			s.blockLen += len(bom)
-			p = p[len(bom):]
 		}
 	}
 	// lf is the index of the next LF in p, or -1 when p has none; it is
@@ -81,13 +71,7 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 				continue
 			}
 		}
-		// The line ends at the first CR before the next LF, else at the LF.
-		i := lf
-		if i < 0 {
-			i = bytes.IndexByte(p, '\r')
-		} else if j := bytes.IndexByte(p[:i], '\r'); j >= 0 {
-			i = j
-		}
+		i := lineEnd(p, lf)
 		if i < 0 {
 			if len(s.line)+len(p)+len(s.data) > s.limit() {
 				return dst, s.fail()
@@ -116,6 +100,38 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 		s.line = s.line[:0]
 	}
 	return dst, nil
+}
+
+// skipBOM strips one leading BOM (WHATWG), which may arrive split over
+// reads: wait is true while all input so far could be the start of one.
+func (s *SSE) skipBOM(p []byte) (rest []byte, wait bool) {
+	if len(s.line) > 0 {
+		p = append(s.line, p...)
+		s.line = nil
+	}
+	if len(p) < len(bom) && bytes.HasPrefix(bom, p) {
+		s.line = append(s.line, p...)
+		return nil, true
+	}
+	s.started = true
+	if bytes.HasPrefix(p, bom) {
+		s.blockLen += len(bom)
+		p = p[len(bom):]
+	}
+	return p, false
+}
+
+// lineEnd returns the index of the CR or LF that ends p's first line, or
+// -1 when p holds no line end; lf is the index of p's first LF (-1: none).
+// The line ends at the first CR before the LF, else at the LF.
+func lineEnd(p []byte, lf int) int {
+	if lf < 0 {
+		return bytes.IndexByte(p, '\r')
+	}
+	if j := bytes.IndexByte(p[:lf], '\r'); j >= 0 {
+		return j
+	}
+	return lf
 }
 
 // Close ends the stream. WHATWG: an event not ended by a blank line is

@@ -53,16 +53,7 @@ type tgiInfo struct {
 	tokenSeen bool   // token is an object
 }
 
-// parse reads an event: the fast path when it can vouch for the result,
-// encoding/json otherwise; false for a payload that is not JSON.
-func (t *tgiInfo) parse(data []byte) bool {
-	*t = tgiInfo{text: t.text[:0]}
-	if t.parseFast(data) {
-		return true
-	}
-	*t = tgiInfo{text: t.text[:0]}
-	return t.parseSlow(data)
-}
+func (t *tgiInfo) reset() { *t = tgiInfo{text: t.text[:0]} }
 
 func (t *tgiInfo) parseSlow(data []byte) bool {
 	var e tgiEvent
@@ -80,15 +71,11 @@ func (t *tgiInfo) parseSlow(data []byte) bool {
 	return true
 }
 
-// parseFast reads token events with the OpenAI fast parser's helpers
-// (openai.go), declining a non-null details (the last event only).
+// parseFast reads token events with the shared fast parser
+// (fastjson.go), declining a non-null details (the last event only).
 func (t *tgiInfo) parseFast(data []byte) bool {
 	p := fastParser{d: data}
-	p.ws()
-	if !p.is('{') {
-		return false
-	}
-	ok := p.object(func(key []byte) (uint8, bool) {
+	return p.wholeObject(func(key []byte) (uint8, bool) {
 		switch string(key) {
 		case "token":
 			t.tokenSeen = p.is('{')
@@ -96,8 +83,7 @@ func (t *tgiInfo) parseFast(data []byte) bool {
 				var ok bool
 				switch string(key) {
 				case "text":
-					t.text, ok = p.appendStrOrNull(t.text)
-					return 1, ok
+					return p.appendTo(&t.text, 1)
 				case "special":
 					t.special, ok = p.boolean()
 					return 2, ok
@@ -110,15 +96,12 @@ func (t *tgiInfo) parseFast(data []byte) bool {
 		case "details":
 			return 4, p.null()
 		case "error":
-			start := p.i
-			ok := p.skip(0)
-			t.errVal = p.d[start:p.i]
+			var ok bool
+			t.errVal, ok = p.raw()
 			return 8, ok
 		}
 		return 0, !foldsTo(key, "token", "generated_text", "details", "error") && p.skip(0)
 	})
-	p.ws()
-	return ok && p.i == len(p.d)
 }
 
 // NewTGIDecoder decodes a TGI /generate_stream stream.
@@ -130,7 +113,7 @@ func NewTGIDecoder(limit int) *SSE {
 			f.Kind = KindPing
 			return append(dst, f)
 		}
-		if !e.parse(ev.Data) {
+		if !parseEither(&e, ev.Data) {
 			return append(dst, f)
 		}
 		if len(e.errVal) > 0 && isTruthy(e.errVal) {
