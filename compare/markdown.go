@@ -21,6 +21,42 @@ func md(s string) string { return mdEscaper.Replace(sanitize.Line(s)) }
 // warning when they differ, the table with deltas, the noise intervals in
 // a collapsed block and the gate verdicts.
 func Markdown(w io.Writer, c *Comparison) {
+	mdRuns(w, c)
+	writeMDTable(w, c, c.Sections)
+	fmt.Fprintln(w, "\n⚠️ worse by 10% or more (lower is better for latencies, failures and stalls; higher for completions and rates) · \\~ within noise (the 95% bootstrap interval of the difference contains 0)")
+
+	fmt.Fprintf(w, "\n**Clocks** (%s)\n\n", md(MovedRule))
+	for _, rd := range c.Readings {
+		moved := []string{}
+		for _, m := range rd.Clocks {
+			moved = append(moved, m.Clock+" "+movedWord(m.Moved))
+		}
+		fmt.Fprintf(w, "- %s %s: %s — %s\n", Letter(rd.Run), md(rd.Label), strings.Join(moved, ", "), md(rd.Verdict))
+	}
+	mdNoise(w, c)
+	if len(c.Prompts) > 0 {
+		fmt.Fprintln(w, "\n<details><summary>Per prompt</summary>")
+		for _, p := range c.Prompts {
+			fmt.Fprintf(w, "\n**prompt %s**\n\n", md(p.ID))
+			writeMDTable(w, c, p.Sections)
+		}
+		fmt.Fprintln(w, "\n</details>")
+	}
+	if len(c.Gates) > 0 {
+		fmt.Fprintln(w, "\n**Gates**")
+		fmt.Fprintln(w)
+		for _, g := range c.Gates {
+			mark := "✅"
+			if g.Tripped {
+				mark = "❌"
+			}
+			fmt.Fprintf(w, "- %s %s `%s`: %s\n", mark, Letter(g.RunIndex), strings.ReplaceAll(g.Expr, "`", "'"), md(g.Message))
+		}
+	}
+}
+
+// mdRuns is the title, the table of runs and the workload warning.
+func mdRuns(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "### drip compare: %d runs, baseline A\n\n", len(c.Runs))
 	fmt.Fprintln(w, "| run | file | measured | format | model | target |")
 	fmt.Fprintln(w, "|---|---|--:|---|---|---|")
@@ -44,18 +80,11 @@ func Markdown(w io.Writer, c *Comparison) {
 		}
 	}
 	fmt.Fprintln(w)
-	writeMDTable(w, c, c.Sections)
-	fmt.Fprintln(w, "\n⚠️ worse by 10% or more (lower is better for latencies, failures and stalls; higher for completions and rates) · \\~ within noise (the 95% bootstrap interval of the difference contains 0)")
+}
 
-	fmt.Fprintf(w, "\n**Clocks** (%s)\n\n", md(MovedRule))
-	for _, rd := range c.Readings {
-		moved := []string{}
-		for _, m := range rd.Clocks {
-			moved = append(moved, m.Clock+" "+movedWord(m.Moved))
-		}
-		fmt.Fprintf(w, "- %s %s: %s — %s\n", Letter(rd.Run), md(rd.Label), strings.Join(moved, ", "), md(rd.Verdict))
-	}
-
+// mdNoise is the collapsed block of bootstrap intervals (p50 and p95 of
+// every distribution).
+func mdNoise(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "\n<details><summary>Noise: %.0f%% bootstrap intervals of the difference from A</summary>\n\n", c.Noise.Confidence*100)
 	fmt.Fprintf(w, "%s; %d resamples, seed %d.\n\n", c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
 	fmt.Fprintln(w, "| metric | run | difference |")
@@ -74,26 +103,6 @@ func Markdown(w io.Writer, c *Comparison) {
 		}
 	}
 	fmt.Fprintln(w, "\n</details>")
-
-	if len(c.Prompts) > 0 {
-		fmt.Fprintln(w, "\n<details><summary>Per prompt</summary>")
-		for _, p := range c.Prompts {
-			fmt.Fprintf(w, "\n**prompt %s**\n\n", md(p.ID))
-			writeMDTable(w, c, p.Sections)
-		}
-		fmt.Fprintln(w, "\n</details>")
-	}
-	if len(c.Gates) > 0 {
-		fmt.Fprintln(w, "\n**Gates**")
-		fmt.Fprintln(w)
-		for _, g := range c.Gates {
-			mark := "✅"
-			if g.Tripped {
-				mark = "❌"
-			}
-			fmt.Fprintf(w, "- %s %s `%s`: %s\n", mark, Letter(g.RunIndex), strings.ReplaceAll(g.Expr, "`", "'"), md(g.Message))
-		}
-	}
 }
 
 func writeMDTable(w io.Writer, c *Comparison, secs []Section) {
@@ -128,7 +137,7 @@ func writeMDTable(w io.Writer, c *Comparison, secs []Section) {
 			b.Reset()
 			b.WriteString("| " + md(strings.TrimSpace(r.Label)) + " |")
 			for i, v := range r.Values {
-				b.WriteString(" " + Value(r, v) + " |")
+				b.WriteString(" " + FormatValue(r, v) + " |")
 				if i > 0 {
 					b.WriteString(" " + mdDelta(r, r.Deltas[i]) + " |")
 				}
@@ -139,9 +148,9 @@ func writeMDTable(w io.Writer, c *Comparison, secs []Section) {
 }
 
 func mdDelta(r Row, d *Delta) string {
-	s := DeltaAbs(r, d)
+	s := FormatDeltaAbs(r, d)
 	if d.Pct != nil {
-		s += " (" + DeltaPct(d) + ")"
+		s += " (" + FormatDeltaPct(d) + ")"
 	}
 	if d.Worse {
 		s = "**" + s + "** ⚠️"

@@ -134,17 +134,17 @@ func rowLine(r Row) string {
 	b.WriteString(fitLeft("  "+sanitize.Line(r.Label), labelW))
 	for i, v := range r.Values {
 		if i == 0 {
-			b.WriteString(pad(Value(r, v), valueW+1))
+			b.WriteString(pad(FormatValue(r, v), valueW+1))
 			continue
 		}
 		d := r.Deltas[i]
-		b.WriteString(" " + pad(Value(r, v), valueW+1) + pad(DeltaAbs(r, d), deltaW) + pad(DeltaPct(d), pctW) + " " + fitLeft(Marks(d), markW-1))
+		b.WriteString(" " + pad(FormatValue(r, v), valueW+1) + pad(FormatDeltaAbs(r, d), deltaW) + pad(FormatDeltaPct(d), pctW) + " " + fitLeft(Marks(d), markW-1))
 	}
 	return b.String()
 }
 
-// Value formats a row's figure: counts as whole numbers, undefined as —.
-func Value(r Row, v *float64) string {
+// FormatValue formats a row's figure: counts as whole numbers, undefined as —.
+func FormatValue(r Row, v *float64) string {
 	if v != nil && r.Unit == "" && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
 		return strconv.FormatFloat(*v, 'f', 0, 64)
 	}
@@ -163,20 +163,20 @@ func Marks(d *Delta) string {
 	return s
 }
 
-// DeltaAbs formats a delta's absolute change with its sign.
-func DeltaAbs(r Row, d *Delta) string {
+// FormatDeltaAbs formats a delta's absolute change with its sign.
+func FormatDeltaAbs(r Row, d *Delta) string {
 	if d.Abs == nil {
 		return "—"
 	}
-	s := Value(r, d.Abs)
+	s := FormatValue(r, d.Abs)
 	if *d.Abs > 0 {
 		s = "+" + s
 	}
 	return s
 }
 
-// DeltaPct formats a delta's relative change with its sign.
-func DeltaPct(d *Delta) string {
+// FormatDeltaPct formats a delta's relative change with its sign.
+func FormatDeltaPct(d *Delta) string {
 	if d.Pct == nil {
 		return "—"
 	}

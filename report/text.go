@@ -44,6 +44,35 @@ func rows(m stats.Metrics) []metricRow {
 
 // Text writes the human report of a summary.
 func Text(w io.Writer, s *stats.Summary) {
+	headText(w, s)
+	distText(w, s)
+	figuresText(w, s)
+	workloadText(w, s)
+	if len(s.Server) > 0 {
+		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
+		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
+			d := s.Server[k]
+			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Num(d.P50), Num(d.Max))
+		}
+	}
+	for _, d := range s.Diagnosis {
+		fmt.Fprintf(w, "hint      %s: %s (%s)\n", d.Shape, d.Hint, d.Evidence)
+	}
+	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  excluded: %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
+	if len(s.Gates) > 0 {
+		fmt.Fprintln(w, "\ngates:")
+		for _, g := range s.Gates {
+			mark := "ok  "
+			if g.Tripped {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "  %s %s — %s\n", mark, g.Expr, g.Message)
+		}
+	}
+}
+
+// headText is the target and the accounting.
+func headText(w io.Writer, s *stats.Summary) {
 	wl := &s.Workload
 	fmt.Fprintf(w, "drip · %s · format %s", sanitize.Line(wl.Target), sanitize.Line(wl.Format))
 	if wl.Model != "" {
@@ -54,19 +83,29 @@ func Text(w io.Writer, s *stats.Summary) {
 	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s · %d incomplete · %d canceled · %d buffered\n",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy), st.Incomplete, st.Canceled, st.Buffered)
 	fmt.Fprintf(w, "warmup    %d streams, excluded (%s)\n\n", st.Warmup, wl.WarmupRule)
+}
 
+// distText is the table of distributions, held time when the server
+// gave it.
+func distText(w io.Writer, s *stats.Summary) {
 	fmt.Fprintf(w, "%-14s %5s %9s %9s %9s %9s %9s %9s %9s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
-	for _, r := range rows(s.Metrics) {
-		d := r.d
-		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", r.name, d.N,
+	line := func(name string, d stats.Dist) {
+		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", name, d.N,
 			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
 	}
+	for _, r := range rows(s.Metrics) {
+		line(r.name, r.d)
+	}
 	if d := s.Metrics["held_ms"]; d.N > 0 {
-		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", "held ms", d.N,
-			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
+		line("held ms", d)
 		fmt.Fprintln(w, "  held = TTFT − the server's own time to its first token: how long the first token was in transit")
 	}
 	fmt.Fprintln(w)
+}
+
+// figuresText is stalls, tokens, throughput, input tokens, goodput and the
+// connection ramp.
+func figuresText(w io.Writer, s *stats.Summary) {
 	sl := &s.Stalls
 	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %d streams · longest %s ms · threshold %s ms\n",
 		sl.Count, sl.MidSentence, sl.StreamsWithStall, Num(sl.LongestMS), FormatFloat(sl.ThresholdMS))
@@ -91,28 +130,6 @@ func Text(w io.Writer, s *stats.Summary) {
 	if c := s.ConnectRamp; c != nil {
 		fmt.Fprintf(w, "ramp      %d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)\n",
 			c.Waited, s.Streams.Attempted, Num(c.Wait.P50), Num(c.Wait.P99), Num(c.Wait.Max))
-	}
-	workloadText(w, s)
-	if len(s.Server) > 0 {
-		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
-		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
-			d := s.Server[k]
-			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Num(d.P50), Num(d.Max))
-		}
-	}
-	for _, d := range s.Diagnosis {
-		fmt.Fprintf(w, "hint      %s: %s (%s)\n", d.Shape, d.Hint, d.Evidence)
-	}
-	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  excluded: %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
-	if len(s.Gates) > 0 {
-		fmt.Fprintln(w, "\ngates:")
-		for _, g := range s.Gates {
-			mark := "ok  "
-			if g.Tripped {
-				mark = "FAIL"
-			}
-			fmt.Fprintf(w, "  %s %s — %s\n", mark, g.Expr, g.Message)
-		}
 	}
 }
 

@@ -96,48 +96,65 @@ func ParseGate(expr string) (Gate, error) {
 	if m[3] == "-" {
 		v = -v
 	}
-	base, stat, hasStat := strings.Cut(g.Metric, ".")
-	isTime := timeScalars[g.Metric]
-	dm, isDist := gateDist(base)
-	switch {
-	case isDist:
+	isTime, err := gateMetricIsTime(expr, g.Metric)
+	if err != nil {
+		return Gate{}, err
+	}
+	if g.Value, g.Unit, err = gateValue(expr, &g, v, isTime); err != nil {
+		return Gate{}, err
+	}
+	return g, nil
+}
+
+// gateMetricIsTime checks that a gate names a known metric (a
+// distribution with a statistic, or a single figure) and says whether it
+// holds milliseconds.
+func gateMetricIsTime(expr, metric string) (bool, error) {
+	base, stat, hasStat := strings.Cut(metric, ".")
+	if dm, isDist := gateDist(base); isDist {
 		if !hasStat {
-			return Gate{}, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (min, mean, p50, p90, p95, p99, max)", expr, base, base)
+			return false, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (min, mean, p50, p90, p95, p99, max)", expr, base, base)
 		}
 		if _, ok := (Dist{}).Stat(stat); !ok {
-			return Gate{}, fmt.Errorf("gate %q: unknown statistic %q (min, mean, p50, p90, p95, p99, max)", expr, stat)
+			return false, fmt.Errorf("gate %q: unknown statistic %q (min, mean, p50, p90, p95, p99, max)", expr, stat)
 		}
-		isTime = dm.Unit == "ms"
-	case scalars[g.Metric] != nil:
-	default:
-		return Gate{}, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, g.Metric, gateMetricNames())
+		return dm.Unit == "ms", nil
 	}
+	if scalars[metric] == nil {
+		return false, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, metric, gateMetricNames())
+	}
+	return timeScalars[metric], nil
+}
+
+// gateValue is the gate's value in the metric's unit (times in ms) and
+// that unit; a time unit on a figure that is no time is refused.
+func gateValue(expr string, g *Gate, v float64, isTime bool) (float64, string, error) {
+	notTime := fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
 	switch g.Unit {
 	case "s":
 		if !isTime {
-			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+			return 0, "", notTime
 		}
-		v, g.Unit = v*1000, "ms"
+		return v * 1000, "ms", nil
 	case "us", "µs":
 		if !isTime {
-			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+			return 0, "", notTime
 		}
-		v, g.Unit = v/1000, "ms"
+		return v / 1000, "ms", nil
 	case "ms":
 		if !isTime {
-			return Gate{}, fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+			return 0, "", notTime
 		}
 	case "%":
 		if !g.Relative && !strings.HasSuffix(g.Metric, "_pct") && g.Metric != "goodput" {
-			return Gate{}, fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct, goodput)", expr)
+			return 0, "", fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct, goodput)", expr)
 		}
 	case "":
 		if isTime {
-			g.Unit = "ms"
+			return v, "ms", nil
 		}
 	}
-	g.Value = v
-	return g, nil
+	return v, g.Unit, nil
 }
 
 // gateAliases are the llm.* gate names of the recorded-traffic tools

@@ -96,7 +96,7 @@ func TestSLOMetAndGoodput(t *testing.T) {
 		a.Add(r)
 	}
 	a.Add(&record.Record{Phase: record.PhaseWarmup, Status: record.StatusComplete}) // never counted
-	a.NotAdmitted(3)                                                                // counted against goodput
+	a.CountNotAdmitted(3)                                                           // counted against goodput
 	s := a.Summary(Workload{})
 	g := s.Goodput
 	if g == nil || g.Met != 1 || g.Of != 8 || g.Pct == nil || *g.Pct != 12.5 || g.SLO != "ttft<500ms,gap.p99<250ms" {

@@ -237,8 +237,9 @@ func NewAggregate(stallMS float64) *Aggregate {
 	return a
 }
 
-// NotAdmitted counts arrivals the run dropped instead of queueing.
-func (a *Aggregate) NotAdmitted(n int) { a.streams.Attempted += n }
+// CountNotAdmitted counts n arrivals the run dropped instead of queueing:
+// they were attempted, so they count in Streams.Attempted, and nowhere else.
+func (a *Aggregate) CountNotAdmitted(n int) { a.streams.Attempted += n }
 
 // Add counts one finished record.
 func (a *Aggregate) Add(r *record.Record) {
@@ -249,6 +250,31 @@ func (a *Aggregate) Add(r *record.Record) {
 		a.streams.Warmup++
 		return
 	}
+	a.count(r)
+	for i := range Registry {
+		m := &Registry[i]
+		for _, v := range m.Observations(r) {
+			a.dists[m.JSON].Add(v)
+		}
+	}
+	a.connectWait.AddPtr(r.ConnectWaitMS)
+	if r.Complete {
+		a.tokens += r.OutputTokens
+	}
+	a.addServer(r)
+	a.workload.add(r)
+	if r.Host != "" {
+		if a.hosts == nil {
+			a.hosts = map[string]bool{}
+		}
+		a.hosts[r.Host] = true
+	}
+	a.addStalls(r)
+	a.addWindow(r)
+}
+
+// count puts a measured record in the accounting.
+func (a *Aggregate) count(r *record.Record) {
 	s := &a.streams
 	s.Attempted++
 	s.Admitted++
@@ -275,16 +301,10 @@ func (a *Aggregate) Add(r *record.Record) {
 	if a.SLO != nil && a.SLO.Met(r) {
 		a.sloMet++
 	}
-	for i := range Registry {
-		m := &Registry[i]
-		for _, v := range m.Observations(r) {
-			a.dists[m.JSON].Add(v)
-		}
-	}
-	a.connectWait.AddPtr(r.ConnectWaitMS)
-	if r.Complete {
-		a.tokens += r.OutputTokens
-	}
+}
+
+// addServer pools the server-reported numbers.
+func (a *Aggregate) addServer(r *record.Record) {
 	for k, v := range r.Server {
 		if f, ok := v.(float64); ok {
 			if a.server == nil {
@@ -296,13 +316,9 @@ func (a *Aggregate) Add(r *record.Record) {
 			a.server[k].Add(f)
 		}
 	}
-	a.workload.add(r)
-	if r.Host != "" {
-		if a.hosts == nil {
-			a.hosts = map[string]bool{}
-		}
-		a.hosts[r.Host] = true
-	}
+}
+
+func (a *Aggregate) addStalls(r *record.Record) {
 	for _, st := range r.Stalls {
 		a.stalls.Count++
 		if st.MidSentence {
@@ -315,7 +331,11 @@ func (a *Aggregate) Add(r *record.Record) {
 	if len(r.Stalls) > 0 {
 		a.stalls.StreamsWithStall++
 	}
-	// The window runs from the first request sent to the last content.
+}
+
+// addWindow widens the run window: from the first request sent to the
+// last content.
+func (a *Aggregate) addWindow(r *record.Record) {
 	if !a.haveWin || r.RunOffsetMS < a.winStart {
 		a.winStart = r.RunOffsetMS
 	}

@@ -83,11 +83,28 @@ type promptAcc struct {
 // SetRun adds what the runner saw (not-admitted arrivals, schedule lag) to
 // the aggregate, for the summary.
 func (a *Aggregate) SetRun(st RunStats) {
-	a.NotAdmitted(st.NotAdmitted)
+	a.CountNotAdmitted(st.NotAdmitted)
 	a.workload.run = &st
 }
 
 func (w *workloadStats) add(r *record.Record) {
+	w.addPrompt(r)
+	if r.IntendedStartMS != nil {
+		w.open = true
+		queue := r.RunOffsetMS - *r.IntendedStartMS
+		w.queue.Add(queue)
+		if r.TTFTMS != nil {
+			w.ttftUser.Add(queue + *r.TTFTMS)
+		}
+		if r.Complete && r.E2EMS != nil {
+			w.e2eUser.Add(queue + *r.E2EMS)
+		}
+	}
+	w.signals.add(r)
+}
+
+// addPrompt counts the record for its prompt.
+func (w *workloadStats) addPrompt(r *record.Record) {
 	if w.prompts == nil {
 		w.prompts = map[string]*promptAcc{}
 	}
@@ -113,20 +130,10 @@ func (w *workloadStats) add(r *record.Record) {
 		p.itl.AddPtr(r.ITLMS)
 		p.toks.Add(float64(r.OutputTokens))
 	}
+}
 
-	if r.IntendedStartMS != nil {
-		w.open = true
-		queue := r.RunOffsetMS - *r.IntendedStartMS
-		w.queue.Add(queue)
-		if r.TTFTMS != nil {
-			w.ttftUser.Add(queue + *r.TTFTMS)
-		}
-		if r.Complete && r.E2EMS != nil {
-			w.e2eUser.Add(queue + *r.E2EMS)
-		}
-	}
-
-	sg := &w.signals
+// add counts what the record's delivery says about the path.
+func (sg *Signals) add(r *record.Record) {
 	sg.ContentFrames += r.ContentFrames
 	sg.CoalescedFrames += r.CoalescedFrames
 	if r.ContentEncoding != "" {

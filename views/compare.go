@@ -240,7 +240,7 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 	var b strings.Builder
 	b.WriteString(st.Label.Render(fitLeft(indent+sanitize.Line(r.Label), figLabelW)))
 	for i, v := range r.Values {
-		val := fitRight(compare.Value(r, v), figValueW)
+		val := fitRight(compare.FormatValue(r, v), figValueW)
 		if v == nil {
 			val = st.Undefined.Render(val)
 		} else {
@@ -254,10 +254,10 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 		style := deltaStyle(r, d, st)
 		b.WriteString(" " + val + " ")
 		if fc.abs {
-			b.WriteString(style.Render(fitRight(compare.DeltaAbs(r, d), figDeltaW)) + " ")
+			b.WriteString(style.Render(fitRight(compare.FormatDeltaAbs(r, d), figDeltaW)) + " ")
 		}
 		if fc.pct {
-			b.WriteString(style.Render(fitRight(compare.DeltaPct(d), figPctW)) + " ")
+			b.WriteString(style.Render(fitRight(compare.FormatDeltaPct(d), figPctW)) + " ")
 		}
 		b.WriteString(marks(d, st))
 		if fc.ci {

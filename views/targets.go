@@ -141,7 +141,7 @@ func newTargetTable(c *compare.Comparison, rows map[string]compare.Row, d deltaD
 func (t *targetTable) cell(r compare.Row, i int) string {
 	v := "—"
 	if i < len(r.Values) {
-		v = compare.Value(r, r.Values[i])
+		v = compare.FormatValue(r, r.Values[i])
 		if r.Unit == "ms" && r.Values[i] != nil {
 			v += " ms"
 		}
@@ -151,10 +151,10 @@ func (t *targetTable) cell(r compare.Row, i int) string {
 	}
 	d := r.Deltas[i]
 	if t.detail <= deltaNoCI {
-		v += " " + compare.DeltaAbs(r, d)
+		v += " " + compare.FormatDeltaAbs(r, d)
 	}
 	if t.detail <= deltaPct {
-		v += " " + compare.DeltaPct(d)
+		v += " " + compare.FormatDeltaPct(d)
 	}
 	if d.CI != nil {
 		t.withCI = true
