@@ -203,13 +203,7 @@ func streamLine(run string, r *record.Record, st *Styles) string {
 		status += " (" + sanitize.Line(r.Error.Class) + ")"
 	}
 	parts = append(parts, status)
-	if r.TTFTMS != nil {
-		parts = append(parts, "ttft "+fmtMS(*r.TTFTMS))
-	}
-	if r.E2EMS != nil {
-		parts = append(parts, "e2e "+fmtMS(*r.E2EMS))
-	}
-	parts = append(parts, fmt.Sprintf("%d frames", r.ContentFrames))
+	parts = append(parts, clockWords(r)...)
 	if n := len(r.Stalls); n > 0 {
 		parts = append(parts, st.StallMid.Render(fmt.Sprintf("%d stalls (%d mid-sentence)", n, r.MidSentenceStalls())))
 	}

@@ -151,13 +151,7 @@ func StreamCaption(r *record.Record, phase Phase, st *Styles) string {
 		status += ": " + sanitize.Line(r.Error.Message)
 	}
 	parts = append(parts, status)
-	if r.TTFTMS != nil {
-		parts = append(parts, "ttft "+fmtMS(*r.TTFTMS))
-	}
-	if r.E2EMS != nil {
-		parts = append(parts, "e2e "+fmtMS(*r.E2EMS))
-	}
-	parts = append(parts, fmt.Sprintf("%d frames", r.ContentFrames))
+	parts = append(parts, clockWords(r)...)
 	if n := len(r.Stalls); n > 0 {
 		mid := 0
 		for _, s := range r.Stalls {
@@ -220,4 +214,17 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 		shown = keepModeAndTail(shown, b.counts, most, height)
 	}
 	return Fit(strings.Join(barLines(shown, b.counts, most, stallMS, width, st), "\n"), width, height)
+}
+
+// clockWords are a stream's clocks in words, as its one-line captions
+// give them: TTFT and end to end where known, and its content frames.
+func clockWords(r *record.Record) []string {
+	var w []string
+	if r.TTFTMS != nil {
+		w = append(w, "ttft "+fmtMS(*r.TTFTMS))
+	}
+	if r.E2EMS != nil {
+		w = append(w, "e2e "+fmtMS(*r.E2EMS))
+	}
+	return append(w, fmt.Sprintf("%d frames", r.ContentFrames))
 }
