@@ -158,14 +158,7 @@ func PostFirstContentTPS(r *record.Record) *float64 {
 	if r.TTFTMS == nil || r.OutputTokens < 2 {
 		return nil
 	}
-	last := 0.0
-	for i := len(r.Frames) - 1; i >= 0; i-- {
-		if r.Frames[i].IsContent() {
-			last = r.Frames[i].TMS
-			break
-		}
-	}
-	span := last - *r.TTFTMS
+	span := r.LastContentMS() - *r.TTFTMS
 	if span <= 0 {
 		return nil
 	}

@@ -69,12 +69,28 @@ func TestTextReport(t *testing.T) {
 	}
 }
 
-func TestCSVRows(t *testing.T) {
+// csvOf writes the records as CSV and reads the rows back, header first.
+func csvOf(t *testing.T, recs ...*record.Record) [][]string {
+	t.Helper()
 	var b bytes.Buffer
 	c, err := NewCSV(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, r := range recs {
+		if err := c.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil || len(rows) != len(recs)+1 {
+		t.Fatalf("rows %d err %v", len(rows), err)
+	}
+	return rows
+}
+
+func TestCSVRows(t *testing.T) {
+	var recs []*record.Record
 	for i, failed := range []bool{false, true} {
 		r := testRecord(t, i, failed)
 		if !failed {
@@ -83,14 +99,9 @@ func TestCSVRows(t *testing.T) {
 			in := 37
 			r.Model, r.Target, r.StartUnixNS, r.InputTokens = "llama3.2", "http://127.0.0.1:8000/v1/chat/completions", 1764583200123456789, &in
 		}
-		if err := c.Write(r); err != nil {
-			t.Fatal(err)
-		}
+		recs = append(recs, r)
 	}
-	rows, err := csv.NewReader(&b).ReadAll()
-	if err != nil || len(rows) != 3 {
-		t.Fatalf("rows %d err %v", len(rows), err)
-	}
+	rows := csvOf(t, recs...)
 	col := map[string]int{}
 	for i, name := range rows[0] {
 		col[name] = i
@@ -130,19 +141,9 @@ func TestRegistryInTextAndCSV(t *testing.T) {
 	a := stats.NewAggregate(250)
 	a.Add(r)
 	s := a.Summary(stats.Workload{})
-	var text, table bytes.Buffer
+	var text bytes.Buffer
 	Text(&text, &s)
-	c, err := NewCSV(&table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Write(r); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&table).ReadAll()
-	if err != nil || len(rows) != 2 {
-		t.Fatalf("rows %d err %v", len(rows), err)
-	}
+	rows := csvOf(t, r)
 	cells := map[string]string{}
 	for i, name := range rows[0] {
 		cells[name] = rows[1][i]
