@@ -14,23 +14,108 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 
+// compareFlags are drip compare's flags.
+type compareFlags struct {
+	labels, failIf []string
+	asJSON         bool
+	markdown       bool
+	noTUI          bool
+	by             string
+}
+
 func newCompareCmd() *cobra.Command {
-	var (
-		labels   []string
-		failIf   []string
-		asJSON   bool
-		markdown bool
-		noTUI    bool
-		by       string
-	)
+	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare A.jsonl B.jsonl [C.jsonl …] | compare --by KEY FILE.jsonl…",
-		Short: "Put recorded runs side by side, with deltas against the first",
-		Long: `Read two or more record files written by 'drip run --out' and compare them.
+		Use:     "compare A.jsonl B.jsonl [C.jsonl …] | compare --by KEY FILE.jsonl…",
+		Short:   "Put recorded runs side by side, with deltas against the first",
+		Long:    compareLong,
+		Example: compareExample,
+		Args:    cobra.MinimumNArgs(1),
+		RunE:    func(cmd *cobra.Command, args []string) error { return runCompare(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&f.labels, "label", nil, "name of each run, in the order of the files (repeatable; default: the file names)")
+	fs.StringVar(&f.by, "by", "", "compare groups of records by this field or label (host, a --label key, prompt_id, …) instead of by file")
+	fs.BoolVar(&f.noTUI, "no-tui", false, "print the text table even on a terminal")
+	fs.BoolVar(&f.asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
+	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
+	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds for a run, e.g. 'ttft.p95 > +10%', 'gap.p99 > +20ms', 'failed > 0' (repeatable)")
+	return cmd
+}
+
+// runCompare is drip compare: the files read, grouped, compared and
+// reported, on the compare screen or printed.
+func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
+	if err := f.check(args); err != nil {
+		return err
+	}
+	gates, err := parseFailIf(f.failIf)
+	if err != nil {
+		return err
+	}
+	labels := f.labels
+	if len(labels) == 0 {
+		labels = defaultLabels(args)
+	}
+	inputs := make([]compare.Input, len(args))
+	for i, path := range args {
+		if inputs[i], err = pipeline.Read(path, labels[i], cmd.ErrOrStderr()); err != nil {
+			return err
+		}
+	}
+	levels := sweepOfInputs(f.by, inputs)
+	if f.by != "" {
+		if inputs, err = compare.GroupBy(inputs, f.by); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	c, err := compare.New(inputs, compare.Options{Gates: gates})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	out := cmd.OutOrStdout()
+	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
+		err := runCompareTUI(cmd.Context(), out, c)
+		pipeline.WriteSweep(out, levels)
+		return err
+	}
+	return pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown, Sweep: levels})
+}
+
+// check refuses flags that do not go together.
+func (f *compareFlags) check(args []string) error {
+	switch {
+	case f.by == "" && len(args) < 2:
+		return usageErr("compare needs two or more record files (or --by KEY to split one)")
+	case f.by != "" && len(f.labels) > 0:
+		return usageErr("--label names files and --by makes the groups: pick one")
+	case len(f.labels) > 0 && len(f.labels) != len(args):
+		return usageErr("--label given %d times for %d files: name every run or none", len(f.labels), len(args))
+	case f.asJSON && f.markdown:
+		return usageErr("--json and --markdown both write to stdout: pick one")
+	}
+	return nil
+}
+
+// parseFailIf parses --fail-if for the commands with a baseline (compare,
+// replay): relative gates are allowed.
+func parseFailIf(exprs []string) ([]stats.Gate, error) {
+	var gates []stats.Gate
+	for _, e := range exprs {
+		g, err := stats.ParseGate(e)
+		if err != nil {
+			return nil, usageErr("--fail-if: %v", err)
+		}
+		gates = append(gates, g)
+	}
+	return gates, nil
+}
+
+// compareLong is drip compare's --help text.
+var compareLong = `Read two or more record files written by 'drip run --out' and compare them.
 The first run is the baseline. Every figure is recomputed from the raw
 records; each gets its change against the baseline, marked ! when it is 10%
 or more worse (lower is better for latencies, higher for rates) and ~ when a
@@ -56,92 +141,15 @@ first is the baseline.
 Under the table, the clocks: for each run, whether ttft, the gaps, itl,
 e2e and the tail moved beyond noise, and what that reads as — gaps moved
 with ttft held points at the transport, ttft moved with gaps held at a
-queue before generation.`,
-		Example: `  drip compare before.jsonl after.jsonl
+queue before generation.`
+
+// compareExample is drip compare's --help examples.
+var compareExample = `  drip compare before.jsonl after.jsonl
   drip compare main.jsonl pr.jsonl --label main --label pr --markdown
   drip compare main.jsonl pr.jsonl --fail-if 'ttft.p95 > +10%' --fail-if 'gap.p99 > +20ms'
   drip compare --by host all.jsonl
   drip compare --by region eu.jsonl us.jsonl
-  drip compare --by level sweep.jsonl`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case by == "" && len(args) < 2:
-				return usageErr("compare needs two or more record files (or --by KEY to split one)")
-			case by != "" && len(labels) > 0:
-				return usageErr("--label names files and --by makes the groups: pick one")
-			}
-			if len(labels) > 0 && len(labels) != len(args) {
-				return usageErr("--label given %d times for %d files: name every run or none", len(labels), len(args))
-			}
-			if asJSON && markdown {
-				return usageErr("--json and --markdown both write to stdout: pick one")
-			}
-			var gates []stats.Gate
-			for _, e := range failIf {
-				g, err := stats.ParseGate(e)
-				if err != nil {
-					return usageErr("--fail-if: %v", err)
-				}
-				gates = append(gates, g)
-			}
-			if len(labels) == 0 {
-				labels = defaultLabels(args)
-			}
-			inputs := make([]compare.Input, len(args))
-			for i, path := range args {
-				in, err := pipeline.Read(path, labels[i], cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				inputs[i] = in
-			}
-			levels := sweepOfInputs(by, inputs)
-			if by != "" {
-				var err error
-				if inputs, err = compare.GroupBy(inputs, by); err != nil {
-					return usageErr("%v", err)
-				}
-			}
-			c, err := compare.New(inputs, compare.Options{Gates: gates})
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			out := cmd.OutOrStdout()
-			if useTUI(&outputFlags{noTUI: noTUI, json: asJSON || markdown}) {
-				err := runCompareTUI(cmd.Context(), out, c)
-				pipeline.WriteSweep(out, levels)
-				return err
-			}
-			switch {
-			case asJSON:
-				if err := compare.JSON(out, c); err != nil {
-					return cannotErr(err)
-				}
-			case markdown:
-				compare.Markdown(out, c)
-				if levels != nil {
-					fmt.Fprintln(out)
-					sweep.Markdown(out, levels)
-				}
-			default:
-				compare.Text(out, c)
-				pipeline.WriteSweep(out, levels)
-			}
-			if c.Tripped() {
-				return errGateTripped
-			}
-			return nil
-		},
-	}
-	cmd.Flags().StringArrayVar(&labels, "label", nil, "name of each run, in the order of the files (repeatable; default: the file names)")
-	cmd.Flags().StringVar(&by, "by", "", "compare groups of records by this field or label (host, a --label key, prompt_id, …) instead of by file")
-	cmd.Flags().BoolVar(&noTUI, "no-tui", false, "print the text table even on a terminal")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
-	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
-	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 1 when the condition holds for a run, e.g. 'ttft.p95 > +10%', 'gap.p99 > +20ms', 'failed > 0' (repeatable)")
-	return cmd
-}
+  drip compare --by level sweep.jsonl`
 
 // runCompareTUI opens the compare screen until the user quits, then prints
 // the gate verdicts, which the screen does not show, and exits 1 when one
@@ -153,23 +161,7 @@ func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison) er
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
 		return cannotErr(fmt.Errorf("compare screen: %w", err))
 	}
-	return gateVerdicts(out, c)
-}
-
-// gateVerdicts prints the gates after a compare screen, which does not show
-// them, and exits 1 when one tripped, as the headless report does.
-func gateVerdicts(out io.Writer, c *compare.Comparison) error {
-	for _, g := range c.Gates {
-		mark := "ok  "
-		if g.Tripped {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(out, "  %s %-2s %s — %s\n", mark, compare.Letter(g.RunIndex), g.Expr, g.Message)
-	}
-	if c.Tripped() {
-		return errGateTripped
-	}
-	return nil
+	return pipeline.ComparisonVerdicts(out, c)
 }
 
 // defaultLabels names runs by their file names, or by their paths when two

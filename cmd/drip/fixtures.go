@@ -18,23 +18,95 @@ import (
 	"github.com/driplab/drip/sanitize"
 )
 
+// fixturesServeFlags are drip fixtures serve's flags.
+type fixturesServeFlags struct {
+	addr, from string
+	speed      float64
+	jitter     time.Duration
+	seed       uint64
+	slots      int
+}
+
 func newFixturesCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "fixtures",
-		Example: `  drip fixtures serve --addr 127.0.0.1:8089`,
+		Example: fixturesExample,
 		Short:   "The deterministic fixture server drip tests itself against",
 	}
-	var (
-		addr, from string
-		speed      float64
-		jitter     time.Duration
-		seed       uint64
-		slots      int
-	)
+	var f fixturesServeFlags
 	serve := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the fixture scenarios over HTTP, for drip or any other tool",
-		Long: `Serve deterministic LLM streams. Pick a scenario with the request's
+		Use:     "serve",
+		Short:   "Serve the fixture scenarios over HTTP, for drip or any other tool",
+		Long:    fixturesServeLong,
+		Example: fixturesServeExample,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runFixturesServe(cmd, &f) },
+	}
+	fs := serve.Flags()
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8089", "address to listen on")
+	fs.StringVar(&f.from, "from", "", "serve the exchanges of this recording (drip record --out) at their recorded cadence")
+	fs.Float64Var(&f.speed, "speed", 1, "with --from: time scale, 2 serves twice as fast")
+	fs.DurationVar(&f.jitter, "jitter", 0, "with --from: move each read by a seeded uniform amount within ±this")
+	fs.Uint64Var(&f.seed, "seed", 1, "with --from: seed of the jitter")
+	fs.IntVar(&f.slots, "slots", 0, "serve at most this many streams at once, queueing the rest (0: no limit)")
+	cmd.AddCommand(serve, newCalibrateServerCmd())
+	return cmd
+}
+
+// runFixturesServe serves the scenarios, or a recording with --from,
+// until Ctrl-C.
+func runFixturesServe(cmd *cobra.Command, f *fixturesServeFlags) error {
+	fs := cmd.Flags()
+	switch {
+	case f.from == "" && (fs.Changed("speed") || fs.Changed("jitter") || fs.Changed("seed")):
+		return usageErr("--speed, --jitter and --seed shape a recording: add --from rec.jsonl")
+	case f.slots < 0:
+		return usageErr("--slots must not be negative (0: no limit)")
+	case f.slots > maxInFlight:
+		return intRange("--slots", f.slots, 0, maxInFlight)
+	case !(f.speed >= minSpeed && f.speed <= maxSpeed) || f.jitter < 0: // NaN fails every comparison
+		return usageErr("--speed must be positive (%v to %v) and --jitter not negative", minSpeed, maxSpeed)
+	}
+	stderr := cmd.ErrOrStderr()
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "drip fixtures: "+format+"\n", args...) }
+	if f.from != "" {
+		return serveRecording(cmd, f, logf)
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return cannotErr(err)
+	}
+	printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
+	fx := fixtures.NewServer()
+	fx.Logf = logf
+	var h http.Handler = fx
+	if f.slots > 0 {
+		h = fixtures.NewSlots(h, f.slots)
+	}
+	return serveUntilDone(cmd.Context(), ln, fixtures.NewFreezer(h))
+}
+
+// serveRecording serves --from's exchanges at their recorded cadence.
+func serveRecording(cmd *cobra.Command, f *fixturesServeFlags, logf func(string, ...any)) error {
+	in, err := pipeline.Read(f.from, f.from, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: f.speed, Jitter: f.jitter, Seed: f.seed, Logf: logf})
+	if err != nil {
+		return usageErr("--from %s: %v", f.from, err)
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return cannotErr(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "drip fixture server on http://%s serving %d recorded exchanges from %s at speed %g, jitter ±%s (seed %d)\n",
+		ln.Addr(), rs.Len(), sanitize.Line(f.from), f.speed, f.jitter, f.seed)
+	return serveUntilDone(cmd.Context(), fixtures.NoDelay(ln), rs)
+}
+
+// fixturesServeLong is drip fixtures serve's --help text.
+var fixturesServeLong = `Serve deterministic LLM streams. Pick a scenario with the request's
 model name (or ?scenario=NAME). A model that names no scenario (a real
 model name, as in drip's documented examples) gets the default, ` + fixtures.DefaultScenario + `,
 and the server says so on stderr; a path no format owns (/my/stream) is
@@ -61,72 +133,19 @@ seeded uniform amount within ±D, never before the read before it.
 --slots N serves at most N streams at once and queues the rest in arrival
 order, as a model server with a full batch does: a queued stream's time to
 first token grows with the queue while its gaps stay those of the scenario,
-so a sweep past N finds the knee.`,
-		Example: `  drip fixtures serve --addr 127.0.0.1:8089
+so a sweep past N finds the knee.`
+
+// fixturesExample is drip fixtures' --help examples.
+var fixturesExample = `  drip fixtures serve --addr 127.0.0.1:8089`
+
+// fixturesServeExample is drip fixtures serve's --help examples.
+var fixturesServeExample = `  drip fixtures serve --addr 127.0.0.1:8089
   drip run http://127.0.0.1:8089 -m mid-sentence-stall
   drip fixtures serve --from rec.jsonl --addr 127.0.0.1:8090
   drip fixtures serve --from rec.jsonl --speed 2 --jitter 5ms --seed 7
   drip fixtures serve --addr 127.0.0.1:8089 --slots 4
   drip run http://127.0.0.1:8089 -m steady --concurrency 1,2,4,8,16 --runs-per-level 16
-  curl -sN -D - http://127.0.0.1:8089/v1/chat/completions -d '{"model":"my-model"}'   # X-Drip-Scenario: mid-sentence-stall`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			f := cmd.Flags()
-			if from == "" && (f.Changed("speed") || f.Changed("jitter") || f.Changed("seed")) {
-				return usageErr("--speed, --jitter and --seed shape a recording: add --from rec.jsonl")
-			}
-			if slots < 0 {
-				return usageErr("--slots must not be negative (0: no limit)")
-			}
-			if err := intRange("--slots", slots, 0, maxInFlight); err != nil {
-				return err
-			}
-			if !(speed >= minSpeed && speed <= maxSpeed) || jitter < 0 { // NaN fails every comparison
-				return usageErr("--speed must be positive (%v to %v) and --jitter not negative", minSpeed, maxSpeed)
-			}
-			if from != "" {
-				in, err := pipeline.Read(from, from, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				stderr := cmd.ErrOrStderr()
-				rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: speed, Jitter: jitter, Seed: seed,
-					Logf: func(format string, args ...any) { fmt.Fprintf(stderr, "drip fixtures: "+format+"\n", args...) }})
-				if err != nil {
-					return usageErr("--from %s: %v", from, err)
-				}
-				ln, err := net.Listen("tcp", addr)
-				if err != nil {
-					return cannotErr(err)
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "drip fixture server on http://%s serving %d recorded exchanges from %s at speed %g, jitter ±%s (seed %d)\n",
-					ln.Addr(), rs.Len(), sanitize.Line(from), speed, jitter, seed)
-				return serveUntilDone(cmd.Context(), fixtures.NoDelay(ln), rs)
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return cannotErr(err)
-			}
-			printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
-			fx := fixtures.NewServer()
-			stderr := cmd.ErrOrStderr()
-			fx.Logf = func(format string, args ...any) { fmt.Fprintf(stderr, "drip fixtures: "+format+"\n", args...) }
-			var h http.Handler = fx
-			if slots > 0 {
-				h = fixtures.NewSlots(h, slots)
-			}
-			return serveUntilDone(cmd.Context(), ln, fixtures.NewFreezer(h))
-		},
-	}
-	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8089", "address to listen on")
-	serve.Flags().StringVar(&from, "from", "", "serve the exchanges of this recording (drip record --out) at their recorded cadence")
-	serve.Flags().Float64Var(&speed, "speed", 1, "with --from: time scale, 2 serves twice as fast")
-	serve.Flags().DurationVar(&jitter, "jitter", 0, "with --from: move each read by a seeded uniform amount within ±this")
-	serve.Flags().Uint64Var(&seed, "seed", 1, "with --from: seed of the jitter")
-	serve.Flags().IntVar(&slots, "slots", 0, "serve at most this many streams at once, queueing the rest (0: no limit)")
-	cmd.AddCommand(serve, newCalibrateServerCmd())
-	return cmd
-}
+  curl -sN -D - http://127.0.0.1:8089/v1/chat/completions -d '{"model":"my-model"}'   # X-Drip-Scenario: mid-sentence-stall`
 
 // serveUntilDone serves on ln until ctx is done.
 func serveUntilDone(ctx context.Context, ln net.Listener, handler http.Handler) error {

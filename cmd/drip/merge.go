@@ -24,32 +24,11 @@ func newMergeCmd() *cobra.Command {
 		summaries bool
 	)
 	cmd := &cobra.Command{
-		Use:   "merge A.jsonl B.jsonl [C.jsonl …] --out ALL.jsonl | merge --summaries A.json B.json …",
-		Short: "Combine runs from many hosts (or the shards of one run) into one record file",
-		Long: `Merge record files written by 'drip run --out' on several hosts, or by the
-shards of one sharded run, into one file that every other command reads as
-one run. The runs must share a workload — target, format, model, max
-tokens, concurrency or rate, stall threshold — or drip refuses and lists
-what differs. Each record keeps its host and labels, so
-'drip compare --by host' puts the hosts side by side afterwards.
-
-Records come out run by run, in seq order: the shards of one run come out
-in the order a single agent would have sent them. The same stream twice
-(one run id, host and seq, e.g. two shards given one index) is refused, and
-so is a sharded run with a shard missing: the error names it.
-
---summaries merges the summaries 'drip run --json' printed instead, when
-the records are too big to move: counts are added and every distribution
-is pooled from the histograms the summaries carry — never an average of
-their percentiles — so n, min, max and mean are exact and each percentile
-within 0.5% of the one over all the raw records. Tokens per second is not
-pooled (each run's window is on its own host's clock). The merged summary
-goes to stdout, or to --out.`,
-		Example: `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
-  drip merge --summaries host-a.json host-b.json --out all.json
-  drip compare --by host all.jsonl
-  drip merge shard-*.jsonl --out run.jsonl && drip view run.jsonl`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "merge A.jsonl B.jsonl [C.jsonl …] --out ALL.jsonl | merge --summaries A.json B.json …",
+		Short:   "Combine runs from many hosts (or the shards of one run) into one record file",
+		Long:    mergeLong,
+		Example: mergeExample,
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if summaries {
 				return mergeSummaries(cmd.OutOrStdout(), args, out)
@@ -82,6 +61,33 @@ goes to stdout, or to --out.`,
 	cmd.Flags().BoolVar(&summaries, "summaries", false, "merge --json summaries (their histograms) instead of record files")
 	return cmd
 }
+
+// mergeLong is drip merge's --help text.
+var mergeLong = `Merge record files written by 'drip run --out' on several hosts, or by the
+shards of one sharded run, into one file that every other command reads as
+one run. The runs must share a workload — target, format, model, max
+tokens, concurrency or rate, stall threshold — or drip refuses and lists
+what differs. Each record keeps its host and labels, so
+'drip compare --by host' puts the hosts side by side afterwards.
+
+Records come out run by run, in seq order: the shards of one run come out
+in the order a single agent would have sent them. The same stream twice
+(one run id, host and seq, e.g. two shards given one index) is refused, and
+so is a sharded run with a shard missing: the error names it.
+
+--summaries merges the summaries 'drip run --json' printed instead, when
+the records are too big to move: counts are added and every distribution
+is pooled from the histograms the summaries carry — never an average of
+their percentiles — so n, min, max and mean are exact and each percentile
+within 0.5% of the one over all the raw records. Tokens per second is not
+pooled (each run's window is on its own host's clock). The merged summary
+goes to stdout, or to --out.`
+
+// mergeExample is drip merge's --help examples.
+var mergeExample = `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
+  drip merge --summaries host-a.json host-b.json --out all.json
+  drip compare --by host all.jsonl
+  drip merge shard-*.jsonl --out run.jsonl && drip view run.jsonl`
 
 // writeRecords writes records to a new record file, every error kept.
 func writeRecords(path string, recs []*record.Record) error {

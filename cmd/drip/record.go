@@ -30,34 +30,11 @@ func newRecordCmd() *cobra.Command {
 		maxBytes              string
 	)
 	cmd := &cobra.Command{
-		Use:   "record --upstream URL [--listen ADDR] [--out rec.jsonl]",
-		Short: "Record your clients' real traffic through a streaming proxy",
-		Long: `Listen on --listen and forward every request to --upstream unchanged; every
-read from the upstream goes to the client at once (written and flushed, no
-buffering). Each exchange becomes one drip record: the frames with their
-upstream arrival times, the format detected from the stream, status and
-tokens, and the request (method, path, body) so 'drip replay' can send it
-again and 'drip fixtures serve --from' can serve it back.
-
-Credentials are forwarded but never written: Authorization, x-api-key,
-x-goog-api-key, api-key, cookies, AWS signature headers (x-amz-*), any
-header or query parameter whose name looks secret, and URL user info are
-dropped from the record and listed in its exchange.removed.
-
-Requests that do not stream are passed through and recorded without
-frames (phase "passthrough"; no figure counts them). A compressed response
-goes to the client as it came; gzip, deflate and br are decoded for the
-record, zstd (no decoder in drip) is kept as it came, without frames.
-Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
---max-frames and --max-bytes; past the last two the record keeps what came
-before (error class limit) and the client still gets all of it.
-
-A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
-exchanges in flight (recorded as canceled) and finishes writing the file.`,
-		Example: `  drip record --upstream https://api.openai.com --out rec.jsonl
-  OPENAI_BASE_URL=http://127.0.0.1:4143/v1 python my_app.py   # in another shell
-  drip record --listen 127.0.0.1:0 --upstream http://127.0.0.1:8089 --out rec.jsonl`,
-		Args: cobra.NoArgs,
+		Use:     "record --upstream URL [--listen ADDR] [--out rec.jsonl]",
+		Short:   "Record your clients' real traffic through a streaming proxy",
+		Long:    recordLong,
+		Example: recordExample,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			u, err := url.Parse(upstream)
 			switch {
@@ -90,6 +67,35 @@ exchanges in flight (recorded as canceled) and finishes writing the file.`,
 	f.StringVar(&maxBytes, "max-bytes", "64MiB", "response bytes kept per exchange, e.g. 512KiB, 64MiB; the client gets the rest, the record is marked limit")
 	return cmd
 }
+
+// recordLong is drip record's --help text.
+var recordLong = `Listen on --listen and forward every request to --upstream unchanged; every
+read from the upstream goes to the client at once (written and flushed, no
+buffering). Each exchange becomes one drip record: the frames with their
+upstream arrival times, the format detected from the stream, status and
+tokens, and the request (method, path, body) so 'drip replay' can send it
+again and 'drip fixtures serve --from' can serve it back.
+
+Credentials are forwarded but never written: Authorization, x-api-key,
+x-goog-api-key, api-key, cookies, AWS signature headers (x-amz-*), any
+header or query parameter whose name looks secret, and URL user info are
+dropped from the record and listed in its exchange.removed.
+
+Requests that do not stream are passed through and recorded without
+frames (phase "passthrough"; no figure counts them). A compressed response
+goes to the client as it came; gzip, deflate and br are decoded for the
+record, zstd (no decoder in drip) is kept as it came, without frames.
+Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
+--max-frames and --max-bytes; past the last two the record keeps what came
+before (error class limit) and the client still gets all of it.
+
+A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
+exchanges in flight (recorded as canceled) and finishes writing the file.`
+
+// recordExample is drip record's --help examples.
+var recordExample = `  drip record --upstream https://api.openai.com --out rec.jsonl
+  OPENAI_BASE_URL=http://127.0.0.1:4143/v1 python my_app.py   # in another shell
+  drip record --listen 127.0.0.1:0 --upstream http://127.0.0.1:8089 --out rec.jsonl`
 
 // runRecorder runs the proxy until ctx is done, then waits for every exchange
 // to be written.

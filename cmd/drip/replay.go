@@ -102,13 +102,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
-	var gates []stats.Gate
-	for _, e := range f.failIf {
-		g, err := stats.ParseGate(e)
-		if err != nil {
-			return usageErr("--fail-if: %v", err)
-		}
-		gates = append(gates, g)
+	gates, err := parseFailIf(f.failIf)
+	if err != nil {
+		return err
 	}
 	o, err := f.options()
 	if err != nil {
@@ -164,24 +160,11 @@ func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, 
 	if err != nil {
 		return cannotErr(err)
 	}
-	switch {
-	case f.asJSON:
-		err = compare.JSON(out, c)
-	case f.markdown:
-		compare.Markdown(out, c)
-	default:
-		compare.Text(out, c)
+	err = pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown})
+	if werr := pl.Finish(); werr != nil {
+		return werr
 	}
-	if err != nil {
-		return cannotErr(err)
-	}
-	if err := pl.Finish(); err != nil {
-		return err
-	}
-	if c.Tripped() {
-		return errGateTripped
-	}
-	return nil
+	return err
 }
 
 func (f *replayFlags) options() (replay.Options, error) {
@@ -260,7 +243,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	if err := pl.Finish(); err != nil {
 		return err
 	}
-	return gateVerdicts(out, build(true))
+	return pipeline.ComparisonVerdicts(out, build(true))
 }
 
 // liveUpdates sends the screen a fresh comparison once a second while the

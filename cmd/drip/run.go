@@ -157,19 +157,114 @@ func (f *workloadFlags) promptSet(req *requestFlags) ([]probe.Prompt, error) {
 	return append(set, probe.BuiltinPrompts()...), nil
 }
 
+// runFlags are drip run's flags.
+type runFlags struct {
+	req        requestFlags
+	out        outputFlags
+	load       workloadFlags
+	fleet      fleetFlags
+	sw         sweepFlags
+	configPath string
+}
+
 func newRunCmd() *cobra.Command {
-	var (
-		req        requestFlags
-		out        outputFlags
-		load       workloadFlags
-		fleet      fleetFlags
-		sw         sweepFlags
-		configPath string
-	)
+	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run URL [URL…]",
-		Short: "Measure repeated streams from an endpoint, alone or under load, and report their timing",
-		Long: `Send streaming requests and report time to first token, gaps between tokens,
+		Use:     "run URL [URL…]",
+		Short:   "Measure repeated streams from an endpoint, alone or under load, and report their timing",
+		Long:    runLong,
+		Example: runExample,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && f.configPath == "" {
+				return usageErr("drip run needs a URL (or --config FILE with targets)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	f.req.register(fs)
+	f.out.register(fs)
+	f.out.registerSLO(fs)
+	fs.StringVar(&f.configPath, "config", "", "read targets, [headers] (${ENV} expanded), [workload] and [gates] from a TOML file; flags on the command line win")
+	f.req.shape.registerLengths(fs)
+	f.load.register(fs)
+	f.fleet.register(fs)
+	f.sw.register(fs, &f.out)
+	f.out.export.register(fs)
+	return cmd
+}
+
+// runRun is drip run: the flags made a plan (or a sweep of plans, or one
+// per target), carried out on the run screen or headless.
+func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
+	if f.configPath != "" {
+		var err error
+		if args, err = applyConfig(cmd, f.configPath, args); err != nil {
+			return err
+		}
+	}
+	if err := firstErr(f.out.parseGates(), f.out.export.check()); err != nil {
+		return err
+	}
+	if len(args) > 1 || len(f.req.models) > 1 {
+		return runTargets(cmd, args, &f.req, &f.load, &f.out)
+	}
+	plan, sp, err := f.plan(cmd.Flags(), args[0])
+	if err != nil {
+		return err
+	}
+	ctx, stdout, stderr, out := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), &f.out
+	switch {
+	case sp != nil && useTUI(out):
+		return runSweepLive(ctx, stdout, stderr, *sp, out)
+	case sp != nil:
+		return runSweepHeadless(ctx, stdout, stderr, *sp, out)
+	case useTUI(out):
+		return runLive(ctx, stdout, stderr, plan, out)
+	}
+	return runHeadless(ctx, stdout, stderr, plan, out)
+}
+
+// plan is the run the flags describe against url: one plan, or a sweep
+// (non-nil) of it, the GC tuned for its heaviest load.
+func (f *runFlags) plan(fs *pflag.FlagSet, url string) (probe.Plan, *sweep.Plan, error) {
+	t, o, err := f.req.build(url)
+	if err != nil {
+		return probe.Plan{}, nil, err
+	}
+	plan := probe.Plan{Target: t, Options: o}
+	for _, step := range []func() error{
+		func() error { return f.load.plan(fs, &f.req, &plan) },
+		func() error { return f.fleet.apply(&plan) },
+		func() error { return f.fleet.applyShard(fs, &plan) },
+	} {
+		if err := step(); err != nil {
+			return plan, nil, err
+		}
+	}
+	sp, err := f.sw.sweepPlan(fs, &f.load, &f.out, &plan)
+	if err != nil {
+		return plan, nil, err
+	}
+	plan.Workload = &record.RecordWorkload{
+		MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
+	}
+	plan.Workload.Shard = shardLabel(&plan)
+	if sp == nil {
+		gctune.ForStreams(plan.InFlight())
+		return plan, nil, nil
+	}
+	if plan.Shards > 0 {
+		return plan, nil, usageErr("--shard runs one workload's slice; a sweep's levels are not sharded")
+	}
+	sp.Base = plan
+	tuneSweepGC(sp)
+	return plan, sp, nil
+}
+
+// runLong is drip run's --help text.
+var runLong = `Send streaming requests and report time to first token, gaps between tokens,
 stalls, ITL and throughput, with the number of samples beside every
 percentile. Failed, incomplete, canceled and not-admitted streams are
 counted, never dropped.
@@ -210,8 +305,10 @@ docs/security.md.
 A base URL with no path gets the format's endpoint (/v1/chat/completions for
 the default openai-chat).
 
-` + gateAliasHelp,
-		Example: `  drip run http://localhost:8000 -m my-model --runs 10
+` + gateAliasHelp
+
+// runExample is drip run's --help examples.
+var runExample = `  drip run http://localhost:8000 -m my-model --runs 10
   drip run http://localhost:8000 --prompts builtin --warmup 1 --runs 30 --concurrency 6
   drip run http://localhost:8000 --rate 10 --arrival poisson --duration 60s --out load.jsonl
   drip run https://api.openai.com -m gpt-4o-mini --json --out runs.jsonl
@@ -223,80 +320,7 @@ the default openai-chat).
   drip run http://localhost:8000 --rate 1,2,5,10 --duration-per-level 30s --stop-when 'failed_pct > 5'
   drip run http://localhost:8000 --concurrency 1,2,4,8 --runs-per-level 8 --markdown > sweep.md
   drip run http://gpu-a:8000 http://gpu-b:8000 -m my-model --runs 10 --out ab.jsonl
-  drip run --config drip.toml --runs 50`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && configPath == "" {
-				return usageErr("drip run needs a URL (or --config FILE with targets)")
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if configPath != "" {
-				var err error
-				if args, err = applyConfig(cmd, configPath, args); err != nil {
-					return err
-				}
-			}
-			if err := out.parseGates(); err != nil {
-				return err
-			}
-			if err := out.export.check(); err != nil {
-				return err
-			}
-			if len(args) > 1 || len(req.models) > 1 {
-				return runTargets(cmd, args, &req, &load, &out)
-			}
-			t, o, err := req.build(args[0])
-			if err != nil {
-				return err
-			}
-			plan := probe.Plan{Target: t, Options: o}
-			if err := load.plan(cmd.Flags(), &req, &plan); err != nil {
-				return err
-			}
-			if err := fleet.apply(&plan); err != nil {
-				return err
-			}
-			if err := fleet.applyShard(cmd.Flags(), &plan); err != nil {
-				return err
-			}
-			sp, err := sw.sweepPlan(cmd.Flags(), &load, &out, &plan)
-			if err != nil {
-				return err
-			}
-			plan.Workload = &record.RecordWorkload{
-				MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
-			}
-			plan.Workload.Shard = shardLabel(&plan)
-			if sp != nil && plan.Shards > 0 {
-				return usageErr("--shard runs one workload's slice; a sweep's levels are not sharded")
-			}
-			if sp != nil {
-				sp.Base = plan
-				tuneSweepGC(sp)
-				if useTUI(&out) {
-					return runSweepLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
-				}
-				return runSweepHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), *sp, &out)
-			}
-			gctune.ForStreams(plan.InFlight())
-			if useTUI(&out) {
-				return runLive(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
-			}
-			return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
-		},
-	}
-	req.register(cmd.Flags())
-	out.register(cmd.Flags())
-	out.registerSLO(cmd.Flags())
-	cmd.Flags().StringVar(&configPath, "config", "", "read targets, [headers] (${ENV} expanded), [workload] and [gates] from a TOML file; flags on the command line win")
-	req.shape.registerLengths(cmd.Flags())
-	load.register(cmd.Flags())
-	fleet.register(cmd.Flags())
-	sw.register(cmd.Flags(), &out)
-	out.export.register(cmd.Flags())
-	return cmd
-}
+  drip run --config drip.toml --runs 50`
 
 // runHeadless carries out a plan without a UI: progress on stderr, records
 // to --out/--csv as they end, the report on stdout. When ctx is canceled

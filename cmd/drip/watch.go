@@ -25,34 +25,11 @@ func newWatchCmd() *cobra.Command {
 		alternate bool
 	)
 	cmd := &cobra.Command{
-		Use:   "watch URL [URL…]",
-		Short: "Watch streams live: the wait, every frame, every stall where it happened; several targets side by side",
-		Long: `Open a streaming request and show it as it arrives: a timeline of every
-frame, the text with a marker where each stall happened, the three clocks
-(wait, stream, tail), the gap histogram and a heatmap of runs. Press r to
-run it again: earlier runs stay on the same time axis, so a stall that
-recurs lines up.
-
-Several URLs are several targets, raced with the same prompt: every target
-gets it at once (--alternate: one after another, for targets that share a
-host), each in its own pane on one time axis, and a clocks table puts a
-column per target beside the first with the deltas. r re-runs them all;
-runs accumulate, and once each target has 3 runs the deltas carry the
-bootstrap interval drip compare uses. -m given once applies to every URL,
-once per URL pairs with them in order, and several -m with one URL make one
-target per model. --out FILE.jsonl writes one file per target, the letter
-before the extension (FILE-A.jsonl, FILE-B.jsonl), ready for drip compare.
-
-On quit the summary of every target is printed, and with several targets
-the comparison of their runs, as drip compare prints it.
-
-Without a terminal (a pipe, CI, TERM=dumb) or with --no-tui or --json, it
-measures one stream per target and prints the headless report instead.`,
-		Example: `  drip watch http://localhost:8000 -m my-model
-  drip watch https://api.openai.com -m gpt-4o-mini --out watch.jsonl
-  drip watch http://gpu-a:8000 http://gpu-b:8000 -m my-model
-  drip watch http://localhost:8000 -m model-a -m model-b --alternate --out ab.jsonl`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "watch URL [URL…]",
+		Short:   "Watch streams live: the wait, every frame, every stall where it happened; several targets side by side",
+		Long:    watchLong,
+		Example: watchExample,
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.parseGates(); err != nil {
 				return err
@@ -85,6 +62,35 @@ measures one stream per target and prints the headless report instead.`,
 	cmd.Flags().BoolVar(&alternate, "alternate", false, "send the prompt to the targets one after another instead of at once (targets that share a host)")
 	return cmd
 }
+
+// watchLong is drip watch's --help text.
+var watchLong = `Open a streaming request and show it as it arrives: a timeline of every
+frame, the text with a marker where each stall happened, the three clocks
+(wait, stream, tail), the gap histogram and a heatmap of runs. Press r to
+run it again: earlier runs stay on the same time axis, so a stall that
+recurs lines up.
+
+Several URLs are several targets, raced with the same prompt: every target
+gets it at once (--alternate: one after another, for targets that share a
+host), each in its own pane on one time axis, and a clocks table puts a
+column per target beside the first with the deltas. r re-runs them all;
+runs accumulate, and once each target has 3 runs the deltas carry the
+bootstrap interval drip compare uses. -m given once applies to every URL,
+once per URL pairs with them in order, and several -m with one URL make one
+target per model. --out FILE.jsonl writes one file per target, the letter
+before the extension (FILE-A.jsonl, FILE-B.jsonl), ready for drip compare.
+
+On quit the summary of every target is printed, and with several targets
+the comparison of their runs, as drip compare prints it.
+
+Without a terminal (a pipe, CI, TERM=dumb) or with --no-tui or --json, it
+measures one stream per target and prints the headless report instead.`
+
+// watchExample is drip watch's --help examples.
+var watchExample = `  drip watch http://localhost:8000 -m my-model
+  drip watch https://api.openai.com -m gpt-4o-mini --out watch.jsonl
+  drip watch http://gpu-a:8000 http://gpu-b:8000 -m my-model
+  drip watch http://localhost:8000 -m model-a -m model-b --alternate --out ab.jsonl`
 
 // useTUI reports whether to open the live view: both ends of the terminal
 // must be one (Bubble Tea would otherwise try /dev/tty) that can draw one
