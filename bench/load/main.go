@@ -65,6 +65,7 @@ var (
 	ramp         time.Duration // -ramp
 	withTUI      bool          // -tui
 	withFloor    bool          // -floor
+	memProfile   string        // -memprofile
 )
 
 func main() {
@@ -80,6 +81,7 @@ func main() {
 	pairFile := flag.String("pair", "", "pair the records of a drip run (--out FILE, prompts s0, s1, …, against a -serve server) with that server's write times, given by -server")
 	server := flag.String("server", "", "with -pair: the -serve server's URL")
 	flag.BoolVar(&withFloor, "floor", false, "after each timing pass, the same streams through the floor client (a raw socket per stream stamping each read, nothing else) and drip/floor ratios")
+	flag.StringVar(&memProfile, "memprofile", "", "write a heap profile of the memory pass at 2 s (every stream in flight) to this file")
 	flag.DurationVar(&ramp, "ramp", 0, "start the streams evenly over this time (an open loop of streams/ramp per second, all admitted) instead of all at once")
 	flag.Parse()
 	if *serve {
@@ -574,6 +576,9 @@ func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	go func() {
 		time.Sleep(2 * time.Second) // every stream connected, a few frames in
 		s1 := take()
+		if memProfile != "" {
+			writeHeapProfile(memProfile)
+		}
 		time.Sleep(6 * time.Second) // 120 more frames per stream
 		samples <- [2]sample{s1, take()}
 	}()
@@ -694,6 +699,17 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func writeHeapProfile(name string) {
+	f, err := os.Create(name)
+	if err == nil {
+		err = pprof.WriteHeapProfile(f)
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load: heap profile:", err)
+	}
 }
 
 // threadCPU is the calling thread's CPU time (Linux RUSAGE_THREAD).
