@@ -80,23 +80,34 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 		e.rec.ContentEncoding = enc
 	}
 
-	h := w.Header()
-	for k, vs := range resp.Header {
-		if !hopByHop(k, resp.Header) {
-			h[k] = vs
+	copyHeader(w.Header(), resp.Header)
+	w.WriteHeader(resp.StatusCode)
+	reads, streamErr := e.pump(ctx, r, w, resp.Body, idle, start)
+	e.done(start, reads, streamErr)
+}
+
+// copyHeader copies the response's end-to-end headers to the client's.
+func copyHeader(to, from http.Header) {
+	for k, vs := range from {
+		if !hopByHop(k, from) {
+			to[k] = vs
 		}
 	}
-	w.WriteHeader(resp.StatusCode)
+}
+
+// pump forwards the upstream body to the client read by read, flushing
+// each, and keeps each read's arrival time for the record.
+func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWriter, body io.Reader, idle *time.Timer, start time.Time) ([]record.Read, *record.Error) {
+	o := &e.p.o
 	rc := http.NewResponseController(w)
 	clientGone := rc.Flush() != nil
-
 	var reads []record.Read
 	b := bufs.Get().(*[readBufferSize]byte)
 	defer bufs.Put(b)
 	buf := b[:]
 	var streamErr *record.Error
 	for !clientGone {
-		n, rerr := resp.Body.Read(buf)
+		n, rerr := body.Read(buf)
 		now := o.Clock() // the upstream arrival time: stamp before anything else
 		if n > 0 {
 			idle.Reset(o.IdleTimeout)
@@ -118,7 +129,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	if clientGone && streamErr == nil {
 		streamErr = &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}
 	}
-	e.done(start, reads, streamErr)
+	return reads, streamErr
 }
 
 // done notes how forwarding ended.

@@ -479,14 +479,20 @@ type pairReport struct {
 	stamp      stats.Dist
 }
 
+// pairs gathers the stamp, flush and gap errors of paired frames, overall
+// and by position: the first 10 frames, the middle, the last 10.
+type pairs struct {
+	stamp, gap, flush          []float64
+	byPhase, flushBy           [3][]float64
+	frames, unpaired, complete int
+}
+
 // pairing pairs every content frame of recs with the server's write time
 // for it (the server's log for the stream's tag, scenario#prompt id) and
 // reports the stamp error, by position in the stream, the server's own
 // flush span and the gap error. It forgets the server's logs.
 func pairing(base, scenario string, recs []*record.Record) (pairReport, error) {
-	var stamp, gap, flush []float64
-	var byPhase, flushBy [3][]float64 // the first 10 frames, the middle, the last 10
-	frames, unpaired, complete := 0, 0, 0
+	var p pairs
 	for i := 0; i < len(recs); i += 100 {
 		chunk := recs[i:min(i+100, len(recs))]
 		var tags []string
@@ -498,54 +504,62 @@ func pairing(base, scenario string, recs []*record.Record) (pairReport, error) {
 			return pairReport{}, err
 		}
 		for _, r := range chunk {
-			if r.Complete {
-				complete++
-			}
-			server := writes[scenario+"#"+r.PromptID]
-			k := 0
-			var prevC, prevS int64
-			for _, f := range r.Frames {
-				if !f.IsContent() {
-					continue
-				}
-				if k >= len(server) {
-					unpaired++
-					continue
-				}
-				c, sw := r.StartUnixNS+int64(f.TMS*1e6), server[k]
-				stamp = append(stamp, float64(c-sw.At)/1e6)
-				flush = append(flush, float64(sw.Flushed-sw.At)/1e6)
-				ph := 1
-				if k < 10 {
-					ph = 0
-				} else if k >= len(server)-10 {
-					ph = 2
-				}
-				byPhase[ph] = append(byPhase[ph], float64(c-sw.At)/1e6)
-				flushBy[ph] = append(flushBy[ph], float64(sw.Flushed-sw.At)/1e6)
-				if k > 0 {
-					gap = append(gap, abs(float64((c-prevC)-(sw.At-prevS))/1e6))
-				}
-				prevC, prevS = c, sw.At
-				frames++
-				k++
-			}
-			unpaired += len(server) - k
+			p.add(r, writes[scenario+"#"+r.PromptID])
 		}
 	}
-	se, ge := stats.NewDist(stamp), stats.NewDist(gap)
+	return p.report(len(recs)), nil
+}
+
+// add pairs one stream's content frames with the server's writes, in order.
+func (p *pairs) add(r *record.Record, server []serverWrite) {
+	if r.Complete {
+		p.complete++
+	}
+	k := 0
+	var prevC, prevS int64
+	for _, f := range r.Frames {
+		if !f.IsContent() {
+			continue
+		}
+		if k >= len(server) {
+			p.unpaired++
+			continue
+		}
+		c, sw := r.StartUnixNS+int64(f.TMS*1e6), server[k]
+		p.stamp = append(p.stamp, float64(c-sw.At)/1e6)
+		p.flush = append(p.flush, float64(sw.Flushed-sw.At)/1e6)
+		ph := 1
+		if k < 10 {
+			ph = 0
+		} else if k >= len(server)-10 {
+			ph = 2
+		}
+		p.byPhase[ph] = append(p.byPhase[ph], float64(c-sw.At)/1e6)
+		p.flushBy[ph] = append(p.flushBy[ph], float64(sw.Flushed-sw.At)/1e6)
+		if k > 0 {
+			p.gap = append(p.gap, abs(float64((c-prevC)-(sw.At-prevS))/1e6))
+		}
+		prevC, prevS = c, sw.At
+		p.frames++
+		k++
+	}
+	p.unpaired += len(server) - k
+}
+
+func (p *pairs) report(streams int) pairReport {
+	se, ge := stats.NewDist(p.stamp), stats.NewDist(p.gap)
 	var b strings.Builder
 	fmt.Fprintf(&b, "  stamp error (drip's read time − server's write time) ms: p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*se.P50, *se.P90, *se.P99, *se.Max)
-	b0, b1, b2 := stats.NewDist(byPhase[0]), stats.NewDist(byPhase[1]), stats.NewDist(byPhase[2])
+	b0, b1, b2 := stats.NewDist(p.byPhase[0]), stats.NewDist(p.byPhase[1]), stats.NewDist(p.byPhase[2])
 	fmt.Fprintf(&b, "    p99 by position in the stream: first 10 frames %.3f · middle %.3f · last 10 frames %.3f\n", *b0.P99, *b1.P99, *b2.P99)
-	fe, f0, f1, f2 := stats.NewDist(flush), stats.NewDist(flushBy[0]), stats.NewDist(flushBy[1]), stats.NewDist(flushBy[2])
+	fe, f0, f1, f2 := stats.NewDist(p.flush), stats.NewDist(p.flushBy[0]), stats.NewDist(p.flushBy[1]), stats.NewDist(p.flushBy[2])
 	fmt.Fprintf(&b, "  of which the server's own flush (write time to flush returned) ms: p50 %.3f  p99 %.3f  max %.3f · p99 first 10 %.3f · middle %.3f · last 10 %.3f\n",
 		*fe.P50, *fe.P99, *fe.Max, *f0.P99, *f1.P99, *f2.P99)
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
-	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", len(recs), complete, frames, unpaired)
-	return pairReport{head, b.String(), frames, se}, nil
+	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", streams, p.complete, p.frames, p.unpaired)
+	return pairReport{head, b.String(), p.frames, se}
 }
 
 func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
