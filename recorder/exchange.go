@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
@@ -217,10 +218,10 @@ func classify(ctx context.Context, r *http.Request, err error) *record.Error {
 	return probe.Classify(ctx, err)
 }
 
-// decompress decodes a gzip, deflate or br body for the record, each
+// decompress decodes a gzip, deflate, br or zstd body for the record, each
 // decoded piece stamped with the time of the read that completed it. An
-// encoding drip cannot decode (zstd: no decoder among drip's dependencies)
-// leaves the body as it came, with the error, and the client gets it all.
+// encoding drip cannot decode leaves the body as it came, with the error,
+// and the client gets it all.
 func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.Read, error) {
 	if enc == "" || len(raw) == 0 {
 		return raw, reads, nil
@@ -235,8 +236,17 @@ func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.R
 		zr, err = zlib.NewReader(rr)
 	case "br":
 		zr = brotli.NewReader(rr)
+	case "zstd":
+		var d *zstd.Decoder
+		// One goroutine, no read-ahead beyond the block at hand, so a decoded
+		// piece keeps the time of the read that completed it.
+		d, err = zstd.NewReader(rr, zstd.WithDecoderConcurrency(1))
+		if err == nil {
+			defer d.Close()
+			zr = d
+		}
 	default:
-		return raw, reads, fmt.Errorf("content-encoding %s: drip decodes gzip, deflate and br, so this response is kept as it came, undecoded, without frames (the client got it unchanged)", enc)
+		return raw, reads, fmt.Errorf("content-encoding %s: drip decodes gzip, deflate, br and zstd, so this response is kept as it came, undecoded, without frames (the client got it unchanged)", enc)
 	}
 	if err != nil {
 		return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
@@ -101,19 +102,15 @@ var encoders = map[string]func(w io.Writer) (write func([]byte), close func()){
 		z := brotli.NewWriter(w)
 		return func(b []byte) { z.Write(b); z.Flush() }, func() { z.Close() }
 	},
-	"zstd": zstdRawBlocks,
-}
-
-// zstdRawBlocks writes a real zstd frame (RFC 8878) of raw blocks, one per
-// call: drip has no zstd encoder, and a frame of stored blocks needs none.
-// The content size is left out of the header, so it can stream.
-func zstdRawBlocks(w io.Writer) (func([]byte), func()) {
-	w.Write([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58}) // magic; no size, no checksum; window 1 MiB
-	block := func(b []byte, last uint32) {
-		h := last | uint32(len(b))<<3 // block type 0: raw
-		w.Write(append([]byte{byte(h), byte(h >> 8), byte(h >> 16)}, b...))
-	}
-	return func(b []byte) { block(b, 0) }, func() { block(nil, 1) }
+	"zstd": func(w io.Writer) (func([]byte), func()) {
+		z, _ := zstd.NewWriter(w)
+		return func(b []byte) { z.Write(b); z.Flush() }, func() { z.Close() }
+	},
+	// compress (LZW) is an encoding drip does not decode: the bytes sent
+	// are the body as is, which is all the test needs of it.
+	"compress": func(w io.Writer) (func([]byte), func()) {
+		return func(b []byte) { w.Write(b) }, func() {}
+	},
 }
 
 // compressedUpstream streams sse in enc, event by event, each flushed, and
@@ -140,9 +137,10 @@ func compressedUpstream(enc string) (http.Handler, *bytes.Buffer) {
 
 // A compressed stream reaches the client byte for byte as the upstream
 // sent it; the record holds it decoded, with its frames, for gzip, deflate
-// and br. zstd, which drip cannot decode, is kept as it came and says so.
+// br and zstd. compress, which drip cannot decode, is kept as it came and
+// says so.
 func TestCompressedResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *testing.T) {
-	for _, enc := range []string{"gzip", "deflate", "br", "zstd"} {
+	for _, enc := range []string{"gzip", "deflate", "br", "zstd", "compress"} {
 		t.Run(enc, func(t *testing.T) {
 			h, wire := compressedUpstream(enc)
 			base, records := proxyTo(t, context.Background(), h, recorder.Options{})
@@ -161,10 +159,10 @@ func TestCompressedResponseIsPassedThroughUnchangedAndDecodedForTheRecord(t *tes
 			if r.ContentEncoding != enc {
 				t.Errorf("record's content encoding %q, want %q", r.ContentEncoding, enc)
 			}
-			if enc == "zstd" {
-				if r.Exchange.ContentEncoding != "zstd" || !bytes.Equal(r.Exchange.ResponseBody(), wire.Bytes()) || len(r.Frames) != 0 ||
+			if enc == "compress" {
+				if r.Exchange.ContentEncoding != "compress" || !bytes.Equal(r.Exchange.ResponseBody(), wire.Bytes()) || len(r.Frames) != 0 ||
 					r.Error == nil || !strings.Contains(r.Error.Message, "kept as it came, undecoded") {
-					t.Errorf("exchange encoding %q, %d frames, body kept as sent %v, error %+v; want zstd kept as it came, no frames, an error saying so",
+					t.Errorf("exchange encoding %q, %d frames, body kept as sent %v, error %+v; want compress kept as it came, no frames, an error saying so",
 						r.Exchange.ContentEncoding, len(r.Frames), bytes.Equal(r.Exchange.ResponseBody(), wire.Bytes()), r.Error)
 				}
 				return

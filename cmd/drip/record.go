@@ -83,8 +83,8 @@ dropped from the record and listed in its exchange.removed.
 
 Requests that do not stream are passed through and recorded without
 frames (phase "passthrough"; no figure counts them). A compressed response
-goes to the client as it came; gzip, deflate and br are decoded for the
-record, zstd (no decoder in drip) is kept as it came, without frames.
+goes to the client as it came; gzip, deflate, br and zstd are decoded for
+the record, any other encoding is kept as it came, without frames.
 Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
 --max-frames and --max-bytes; past the last two the record keeps what came
 before (error class limit) and the client still gets all of it.
