@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,9 +18,12 @@ import (
 // first: a read only stores its time, and the timer re-arms itself.
 func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var expired time.Duration
+		// The timer's callback runs on a goroutine of its own: atomic, so the
+		// race detector sees the hand-over synctest.Wait makes.
+		var expiredNS atomic.Int64
+		expired := func() time.Duration { return time.Duration(expiredNS.Load()) }
 		start := time.Now()
-		w := watchIdle(100*time.Millisecond, time.Now, func() { expired = time.Since(start) })
+		w := watchIdle(100*time.Millisecond, time.Now, func() { expiredNS.Store(int64(time.Since(start))) })
 		defer w.stop()
 		time.Sleep(60 * time.Millisecond)
 		w.touch(time.Now())
@@ -27,13 +31,13 @@ func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 		w.touch(time.Now())
 		time.Sleep(99 * time.Millisecond)
 		synctest.Wait()
-		if expired != 0 {
-			t.Fatalf("expired at %v, 99 ms after a read", expired)
+		if expired() != 0 {
+			t.Fatalf("expired at %v, 99 ms after a read", expired())
 		}
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
-		if expired != 250*time.Millisecond {
-			t.Errorf("expired at %v, want 250ms (100 ms after the read at 150 ms)", expired)
+		if expired() != 250*time.Millisecond {
+			t.Errorf("expired at %v, want 250ms (100 ms after the read at 150 ms)", expired())
 		}
 	})
 }
@@ -41,12 +45,12 @@ func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 // A stopped watch never expires, even when its timer was already due.
 func TestIdleWatchStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		fired := false
-		w := watchIdle(10*time.Millisecond, time.Now, func() { fired = true })
+		var fired atomic.Bool
+		w := watchIdle(10*time.Millisecond, time.Now, func() { fired.Store(true) })
 		w.stop()
 		time.Sleep(time.Second)
 		synctest.Wait()
-		if fired {
+		if fired.Load() {
 			t.Error("a stopped watch expired")
 		}
 	})
