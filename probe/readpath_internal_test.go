@@ -23,12 +23,12 @@ func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 		var expiredNS atomic.Int64
 		expired := func() time.Duration { return time.Duration(expiredNS.Load()) }
 		start := time.Now()
-		w := watchIdle(100*time.Millisecond, time.Now, func() { expiredNS.Store(int64(time.Since(start))) })
-		defer w.stop()
+		w := WatchIdle(100*time.Millisecond, time.Now, func() { expiredNS.Store(int64(time.Since(start))) })
+		defer w.Stop()
 		time.Sleep(60 * time.Millisecond)
-		w.touch(time.Now())
+		w.Touch(time.Now())
 		time.Sleep(90 * time.Millisecond)
-		w.touch(time.Now())
+		w.Touch(time.Now())
 		time.Sleep(99 * time.Millisecond)
 		synctest.Wait()
 		if expired() != 0 {
@@ -46,8 +46,8 @@ func TestIdleWatchCountsFromTheLastRead(t *testing.T) {
 func TestIdleWatchStopped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var fired atomic.Bool
-		w := watchIdle(10*time.Millisecond, time.Now, func() { fired.Store(true) })
-		w.stop()
+		w := WatchIdle(10*time.Millisecond, time.Now, func() { fired.Store(true) })
+		w.Stop()
 		time.Sleep(time.Second)
 		synctest.Wait()
 		if fired.Load() {

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -190,8 +189,8 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 
 	// The idle watch covers the wait for headers and every silence between
 	// reads; it cancels the request with a cause we can classify.
-	idle := watchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
-	defer idle.stop()
+	idle := WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
+	defer idle.Stop()
 
 	rec.StartUnixNS = time.Now().UnixNano()
 	observe(Event{Seq: rec.Seq, Type: EventStart, Record: rec})
@@ -210,7 +209,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	headers := o.Clock()
 	rec.HeadersMS = ptr(ms(headers.Sub(start)))
 	rec.HTTPStatus = resp.StatusCode
-	idle.touch(headers)
+	idle.Touch(headers)
 	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
 
 	if resp.StatusCode >= 300 {
@@ -292,56 +291,16 @@ func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	return resp.Body
 }
 
-// idleWatch cancels a stream after a timeout without a read, on the
-// probe's clock. A read only stores the time it was stamped with; the
-// timer, when it fires, re-arms itself for what is left since the last
-// read. Resetting the timer on every read instead was 2–4 % of drip's CPU
-// at 1,000 streams (bench/load -cpuprofile).
-type idleWatch struct {
-	timeout time.Duration
-	clock   Clock
-	origin  time.Time    // reference for last
-	last    atomic.Int64 // ns from origin to the last read
-	stopped atomic.Bool
-	timer   *time.Timer
-	expire  func()
-}
-
-func watchIdle(timeout time.Duration, clock Clock, expire func()) *idleWatch {
-	w := &idleWatch{timeout: timeout, clock: clock, origin: clock(), expire: expire}
-	w.timer = time.AfterFunc(timeout, w.check)
-	return w
-}
-
-// touch notes a read stamped now: the silence starts again.
-func (w *idleWatch) touch(now time.Time) { w.last.Store(int64(now.Sub(w.origin))) }
-
-func (w *idleWatch) check() {
-	if w.stopped.Load() {
-		return
-	}
-	if left := w.timeout - (w.clock().Sub(w.origin) - time.Duration(w.last.Load())); left > 0 {
-		w.timer.Reset(left)
-		return
-	}
-	w.expire()
-}
-
-func (w *idleWatch) stop() {
-	w.stopped.Store(true)
-	w.timer.Stop()
-}
-
 // readBody reads the body to its end through fr, stamping each read first.
 // It returns what ended the stream: nil for a clean end, or the error.
-func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, start time.Time, idle *idleWatch) *record.Error {
+func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
 	buf := make([]byte, readBufferMin)
 	var total int64
 	for {
 		n, rerr := r.Read(buf)
 		now := o.Clock() // stamp first: nothing stands between the read and its time
 		if n > 0 {
-			idle.touch(now)
+			idle.Touch(now)
 			tms := ms(now.Sub(start))
 			if fr.rec.FirstByteMS == nil {
 				fr.rec.FirstByteMS = ptr(tms)

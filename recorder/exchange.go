@@ -61,7 +61,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Header = forwardHeader(r.Header)
 	out.ContentLength = int64(len(e.body))
-	idle := time.AfterFunc(o.IdleTimeout, func() { cancel(errIdle) })
+	idle := probe.WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.Stop()
 
 	e.rec.StartUnixNS = time.Now().UnixNano()
@@ -74,7 +74,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	e.rec.HeadersMS = ptr(ms(o.Clock().Sub(start)))
 	e.rec.HTTPStatus = resp.StatusCode
-	idle.Reset(o.IdleTimeout)
+	idle.Touch(o.Clock())
 	e.x.ContentType = resp.Header.Get("Content-Type")
 	e.x.Streamed = isStream(e.x.ContentType, e.body, r.URL.Path)
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
@@ -98,7 +98,7 @@ func copyHeader(to, from http.Header) {
 
 // pump forwards the upstream body to the client read by read, flushing
 // each, and keeps each read's arrival time for the record.
-func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWriter, body io.Reader, idle *time.Timer, start time.Time) ([]record.Read, *record.Error) {
+func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWriter, body io.Reader, idle *probe.IdleWatch, start time.Time) ([]record.Read, *record.Error) {
 	o := &e.p.o
 	rc := http.NewResponseController(w)
 	clientGone := rc.Flush() != nil
@@ -111,7 +111,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 		n, rerr := body.Read(buf)
 		now := o.Clock() // the upstream arrival time: stamp before anything else
 		if n > 0 {
-			idle.Reset(o.IdleTimeout)
+			idle.Touch(now)
 			// The client first, the bookkeeping after: nothing the record
 			// needs stands between an upstream read and the client.
 			if _, err := w.Write(buf[:n]); err != nil || rc.Flush() != nil {
