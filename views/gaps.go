@@ -159,7 +159,8 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	for _, g := range gaps {
 		peak = max(peak, g)
 	}
-	labelW := len(fmt.Sprintf("%.0f", peak)) + 3
+	yLabel := gapAxisFormat(peak, height-2)
+	labelW := len(yLabel(peak)) + 3
 	plotW := width - labelW - 1
 	if plotW < 2 || height < 3 || len(gaps) < 2 {
 		return st.Dim.Render("gap by frame: needs more room or two gaps")
@@ -178,7 +179,7 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	}
 	per := (n + plotW - 1) / plotW
 	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0),
-		asciigraph.YAxisValueFormatter(func(v float64) string { return fmt.Sprintf("%.0f", math.Abs(v)) })}
+		asciigraph.YAxisValueFormatter(yLabel)}
 	if st.Color {
 		// asciigraph colours the line itself; an outer style would be reset.
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green), asciigraph.ColorAbove(asciigraph.Red, stallMS))
@@ -188,4 +189,16 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 		caption += fmt.Sprintf(", max of %d per column", per)
 	}
 	return asciigraph.Plot(series, opts...) + "\n" + st.Label.Render(caption+")")
+}
+
+// gapAxisFormat formats the gap line's y labels (ms) with as many decimals
+// as the axis step needs, so the rows of a sub-millisecond plot do not all
+// read "0": asciigraph labels rows+1 values evenly from 0 to peak, and a
+// step of at least one unit of the last digit keeps neighbours apart.
+func gapAxisFormat(peak float64, rows int) func(float64) string {
+	decimals := 0
+	if step := peak / float64(max(1, rows)); step > 0 && step < 1 {
+		decimals = min(3, int(math.Ceil(-math.Log10(step))))
+	}
+	return func(v float64) string { return fmt.Sprintf("%.*f", decimals, math.Abs(v)) }
 }
