@@ -149,14 +149,28 @@ func abbreviate(ids []string) string {
 	return strings.Join(ids[:show], ", ") + fmt.Sprintf(", … %d more", len(ids)-show)
 }
 
-// workloadOf is the summary's workload, as far as the records show it.
+// WorkloadOf is the summary's workload of a file of records, as far as the
+// records show it: compare and view describe a file alike.
+func WorkloadOf(recs []*record.Record) stats.Workload {
+	var measured []*record.Record
+	for _, r := range recs {
+		if r.Phase != record.PhaseWarmup {
+			measured = append(measured, r)
+		}
+	}
+	return workloadOf(recs, measured)
+}
+
 func workloadOf(recs, measured []*record.Record) stats.Workload {
 	st := settingsOf(recs)
 	warmup := len(recs) - len(measured)
 	w := stats.Workload{
 		Target: st[setTarget], Format: st[setFormat], Model: st[setModel],
 		Runs: len(measured), Warmup: warmup, PromptIDs: promptIDs(measured),
-		WarmupRule: fmt.Sprintf("%d warmup streams in the records, excluded from every figure", warmup),
+		WarmupRule: "no warmup",
+	}
+	if warmup > 0 {
+		w.WarmupRule = fmt.Sprintf("%d warmup streams in the records, excluded from every figure", warmup)
 	}
 	for _, r := range recs {
 		if r.Workload != nil {

@@ -82,7 +82,20 @@ func headText(w io.Writer, s *stats.Summary) {
 	st := &s.Streams
 	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s · %d incomplete · %d canceled · %d buffered\n",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy), st.Incomplete, st.Canceled, st.Buffered)
-	fmt.Fprintf(w, "warmup    %d streams, excluded (%s)\n\n", st.Warmup, wl.WarmupRule)
+	fmt.Fprintln(w, warmupLine(st.Warmup, wl))
+	fmt.Fprintln(w)
+}
+
+// warmupLine is the report's warmup line: the streams left out and the
+// rule that left them out, or none when none were planned or recorded.
+func warmupLine(n int, wl *stats.Workload) string {
+	switch {
+	case n == 0 && wl.Warmup == 0:
+		return "warmup    none"
+	case wl.WarmupRule == "":
+		return fmt.Sprintf("warmup    %d streams, excluded from every figure", n)
+	}
+	return fmt.Sprintf("warmup    %d streams, excluded (%s)", n, sanitize.Line(wl.WarmupRule))
 }
 
 // distText is the table of distributions, held time when the server

@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/pipeline"
-	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -37,8 +37,7 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 			for _, r := range recs {
 				pl.Add(r)
 			}
-			wl := stats.Workload{Target: recs[0].Target, Format: recs[0].Format, Model: recs[0].Model, Runs: len(recs)}
-			return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: wl, JSON: out.json})
+			return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json})
 		},
 	}
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/driplab/drip/fixtures"
+)
+
+func TestViewTextReportWarmup(t *testing.T) { synctest.Test(t, testViewTextReportWarmup) }
+
+// drip view --no-tui says what warmup the file holds: none when there was
+// none (it printed "warmup 0 streams, excluded ()"), and the warmup streams
+// it left out when there were some, with the measured count as runs.
+func testViewTextReportWarmup(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		warmup string
+		want   []string
+	}{
+		{"0", []string{"warmup    none\n", "2 attempted"}},
+		{"1", []string{"warmup    1 streams, excluded (1 warmup streams in the records, excluded from every figure)", "2 attempted"}},
+	} {
+		out := filepath.Join(dir, "w"+tc.warmup+".jsonl")
+		if code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "2", "--warmup", tc.warmup, "--out", out); code != exitOK {
+			t.Fatalf("run --warmup %s: exit %d\n%s", tc.warmup, code, stderr)
+		}
+		code, stdout, stderr := drip(t, "view", "--no-tui", out)
+		if code != exitOK {
+			t.Fatalf("view: exit %d\n%s", code, stderr)
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("--warmup %s: view report lacks %q:\n%s", tc.warmup, want, stdout)
+			}
+		}
+		if strings.Contains(stdout, "()") {
+			t.Errorf("--warmup %s: view report has an empty rule:\n%s", tc.warmup, stdout)
+		}
+	}
+}
