@@ -91,7 +91,9 @@ func BenchmarkOpenAIDecode(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			dst := make([]Frame, 0, 64)
+			text := 0 // content text bytes per pass
 			decodeAll := func() (frames, content int) {
+				text = 0
 				d := NewOpenAIDecoder(0)
 				var err error
 				for _, r := range bc.reads {
@@ -103,6 +105,7 @@ func BenchmarkOpenAIDecode(b *testing.B) {
 					for i := range dst {
 						if dst[i].Kind == KindContent {
 							content++
+							text += len(dst[i].Text)
 						}
 					}
 				}
@@ -116,6 +119,7 @@ func BenchmarkOpenAIDecode(b *testing.B) {
 				b.Fatalf("decoded %d frames (%d content), want %d (%d)", frames, content, benchContentChunks+4, benchContentChunks)
 			}
 			allocs := testing.AllocsPerRun(10, func() { decodeAll() })
+			allocBytes := bytesPerRun(10, func() { decodeAll() })
 			b.SetBytes(int64(len(wire)))
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -130,8 +134,25 @@ func BenchmarkOpenAIDecode(b *testing.B) {
 			b.ReportMetric(float64(runs*frames)/(ns/1e9), "frames/s")
 			b.ReportMetric(float64(runs*content)/(ns/1e9), "content-frames/s")
 			b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
+			b.ReportMetric(allocBytes/float64(content), "alloc-B/content")
+			b.ReportMetric(float64(text)/float64(content), "text-B/content")
 		})
 	}
+}
+
+// bytesPerRun is testing.AllocsPerRun for bytes: the heap bytes one call
+// of f allocates, averaged over runs calls after a warm-up call, on one
+// thread as AllocsPerRun does.
+func bytesPerRun(runs int, f func()) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(runs)
 }
 
 // BenchmarkSSELineEndings parses the same stream with LF, CRLF and CR line
