@@ -56,39 +56,71 @@ func NewBedrockDecoder(limit int, classify func([]Frame, *EventMessage, int) []F
 }
 
 // Feed decodes p and appends the frames of every message it completes.
+// Messages wholly inside p are parsed where they lie; only a message that
+// straddles reads is carried over in buf (one extra copy, only then).
 func (d *EventStream) Feed(dst []Frame, p []byte) ([]Frame, error) {
 	if d.err != nil {
 		return dst, d.err
 	}
-	data := p
+	var err error
 	if len(d.buf) > 0 {
-		d.buf = append(d.buf, p...)
-		data = d.buf
-	}
-	for len(data) >= esPreludeLen {
-		total, err := d.prelude(data)
+		var whole bool
+		if p, whole, err = d.complete(p); err != nil || !whole {
+			d.err = err
+			return dst, err
+		}
+		dst, _, err = d.messages(dst, d.buf)
+		d.buf = d.buf[:0]
 		if err != nil {
 			d.err = err
 			return dst, err
+		}
+	}
+	if dst, p, err = d.messages(dst, p); err != nil {
+		d.err = err
+		return dst, err
+	}
+	d.buf = append(d.buf, p...) // the next read may reuse p's buffer
+	return dst, nil
+}
+
+// complete moves bytes of p into buf until it holds the carried-over
+// message whole, checking its prelude as soon as its 12 bytes are in.
+func (d *EventStream) complete(p []byte) (rest []byte, whole bool, err error) {
+	if n := esPreludeLen - len(d.buf); n > 0 {
+		n = min(n, len(p))
+		d.buf, p = append(d.buf, p[:n]...), p[n:]
+		if len(d.buf) < esPreludeLen {
+			return p, false, nil
+		}
+	}
+	total, err := d.prelude(d.buf)
+	if err != nil {
+		return p, false, err
+	}
+	n := min(total-len(d.buf), len(p))
+	d.buf, p = append(d.buf, p[:n]...), p[n:]
+	return p, len(d.buf) == total, nil
+}
+
+// messages classifies the whole messages at the start of data and returns
+// the bytes after them (an unfinished message).
+func (d *EventStream) messages(dst []Frame, data []byte) ([]Frame, []byte, error) {
+	for len(data) >= esPreludeLen {
+		total, err := d.prelude(data)
+		if err != nil {
+			return dst, data, err
 		}
 		if len(data) < total {
 			break
 		}
 		if err := d.msg.parse(data[:total]); err != nil {
-			d.err = err
-			return dst, err
+			return dst, data, err
 		}
 		dst = d.Classify(dst, &d.msg, total)
 		data = data[total:]
 	}
-	// Keep the unfinished message; copy because data may alias p or buf.
-	n := copy(d.buf[:cap(d.buf)], data)
-	if n < len(data) {
-		d.buf = append(d.buf[:0], data...)
-	} else {
-		d.buf = d.buf[:n]
-	}
-	return dst, nil
+	return dst, data, nil
 }
 
 // prelude validates a message's prelude and returns its total length.

@@ -10,7 +10,9 @@ import (
 // timestamper reports as a keepalive.
 type Event struct {
 	Type []byte // the event field; empty means "message"
-	Data []byte // data lines joined with LF; valid only during the callback
+	// Data is the data lines joined with LF, valid only during the
+	// callback: usually a subslice of the read that completed the event.
+	Data []byte
 	// Keepalive marks a block without data: comments, retry, id or event only.
 	Keepalive bool
 	// Bytes is the block's wire bytes, blank line included, counting any
@@ -26,8 +28,15 @@ type SSE struct {
 	Classify func(dst []Frame, ev *Event) []Frame
 	Limit    int // largest event in bytes; 0 means DefaultFrameLimit
 
-	line      []byte // a line not yet ended by CR, LF or CRLF
+	line []byte // a line not yet ended by CR, LF or CRLF
+	// A block's data is framed in place: its only data line so far is
+	// inPlace, a subslice of the read (or of line, for a line that
+	// straddled reads, when line becomes data). It is copied into data,
+	// the one extra copy, only when the block goes on past the read or has
+	// a second data line; data[dataOff:] is then the data.
+	inPlace   []byte
 	data      []byte
+	dataOff   int
 	typ       []byte
 	hasData   bool
 	hasFields bool // the block had a comment or a non-data field
@@ -73,33 +82,63 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 		}
 		i := lineEnd(p, lf)
 		if i < 0 {
-			if len(s.line)+len(p)+len(s.data) > s.limit() {
+			if len(s.line)+len(p)+s.dataLen() > s.limit() {
 				return dst, s.fail()
 			}
+			// A line that straddles reads is carried over: the one extra
+			// copy of its bytes, and only then.
 			s.line = append(s.line, p...)
-			return dst, nil
+			break
 		}
 		// Check before joining a held partial line, so one large read can
 		// never grow the buffer past the limit.
-		if len(s.line)+i+len(s.data) > s.limit() {
+		if len(s.line)+i+s.dataLen() > s.limit() {
 			return dst, s.fail()
 		}
-		var ln []byte
-		if len(s.line) > 0 {
-			s.line = append(s.line, p[:i]...)
+		ln, held := p[:i], len(s.line) > 0
+		if held {
+			s.line = append(s.line, ln...)
 			ln = s.line
-		} else {
-			ln = p[:i]
 		}
 		s.blockLen += len(ln) + 1
 		if p[i] == '\r' {
 			s.skipLF = true
 		}
 		advance(i + 1)
-		dst = s.processLine(dst, ln)
+		dst = s.processLine(dst, ln, held)
 		s.line = s.line[:0]
 	}
+	s.ownData() // the next read may reuse p's buffer
 	return dst, nil
+}
+
+// dataLen is the length of the block's data so far.
+func (s *SSE) dataLen() int { return len(s.inPlace) + len(s.data) - s.dataOff }
+
+// ownData copies data framed in place into s.data, for a block that goes
+// on past the read or has a second data line.
+func (s *SSE) ownData() {
+	if s.inPlace != nil {
+		s.data, s.dataOff = append(s.data[:0], s.inPlace...), 0
+		s.inPlace = nil
+	}
+}
+
+// addData adds a data line's value to the block. The first stays where it
+// is: in the read, or, when it straddled reads (held), in s.line, which
+// becomes s.data. Later ones join it in s.data (WHATWG: LF between).
+func (s *SSE) addData(value []byte, held bool) {
+	switch {
+	case s.hasData:
+		s.ownData()
+		s.data = append(append(s.data, '\n'), value...)
+	case held: // value is the end of s.line
+		s.data, s.line = s.line, s.data[:0]
+		s.dataOff = len(s.data) - len(value)
+	default:
+		s.inPlace = value
+	}
+	s.hasData = true
 }
 
 // skipBOM strips one leading BOM (WHATWG), which may arrive split over
@@ -158,7 +197,8 @@ func (s *SSE) fail() error {
 	return s.err
 }
 
-func (s *SSE) processLine(dst []Frame, ln []byte) []Frame {
+// processLine takes one line; held says it lies in s.line, not the read.
+func (s *SSE) processLine(dst []Frame, ln []byte, held bool) []Frame {
 	if len(ln) == 0 {
 		return s.dispatch(dst)
 	}
@@ -175,11 +215,7 @@ func (s *SSE) processLine(dst []Frame, ln []byte) []Frame {
 	}
 	switch string(name) {
 	case "data":
-		if s.hasData {
-			s.data = append(s.data, '\n')
-		}
-		s.data = append(s.data, value...)
-		s.hasData = true
+		s.addData(value, held)
 	case "event":
 		s.typ = append(s.typ[:0], value...)
 		s.hasFields = true
@@ -194,14 +230,17 @@ func (s *SSE) dispatch(dst []Frame) []Frame {
 	*ev = Event{Bytes: s.blockLen}
 	switch {
 	case s.hasData:
-		ev.Type, ev.Data = s.typ, s.data
+		ev.Type, ev.Data = s.typ, s.data[s.dataOff:]
+		if s.inPlace != nil {
+			ev.Data = s.inPlace
+		}
 	case s.hasFields:
 		ev.Keepalive = true
 	default: // a stray blank line: its bytes join the next block
 		return dst
 	}
 	dst = s.Classify(dst, ev)
-	s.data, s.typ = s.data[:0], s.typ[:0]
+	s.data, s.dataOff, s.inPlace, s.typ = s.data[:0], 0, nil, s.typ[:0]
 	s.hasData, s.hasFields, s.blockLen = false, false, 0
 	return dst
 }

@@ -74,10 +74,14 @@ func feedSSE(t testing.TB, limit int, chunks [][]byte) sseRun {
 }
 
 // checkBounded asserts the parser holds no more than its limit (plus
-// append's growth slack) however the input arrives.
+// append's growth slack, and the "data: " before data that straddled
+// reads) however the input arrives.
 func checkBounded(t testing.TB, s *SSE) {
 	limit := s.limit()
-	if n := len(s.line) + len(s.data); n > limit && n > len(bom)-1 {
+	if s.dataOff > len("data: ") {
+		t.Fatalf("data held after %d bytes of its line", s.dataOff)
+	}
+	if n := len(s.line) + s.dataLen(); n > limit && n > len(bom)-1 {
 		t.Fatalf("parser holds %d bytes, limit %d", n, limit)
 	}
 	if c := cap(s.line) + cap(s.data) + cap(s.typ); c > 4*limit+256 {
