@@ -110,16 +110,17 @@ type anthropicMetrics struct {
 // anthropicInfo is what one event says, whichever parser read it; its
 // buffers are reused from event to event.
 type anthropicInfo struct {
-	typ, dType, text, thinking, partial []byte
-	tokens                              int // usage.output_tokens, when hasTokens
-	hasTokens                           bool
-	input                               *float64          // message.usage.input_tokens (slow path only)
-	metrics                             *anthropicMetrics // Bedrock's (slow path only)
+	typ, dType              []byte
+	text, thinking, partial jsonText
+	tokens                  int // usage.output_tokens, when hasTokens
+	hasTokens               bool
+	input                   *float64          // message.usage.input_tokens (slow path only)
+	metrics                 *anthropicMetrics // Bedrock's (slow path only)
 }
 
 func (a *anthropicInfo) reset() {
-	*a = anthropicInfo{typ: a.typ[:0], dType: a.dType[:0], text: a.text[:0],
-		thinking: a.thinking[:0], partial: a.partial[:0]}
+	*a = anthropicInfo{typ: a.typ[:0], dType: a.dType[:0], text: a.text.reset(),
+		thinking: a.thinking.reset(), partial: a.partial.reset()}
 }
 
 func (a *anthropicInfo) parseSlow(data []byte) bool {
@@ -128,8 +129,9 @@ func (a *anthropicInfo) parseSlow(data []byte) bool {
 		return false
 	}
 	a.typ, a.dType = append(a.typ, e.Type...), append(a.dType, e.Delta.Type...)
-	a.text, a.thinking = append(a.text, e.Delta.Text...), append(a.thinking, e.Delta.Thinking...)
-	a.partial = append(a.partial, e.Delta.PartialJSON...)
+	a.text.addString(e.Delta.Text)
+	a.thinking.addString(e.Delta.Thinking)
+	a.partial.addString(e.Delta.PartialJSON)
 	if e.Usage != nil && e.Usage.OutputTokens != nil {
 		a.tokens, a.hasTokens = *e.Usage.OutputTokens, true
 	}
@@ -154,11 +156,11 @@ func (a *anthropicInfo) parseFast(data []byte) bool {
 				case "type":
 					return p.appendTo(&a.dType, 1)
 				case "text":
-					return p.appendTo(&a.text, 2)
+					return p.textTo(&a.text, 2)
 				case "thinking":
-					return p.appendTo(&a.thinking, 4)
+					return p.textTo(&a.thinking, 4)
 				case "partial_json":
-					return p.appendTo(&a.partial, 8)
+					return p.textTo(&a.partial, 8)
 				}
 				return 0, !foldsTo(key, "type", "text", "thinking", "partial_json") && p.skip(0)
 			})
@@ -209,11 +211,11 @@ func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
 		f.Kind = KindRole // an empty delta carries nothing
 		switch dt := string(a.dType); {
 		case dt == "text_delta" && len(a.text) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(a.text)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, a.text.String()
 		case dt == "thinking_delta" && len(a.thinking) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(a.thinking)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, a.thinking.String()
 		case dt == "input_json_delta" && len(a.partial) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(a.partial)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, a.partial.String()
 		case dt == "signature_delta":
 			f.Kind = KindMeta // a verification token, not reasoning text
 		}

@@ -108,13 +108,13 @@ type converseUsage struct {
 // converseInfo is what one event says, whichever parser read it; its
 // buffers are reused from event to event.
 type converseInfo struct {
-	text, reasoning, tool []byte
+	text, reasoning, tool jsonText
 	usage                 *converseUsage // metadata (slow path only)
 	latency               *float64       // metadata metrics.latencyMs (slow path only)
 }
 
 func (c *converseInfo) reset() {
-	*c = converseInfo{text: c.text[:0], reasoning: c.reasoning[:0], tool: c.tool[:0]}
+	*c = converseInfo{text: c.text.reset(), reasoning: c.reasoning.reset(), tool: c.tool.reset()}
 }
 
 func (c *converseInfo) parseSlow(data []byte) bool {
@@ -123,12 +123,12 @@ func (c *converseInfo) parseSlow(data []byte) bool {
 		return false
 	}
 	if d := e.Delta; d != nil {
-		c.text = append(c.text, d.Text...)
+		c.text.addString(d.Text)
 		if d.ReasoningContent != nil {
-			c.reasoning = append(c.reasoning, d.ReasoningContent.Text...)
+			c.reasoning.addString(d.ReasoningContent.Text)
 		}
 		if d.ToolUse != nil {
-			c.tool = append(c.tool, d.ToolUse.Input...)
+			c.tool.addString(d.ToolUse.Input)
 		}
 	}
 	c.usage = e.Usage
@@ -149,14 +149,14 @@ func (c *converseInfo) parseFast(data []byte) bool {
 		return 1, p.object(func(key []byte) (uint8, bool) {
 			switch string(key) {
 			case "text":
-				return p.appendTo(&c.text, 1)
+				return p.textTo(&c.text, 1)
 			case "reasoningContent":
 				return 2, p.object(func(key []byte) (uint8, bool) {
-					return p.stringMember(key, "text", &c.reasoning)
+					return p.textMember(key, "text", &c.reasoning)
 				})
 			case "toolUse":
 				return 4, p.object(func(key []byte) (uint8, bool) {
-					return p.stringMember(key, "input", &c.tool)
+					return p.textMember(key, "input", &c.tool)
 				})
 			}
 			return 0, !foldsTo(key, "text", "reasoningContent", "toolUse") && p.skip(0)
@@ -182,11 +182,11 @@ func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Fra
 		f.Kind = KindRole // empty, a signature, redacted reasoning or padding
 		switch {
 		case len(e.text) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(e.text)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, e.text.String()
 		case len(e.tool) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(e.tool)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, e.tool.String()
 		case len(e.reasoning) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(e.reasoning)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, e.reasoning.String()
 		}
 	case "messageStop":
 		f.Kind = KindEnd
@@ -208,10 +208,11 @@ func NewBedrockInvokeDecoder(limit int) *EventStream {
 	return NewBedrockDecoder(limit, c.classify)
 }
 
-// invokeInfo is a chunk's "bytes", base64-decoded into a reused buffer.
+// invokeInfo is a chunk's "bytes", base64-decoded into a reused buffer:
+// the Anthropic event inside, whose text then makes the record's string.
 type invokeInfo struct {
 	bytes   []byte
-	scratch []byte // the fast path's unquoted base64 text
+	scratch []byte // the fast path's unquoted base64 text, for escapes only
 }
 
 func (c *invokeInfo) reset() { c.bytes, c.scratch = c.bytes[:0], c.scratch[:0] }
@@ -227,9 +228,10 @@ func (c *invokeInfo) parseSlow(data []byte) bool {
 	return true
 }
 
-// parseFast unquotes "bytes" and decodes it as encoding/json does a
-// []byte field (base64.StdEncoding, which skips CR and LF), declining
-// text that is not base64.
+// parseFast decodes "bytes" as encoding/json does a []byte field
+// (base64.StdEncoding, which skips CR and LF), declining text that is not
+// base64. The base64 is decoded where it lies in the payload; only a
+// string with escapes is unquoted into scratch first.
 func (c *invokeInfo) parseFast(data []byte) bool {
 	p := fastParser{d: data}
 	return p.wholeObject(func(key []byte) (uint8, bool) {
@@ -239,12 +241,18 @@ func (c *invokeInfo) parseFast(data []byte) bool {
 		if p.null() {
 			return 1, true
 		}
-		var ok bool
-		if c.scratch, ok = p.appendString(c.scratch[:0]); !ok {
+		start := p.i
+		b64, escaped, ok := p.scanString()
+		if !ok {
 			return 1, false
 		}
-		c.bytes = slices.Grow(c.bytes[:0], base64.StdEncoding.DecodedLen(len(c.scratch)))
-		n, err := base64.StdEncoding.Decode(c.bytes[:cap(c.bytes)], c.scratch)
+		if escaped { // rare: unquote it, passing over it again
+			p.i = start
+			c.scratch, _ = p.appendString(c.scratch[:0])
+			b64 = c.scratch
+		}
+		c.bytes = slices.Grow(c.bytes[:0], base64.StdEncoding.DecodedLen(len(b64)))
+		n, err := base64.StdEncoding.Decode(c.bytes[:cap(c.bytes)], b64)
 		c.bytes = c.bytes[:n]
 		return 1, err == nil
 	})

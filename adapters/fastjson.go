@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -63,6 +64,144 @@ func (p *fastParser) raw() ([]byte, bool) {
 	return p.d[start:p.i], ok
 }
 
+// jsonText is one channel's content text in a payload, its strings in the
+// order written, not yet copied: the fast path's pieces are subslices of
+// the payload (which lies in the read buffer), valid only while the
+// classifier runs. String makes the one copy a record keeps.
+type jsonText []textPiece
+
+// textPiece is one string of content: raw, its bytes between the quotes
+// as written (escaped: they need decoding), or s, the slow path's text.
+type textPiece struct {
+	raw     []byte
+	escaped bool
+	s       string
+}
+
+// add appends a piece unless it is empty, so a jsonText is non-empty
+// exactly when its text is (a non-empty JSON string never decodes to "").
+func (t *jsonText) add(pc textPiece) {
+	if len(pc.raw) > 0 || pc.s != "" {
+		*t = append(*t, pc)
+	}
+}
+
+// addString appends the slow path's decoded text.
+func (t *jsonText) addString(s string) { t.add(textPiece{s: s}) }
+
+// reset empties t for the next payload, dropping its references into
+// the last read's buffer.
+func (t jsonText) reset() jsonText {
+	clear(t)
+	return t[:0]
+}
+
+// String returns the text as one new string, the one copy of it from the
+// read buffer: plain pieces are copied as they are, escaped ones decoded
+// on the way, into a string sized for all of them up front.
+func (t jsonText) String() string {
+	if len(t) == 1 && !t[0].escaped {
+		if t[0].raw == nil {
+			return t[0].s // encoding/json's own string: no copy at all
+		}
+		return string(t[0].raw)
+	}
+	n := 0
+	for _, pc := range t {
+		n += len(pc.raw) + len(pc.s) // decoding only shortens (but for U+FFFD)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, pc := range t {
+		if pc.escaped {
+			writeDecoded(&b, pc.raw)
+		} else {
+			b.Write(pc.raw)
+			b.WriteString(pc.s)
+		}
+	}
+	return b.String()
+}
+
+// writeDecoded writes a string's raw bytes, validated by scanString, to b
+// as appendString decodes them: escapes resolved, bad UTF-8 as U+FFFD.
+func writeDecoded(b *strings.Builder, s []byte) {
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '\\':
+			var tmp [utf8.UTFMax]byte
+			out, j, _ := appendEscape(tmp[:0], s, i)
+			b.Write(out)
+			i = j
+		case c < utf8.RuneSelf:
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && s[j] != '\\' {
+				j++
+			}
+			b.Write(s[i:j])
+			i = j
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			b.WriteRune(r)
+			i += size
+		}
+	}
+}
+
+// textTo is an object member that adds a string value to *t in place
+// (nothing for null), identified by bit.
+func (p *fastParser) textTo(t *jsonText, bit uint8) (uint8, bool) {
+	pc, ok := p.piece()
+	t.add(pc)
+	return bit, ok
+}
+
+// piece reads a string (or null: an empty piece) without copying it.
+func (p *fastParser) piece() (textPiece, bool) {
+	if p.null() {
+		return textPiece{}, true
+	}
+	raw, escaped, ok := p.scanString()
+	return textPiece{raw: raw, escaped: escaped}, ok
+}
+
+// scanString passes over a string that appendString would accept and
+// returns its bytes between the quotes, and whether decoding them changes
+// them (an escape, or UTF-8 that encoding/json replaces with U+FFFD).
+func (p *fastParser) scanString() (raw []byte, escaped, ok bool) {
+	if !p.is('"') {
+		return nil, false, false
+	}
+	d := p.d
+	start := p.i + 1
+	for i := start; i < len(d); {
+		c := d[i]
+		switch {
+		case c == '"':
+			p.i = i + 1
+			return d[start:i], escaped, true
+		case c == '\\':
+			var tmp [utf8.UTFMax]byte
+			if _, i, ok = appendEscape(tmp[:0], d, i); !ok {
+				return nil, false, false
+			}
+			escaped = true
+		case c < 0x20:
+			return nil, false, false
+		case c < utf8.RuneSelf:
+			i++
+			for i < len(d) && d[i] >= 0x20 && d[i] < utf8.RuneSelf && d[i] != '"' && d[i] != '\\' {
+				i++
+			}
+		default:
+			r, size := utf8.DecodeRune(d[i:])
+			escaped = escaped || r == utf8.RuneError && size == 1
+			i += size
+		}
+	}
+	return nil, false, false
+}
+
 // span is a decoded string in a format's arena (its scratch buffer).
 type span struct{ from, to int }
 
@@ -83,13 +222,13 @@ func (p *fastParser) appendTo(dst *[]byte, bit uint8) (uint8, bool) {
 	return bit, ok
 }
 
-// stringMember is an object member for an object read for its one string
-// field name: it appends that field to *dst and skips the others.
-func (p *fastParser) stringMember(key []byte, name string, dst *[]byte) (uint8, bool) {
+// textMember is an object member for an object read for its one string
+// field name: it adds that field to *t in place and skips the others.
+func (p *fastParser) textMember(key []byte, name string, t *jsonText) (uint8, bool) {
 	if string(key) != name {
 		return 0, !foldsTo(key, name) && p.skip(0)
 	}
-	return p.appendTo(dst, 1)
+	return p.textTo(t, 1)
 }
 
 func (p *fastParser) ws() {

@@ -74,16 +74,16 @@ type geminiChunk struct {
 // geminiInfo is what one chunk says, whichever parser read it; its
 // buffers are reused from chunk to chunk.
 type geminiInfo struct {
-	text, thought, tool []byte // over all candidates' parts in order
-	finished            bool   // a candidate has a finishReason
-	usage               bool   // usageMetadata is an object
-	tokens              int    // candidatesTokenCount + thoughtsTokenCount
-	errVal              []byte // the "error" value as written; nil when absent
-	arena               []byte // scratch for the fast parser
+	text, thought, tool jsonText // over all candidates' parts in order
+	finished            bool     // a candidate has a finishReason
+	usage               bool     // usageMetadata is an object
+	tokens              int      // candidatesTokenCount + thoughtsTokenCount
+	errVal              []byte   // the "error" value as written; nil when absent
+	arena               []byte   // scratch for the fast parser
 }
 
 func (g *geminiInfo) reset() {
-	*g = geminiInfo{text: g.text[:0], thought: g.thought[:0], tool: g.tool[:0], arena: g.arena[:0]}
+	*g = geminiInfo{text: g.text.reset(), thought: g.thought.reset(), tool: g.tool.reset(), arena: g.arena[:0]}
 }
 
 func (g *geminiInfo) parseSlow(data []byte) bool {
@@ -94,7 +94,7 @@ func (g *geminiInfo) parseSlow(data []byte) bool {
 	for _, cand := range ch.Candidates {
 		g.finished = g.finished || cand.FinishReason != ""
 		for _, p := range cand.Content.Parts {
-			g.part([]byte(p.Text), p.Thought, p.FunctionCall)
+			g.part(textPiece{s: p.Text}, p.Thought, p.FunctionCall)
 		}
 	}
 	if u := ch.UsageMetadata; u != nil {
@@ -105,14 +105,14 @@ func (g *geminiInfo) parseSlow(data []byte) bool {
 }
 
 // part adds one part's text to its channel.
-func (g *geminiInfo) part(text []byte, thought bool, call []byte) {
+func (g *geminiInfo) part(text textPiece, thought bool, call []byte) {
 	switch {
 	case len(call) > 0 && isTruthy(call):
-		g.tool = append(g.tool, call...) // whole calls, not fragments
+		g.tool.add(textPiece{raw: call}) // whole calls as written, not fragments
 	case thought:
-		g.thought = append(g.thought, text...)
+		g.thought.add(text)
 	default:
-		g.text = append(g.text, text...)
+		g.text.add(text)
 	}
 }
 
@@ -175,14 +175,15 @@ func (g *geminiInfo) candidate(p *fastParser) bool {
 }
 
 func (g *geminiInfo) fastPart(p *fastParser) bool {
-	g.arena = g.arena[:0]
+	var text textPiece
 	var thought bool
 	var call []byte
 	ok := p.object(func(key []byte) (uint8, bool) {
 		var ok bool
 		switch string(key) {
 		case "text":
-			return p.appendTo(&g.arena, 1)
+			text, ok = p.piece()
+			return 1, ok
 		case "thought":
 			thought, ok = p.boolean()
 			return 2, ok
@@ -194,7 +195,7 @@ func (g *geminiInfo) fastPart(p *fastParser) bool {
 		return 0, !foldsTo(key, "text", "thought", "functionCall") && p.skip(0)
 	})
 	if ok {
-		g.part(g.arena, thought, call)
+		g.part(text, thought, call)
 	}
 	return ok
 }
@@ -239,11 +240,11 @@ func (c *geminiClassifier) classify(dst []Frame, ev *Event) []Frame {
 	switch {
 	case len(text) > 0:
 		g.thought = append(g.thought, text...) // reasoning first, as it was written
-		f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(g.thought)
+		f.Kind, f.Channel, f.Text = KindContent, ChannelText, g.thought.String()
 	case len(tool) > 0:
-		f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(tool)
+		f.Kind, f.Channel, f.Text = KindContent, ChannelTool, tool.String()
 	case len(thought) > 0:
-		f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(thought)
+		f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, thought.String()
 	}
 	if f.HasUsage {
 		// The count starts from zero, so the first report is the first

@@ -78,16 +78,15 @@ type ollamaLine struct {
 // ollamaInfo is what one line says, whichever parser read it; its buffers
 // are reused from line to line.
 type ollamaInfo struct {
-	text, thinking []byte // response then message.content; thinking then message.thinking
-	tools          []byte // message.tool_calls as written; nil when absent
-	errVal         []byte // the "error" value as written; nil when absent
-	arena          []byte // scratch for the fast parser
+	text, thinking jsonText // response then message.content; thinking then message.thinking
+	tools          []byte   // message.tool_calls as written; nil when absent
+	errVal         []byte   // the "error" value as written; nil when absent
 	done           bool
 	l              *ollamaLine // the done line's counts and durations (slow path only)
 }
 
 func (o *ollamaInfo) reset() {
-	*o = ollamaInfo{text: o.text[:0], thinking: o.thinking[:0], arena: o.arena[:0]}
+	*o = ollamaInfo{text: o.text.reset(), thinking: o.thinking.reset()}
 }
 
 func (o *ollamaInfo) parseSlow(line []byte) bool {
@@ -95,9 +94,12 @@ func (o *ollamaInfo) parseSlow(line []byte) bool {
 	if json.Unmarshal(line, &l) != nil {
 		return false
 	}
-	o.text, o.thinking = append(o.text, l.Response...), append(o.thinking, l.Thinking...)
+	o.text.addString(l.Response)
+	o.thinking.addString(l.Thinking)
 	if m := l.Message; m != nil {
-		o.text, o.thinking, o.tools = append(o.text, m.Content...), append(o.thinking, m.Thinking...), m.ToolCalls
+		o.text.addString(m.Content)
+		o.thinking.addString(m.Thinking)
+		o.tools = m.ToolCalls
 	}
 	o.errVal, o.done, o.l = l.Error, l.Done, &l
 	return true
@@ -107,8 +109,8 @@ func (o *ollamaInfo) parseSlow(line []byte) bool {
 // (fastjson.go), declining the done line's counts and durations.
 func (o *ollamaInfo) parseFast(line []byte) bool {
 	p := fastParser{d: line}
-	var response, thinking, content, mThinking span
-	str := func() (span, bool) { return p.arenaString(&o.arena) }
+	var response, thinking, content, mThinking textPiece // in the order they join
+	str := p.piece
 	ok := p.wholeObject(func(key []byte) (uint8, bool) {
 		var ok bool
 		switch string(key) {
@@ -146,9 +148,10 @@ func (o *ollamaInfo) parseFast(line []byte) bool {
 		return 0, !foldsTo(key, "message", "response", "thinking", "done", "error", "eval_count", "prompt_eval_count",
 			"total_duration", "load_duration", "prompt_eval_duration", "eval_duration") && p.skip(0)
 	})
-	a := o.arena
-	o.text = append(append(o.text, a[response.from:response.to]...), a[content.from:content.to]...)
-	o.thinking = append(append(o.thinking, a[thinking.from:thinking.to]...), a[mThinking.from:mThinking.to]...)
+	o.text.add(response)
+	o.text.add(content)
+	o.thinking.add(thinking)
+	o.thinking.add(mThinking)
 	return ok
 }
 
@@ -192,11 +195,11 @@ func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
 			f.Server = serverValues(f.Server, "eval_tokens_per_s", &tps)
 		}
 	case len(o.text) > 0:
-		f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(o.text)
+		f.Kind, f.Channel, f.Text = KindContent, ChannelText, o.text.String()
 	case len(o.tools) > 0 && isTruthy(o.tools):
 		f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(o.tools) // whole calls, not fragments
 	case len(o.thinking) > 0:
-		f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(o.thinking)
+		f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, o.thinking.String()
 	default:
 		f.Kind = KindRole
 	}

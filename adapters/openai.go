@@ -104,7 +104,7 @@ type chunkInfo struct {
 
 	// text is content and legacy text, reasoning is reasoning_content and
 	// reasoning, tool is tool-call arguments, each over all choices in order.
-	text, reasoning, tool []byte
+	text, reasoning, tool jsonText
 	arena                 []byte // scratch for the fast parser
 }
 
@@ -112,7 +112,7 @@ func (ci *chunkInfo) reset() {
 	ci.errVal, ci.errObj = nil, false
 	ci.choices, ci.nChoices = false, 0
 	ci.usage, ci.tokens, ci.prompt, ci.hasPrompt = false, 0, 0, false
-	ci.text, ci.reasoning, ci.tool = ci.text[:0], ci.reasoning[:0], ci.tool[:0]
+	ci.text, ci.reasoning, ci.tool = ci.text.reset(), ci.reasoning.reset(), ci.tool.reset()
 	ci.arena = ci.arena[:0]
 }
 
@@ -135,10 +135,12 @@ func (ci *chunkInfo) parseSlow(data []byte) bool {
 		for i := range *ch.Choices {
 			choice := &(*ch.Choices)[i]
 			d := &choice.Delta
-			ci.text = append(append(ci.text, d.Content...), choice.Text...)
-			ci.reasoning = append(append(ci.reasoning, d.ReasoningContent...), d.Reasoning...)
+			ci.text.addString(d.Content)
+			ci.text.addString(choice.Text)
+			ci.reasoning.addString(d.ReasoningContent)
+			ci.reasoning.addString(d.Reasoning)
 			for _, tc := range d.ToolCalls {
-				ci.tool = append(ci.tool, tc.Function.Arguments...)
+				ci.tool.addString(tc.Function.Arguments)
 			}
 		}
 	}
@@ -189,11 +191,11 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 		switch {
 		case len(ci.text) > 0:
 			ci.reasoning = append(ci.reasoning, ci.text...) // reasoning first, as it was written
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(ci.reasoning)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, ci.reasoning.String()
 		case len(ci.tool) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, string(ci.tool)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, ci.tool.String()
 		case len(ci.reasoning) > 0:
-			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, string(ci.reasoning)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, ci.reasoning.String()
 		}
 		if f.HasUsage && c.usageSeen && f.Kind == KindContent && f.OutputTokens > c.lastUsage {
 			// vLLM continuous_usage_stats: every chunk carries a running
@@ -314,8 +316,7 @@ func (p *chunkParser) chunk() bool {
 
 func (p *chunkParser) choice() bool {
 	ci := p.ci
-	ci.arena = ci.arena[:0]
-	var content, text, rc, r span
+	var content, text, rc, r textPiece // in the order they join, whatever the order written
 	ok := p.object(func(key []byte) (uint8, bool) {
 		var ok bool
 		switch string(key) {
@@ -324,13 +325,13 @@ func (p *chunkParser) choice() bool {
 				var ok bool
 				switch string(key) {
 				case "content":
-					content, ok = p.str()
+					content, ok = p.piece()
 					return 1, ok
 				case "reasoning":
-					r, ok = p.str()
+					r, ok = p.piece()
 					return 2, ok
 				case "reasoning_content":
-					rc, ok = p.str()
+					rc, ok = p.piece()
 					return 4, ok
 				case "tool_calls":
 					_, ok = p.array(p.toolCall)
@@ -342,7 +343,7 @@ func (p *chunkParser) choice() bool {
 				return 0, p.skip(0)
 			})
 		case "text":
-			text, ok = p.str()
+			text, ok = p.piece()
 			return 2, ok
 		}
 		if foldsTo(key, "delta", "text") {
@@ -354,9 +355,10 @@ func (p *chunkParser) choice() bool {
 		return false
 	}
 	ci.nChoices++
-	a := ci.arena
-	ci.text = append(append(ci.text, a[content.from:content.to]...), a[text.from:text.to]...)
-	ci.reasoning = append(append(ci.reasoning, a[rc.from:rc.to]...), a[r.from:r.to]...)
+	ci.text.add(content)
+	ci.text.add(text)
+	ci.reasoning.add(rc)
+	ci.reasoning.add(r)
 	return true
 }
 
@@ -366,12 +368,7 @@ func (p *chunkParser) toolCall() bool {
 		case "function":
 			return 1, p.object(func(key []byte) (uint8, bool) {
 				if string(key) == "arguments" {
-					if p.null() {
-						return 1, true
-					}
-					var ok bool
-					p.ci.tool, ok = p.appendString(p.ci.tool)
-					return 1, ok
+					return p.textTo(&p.ci.tool, 1)
 				}
 				if foldsTo(key, "arguments") {
 					return 0, false

@@ -63,15 +63,16 @@ var responsesContent = map[string]Channel{
 // responsesInfo is what one event says, whichever parser read it; its
 // buffers are reused from event to event.
 type responsesInfo struct {
-	typ, delta []byte
-	usage      bool // response.usage is an object
-	tokens     int  // response.usage.output_tokens
-	input      *float64
-	respErr    json.RawMessage // response.error as written (slow path only)
+	typ     []byte
+	delta   jsonText
+	usage   bool // response.usage is an object
+	tokens  int  // response.usage.output_tokens
+	input   *float64
+	respErr json.RawMessage // response.error as written (slow path only)
 }
 
 func (r *responsesInfo) reset() {
-	*r = responsesInfo{typ: r.typ[:0], delta: r.delta[:0]}
+	*r = responsesInfo{typ: r.typ[:0], delta: r.delta.reset()}
 }
 
 func (r *responsesInfo) parseSlow(data []byte) bool {
@@ -79,7 +80,8 @@ func (r *responsesInfo) parseSlow(data []byte) bool {
 	if json.Unmarshal(data, &e) != nil {
 		return false
 	}
-	r.typ, r.delta = append(r.typ, e.Type...), append(r.delta, e.Delta...)
+	r.typ = append(r.typ, e.Type...)
+	r.delta.addString(e.Delta)
 	if e.Response != nil {
 		r.respErr = e.Response.Error
 		if u := e.Response.Usage; u != nil {
@@ -98,7 +100,7 @@ func (r *responsesInfo) parseFast(data []byte) bool {
 		case "type":
 			return p.appendTo(&r.typ, 1)
 		case "delta":
-			return p.appendTo(&r.delta, 2)
+			return p.textTo(&r.delta, 2)
 		case "error":
 			return 4, p.skip(0) // read by ErrorMessage on error events
 		}
@@ -128,7 +130,7 @@ func (c *responsesClassifier) classify(dst []Frame, ev *Event) []Frame {
 	}
 	if ch, ok := responsesContent[string(typ)]; ok {
 		if len(e.delta) > 0 {
-			f.Kind, f.Channel, f.Text = KindContent, ch, string(e.delta)
+			f.Kind, f.Channel, f.Text = KindContent, ch, e.delta.String()
 		} else {
 			f.Kind = KindRole
 		}

@@ -294,7 +294,8 @@ func checkFastAgrees(t testing.TB, p []byte) {
 	if fast.choices != slow.choices || fast.nChoices != slow.nChoices || fast.usage != slow.usage ||
 		fast.tokens != slow.tokens || fast.errObj != slow.errObj || (fast.errVal == nil) != (slow.errVal == nil) ||
 		(fast.errVal != nil && isTruthy(fast.errVal) != isTruthy(slow.errVal)) ||
-		!bytes.Equal(fast.text, slow.text) || !bytes.Equal(fast.reasoning, slow.reasoning) || !bytes.Equal(fast.tool, slow.tool) {
+		fast.text.String() != slow.text.String() || fast.reasoning.String() != slow.reasoning.String() ||
+		fast.tool.String() != slow.tool.String() {
 		t.Fatalf("fast and encoding/json disagree on %q:\nfast %+v\nslow %+v", p, fast, slow)
 	}
 }

@@ -45,15 +45,15 @@ type tgiEvent struct {
 // tgiInfo is what one event says, whichever parser read it; its buffer is
 // reused from event to event.
 type tgiInfo struct {
-	text      []byte // token.text
-	special   bool   // token.special
-	end       bool   // details or generated_text is present: the last event
-	tokens    *int   // details.generated_tokens (slow path only)
-	errVal    []byte // the "error" value as written; nil when absent
-	tokenSeen bool   // token is an object
+	text      jsonText // token.text
+	special   bool     // token.special
+	end       bool     // details or generated_text is present: the last event
+	tokens    *int     // details.generated_tokens (slow path only)
+	errVal    []byte   // the "error" value as written; nil when absent
+	tokenSeen bool     // token is an object
 }
 
-func (t *tgiInfo) reset() { *t = tgiInfo{text: t.text[:0]} }
+func (t *tgiInfo) reset() { *t = tgiInfo{text: t.text.reset()} }
 
 func (t *tgiInfo) parseSlow(data []byte) bool {
 	var e tgiEvent
@@ -61,7 +61,8 @@ func (t *tgiInfo) parseSlow(data []byte) bool {
 		return false
 	}
 	if e.Token != nil {
-		t.tokenSeen, t.text, t.special = true, append(t.text, e.Token.Text...), e.Token.Special
+		t.tokenSeen, t.special = true, e.Token.Special
+		t.text.addString(e.Token.Text)
 	}
 	t.end = e.Details != nil || e.GeneratedText != nil
 	if e.Details != nil {
@@ -83,7 +84,7 @@ func (t *tgiInfo) parseFast(data []byte) bool {
 				var ok bool
 				switch string(key) {
 				case "text":
-					return p.appendTo(&t.text, 1)
+					return p.textTo(&t.text, 1)
 				case "special":
 					t.special, ok = p.boolean()
 					return 2, ok
@@ -121,7 +122,7 @@ func NewTGIDecoder(limit int) *SSE {
 			return append(dst, f)
 		}
 		if e.tokenSeen && !e.special && len(e.text) > 0 {
-			f.Kind, f.Channel, f.Text = KindContent, ChannelText, string(e.text)
+			f.Kind, f.Channel, f.Text = KindContent, ChannelText, e.text.String()
 		} else if !e.end {
 			f.Kind = KindRole // a special or empty token
 		}
