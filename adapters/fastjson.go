@@ -202,18 +202,6 @@ func (p *fastParser) scanString() (raw []byte, escaped, ok bool) {
 	return nil, false, false
 }
 
-// span is a decoded string in a format's arena (its scratch buffer).
-type span struct{ from, to int }
-
-// arenaString appends a string to *arena and returns where it lies; null
-// appends nothing.
-func (p *fastParser) arenaString(arena *[]byte) (span, bool) {
-	from := len(*arena)
-	var ok bool
-	*arena, ok = p.appendStrOrNull(*arena)
-	return span{from, len(*arena)}, ok
-}
-
 // appendTo is an object member that appends a string value to *dst
 // (nothing for null), identified by bit.
 func (p *fastParser) appendTo(dst *[]byte, bit uint8) (uint8, bool) {

@@ -79,11 +79,10 @@ type geminiInfo struct {
 	usage               bool     // usageMetadata is an object
 	tokens              int      // candidatesTokenCount + thoughtsTokenCount
 	errVal              []byte   // the "error" value as written; nil when absent
-	arena               []byte   // scratch for the fast parser
 }
 
 func (g *geminiInfo) reset() {
-	*g = geminiInfo{text: g.text.reset(), thought: g.thought.reset(), tool: g.tool.reset(), arena: g.arena[:0]}
+	*g = geminiInfo{text: g.text.reset(), thought: g.thought.reset(), tool: g.tool.reset()}
 }
 
 func (g *geminiInfo) parseSlow(data []byte) bool {
@@ -163,11 +162,8 @@ func (g *geminiInfo) candidate(p *fastParser) bool {
 				return 0, !foldsTo(key, "parts") && p.skip(0)
 			})
 		case "finishReason":
-			from := len(g.arena)
-			var ok bool
-			g.arena, ok = p.appendStrOrNull(g.arena)
-			g.finished = g.finished || len(g.arena) > from
-			g.arena = g.arena[:from]
+			pc, ok := p.piece()
+			g.finished = g.finished || len(pc.raw) > 0 // non-empty, escaped or not
 			return 2, ok
 		}
 		return 0, !foldsTo(key, "content", "finishReason") && p.skip(0)

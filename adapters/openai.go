@@ -105,7 +105,6 @@ type chunkInfo struct {
 	// text is content and legacy text, reasoning is reasoning_content and
 	// reasoning, tool is tool-call arguments, each over all choices in order.
 	text, reasoning, tool jsonText
-	arena                 []byte // scratch for the fast parser
 }
 
 func (ci *chunkInfo) reset() {
@@ -113,7 +112,6 @@ func (ci *chunkInfo) reset() {
 	ci.choices, ci.nChoices = false, 0
 	ci.usage, ci.tokens, ci.prompt, ci.hasPrompt = false, 0, 0, false
 	ci.text, ci.reasoning, ci.tool = ci.text.reset(), ci.reasoning.reset(), ci.tool.reset()
-	ci.arena = ci.arena[:0]
 }
 
 // parseSlow decodes with encoding/json, the reference the fast path matches.
@@ -301,10 +299,8 @@ func (p *chunkParser) chunk() bool {
 			ci.errVal, ok = p.raw()
 			return 4, ok
 		case "object":
-			start := len(ci.arena)
-			sp, ok := p.str()
-			ci.errObj = ok && string(ci.arena[sp.from:sp.to]) == "error"
-			ci.arena = ci.arena[:start]
+			pc, ok := p.piece()
+			ci.errObj = ok && (string(pc.raw) == "error" || pc.escaped && jsonText{pc}.String() == "error")
 			return 8, ok
 		}
 		if foldsTo(key, "choices", "usage", "error", "object") {
@@ -410,6 +406,3 @@ func (p *chunkParser) usage() bool {
 		return 0, p.skip(0)
 	})
 }
-
-// str reads a string or null into the arena.
-func (p *chunkParser) str() (span, bool) { return p.arenaString(&p.ci.arena) }

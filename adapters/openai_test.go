@@ -276,7 +276,8 @@ var trickyPayloads = []string{
 	`{"choices":[{"delta":{"tool_calls":[null,{"function":null},{"function":{"arguments":null}}]}}]}`,
 	`{"choices":[{"delta":{"content":"\u12"}}]}`, `{"choices":[{"delta":{"content":"\'"}}]}`, `{"a":01}`, `{"a":-}`,
 	`{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":[1,]}`, `{"a":{"b":1,}}`, `{"a":tru}`, `{"a":"\x01"}`, ` {"a":1} `, `{"a":1} x`,
-	`{"object":"error","message":"m"}`, `{"object":5}`, `{"error":0}`, `{"error":0.0}`, `{"error":[]}`, `{"error":[0]}`,
+	`{"object":"error","message":"m"}`, `{"object":"\u0065rror","message":"m"}`, `{"object":"errors"}`, `{"object":5}`,
+	`{"error":0}`, `{"error":0.0}`, `{"error":[]}`, `{"error":[0]}`,
 	`{"error":1e999}`, "{\"choices\":[{\"delta\":{\"content\":\"\xed\xa0\x80\"}}]}", `{"choices":[{"delta":{"content":"\ud83d\u0041"}}]}`,
 	strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100),
 }
