@@ -57,6 +57,7 @@ const (
 	ShapeFirstBurst     = "first-frame-burst"
 	ShapeCoalesced      = "coalesced-bursts"
 	ShapeZeroContent    = "zero-content"
+	ShapeNotAStream     = "not-a-stream"
 )
 
 // timingShapes are the shapes read from drip's timings, which a starved
@@ -122,7 +123,7 @@ type rule struct {
 
 func fixed(s string) func(*figures) string { return func(*figures) string { return s } }
 
-// rules is the diagnosis table (docs/diagnosis.md states it).
+// rules is the diagnosis table (docs/workloads.md, Diagnosis, states it).
 var rules = []rule{
 	{
 		shape: ShapeClientLimited,
@@ -261,6 +262,17 @@ var rules = []rule{
 		when:  func(x *figures) bool { return x.s.Signals.ZeroContent > 0 },
 		evidence: func(x *figures) []string {
 			return []string{fmt.Sprintf("%d streams answered 2xx and ended without content text", x.s.Signals.ZeroContent)}
+		},
+	},
+	{
+		shape: ShapeNotAStream,
+		hint: func(x *figures) string {
+			return fmt.Sprintf("no %s frame in the body: a whole (non-streaming) answer, or another format; "+
+				"ask for a stream (e.g. \"stream\": true in --body) or name the format with --format", x.s.Workload.Format)
+		},
+		when: func(x *figures) bool { return x.s.Signals.NoFrames > 0 },
+		evidence: func(x *figures) []string {
+			return []string{fmt.Sprintf("%d streams answered 2xx with a body from which no %s frame was decoded", x.s.Signals.NoFrames, x.s.Workload.Format)}
 		},
 	},
 }

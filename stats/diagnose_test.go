@@ -78,6 +78,10 @@ func TestDiagnose(t *testing.T) {
 		{"success with zero content", func(s *Summary) {
 			s.Signals.ZeroContent = 2
 		}, []string{ShapeZeroContent}, "2 streams answered 2xx"},
+		{"a body with no frame is not a stream", func(s *Summary) {
+			s.Workload.Format = "openai-chat"
+			s.Signals.NoFrames = 3
+		}, []string{ShapeNotAStream}, "3 streams answered 2xx with a body from which no openai-chat frame was decoded"},
 		{"client-limited open loop", func(s *Summary) {
 			s.OpenLoop = &OpenLoop{ScheduleLag: dist(100, 3, 9, 25), LagBoundMS: 10, ClientLimited: true}
 		}, []string{ShapeClientLimited}, "schedule lag p99 25 ms > 10 ms"},
@@ -156,6 +160,27 @@ func TestWorkloadSignals(t *testing.T) {
 	}
 	if len(s.PerPrompt) != 1 || s.PerPrompt[0].Streams != 3 || s.PerPrompt[0].Completed != 1 || s.PerPrompt[0].Failed != 1 || s.PerPrompt[0].Incomplete != 1 {
 		t.Errorf("per prompt %+v", s.PerPrompt)
+	}
+}
+
+// A 2xx body that decoded into no frame counts as not a stream; one with
+// frames, an error status or no body does not.
+func TestNoFramesSignal(t *testing.T) {
+	at := 1.5
+	whole := &record.Record{HTTPStatus: 200, FirstByteMS: &at}
+	framed := &record.Record{HTTPStatus: 200, FirstByteMS: &at, Frames: []record.Frame{content(100, 0, "hi"), frame(140, 1, record.KindEnd)}}
+	refused := &record.Record{HTTPStatus: 503, FirstByteMS: &at}
+	empty := &record.Record{HTTPStatus: 200}
+	agg := NewAggregate(DefaultStall)
+	for i, r := range []*record.Record{whole, framed, refused, empty} {
+		r.Seq, r.Phase, r.PromptID, r.DurationMS = i, record.PhaseMeasure, "p", 200
+		if err := Derive(r, DefaultStall); err != nil {
+			t.Fatal(err)
+		}
+		agg.Add(r)
+	}
+	if s := agg.Summary(Workload{}); s.Signals.NoFrames != 1 {
+		t.Errorf("no_frames %d, want 1 (the 2xx body without a frame)", s.Signals.NoFrames)
 	}
 }
 

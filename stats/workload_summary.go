@@ -50,7 +50,10 @@ type Signals struct {
 	FirstBursts   int `json:"first_bursts"`
 	FirstBurstMax int `json:"first_burst_max_tokens"`
 	ZeroContent   int `json:"zero_content"` // HTTP 2xx streams that ended with no content text
-	Compressed    int `json:"compressed"`   // streams with a Content-Encoding
+	// NoFrames counts HTTP 2xx streams whose body bytes decoded into no
+	// frame at all: not a stream in the format (a non-streaming answer).
+	NoFrames   int `json:"no_frames"`
+	Compressed int `json:"compressed"` // streams with a Content-Encoding
 	// ContentStreams have content; ReadBuffered of them were buffered by
 	// how their content arrived (the bursts or instant delivery rule).
 	ContentStreams int `json:"content_streams"`
@@ -156,6 +159,9 @@ func (sg *Signals) add(r *record.Record) {
 	if r.HTTPStatus/100 == 2 && (r.Error != nil && r.Error.Class == record.ErrNoContent ||
 		r.Complete && strings.TrimSpace(r.Text()) == "") {
 		sg.ZeroContent++
+	}
+	if r.HTTPStatus/100 == 2 && r.FirstByteMS != nil && len(r.Frames) == 0 {
+		sg.NoFrames++
 	}
 }
 

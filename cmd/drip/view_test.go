@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +43,23 @@ func testViewTextReportWarmup(t *testing.T) {
 		if strings.Contains(stdout, "()") {
 			t.Errorf("--warmup %s: view report has an empty rule:\n%s", tc.warmup, stdout)
 		}
+	}
+}
+
+// A server that answers a whole JSON body instead of a stream: the report
+// says the body is not a stream, and how to ask for one, rather than
+// leaving "incomplete" unexplained.
+func TestRunNonStreamingServerHint(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"object":"chat.completion","choices":[{"message":{"role":"assistant","content":"All at once."}}]}`)
+	}))
+	defer srv.Close()
+	code, stdout, stderr := drip(t, "run", srv.URL, "--runs", "1")
+	if code != exitCannotGo {
+		t.Fatalf("exit %d, want %d (no measured stream completed)\n%s", code, exitCannotGo, stderr)
+	}
+	if want := "hint      not-a-stream: no openai-chat frame in the body: a whole (non-streaming) answer"; !strings.Contains(stdout, want) {
+		t.Errorf("report lacks %q:\n%s", want, stdout)
 	}
 }
