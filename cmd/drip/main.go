@@ -128,5 +128,23 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
 	root.AddCommand(newVersionCmd(), newManCmd())
 	addCompletions(root)
+	explainArgs(root)
 	return root
+}
+
+// explainArgs wraps every command's argument check so that a wrong count
+// shows the command's usage line and where its help is, as a bad flag does
+// (cobra alone says "accepts 1 arg(s), received 0").
+func explainArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageErr("%v\nusage: %s\nsee '%s --help'", err, cmd.UseLine(), cmd.CommandPath())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		explainArgs(sub)
+	}
 }

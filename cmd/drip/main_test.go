@@ -104,6 +104,26 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// A wrong number of arguments is a usage error that shows the command's
+// usage line and points at its help.
+func TestArgumentCountErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"view"}, "usage: drip view FILE.jsonl"},
+		{[]string{"view", "a.jsonl", "b.jsonl"}, "see 'drip view --help'"},
+		{[]string{"watch"}, "usage: drip watch URL"},
+		{[]string{"export", "aiperf"}, "see 'drip export aiperf --help'"},
+		{[]string{"version", "x"}, "usage: drip version"},
+	} {
+		code, _, stderr := drip(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d stderr %q, want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}
+
 func TestRunUnreachableCannotGo(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	u := srv.URL
