@@ -285,7 +285,7 @@ func (cs *compareScreen) drawBody(w, h int) string {
 		return cs.scatter(w, h)
 	case panelPrompts:
 		if len(cs.c.Prompts) == 0 {
-			return views.Fit(st.Dim.Render("no per-prompt view: it needs the same two or more prompt ids in every run"), w, h)
+			return views.Note("no per-prompt view: it needs the same two or more prompt ids in every run", w, h, st)
 		}
 	}
 	return cs.table().Render(cs.skip[cs.panel], h)

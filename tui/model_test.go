@@ -319,7 +319,7 @@ func TestKeys(t *testing.T) {
 		t.Errorf("zoomed timeline does not show the last seconds only:\n%s", s)
 	}
 	h.update(press("b"))
-	if !strings.Contains(h.screen(), "columns: time") {
+	if s := h.screen(); !strings.Contains(s, "runs × time") || !strings.Contains(s, "time 0–") {
 		t.Error("heatmap did not switch to time buckets")
 	}
 	h.update(press("tab"))

@@ -172,7 +172,9 @@ func (p streamTimeline) draw(b box) string {
 	if s.zoom {
 		zoom = zoomMS
 	}
-	return title(st, "timeline", views.TimelineLegend(&st.Views), b.w, false) + "\n" +
+	// The title takes " timeline " and a space before the legend.
+	legend := views.TimelineLegend(b.w-lipgloss.Width(" timeline ")-1, &st.Views)
+	return title(st, "timeline", legend, b.w, false) + "\n" +
 		views.Timeline(&s.cur, s.earlier(), zoom, b.w, b.h-1, &st.Views)
 }
 

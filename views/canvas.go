@@ -27,6 +27,19 @@ func fmtMS(v float64) string {
 	return report.FormatFloat(v) + "ms"
 }
 
+// Note is a dim message in a panel's place (nothing to draw yet, too
+// small), wrapped at words to the panel's width so it is read whole.
+func Note(msg string, width, height int, st *Styles) string {
+	if width <= 0 {
+		return ""
+	}
+	lines := strings.Split(ansi.Wordwrap(msg, width, ""), "\n")
+	for i, l := range lines {
+		lines[i] = st.Dim.Render(l)
+	}
+	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
 // Fit cuts or pads every line of s to exactly width cells and height
 // lines, so panels can be joined side by side without breaking the layout.
 func Fit(s string, width, height int) string {

@@ -29,7 +29,7 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 	const labelW = 11
 	colW := (width - labelW) / len(vals)
 	if colW < 6 {
-		return Fit(st.Dim.Render("too narrow for a histogram per run"), width, height)
+		return Note("too narrow for a histogram per run", width, height, st)
 	}
 	h := countRuns(vals)
 	head := strings.Repeat(" ", labelW)
@@ -149,7 +149,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 	}
 	colW := (width - (len(runs) - 1)) / len(runs)
 	if colW-labelWidth < 4 || height < 2 {
-		return Fit(st.Dim.Render("too small for a heatmap per run: widen the terminal"), width, height)
+		return Note("too small for a heatmap per run: widen the terminal", width, height, st)
 	}
 	var every []*record.Record
 	most := 0
@@ -183,7 +183,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 	}
 	lines := []string{joinColumns(cols, " ")}
 	if extra > 0 {
-		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(colW-labelWidth), sc.span, st))
+		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(colW-labelWidth), sc.span, width, st))
 		if selRun >= 0 && selRun < len(runs) && sel >= 0 && sel < len(runs[selRun]) {
 			lines = append(lines, streamLine(names[selRun], runs[selRun][sel], st))
 		}

@@ -47,7 +47,7 @@ func Gaps(r *record.Record, width, height int, st *Styles) string {
 	}
 	gaps := r.Gaps()
 	if len(gaps) == 0 {
-		return Fit(st.Dim.Render("no gaps yet: they need two content frames"), width, height)
+		return Note("no gaps yet: they need two content frames", width, height, st)
 	}
 	counts := make([]int, len(bucketEdges)+1)
 	lo, hi, most := countBuckets(gaps, counts)

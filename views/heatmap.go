@@ -42,7 +42,7 @@ func Heatmap(runs []*record.Record, byTime bool, skip, width, height int, st *St
 	rows := max(1, height-1)
 	lines := heatRows(runs, byTime, skip, rows, len(runs)-1, &st.Value, sc, width, st)
 	if height >= 2 {
-		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, st))
+		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
 	}
 	return Fit(strings.Join(lines, "\n"), width, height)
 }
@@ -139,16 +139,24 @@ func gapCells(r *record.Record, byTime bool, sc heatScale, plotW int) []heatCell
 	return cells
 }
 
-func heatLegend(edges [3]float64, byTime bool, per int, span float64, st *Styles) string {
+// heatLegend explains the shades and the columns in width cells: short of
+// room the columns' note is shortened, then left out; the shades stay.
+func heatLegend(edges [3]float64, byTime bool, per int, span float64, width int, st *Styles) string {
 	parts := []string{
 		st.Shades[0].Render("░") + st.Dim.Render(" <"+axisLabel(edges[0])),
 		st.Shades[1].Render("▒") + st.Dim.Render(" <"+axisLabel(edges[1])),
 		st.Shades[2].Render("▓") + st.Dim.Render(" <"+axisLabel(edges[2])),
 		st.Shades[3].Render("█") + st.Dim.Render(" stall ≥"+axisLabel(edges[2])),
 	}
-	cols := fmt.Sprintf("columns: frame index, %d per cell", per)
+	cols := []string{fmt.Sprintf("columns: frame index, %d per cell", per), fmt.Sprintf("%d frames/cell", per)}
 	if byTime {
-		cols = "columns: time, 0–" + fmtMS(span)
+		cols = []string{"columns: time, 0–" + fmtMS(span), "time 0–" + fmtMS(span)}
 	}
-	return strings.Join(parts, " ") + st.Dim.Render(" · "+cols)
+	shades := strings.Join(parts, " ")
+	for _, c := range cols {
+		if line := shades + st.Dim.Render(" · "+c); lipgloss.Width(line) <= width {
+			return line
+		}
+	}
+	return shades
 }

@@ -63,7 +63,7 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 		return ""
 	}
 	if c == nil {
-		return Fit(st.Dim.Render("the figures and their deltas fill in as each target finishes a run"), width, height)
+		return Note("the figures and their deltas fill in as each target finishes a run", width, height, st)
 	}
 	rows := map[string]compare.Row{}
 	for _, sec := range c.Sections {

@@ -28,8 +28,9 @@ const (
 	labelWidth     = 5 // "#12  "
 )
 
-// TimelineLegend explains the timeline's glyphs.
-func TimelineLegend(st *Styles) string {
+// TimelineLegend explains the timeline's glyphs in width cells: as many
+// as fit whole, in this order (a glyph cut in half explains nothing).
+func TimelineLegend(width int, st *Styles) string {
 	items := []struct {
 		g    rune
 		s    lipgloss.Style
@@ -40,11 +41,18 @@ func TimelineLegend(st *Styles) string {
 		{glyphMeta, st.Meta, "usage"}, {glyphEnd, st.End, "end"}, {glyphError, st.Error, "error"},
 		{glyphStall, st.StallMid, "stall"},
 	}
-	parts := make([]string, len(items))
-	for i, it := range items {
-		parts[i] = it.s.Render(string(it.g)) + st.Dim.Render(" "+it.what)
+	out := ""
+	for _, it := range items {
+		part := it.s.Render(string(it.g)) + st.Dim.Render(" "+it.what)
+		if out != "" {
+			part = "  " + part
+		}
+		if lipgloss.Width(out+part) > width {
+			break
+		}
+		out += part
 	}
-	return strings.Join(parts, "  ")
+	return out
 }
 
 // axis maps times to cells.

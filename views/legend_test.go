@@ -1,0 +1,47 @@
+package views
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Legends in a narrow panel keep whole entries: the timeline's glyphs
+// that fit, the heatmap's shades with a shorter note or none (at 80
+// columns they were cut mid-word: "■ e", "stall ≥250m…").
+func TestLegendsKeepWholeEntries(t *testing.T) {
+	st := NewStyles(false, true)
+	words := []string{"text", "reasoning", "tool", "one read", "role", "ping", "usage", "end", "error", "stall"}
+	for _, w := range []int{20, 68, 120} {
+		got := ansi.Strip(TimelineLegend(w, &st))
+		if ansi.StringWidth(got) > w {
+			t.Errorf("timeline legend at %d is %d wide: %q", w, ansi.StringWidth(got), got)
+		}
+		entries := strings.Split(got, "  ")
+		for i, e := range entries {
+			if i >= len(words) || !strings.HasSuffix(e, " "+words[i]) {
+				t.Errorf("timeline legend at %d: entry %d is %q, want a whole %q: %q", w, i, e, words[min(i, len(words)-1)], got)
+			}
+		}
+		if w == 120 && len(entries) != len(words) {
+			t.Errorf("timeline legend at 120 has %d of %d entries: %q", len(entries), len(words), got)
+		}
+	}
+	for _, tc := range []struct {
+		width   int
+		byTime  bool
+		want    string
+		without string
+	}{
+		{120, false, "█ stall ≥250ms · columns: frame index, 2 per cell", ""},
+		{56, false, "█ stall ≥250ms · 2 frames/cell", "columns"},
+		{56, true, "█ stall ≥250ms · time 0–2.49s", "columns"},
+		{40, false, "█ stall ≥250ms", "·"},
+	} {
+		got := ansi.Strip(heatLegend(shadeEdges(250), tc.byTime, 2, 2490, tc.width, &st))
+		if ansi.StringWidth(got) > tc.width || !strings.HasSuffix(got, tc.want) || (tc.without != "" && strings.Contains(got, tc.without)) {
+			t.Errorf("heat legend at %d (by time %v): %q, want it to end %q within the width", tc.width, tc.byTime, got, tc.want)
+		}
+	}
+}
