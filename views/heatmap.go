@@ -149,6 +149,9 @@ func heatLegend(edges [3]float64, byTime bool, per int, span float64, width int,
 		st.Shades[3].Render("█") + st.Dim.Render(" stall ≥"+axisLabel(edges[2])),
 	}
 	cols := []string{fmt.Sprintf("columns: frame index, %d per cell", per), fmt.Sprintf("%d frames/cell", per)}
+	if per == 1 {
+		cols[1] = "1 frame/cell"
+	}
 	if byTime {
 		cols = []string{"columns: time, 0–" + fmtMS(span), "time 0–" + fmtMS(span)}
 	}

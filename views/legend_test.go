@@ -31,15 +31,17 @@ func TestLegendsKeepWholeEntries(t *testing.T) {
 	for _, tc := range []struct {
 		width   int
 		byTime  bool
+		per     int
 		want    string
 		without string
 	}{
-		{120, false, "█ stall ≥250ms · columns: frame index, 2 per cell", ""},
-		{56, false, "█ stall ≥250ms · 2 frames/cell", "columns"},
-		{56, true, "█ stall ≥250ms · time 0–2.49s", "columns"},
-		{40, false, "█ stall ≥250ms", "·"},
+		{120, false, 2, "█ stall ≥250ms · columns: frame index, 2 per cell", ""},
+		{56, false, 2, "█ stall ≥250ms · 2 frames/cell", "columns"},
+		{56, true, 2, "█ stall ≥250ms · time 0–2.49s", "columns"},
+		{40, false, 2, "█ stall ≥250ms", "·"},
+		{56, false, 1, "█ stall ≥250ms · 1 frame/cell", "frames"},
 	} {
-		got := ansi.Strip(heatLegend(shadeEdges(250), tc.byTime, 2, 2490, tc.width, &st))
+		got := ansi.Strip(heatLegend(shadeEdges(250), tc.byTime, tc.per, 2490, tc.width, &st))
 		if ansi.StringWidth(got) > tc.width || !strings.HasSuffix(got, tc.want) || (tc.without != "" && strings.Contains(got, tc.without)) {
 			t.Errorf("heat legend at %d (by time %v): %q, want it to end %q within the width", tc.width, tc.byTime, got, tc.want)
 		}
