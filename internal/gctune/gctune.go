@@ -15,9 +15,13 @@ import (
 const GCPercent = 400
 
 // floorPerStream is the heap the GC counts per stream in flight before any
-// is allocated: about what one stream takes while it starts (bench/load's
-// memory per in-flight stream).
-const floorPerStream = 16 << 10
+// is allocated. At GOGC 400 the first collection comes after about 4× the
+// floor is allocated, and a stream of 200 frames allocates about 78 KiB
+// over its life (its record's frames, grown by doubling, most of it): at
+// 16 KiB, 1,000 such streams set off a collection 7.7 s into their 10 s,
+// and the frames it delayed were 380 of the 3,573 stamped over 3 ms late
+// (bench/load -streams 1000). At 32 KiB a run of them has none.
+const floorPerStream = 32 << 10
 
 // Past GOGC's goal, the memory limit bounds the heap: a base for the
 // process and a budget per stream in flight, enough for its buffers and a
