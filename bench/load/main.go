@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -57,9 +58,11 @@ import (
 	"github.com/driplab/drip/tui"
 )
 
-// cpuProfile and profileAfter are -cpuprofile and -profile-after.
+// cpuProfile, traceFile, profileAfter and profileFor are -cpuprofile,
+// -trace, -profile-after and -profile-for.
 var (
 	cpuProfile   string
+	traceFile    string
 	profileAfter time.Duration
 	profileFor   time.Duration
 	ramp         time.Duration // -ramp
@@ -76,8 +79,9 @@ func main() {
 	withTUIFlag := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
 	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
-	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile: start profiling this long into each pass (9.5s: the end burst only)")
-	flag.DurationVar(&profileFor, "profile-for", 0, "with -cpuprofile: stop profiling this long after it started (1s: the start burst only); 0 profiles to the end of the pass")
+	flag.StringVar(&traceFile, "trace", "", "write a runtime trace (go tool trace) of the same passes and window as -cpuprofile to this file")
+	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile or -trace: start profiling this long into each pass (9.5s: the end burst only)")
+	flag.DurationVar(&profileFor, "profile-for", 0, "with -cpuprofile or -trace: stop profiling this long after it started (1s: the start burst only); 0 profiles to the end of the pass")
 	pairFile := flag.String("pair", "", "pair the records of a drip run (--out FILE, prompts s0, s1, …, against a -serve server) with that server's write times, given by -server")
 	server := flag.String("server", "", "with -pair: the -serve server's URL")
 	flag.BoolVar(&withFloor, "floor", false, "after each timing pass, the same streams through the floor client (a raw socket per stream stamping each read, nothing else) and drip/floor ratios")
@@ -316,7 +320,7 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 		fmt.Printf("  GC: %d cycles, %.0f MiB allocated during the run\n", ms1.NumGC-ms0.NumGC, mib(float64(ms1.TotalAlloc-ms0.TotalAlloc)))
 	}()
 	cpu0, t0 := cpuTime(), time.Now()
-	if keep != nil && cpuProfile != "" && tuiOn == withTUI {
+	if keep != nil && (cpuProfile != "" || traceFile != "") && tuiOn == withTUI {
 		stop := profile(profileAfter)
 		defer stop()
 	}
@@ -341,38 +345,43 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 	return time.Since(t0), cpuTime() - cpu0, nil
 }
 
-// profile adds a CPU profile of the pass from after on to the
-// -cpuprofile file (one file per pass: the name gets the pass's number).
+// profile adds a CPU profile (-cpuprofile) and a runtime trace (-trace)
+// of the pass from after on, one file of each per pass: the name gets the
+// pass's number.
 func profile(after time.Duration) (stop func()) {
 	profiles++
-	name := fmt.Sprintf("%s.%d", cpuProfile, profiles)
+	var recs []windowRecorder
+	if cpuProfile != "" {
+		recs = append(recs, windowRecorder{"CPU profile", cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile})
+	}
+	if traceFile != "" {
+		recs = append(recs, windowRecorder{"runtime trace", traceFile, trace.Start, trace.Stop})
+	}
 	done := make(chan struct{})
-	started := make(chan bool, 1)
-	var f *os.File
+	started := make(chan []*os.File, 1)
 	go func() {
 		select {
 		case <-time.After(after):
 		case <-done:
-			started <- false
+			started <- nil
 			return
 		}
-		var err error
-		if f, err = os.Create(name); err == nil {
-			err = pprof.StartCPUProfile(f)
+		files := make([]*os.File, len(recs))
+		for i, r := range recs {
+			files[i] = r.begin(fmt.Sprintf("%s.%d", r.file, profiles))
 		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "load: cpu profile:", err)
-		}
-		started <- err == nil
+		started <- files
 	}()
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
 			close(done)
-			if <-started {
-				pprof.StopCPUProfile()
-				f.Close()
-				fmt.Printf("  CPU profile from %s: %s\n", after, name)
+			for i, f := range <-started {
+				if f != nil {
+					recs[i].stop()
+					f.Close()
+					fmt.Printf("  %s from %s: %s\n", recs[i].what, after, f.Name())
+				}
 			}
 		})
 	}
@@ -380,6 +389,28 @@ func profile(after time.Duration) (stop func()) {
 		time.AfterFunc(after+profileFor, stop)
 	}
 	return stop
+}
+
+// windowRecorder is a profile that starts writing to a file and stops.
+type windowRecorder struct {
+	what, file string
+	start      func(io.Writer) error
+	stop       func()
+}
+
+// begin starts r writing to name; nil when it could not.
+func (r windowRecorder) begin(name string) *os.File {
+	f, err := os.Create(name)
+	if err == nil {
+		if err = r.start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "load: %s: %v\n", r.what, err)
+		return nil
+	}
+	return f
 }
 
 var profiles int
