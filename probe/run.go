@@ -117,11 +117,17 @@ func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Ev
 	if p.Progress == nil {
 		p.Progress = &Progress{}
 	}
-	r := &runner{plan: p, o: o, observe: observe, records: make(chan *record.Record, 64)}
+	// Room for every stream in flight to hand its record over at once.
+	r := &runner{plan: p, o: o, observe: observe, records: make(chan *record.Record, max(64, p.InFlight()))}
 	sunk := make(chan struct{})
 	go func() {
+		var pace sinkPace // the wall clock's: it paces this machine's work, whatever o.Clock measures
 		for rec := range r.records {
+			t0 := time.Now()
 			sink(rec)
+			if rest := pace.after(time.Since(t0), p.Progress.InFlight.Load(), len(r.records), cap(r.records)); rest > 0 {
+				time.Sleep(rest)
+			}
 		}
 		close(sunk)
 	}()
