@@ -137,7 +137,8 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 }
 
 // labelQuadrants names the quadrants in their corners, a row inward when
-// a point is in the way; points are never covered.
+// a point is in the way or beside it (a label that touches a point reads
+// as one word: "healthyB"); points are never covered.
 func (p *scatterPlot) labelQuadrants(st *Styles) {
 	qx := p.queueCol
 	quad := []struct {
@@ -149,11 +150,21 @@ func (p *scatterPlot) labelQuadrants(st *Styles) {
 	}
 	for _, q := range quad {
 		for r := q.r; r >= 0 && r < p.h && r != p.stallRow; r += q.step {
-			if p.grid[r].put(q.c, q.text, &st.Dim, p.free(r)) {
+			if !p.pointAt(r, q.c-1) && !p.pointAt(r, q.c+len(q.text)) && p.grid[r].put(q.c, q.text, &st.Dim, p.free(r)) {
 				break
 			}
 		}
 	}
+}
+
+// pointAt reports whether cell c of row r holds a point (a series letter,
+// "*" or "•"); a cell off the plot holds none.
+func (p *scatterPlot) pointAt(r, c int) bool {
+	if c < 0 || c >= p.w {
+		return false
+	}
+	g := p.grid[r].r[c]
+	return g >= 'A' && g <= 'Z' || g == '*' || g == '•'
 }
 
 // niceCeil rounds v up to a 1-2-5 step.
