@@ -64,10 +64,13 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 	}
 	ax := axis{to: p.xMax, cells: plotW}
 	lines = append(lines, strings.Repeat(" ", yLabelW)+axisRow(ax, st).String())
-	caption := "x ttft · y gap p99 · transport: fast start, fat gaps · queue: long wait, tight gaps"
+	// What is missing comes before the quadrants' key, which a narrow
+	// panel cuts.
+	caption := "x ttft · y gap p99"
 	if skipped > 0 {
-		caption += fmt.Sprintf(" · %d without a ttft or gaps not drawn", skipped)
+		caption += fmt.Sprintf(" · %d without a ttft or gaps, not drawn", skipped)
 	}
+	caption += " · transport: fast start, fat gaps · queue: long wait, tight gaps"
 	lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(caption))
 	return Fit(strings.Join(lines, "\n"), width, height)
 }

@@ -28,3 +28,14 @@ func TestScatterLabelsKeepClearOfPoints(t *testing.T) {
 		}
 	}
 }
+
+// The count of runs left off the scatter survives a narrow panel: it
+// comes before the quadrants' key, which is cut first.
+func TestScatterSaysWhatIsNotDrawn(t *testing.T) {
+	st := NewStyles(false, true)
+	pts := []ScatterPoint{{Series: 0, TTFTMS: 223, GapMS: 65}, {Series: 1, TTFTMS: 224, GapMS: 485}}
+	out := ansi.Strip(Scatter(pts, 1, stats.DefaultStall, 80, 14, &st))
+	if !strings.Contains(out, "1 without a ttft or gaps, not drawn") {
+		t.Errorf("80 columns: the caption lost the count of runs not drawn:\n%s", out)
+	}
+}
