@@ -89,13 +89,17 @@ func headText(w io.Writer, s *stats.Summary) {
 // warmupLine is the report's warmup line: the streams left out and the
 // rule that left them out, or none when none were planned or recorded.
 func warmupLine(n int, wl *stats.Workload) string {
-	switch {
-	case n == 0 && wl.Warmup == 0:
+	if n == 0 && wl.Warmup == 0 {
 		return "warmup    none"
-	case wl.WarmupRule == "":
-		return fmt.Sprintf("warmup    %d streams, excluded from every figure", n)
 	}
-	return fmt.Sprintf("warmup    %d streams, excluded (%s)", n, sanitize.Line(wl.WarmupRule))
+	count := fmt.Sprintf("%d streams", n)
+	if n == 1 {
+		count = "1 stream"
+	}
+	if wl.WarmupRule == "" {
+		return "warmup    " + count + ", excluded from every figure"
+	}
+	return "warmup    " + count + ", excluded (" + sanitize.Line(wl.WarmupRule) + ")"
 }
 
 // distText is the table of distributions, held time when the server
