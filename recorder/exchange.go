@@ -31,6 +31,7 @@ type exchange struct {
 	rec  *record.Record
 	x    *record.Exchange
 	body []byte
+	path string // the client's request path
 	resp []byte // the response body as it came, up to MaxBytes
 	// What forwarding saw, for finish: when it began and ended, the reads
 	// and how it ended.
@@ -76,7 +77,6 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	e.rec.HTTPStatus = resp.StatusCode
 	idle.Touch(o.Clock())
 	e.x.ContentType = resp.Header.Get("Content-Type")
-	e.x.Streamed = isStream(e.x.ContentType, e.body, r.URL.Path)
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		e.rec.ContentEncoding = enc
 	}
@@ -164,9 +164,15 @@ func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *record.Err
 }
 
 // finish decodes what was kept into frames and derives the record, once
-// the client has had the whole response.
+// the client has had the whole response. What only the record needs is
+// found here too, not on the way to the upstream and back.
 func (e *exchange) finish() {
 	rec, o, start, reads, perr := e.rec, &e.p.o, e.start, e.reads, e.perr
+	rec.PromptID, rec.Model = promptID(e.body), requestModel(e.body, e.path)
+	rec.Target = probe.RedactURL(e.p.upstreamURL(e.path, "").String())
+	if rec.HTTPStatus != 0 { // a response came (fail judged one that did not)
+		e.x.Streamed = isStream(e.x.ContentType, e.body, e.path)
+	}
 	rec.Start = start
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
 	rec.DurationMS = ms(e.end.Sub(start))

@@ -134,11 +134,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	x := newExchange(r, body)
 	rec := &record.Record{
-		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure,
-		PromptID: promptID(body), Target: probe.RedactURL(p.upstreamURL(r.URL.Path, "").String()),
-		Model: requestModel(body, r.URL.Path), Exchange: x,
+		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
-	e := &exchange{p: p, rec: rec, x: x, body: body}
+	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path}
 	e.run(w, r)
 	// Decoding and writing the record wait for no client: the handler
 	// returns, ending the response (and freeing a kept-alive connection

@@ -270,3 +270,47 @@ func TestUpstreamDownIsRecordedAsAFailedStream(t *testing.T) {
 		t.Errorf("records %+v, want one failed stream, class refused", recs)
 	}
 }
+
+// The request's names are found for the record after forwarding: a
+// stream's and a failed exchange's records still carry them.
+func TestRecordsNameTheirRequestsModelPromptAndTarget(t *testing.T) {
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sse)
+	}), recorder.Options{})
+	bodies := []string{`{"model":"gpt-x","stream":true}`, `{"model":"gpt-x","stream":true}`, `{"model":"gpt-y","stream":true}`}
+	for _, b := range bodies {
+		resp, err := rawClient.Post(base+"/v1/chat/completions?api-key=sk-hidden", "application/json", strings.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	recs := records()
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	byModel := map[string][]string{}
+	for _, r := range recs {
+		if !r.Exchange.Streamed || !strings.HasPrefix(r.PromptID, "req-") || !strings.HasSuffix(r.Target, "/v1/chat/completions") {
+			t.Errorf("streamed %v, prompt id %q, target %q; want a stream, req-…, the upstream's /v1/chat/completions without the query", r.Exchange.Streamed, r.PromptID, r.Target)
+		}
+		byModel[r.Model] = append(byModel[r.Model], r.PromptID)
+	}
+	x, y := byModel["gpt-x"], byModel["gpt-y"]
+	if len(x) != 2 || len(y) != 1 || x[0] != x[1] || x[0] == y[0] {
+		t.Errorf("prompt ids by model %v; want gpt-x's two identical requests to share one, gpt-y's another", byModel)
+	}
+
+	dead := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(dead.URL)
+	dead.Close()
+	var failed []*record.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { failed = append(failed, r) })
+	p.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/model/claude-z/invoke-with-response-stream", strings.NewReader(`{}`)))
+	p.Wait()
+	if len(failed) != 1 || failed[0].Model != "claude-z" || !failed[0].Exchange.Streamed || failed[0].PromptID == "" {
+		t.Errorf("failed records %+v; want one, model claude-z from the path, a stream, with a prompt id", failed)
+	}
+}
