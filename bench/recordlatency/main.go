@@ -1,16 +1,26 @@
 // Command recordlatency measures what drip record adds to each frame's
 // trip with the proxy in its own process, as a user runs it: this process
 // is the upstream and the clients, the real binary (-drip) is the proxy.
-// Every stream is asked for twice at once, directly and through the proxy;
-// the upstream writes frame i of both at one scheduled instant (frames
-// -gap apart, the streams' starts spread over one gap or -spread), each
-// frame carrying its write time, and each client notes when it read it. A
-// frame's added latency is its proxied trip minus its direct twin's: both
-// met the same machine at the same moment.
+//
+// Every stream is asked for twice at once, directly and through the proxy.
+// The upstream writes frame i of both twins at one scheduled instant
+// (stream start + i × -gap), each frame carrying the time it was written,
+// and each client notes when its read returned it: a trip. Twins are matched
+// by stream and frame index, and a frame's added latency is its proxied trip
+// minus its direct twin's: both met the same machine at the same moment.
+// Streams start at seeded random instants within -spread, as independent
+// clients do; -spread 0 starts them all at once, every stream's frame i at
+// the same instant: a burst of n frames every gap.
+//
+// The proxy's CPU per frame is its user and system time (/proc/PID/stat)
+// over each pass ÷ the frames it forwarded. This process
+// runs with its garbage collector off (a 1 GiB limit), so that a collection
+// here does not delay one twin and not the other.
 //
 //	go build -o /tmp/drip ./cmd/drip
-//	go run ./bench/recordlatency -drip /tmp/drip -streams 1,100 -rounds 3
-//	go run ./bench/recordlatency -drip /tmp/drip -streams 100 -spread 500ms   # steady state
+//	go run ./bench/recordlatency -drip /tmp/drip -streams 1 -frames 1000 -rounds 5
+//	go run ./bench/recordlatency -drip /tmp/drip -streams 100 -rounds 5              # starts over 1s
+//	go run ./bench/recordlatency -drip /tmp/drip -streams 100 -rounds 5 -spread 0    # all at once
 package main
 
 import (
@@ -19,11 +29,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,79 +50,112 @@ import (
 
 var origin = time.Now()
 
+// config is one invocation's flags.
+type config struct {
+	drip        string
+	levels      []int
+	rounds      int
+	frames      int
+	gap, spread time.Duration
+	seed        uint64
+}
+
 func main() {
-	drip := flag.String("drip", "", "the drip binary to run as the proxy (required)")
+	var c config
+	flag.StringVar(&c.drip, "drip", "", "the drip binary to run as the proxy (required)")
 	levels := flag.String("streams", "1,100", "concurrent streams per pass, comma-separated (each asked for directly and through the proxy)")
-	rounds := flag.Int("rounds", 3, "passes per level")
-	frames := flag.Int("frames", 50, "frames per stream")
-	gap := flag.Duration("gap", 10*time.Millisecond, "time between a stream's frames")
-	spread := flag.Duration("spread", 0, "start the streams evenly over this time (0: one gap, so they also end within one; frames × gap: a steady state, streams starting and ending all along)")
+	flag.IntVar(&c.rounds, "rounds", 3, "passes per level")
+	flag.IntVar(&c.frames, "frames", 200, "frames per stream")
+	flag.DurationVar(&c.gap, "gap", 10*time.Millisecond, "time between a stream's frames")
+	flag.DurationVar(&c.spread, "spread", time.Second, "start the streams at random instants within this time (0: all at once, every stream's frames at the same instants)")
+	flag.Uint64Var(&c.seed, "seed", 1, "seed of the start instants")
 	flag.Parse()
-	if *spread <= 0 {
-		*spread = *gap
+	var err error
+	switch c.levels, err = parseLevels(*levels); {
+	case c.drip == "":
+		err = fmt.Errorf("-drip: name the drip binary, e.g. -drip /tmp/drip")
+	case c.rounds < 1 || c.frames < 10 || c.gap <= 0 || c.spread < 0:
+		err = fmt.Errorf("-rounds must be at least 1, -frames at least 10, -gap positive, -spread not negative")
 	}
-	if *drip == "" {
-		fmt.Fprintln(os.Stderr, "recordlatency: -drip: name the drip binary, e.g. -drip /tmp/drip")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "recordlatency:", err)
 		os.Exit(2)
 	}
-	if err := run(*drip, *levels, *rounds, *frames, *gap, *spread); err != nil {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(1 << 30)
+	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "recordlatency:", err)
 		os.Exit(1)
 	}
 }
 
-func run(drip, levels string, rounds, frames int, gap, spread time.Duration) error {
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-streams %q: want counts like 1,100", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run(c config) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	go http.Serve(ln, upstream(frames, gap))
+	go http.Serve(ln, upstream(c.frames, c.gap))
 	up := "http://" + ln.Addr().String()
 	dir, err := os.MkdirTemp("", "recordlatency")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	proxy, stop, err := startRecord(drip, up, filepath.Join(dir, "rec.jsonl"))
+	proxy, pid, stop, err := startRecord(c.drip, up, filepath.Join(dir, "rec.jsonl"))
 	if err != nil {
 		return err
 	}
 	direct, proxied := newClient(), newClient()
-	fmt.Printf("drip record added latency · %d frames %s apart per stream, starts spread over %s · upstream and clients in this process, drip record in its own\n", frames, gap, spread)
-	fmt.Println("| streams | round | load avg | frames | direct p50 / p99 ms | proxied p50 / p99 ms | added per frame p50 / p99 ms | added p99: first 5 / middle / last 5 frames |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
-	total, proxiedFrames := 0, 0
-	for _, f := range strings.Split(levels, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			return fmt.Errorf("-streams %q: want counts like 1,100", levels)
-		}
-		for r := range rounds {
-			load := loadavg()
-			d, p, err := pass(direct, proxied, up, proxy, n, frames, gap, spread)
+	starts := "at random instants within " + c.spread.String()
+	if c.spread == 0 {
+		starts = "all at once"
+	}
+	fmt.Printf("drip record added latency · %d frames %s apart per stream, streams starting %s (seed %d) · upstream and clients in this process, drip record in its own\n", c.frames, c.gap, starts, c.seed)
+	fmt.Println("| streams | round | load avg | frames | direct p50 / p99 ms | proxied p50 / p99 ms | added per frame p50 / p99 ms | added p99: first 5 / middle / last 5 frames | proxy CPU per frame |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	rng := rand.New(rand.NewPCG(c.seed, 0))
+	streams := 0
+	for _, n := range c.levels {
+		for r := range c.rounds {
+			load, cpu0 := loadavg(), processCPU(pid)
+			d, p, err := pass(direct, proxied, up, proxy, n, c, rng)
 			if err != nil {
 				return err
 			}
-			total += 2 * n
-			proxiedFrames += len(p)
+			cpu := processCPU(pid) - cpu0
+			if cpu0 < 0 {
+				cpu = -1
+			}
+			streams += n
 			added := make([]float64, len(d))
 			for i := range d {
 				added[i] = p[i] - d[i]
 			}
-			fmt.Printf("| %d | %d | %s | %d | %s | %s | %s | %s |\n", n, r+1, load, len(d), p5099(d), p5099(p), p5099(added), byPosition(added, frames))
+			fmt.Printf("| %d | %d | %s | %d | %s | %s | %s | %s | %s |\n", n, r+1, load, len(d), p5099(d), p5099(p), p5099(added), byPosition(added, c.frames), perFrame(cpu, len(p)))
 		}
 	}
-	recorded, cpu, err := stop()
+	recorded, err := stop()
 	if err != nil {
 		return err
 	}
 	// The proxy must have recorded what it forwarded, or it did not do
 	// its whole job while measured.
-	if recorded != total/2 {
-		return fmt.Errorf("drip record wrote %d complete records for %d proxied streams", recorded, total/2)
+	if recorded != streams {
+		return fmt.Errorf("drip record wrote %d complete records for %d proxied streams", recorded, streams)
 	}
-	fmt.Printf("drip record wrote %d complete records, one per proxied stream, and used %.2f s of CPU: %.1f µs per frame forwarded and recorded\n",
-		recorded, cpu.Seconds(), float64(cpu.Microseconds())/float64(proxiedFrames))
+	fmt.Printf("drip record wrote %d complete records, one per proxied stream; CPU per frame is the proxy's user and system time over the pass (forwarding, recording, writing the file, idle wake-ups) ÷ frames forwarded\n", recorded)
 	return nil
 }
 
@@ -137,15 +182,18 @@ func upstream(frames int, gap time.Duration) http.Handler {
 
 // pass streams n pairs (direct, proxied) at once and returns each frame's
 // trip in ms, the i-th proxied frame the twin of the i-th direct one.
-func pass(direct, proxied *http.Client, up, proxy string, n, frames int, gap, spread time.Duration) ([]float64, []float64, error) {
+func pass(direct, proxied *http.Client, up, proxy string, n int, c config, rng *rand.Rand) ([]float64, []float64, error) {
 	first := time.Since(origin) + 200*time.Millisecond // time to connect and send
 	d, p := make([][]float64, n), make([][]float64, n)
 	errs := make(chan error, 2*n)
 	var wg sync.WaitGroup
 	for k := range n {
-		at := int64(first + time.Duration(k)*spread/time.Duration(n))
-		wg.Go(func() { d[k] = stream(direct, up, at, frames, errs) })
-		wg.Go(func() { p[k] = stream(proxied, proxy, at, frames, errs) })
+		at := int64(first)
+		if c.spread > 0 {
+			at += rng.Int64N(int64(c.spread))
+		}
+		wg.Go(func() { d[k] = stream(direct, up, at, c.frames, errs) })
+		wg.Go(func() { p[k] = stream(proxied, proxy, at, c.frames, errs) })
 	}
 	wg.Wait()
 	close(errs)
@@ -194,39 +242,38 @@ func newClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1000, DisableCompression: true}}
 }
 
-// startRecord runs drip record in front of up and returns its URL and a
-// function that stops it (Ctrl-C, as a user does) and counts the complete
-// records it wrote and the CPU time it used.
-func startRecord(drip, up, out string) (string, func() (int, time.Duration, error), error) {
+// startRecord runs drip record in front of up and returns its URL, its
+// process id and a function that stops it (Ctrl-C, as a user does) and
+// counts the complete records it wrote.
+func startRecord(drip, up, out string) (string, int, func() (int, error), error) {
 	cmd := exec.Command(drip, "record", "--listen", "127.0.0.1:0", "--upstream", up, "--out", out)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	sc := bufio.NewScanner(stderr)
 	if !sc.Scan() {
 		cmd.Wait()
-		return "", nil, fmt.Errorf("drip record said nothing")
+		return "", 0, nil, fmt.Errorf("drip record said nothing")
 	}
 	// "drip record: http://ADDR → UPSTREAM · writing FILE"
 	addr, _, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "drip record: "), " ")
 	if !ok || !strings.HasPrefix(addr, "http://") {
 		cmd.Process.Kill()
-		return "", nil, fmt.Errorf("drip record: %s", sc.Text())
+		return "", 0, nil, fmt.Errorf("drip record: %s", sc.Text())
 	}
 	go io.Copy(io.Discard, stderr)
-	stop := func() (int, time.Duration, error) {
+	stop := func() (int, error) {
 		cmd.Process.Signal(syscall.SIGINT)
 		if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 { // 130: stopped by Ctrl-C, as it should be
-			return 0, 0, fmt.Errorf("drip record: %v", err)
+			return 0, fmt.Errorf("drip record: %v", err)
 		}
-		cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		f, err := os.Open(out)
 		if err != nil {
-			return 0, 0, err
+			return 0, err
 		}
 		defer f.Close()
 		recs, _, err := probe.ReadRecords(f)
@@ -236,9 +283,36 @@ func startRecord(drip, up, out string) (string, func() (int, time.Duration, erro
 				complete++
 			}
 		}
-		return complete, cpu, err
+		return complete, err
 	}
-	return addr, stop, nil
+	return addr, cmd.Process.Pid, stop, nil
+}
+
+// processCPU is the user and system time process pid has used, threads
+// that ended included, from /proc/PID/stat (in 10 ms ticks: USER_HZ is 100),
+// or -1 where there is none.
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	// Fields after the command name, which is in parentheses: utime and
+	// stime are the 12th and 13th.
+	_, rest, _ := bytes.Cut(b, []byte(") "))
+	f := strings.Fields(string(rest))
+	if len(f) < 13 {
+		return -1
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+func perFrame(cpu time.Duration, frames int) string {
+	if cpu < 0 || frames == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f µs", float64(cpu.Nanoseconds())/1e3/float64(frames))
 }
 
 // byPosition is the p99 of added latency over each stream's first five
