@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
-	"sync/atomic"
 
 	"github.com/driplab/drip/record"
 )
@@ -19,10 +18,7 @@ import (
 // after it, and the summary counts the streams that waited.
 const MaxConnecting = 1024
 
-var (
-	connecting     = make(chan struct{}, MaxConnecting)
-	waitingConnect atomic.Int64 // streams waiting for a turn now
-)
+var connecting = make(chan struct{}, MaxConnecting)
 
 // connectTurn waits for a turn to get req's connection; the turn ends when
 // the transport has one (a reused one at once). It returns the request to
@@ -34,8 +30,6 @@ func connectTurn(req *http.Request, clock Clock, rec *record.Record) (*http.Requ
 	case connecting <- struct{}{}:
 	default:
 		t0 := clock()
-		waitingConnect.Add(1)
-		defer waitingConnect.Add(-1)
 		select {
 		case connecting <- struct{}{}:
 			rec.ConnectWaitMS = ptr(ms(clock().Sub(t0)))
