@@ -70,29 +70,36 @@ func (p *fastParser) raw() ([]byte, bool) {
 // classifier runs. String makes the one copy a record keeps.
 type jsonText []textPiece
 
-// textPiece is one string of content: raw, its bytes between the quotes
-// as written (escaped: they need decoding), or s, the slow path's text.
+// textPiece is one string of content: its bytes between the quotes as
+// written; escaped says they need decoding.
 type textPiece struct {
 	raw     []byte
 	escaped bool
-	s       string
 }
 
 // add appends a piece unless it is empty, so a jsonText is non-empty
 // exactly when its text is (a non-empty JSON string never decodes to "").
 func (t *jsonText) add(pc textPiece) {
-	if len(pc.raw) > 0 || pc.s != "" {
+	if len(pc.raw) > 0 {
 		*t = append(*t, pc)
 	}
 }
 
-// addString appends the slow path's decoded text.
-func (t *jsonText) addString(s string) { t.add(textPiece{s: s}) }
+// addString appends the slow path's decoded text (encoding/json's string,
+// copied again by String: the slow path is the rare one).
+func (t *jsonText) addString(s string) {
+	if s != "" {
+		*t = append(*t, textPiece{raw: []byte(s)})
+	}
+}
 
-// reset empties t for the next payload, dropping its references into
-// the last read's buffer.
+// reset empties t for the next payload, dropping its references into the
+// last read's buffer (a loop: clear's runtime call costs more for the one
+// or two pieces there are).
 func (t jsonText) reset() jsonText {
-	clear(t)
+	for i := range t {
+		t[i] = textPiece{}
+	}
 	return t[:0]
 }
 
@@ -100,15 +107,17 @@ func (t jsonText) reset() jsonText {
 // read buffer: plain pieces are copied as they are, escaped ones decoded
 // on the way, into a string sized for all of them up front.
 func (t jsonText) String() string {
-	if len(t) == 1 && !t[0].escaped {
-		if t[0].raw == nil {
-			return t[0].s // encoding/json's own string: no copy at all
-		}
+	if len(t) == 1 && !t[0].escaped { // the common frame, inlined
 		return string(t[0].raw)
 	}
+	return t.join()
+}
+
+// join is String for several pieces or escaped ones.
+func (t jsonText) join() string {
 	n := 0
 	for _, pc := range t {
-		n += len(pc.raw) + len(pc.s) // decoding only shortens (but for U+FFFD)
+		n += len(pc.raw) // decoding only shortens (but for U+FFFD)
 	}
 	var b strings.Builder
 	b.Grow(n)
@@ -117,7 +126,6 @@ func (t jsonText) String() string {
 			writeDecoded(&b, pc.raw)
 		} else {
 			b.Write(pc.raw)
-			b.WriteString(pc.s)
 		}
 	}
 	return b.String()
@@ -151,8 +159,13 @@ func writeDecoded(b *strings.Builder, s []byte) {
 // textTo is an object member that adds a string value to *t in place
 // (nothing for null), identified by bit.
 func (p *fastParser) textTo(t *jsonText, bit uint8) (uint8, bool) {
-	pc, ok := p.piece()
-	t.add(pc)
+	if p.null() {
+		return bit, true
+	}
+	raw, escaped, ok := p.scanString()
+	if len(raw) > 0 {
+		*t = append(*t, textPiece{raw, escaped})
+	}
 	return bit, ok
 }
 

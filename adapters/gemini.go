@@ -93,7 +93,7 @@ func (g *geminiInfo) parseSlow(data []byte) bool {
 	for _, cand := range ch.Candidates {
 		g.finished = g.finished || cand.FinishReason != ""
 		for _, p := range cand.Content.Parts {
-			g.part(textPiece{s: p.Text}, p.Thought, p.FunctionCall)
+			g.part(textPiece{raw: []byte(p.Text)}, p.Thought, p.FunctionCall)
 		}
 	}
 	if u := ch.UsageMetadata; u != nil {
