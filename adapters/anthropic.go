@@ -111,7 +111,7 @@ type anthropicMetrics struct {
 // buffers are reused from event to event.
 type anthropicInfo struct {
 	typ, dType              []byte
-	text, thinking, partial jsonText
+	text, thinking, partial textPiece
 	tokens                  int // usage.output_tokens, when hasTokens
 	hasTokens               bool
 	input                   *float64          // message.usage.input_tokens (slow path only)
@@ -119,8 +119,7 @@ type anthropicInfo struct {
 }
 
 func (a *anthropicInfo) reset() {
-	*a = anthropicInfo{typ: a.typ[:0], dType: a.dType[:0], text: a.text.reset(),
-		thinking: a.thinking.reset(), partial: a.partial.reset()}
+	*a = anthropicInfo{typ: a.typ[:0], dType: a.dType[:0]}
 }
 
 func (a *anthropicInfo) parseSlow(data []byte) bool {
@@ -129,9 +128,7 @@ func (a *anthropicInfo) parseSlow(data []byte) bool {
 		return false
 	}
 	a.typ, a.dType = append(a.typ, e.Type...), append(a.dType, e.Delta.Type...)
-	a.text.addString(e.Delta.Text)
-	a.thinking.addString(e.Delta.Thinking)
-	a.partial.addString(e.Delta.PartialJSON)
+	a.text, a.thinking, a.partial = pieceOf(e.Delta.Text), pieceOf(e.Delta.Thinking), pieceOf(e.Delta.PartialJSON)
 	if e.Usage != nil && e.Usage.OutputTokens != nil {
 		a.tokens, a.hasTokens = *e.Usage.OutputTokens, true
 	}
@@ -156,11 +153,11 @@ func (a *anthropicInfo) parseFast(data []byte) bool {
 				case "type":
 					return p.appendTo(&a.dType, 1)
 				case "text":
-					return p.textTo(&a.text, 2)
+					return p.set(&a.text, 2)
 				case "thinking":
-					return p.textTo(&a.thinking, 4)
+					return p.set(&a.thinking, 4)
 				case "partial_json":
-					return p.textTo(&a.partial, 8)
+					return p.set(&a.partial, 8)
 				}
 				return 0, !foldsTo(key, "type", "text", "thinking", "partial_json") && p.skip(0)
 			})
@@ -210,11 +207,11 @@ func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
 	case "content_block_delta":
 		f.Kind = KindRole // an empty delta carries nothing
 		switch dt := string(a.dType); {
-		case dt == "text_delta" && len(a.text) > 0:
+		case dt == "text_delta" && len(a.text.raw) > 0:
 			f.Kind, f.Channel, f.Text = KindContent, ChannelText, a.text.String()
-		case dt == "thinking_delta" && len(a.thinking) > 0:
+		case dt == "thinking_delta" && len(a.thinking.raw) > 0:
 			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, a.thinking.String()
-		case dt == "input_json_delta" && len(a.partial) > 0:
+		case dt == "input_json_delta" && len(a.partial.raw) > 0:
 			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, a.partial.String()
 		case dt == "signature_delta":
 			f.Kind = KindMeta // a verification token, not reasoning text

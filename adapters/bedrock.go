@@ -108,13 +108,13 @@ type converseUsage struct {
 // converseInfo is what one event says, whichever parser read it; its
 // buffers are reused from event to event.
 type converseInfo struct {
-	text, reasoning, tool jsonText
+	text, reasoning, tool textPiece
 	usage                 *converseUsage // metadata (slow path only)
 	latency               *float64       // metadata metrics.latencyMs (slow path only)
 }
 
 func (c *converseInfo) reset() {
-	*c = converseInfo{text: c.text.reset(), reasoning: c.reasoning.reset(), tool: c.tool.reset()}
+	*c = converseInfo{}
 }
 
 func (c *converseInfo) parseSlow(data []byte) bool {
@@ -123,12 +123,12 @@ func (c *converseInfo) parseSlow(data []byte) bool {
 		return false
 	}
 	if d := e.Delta; d != nil {
-		c.text.addString(d.Text)
+		c.text = pieceOf(d.Text)
 		if d.ReasoningContent != nil {
-			c.reasoning.addString(d.ReasoningContent.Text)
+			c.reasoning = pieceOf(d.ReasoningContent.Text)
 		}
 		if d.ToolUse != nil {
-			c.tool.addString(d.ToolUse.Input)
+			c.tool = pieceOf(d.ToolUse.Input)
 		}
 	}
 	c.usage = e.Usage
@@ -149,7 +149,7 @@ func (c *converseInfo) parseFast(data []byte) bool {
 		return 1, p.object(func(key []byte) (uint8, bool) {
 			switch string(key) {
 			case "text":
-				return p.textTo(&c.text, 1)
+				return p.set(&c.text, 1)
 			case "reasoningContent":
 				return 2, p.object(func(key []byte) (uint8, bool) {
 					return p.textMember(key, "text", &c.reasoning)
@@ -181,11 +181,11 @@ func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Fra
 	case "contentBlockDelta":
 		f.Kind = KindRole // empty, a signature, redacted reasoning or padding
 		switch {
-		case len(e.text) > 0:
+		case len(e.text.raw) > 0:
 			f.Kind, f.Channel, f.Text = KindContent, ChannelText, e.text.String()
-		case len(e.tool) > 0:
+		case len(e.tool.raw) > 0:
 			f.Kind, f.Channel, f.Text = KindContent, ChannelTool, e.tool.String()
-		case len(e.reasoning) > 0:
+		case len(e.reasoning.raw) > 0:
 			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, e.reasoning.String()
 		}
 	case "messageStop":

@@ -103,6 +103,31 @@ func (t jsonText) reset() jsonText {
 	return t[:0]
 }
 
+// String returns the piece's text as a new string, the one copy of it
+// from the read buffer (escapes decoded on the way). Formats whose
+// channel is one field keep a textPiece, not a jsonText: no slice to
+// append to and reset per payload.
+func (pc textPiece) String() string {
+	if !pc.escaped {
+		return string(pc.raw)
+	}
+	var b strings.Builder
+	b.Grow(len(pc.raw))
+	writeDecoded(&b, pc.raw)
+	return b.String()
+}
+
+// set is an object member that reads a string value into *pc in place
+// (nothing for null), identified by bit.
+func (p *fastParser) set(pc *textPiece, bit uint8) (uint8, bool) {
+	var ok bool
+	*pc, ok = p.piece()
+	return bit, ok
+}
+
+// pieceOf is the slow path's decoded text as a piece.
+func pieceOf(s string) textPiece { return textPiece{raw: []byte(s)} }
+
 // String returns the text as one new string, the one copy of it from the
 // read buffer: plain pieces are copied as they are, escaped ones decoded
 // on the way, into a string sized for all of them up front.
@@ -225,11 +250,11 @@ func (p *fastParser) appendTo(dst *[]byte, bit uint8) (uint8, bool) {
 
 // textMember is an object member for an object read for its one string
 // field name: it adds that field to *t in place and skips the others.
-func (p *fastParser) textMember(key []byte, name string, t *jsonText) (uint8, bool) {
+func (p *fastParser) textMember(key []byte, name string, pc *textPiece) (uint8, bool) {
 	if string(key) != name {
 		return 0, !foldsTo(key, name) && p.skip(0)
 	}
-	return p.textTo(t, 1)
+	return p.set(pc, 1)
 }
 
 func (p *fastParser) ws() {

@@ -157,3 +157,24 @@ func TestContentTextDecodesAsSlowPath(t *testing.T) {
 		}
 	}
 }
+
+// TestOneFieldTextOneCopy: formats whose content is one field keep one
+// piece, in the payload, and make its string in one allocation.
+func TestOneFieldTextOneCopy(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"type":"content_block_delta","delta":{"type":"text_delta","text":"plain"}}`, "plain"},
+		{`{"type":"content_block_delta","delta":{"type":"text_delta","text":"tab\there \u00e9"}}`, "tab\there é"},
+	} {
+		payload := []byte(tc.payload)
+		var a anthropicInfo
+		if !a.parseFast(payload) {
+			t.Fatalf("fast path declined %s", payload)
+		}
+		if got := a.text.String(); got != tc.want || !within(a.text.raw, payload) {
+			t.Errorf("%s: text %q (in the payload: %v), want %q", payload, got, within(a.text.raw, payload), tc.want)
+		}
+		if n := testing.AllocsPerRun(100, func() { textSink = a.text.String() }); n != 1 {
+			t.Errorf("%s: String: %v allocations, want 1", payload, n)
+		}
+	}
+}

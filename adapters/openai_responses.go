@@ -64,7 +64,7 @@ var responsesContent = map[string]Channel{
 // buffers are reused from event to event.
 type responsesInfo struct {
 	typ     []byte
-	delta   jsonText
+	delta   textPiece
 	usage   bool // response.usage is an object
 	tokens  int  // response.usage.output_tokens
 	input   *float64
@@ -72,7 +72,7 @@ type responsesInfo struct {
 }
 
 func (r *responsesInfo) reset() {
-	*r = responsesInfo{typ: r.typ[:0], delta: r.delta.reset()}
+	*r = responsesInfo{typ: r.typ[:0]}
 }
 
 func (r *responsesInfo) parseSlow(data []byte) bool {
@@ -81,7 +81,7 @@ func (r *responsesInfo) parseSlow(data []byte) bool {
 		return false
 	}
 	r.typ = append(r.typ, e.Type...)
-	r.delta.addString(e.Delta)
+	r.delta = pieceOf(e.Delta)
 	if e.Response != nil {
 		r.respErr = e.Response.Error
 		if u := e.Response.Usage; u != nil {
@@ -100,7 +100,7 @@ func (r *responsesInfo) parseFast(data []byte) bool {
 		case "type":
 			return p.appendTo(&r.typ, 1)
 		case "delta":
-			return p.textTo(&r.delta, 2)
+			return p.set(&r.delta, 2)
 		case "error":
 			return 4, p.skip(0) // read by ErrorMessage on error events
 		}
@@ -129,7 +129,7 @@ func (c *responsesClassifier) classify(dst []Frame, ev *Event) []Frame {
 		typ = ev.Type // the event field names the event when given
 	}
 	if ch, ok := responsesContent[string(typ)]; ok {
-		if len(e.delta) > 0 {
+		if len(e.delta.raw) > 0 {
 			f.Kind, f.Channel, f.Text = KindContent, ch, e.delta.String()
 		} else {
 			f.Kind = KindRole

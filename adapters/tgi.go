@@ -45,15 +45,15 @@ type tgiEvent struct {
 // tgiInfo is what one event says, whichever parser read it; its buffer is
 // reused from event to event.
 type tgiInfo struct {
-	text      jsonText // token.text
-	special   bool     // token.special
-	end       bool     // details or generated_text is present: the last event
-	tokens    *int     // details.generated_tokens (slow path only)
-	errVal    []byte   // the "error" value as written; nil when absent
-	tokenSeen bool     // token is an object
+	text      textPiece // token.text
+	special   bool      // token.special
+	end       bool      // details or generated_text is present: the last event
+	tokens    *int      // details.generated_tokens (slow path only)
+	errVal    []byte    // the "error" value as written; nil when absent
+	tokenSeen bool      // token is an object
 }
 
-func (t *tgiInfo) reset() { *t = tgiInfo{text: t.text.reset()} }
+func (t *tgiInfo) reset() { *t = tgiInfo{} }
 
 func (t *tgiInfo) parseSlow(data []byte) bool {
 	var e tgiEvent
@@ -62,7 +62,7 @@ func (t *tgiInfo) parseSlow(data []byte) bool {
 	}
 	if e.Token != nil {
 		t.tokenSeen, t.special = true, e.Token.Special
-		t.text.addString(e.Token.Text)
+		t.text = pieceOf(e.Token.Text)
 	}
 	t.end = e.Details != nil || e.GeneratedText != nil
 	if e.Details != nil {
@@ -84,7 +84,7 @@ func (t *tgiInfo) parseFast(data []byte) bool {
 				var ok bool
 				switch string(key) {
 				case "text":
-					return p.textTo(&t.text, 1)
+					return p.set(&t.text, 1)
 				case "special":
 					t.special, ok = p.boolean()
 					return 2, ok
@@ -121,7 +121,7 @@ func NewTGIDecoder(limit int) *SSE {
 			f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
 			return append(dst, f)
 		}
-		if e.tokenSeen && !e.special && len(e.text) > 0 {
+		if e.tokenSeen && !e.special && len(e.text.raw) > 0 {
 			f.Kind, f.Channel, f.Text = KindContent, ChannelText, e.text.String()
 		} else if !e.end {
 			f.Kind = KindRole // a special or empty token
