@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 
@@ -32,7 +33,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 	out.Conventions.Percentiles = fmt.Sprintf("pooled from the merged histograms of %d summaries (never an average of percentiles): within %.2f%% of the percentile over all raw observations; n, min, max and mean exact", len(sums), 100*stats.HistRelativeError)
 	out.Workload.Runs, out.Workload.Warmup, out.Workload.Seed = 0, 0, 0
 	samplers := map[string]*stats.Sampler{}
-	approx := 0.0
+	approx := 0 // streams whose token count is approximated
 	for i, s := range sums {
 		if s.Histograms == nil {
 			return out, fmt.Errorf("%s carries no histograms (written by a drip before summaries did): merge its records instead", sources[i])
@@ -44,9 +45,11 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		out.Workload.PromptIDs = union(out.Workload.PromptIDs, s.Workload.PromptIDs)
 		addStalls(&out.Stalls, &s.Stalls)
 		out.Throughput.OutputTokens += s.Throughput.OutputTokens
-		if s.TokensApproxPct != nil {
-			approx += *s.TokensApproxPct / 100 * float64(s.Streams.Admitted)
+		n, err := approximated(&s, sources[i])
+		if err != nil {
+			return out, err
 		}
+		approx += n
 		for name, h := range s.Histograms.Metrics {
 			if samplers[name] == nil {
 				samplers[name] = &stats.Sampler{}
@@ -59,8 +62,8 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 	out.Metrics = metricsOf(samplers)
 	out.Throughput.MeanTPSUser = out.Metrics["tps_user"].Mean
 	out.Throughput.Definition = "output tokens of completed streams, summed over the merged summaries; tokens/s is not pooled (each run's window is on its own host's clock): see each summary"
-	if out.Streams.Admitted > 0 {
-		out.TokensApproxPct = new(100 * approx / float64(out.Streams.Admitted))
+	if n := out.Streams.WithTokenCount; n > 0 {
+		out.TokensApproxPct = new(100 * float64(approx) / float64(n))
 	}
 	out.Histograms = &stats.SummaryHistograms{Buckets: stats.HistogramBuckets, Gamma: stats.HistGamma, MinValue: stats.HistMin,
 		RelativeError: stats.HistRelativeError, Metrics: map[string]stats.HistogramJSON{}}
@@ -69,6 +72,19 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 	}
 	out.Diagnosis = stats.Diagnose(&out)
 	return out, nil
+}
+
+// approximated recovers a summary's count of streams whose token count is
+// approximated: its share is of Streams.WithTokenCount, never of every
+// admitted stream (stats.TokensApproxDefinition).
+func approximated(s *stats.Summary, source string) (int, error) {
+	if s.TokensApproxPct == nil {
+		return 0, nil
+	}
+	if s.Streams.WithTokenCount == 0 {
+		return 0, fmt.Errorf("%s gives tokens_approx_pct without streams.with_token_count (written by a drip before summaries did): merge its records instead", source)
+	}
+	return int(math.Round(*s.TokensApproxPct / 100 * float64(s.Streams.WithTokenCount))), nil
 }
 
 // sameWorkload refuses summaries whose workloads differ in what makes
@@ -101,6 +117,7 @@ func addStreams(dst, s *stats.Streams) {
 	dst.Canceled += s.Canceled
 	dst.Buffered += s.Buffered
 	dst.Warmup += s.Warmup
+	dst.WithTokenCount += s.WithTokenCount
 	for k, v := range s.FailedBy {
 		dst.FailedBy[k] += v
 	}

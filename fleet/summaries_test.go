@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,14 +15,27 @@ import (
 )
 
 // randomRecord is a derived stream with a lognormal TTFT and exponential
-// gaps, some of them stalls; every fifth one fails after its first frames.
+// gaps, some of them stalls; every fifth one fails after its first frames,
+// one in 11 is a 429 with no frames at all (no token count) and one in 3
+// carries the server's usage report (the rest are approximated).
 func randomRecord(t *testing.T, rng *rand.Rand, host string, seq int) *record.Record {
 	r := &record.Record{RunID: host, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p", Target: "http://x/v1/chat/completions",
 		Format: "openai-chat", Host: host}
 	at := math.Exp(rng.NormFloat64()*0.5 + 5)
-	for i := range 5 + rng.IntN(30) {
+	if seq%11 == 6 {
+		r.Error, r.DurationMS = &record.Error{Class: record.ErrHTTP429, Status: 429}, at
+		if err := stats.Derive(r, stats.DefaultStall); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	n := 5 + rng.IntN(30)
+	for i := range n {
 		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: i, Bytes: 4, Kind: adapters.KindContent, Text: " w"})
 		at += rng.ExpFloat64() * 30
+	}
+	if seq%3 == 0 {
+		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: len(r.Frames), Kind: adapters.KindUsage, Usage: &n})
 	}
 	if seq%5 != 4 {
 		r.Frames = append(r.Frames, record.Frame{TMS: at, Read: len(r.Frames), Kind: adapters.KindEnd})
@@ -69,6 +83,11 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 		t.Errorf("merged accounting %+v stalls %+v tokens %d, pooled %+v stalls %+v tokens %d",
 			m.Streams, m.Stalls, m.Throughput.OutputTokens, want.Streams, want.Stalls, want.Throughput.OutputTokens)
 	}
+	if m.Streams.WithTokenCount != want.Streams.WithTokenCount || m.TokensApproxPct == nil || want.TokensApproxPct == nil ||
+		math.Abs(*m.TokensApproxPct-*want.TokensApproxPct) > 1e-9 {
+		t.Errorf("merged tokens_approx_pct %s of %d streams with a token count, pooled %s of %d",
+			fmtPtr(m.TokensApproxPct), m.Streams.WithTokenCount, fmtPtr(want.TokensApproxPct), want.Streams.WithTokenCount)
+	}
 	if m.Workload.Runs != 1200 || strings.Join(m.Workload.Hosts, ",") != "a,b,c" {
 		t.Errorf("merged workload runs %d hosts %v, want 1200 and a,b,c", m.Workload.Runs, m.Workload.Hosts)
 	}
@@ -105,15 +124,25 @@ func TestMergeSummariesRefusals(t *testing.T) {
 	b.Workload.Model = "m2"
 	old := a
 	old.Histograms = nil
+	noCount := a
+	noCount.Streams.WithTokenCount = 0
 	for _, tc := range []struct {
 		sums []stats.Summary
 		want string
 	}{
 		{[]stats.Summary{a, b}, `model is "m1" in a.json and "m2" in b.json`},
 		{[]stats.Summary{a, old}, "b.json carries no histograms"},
+		{[]stats.Summary{a, noCount}, "b.json gives tokens_approx_pct without streams.with_token_count"},
 	} {
 		if _, err := fleet.MergeSummaries(tc.sums, []string{"a.json", "b.json"}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
+}
+
+func fmtPtr(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
 }

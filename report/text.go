@@ -127,7 +127,7 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %d streams · longest %s ms · threshold %s ms\n",
 		sl.Count, sl.MidSentence, sl.StreamsWithStall, Num(sl.LongestMS), FormatFloat(sl.ThresholdMS))
 	if s.TokensApproxPct != nil {
-		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams; approximated (1 per content frame) in %s%%\n",
+		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count; approximated (1 per content frame) in %s%%\n",
 			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))
 	}
 	tp := &s.Throughput

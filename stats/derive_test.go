@@ -297,3 +297,68 @@ func BenchmarkDerive(b *testing.B) {
 		}
 	}
 }
+
+// tokensRecord is a derived measured stream: a 429 before any frame
+// (failed), or content frames ending with an end marker, with the
+// server's usage report when usage is set.
+func tokensRecord(t *testing.T, kind string) *record.Record {
+	t.Helper()
+	r := &record.Record{Phase: record.PhaseMeasure, DurationMS: 100}
+	switch kind {
+	case "429":
+		r.Error = &record.Error{Class: record.ErrHTTP429, Status: 429}
+	case "usage", "approx":
+		r.Frames = []record.Frame{content(10, 0, "a"), content(20, 1, " b"), content(30, 2, " c")}
+		if kind == "usage" {
+			n := 3
+			r.Frames = append(r.Frames, record.Frame{TMS: 40, Read: 3, Kind: record.KindUsage, Usage: &n})
+		}
+		r.Frames = append(r.Frames, frame(50, 4, record.KindEnd))
+	}
+	if err := Derive(r, 250); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// tokens_approx_pct is a share of the streams that have a token count: a
+// stream that failed before any content has none, so it neither counts as
+// approximated nor sits in the denominator.
+func TestTokensApproxPctIsOfStreamsWithACount(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		kinds map[string]int
+		want  *float64 // nil: null
+		with  int
+	}{
+		{"all 429s", map[string]int{"429": 10}, nil, 0},
+		{"1 failed and 9 with usage", map[string]int{"429": 1, "usage": 9}, ptr(0.0), 9},
+		{"1 failed, 3 with usage, 1 approximated", map[string]int{"429": 1, "usage": 3, "approx": 1}, ptr(25.0), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := NewAggregate(250)
+			for kind, n := range tc.kinds {
+				for range n {
+					a.Add(tokensRecord(t, kind))
+				}
+			}
+			s := a.Summary(Workload{})
+			if tc.want == nil {
+				null(t, "tokens_approx_pct", s.TokensApproxPct)
+			} else {
+				eq(t, "tokens_approx_pct", s.TokensApproxPct, *tc.want)
+			}
+			if s.Streams.WithTokenCount != tc.with {
+				t.Errorf("streams.with_token_count = %d, want %d", s.Streams.WithTokenCount, tc.with)
+			}
+			gate, err := ParseGate("tokens_approx_pct > 0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// null trips too, as every gate on a missing number does
+			if res := gate.Eval(&s); res.Tripped != (tc.want == nil || *tc.want > 0) {
+				t.Errorf("--fail-if 'tokens_approx_pct > 0' tripped = %v (%s)", res.Tripped, res.Message)
+			}
+		})
+	}
+}

@@ -90,6 +90,9 @@ type Streams struct {
 	Buffered   int            `json:"buffered"`
 	Warmup     int            `json:"warmup"`
 	FailedBy   map[string]int `json:"failed_by_class"`
+	// WithTokenCount is the measured streams that have a token count: the
+	// denominator of tokens_approx_pct (TokensApproxDefinition).
+	WithTokenCount int `json:"with_token_count"`
 }
 
 // Throughput is output tokens of completed streams over the run window.
@@ -142,6 +145,17 @@ type Workload struct {
 	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
 }
 
+// TokensApproxDefinition is tokens_approx_pct's rule. A stream that failed
+// before any content and without a usage report has no token count at
+// all: it is not approximated, and it is left out of the share.
+const TokensApproxDefinition = "tokens_approx_pct: of the streams with a token count (a usage report, or at least one content frame: streams.with_token_count), the share whose count is approximated (no usage report, one token per content frame); null when no stream has a token count"
+
+// HasTokenCount tells whether a record has a token count: the server's
+// usage report, or content frames to count.
+func HasTokenCount(r *record.Record) bool {
+	return r.TokensSource == "usage" || r.ContentFrames > 0
+}
+
 // Summary is the one-object result of a run (docs/records.md, Summary; docs/schema/summary.v1.schema.json).
 type Summary struct {
 	V               int             `json:"v"`
@@ -151,7 +165,7 @@ type Summary struct {
 	Metrics         Metrics         `json:"metrics"`
 	Throughput      Throughput      `json:"throughput"`
 	Stalls          Stalls          `json:"stalls"`
-	TokensApproxPct *float64        `json:"tokens_approx_pct"`
+	TokensApproxPct *float64        `json:"tokens_approx_pct"` // TokensApproxDefinition
 	Server          map[string]Dist `json:"server,omitempty"`
 	PerPrompt       []PromptStats   `json:"per_prompt"`
 	OpenLoop        *OpenLoop       `json:"open_loop,omitempty"`
@@ -220,7 +234,7 @@ type Aggregate struct {
 	connectWait      Sampler
 	server           map[string]*Sampler
 	stalls           Stalls
-	approx, measured int
+	approx           int // streams with a token count that is approximated
 	tokens           int
 	winStart, winEnd float64
 	haveWin          bool
@@ -278,7 +292,6 @@ func (a *Aggregate) count(r *record.Record) {
 	s := &a.streams
 	s.Attempted++
 	s.Admitted++
-	a.measured++
 	switch r.Status {
 	case record.StatusComplete:
 		s.Completed++
@@ -295,8 +308,11 @@ func (a *Aggregate) count(r *record.Record) {
 	if r.Buffered {
 		s.Buffered++
 	}
-	if r.TokensSource == "approx" {
-		a.approx++
+	if HasTokenCount(r) {
+		s.WithTokenCount++
+		if r.TokensSource == "approx" {
+			a.approx++
+		}
 	}
 	if a.SLO != nil && a.SLO.Met(r) {
 		a.sloMet++
@@ -369,7 +385,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 			Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
 			Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
 			Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld",
-			Tokens:      "from the server's usage report when present, else one per content frame (approx)",
+			Tokens:      "from the server's usage report when present, else one per content frame (approx); " + TokensApproxDefinition,
 		},
 		Workload:  w,
 		Streams:   a.streams,
@@ -393,8 +409,8 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		s.Throughput.TokensPerS = ptr(float64(a.tokens) / win * 1000)
 		s.Throughput.StreamsPerS = ptr(float64(a.streams.Completed) / win * 1000)
 	}
-	if a.measured > 0 {
-		s.TokensApproxPct = ptr(100 * float64(a.approx) / float64(a.measured))
+	if n := a.streams.WithTokenCount; n > 0 {
+		s.TokensApproxPct = ptr(100 * float64(a.approx) / float64(n))
 	}
 	if len(a.server) > 0 {
 		s.Server = map[string]Dist{}

@@ -15,7 +15,9 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/fleet"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 
@@ -69,16 +71,17 @@ func TestShardedRunEqualsOneAgent(t *testing.T) {
 			dir := t.TempDir()
 			args := append([]string{"run", srv.URL, "-m", "buffered-burst", "-p", "a", "-p", "b", "-p", "c", "--seed", "42", "--no-tui"}, tc.load...)
 			single := filepath.Join(dir, "single.jsonl")
-			runDrip(t, bin, nil, slices.Concat(args, []string{"--out", single, "--json"}))
+			singleSum := runDrip(t, bin, nil, slices.Concat(args, []string{"--out", single, "--json"}))
 			var wg sync.WaitGroup
-			shards := make([]string, 3)
+			shards, shardSums := make([]string, 3), make([]string, 3)
 			for i := range shards {
 				shards[i] = filepath.Join(dir, fmt.Sprintf("shard-%d.jsonl", i))
 				wg.Go(func() {
-					runDrip(t, bin, []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, slices.Concat(args, []string{"--shards", "3", "--out", shards[i]}))
+					shardSums[i] = runDrip(t, bin, []string{fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, slices.Concat(args, []string{"--shards", "3", "--out", shards[i], "--json"}))
 				})
 			}
 			wg.Wait()
+			mergedShareEqualsOneAgent(t, singleSum, shardSums)
 			merged := filepath.Join(dir, "merged.jsonl")
 			runDrip(t, bin, nil, append([]string{"merge", "--out", merged}, shards...))
 			if code, stderr := mergeExit(bin, merged+".part", shards[:2]); code != 2 || !strings.Contains(stderr, "shard 2/3 is missing") {
@@ -101,6 +104,31 @@ func TestShardedRunEqualsOneAgent(t *testing.T) {
 				t.Errorf("the shards wrote %d run ids, want one run", len(runIDs))
 			}
 		})
+	}
+}
+
+// mergedShareEqualsOneAgent pools the shards' --json summaries as drip
+// merge --summaries does: tokens_approx_pct and the streams it is a share
+// of come out as the one agent's.
+func mergedShareEqualsOneAgent(t *testing.T, single string, shards []string) {
+	t.Helper()
+	var one stats.Summary
+	if err := json.Unmarshal([]byte(single), &one); err != nil {
+		t.Fatalf("one agent's summary: %v", err)
+	}
+	sums := make([]stats.Summary, len(shards))
+	for i, out := range shards {
+		if err := json.Unmarshal([]byte(out), &sums[i]); err != nil {
+			t.Fatalf("shard %d's summary: %v", i, err)
+		}
+	}
+	m, err := fleet.MergeSummaries(sums, []string{"0", "1", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Streams.WithTokenCount != one.Streams.WithTokenCount || report.Num(m.TokensApproxPct) != report.Num(one.TokensApproxPct) {
+		t.Errorf("merged summaries: tokens_approx_pct %s of %d streams with a token count; one agent %s of %d",
+			report.Num(m.TokensApproxPct), m.Streams.WithTokenCount, report.Num(one.TokensApproxPct), one.Streams.WithTokenCount)
 	}
 }
 
