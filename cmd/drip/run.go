@@ -471,10 +471,16 @@ func progressTicker(w io.Writer, pg *probe.Progress, every time.Duration) (stop 
 	return func() { close(done); <-finished }
 }
 
-// progressLine is one stream's line in the headless log.
+// progressLine is one stream's line in the headless log, numbered as every
+// screen numbers streams (#1 is seq 0). A stream without a token count
+// (failed before content, no usage report) shows —, not 0 approximated.
 func progressLine(r *record.Record) string {
-	s := fmt.Sprintf("  #%-3d %-7s %-10s %-10s ttft %6s ms  e2e %8s ms  %4d tokens (%s)  %d stalls",
-		r.Seq, r.Phase, sanitize.Line(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), r.OutputTokens, r.TokensSource, len(r.Stalls))
+	tokens := "   — tokens"
+	if stats.HasTokenCount(r) {
+		tokens = fmt.Sprintf("%4d tokens (%s)", r.OutputTokens, r.TokensSource)
+	}
+	s := fmt.Sprintf("  #%-3d %-7s %-10s %-10s ttft %6s ms  e2e %8s ms  %s  %d stalls",
+		r.Seq+1, r.Phase, sanitize.Line(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), tokens, len(r.Stalls))
 	if r.Buffered {
 		s += "  buffered"
 		if r.Delivery != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,4 +303,42 @@ func testRunScreenQuit(t *testing.T) {
 	if !strings.Contains(stdout.String(), "4 canceled") || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("no report after q:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
+}
+
+// The headless log numbers streams as every screen does (#1 is seq 0,
+// views/run_table.go), and a stream that failed before any content shows
+// no token count rather than 0 approximated.
+func TestProgressLinesNumberStreamsAsTheScreens(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	for _, model := range []string{"steady", "rate-limited"} {
+		out := filepath.Join(t.TempDir(), "runs.jsonl")
+		_, _, stderr := drip(t, "run", srv.URL, "-m", model, "--runs", "2", "--no-tui", "--out", out)
+		recs := readRecords(t, out)
+		if len(recs) != 2 {
+			t.Fatalf("%s: %d records, want 2", model, len(recs))
+		}
+		for _, r := range recs {
+			line := lineWith(stderr, fmt.Sprintf("  #%-3d %s", r.Seq+1, r.Phase))
+			if line == "" {
+				t.Errorf("%s: no progress line #%d for seq %d in\n%s", model, r.Seq+1, r.Seq, stderr)
+				continue
+			}
+			if wantNone := model == "rate-limited"; wantNone != strings.Contains(line, "— tokens") || wantNone == strings.Contains(line, "tokens (") {
+				t.Errorf("%s: seq %d has token count %v, progress line %q", model, r.Seq, !wantNone, line)
+			}
+		}
+		if lineWith(stderr, "  #0 ") != "" {
+			t.Errorf("%s: a progress line numbered #0:\n%s", model, stderr)
+		}
+	}
+}
+
+func lineWith(text, s string) string {
+	for l := range strings.Lines(text) {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
 }
