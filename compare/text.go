@@ -69,13 +69,7 @@ func Text(w io.Writer, c *Comparison) {
 	}
 	if len(c.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates")
-		for _, g := range c.Gates {
-			mark := "ok  "
-			if g.Tripped {
-				mark = "FAIL"
-			}
-			fmt.Fprintf(w, "  %s %-2s %s — %s\n", mark, Letter(g.RunIndex), g.Expr, g.Message)
-		}
+		GateLines(w, c.Gates)
 	}
 }
 
@@ -272,3 +266,11 @@ func fitLeft(s string, width int) string {
 
 // fit right-aligns s in width cells, cutting it if it is too wide.
 func fit(s string, width int) string { return pad(ansi.Truncate(s, width, "…"), width) }
+
+// GateLines prints each gate's verdict on its own line, with the letter of
+// the run it judged.
+func GateLines(w io.Writer, gates []GateResult) {
+	for _, g := range gates {
+		fmt.Fprintf(w, "  %s %-2s %s — %s\n", report.GateMark(g.Tripped), Letter(g.RunIndex), g.Expr, g.Message)
+	}
+}

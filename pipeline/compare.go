@@ -38,13 +38,7 @@ func ReportComparison(w io.Writer, c *compare.Comparison, f Comparison) error {
 // ComparisonVerdicts prints the gates after a compare screen, which does
 // not show them, with the exit the headless report would end with.
 func ComparisonVerdicts(w io.Writer, c *compare.Comparison) error {
-	for _, g := range c.Gates {
-		mark := "ok  "
-		if g.Tripped {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  %s %-2s %s — %s\n", mark, compare.Letter(g.RunIndex), g.Expr, g.Message)
-	}
+	compare.GateLines(w, c.Gates)
 	return comparisonOutcome(c)
 }
 

@@ -129,12 +129,6 @@ func WriteSweep(w io.Writer, r *sweep.Result) {
 // that do not carry them (a live session's, several targets').
 func GateLines(w io.Writer, s *stats.Summary, gates []stats.Gate) (tripped bool) {
 	tripped = Judge(s, gates)
-	for _, g := range s.Gates {
-		mark := "ok  "
-		if g.Tripped {
-			mark = "FAIL"
-		}
-		fmt.Fprintf(w, "  %s %s — %s\n", mark, g.Expr, g.Message)
-	}
+	report.GateLines(w, s.Gates)
 	return tripped
 }

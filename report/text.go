@@ -61,13 +61,7 @@ func Text(w io.Writer, s *stats.Summary) {
 	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  excluded: %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
 	if len(s.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates:")
-		for _, g := range s.Gates {
-			mark := "ok  "
-			if g.Tripped {
-				mark = "FAIL"
-			}
-			fmt.Fprintf(w, "  %s %s — %s\n", mark, g.Expr, g.Message)
-		}
+		GateLines(w, s.Gates)
 	}
 }
 
@@ -195,4 +189,19 @@ func workloadText(w io.Writer, s *stats.Summary) {
 				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Num(p.OutputTokens.P50))
 		}
 	}
+}
+
+// GateLines prints each gate's verdict on its own line.
+func GateLines(w io.Writer, gates []stats.GateResult) {
+	for _, g := range gates {
+		fmt.Fprintf(w, "  %s %s — %s\n", GateMark(g.Tripped), g.Expr, g.Message)
+	}
+}
+
+// GateMark is a verdict's mark in a text report: ok or FAIL, one width.
+func GateMark(tripped bool) string {
+	if tripped {
+		return "FAIL"
+	}
+	return "ok  "
 }
