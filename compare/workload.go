@@ -170,7 +170,19 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 		WarmupRule: "no warmup",
 	}
 	if warmup > 0 {
-		w.WarmupRule = fmt.Sprintf("%d warmup streams in the records, excluded from every figure", warmup)
+		// Name them as the screens number them (#seq+1), so a reader can
+		// find the streams the figures leave out.
+		var ids []string
+		for _, r := range recs {
+			if r.Phase == record.PhaseWarmup {
+				ids = append(ids, fmt.Sprintf("#%d", r.Seq+1))
+			}
+		}
+		streams := "streams"
+		if warmup == 1 {
+			streams = "stream"
+		}
+		w.WarmupRule = fmt.Sprintf("%d warmup %s in the records (%s), excluded from every figure", warmup, streams, abbreviate(ids))
 	}
 	for _, r := range recs {
 		if r.Workload != nil {

@@ -436,3 +436,48 @@ func TestFirstStreamWaitsForTheFirstFrame(t *testing.T) {
 		t.Errorf("a later resize started another stream: %d", h.m.stream.seq)
 	}
 }
+
+// TestSavedWarmupStreamsMarked: drip view of a file with warmup streams
+// marks their rows (timeline and heatmap) #nw and the header says what w
+// means, while a measured row has none; a warmup stream shown as the
+// current one keeps its own figures (the aggregate leaves warmup out, so
+// "this run" read all — before).
+func TestSavedWarmupStreamsMarked(t *testing.T) {
+	recs := make([]*record.Record, 3)
+	for i := range recs {
+		recs[i] = recorded(t, "steady")
+		recs[i].Seq = i
+		recs[i].Phase = record.PhaseMeasure
+	}
+	recs[0].Phase, recs[1].Phase = record.PhaseWarmup, record.PhaseWarmup
+	h := newHarness(t, Config{Records: recs})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	screen := h.screen()
+	for _, label := range []string{"#1w", "#2w"} {
+		if n := strings.Count(screen, label+" "); n != 2 {
+			t.Errorf("%s on %d rows, want 2 (timeline and heatmap):\n%s", label, n, screen)
+		}
+	}
+	if strings.Contains(screen, "#3w") || strings.Count(screen, "#3 ") != 2 {
+		t.Errorf("measured #3 is not on 2 rows unmarked:\n%s", screen)
+	}
+	if want := "#nw: 2 warmup streams, left out of the all-runs figures"; !strings.Contains(screen, want) {
+		t.Errorf("header lacks %q:\n%s", want, screen)
+	}
+
+	warm := recorded(t, "steady")
+	warm.Phase = record.PhaseWarmup
+	only := newHarness(t, Config{Records: []*record.Record{warm}})
+	only.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if got := only.m.stream.this.Metrics["ttft_ms"]; got.N != 1 || got.P50 == nil || *got.P50 != *warm.TTFTMS {
+		t.Errorf("a warmup stream's own ttft: n %d p50 %v, want n 1 p50 %v", got.N, deref(got.P50), *warm.TTFTMS)
+	}
+}
+
+// deref prints a pointer's value, or nil.
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -193,6 +193,13 @@ func (s *streamScreen) summarise() {
 		_ = stats.Derive(r, s.stallMS)
 	}
 	a := stats.NewAggregate(s.stallMS)
+	if r.Phase == record.PhaseWarmup {
+		// "This run" is this stream's own figures even when it was a
+		// warmup stream (the aggregate leaves those out); its row says w.
+		measured := *r
+		measured.Phase = record.PhaseMeasure
+		r = &measured
+	}
 	a.Add(r)
 	this := a.Summary(stats.Workload{})
 	s.this = &this

@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/views"
 )
 
@@ -154,6 +156,9 @@ func (p streamHeader) draw(b box) string {
 	if s.frozen {
 		note = "drawing frozen (measuring continues) · space resumes"
 	}
+	if w := warmupNote(s.history); w != "" && note == "" {
+		note = w
+	}
 	if srcs := s.m.cfg.Sources; len(srcs) > 1 {
 		name := "scenario " + srcs[s.src].Name
 		if note != "" {
@@ -163,6 +168,24 @@ func (p streamHeader) draw(b box) string {
 		}
 	}
 	return views.Header(&s.cur, note, b.w, b.h, &s.sh.styles.Views)
+}
+
+// warmupNote explains the w on the rows of warmup streams (saved records
+// hold them beside the measured runs), or is empty when there are none.
+func warmupNote(history []*record.Record) string {
+	n := 0
+	for _, r := range history {
+		if r.Phase == record.PhaseWarmup {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return "#nw: 1 warmup stream, left out of the all-runs figures"
+	}
+	return fmt.Sprintf("#nw: %d warmup streams, left out of the all-runs figures", n)
 }
 
 func (p streamTimeline) draw(b box) string {

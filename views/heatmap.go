@@ -103,7 +103,7 @@ func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *l
 		if i == hi {
 			style = hiStyle
 		}
-		lines = append(lines, style.Render(padRight(fmt.Sprintf("#%d", runs[i].Seq+1), labelWidth))+row.String())
+		lines = append(lines, style.Render(padRight(RunLabel(runs[i].Seq+1, runs[i]), labelWidth))+row.String())
 	}
 	return lines
 }

@@ -135,7 +135,7 @@ func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, s
 	rows := max(0, min(len(earlier), height-2))
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
-		label := st.Dim.Render(padRight(fmt.Sprintf("#%d", r.Seq+1), labelWidth))
+		label := st.Dim.Render(padRight(RunLabel(r.Seq+1, r), labelWidth))
 		row, _ := timelineRow(r, r.DurationMS, true, ax, st)
 		lines = append(lines, label+row.String())
 	}
@@ -144,11 +144,21 @@ func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, s
 	if gap, ok := LiveStall(cur); ok {
 		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, ax, st)...)
 	}
-	lines = append(lines, st.Value.Render(padRight(fmt.Sprintf("#%d", cur.Run), labelWidth))+row.String())
+	lines = append(lines, st.Value.Render(padRight(RunLabel(cur.Run, cur.Record), labelWidth))+row.String())
 	if height >= 2 {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+markerRow(cur.Record, stallLabels, ax, st).String())
 	}
 	return lines
+}
+
+// RunLabel is a run's row label, #n as every screen numbers it (n is
+// seq+1), with a w when r is a warmup stream, which every figure leaves
+// out: saved records show it beside the measured runs.
+func RunLabel(n int, r *record.Record) string {
+	if r != nil && r.Phase == record.PhaseWarmup {
+		return fmt.Sprintf("#%dw", n)
+	}
+	return fmt.Sprintf("#%d", n)
 }
 
 // LiveStall is the stall in progress: how long a streaming stream has gone

@@ -25,7 +25,7 @@ func testViewTextReportWarmup(t *testing.T) {
 		want   []string
 	}{
 		{"0", []string{"warmup    none\n", "2 attempted"}},
-		{"1", []string{"warmup    1 stream, excluded (1 warmup streams in the records, excluded from every figure)", "2 attempted"}},
+		{"1", []string{"warmup    1 stream, excluded (1 warmup stream in the records (#1), excluded from every figure)", "2 attempted"}},
 	} {
 		out := filepath.Join(dir, "w"+tc.warmup+".jsonl")
 		if code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "2", "--warmup", tc.warmup, "--out", out); code != exitOK {
