@@ -74,35 +74,48 @@ func NewDetector(contentType string, limit int) *Detector {
 // Format returns the format chosen, or nil before the first bytes.
 func (d *Detector) Format() *Format { return d.format }
 
-// Feed decodes p, choosing the decoder first if it can.
+// Feed decodes p, choosing the decoder first if it can. It detects on p
+// where it lies and hands that slice on, so the first frames' text is
+// copied once, by the decoder, as every later frame's is; only bytes that
+// must wait for more (a first event that straddles reads) are held.
 func (d *Detector) Feed(dst []Frame, p []byte) ([]Frame, error) {
 	if d.dec != nil {
 		return d.dec.Feed(dst, p)
 	}
-	d.buf = append(d.buf, p...)
-	f := detect(d.contentType, d.buf, len(d.buf) >= sniffLimit)
+	held := len(d.buf) > 0
+	b := p
+	if held {
+		d.buf = append(d.buf, p...)
+		b = d.buf
+	}
+	f := detect(d.contentType, b, len(b) >= sniffLimit)
 	if f == nil {
+		if !held {
+			d.buf = append(d.buf, p...) // p is the reader's buffer, reused after Feed
+		}
 		return dst, nil
 	}
-	return d.start(dst, f)
+	d.buf = nil
+	return d.start(dst, f, b)
 }
 
 // Close decides with what arrived, if nothing decided yet, and ends.
 func (d *Detector) Close(dst []Frame) ([]Frame, error) {
 	if d.dec == nil {
+		buf := d.buf
+		d.buf = nil
 		var err error
-		if dst, err = d.start(dst, detect(d.contentType, d.buf, true)); err != nil {
+		if dst, err = d.start(dst, detect(d.contentType, buf, true), buf); err != nil {
 			return dst, err
 		}
 	}
 	return d.dec.Close(dst)
 }
 
-func (d *Detector) start(dst []Frame, f *Format) ([]Frame, error) {
+// start picks f's decoder and feeds it b, the bytes detection read.
+func (d *Detector) start(dst []Frame, f *Format, b []byte) ([]Frame, error) {
 	d.format, d.dec = f, f.NewDecoder(d.limit)
-	buf := d.buf
-	d.buf = nil
-	return d.dec.Feed(dst, buf)
+	return d.dec.Feed(dst, b)
 }
 
 // detect picks a format for a response's first bytes b; it returns nil to

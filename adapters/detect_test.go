@@ -70,3 +70,28 @@ func TestForHost(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectedTextOneCopy: detection reads the first bytes where they lie
+// and hands the same slice on, so a stream auto-detected from its first
+// read allocates what its decoder alone does, not a copy of that read as
+// well (it did: the first frames' text was copied twice).
+func TestDetectedTextOneCopy(t *testing.T) {
+	read := testdataFile(t, "detect_openai_chat.sse")
+	for len(read) < 16<<10 {
+		read = append(read, testdataFile(t, "detect_openai_chat.sse")...)
+	}
+	f := Lookup("openai-chat")
+	direct := bytesPerRun(50, func() { feedOnce(f.NewDecoder(0), read) })
+	detected := bytesPerRun(50, func() { feedOnce(NewDetector("text/event-stream", 0), read) })
+	if extra := detected - direct; extra >= float64(len(read))/2 {
+		t.Errorf("a detected first read of %d bytes allocates %.0f bytes, the decoder alone %.0f: %.0f more, a copy of the read",
+			len(read), detected, direct, extra)
+	}
+}
+
+func feedOnce(d Decoder, read []byte) {
+	frames, _ := d.Feed(nil, read)
+	frameSink = frames
+}
+
+var frameSink []Frame

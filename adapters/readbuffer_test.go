@@ -138,3 +138,21 @@ func TestRecordedFramesOutliveTheReadBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectedFramesOutliveTheReadBuffer: --format auto hands the read it
+// detected on to the decoder as it lies, so the detector's frames must
+// outlive the reused buffer as every decoder's do.
+func TestDetectedFramesOutliveTheReadBuffer(t *testing.T) {
+	for _, name := range adapters.Names() {
+		for _, sc := range []string{"steady", "hostile-text", "reasoning"} {
+			reads, _, err := fixtures.Render(name, fixtures.Lookup(sc), "m")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := checkReusedBuffer(t, adapters.Auto, reads)
+			if n == 0 && checkReusedBuffer(t, adapters.Lookup(name), reads) > 0 {
+				t.Errorf("%s %s: auto-detected, no content frame with text: the test checked nothing", name, sc)
+			}
+		}
+	}
+}
