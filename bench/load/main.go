@@ -127,7 +127,8 @@ func benchHandler() http.Handler {
 		json.NewEncoder(w).Encode(out)
 	})
 	mux.HandleFunc("/bench/cpu", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintln(w, int64(cpuTime()))
+		c := cpuTime()
+		fmt.Fprintln(w, int64(c.user), int64(c.sys))
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -298,10 +299,10 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 // real Bubble Tea program (no terminal: input none, output discarded, a
 // 120x40 window) that quits when the run has ended; keep, when set, also
 // keeps every record.
-func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, time.Duration, error) {
+func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, cpuUse, error) {
 	w, err := probe.Create(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
-		return 0, 0, err
+		return 0, cpuUse{}, err
 	}
 	defer w.Close()
 	agg := stats.NewAggregate(stats.DefaultStall)
@@ -326,7 +327,7 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 	}
 	if !tuiOn {
 		probe.Run(context.Background(), p, sink, observe)
-		return time.Since(t0), cpuTime() - cpu0, nil
+		return time.Since(t0), cpuTime().minus(cpu0), nil
 	}
 	m := tui.NewRun(context.Background(), tui.RunConfig{Plan: p, Load: "bench", Observe: observe},
 		tui.Config{Sink: sink, StallMS: stats.DefaultStall, Color: true})
@@ -338,11 +339,11 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 			return msg
 		}))
 	if _, err := prog.Run(); err != nil {
-		return 0, 0, err
+		return 0, cpuUse{}, err
 	}
 	m.Wait()
 	fmt.Printf("  run screen: %d redraws in %.1f s\n", m.Redraws(), time.Since(t0).Seconds())
-	return time.Since(t0), cpuTime() - cpu0, nil
+	return time.Since(t0), cpuTime().minus(cpu0), nil
 }
 
 // profile adds a CPU profile (-cpuprofile) and a runtime trace (-trace)
@@ -430,7 +431,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 		return "", pairReport{}, err
 	}
 	rq := waits()
-	srvCPU := serverCPU(base) - srvCPU0
+	srvCPU := serverCPU(base).minus(srvCPU0)
 
 	pr, err := pairing(base, scenario, recs)
 	if err != nil {
@@ -454,7 +455,7 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 		return "", err
 	}
 	rq := waits()
-	cpu, srvCPU := cpuTime()-cpu0, serverCPU(base)-srvCPU0
+	cpu, srvCPU := cpuTime().minus(cpu0), serverCPU(base).minus(srvCPU0)
 	pr, err := pairing(base, scenario, floorRecords(streams, f))
 	if err != nil {
 		return "", err
@@ -471,12 +472,19 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 
 // writeCPU writes a pass's run-queue waits and CPU. The run-queue sampler's
 // own CPU (its thread's) is taken off: it is the benchmark's, not drip's.
-func writeCPU(b *strings.Builder, who string, rq runQueue, cpu, wall time.Duration, frames int, srvCPU time.Duration) {
+// Each side's CPU per frame is split into user and system (kernel) time:
+// the system part is mostly the socket calls (loopback TCP's send and
+// receive processing), which no change to either program's own code
+// removes while each frame is its own write and read.
+func writeCPU(b *strings.Builder, who string, rq runQueue, cpu cpuUse, wall time.Duration, frames int, srvCPU cpuUse) {
 	fmt.Fprintf(b, "  %s's threads waiting for a core (OS run queue), ms per 100 ms: first 0.4 s %.1f · middle %.1f · last 0.4 s %.1f\n",
 		who, rq.first, rq.middle, rq.last)
-	cpu -= rq.cpu
-	fmt.Fprintf(b, "  CPU: %s %.2f s (%.0f%% of one core, %.1f µs per frame; the run-queue sampler's %.3f s taken off); fixture server %.2f s\n",
-		who, cpu.Seconds(), 100*cpu.Seconds()/wall.Seconds(), float64(cpu.Microseconds())/float64(max(frames, 1)), rq.cpu.Seconds(), srvCPU.Seconds())
+	cpu = cpu.minus(rq.cpu)
+	fmt.Fprintf(b, "  CPU: %s %.2f s (%.0f%% of one core, %s; the run-queue sampler's %.3f s taken off)\n",
+		who, cpu.total().Seconds(), 100*cpu.total().Seconds()/wall.Seconds(), cpu.perFrame(frames), rq.cpu.total().Seconds())
+	fmt.Fprintf(b, "  CPU: fixture server %.2f s (%s)\n", srvCPU.total().Seconds(), srvCPU.perFrame(frames))
+	both := cpu.plus(srvCPU)
+	fmt.Fprintf(b, "  CPU: both %s; %.2f cores over the pass's wall time\n", both.perFrame(frames), both.total().Seconds()/wall.Seconds())
 }
 
 // connectWaits says how many streams waited for a turn to connect
@@ -661,15 +669,15 @@ func fetchWrites(base string, tags []string) (map[string][]serverWrite, error) {
 	return out, json.NewDecoder(resp.Body).Decode(&out)
 }
 
-func serverCPU(base string) time.Duration {
+func serverCPU(base string) cpuUse {
 	resp, err := http.Get(base + "/bench/cpu")
 	if err != nil {
-		return 0
+		return cpuUse{}
 	}
 	defer resp.Body.Close()
-	var ns int64
-	fmt.Fscan(resp.Body, &ns)
-	return time.Duration(ns)
+	var user, sys int64
+	fmt.Fscan(resp.Body, &user, &sys)
+	return cpuUse{time.Duration(user), time.Duration(sys)}
 }
 
 // runQueue is how long this process's threads waited for a core, in ms per
@@ -677,7 +685,7 @@ func serverCPU(base string) time.Duration {
 // 0.4 s, its middle and its last 0.4 s.
 type runQueue struct {
 	first, middle, last float64
-	cpu                 time.Duration // the sampler's own CPU time
+	cpu                 cpuUse // the sampler's own CPU time
 }
 
 // watchRunQueue samples the run-queue wait of this process's threads
@@ -697,7 +705,7 @@ func watchRunQueue() func() runQueue {
 		return sum
 	}
 	done := make(chan chan []float64)
-	var cpu time.Duration
+	var cpu cpuUse
 	go func() {
 		// On a thread of its own, so that thread's CPU is the sampler's.
 		runtime.LockOSThread()
@@ -714,7 +722,7 @@ func watchRunQueue() func() runQueue {
 				ws = append(ws, float64(w-prev)/1e6)
 				prev = w
 			case out := <-done:
-				cpu = threadCPU() - cpu0
+				cpu = threadCPU().minus(cpu0)
 				out <- ws
 				return
 			}
@@ -738,13 +746,29 @@ func watchRunQueue() func() runQueue {
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+// cpuUse is CPU time in user space and in the kernel (system).
+type cpuUse struct{ user, sys time.Duration }
+
+func (c cpuUse) minus(d cpuUse) cpuUse { return cpuUse{c.user - d.user, c.sys - d.sys} }
+func (c cpuUse) plus(d cpuUse) cpuUse  { return cpuUse{c.user + d.user, c.sys + d.sys} }
+func (c cpuUse) total() time.Duration  { return c.user + c.sys }
+
+func (c cpuUse) perFrame(frames int) string {
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(max(frames, 1)) }
+	return fmt.Sprintf("%.1f µs per frame: user %.1f + system %.1f", us(c.total()), us(c.user), us(c.sys))
 }
+
+// rusageCPU is getrusage's CPU time for who (RUSAGE_SELF, or Linux's
+// RUSAGE_THREAD).
+func rusageCPU(who int) cpuUse {
+	var ru syscall.Rusage
+	if syscall.Getrusage(who, &ru) != nil {
+		return cpuUse{}
+	}
+	return cpuUse{time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())}
+}
+
+func cpuTime() cpuUse { return rusageCPU(syscall.RUSAGE_SELF) }
 
 func writeHeapProfile(name string) {
 	f, err := os.Create(name)
@@ -758,13 +782,9 @@ func writeHeapProfile(name string) {
 }
 
 // threadCPU is the calling thread's CPU time (Linux RUSAGE_THREAD).
-func threadCPU() time.Duration {
+func threadCPU() cpuUse {
 	const rusageThread = 1
-	var ru syscall.Rusage
-	if syscall.Getrusage(rusageThread, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return rusageCPU(rusageThread)
 }
 
 func peakRSS() string {
