@@ -82,6 +82,13 @@ func TestDiagnose(t *testing.T) {
 			s.Workload.Format = "openai-chat"
 			s.Signals.NoFrames = 3
 		}, []string{ShapeNotAStream}, "3 streams answered 2xx with a body from which no openai-chat frame was decoded"},
+		{"one stream is one stream, not 1 streams", func(s *Summary) {
+			s.Workload.Format = "openai-chat"
+			s.Signals.NoFrames = 1
+		}, []string{ShapeNotAStream}, "1 stream answered 2xx with a body from which no openai-chat frame was decoded"},
+		{"one stream's first burst", func(s *Summary) {
+			s.Signals.FirstBursts, s.Signals.FirstBurstMax = 1, 40
+		}, []string{ShapeFirstBurst}, "1 stream's first content read carried"},
 		{"client-limited open loop", func(s *Summary) {
 			s.OpenLoop = &OpenLoop{ScheduleLag: dist(100, 3, 9, 25), LagBoundMS: 10, ClientLimited: true}
 		}, []string{ShapeClientLimited}, "schedule lag p99 25 ms > 10 ms"},
