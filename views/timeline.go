@@ -195,6 +195,12 @@ type stallLabel struct {
 	mid  bool
 }
 
+// The priorities of a content frame's glyph and a burst's.
+const (
+	prioContent = 4
+	prioBurst   = 5
+)
+
 // priority orders what a cell shows when several frames share it.
 func glyphOf(f *record.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, int) {
 	switch f.Kind {
@@ -205,13 +211,13 @@ func glyphOf(f *record.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, in
 	case adapters.KindContent:
 		switch {
 		case burst:
-			return glyphBurst, &st.Burst, 5
+			return glyphBurst, &st.Burst, prioBurst
 		case f.Channel == adapters.ChannelReasoning:
-			return glyphReasoning, &st.Reasoning, 4
+			return glyphReasoning, &st.Reasoning, prioContent
 		case f.Channel == adapters.ChannelTool:
-			return glyphTool, &st.Tool, 4
+			return glyphTool, &st.Tool, prioContent
 		}
-		return glyphText, &st.Text, 4
+		return glyphText, &st.Text, prioContent
 	case adapters.KindUsage, adapters.KindMeta, adapters.KindRaw:
 		return glyphMeta, &st.Meta, 3
 	case adapters.KindRole:
@@ -300,6 +306,16 @@ func framesRow(row cellRow, r *record.Record, ax axis, st *Styles) {
 				continue
 			}
 			g, s, p := glyphOf(f, f.IsContent() && content > 1, st)
+			if f.Kind == adapters.KindEnd && content > 0 && (prio[c] == prioContent || prio[c] == prioBurst) {
+				// The end marker would hide the content that came in its
+				// read (a buffered answer is one burst and its end, in one
+				// cell): it takes the next cell instead, or at the axis's
+				// end gives way (the header says how the stream ended).
+				if c+1 == ax.cells || prio[c+1] != 0 {
+					continue
+				}
+				c++
+			}
 			if p > prio[c] {
 				prio[c] = p
 				row.set(c, g, s)

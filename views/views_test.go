@@ -177,3 +177,33 @@ func wrapAll(r *record.Record, width int, st *Styles) string {
 	t.Update(r, width)
 	return t.Render(0, t.Lines(), st)
 }
+
+// TestBufferedBurstVisible: an answer that came in one read with its end
+// marker is one cell on the timeline; the end takes the next cell, or
+// gives way at the axis's end, rather than hide the burst (the row showed
+// ■ alone, no █). With a longer run on the axis, the end is beside the burst.
+func TestBufferedBurstVisible(t *testing.T) {
+	r := replay(t, "buffered-burst", 0)
+	last := r.Frames[len(r.Frames)-1]
+	if last.Kind != adapters.KindEnd || last.Read != r.Frames[len(r.Frames)-2].Read {
+		t.Fatalf("the fixture's end marker is not in the burst's read: %+v", last)
+	}
+	st := NewStyles(true, false)
+	for _, w := range []int{80, 120} {
+		out := ansi.Strip(Timeline(&Stream{Run: 1, Phase: PhaseDone, Record: r}, nil, 0, w, 3, &st))
+		if wider := strings.Split(ansi.Strip(Timeline(&Stream{Run: 1, Phase: PhaseDone, Record: r}, []*record.Record{longer(r)}, 0, w, 3, &st)), "\n"); !strings.Contains(wider[len(wider)-3], string(glyphBurst)+string(glyphEnd)) {
+			t.Errorf("width %d, a longer run above: the burst and its end are not side by side:\n%s", w, strings.Join(wider, "\n"))
+		}
+		row := strings.Split(out, "\n")[0]
+		if !strings.Contains(row, string(glyphBurst)) {
+			t.Errorf("width %d: the burst is hidden:\n%s", w, out)
+		}
+	}
+}
+
+// longer is a run like r that ended a second later, so the axis runs past r.
+func longer(r *record.Record) *record.Record {
+	l := *r
+	l.DurationMS += 1000
+	return &l
+}
