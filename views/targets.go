@@ -207,7 +207,7 @@ func (t *targetTable) note(confidence float64) string {
 	case t.withCI:
 		note += " · ~ noise · ! worse"
 	default:
-		note += fmt.Sprintf(" · intervals from %d runs per target", compare.MinNoiseStreams)
+		note += fmt.Sprintf(" · intervals once each target has %d runs", compare.MinNoiseStreams)
 	}
 	switch t.detail {
 	case deltaNoCI:

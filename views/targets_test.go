@@ -114,6 +114,16 @@ func TestTargetViewsSay(t *testing.T) {
 		{"deltas", TargetClocks(c, []string{"steady", "stall"}, 120, TargetClocksRows(), &st), []string{"A 3 runs", "B 3 runs", "[", "gap p99", "!"}},
 		{"short clocks say what they cut", TargetClocks(c, nil, 120, 5, &st), []string{"more rows: 2 shows every figure"}},
 	}
+	one, err := compare.New([]compare.Input{{Label: "steady", Records: steady[:1]}, {Label: "stall", Records: stall[:1]}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With one run a target there are no intervals yet: the note said
+	// "intervals from 3 runs per target", as if there were.
+	checks = append(checks, struct {
+		name, out string
+		wants     []string
+	}{"one run each", TargetClocks(one, nil, 120, TargetClocksRows(), &st), []string{"A 1 run", "intervals once each target has 3 runs"}})
 	var pts []ScatterPoint
 	for i, runs := range [][]*record.Record{steady, stall} {
 		for _, r := range runs {

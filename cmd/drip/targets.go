@@ -69,7 +69,9 @@ func targetNames(urls, models []string) []string {
 	}
 	sameHost := allEqual(hosts)
 	sameModel := allEqual(models)
-	if !sameHost && !allDistinct(hosts) {
+	// Hosts that repeat tell targets apart only with their paths, unless
+	// one host serves models that differ (the model then names them).
+	if !allDistinct(hosts) && (!sameHost || sameModel) {
 		for i, raw := range urls {
 			hosts[i] = probe.RedactURL(raw)
 		}
