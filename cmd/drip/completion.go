@@ -11,6 +11,7 @@ import (
 // zsh|fish|powershell) drip's own values: --format names, the demo's
 // scenarios, and record files for the commands that read them.
 func addCompletions(root *cobra.Command) {
+	exampleCompletion(root)
 	formats := append([]string{adapters.Auto.Name}, adapters.Names()...)
 	records := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"jsonl"}, cobra.ShellCompDirectiveFilterFileExt
@@ -33,4 +34,30 @@ func addCompletions(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// exampleCompletion adds cobra's completion command now, to give it and
+// its shells examples (cobra's own help has none).
+func exampleCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Example = `  source <(drip completion bash)
+  drip completion zsh > "${fpath[1]}/_drip"
+  drip completion fish > ~/.config/fish/completions/drip.fish`
+		for _, sh := range c.Commands() {
+			switch sh.Name() {
+			case "bash":
+				sh.Example = "  source <(drip completion bash)\n  drip completion bash > /etc/bash_completion.d/drip"
+			case "zsh":
+				sh.Example = `  drip completion zsh > "${fpath[1]}/_drip"`
+			case "fish":
+				sh.Example = "  drip completion fish > ~/.config/fish/completions/drip.fish"
+			case "powershell":
+				sh.Example = "  drip completion powershell | Out-String | Invoke-Expression"
+			}
+		}
+	}
 }

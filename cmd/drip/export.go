@@ -19,6 +19,8 @@ func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write a recording in another tool's format",
+		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
+  aiperf profile --input-file trace.jsonl --custom-dataset-type mooncake_trace`,
 	}
 	var out string
 	aiperf := &cobra.Command{
