@@ -423,7 +423,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 	if err != nil {
 		return "", pairReport{}, err
 	}
-	srvCPU0 := serverCPU(base)
+	srvCPU0, m0 := serverCPU(base), machineTime()
 	var recs []*record.Record
 	waits := watchRunQueue()
 	wall, cpu, err := runPass(p, dir, &recs, nil, tuiOn)
@@ -442,13 +442,14 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 	b.WriteString(pr.body)
 	b.WriteString(connectWaits(recs))
 	writeCPU(&b, "drip", rq, cpu, wall, pr.frames, srvCPU)
+	b.WriteString(machineTime().since(m0))
 	return b.String(), pr, nil
 }
 
 // floorTiming is timingPass for the floor client, with drip's figures
 // from the pass before over the floor's.
 func floorTiming(base, scenario string, n int, drip pairReport) (string, error) {
-	srvCPU0, cpu0 := serverCPU(base), cpuTime()
+	srvCPU0, cpu0, m0 := serverCPU(base), cpuTime(), machineTime()
 	waits := watchRunQueue()
 	streams, f, wall, err := floorPass(base, scenario, n)
 	if err != nil {
@@ -464,6 +465,7 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 	fmt.Fprintf(&b, "\nfloor pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
 	b.WriteString(pr.body)
 	writeCPU(&b, "floor client", rq, cpu, wall, pr.frames, srvCPU)
+	b.WriteString(machineTime().since(m0))
 	ratio := func(d, f *float64) string { return fmt.Sprintf("%.2f× (%.3f / %.3f ms)", *d / *f, *d, *f) }
 	fmt.Fprintf(&b, "  drip/floor stamp error: p50 %s · p99 %s · max %s\n",
 		ratio(drip.stamp.P50, pr.stamp.P50), ratio(drip.stamp.P99, pr.stamp.P99), ratio(drip.stamp.Max, pr.stamp.Max))
@@ -756,6 +758,28 @@ func (c cpuUse) total() time.Duration  { return c.user + c.sys }
 func (c cpuUse) perFrame(frames int) string {
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(max(frames, 1)) }
 	return fmt.Sprintf("%.1f µs per frame: user %.1f + system %.1f", us(c.total()), us(c.user), us(c.sys))
+}
+
+// machine is the whole machine's CPU time from /proc/stat's cpu line, in
+// clock ticks: busy (user, nice, system, irq, softirq), idle (and iowait)
+// and steal (taken by the hypervisor for other machines).
+type machine struct{ busy, idle, steal int64 }
+
+func machineTime() machine {
+	b, _ := os.ReadFile("/proc/stat")
+	line, _, _ := strings.Cut(string(b), "\n")
+	var v [8]int64
+	fmt.Sscan(strings.TrimPrefix(line, "cpu"), &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+	return machine{busy: v[0] + v[1] + v[2] + v[5] + v[6], idle: v[3] + v[4], steal: v[7]}
+}
+
+// since says how busy the machine was since m0, everything on it counted:
+// a pass that keeps it busy near 100% measures the machine's capacity.
+func (m machine) since(m0 machine) string {
+	busy, idle, steal := m.busy-m0.busy, m.idle-m0.idle, m.steal-m0.steal
+	all := float64(max(busy+idle+steal, 1))
+	return fmt.Sprintf("  machine (all processes, /proc/stat): busy %.0f%% · idle %.0f%% · stolen by the hypervisor %.1f%%\n",
+		100*float64(busy)/all, 100*float64(idle)/all, 100*float64(steal)/all)
 }
 
 // rusageCPU is getrusage's CPU time for who (RUSAGE_SELF, or Linux's
