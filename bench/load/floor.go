@@ -77,6 +77,26 @@ func floorRecords(streams []floorStream, f *adapters.Format) []*record.Record {
 	return recs
 }
 
+// floorFailures says how many floor streams failed, by what (the
+// operation and the system's error, without the addresses).
+func floorFailures(streams []floorStream) string {
+	failed := map[string]int{}
+	for i := range streams {
+		if err := streams[i].err; err != nil {
+			var op *net.OpError
+			if errors.As(err, &op) {
+				failed[op.Op+": "+op.Err.Error()]++
+			} else {
+				failed[err.Error()]++
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  floor streams failed: %v\n", failed)
+}
+
 func (s *floorStream) run(addr string, req []byte, turns chan struct{}) {
 	turns <- struct{}{}
 	conn, err := net.Dial("tcp", addr)

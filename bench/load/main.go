@@ -284,6 +284,11 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 		Options:     probe.Options{StallMS: stats.DefaultStall},
 		Concurrency: n, Runs: n, Seed: 1,
 	}
+	// The pass's own client, so runPass can close its idle connections:
+	// left open (the transport keeps them 90 s) they held 10,000 file
+	// descriptors in each process through the floor's pass, and the server
+	// at its fd limit refused some of the floor's connections.
+	p.Options.Client = probe.ClientFor(p.Options)
 	if ramp > 0 {
 		p.Rate, p.Arrival, p.MaxInflight = float64(n)/ramp.Seconds(), probe.ArrivalConstant, n
 	}
@@ -300,6 +305,7 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 // 120x40 window) that quits when the run has ended; keep, when set, also
 // keeps every record.
 func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, cpuUse, error) {
+	defer p.Options.Client.CloseIdleConnections()
 	w, err := probe.Create(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
 		return 0, cpuUse{}, err
@@ -464,6 +470,7 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nfloor pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
 	b.WriteString(pr.body)
+	b.WriteString(floorFailures(streams))
 	writeCPU(&b, "floor client", rq, cpu, wall, pr.frames, srvCPU)
 	b.WriteString(machineTime().since(m0))
 	ratio := func(d, f *float64) string { return fmt.Sprintf("%.2f× (%.3f / %.3f ms)", *d / *f, *d, *f) }
