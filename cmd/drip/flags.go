@@ -106,6 +106,11 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 // buildFor turns the flags, a URL and a model into a probe target and
 // options.
 func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Options, error) {
+	if f.format != "" && f.format != adapters.Auto.Name {
+		if _, err := adapters.Resolve(f.format); err != nil {
+			return probe.Target{}, probe.Options{}, usageErr("--format: %v", err)
+		}
+	}
 	u, format, err := probe.ResolveEndpoint(rawURL, f.format, model)
 	if err != nil {
 		return probe.Target{}, probe.Options{}, usageErr("%v", err)

@@ -102,6 +102,10 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d stderr %q, want %d with a message", args, code, stderr, exitUsage)
 		}
 	}
+	// The message names the flag (an unknown format did not say --format).
+	if _, _, stderr := drip(t, "run", "http://x", "--format", "nope"); !strings.Contains(stderr, "--format") {
+		t.Errorf("--format nope: %q does not name the flag", stderr)
+	}
 }
 
 // A wrong number of arguments is a usage error that shows the command's
