@@ -82,10 +82,7 @@ func StreamRow(r *record.Record, phase Phase, cols []table.Column) table.Row {
 	for i, c := range cols {
 		switch c.Title {
 		case ColSeq:
-			row[i] = fmt.Sprintf("#%d", r.Seq+1)
-			if r.Phase == record.PhaseWarmup {
-				row[i] += "w"
-			}
+			row[i] = RunLabel(r.Seq+1, r)
 		case ColPrompt:
 			row[i] = sanitize.Line(r.PromptID)
 		case ColStatus:
