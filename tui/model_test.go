@@ -461,8 +461,12 @@ func TestSavedWarmupStreamsMarked(t *testing.T) {
 	if strings.Contains(screen, "#3w") || strings.Count(screen, "#3 ") != 2 {
 		t.Errorf("measured #3 is not on 2 rows unmarked:\n%s", screen)
 	}
-	if want := "#nw: 2 warmup streams, left out of the all-runs figures"; !strings.Contains(screen, want) {
+	if want := "#nw: 2 warmup, left out of the all-runs figures"; !strings.Contains(screen, want) {
 		t.Errorf("header lacks %q:\n%s", want, screen)
+	}
+	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if want := "#nw: 2 warmup, left out of the all-runs figures"; !strings.Contains(h.screen(), want) {
+		t.Errorf("at 80 columns the header cuts %q:\n%s", want, h.screen())
 	}
 
 	warm := recorded(t, "steady")

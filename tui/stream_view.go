@@ -179,13 +179,11 @@ func warmupNote(history []*record.Record) string {
 			n++
 		}
 	}
-	switch n {
-	case 0:
+	if n == 0 {
 		return ""
-	case 1:
-		return "#nw: 1 warmup stream, left out of the all-runs figures"
 	}
-	return fmt.Sprintf("#nw: %d warmup streams, left out of the all-runs figures", n)
+	// Short enough to fit beside the status at 80 columns.
+	return fmt.Sprintf("#nw: %d warmup, left out of the all-runs figures", n)
 }
 
 func (p streamTimeline) draw(b box) string {
