@@ -309,3 +309,19 @@ func testOpenLoopLagIsLive(t *testing.T, srv *memnet.Server) {
 		t.Errorf("%d of %d arrivals over the bound; client-limited %v", over, pg.Attempted.Load(), st.ClientLimited)
 	}
 }
+
+// The plan's one-line shape counts its runs as words do: "1 run", not "1 runs".
+func TestDescribeCountsRuns(t *testing.T) {
+	for _, c := range []struct {
+		plan probe.Plan
+		want string
+	}{
+		{probe.Plan{Runs: 1}, "1 run"},
+		{probe.Plan{Runs: 3}, "3 runs"},
+		{probe.Plan{Runs: 1, Duration: 2 * time.Second}, "1 run or 2s, whichever ends first"},
+	} {
+		if got := c.plan.Describe(); got != c.want {
+			t.Errorf("Describe of %+v = %q, want %q", c.plan, got, c.want)
+		}
+	}
+}

@@ -51,7 +51,11 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	}
 	err = recs.Report(cmd.OutOrStdout(), stderr, out.gates, func(i int, _ *record.Record) stats.Workload {
 		w := workloadOf(&plans[i])
-		w.Order = fmt.Sprintf("interleaved with %d other targets in turns of %d; throughput's window spans their turns too", len(plans)-1, max(1, plans[i].Concurrency))
+		others := fmt.Sprintf("%d other targets", len(plans)-1)
+		if len(plans) == 2 {
+			others = "1 other target"
+		}
+		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", others, max(1, plans[i].Concurrency))
 		return w
 	})
 	// As with one target: a target no stream reached is a run that could

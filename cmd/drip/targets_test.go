@@ -128,7 +128,7 @@ func testRunTargetsHeadless(t *testing.T) {
 			t.Errorf("%s: %d records, %d measured, seqs %v; want 4, 3, 0–3", path, len(recs), measured, seqs)
 		}
 	}
-	for _, want := range []string{"── A steady ──", "── B mid-sentence-stall ──", "interleaved with 1 other targets in turns of 2", "drip compare · 2 runs · baseline A"} {
+	for _, want := range []string{"── A steady ──", "── B mid-sentence-stall ──", "interleaved with 1 other target in turns of 2", "drip compare · 2 runs · baseline A"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
