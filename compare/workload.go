@@ -178,11 +178,7 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 				ids = append(ids, fmt.Sprintf("#%d", r.Seq+1))
 			}
 		}
-		streams := "streams"
-		if warmup == 1 {
-			streams = "stream"
-		}
-		w.WarmupRule = fmt.Sprintf("%d warmup %s in the records (%s), excluded from every figure", warmup, streams, abbreviate(ids))
+		w.WarmupRule = fmt.Sprintf("%s in the records (%s), excluded from every figure", stats.Count(warmup, "warmup stream"), abbreviate(ids))
 	}
 	for _, r := range recs {
 		if r.Workload != nil {

@@ -182,19 +182,11 @@ func (p *Plan) Describe() string {
 func (p *Plan) DescribeLength(per string) string {
 	switch {
 	case p.Runs > 0 && p.Duration > 0:
-		return fmt.Sprintf("%s or %s%s, whichever ends first", runCount(p.Runs), p.Duration, per)
+		return fmt.Sprintf("%s or %s%s, whichever ends first", stats.Count(p.Runs, "run"), p.Duration, per)
 	case p.Duration > 0 && per == "":
 		return "for " + p.Duration.String()
 	case p.Duration > 0:
 		return p.Duration.String() + per
 	}
-	return runCount(p.Runs) + per
-}
-
-// runCount is "1 run" or "n runs".
-func runCount(n int) string {
-	if n == 1 {
-		return "1 run"
-	}
-	return fmt.Sprintf("%d runs", n)
+	return stats.Count(p.Runs, "run") + per
 }

@@ -86,10 +86,7 @@ func warmupLine(n int, wl *stats.Workload) string {
 	if n == 0 && wl.Warmup == 0 {
 		return "warmup    none"
 	}
-	count := fmt.Sprintf("%d streams", n)
-	if n == 1 {
-		count = "1 stream"
-	}
+	count := stats.Count(n, "stream")
 	if wl.WarmupRule == "" {
 		return "warmup    " + count + ", excluded from every figure"
 	}

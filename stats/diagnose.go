@@ -174,7 +174,7 @@ var rules = []rule{
 				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", msText(val(h.P50)), h.N))
 			}
 			if sg.Compressed > 0 {
-				ev = append(ev, streamCount(sg.Compressed)+" compressed")
+				ev = append(ev, Count(sg.Compressed, "stream")+" compressed")
 			}
 			return ev
 		},
@@ -208,7 +208,7 @@ var rules = []rule{
 				ev = append(ev, fmt.Sprintf("%s of content frames coalesced (≥ %g%%)", pctText(x.coalescedPct), BurstSharePct))
 			}
 			if n := x.s.Signals.Compressed; n > 0 {
-				ev = append(ev, streamCount(n)+" compressed")
+				ev = append(ev, Count(n, "stream")+" compressed")
 			}
 			return ev
 		},
@@ -240,7 +240,7 @@ var rules = []rule{
 		when:  func(x *figures) bool { return x.s.Signals.FirstBursts > 0 },
 		evidence: func(x *figures) []string {
 			sg := &x.s.Signals
-			whose := streamCount(sg.FirstBursts) + "'"
+			whose := Count(sg.FirstBursts, "stream") + "'"
 			if sg.FirstBursts == 1 {
 				whose = "1 stream's"
 			}
@@ -265,7 +265,7 @@ var rules = []rule{
 		hint:  fixed("HTTP success with no content: check the request (model, max tokens, content filter)"),
 		when:  func(x *figures) bool { return x.s.Signals.ZeroContent > 0 },
 		evidence: func(x *figures) []string {
-			return []string{streamCount(x.s.Signals.ZeroContent) + " answered 2xx and ended without content text"}
+			return []string{Count(x.s.Signals.ZeroContent, "stream") + " answered 2xx and ended without content text"}
 		},
 	},
 	{
@@ -276,17 +276,9 @@ var rules = []rule{
 		},
 		when: func(x *figures) bool { return x.s.Signals.NoFrames > 0 },
 		evidence: func(x *figures) []string {
-			return []string{fmt.Sprintf("%s answered 2xx with a body from which no %s frame was decoded", streamCount(x.s.Signals.NoFrames), x.s.Workload.Format)}
+			return []string{fmt.Sprintf("%s answered 2xx with a body from which no %s frame was decoded", Count(x.s.Signals.NoFrames, "stream"), x.s.Workload.Format)}
 		},
 	},
-}
-
-// streamCount is "1 stream" or "n streams", for evidence that counts them.
-func streamCount(n int) string {
-	if n == 1 {
-		return "1 stream"
-	}
-	return fmt.Sprintf("%d streams", n)
 }
 
 // Diagnose reads a summary's figures for the known shapes of slow streams

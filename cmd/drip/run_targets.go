@@ -51,11 +51,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	}
 	err = recs.Report(cmd.OutOrStdout(), stderr, out.gates, func(i int, _ *record.Record) stats.Workload {
 		w := workloadOf(&plans[i])
-		others := fmt.Sprintf("%d other targets", len(plans)-1)
-		if len(plans) == 2 {
-			others = "1 other target"
-		}
-		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", others, max(1, plans[i].Concurrency))
+		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", stats.Count(len(plans)-1, "other target"), max(1, plans[i].Concurrency))
 		return w
 	})
 	// As with one target: a target no stream reached is a run that could
