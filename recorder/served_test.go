@@ -1,0 +1,89 @@
+package recorder_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/recorder"
+)
+
+// TestServedRecordingIsTheBytesTheClientGot: in every format (Bedrock's
+// binary event stream among them) a client through drip record gets the
+// fixture server's bytes, and drip fixtures serve --from serves the
+// recording back as the same bytes, status and content type, whichever
+// order the requests come in.
+func TestServedRecordingIsTheBytesTheClientGot(t *testing.T) {
+	base, records := proxyTo(t, context.Background(), fixtures.NewServer(), recorder.Options{})
+	type got struct {
+		status           int
+		contentType      string
+		body             []byte
+		method, uri, req string
+	}
+	sent := map[string]got{}
+	for _, name := range adapters.Names() {
+		method, uri, body := formatRequest(t, name)
+		status, ct, resp := fetch(t, method, base+uri, body)
+		if status != 200 || len(resp) == 0 {
+			t.Fatalf("%s through drip record: %d, %d bytes", name, status, len(resp))
+		}
+		sent[name] = got{status, ct, resp, method, uri, body}
+	}
+	recs := records()
+	if len(recs) != len(sent) {
+		t.Fatalf("%d records for %d exchanges", len(recs), len(sent))
+	}
+	served, err := fixtures.NewRecorded(recs, fixtures.RecordedOptions{Speed: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(served)
+	t.Cleanup(srv.Close)
+	names := adapters.Names()
+	for i := range names { // backwards: matched by body, not in turn
+		name := names[len(names)-1-i]
+		want := sent[name]
+		status, ct, body := fetch(t, want.method, srv.URL+want.uri, want.req)
+		if status != want.status || ct != want.contentType || !bytes.Equal(body, want.body) {
+			t.Errorf("%s served back: %d %q, %d bytes (equal %v); the client through drip record got %d %q, %d bytes",
+				name, status, ct, len(body), bytes.Equal(body, want.body), want.status, want.contentType, len(want.body))
+		}
+	}
+}
+
+// formatRequest is a streaming request in a format, each with a prompt of
+// its own (served recordings are told apart by body).
+func formatRequest(t *testing.T, name string) (method, uri, body string) {
+	f := adapters.Lookup(name)
+	uri = strings.ReplaceAll(f.Path, "{model}", "fast")
+	if f.Path == "" {
+		uri = "/generic/stream?format=" + name
+	}
+	b, err := f.Body(adapters.Request{Model: "fast", Prompt: "hi in " + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return http.MethodPost, uri, string(b)
+}
+
+func fetch(t *testing.T, method, url, body string) (int, string, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+}
