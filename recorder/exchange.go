@@ -22,6 +22,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 	"github.com/driplab/drip/stats"
 )
 
@@ -31,8 +32,9 @@ type exchange struct {
 	rec  *record.Record
 	x    *record.Exchange
 	body []byte
-	path string // the client's request path
-	resp []byte // the response body as it came, up to MaxBytes
+	path string         // the client's request path
+	mask *redact.Masker // the request's credentials, kept out of the record
+	resp []byte         // the response body as it came, up to MaxBytes
 	// What forwarding saw, for finish: when it began and ended, the reads
 	// and how it ended.
 	start, end time.Time
@@ -177,6 +179,7 @@ func (e *exchange) finish() {
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
 	rec.DurationMS = ms(e.end.Sub(start))
 	body, reads, encErr := decompress(rec.ContentEncoding, e.resp, reads)
+	body = e.mask.Bytes(body) // an upstream that echoes the key: the client got it, the record does not
 	if encErr != nil {
 		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came
 	}
@@ -197,10 +200,15 @@ func (e *exchange) finish() {
 	}
 	switch {
 	case perr != nil:
+	case rec.HTTPStatus >= 300 && rec.HTTPStatus < 400:
+		perr = &record.Error{Class: record.ErrRedirect, Status: rec.HTTPStatus, Message: fmt.Sprintf("HTTP %d: a redirect, passed to the client as it came (drip record follows none)", rec.HTTPStatus)}
 	case rec.HTTPStatus >= 300:
 		perr = probe.HTTPError(rec.HTTPStatus, "", body)
 	case e.x.Clipped:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
+	}
+	if perr != nil {
+		perr.Message = e.mask.String(perr.Message)
 	}
 	rec.Error = perr
 	if err := stats.Derive(rec, o.StallMS); err != nil {

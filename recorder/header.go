@@ -8,6 +8,7 @@ import (
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 )
 
 // hopByHopHeaders belong to one connection and are not forwarded (RFC 9110
@@ -62,7 +63,7 @@ func newExchange(r *http.Request, body []byte) *record.Exchange {
 			if x.Header == nil {
 				x.Header = map[string][]string{}
 			}
-			x.Header[k] = vs
+			x.Header[k] = urlsRedacted(vs)
 		}
 	}
 	if r.URL.User != nil {
@@ -72,4 +73,38 @@ func newExchange(r *http.Request, body []byte) *record.Exchange {
 	x.Removed = removed
 	x.SetBody(body)
 	return x
+}
+
+// urlsRedacted is a kept header's values with any URL in them redacted: a
+// Referer or Origin can carry a ?key= of its own.
+func urlsRedacted(vs []string) []string {
+	isURL := func(v string) bool { return strings.Contains(v, "://") }
+	if !slices.ContainsFunc(vs, isURL) {
+		return vs
+	}
+	out := slices.Clone(vs)
+	for i, v := range out {
+		if isURL(v) {
+			out[i] = redact.URL(v)
+		}
+	}
+	return out
+}
+
+// requestSecrets are the credential values a request carries in its
+// headers and query: the record must hold none of them, not even where the
+// upstream echoes one back (an error body quoting the key).
+func requestSecrets(r *http.Request) []string {
+	var out []string
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			switch {
+			case probe.IsCredentialHeader(k):
+				out = append(out, redact.CredentialValues(v)...)
+			case strings.Contains(v, "://"): // a Referer's ?access_token=
+				out = append(out, redact.URLValues(v)...)
+			}
+		}
+	}
+	return append(out, redact.QueryValues(r.URL.RawQuery)...)
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 	"github.com/driplab/drip/stats"
 )
 
@@ -81,6 +82,10 @@ type Proxy struct {
 	qmu      sync.Mutex // guards queue and draining
 	queue    []*exchange
 	draining bool // a drain goroutine runs
+
+	// upstreamSecrets are --upstream's user info and secret query values,
+	// masked in every record as the request's own credentials are.
+	upstreamSecrets []string
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
@@ -90,6 +95,11 @@ func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
 	if o.Client == nil {
 		o.Client = probe.NewClient(0)
 	}
+	// A redirect goes to the client as it came: following it would answer
+	// for the client, and a hop to another host would take its key along.
+	c := *o.Client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	o.Client = &c
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
@@ -111,7 +121,7 @@ func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
 	if o.RunID == "" {
 		o.RunID = probe.NewRunID()
 	}
-	return &Proxy{o: o, ctx: ctx, sink: sink, start: o.Clock()}
+	return &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 }
 
 // Wait returns once every exchange begun has been handed to the sink.
@@ -136,7 +146,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
-	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path}
+	mask := redact.NewMasker(append(requestSecrets(r), p.upstreamSecrets...))
+	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
 	e.run(w, r)
 	// Decoding and writing the record wait for no client: the handler
 	// returns, ending the response (and freeing a kept-alive connection
