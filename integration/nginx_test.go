@@ -59,8 +59,8 @@ const (
 )
 
 // startNginx runs nginx in front of upstream (host:port) until the test
-// ends and returns its base URL.
-func startNginx(t *testing.T, upstream, proxy string) string {
+// ends and returns its base URL and process ID.
+func startNginx(t *testing.T, upstream, proxy string) (string, int) {
 	t.Helper()
 	bin := testenv.LookPath(t, "nginx", "apt-get install -y nginx")
 	prefix := t.TempDir()
@@ -84,7 +84,7 @@ func startNginx(t *testing.T, upstream, proxy string) string {
 				cmd.Process.Kill()
 				<-exited
 			})
-			return "http://" + addr
+			return "http://" + addr, cmd.Process.Pid
 		}
 		cmd.Process.Kill()
 		log, _ := os.ReadFile(filepath.Join(prefix, "error.log"))
@@ -122,8 +122,9 @@ func waitListening(addr string, exited <-chan error) bool {
 }
 
 // runScenario streams a fixture scenario runs times, one at a time, and
-// returns the records and the run's summary.
-func runScenario(t *testing.T, base, scenario string, runs int) ([]*record.Record, stats.Summary) {
+// returns the records and the run's summary; observe (nil: none) sees
+// the probe's events.
+func runScenario(t *testing.T, base, scenario string, runs int, observe func(probe.Event)) ([]*record.Record, stats.Summary) {
 	t.Helper()
 	u, f, err := probe.ResolveURL(base, "openai-chat")
 	if err != nil {
@@ -136,7 +137,7 @@ func runScenario(t *testing.T, base, scenario string, runs int) ([]*record.Recor
 	}
 	agg := stats.NewAggregate(stats.DefaultStall)
 	var recs []*record.Record
-	st := probe.Run(context.Background(), p, func(r *record.Record) { recs = append(recs, r); agg.Add(r) }, nil)
+	st := probe.Run(context.Background(), p, func(r *record.Record) { recs = append(recs, r); agg.Add(r) }, observe)
 	agg.SetRun(st)
 	for _, r := range recs {
 		if r.Status != record.StatusComplete {
@@ -167,10 +168,10 @@ func delivery(r *record.Record) string {
 func TestBehindBufferingNginx(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
-	base := startNginx(t, srv.Listener.Addr().String(), buffering)
+	base, _ := startNginx(t, srv.Listener.Addr().String(), buffering)
 	for _, scenario := range []string{"steady", "fast", "mid-sentence-stall"} {
 		t.Run(scenario, func(t *testing.T) {
-			recs, s := runScenario(t, base, scenario, 3)
+			recs, s := runScenario(t, base, scenario, 3, nil)
 			for _, r := range recs {
 				if !r.Buffered || r.ITLMS != nil || r.TPSUser != nil || r.Delivery == nil || r.Delivery.Rule != stats.DeliveryBursts {
 					t.Errorf("stream %d: buffered %v itl %v tps_user %v delivery %s: want buffered by bursts, ITL and tps_user null",
@@ -201,39 +202,34 @@ func TestDirectAndUnbufferedNginx(t *testing.T) {
 	fx := fixtures.NewServer()
 	srv := httptest.NewServer(fx)
 	defer srv.Close()
-	bases := map[string]string{"direct": srv.URL, "nginx proxy_buffering off": startNginx(t, srv.Listener.Addr().String(), unbuffered)}
-	for name, base := range bases {
+	nginx, nginxPID := startNginx(t, srv.Listener.Addr().String(), unbuffered)
+	paths := []struct {
+		name, base string
+		pids       []int // the processes on the path: this one (server and drip), nginx
+	}{
+		{"direct", srv.URL, []int{os.Getpid()}},
+		{"nginx proxy_buffering off", nginx, []int{os.Getpid(), nginxPID}},
+	}
+	for _, path := range paths {
 		for _, scenario := range []string{"steady", "fast"} {
-			t.Run(name+"/"+scenario, func(t *testing.T) {
+			t.Run(path.name+"/"+scenario, func(t *testing.T) {
+				sc := fixtures.Lookup(scenario)
 				for i, late := 0, 0; i < 3; i++ {
-					model := fmt.Sprintf("%s#%s-%d", scenario, strings.ReplaceAll(name, " ", "-"), i)
-					recs, s := runScenario(t, base, model, 1)
+					model := fmt.Sprintf("%s#%s-%d", scenario, strings.ReplaceAll(path.name, " ", "-"), i)
+					held := watchHolds(path.pids, contentSteps(sc))
+					recs, s := runScenario(t, path.base, model, 1, held.observe)
 					r := recs[0]
 					writes := fx.Writes(model)
 					want := writeSpacing(writes)
+					ev := lateness(r, s, writes, sc, held)
 					wrong := r.Buffered || r.ITLMS == nil || math.Abs(*r.ITLMS-want) > 0.1*want
-					sc := fixtures.Lookup(scenario)
-					d, bound := behindSchedule(writes, sc)
-					waited := 0.0 // ms drip's goroutines waited for a core, at most
-					if s.Client != nil {
-						waited = val(s.Client.SchedLatency.Max)
-					}
-					// ITL is off by 10% only when drip read the first or the last
-					// content frame 10% of the stream later than the other, a
-					// delay of the reader. Its evidence: a read that carried
-					// writes made that far apart (the reader let them pile up:
-					// a thread the OS held, which Go's scheduler latency does
-					// not see), or drip's goroutines waiting for a core.
-					budget := 0.1 * want * float64(r.ContentFrames-1)
-					piled := pileUp(r, writes)
-					if wrong && (d > bound || waited >= clientLateMS || piled+want >= budget) {
+					if wrong && ev.explains(r, want) {
 						// The figures then say so, and this test is about the
 						// path, not the load.
 						if late++; late > 5 {
-							t.Fatalf("the fixture server (off its schedule by up to %.3g ms, bound %.3g) or drip (waited up to %.3g ms for a core, let writes %.3g ms apart pile up in one read) was late in 6 attempts: the machine is too loaded for this test",
-								d, bound, waited, piled)
+							t.Fatalf("late in 6 attempts (%s): the machine is too loaded for this test", ev)
 						}
-						t.Logf("attempt again: the server wrote %.3g ms off its schedule, drip waited up to %.3g ms for a core and let writes %.3g ms apart pile up in one read", d, waited, piled)
+						t.Logf("attempt again: %s", ev)
 						i--
 						continue
 					}
@@ -241,34 +237,23 @@ func TestDirectAndUnbufferedNginx(t *testing.T) {
 						t.Fatalf("buffered %v itl %v delivery %s: want not buffered, ITL reported", r.Buffered, r.ITLMS, delivery(r))
 					}
 					if math.Abs(*r.ITLMS-want) > 0.1*want {
-						t.Errorf("itl %.4g ms, the server wrote content %.4g ms apart: more than 10%% off, with no sign of load (reads piled up writes %.3g ms apart at most, goroutines waited %.3g ms, server %.3g ms off schedule)",
-							*r.ITLMS, want, piled, waited, d)
+						t.Errorf("itl %.4g ms, the server wrote content %.4g ms apart: more than 10%% off, with no sign of load (%s)", *r.ITLMS, want, ev)
 					}
 					// The server's spacing is off the schedule's by up to d over
 					// the stream (d from the first content write): ITL may be
 					// off the schedule by that as well as by its 10%.
-					if sched := scheduledSpacing(sc); d <= bound && math.Abs(*r.ITLMS-sched) > 0.1*sched+d/float64(r.ContentFrames-1) {
+					d := ev.offSchedule
+					if sched := scheduledSpacing(sc); d <= ev.bound && math.Abs(*r.ITLMS-sched) > 0.1*sched+d/float64(r.ContentFrames-1) {
 						t.Errorf("itl %.4g ms, the scenario's schedule %.4g ms apart (the server kept it within %.3g ms): more than 10%% and the server's %.3g ms off", *r.ITLMS, sched, d, d/float64(r.ContentFrames-1))
 					}
 					if got := shapes(s); contains(got, stats.ShapeProxyBuffering) {
 						t.Errorf("diagnosis %v names proxy buffering", got)
 					}
-					t.Logf("itl %.4g ms, server spacing %.4g ms, %d content frames, writes piled up %.3g ms at most, delivery %s", *r.ITLMS, want, r.ContentFrames, piled, delivery(r))
+					t.Logf("itl %.4g ms, server spacing %.4g ms, %d content frames, delivery %s; %s", *r.ITLMS, want, r.ContentFrames, delivery(r), ev)
 				}
 			})
 		}
 	}
-}
-
-// clientLateMS: drip's goroutines waiting this long for a core during a
-// fast stream move its ITL past the test's 10 %.
-const clientLateMS = 1.0
-
-func val(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // behindSchedule is the most a content write of ws came off its
@@ -294,36 +279,6 @@ func behindSchedule(ws []fixtures.Write, sc *fixtures.Scenario) (late, bound flo
 		prev = at
 	}
 	return late, max(2, 4*float64(gap)/float64(time.Millisecond))
-}
-
-// pileUp is the longest span, in ms of the server's write times, of the
-// content writes that arrived in one read of r: how long the reader let
-// writes wait. The i-th content frame is the i-th content write (each
-// write of these scenarios carries one); 0 when the counts differ.
-func pileUp(r *record.Record, ws []fixtures.Write) float64 {
-	var at []time.Time
-	for _, w := range ws {
-		if w.Kind.IsContent() {
-			at = append(at, w.At)
-		}
-	}
-	if len(at) != r.ContentFrames {
-		return 0
-	}
-	longest, k, read := 0.0, 0, -1
-	var first time.Time
-	for i := range r.Frames {
-		f := &r.Frames[i]
-		if !f.IsContent() {
-			continue
-		}
-		if f.Read != read {
-			read, first = f.Read, at[k]
-		}
-		longest = max(longest, float64(at[k].Sub(first))/float64(time.Millisecond))
-		k++
-	}
-	return longest
 }
 
 // scheduledSpacing is the scenario's mean time between content steps.
