@@ -49,6 +49,14 @@ import (
 // (cal-gap-err-p99-lo-ms, -hi-ms): a served p99 at or below its upper end
 // is within calibrate's error as far as these samples can tell.
 //
+// The sum- metrics are the comparison a user makes reading drip's report
+// of the served streams beside the recording: |served TTFT p50 − recorded
+// TTFT ÷ speed|, |served gap p50 − recorded gap p50 ÷ speed| and the same
+// for the gap p99, to set beside calibrate's gap error p99. steal-s is the
+// time the hypervisor did not run this machine's CPUs while they had work
+// (/proc/stat) over the row, load-1m the load average at its end: the
+// late writes follow the steal.
+//
 //	go test ./calibrate -run '^$' -bench ServedRecording -benchtime 10x
 func BenchmarkServedRecording(b *testing.B) {
 	b.Log(fixtures.RealtimeNote())
@@ -80,9 +88,10 @@ func BenchmarkServedRecording(b *testing.B) {
 func benchServed(b *testing.B, fx calibrate.Server, srv *served, rec *record.Record, speed float64) {
 	o := probe.Options{Client: probe.NewClient(0), StallMS: stats.DefaultStall}
 	var cal, dlv calibrate.Level
-	var ttftErr, gapErr, late []float64
+	var ttftErr, gapErr, late, ttfts, gaps []float64
 	var lateness fixtures.Lateness
 	want := rec.Gaps()
+	steal0, stealOK := machineSteal()
 	for b.Loop() {
 		l, err := calibrate.Run(context.Background(), fx, target(fx.URL(), calibrate.Scenario), o, 1, 1)
 		if err != nil || l.Unpaired > 0 {
@@ -94,6 +103,7 @@ func benchServed(b *testing.B, fx calibrate.Server, srv *served, rec *record.Rec
 			b.Fatalf("served stream: status %s, %d gaps, want %d", got.Status, len(got.Gaps()), len(want))
 		}
 		ttftErr = append(ttftErr, *got.TTFTMS-*rec.TTFTMS/speed)
+		ttfts, gaps = append(ttfts, *got.TTFTMS), append(gaps, got.Gaps()...)
 		for i, g := range got.Gaps() {
 			gapErr = append(gapErr, math.Abs(g-want[i]/speed))
 		}
@@ -118,6 +128,43 @@ func benchServed(b *testing.B, fx calibrate.Server, srv *served, rec *record.Rec
 	b.ReportMetric(p(late, 99), "late-p99-ms")
 	b.ReportMetric(float64(lateness.Late), "late-writes")
 	b.ReportMetric(float64(lateness.Max)/1e6, "late-max-ms")
+	recGaps := slices.Clone(want)
+	b.ReportMetric(math.Abs(p(ttfts, 50)-*rec.TTFTMS/speed), "sum-ttft-p50-err-ms")
+	b.ReportMetric(math.Abs(p(gaps, 50)-p(recGaps, 50)/speed), "sum-gap-p50-err-ms")
+	b.ReportMetric(math.Abs(p(gaps, 99)-p(recGaps, 99)/speed), "sum-gap-p99-err-ms")
+	if steal1, ok := machineSteal(); ok && stealOK {
+		b.ReportMetric((steal1 - steal0).Seconds(), "steal-s")
+	}
+	if l, ok := loadAverage(); ok {
+		b.ReportMetric(l, "load-1m")
+	}
+}
+
+// machineSteal is the CPU time the hypervisor has stolen from this machine
+// so far: /proc/stat's steal column, in clock ticks of 10 ms (Linux only).
+func machineSteal() (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, false
+	}
+	ticks, err := strconv.ParseUint(f[8], 10, 64)
+	return time.Duration(ticks) * 10 * time.Millisecond, err == nil
+}
+
+// loadAverage is the 1-minute load average (Linux only).
+func loadAverage() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	l, err := strconv.ParseFloat(first, 64)
+	return l, err == nil
 }
 
 // served is a served recording, in this process or in a child (TestMain).
