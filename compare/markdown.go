@@ -89,18 +89,8 @@ func mdNoise(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "%s; %d resamples, seed %d.\n\n", c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
 	fmt.Fprintln(w, "| metric | run | difference |")
 	fmt.Fprintln(w, "|---|---|---|")
-	for _, sec := range c.Sections {
-		if sec.N == nil {
-			continue
-		}
-		for _, r := range sec.Rows {
-			if r.Label != "p50" && r.Label != "p95" {
-				continue
-			}
-			for i := 1; i < len(r.Values); i++ {
-				fmt.Fprintf(w, "| %s %s | %s | %s |\n", sec.Key, r.Label, Letter(i), NoiseVerdict(r, r.Deltas[i]))
-			}
-		}
+	for _, n := range noiseLines(c) {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", n.metric, n.run, n.verdict)
 	}
 	fmt.Fprintln(w, "\n</details>")
 }

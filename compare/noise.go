@@ -140,3 +140,27 @@ func (p *pool) rank(r, n int) float64 {
 	}
 	return math.NaN() // r out of range: not reached for 0 <= r < n
 }
+
+// noiseLine is one difference the noise block lists: a metric's p50 or
+// p95 in one run against A, and what its interval says.
+type noiseLine struct{ metric, run, verdict string }
+
+// noiseLines are the p50 and p95 differences of every section with
+// samples, run by run: the noise block of the text and Markdown reports.
+func noiseLines(c *Comparison) []noiseLine {
+	var out []noiseLine
+	for _, sec := range c.Sections {
+		if sec.N == nil {
+			continue
+		}
+		for _, r := range sec.Rows {
+			if r.Label != "p50" && r.Label != "p95" {
+				continue
+			}
+			for i := 1; i < len(r.Values); i++ {
+				out = append(out, noiseLine{sec.Key + " " + r.Label, Letter(i), NoiseVerdict(r, r.Deltas[i])})
+			}
+		}
+	}
+	return out
+}

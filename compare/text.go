@@ -204,18 +204,8 @@ func movedWord(m *bool) string {
 func writeNoise(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "\nnoise: %.0f%% intervals of the difference from A (%s; %d resamples, seed %d)\n",
 		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
-	for _, sec := range c.Sections {
-		if sec.N == nil {
-			continue
-		}
-		for _, r := range sec.Rows {
-			if r.Label != "p50" && r.Label != "p95" {
-				continue
-			}
-			for i := 1; i < len(r.Values); i++ {
-				fmt.Fprintf(w, "  %-10s %-2s %s\n", sec.Key+" "+r.Label, Letter(i), NoiseVerdict(r, r.Deltas[i]))
-			}
-		}
+	for _, n := range noiseLines(c) {
+		fmt.Fprintf(w, "  %-10s %-2s %s\n", n.metric, n.run, n.verdict)
 	}
 }
 
