@@ -3,15 +3,13 @@ package compare_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -22,20 +20,7 @@ import (
 
 func load(t *testing.T, files ...string) []compare.Input {
 	t.Helper()
-	var in []compare.Input
-	for _, name := range files {
-		f, err := os.Open(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, skipped, err := probe.ReadRecords(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, compare.Input{Label: name, Source: name, Records: recs, Skipped: skipped})
-	}
-	return in
+	return recordtest.Inputs(t, "testdata", files...)
 }
 
 func gates(t *testing.T, exprs ...string) []stats.Gate {

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/internal/recordtest"
 )
 
 // compareModel opens the compare screen on record files drip wrote against
@@ -23,20 +22,7 @@ func compareModel(t *testing.T, w, h int, files ...string) *Model {
 
 func readInputs(t *testing.T, files ...string) []compare.Input {
 	t.Helper()
-	var in []compare.Input
-	for _, name := range files {
-		f, err := os.Open(filepath.Join("..", "compare", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, skipped, err := probe.ReadRecords(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, compare.Input{Label: name, Source: name, Records: recs, Skipped: skipped})
-	}
-	return in
+	return recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), files...)
 }
 
 func compareInputs(t *testing.T, w, h int, in []compare.Input) *Model {

@@ -12,11 +12,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/stats"
 )
 
 // scheduled is a message the model asked to receive at a time.
@@ -122,20 +120,7 @@ func press(k string) tea.KeyPressMsg {
 // recorded is a fixture scenario recorded with the fixture's own times.
 func recorded(t testing.TB, scenario string) *record.Record {
 	t.Helper()
-	f := adapters.Lookup("openai-chat")
-	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(scenario), scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	times := make([]float64, len(at))
-	for i, d := range at {
-		times[i] = float64(d) / float64(time.Millisecond)
-	}
-	rec := &record.Record{V: record.RecordVersion, Target: "http://fixture/v1/chat/completions", Model: scenario, HeadersMS: ptr(1.5)}
-	if _, err := probe.Replay(f, reads, times, stats.DefaultStall, rec); err != nil {
-		t.Fatal(err)
-	}
-	return rec
+	return recordtest.Scenario(t, scenario, &record.Record{V: record.RecordVersion, Target: "http://fixture/v1/chat/completions", HeadersMS: ptr(1.5)})
 }
 
 func ptr(v float64) *float64 { return &v }

@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -21,20 +20,7 @@ import (
 // (compare/testdata), so the views are of real runs.
 func comparison(t testing.TB, files ...string) *compare.Comparison {
 	t.Helper()
-	var in []compare.Input
-	for _, name := range files {
-		f, err := os.Open(filepath.Join("..", "compare", "testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, skipped, err := probe.ReadRecords(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		in = append(in, compare.Input{Label: name, Source: name, Records: recs, Skipped: skipped})
-	}
-	c, err := compare.New(in, compare.Options{})
+	c, err := compare.New(recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), files...), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

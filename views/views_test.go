@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -20,20 +18,7 @@ import (
 // record is the same on every machine.
 func replay(t testing.TB, scenario string, seq int) *record.Record {
 	t.Helper()
-	f := adapters.Lookup("openai-chat")
-	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(scenario), scenario)
-	if err != nil {
-		t.Fatal(err)
-	}
-	times := make([]float64, len(at))
-	for i, d := range at {
-		times[i] = float64(d) / float64(time.Millisecond)
-	}
-	rec := &record.Record{Seq: seq, Target: "http://127.0.0.1:8089/v1/chat/completions", Model: scenario}
-	if _, err := probe.Replay(f, reads, times, stats.DefaultStall, rec); err != nil {
-		t.Fatal(err)
-	}
-	return rec
+	return recordtest.Scenario(t, scenario, &record.Record{Seq: seq, Target: "http://127.0.0.1:8089/v1/chat/completions"})
 }
 
 // cases are the streams every view is checked against: a finished stream
