@@ -8,23 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 )
-
-func readRecords(t *testing.T, path string) []*record.Record {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
 
 // Two hosts run one workload against one endpoint; the second's transport
 // is slower (the fixture spaces its frames 15ms further apart, time to

@@ -165,11 +165,9 @@ func TestKeepaliveFloodMemoryRealBinary(t *testing.T) {
 	if rss > 100<<10 {
 		t.Errorf("peak RSS %d KiB, want under 100 MiB", rss)
 	}
-	f, _ := os.Open(out)
-	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
-	if err != nil || len(recs) != 1 || recs[0].Keepalives != pings || !recs[0].Complete {
-		t.Fatalf("records %d err %v; want one complete record counting %d keepalives", len(recs), err, pings)
+	recs := readRecords(t, out)
+	if len(recs) != 1 || recs[0].Keepalives != pings || !recs[0].Complete {
+		t.Fatalf("%d records; want one complete record counting %d keepalives", len(recs), pings)
 	}
 }
 

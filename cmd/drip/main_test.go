@@ -141,3 +141,19 @@ func TestRunUnreachableCannotGo(t *testing.T) {
 		t.Errorf("report:\n%s", stdout)
 	}
 }
+
+// readRecords reads a record file a command wrote: an unreadable file or
+// a bad line (but a cut-short last one) fails the test.
+func readRecords(t *testing.T, path string) []*record.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, _, err := probe.ReadRecords(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}

@@ -76,11 +76,9 @@ func testRunPromptSetReport(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
 	}
-	f, _ := os.Open(out)
-	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
-	if err != nil || len(recs) != 12 {
-		t.Fatalf("%d records, %v", len(recs), err)
+	recs := readRecords(t, out)
+	if len(recs) != 12 {
+		t.Fatalf("%d records, want 12", len(recs))
 	}
 	for _, r := range recs {
 		if r.PromptID == "" || r.Workload == nil || r.Workload.Concurrency != 2 {
@@ -249,10 +247,8 @@ func testRunScreenEqualsReport(t *testing.T) {
 	if t.Failed() {
 		t.Log("\n" + screen)
 	}
-	f, _ := os.Open(path)
-	defer f.Close()
-	if recs, _, err := probe.ReadRecords(f); err != nil || len(recs) != 9 {
-		t.Errorf("--out: %d records (%v), want 9 (3 warmup)", len(recs), err)
+	if recs := readRecords(t, path); len(recs) != 9 {
+		t.Errorf("--out: %d records, want 9 (3 warmup)", len(recs))
 	}
 }
 

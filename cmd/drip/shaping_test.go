@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -22,15 +21,7 @@ func shapedRecords(t *testing.T, url string, args ...string) ([]*record.Record, 
 	if code != exitOK {
 		t.Fatalf("%v: exit %d\n%s", args, code, stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, out)
 	var bodies []map[string]any
 	for _, r := range recs {
 		var b map[string]any

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
 )
 
@@ -93,14 +91,9 @@ func testSweepHeadlessJSON(t *testing.T) {
 	if s.Streams.Completed != 4 || !strings.Contains(stderr, "sweep of concurrency 1,2") {
 		t.Errorf("summary streams %+v; stderr %q", s.Streams, stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
-	if err != nil || len(recs) != 4 {
-		t.Fatalf("%d records, %v", len(recs), err)
+	recs := readRecords(t, out)
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
 	}
 	for _, r := range recs {
 		if r.Level == nil || r.Workload == nil || float64(r.Workload.Concurrency) != *r.Level {

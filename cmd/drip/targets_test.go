@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -68,14 +66,8 @@ func testWatchTargetsHeadless(t *testing.T) {
 	}
 	for i, model := range []string{"steady", "mid-sentence-stall"} {
 		path := filepath.Join(dir, "w-"+string(rune('A'+i))+".jsonl")
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, _, err := probe.ReadRecords(f)
-		f.Close()
-		if err != nil || len(recs) != 1 || recs[0].Model != model {
-			t.Errorf("%s: %d records (%v), want one of %s", path, len(recs), err, model)
+		if recs := readRecords(t, path); len(recs) != 1 || recs[0].Model != model {
+			t.Errorf("%s: %d records, want one of %s", path, len(recs), model)
 		}
 	}
 	for _, want := range []string{"── A steady ──", "── B mid-sentence-stall ──", "drip compare · 2 runs · baseline A", "stalls    2 (1 mid-sentence)"} {
@@ -103,15 +95,7 @@ func testRunTargetsHeadless(t *testing.T) {
 	}
 	for i, model := range []string{"steady", "mid-sentence-stall"} {
 		path := filepath.Join(dir, "r-"+string(rune('A'+i))+".jsonl")
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs, _, err := probe.ReadRecords(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		recs := readRecords(t, path)
 		var seqs []int
 		measured := 0
 		for _, r := range recs {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -51,14 +50,9 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, _, err := probe.ReadRecords(f)
-	f.Close()
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("records: %v (%d)", err, len(recs))
+	recs := readRecords(t, path)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
 	}
 
 	m := tui.New(context.Background(), tui.Config{Records: recs, StallMS: o.StallMS})
