@@ -54,9 +54,7 @@ func TestDeliveryRule(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.rec
-			if err := Derive(r, DefaultStall); err != nil {
-				t.Fatal(err)
-			}
+			derive(t, r, DefaultStall)
 			d := r.Delivery
 			if d == nil {
 				t.Fatal("no delivery")
@@ -84,9 +82,7 @@ func TestDeliveryRule(t *testing.T) {
 // after 10 s is 100 tokens a second.
 func TestBufferedThroughputEndToEnd(t *testing.T) {
 	r := stream(1000, 20, func(i int) float64 { return 10000 + float64(i)/1000 }, func(i int) int { return i / 250 })
-	if err := Derive(r, DefaultStall); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, DefaultStall)
 	a := NewAggregate(DefaultStall)
 	a.Add(r)
 	s := a.Summary(Workload{})
@@ -117,9 +113,7 @@ func TestHeldFromServerTimings(t *testing.T) {
 		{map[string]any{"latency_ms": 812.0}, nil},
 	} {
 		r.Server = tc.server
-		if err := Derive(r, DefaultStall); err != nil {
-			t.Fatal(err)
-		}
+		derive(t, r, DefaultStall)
 		if tc.want == nil {
 			null(t, "held_ms", r.HeldMS)
 			continue
@@ -140,9 +134,7 @@ func TestFirstBurstTokensFromUsage(t *testing.T) {
 		t.Fatalf("without usage: %d, want 4 frames × 13 (bytes / 4)", got)
 	}
 	r.Frames[len(r.Frames)-1].Usage = &usage
-	if err := Derive(r, DefaultStall); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, DefaultStall)
 	if got := firstBurstTokens(r); got != 16 {
 		t.Errorf("with usage 32 over 8 frames: first read of 4 frames = %d tokens, want 16", got)
 	}

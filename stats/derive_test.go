@@ -18,6 +18,14 @@ func frame(t float64, read int, k record.Kind) record.Frame {
 	return record.Frame{TMS: t, Read: read, Kind: k}
 }
 
+// derive derives r's figures, which the test's record must allow.
+func derive(t testing.TB, r *record.Record, stallMS float64) {
+	t.Helper()
+	if err := Derive(r, stallMS); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func eq(t *testing.T, name string, got *float64, want float64) {
 	t.Helper()
 	if got == nil {
@@ -45,9 +53,7 @@ func TestDeriveDesignExample(t *testing.T) {
 		content(200, 1, "a"), content(300, 2, " b"), content(500, 3, " c."),
 		frame(550, 4, record.KindEnd),
 	}}
-	if err := Derive(r, 250); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, 250)
 	eq(t, "first_event", r.FirstEventMS, 50)
 	eq(t, "ttft", r.TTFTMS, 200)
 	eq(t, "ttfo", r.TTFOMS, 200)
@@ -90,9 +96,7 @@ func TestAggregateMixedRequests(t *testing.T) {
 	one := &record.Record{Seq: 2, DurationMS: 250, Frames: []record.Frame{content(100, 0, "x"), frame(120, 1, record.KindEnd)}}
 	a := NewAggregate(250)
 	for _, r := range []*record.Record{ok, failed, one} {
-		if err := Derive(r, 250); err != nil {
-			t.Fatal(err)
-		}
+		derive(t, r, 250)
 		a.Add(r)
 	}
 	null(t, "failed ttft", failed.TTFTMS)
@@ -158,9 +162,7 @@ func TestTTFTSkipsRolePingUsage(t *testing.T) {
 		content(600, 3, "Hi"), content(700, 4, " there"), content(800, 5, "."),
 		{TMS: 850, Read: 6, Kind: record.KindUsage, Usage: &usage}, frame(860, 6, record.KindEnd),
 	}}
-	if err := Derive(r, 250); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, 250)
 	eq(t, "ttft (reasoning counts)", r.TTFTMS, 400)
 	eq(t, "ttfo (first answer)", r.TTFOMS, 600)
 	eq(t, "first event", r.FirstEventMS, 10)
@@ -178,9 +180,7 @@ func TestStallsAndMidSentence(t *testing.T) {
 		content(1300, 2, " sentence"), content(1350, 3, " and a line\n"), content(1700, 4, "next"),
 		frame(1750, 5, record.KindEnd),
 	}}
-	if err := Derive(r, 250); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, 250)
 	if len(r.Stalls) != 3 {
 		t.Fatalf("stalls = %+v, want 3", r.Stalls)
 	}
@@ -202,9 +202,7 @@ func TestBufferedAndCoalesced(t *testing.T) {
 		_ = i
 	}
 	r.Frames = append(r.Frames, frame(900, 0, record.KindEnd))
-	if err := Derive(r, 250); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, 250)
 	if !r.Buffered {
 		t.Error("12 tokens in one read: want buffered")
 	}
@@ -224,9 +222,7 @@ func TestStatusFromFrames(t *testing.T) {
 	inStream := &record.Record{DurationMS: 500, Frames: []record.Frame{content(100, 0, "a"), {TMS: 200, Read: 1, Kind: record.KindError, Text: "boom"}, frame(210, 1, record.KindEnd)}}
 	empty := &record.Record{DurationMS: 500, Frames: []record.Frame{frame(100, 0, record.KindRole), frame(200, 1, record.KindEnd)}}
 	for _, r := range []*record.Record{noEnd, inStream, empty} {
-		if err := Derive(r, 250); err != nil {
-			t.Fatal(err)
-		}
+		derive(t, r, 250)
 	}
 	if noEnd.Status != record.StatusIncomplete || noEnd.E2EMS != nil || noEnd.TTFTMS == nil {
 		t.Errorf("no end marker: status %s, e2e %v, ttft %v", noEnd.Status, noEnd.E2EMS, noEnd.TTFTMS)
@@ -315,9 +311,7 @@ func tokensRecord(t *testing.T, kind string) *record.Record {
 		}
 		r.Frames = append(r.Frames, frame(50, 4, record.KindEnd))
 	}
-	if err := Derive(r, 250); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, 250)
 	return r
 }
 

@@ -155,9 +155,7 @@ func TestWorkloadSignals(t *testing.T) {
 	agg := NewAggregate(DefaultStall)
 	for i, r := range []*record.Record{burst, empty, noContent} {
 		r.Seq, r.Phase, r.PromptID, r.DurationMS = i, record.PhaseMeasure, "p", 200
-		if err := Derive(r, DefaultStall); err != nil {
-			t.Fatal(err)
-		}
+		derive(t, r, DefaultStall)
 		agg.Add(r)
 	}
 	s := agg.Summary(Workload{})
@@ -181,9 +179,7 @@ func TestNoFramesSignal(t *testing.T) {
 	agg := NewAggregate(DefaultStall)
 	for i, r := range []*record.Record{whole, framed, refused, empty} {
 		r.Seq, r.Phase, r.PromptID, r.DurationMS = i, record.PhaseMeasure, "p", 200
-		if err := Derive(r, DefaultStall); err != nil {
-			t.Fatal(err)
-		}
+		derive(t, r, DefaultStall)
 		agg.Add(r)
 	}
 	if s := agg.Summary(Workload{}); s.Signals.NoFrames != 1 {
@@ -270,9 +266,7 @@ func TestClientLimitedBound(t *testing.T) {
 	} {
 		a := NewAggregate(DefaultStall)
 		r := stream(3, 10, func(i int) float64 { return tc.ttft + float64(i) }, func(i int) int { return i })
-		if err := Derive(r, DefaultStall); err != nil {
-			t.Fatal(err)
-		}
+		derive(t, r, DefaultStall)
 		a.Add(r)
 		a.SetRun(RunStats{SchedLatency: dist(tc.n, 0.1, 1, tc.p99)})
 		s := a.Summary(Workload{})

@@ -62,9 +62,7 @@ func sloRecord(t *testing.T, status string, at ...float64) *record.Record {
 	} else {
 		r.Error = &record.Error{Class: record.ErrReset}
 	}
-	if err := Derive(r, DefaultStall); err != nil {
-		t.Fatal(err)
-	}
+	derive(t, r, DefaultStall)
 	if r.Status != status {
 		t.Fatalf("built a %s record, want %s", r.Status, status)
 	}
