@@ -108,10 +108,8 @@ type runScreen struct {
 	pending   []event
 	done      []event // finished records and the run's end, not yet taken in
 	dropped   int     // stale events
-	tickGen   int
-	tickArmed bool
+	redraw    frameTick
 	settled   bool // the tick after the end has been scheduled
-	lastDraw  time.Time
 	lastHeavy time.Time
 	heavy     bool // the slow panels' data changed
 	turn      int  // under load, the slow panels drawn next (renderSlow)
@@ -225,27 +223,24 @@ func (m *Model) RunSummary() stats.Summary {
 // armTick schedules the next frame of the run screen, no sooner than
 // frameInterval after the last one (busyInterval under load).
 func (rs *runScreen) armTick() tea.Cmd {
-	if rs.tickArmed {
-		return nil
-	}
-	rs.tickArmed = true
-	rs.tickGen++
 	every := frameInterval
 	if len(rs.live) > busyStreams {
 		every = busyInterval
 	}
-	d := max(0, every-rs.sh.now().Sub(rs.lastDraw))
-	return rs.m.after(d, runTickMsg{gen: rs.tickGen})
+	d, gen, ok := rs.redraw.arm(rs.sh.now(), every)
+	if !ok {
+		return nil
+	}
+	return rs.m.after(d, runTickMsg{gen: gen})
 }
 
 // tick is the run's redraw tick, on any screen: the run goes on while
 // one of its streams is open in the stream screen.
 func (rs *runScreen) tick(t runTickMsg) tea.Cmd {
-	if t.gen != rs.tickGen {
+	if !rs.redraw.fired(t.gen) {
 		return nil
 	}
-	rs.tickArmed = false
-	rs.lastDraw = rs.sh.now()
+	rs.redraw.lastDraw = rs.sh.now()
 	rs.apply()
 	if rs.m.active == screen(rs) {
 		rs.render(false)

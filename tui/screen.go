@@ -141,3 +141,34 @@ func nonEmpty(parts []string) []string {
 	}
 	return out
 }
+
+// frameTick paces a screen's redraws: at most one tick pending, due no
+// sooner than an interval after the last draw. Each arming has its own
+// generation, so a tick from before (a command is never cancelled) is
+// told apart and dropped.
+type frameTick struct {
+	gen      int
+	armed    bool
+	lastDraw time.Time
+}
+
+// arm says when the next tick is due and its generation; ok is false
+// while one is pending.
+func (t *frameTick) arm(now time.Time, every time.Duration) (d time.Duration, gen int, ok bool) {
+	if t.armed {
+		return 0, 0, false
+	}
+	t.armed = true
+	t.gen++
+	return max(0, every-now.Sub(t.lastDraw)), t.gen, true
+}
+
+// fired takes in a tick of generation gen: true when it is the pending
+// one, which is then no longer pending.
+func (t *frameTick) fired(gen int) bool {
+	if gen != t.gen {
+		return false
+	}
+	t.armed = false
+	return true
+}

@@ -59,9 +59,7 @@ type streamScreen struct {
 	follow       bool
 	note         string
 	text         textView
-	tickGen      int
-	tickArmed    bool
-	lastDraw     time.Time
+	redraw       frameTick
 	lastHeavy    time.Time // when the O(n) panels were last redrawn
 	dropped      int       // stale events dropped
 }
@@ -251,10 +249,9 @@ func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
 	case feedMsg:
 		return tea.Batch(s.m.feed.wait(s.m.ctx), s.armTick())
 	case frameMsg:
-		if msg.gen != s.tickGen {
+		if !s.redraw.fired(msg.gen) {
 			return nil
 		}
-		s.tickArmed = false
 		s.apply()
 		if s.live() {
 			s.cur.ElapsedMS = msSince(s.startedAt, s.sh.now()) // the header's counting clock
@@ -279,13 +276,11 @@ func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
 // armTick schedules the next frame unless one is pending, no sooner than
 // frameInterval after the last one.
 func (s *streamScreen) armTick() tea.Cmd {
-	if s.tickArmed {
+	d, gen, ok := s.redraw.arm(s.sh.now(), frameInterval)
+	if !ok {
 		return nil
 	}
-	s.tickArmed = true
-	s.tickGen++
-	d := max(0, frameInterval-s.sh.now().Sub(s.lastDraw))
-	return s.m.after(d, frameMsg{gen: s.tickGen})
+	return s.m.after(d, frameMsg{gen: gen})
 }
 
 func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -95,7 +95,7 @@ func (s *streamScreen) render(all bool) {
 	}
 	s.m.redraws++
 	now := s.sh.now()
-	s.lastDraw = now
+	s.redraw.lastDraw = now
 	if s.layEarlier != len(s.earlier()) {
 		s.relayout()
 		all = true

@@ -53,9 +53,7 @@ type targetsScreen struct {
 	cmp       *compare.Comparison // the finished runs; nil until every target has one
 	keys      TargetsKeyMap
 	help      help.Model
-	tickGen   int
-	tickArmed bool
-	lastDraw  time.Time
+	redraw    frameTick
 	pending   []event
 	dropped   int // stale events
 }
@@ -145,13 +143,11 @@ func (ts *targetsScreen) startRound() tea.Cmd {
 }
 
 func (ts *targetsScreen) armTick() tea.Cmd {
-	if ts.tickArmed {
+	d, gen, ok := ts.redraw.arm(ts.sh.now(), frameInterval)
+	if !ok {
 		return nil
 	}
-	ts.tickArmed = true
-	ts.tickGen++
-	d := max(0, frameInterval-ts.sh.now().Sub(ts.lastDraw))
-	return ts.m.after(d, targetsTickMsg{gen: ts.tickGen})
+	return ts.m.after(d, targetsTickMsg{gen: gen})
 }
 
 // liveTargets reports a stream of the round still running.
@@ -172,11 +168,10 @@ func (ts *targetsScreen) update(msg tea.Msg) tea.Cmd {
 	case feedMsg:
 		return tea.Batch(ts.m.feed.wait(ts.m.ctx), ts.armTick())
 	case targetsTickMsg:
-		if msg.gen != ts.tickGen {
+		if !ts.redraw.fired(msg.gen) {
 			return nil
 		}
-		ts.tickArmed = false
-		ts.lastDraw = ts.sh.now()
+		ts.redraw.lastDraw = ts.sh.now()
 		ts.apply()
 		ts.render()
 		if ts.liveTargets() {
