@@ -90,11 +90,7 @@ func TestCompareViews(t *testing.T) {
 			}
 			for view, s := range out {
 				t.Run(fmt.Sprintf("%s/%s/%d", view, cc.name, w), func(t *testing.T) {
-					for i, l := range strings.Split(s, "\n") {
-						if lw := ansi.StringWidth(l); lw > w {
-							t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, w, l)
-						}
-					}
+					checkWidth(t, s, w)
 					golden.RequireEqual(t, s)
 				})
 			}
@@ -146,11 +142,7 @@ func TestCompareFiguresNarrow(t *testing.T) {
 		if !strings.Contains(out, c2.want) || (c2.not != "" && strings.Contains(out, c2.not)) {
 			t.Errorf("%d columns: want %q and not %q:\n%s", c2.w, c2.want, c2.not, out)
 		}
-		for i, l := range strings.Split(out, "\n") {
-			if ansi.StringWidth(l) > c2.w {
-				t.Errorf("%d columns: line %d too wide: %q", c2.w, i, l)
-			}
-		}
+		checkWidth(t, out, c2.w)
 		if !strings.Contains(out, "!") {
 			t.Errorf("%d columns: the worse marks are gone:\n%s", c2.w, out)
 		}
@@ -203,14 +195,7 @@ func TestCompareTinySizes(t *testing.T) {
 				CompareHeatmaps(names, runs, h%2 == 0, 2, 3, w, h, &st),
 			}
 			for _, out := range outs {
-				if lines := strings.Split(out, "\n"); out != "" && len(lines) > max(h, 1) {
-					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-				}
-				for _, l := range strings.Split(out, "\n") {
-					if ansi.StringWidth(l) > w {
-						t.Fatalf("%dx%d: line %q too wide", w, h, l)
-					}
-				}
+				checkTiny(t, out, w, h)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/adapters"
@@ -57,15 +56,10 @@ func TestSweepPanel(t *testing.T) {
 			w, h := size[0], size[1]
 			out := SweepPanel(r, w, h, &st)
 			t.Run(fmt.Sprintf("%s/%d", name, w), func(t *testing.T) {
-				lines := strings.Split(out, "\n")
-				if len(lines) > h {
-					t.Errorf("%d lines, more than %d", len(lines), h)
+				if lines := strings.Count(out, "\n") + 1; lines > h {
+					t.Errorf("%d lines, more than %d", lines, h)
 				}
-				for i, l := range lines {
-					if lw := ansi.StringWidth(l); lw > w {
-						t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, w, l)
-					}
-				}
+				checkWidth(t, out, w)
 				golden.RequireEqual(t, out)
 			})
 		}

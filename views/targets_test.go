@@ -86,11 +86,7 @@ func TestTargetViews(t *testing.T) {
 		}
 		for view, out := range views {
 			t.Run(fmt.Sprintf("%s/%d", view, w), func(t *testing.T) {
-				for i, l := range strings.Split(out, "\n") {
-					if lw := ansi.StringWidth(l); lw > w {
-						t.Errorf("line %d is %d cells wide, more than %d", i, lw, w)
-					}
-				}
+				checkWidth(t, out, w)
 				golden.RequireEqual(t, out)
 			})
 		}

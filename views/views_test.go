@@ -21,6 +21,31 @@ func replay(t testing.TB, scenario string, seq int) *record.Record {
 	return recordtest.Scenario(t, scenario, &record.Record{Seq: seq, Target: "http://127.0.0.1:8089/v1/chat/completions"})
 }
 
+// checkWidth fails t for each line of out wider than w cells.
+func checkWidth(t *testing.T, out string, w int) {
+	t.Helper()
+	for i, l := range strings.Split(out, "\n") {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i, lw, w, l)
+		}
+	}
+}
+
+// checkTiny stops t when out, drawn in w×h, has more lines than h (or
+// than one, when h is 0) or a line wider than w.
+func checkTiny(t *testing.T, out string, w, h int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if out != "" && len(lines) > max(h, 1) {
+		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Fatalf("%dx%d: line %q too wide", w, h, l)
+		}
+	}
+}
+
 // cases are the streams every view is checked against: a finished stream
 // with stalls (and two earlier runs), one that has not started, one failed.
 func cases(t testing.TB) map[string]struct {
@@ -75,11 +100,7 @@ func TestViews(t *testing.T) {
 			}
 			for view, out := range views {
 				t.Run(fmt.Sprintf("%s/%s/%d", view, name, w), func(t *testing.T) {
-					for i, l := range strings.Split(out, "\n") {
-						if lw := ansi.StringWidth(l); lw > w {
-							t.Errorf("line %d is %d cells wide, more than %d", i, lw, w)
-						}
-					}
+					checkWidth(t, out, w)
 					golden.RequireEqual(t, out)
 				})
 			}
@@ -142,14 +163,7 @@ func TestTinySizes(t *testing.T) {
 					Gaps(c.cur.Record, w, h, &st), Heatmap(runs, h%2 == 0, 0, w, h, &st),
 				}
 				for _, out := range outs {
-					if lines := strings.Split(out, "\n"); out != "" && (len(lines) > max(h, 1)) {
-						t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-					}
-					for _, l := range strings.Split(out, "\n") {
-						if ansi.StringWidth(l) > w {
-							t.Fatalf("%dx%d: line %q too wide", w, h, l)
-						}
-					}
+					checkTiny(t, out, w, h)
 				}
 			}
 		}
