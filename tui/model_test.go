@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -469,4 +471,31 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestLiveHeaderCountsWhatTheClocksShow: on a big live stream, whose
+// derived figures are redrawn every slowInterval, the header's frame count
+// is the one the clocks panel counts (gaps n + 1), never a redraw behind.
+func TestLiveHeaderCountsWhatTheClocksShow(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.update(h.m.Init())
+	observe := <-h.observers
+	evs := events(recorded(t, "long"))
+	header := regexp.MustCompile(`streaming \S+ · (\d+) frames`)
+	gaps := regexp.MustCompile(`gaps +n (\d+)`)
+	for i, step := 0, 300; i+step < len(evs)-1; i += step {
+		h.push(observe, evs[i:i+step]...)
+		h.advance(slowInterval / 2)
+		s := h.screen()
+		hm, gm := header.FindStringSubmatch(s), gaps.FindStringSubmatch(s)
+		if hm == nil || gm == nil {
+			t.Fatalf("after %d events: no frame count or no gaps n on the screen:\n%s", i+step, s)
+		}
+		frames, _ := strconv.Atoi(hm[1])
+		n, _ := strconv.Atoi(gm[1])
+		if frames != n+1 {
+			t.Fatalf("after %d events (%d frames recorded): the header counts %d frames, the clocks %d gaps", i+step, len(h.m.stream.cur.Record.Frames), frames, n)
+		}
+	}
 }

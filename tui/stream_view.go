@@ -100,13 +100,14 @@ func (s *streamScreen) render(all bool) {
 		s.relayout()
 		all = true
 	}
-	s.renderHeader()
-	if s.frozen && !all {
-		return
-	}
-	heavy := all || !s.live() || len(s.cur.Record.Frames) < bigRecord || now.Sub(s.lastHeavy) >= slowInterval
+	frozen := s.frozen && !all
+	heavy := !frozen && (all || !s.live() || len(s.cur.Record.Frames) < bigRecord || now.Sub(s.lastHeavy) >= slowInterval)
 	if s.dirtyData && heavy {
 		s.summarise()
+	}
+	s.renderHeader() // after summarise: its frame count is the clocks'
+	if frozen {
+		return
 	}
 	l := &s.lay
 	if all || s.dirtyData || s.live() {
