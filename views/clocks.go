@@ -92,8 +92,12 @@ func clockRows(c Clocks, m stats.Metric, showAll bool) []clockRow {
 	case "gap":
 		return gapRows(c, this, all)
 	case "output_tokens":
+		tokens := "—" // nothing to count: no usage report, no content
+		if stats.HasTokenCount(r) {
+			tokens = fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource)
+		}
 		return []clockRow{
-			{"tokens", fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource), row.all},
+			{"tokens", tokens, row.all},
 			{"tokens/frame", perFrame(r), ""},
 		}
 	case "itl":

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
@@ -39,6 +40,28 @@ func TestClocksFromRegistry(t *testing.T) {
 	for _, m := range stats.Registry {
 		if m.ClockLabel != "" && m.Key != "ttfo" && m.Key != "held" && rows[m.ClockLabel] == "" {
 			t.Errorf("no clocks row for %s (%q):\n%s", m.Key, m.ClockLabel, panel)
+		}
+	}
+}
+
+// A stream that failed before any content has no token count: the clocks
+// say — for its tokens, as the summary leaves it out of with_token_count,
+// not "0 approx"; a stream with content counts its frames.
+func TestClocksTokensWithoutACount(t *testing.T) {
+	st := NewStyles(true, false)
+	failed := &record.Record{Status: record.StatusFailed, HeadersMS: new(0.8), DurationMS: 1,
+		Error: &record.Error{Class: record.ErrHTTP429, Status: 429}}
+	if err := stats.Derive(failed, stats.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	cut := replay(t, "abort-midstream", 0)
+	for _, tc := range []struct {
+		r    *record.Record
+		want string
+	}{{failed, "tokens —"}, {cut, "tokens 12 approx"}} {
+		panel := ansi.Strip(ClocksPanel(Clocks{Record: tc.r, This: summaryOf(tc.r)}, 80, 20, &st))
+		if !strings.Contains(strings.Join(strings.Fields(panel), " "), tc.want) {
+			t.Errorf("%s stream (with a token count: %v): want %q:\n%s", tc.r.Status, stats.HasTokenCount(tc.r), tc.want, panel)
 		}
 	}
 }
