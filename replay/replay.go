@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 )
 
 // Options say where and how to replay.
@@ -227,7 +229,9 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: record.PhaseMeasure,
 		PromptID: orig.PromptID, IntendedStartMS: intended,
 	}
-	probe.Stream(ctx, r.target(orig), r.probe, rec, nil)
+	tgt := r.target(orig)
+	probe.Stream(ctx, tgt, r.probe, rec, nil)
+	maskRecord(rec, r.masker(tgt))
 	rec.RunOffsetMS = float64(rec.Start.Sub(r.start)) / float64(time.Millisecond)
 	r.mu.Lock()
 	r.sink(rec)
@@ -258,6 +262,41 @@ func (r *runner) target(orig *record.Record) probe.Target {
 	return probe.Target{
 		URL: joinURL(r.o.Against, x.Path), Method: x.Method, Format: f, Body: body, Header: h, Sign: r.o.Sign,
 		Request: adapters.Request{Model: orig.Model},
+	}
+}
+
+// masker hides the credentials a replayed request carried (-H, the
+// environment's keys its format adds, --against's user info and query) in
+// what the server under test sent back: an error that quotes the key must
+// not reach the replayed records or the report.
+func (r *runner) masker(t probe.Target) *redact.Masker {
+	h := t.Header.Clone()
+	if t.Format.Auth != nil {
+		getenv := r.probe.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		t.Format.Auth(h, getenv)
+	}
+	secrets := redact.URLValues(r.o.Against)
+	for k, vs := range h {
+		if probe.IsCredentialHeader(k) {
+			for _, v := range vs {
+				secrets = append(secrets, redact.CredentialValues(v)...)
+			}
+		}
+	}
+	return redact.NewMasker(secrets)
+}
+
+// maskRecord masks the server's words in a replayed record: its error
+// message and its frames' text.
+func maskRecord(rec *record.Record, m *redact.Masker) {
+	if rec.Error != nil {
+		rec.Error.Message = m.String(rec.Error.Message)
+	}
+	for i := range rec.Frames {
+		rec.Frames[i].Text = m.String(rec.Frames[i].Text)
 	}
 }
 

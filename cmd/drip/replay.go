@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +70,10 @@ thresholds relative to the recording ('ttft.p95 > +10%', 'gap.p99 >
 +20ms'); the llm.* names work too (see drip run --help). On a terminal it
 opens the compare screen with the recording as the baseline; otherwise, or
 with --no-tui, --json or --markdown, it prints the comparison.
+
+Exit codes: 0 the replay ran and no gate tripped, 1 a gate tripped, 2 a
+usage error (a flag, a file that holds no recorded stream), 3 no replayed
+stream completed or the replay could not be carried out.
 
 ` + gateAliasHelp,
 		Example: `  drip replay rec.jsonl --against http://localhost:8000
@@ -164,7 +170,29 @@ func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, 
 	if werr := pl.Finish(); werr != nil {
 		return werr
 	}
-	return err
+	return firstErr(noneCompleted(replayed), err)
+}
+
+// noneCompleted is exit 3 when not one replayed stream completed, as for
+// drip run: a server under test that failed everything is no comparison.
+// Streams the user stopped (canceled) leave the verdict to the gates.
+func noneCompleted(replayed []*record.Record) error {
+	classes := map[string]int{}
+	for _, r := range replayed {
+		switch {
+		case r.Status == record.StatusComplete:
+			return nil
+		case r.Error != nil && r.Error.Class == record.ErrCanceled:
+			return nil
+		case r.Error != nil:
+			classes[r.Error.Class]++
+		}
+	}
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(classes)) {
+		parts = append(parts, fmt.Sprintf("%s ×%d", c, classes[c]))
+	}
+	return cannotErr(fmt.Errorf("no replayed stream completed (%d replayed: %s)", len(replayed), strings.Join(parts, ", ")))
 }
 
 func (f *replayFlags) options() (replay.Options, error) {
@@ -243,7 +271,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	if err := pl.Finish(); err != nil {
 		return err
 	}
-	return pipeline.ComparisonVerdicts(out, build(true))
+	return firstErr(noneCompleted(pl.Records()), pipeline.ComparisonVerdicts(out, build(true)))
 }
 
 // liveUpdates sends the screen a fresh comparison once a second while the
