@@ -24,6 +24,7 @@ type MooncakeLine struct {
 type AIPerfStats struct {
 	Lines        int
 	NoInputCount int // lines without input_length: the server reported no prompt tokens
+	NoOutput     int // streams left out: no content came, so no output length is known
 }
 
 // promptTokens finds a usage report's prompt-token count in a response body,
@@ -31,8 +32,10 @@ type AIPerfStats struct {
 var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptTokenCount|prompt_eval_count|inputTokens|inputTokenCount)"\s*:\s*([0-9]+)`)
 
 // AIPerf writes the streams of a recording (drip record) as a mooncake
-// trace: one line per request, in the order they started. Only timing and
-// token counts go out: no header, no body, no credential.
+// trace: one line per request, in the order they started, timestamps from
+// the first. A stream that failed before any content has no output length
+// (0 would ask AIPerf for an empty answer): it is left out and counted.
+// Only timing and token counts go out: no header, no body, no credential.
 func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 	var st AIPerfStats
 	bw := bufio.NewWriter(w)
@@ -42,6 +45,10 @@ func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 	}
 	enc := json.NewEncoder(bw)
 	for _, r := range streams {
+		if r.TTFTMS == nil {
+			st.NoOutput++
+			continue
+		}
 		line := MooncakeLine{Timestamp: int64(math.Round(r.RunOffsetMS - first)), OutputLength: r.OutputTokens, InputLength: inputLength(r)}
 		if line.InputLength == nil {
 			st.NoInputCount++

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,27 +14,40 @@ func TestAIPerfTrace(t *testing.T) {
 	openai.SetResponse([]byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":38}}\n\ndata: [DONE]\n\n"))
 	none := &record.Exchange{}
 	none.SetResponse([]byte("data: {\"token\":{\"text\":\"a\"}}\n\n"))
+	ttft := 180.0
 	recs := []*record.Record{
-		{RunOffsetMS: 1000.4, OutputTokens: 38, Exchange: openai},
-		{RunOffsetMS: 1250.6, OutputTokens: 55, Server: map[string]any{"input_tokens": 21.0}},
-		{RunOffsetMS: 3000, OutputTokens: 7, Exchange: none},
+		{RunOffsetMS: 900, Status: record.StatusFailed}, // no content: left out, yet the first request
+		{RunOffsetMS: 1000.4, OutputTokens: 38, TTFTMS: &ttft, Exchange: openai},
+		{RunOffsetMS: 1250.6, OutputTokens: 55, TTFTMS: &ttft, Server: map[string]any{"input_tokens": 21.0}},
+		{RunOffsetMS: 3000, OutputTokens: 7, TTFTMS: &ttft, Exchange: none},
 	}
 	var buf bytes.Buffer
 	st, err := AIPerf(&buf, recs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"timestamp":0,"input_length":12,"output_length":38}
-{"timestamp":250,"input_length":21,"output_length":55}
-{"timestamp":2000,"output_length":7}
+	want := `{"timestamp":100,"input_length":12,"output_length":38}
+{"timestamp":351,"input_length":21,"output_length":55}
+{"timestamp":2100,"output_length":7}
 `
 	if buf.String() != want {
 		t.Errorf("trace:\n%s\nwant:\n%s", buf.String(), want)
 	}
-	if st.Lines != 3 || st.NoInputCount != 1 {
-		t.Errorf("stats %+v, want 3 lines, 1 without input_length", st)
+	if st.Lines != 3 || st.NoInputCount != 1 || st.NoOutput != 1 {
+		t.Errorf("stats %+v, want 3 lines, 1 without input_length, 1 stream left out", st)
 	}
 	if strings.Contains(buf.String(), "org-1") || strings.Contains(buf.String(), "authorization") {
 		t.Errorf("the trace carries request headers: %s", buf.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var fields map[string]any
+		if err := json.Unmarshal([]byte(line), &fields); err != nil {
+			t.Fatal(err)
+		}
+		for k := range fields {
+			if k != "timestamp" && k != "input_length" && k != "output_length" {
+				t.Errorf("a trace line carries %q: %s", k, line)
+			}
+		}
 	}
 }

@@ -33,7 +33,8 @@ where it sent one) and output_length (output tokens). AIPerf can then put
 its own numbers on the same requests (aiperf profile --input-file
 trace.jsonl --custom-dataset-type mooncake_trace). No header, body or
 credential goes into the trace. Lines without a prompt-token count are
-counted on stderr.`,
+counted on stderr, and so are streams left out because they failed before
+any content (their output length is unknown).`,
 		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
   drip export aiperf rec.jsonl | head -3`,
 		Args: cobra.ExactArgs(1),
@@ -52,6 +53,9 @@ counted on stderr.`,
 			}
 			if out != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d requests written to %s\n", st.Lines, sanitize.Line(out))
+			}
+			if st.NoOutput > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d streams left out: they failed before any content, so no output_length is known\n", st.NoOutput)
 			}
 			if st.NoInputCount > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d of %d lines have no input_length: the server reported no prompt tokens for them\n", st.NoInputCount, st.Lines)
