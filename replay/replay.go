@@ -81,12 +81,16 @@ func (o Options) Policy() string {
 func (o Options) Check() error {
 	u, err := url.Parse(o.Against)
 	switch {
-	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+	case err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https"):
 		return errors.New("--against " + probe.RedactURL(o.Against) + ": want http(s)://host[:port][/path]")
 	case o.Concurrency > 0 && o.Rate > 0:
 		return errors.New("--concurrency is the closed loop and --rate the open one: pick one")
-	case o.Concurrency < 0 || o.Rate < 0 || o.Duration < 0:
-		return errors.New("--concurrency, --rate and --duration must not be negative")
+	case o.Concurrency < 0:
+		return errors.New("--concurrency " + itoa(o.Concurrency) + ": must not be negative")
+	case o.Rate < 0:
+		return errors.New("--rate " + ftoa(o.Rate) + ": must not be negative")
+	case o.Duration < 0:
+		return errors.New("--duration " + o.Duration.String() + ": must not be negative")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -40,10 +41,19 @@ func newRecordCmd() *cobra.Command {
 			switch {
 			case upstream == "":
 				return usageErr("--upstream is required: the server to forward to, e.g. --upstream https://api.openai.com")
-			case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+			case err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https"):
 				return usageErr("--upstream %q: want http(s)://host[:port][/path]", probe.RedactURL(upstream))
-			case stall <= 0 || timeout <= 0 || idle <= 0 || maxFrames < 1:
-				return usageErr("--stall, --timeout, --idle-timeout and --max-frames must be positive")
+			}
+			for _, d := range []struct {
+				flag string
+				v    time.Duration
+			}{{"--stall", stall}, {"--timeout", timeout}, {"--idle-timeout", idle}} {
+				if d.v <= 0 {
+					return usageErr("%s %s: must be positive", d.flag, d.v)
+				}
+			}
+			if err := intRange("--max-frames", maxFrames, 1, maxFramesCap); err != nil {
+				return err
 			}
 			mb, err := parseSize("--max-bytes", maxBytes)
 			if err != nil {
@@ -106,10 +116,10 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 		return err
 	}
 	pl := pipeline.ForFiles(w)
-	ln, err := net.Listen("tcp", listen)
+	ln, err := listenOn(listen)
 	if err != nil {
 		pl.Close()
-		return cannotErr(err)
+		return err
 	}
 	p := recorder.New(ctx, o, pl.Add)
 	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
@@ -140,6 +150,25 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 		return cannotErr(err)
 	}
 	return werr
+}
+
+// listenOn listens on --listen: an address that is not host:port is a
+// usage error, one that cannot be had (in use, not this host's) exit 3;
+// both name the flag.
+func listenOn(addr string) (net.Listener, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return nil, usageErr("--listen %q: want host:port, e.g. 127.0.0.1:4143 (port 0: any free port)", sanitize.Line(addr))
+	}
+	ln, err := net.Listen("tcp", addr)
+	var op *net.OpError
+	if errors.As(err, &op) {
+		err = op.Err // "bind: address already in use", without "listen tcp ADDR"
+	}
+	if err != nil {
+		return nil, cannotErr(fmt.Errorf("--listen %s: %w", sanitize.Line(addr), err))
+	}
+	return ln, nil
 }
 
 func counts(s *recorder.Stats) string {

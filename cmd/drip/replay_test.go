@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -56,6 +57,66 @@ func TestReplayAgainstAServerThatFailsEverything(t *testing.T) {
 		}
 		if strings.Contains(stdout+stderr, "SECRET") || !strings.Contains(stderr, "Incorrect API key provided: ****") {
 			t.Errorf("%v: the output shows the key, or not the server's message masked:\n%s\n%s", extra, stderr, stdout)
+		}
+	}
+}
+
+// Bad input to drip record, replay and export: a clear one-line error that
+// names the flag or the file, exit 2 for a usage error, 3 for input that
+// cannot be used or a server that cannot be reached, and no panic.
+func TestRecordReplayExportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"empty.jsonl": "", "truncated.jsonl": `{"v":1,"run_id":"r","seq":0,"exchange":{"meth`, "binary.jsonl": "\x00\xff\xfe\x01garbage"}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := filepath.Join(dir, "runs.jsonl") // drip run's records: no exchange to replay
+	os.WriteFile(runs, []byte(`{"v":1,"run_id":"r","seq":0,"phase":"measure","status":"complete","format":"openai-chat"}`+"\n"), 0o600)
+	rec := writeRecording(t, "/v1/chat/completions")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	against := []string{"--against", dead.URL}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{append([]string{"replay", filepath.Join(dir, "missing.jsonl")}, against...), exitUsage, "missing.jsonl: no such file"},
+		{append([]string{"replay", filepath.Join(dir, "empty.jsonl")}, against...), exitCannotGo, "empty.jsonl: no records"},
+		{append([]string{"replay", filepath.Join(dir, "truncated.jsonl")}, against...), exitCannotGo, "truncated.jsonl: no records"},
+		{append([]string{"replay", filepath.Join(dir, "binary.jsonl")}, against...), exitCannotGo, "binary.jsonl: line 1"},
+		{append([]string{"replay", runs}, against...), exitUsage, "no recorded streams to replay"},
+		{[]string{"replay", rec}, exitUsage, "--against is required"},
+		{[]string{"replay", rec, "--against", "localhost:8000"}, exitUsage, "--against localhost:8000: want http(s)://"},
+		{append([]string{"replay", rec, "--no-tui"}, against...), exitCannotGo, "no replayed stream completed (1 replayed: refused ×1)"},
+		{append([]string{"replay", rec, "--rate", "-2"}, against...), exitUsage, "--rate -2"},
+		{append([]string{"replay", rec, "--rate", "fast"}, against...), exitUsage, `"--rate" flag`},
+		{append([]string{"replay", rec, "--concurrency", "-1"}, against...), exitUsage, "--concurrency -1"},
+		{append([]string{"replay", rec, "--concurrency", "2", "--rate", "5"}, against...), exitUsage, "pick one"},
+		{append([]string{"replay", rec, "--duration", "-1s"}, against...), exitUsage, "--duration -1s"},
+		{append([]string{"replay", rec, "--duration", "10"}, against...), exitUsage, `"--duration" flag`},
+		{[]string{"record"}, exitUsage, "--upstream is required"},
+		{[]string{"record", "--upstream", "api.openai.com"}, exitUsage, `--upstream "api.openai.com": want http(s)://`},
+		{[]string{"record", "--upstream", "http://u:sk-SECRET@/v1"}, exitUsage, `--upstream "http:///v1"`},
+		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:99999"}, exitUsage, `--listen "127.0.0.1:99999": want host:port`},
+		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", busy.Addr().String()}, exitCannotGo, "--listen " + busy.Addr().String() + ": bind: address already in use"},
+		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--stall", "0s"}, exitUsage, "--stall 0s: must be positive"},
+		{[]string{"export", "aiperf", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
+		{[]string{"export", "aiperf", runs}, exitUsage, "no recorded streams"},
+	} {
+		code, _, stderr := drip(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.says) || strings.Contains(stderr, "panic") || strings.Contains(stderr, "SECRET") {
+			t.Errorf("drip %s: exit %d, stderr:\n%s\nwant %d saying %q", strings.Join(c.args, " "), code, stderr, c.code, c.says)
+		}
+		if c.code == exitUsage && strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
+			t.Errorf("drip %s: a usage error of more than one line (and its see --help):\n%s", strings.Join(c.args, " "), stderr)
 		}
 	}
 }
