@@ -13,6 +13,7 @@ import (
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/replay"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 func newExportCmd() *cobra.Command {
@@ -52,10 +53,10 @@ any content (their output length is unknown).`,
 				return err
 			}
 			if out != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d requests written to %s\n", st.Lines, sanitize.Line(out))
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %s written to %s\n", stats.Count(st.Lines, "request"), sanitize.Line(out))
 			}
 			if st.NoOutput > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d streams left out: they failed before any content, so no output_length is known\n", st.NoOutput)
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s that failed before any content (no output_length is known)\n", stats.Count(st.NoOutput, "stream"))
 			}
 			if st.NoInputCount > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d of %d lines have no input_length: the server reported no prompt tokens for them\n", st.NoInputCount, st.Lines)

@@ -172,8 +172,8 @@ func listenOn(addr string) (net.Listener, error) {
 }
 
 func counts(s *recorder.Stats) string {
-	return fmt.Sprintf("%d exchanges (%d streams, %d failed, %d passthrough)",
-		s.Recorded.Load(), s.Streams.Load(), s.Failed.Load(), s.Passthrough.Load())
+	return fmt.Sprintf("%s (%s, %d failed, %d passthrough)",
+		stats.Count(int(s.Recorded.Load()), "exchange"), stats.Count(int(s.Streams.Load()), "stream"), s.Failed.Load(), s.Passthrough.Load())
 }
 
 // liveLine keeps one line on stderr with the exchange counts: rewritten in

@@ -128,10 +128,10 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "drip replay: %d recorded streams from %s → %s, paced by %s", len(streams),
+	fmt.Fprintf(stderr, "drip replay: %s from %s → %s, paced by %s", stats.Count(len(streams), "recorded stream"),
 		sanitize.Line(path), sanitize.Line(probe.RedactURL(f.against)), o.Policy())
 	if n := len(in.Records) - len(streams); n > 0 {
-		fmt.Fprintf(stderr, " (%d exchanges that did not stream are not replayed)", n)
+		fmt.Fprintf(stderr, " (not replayed: %s that did not stream)", stats.Count(n, "exchange"))
 	}
 	fmt.Fprintln(stderr)
 	pl := pipeline.ForFiles()
