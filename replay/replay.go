@@ -10,7 +10,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -234,8 +233,9 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 		PromptID: orig.PromptID, IntendedStartMS: intended,
 	}
 	tgt := r.target(orig)
+	secrets := r.capturingSecrets(&tgt)
 	probe.Stream(ctx, tgt, r.probe, rec, nil)
-	maskRecord(rec, r.masker(tgt))
+	maskRecord(rec, redact.NewMasker(secrets()))
 	rec.RunOffsetMS = float64(rec.Start.Sub(r.start)) / float64(time.Millisecond)
 	r.mu.Lock()
 	r.sink(rec)
@@ -269,28 +269,30 @@ func (r *runner) target(orig *record.Record) probe.Target {
 	}
 }
 
-// masker hides the credentials a replayed request carried (-H, the
-// environment's keys its format adds, --against's user info and query) in
-// what the server under test sent back: an error that quotes the key must
-// not reach the replayed records or the report.
-func (r *runner) masker(t probe.Target) *redact.Masker {
-	h := t.Header.Clone()
-	if t.Format.Auth != nil {
-		getenv := r.probe.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
+// capturingSecrets has t note the credentials its request carries as
+// sent: -H, the environment's key its format adds, a SigV4 signature and
+// session token (the signer runs last, on the final request), and
+// --against's user info and query. What the server under test sends back
+// is masked for them: an error quoting the key must not reach the
+// replayed records or the report.
+func (r *runner) capturingSecrets(t *probe.Target) (secrets func() []string) {
+	got := redact.URLValues(r.o.Against)
+	sign := t.Sign
+	t.Sign = func(req *http.Request, body []byte) error {
+		var err error
+		if sign != nil {
+			err = sign(req, body)
 		}
-		t.Format.Auth(h, getenv)
-	}
-	secrets := redact.URLValues(r.o.Against)
-	for k, vs := range h {
-		if probe.IsCredentialHeader(k) {
-			for _, v := range vs {
-				secrets = append(secrets, redact.CredentialValues(v)...)
+		for k, vs := range req.Header {
+			if probe.IsCredentialHeader(k) {
+				for _, v := range vs {
+					got = append(got, redact.CredentialValues(v)...)
+				}
 			}
 		}
+		return err
 	}
-	return redact.NewMasker(secrets)
+	return func() []string { return got }
 }
 
 // maskRecord masks the server's words in a replayed record: its error
