@@ -114,16 +114,18 @@ var recordExample = `  drip record --upstream https://api.openai.com --out rec.j
 // to be written.
 func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
+	// Listen first: an address in use must not cost the --out file it
+	// would have truncated.
+	ln, err := listenOn(listen)
+	if err != nil {
+		return err
+	}
 	w, err := pipeline.JSONL("--out", out)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	pl := pipeline.ForFiles(w)
-	ln, err := listenOn(listen)
-	if err != nil {
-		pl.Close()
-		return err
-	}
 	p := recorder.New(ctx, o, pl.Add)
 	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
 		ln.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(out))

@@ -83,6 +83,8 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	against := []string{"--against", dead.URL}
+	kept := filepath.Join(dir, "kept.jsonl") // an earlier recording a failed drip record must leave alone
+	os.WriteFile(kept, []byte("{}\n"), 0o600)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -106,7 +108,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{[]string{"record", "--upstream", "api.openai.com"}, exitUsage, `--upstream "api.openai.com": want http(s)://`},
 		{[]string{"record", "--upstream", "http://u:sk-SECRET@/v1"}, exitUsage, `--upstream "http:///v1"`},
 		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:99999"}, exitUsage, `--listen "127.0.0.1:99999": want host:port`},
-		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", busy.Addr().String()}, exitCannotGo, "--listen " + busy.Addr().String() + ": bind: address already in use"},
+		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", busy.Addr().String(), "--out", kept}, exitCannotGo, "--listen " + busy.Addr().String() + ": bind: address already in use"},
 		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--stall", "0s"}, exitUsage, "--stall 0s: must be positive"},
 		{[]string{"export", "aiperf", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
 		{[]string{"export", "aiperf", runs}, exitUsage, "no recorded streams"},
@@ -118,5 +120,11 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		if c.code == exitUsage && strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
 			t.Errorf("drip %s: a usage error of more than one line (and its see --help):\n%s", strings.Join(c.args, " "), stderr)
 		}
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "{}\n" {
+		t.Errorf("a drip record that could not listen truncated its --out file: %q", b)
+	}
+	if _, err := os.Stat("rec.jsonl"); err == nil {
+		t.Error("a drip record that failed wrote rec.jsonl into the working directory")
 	}
 }
