@@ -43,16 +43,18 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 	if rows >= 3 {
 		rows-- // the percentiles
 	}
-	countW := len(fmt.Sprint(h.most)) + 1
+	spans := h.rows(rows)
+	most, share := h.largest(spans)
+	countW := len(fmt.Sprint(most)) + 1
 	barW := max(1, colW-countW-2)
 	lines := []string{head}
-	for _, b := range h.shown(rows) {
-		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
+	for _, r := range spans {
+		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, r.label()))
 		for i, c := range h.counts {
 			cell := ""
-			if n := c[b]; n > 0 {
-				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/h.share*float64(barW))))
-				cell = bucketStyle(b, stallMS, st).Render(strings.Repeat("█", w)) + " " + st.Value.Render(fmt.Sprint(n))
+			if n := r.count(c); n > 0 {
+				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/share*float64(barW))))
+				cell = r.style(stallMS, st).Render(strings.Repeat("█", w)) + " " + st.Value.Render(fmt.Sprint(n))
 			}
 			line += fitLeft(cell, colW)
 		}
@@ -73,19 +75,14 @@ type runHistograms struct {
 	counts [][]int // per run, per bucket
 	total  []int   // per bucket, every run
 	lo, hi int     // the outermost buckets with samples (hi < 0: none)
-	most   int     // the largest count of a run's bucket
-	share  float64 // the largest share of a run's samples in one bucket
 }
 
 func countRuns(vals [][]float64) runHistograms {
 	h := runHistograms{counts: make([][]int, len(vals)), total: make([]int, len(bucketEdges)+1), lo: len(bucketEdges) + 1, hi: -1}
 	for i, v := range vals {
 		h.counts[i] = make([]int, len(bucketEdges)+1)
-		l, hi, m := countBuckets(v, h.counts[i])
-		h.lo, h.hi, h.most = min(h.lo, l), max(h.hi, hi), max(h.most, m)
-		if len(v) > 0 {
-			h.share = max(h.share, float64(m)/float64(len(v)))
-		}
+		l, hi, _ := countBuckets(v, h.counts[i])
+		h.lo, h.hi = min(h.lo, l), max(h.hi, hi)
 		for b, n := range h.counts[i] {
 			h.total[b] += n
 		}
@@ -93,10 +90,11 @@ func countRuns(vals [][]float64) runHistograms {
 	return h
 }
 
-// shown is the buckets drawn in rows: every one in range, else those with
-// samples; when rows still run short every run's counts together decide
-// which stay: the fullest, then the largest values.
-func (h *runHistograms) shown(rows int) []int {
+// rows are the histogram's rows: a bucket each, every one in range, else
+// those with samples; when rows still run short every run's counts
+// together decide which stay (the fullest, then the largest values), and
+// those left out are counted in the next row up (rowSpans).
+func (h *runHistograms) rows(rows int) []span {
 	mostTotal := 0
 	for _, n := range h.total {
 		mostTotal = max(mostTotal, n)
@@ -109,7 +107,26 @@ func (h *runHistograms) shown(rows int) []int {
 	if len(shown) > rows {
 		shown = keepModeAndTail(shown, h.total, mostTotal, max(rows, 1))
 	}
-	return shown
+	return rowSpans(shown, h.total, h.lo, h.hi)
+}
+
+// largest is the largest count of one run's row, and the largest share
+// of a run's samples in one row: the scale of every bar.
+func (h *runHistograms) largest(rows []span) (most int, share float64) {
+	for _, c := range h.counts {
+		total := 0
+		for _, n := range c {
+			total += n
+		}
+		for _, r := range rows {
+			n := r.count(c)
+			most = max(most, n)
+			if total > 0 {
+				share = max(share, float64(n)/float64(total))
+			}
+		}
+	}
+	return most, share
 }
 
 // percentiles lists a sample's p50, p95, p99 and max (probe.Percentile,

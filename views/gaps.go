@@ -68,30 +68,29 @@ func Gaps(r *record.Record, width, height int, st *Styles) string {
 	if len(shown) > height {
 		shown = keepModeAndTail(shown, counts, most, height)
 	}
-	lines := barLines(shown, counts, most, r.StallMS, width, st)
+	lines := barLines(rowSpans(shown, counts, lo, hi), counts, r.StallMS, width, st)
 	if graphH > 0 {
 		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
 	}
 	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
-// barLines draws a bar per bucket in shown, labelled with the bucket's
-// range and count, the fullest (most) filling the width.
-func barLines(shown, counts []int, most int, stallMS float64, width int, st *Styles) []string {
+// barLines draws a bar per row, labelled with its range and count, the
+// fullest filling the width.
+func barLines(rows []span, counts []int, stallMS float64, width int, st *Styles) []string {
 	const labelW = 11
+	most := 0
+	for _, r := range rows {
+		most = max(most, r.count(counts))
+	}
 	countW := len(fmt.Sprint(most)) + 1
 	barW := max(1, width-labelW-countW)
 	var lines []string
-	for _, b := range shown {
-		n := counts[b]
-		bar := ""
-		if n > 0 {
-			bar = strings.Repeat("█", max(1, int(math.Round(float64(n)/float64(most)*float64(barW)))))
-		}
-		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, bucketLabel(b)))
-		if n > 0 {
-			style := bucketStyle(b, stallMS, st)
-			line += style.Render(bar) + " " + st.Value.Render(fmt.Sprint(n))
+	for _, r := range rows {
+		line := st.Label.Render(fmt.Sprintf("%*s ", labelW-1, r.label()))
+		if n := r.count(counts); n > 0 {
+			bar := strings.Repeat("█", max(1, int(math.Round(float64(n)/float64(most)*float64(barW)))))
+			line += r.style(stallMS, st).Render(bar) + " " + st.Value.Render(fmt.Sprint(n))
 		}
 		lines = append(lines, line)
 	}
@@ -123,18 +122,6 @@ func bucketRange(counts []int, lo, hi int) (all, nonEmpty []int) {
 	return all, nonEmpty
 }
 
-// bucketStyle colours a bucket's bar by the stall threshold: buckets wholly
-// at or above it are stalls, a bucket it falls inside may hold some.
-func bucketStyle(b int, stallMS float64, st *Styles) lipgloss.Style {
-	switch {
-	case b > 0 && bucketEdges[b-1] >= stallMS:
-		return st.StallMid
-	case b < len(bucketEdges) && bucketEdges[b] > stallMS:
-		return st.Stall
-	}
-	return st.Text
-}
-
 // keepModeAndTail picks n of the buckets: the fullest one, where the mass
 // of the gaps is, and then the largest gaps, where the stalls are.
 func keepModeAndTail(buckets, counts []int, most, n int) []int {
@@ -150,6 +137,66 @@ func keepModeAndTail(buckets, counts []int, most, n int) []int {
 		return tail
 	}
 	return append([]int{mode}, tail[1:]...)
+}
+
+// span is one row of a histogram: the buckets from..to, counted together.
+type span struct{ from, to int }
+
+// rowSpans are the rows that draw the buckets shown, out of those from lo
+// to hi: a row a bucket, and a bucket with values that shown leaves out
+// (short of rows) counted in the next row above it, so that every value is
+// on some row and the rows' labels say which.
+func rowSpans(shown, counts []int, lo, hi int) []span {
+	rows := make([]span, len(shown))
+	for i, b := range shown {
+		rows[i] = span{b, b}
+	}
+	next := 0
+	for b := lo; b <= hi && next < len(rows); b++ {
+		switch {
+		case b == shown[next]:
+			next++
+		case counts[b] > 0:
+			rows[next].from = min(rows[next].from, b)
+		}
+	}
+	return rows
+}
+
+func (s span) count(counts []int) int {
+	n := 0
+	for b := s.from; b <= s.to; b++ {
+		n += counts[b]
+	}
+	return n
+}
+
+func (s span) label() string {
+	switch {
+	case s.from == s.to:
+		return bucketLabel(s.from)
+	case s.from == 0:
+		return "<" + axisLabel(bucketEdges[s.to])
+	case s.to == len(bucketEdges):
+		return "≥" + axisLabel(bucketEdges[s.from-1])
+	}
+	lo, hi := bucketEdges[s.from-1], bucketEdges[s.to]
+	if lo >= 1000 {
+		return axisLabel(lo) + "–" + axisLabel(hi)
+	}
+	return fmt.Sprintf("%.0f–%s", lo, axisLabel(hi))
+}
+
+// style colours a row's bar by the stall threshold: a row wholly at or
+// above it is stalls, a row it falls inside may hold some.
+func (s span) style(stallMS float64, st *Styles) lipgloss.Style {
+	switch {
+	case s.from > 0 && bucketEdges[s.from-1] >= stallMS:
+		return st.StallMid
+	case s.to < len(bucketEdges) && bucketEdges[s.to] > stallMS:
+		return st.Stall
+	}
+	return st.Text
 }
 
 // gapLine plots gap by content frame index with asciigraph: one column per

@@ -210,7 +210,7 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 	if len(shown) > height {
 		shown = keepModeAndTail(shown, b.counts, most, height)
 	}
-	return Fit(strings.Join(barLines(shown, b.counts, most, stallMS, width, st), "\n"), width, height)
+	return Fit(strings.Join(barLines(rowSpans(shown, b.counts, lo, hi), b.counts, stallMS, width, st), "\n"), width, height)
 }
 
 // clockWords are a stream's clocks in words, as its one-line captions
