@@ -78,7 +78,7 @@ type Row struct {
 // Delta is one run's figure against the baseline's.
 type Delta struct {
 	Abs   *float64 `json:"abs"` // run − baseline; nil when either is undefined
-	Pct   *float64 `json:"pct"` // Abs as a percentage of the baseline; nil when the baseline is 0
+	Pct   *float64 `json:"pct"` // Abs as a percentage of the baseline; nil when the baseline is 0 and the run's is not (0 → 0 is 0%)
 	Worse bool     `json:"worse"`
 	// CI is the bootstrap interval of the difference (p50 and p95 rows of
 	// latency distributions); nil when either run has too few streams.
