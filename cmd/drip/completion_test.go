@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/spf13/cobra"
 )
@@ -35,38 +38,30 @@ func TestCompletionOffersDripValues(t *testing.T) {
 }
 
 // TestEveryCommandHasAnExample: every command's --help teaches with at
-// least one example, and every flag an example line gives a drip command
+// least one example, every flag an example line gives a drip command
 // exists on that command (export and cobra's completion commands had no
-// example).
+// example), long or short, and so does every flag its text names: on the
+// command itself, or on the drip command the text quotes it with ('drip
+// run --out').
 func TestEveryCommandHasAnExample(t *testing.T) {
 	root := newRoot()
-	root.InitDefaultVersionFlag() // cobra adds --version as it runs
+	root.InitDefaultVersionFlag() // cobra adds --version and --help as it runs
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Name() == "help" || c.Hidden {
 			return
 		}
+		c.InitDefaultHelpFlag()
 		if strings.TrimSpace(c.Example) == "" {
 			t.Errorf("%s --help has no example", c.CommandPath())
 		}
 		for _, line := range strings.Split(c.Example, "\n") {
-			fields := strings.Fields(line)
-			if len(fields) < 2 || fields[0] != "drip" {
-				continue // another tool's line
-			}
-			named, _, err := root.Find(fields[1:])
-			if err != nil {
-				t.Errorf("%s example %q: %v", c.CommandPath(), strings.TrimSpace(line), err)
-				continue
-			}
-			for _, f := range fields[1:] {
-				if f == "|" || f == "&&" || f == ">" {
-					break
-				}
-				name, _, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
-				if strings.HasPrefix(f, "--") && name != "" && named.Flags().Lookup(name) == nil && named.InheritedFlags().Lookup(name) == nil {
-					t.Errorf("%s example %q: %s has no flag --%s", c.CommandPath(), strings.TrimSpace(line), named.CommandPath(), name)
-				}
+			checkExample(t, root, c, line)
+		}
+		for _, m := range proseFlag.FindAllStringSubmatchIndex(c.Short+"\n"+c.Long, -1) {
+			text := c.Short + "\n" + c.Long
+			if err := proseFlagExists(root, c, text[:m[0]], text[m[2]:m[3]]); err != "" {
+				t.Errorf("%s --help: %s", c.CommandPath(), err)
 			}
 		}
 		for _, sub := range c.Commands() {
@@ -74,4 +69,80 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		}
 	}
 	walk(root)
+}
+
+// checkExample checks that the drip command an example line of c runs
+// exists and has every flag the line gives it.
+func checkExample(t *testing.T, root, c *cobra.Command, line string) {
+	t.Helper()
+	fields := strings.Fields(line)
+	if len(fields) < 2 || fields[0] != "drip" {
+		return // another tool's line
+	}
+	named, _, err := root.Find(fields[1:])
+	if err != nil {
+		t.Errorf("%s example %q: %v", c.CommandPath(), strings.TrimSpace(line), err)
+		return
+	}
+	named.InitDefaultHelpFlag()
+	for _, f := range fields[1:] {
+		if f == "|" || f == "&&" || f == ">" || f == "#" {
+			break
+		}
+		if !flagExists(named, f) {
+			t.Errorf("%s example %q: %s has no flag %s", c.CommandPath(), strings.TrimSpace(line), named.CommandPath(), f)
+		}
+	}
+}
+
+// flagExists says whether arg, when it is a flag (--name[=v], -x), is
+// one of c's; any other word is not a flag and passes.
+func flagExists(c *cobra.Command, arg string) bool {
+	if name, ok := strings.CutPrefix(arg, "--"); ok {
+		name, _, _ = strings.Cut(name, "=")
+		return name == "" || c.Flags().Lookup(name) != nil || c.InheritedFlags().Lookup(name) != nil
+	}
+	if len(arg) == 2 && arg[0] == '-' && unicode.IsLetter(rune(arg[1])) {
+		short := arg[1:]
+		return c.Flags().ShorthandLookup(short) != nil || c.InheritedFlags().ShorthandLookup(short) != nil
+	}
+	return true
+}
+
+// proseFlag is a --flag in a command's text.
+var proseFlag = regexp.MustCompile(`(?:^|[^\w-])--([a-z][a-z0-9-]*)`)
+
+// otherTools are the commands of other tools whose flags drip's help
+// quotes (export aiperf's hand-off, completion's install lines).
+var otherTools = []string{"aiperf profile", "brew"}
+
+// proseFlagExists checks a --name that c's text names after before: it
+// belongs to the drip command quoted before it in its clause ('drip run
+// --out', "drip calibrate --server-proc"), to another tool quoted so, or
+// else to c. It returns what is wrong, or "".
+func proseFlagExists(root, c *cobra.Command, before, name string) string {
+	// The clause the flag stands in: from the last bracket or sentence.
+	line := before
+	for _, sep := range []string{"(", ". ", ": ", "; ", "\n\n"} {
+		if i := strings.LastIndex(line, sep); i >= 0 {
+			line = line[i+len(sep):]
+		}
+	}
+	for _, tool := range otherTools {
+		if strings.Contains(line+" ", tool+" ") {
+			return ""
+		}
+	}
+	target := c
+	if i := strings.LastIndex(line, "drip "); i >= 0 {
+		words := strings.Fields(strings.Trim(line[i+len("drip "):], "'`\""))
+		if named, _, err := root.Find(words); err == nil {
+			target = named
+		}
+	}
+	target.InitDefaultHelpFlag()
+	if !flagExists(target, "--"+name) {
+		return fmt.Sprintf("names --%s, which %s has not", name, target.CommandPath())
+	}
+	return ""
 }

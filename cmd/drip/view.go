@@ -15,8 +15,9 @@ func newViewCmd() *cobra.Command {
 		Example: `  drip view runs.jsonl
   drip view runs.jsonl --no-tui --json`,
 		Short: "Open saved records in the live view's panels",
-		Long: `Read records written by --out (or the live view's s key) and show them
-through the same views as a live stream, all at once: the last record is
+		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
+view's s key, and show them through the same views as a live stream, all
+at once: the last record is
 the current run, earlier ones are the dimmer rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
 
