@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -42,7 +43,7 @@ func TestCompletionOffersDripValues(t *testing.T) {
 // exists on that command (export and cobra's completion commands had no
 // example), long or short, and so does every flag its text names: on the
 // command itself, or on the drip command the text quotes it with ('drip
-// run --out').
+// run --out'). No line of its text is wider than helpWidth.
 func TestEveryCommandHasAnExample(t *testing.T) {
 	root := newRoot()
 	root.InitDefaultVersionFlag() // cobra adds --version and --help as it runs
@@ -57,6 +58,13 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 		}
 		for _, line := range strings.Split(c.Example, "\n") {
 			checkExample(t, root, c, line)
+		}
+		if c.Parent() == nil || c.Parent().Name() != "completion" { // cobra writes those
+			for _, line := range strings.Split(c.Long, "\n") {
+				if n := utf8.RuneCountInString(line); n > helpWidth {
+					t.Errorf("%s --help: a line of %d columns, more than %d: %q", c.CommandPath(), n, helpWidth, line)
+				}
+			}
 		}
 		for _, m := range proseFlag.FindAllStringSubmatchIndex(c.Short+"\n"+c.Long, -1) {
 			text := c.Short + "\n" + c.Long

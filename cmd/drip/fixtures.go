@@ -108,12 +108,12 @@ func serveRecording(cmd *cobra.Command, f *fixturesServeFlags, logf func(string,
 // fixturesServeLong is drip fixtures serve's --help text.
 var fixturesServeLong = `Serve deterministic LLM streams. Pick a scenario with the request's
 model name (or ?scenario=NAME). A model that names no scenario (a real
-model name, as in drip's documented examples) gets the default, ` + fixtures.DefaultScenario + `,
-and the server says so on stderr; a path no format owns (/my/stream) is
-served as ` + fixtures.DefaultFormat + ` (?format=NAME picks any). Every response names
-its scenario and format in the ` + fixtures.ScenarioHeader + ` and ` + fixtures.FormatHeader + ` headers.
-A model "NAME#tag" also logs the server's write times. Every frame is
-flushed on its own. POST /fixtures/freeze?after=1s&for=2s
+model name, as in drip's documented examples) gets the default,
+` + fixtures.DefaultScenario + `, and the server says so on stderr; a path no format
+owns (/my/stream) is served as ` + fixtures.DefaultFormat + ` (?format=NAME picks any).
+Every response names its scenario and format in the ` + fixtures.ScenarioHeader + ` and
+` + fixtures.FormatHeader + ` headers. A model "NAME#tag" also logs the server's write
+times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
 freezes every response, server-wide, for 2s starting 1s later.
 ?frame_delay=10ms on a request (or a Frame-Delay: 10ms header) spaces every
 frame after the first content frame 10ms further apart: a slower
@@ -125,8 +125,9 @@ and flushed on its own at its recorded offset from the request's arrival (an
 absolute schedule: a late wake-up delays one read, never the ones after it,
 and two reads are never merged), so a client, an SDK or a UI meets the real
 cadence offline. A read that starts 1 ms or more late is this machine's
-doing, and the server says so on stderr per exchange. A request gets the recording with the
-same body, else one with the same model and path, else the next in turn.
+doing, and the server says so on stderr per exchange. A request gets the
+recording with the same body, else one with the same model and path, else
+the next in turn.
 --speed scales time (2: twice as fast); --jitter moves each read by a
 seeded uniform amount within ±D, never before the read before it.
 
