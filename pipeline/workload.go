@@ -21,7 +21,7 @@ func WorkloadOf(p *probe.Plan, version string) stats.Workload {
 	}
 	w.WarmupRule = "no warmup"
 	if p.Warmup > 0 {
-		w.WarmupRule = fmt.Sprintf("%d warmup streams per prompt before measuring, excluded from every figure", p.Warmup)
+		w.WarmupRule = stats.Count(p.Warmup, "warmup stream") + " per prompt before measuring, excluded from every figure"
 	}
 	if p.Rate > 0 {
 		w.Concurrency = 0

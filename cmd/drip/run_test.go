@@ -71,7 +71,7 @@ func testRunPromptSetReport(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"order     shuffled per round (each of the 4 prompts once per round), seed 3",
-		"prompt ", "short ", "medium ", "long ", "p1 ", "1 warmup streams per prompt before measuring", "8 attempted · 8 admitted"} {
+		"prompt ", "short ", "medium ", "long ", "p1 ", "1 warmup stream per prompt before measuring", "8 attempted · 8 admitted"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
