@@ -158,3 +158,37 @@ func TestHostileNames(t *testing.T) {
 		t.Errorf("no row for the hostile failure class:\n%s", text.String())
 	}
 }
+
+// The text report's noise block lines its columns up whatever the metric
+// names' lengths: the run letter stands at one offset on every line (at
+// ten columns, "first_event p50" pushed its line out of line).
+func TestNoiseColumnsAlign(t *testing.T) {
+	c, err := compare.New(load(t, "steady.jsonl", "stall.jsonl"), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	compare.Text(&b, c)
+	_, block, ok := strings.Cut(b.String(), "\nnoise: ")
+	if !ok {
+		t.Fatalf("no noise block:\n%s", b.String())
+	}
+	lines := strings.Split(block, "\n")[1:]
+	at, long := -1, 0
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "  ") {
+			break
+		}
+		i := strings.Index(l, " B  ")
+		if at < 0 {
+			at = i
+		}
+		if i != at || i < 0 {
+			t.Errorf("run column at %d, want %d: %q", i, at, l)
+		}
+		long = max(long, len(strings.Fields(l)[0]))
+	}
+	if long < len("first_event") {
+		t.Errorf("no long metric name in the block (longest %d):\n%s", long, block)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -204,8 +205,13 @@ func movedWord(m *bool) string {
 func writeNoise(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "\nnoise: %.0f%% intervals of the difference from A (%s; %d resamples, seed %d)\n",
 		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
-	for _, n := range noiseLines(c) {
-		fmt.Fprintf(w, "  %-10s %-2s %s\n", n.metric, n.run, n.verdict)
+	lines := noiseLines(c)
+	width := 0 // the metric column: as wide as its longest name (first_event p50)
+	for _, n := range lines {
+		width = max(width, utf8.RuneCountInString(n.metric))
+	}
+	for _, n := range lines {
+		fmt.Fprintf(w, "  %-*s %-2s %s\n", width, n.metric, n.run, n.verdict)
 	}
 }
 
