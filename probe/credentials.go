@@ -1,10 +1,15 @@
 package probe
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
 )
 
@@ -37,4 +42,51 @@ func StripQuerySecrets(rawQuery string) (clean string, removed []string) {
 	}
 	slices.Sort(removed)
 	return q.Encode(), removed
+}
+
+// RequestSecrets are the credential values req carries as it is sent:
+// every credential header's (after -H, the environment's key and a
+// signer), a URL-valued header's (a Referer's ?access_token=), and the
+// URL's user info and secret query values. A server may echo any of them.
+func RequestSecrets(req *http.Request) []string {
+	out := redact.URLValues(req.URL.String())
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			switch {
+			case IsCredentialHeader(k):
+				out = append(out, redact.CredentialValues(v)...)
+			case strings.Contains(v, "://"):
+				out = append(out, redact.URLValues(v)...)
+			}
+		}
+	}
+	return out
+}
+
+// maskFrame masks a frame's text and the server fields it carries.
+func maskFrame(f *record.Frame, m *redact.Masker) {
+	f.Text = m.String(f.Text)
+	var server map[string]json.RawMessage
+	for k, raw := range f.Server {
+		if masked := m.Bytes(raw); !bytes.Equal(masked, raw) {
+			if server == nil {
+				server = maps.Clone(f.Server) // the decoder's map stays as it was
+			}
+			server[k] = masked
+		}
+	}
+	if server != nil {
+		f.Server = server
+	}
+}
+
+// maskServerWords masks what a record holds of the server's words besides
+// its frames: the error message, Retry-After, the redirects' locations.
+func maskServerWords(rec *record.Record, m *redact.Masker) {
+	if e := rec.Error; e != nil {
+		e.Message, e.RetryAfter = m.String(e.Message), m.String(e.RetryAfter)
+	}
+	for i := range rec.Redirects {
+		rec.Redirects[i].To = m.String(rec.Redirects[i].To)
+	}
 }

@@ -176,14 +176,17 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	defer cancelTotal()
 	req, body, e := buildRequest(ctx, t, o)
 	if e != nil {
-		return finish(rec, o, time.Time{}, e, observe)
+		return finish(rec, o, time.Time{}, e, nil, observe)
 	}
 	if o.KeepRequest {
 		rec.Request = append([]byte(nil), body...)
 	}
+	// What the server says back is masked for the credentials this request
+	// carries as sent: an error quoting the key reaches no record or output.
+	mask := redact.NewMasker(RequestSecrets(req))
 	req, release, err := connectTurn(req, o.Clock, rec)
 	if err != nil {
-		return finish(rec, o, time.Time{}, classify(ctx, err), observe)
+		return finish(rec, o, time.Time{}, classify(ctx, err), mask, observe)
 	}
 	defer release()
 
@@ -203,7 +206,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		if resp != nil { // a refused redirect: the server answered
 			rec.HTTPStatus = resp.StatusCode
 		}
-		return finish(rec, o, start, classify(ctx, err), observe)
+		return finish(rec, o, start, classify(ctx, err), mask, observe)
 	}
 	defer resp.Body.Close()
 	headers := o.Clock()
@@ -214,15 +217,16 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 
 	if resp.StatusCode >= 300 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), observe)
+		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), mask, observe)
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
+	fr.mask = mask
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
 		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
 		fr.dec = fr.det
 	}
-	return finish(rec, o, start, readBody(ctx, decompressed(resp, rec), fr, o, start, idle), observe)
+	return finish(rec, o, start, readBody(ctx, decompressed(resp, rec), fr, o, start, idle), mask, observe)
 }
 
 // begin sets what rec says of t, and clears what a stream fills in.
@@ -350,6 +354,7 @@ type frameRecorder struct {
 	det       *adapters.Detector // picking the decoder, until it has
 	maxFrames int                // 0: no bound
 	full      bool               // a frame past maxFrames was dropped
+	mask      *redact.Masker     // the request's credentials, masked in each frame; nil: none
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
@@ -389,10 +394,11 @@ func (fr *frameRecorder) add(tms float64) {
 	}
 	first := len(fr.rec.Frames)
 	fr.rec.Frames = appendFrames(fr.rec.Frames, fr.frames, tms, fr.read)
-	for i := range fr.frames {
-		addServer(fr.rec, fr.frames[i].Server)
-	}
 	n := len(fr.rec.Frames)
+	for i := first; i < n; i++ {
+		maskFrame(&fr.rec.Frames[i], fr.mask) // before anyone sees it
+		addServer(fr.rec, fr.rec.Frames[i].Server)
+	}
 	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n], Record: fr.rec})
 }
 
@@ -496,7 +502,8 @@ func appendFrames(dst []record.Frame, frames []adapters.Frame, tms float64, read
 	return dst
 }
 
-func finish(rec *record.Record, o Options, start time.Time, e *record.Error, observe func(Event)) *record.Record {
+// finish ends rec with e, its words masked by mask (nil: nothing to mask).
+func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mask *redact.Masker, observe func(Event)) *record.Record {
 	if start.IsZero() {
 		start = o.Clock()
 		rec.Start = start
@@ -508,6 +515,7 @@ func finish(rec *record.Record, o Options, start time.Time, e *record.Error, obs
 		rec.Error = &record.Error{Class: record.ErrDecode, Message: err.Error()}
 		rec.Status = record.StatusFailed
 	}
+	maskServerWords(rec, mask)
 	observe(Event{Seq: rec.Seq, Type: EventDone, Record: rec})
 	return rec
 }

@@ -1,0 +1,58 @@
+package probe_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+)
+
+// A server that quotes the credentials it got, in an in-stream error and
+// in a 401 body, has them masked in the record and in every frame an
+// observer sees (the live views): from -H, the environment's key, a
+// signer's header and the URL's query, each as sent.
+func TestStreamMasksCredentialsTheServerEchoes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		quoted := fmt.Sprintf("%s|%s|%s|%s", r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), r.Header.Get("X-Amz-Security-Token"), r.URL.RequestURI())
+		if r.URL.Query().Get("fail") != "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": "bad key " + quoted}})
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", "you sent "+quoted)
+		fmt.Fprintf(w, "event: error\ndata: {\"error\":{\"message\":%q}}\n\n", "bad key "+quoted)
+	}))
+	defer srv.Close()
+	sign := func(req *http.Request, _ []byte) error {
+		req.Header.Set("X-Amz-Security-Token", "SESSION-TOKEN-SECRET-1")
+		return nil
+	}
+	env := map[string]string{"OPENAI_API_KEY": "sk-ENV-SECRET-2"}
+	for _, query := range []string{"?token=QUERY-SECRET-3", "?token=QUERY-SECRET-3&fail=1"} {
+		tgt := probe.Target{
+			URL: srv.URL + "/v1/chat/completions" + query, Format: adapters.Lookup("openai-chat"), Sign: sign,
+			Header: http.Header{"X-Api-Key": {"sk-HEADER-SECRET-4"}}, Request: adapters.Request{Model: "m", Prompt: "hi"},
+		}
+		var seen []string
+		rec := probe.Stream(context.Background(), tgt, probe.Options{Getenv: func(k string) string { return env[k] }}, &record.Record{}, func(e probe.Event) {
+			for _, f := range e.Frames {
+				seen = append(seen, f.Text)
+			}
+		})
+		b, _ := json.Marshal(rec)
+		if strings.Contains(string(b), "SECRET") || strings.Contains(strings.Join(seen, "\n"), "SECRET") {
+			t.Errorf("%s: a credential shows:\nrecord %s\nobserved %q", query, b, seen)
+		}
+		if rec.Error == nil || !strings.Contains(rec.Error.Message, "bad key ") || !strings.Contains(rec.Error.Message, "*****") {
+			t.Errorf("%s: error %+v; want the server's message with the keys masked", query, rec.Error)
+		}
+	}
+}
