@@ -127,7 +127,7 @@ func (cs *compareScreen) update(msg tea.Msg) tea.Cmd {
 		k := &cs.keys
 		switch {
 		case key.Matches(msg, k.Quit):
-			return cs.m.quit()
+			return cs.m.quit(msg)
 		case key.Matches(msg, k.Next):
 			cs.setPanel((cs.panel + 1) % panelCount)
 		case key.Matches(msg, k.Prev):

@@ -106,10 +106,15 @@ func (m *Model) tag() int {
 	return m.tags
 }
 
-// quit ends every stream and the program.
-func (m *Model) quit() tea.Cmd {
+// quit ends every stream and the program. Ctrl-C (a key here, the
+// terminal being raw) ends it as an interrupt, so that the command exits
+// as it does after the signal (130); q ends it as a quit.
+func (m *Model) quit(k tea.KeyPressMsg) tea.Cmd {
 	m.quitting = true
 	m.cancel()
+	if k.String() == "ctrl+c" {
+		return tea.Interrupt
+	}
 	return tea.Quit
 }
 

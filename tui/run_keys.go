@@ -55,7 +55,7 @@ func (rs *runScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		// Stop admitting and cancel the streams in flight: their partial
 		// records reach the sink before Wait returns.
-		return rs.m.quit()
+		return rs.m.quit(msg)
 	case key.Matches(msg, k.Open):
 		rs.openSelected()
 		return nil

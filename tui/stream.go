@@ -287,7 +287,7 @@ func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &s.keys
 	switch {
 	case key.Matches(msg, k.Quit):
-		return s.m.quit()
+		return s.m.quit(msg)
 	case key.Matches(msg, k.Back) && s.m.rs != nil:
 		s.m.rs.back()
 	case key.Matches(msg, k.Back):

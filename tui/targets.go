@@ -181,7 +181,7 @@ func (ts *targetsScreen) update(msg tea.Msg) tea.Cmd {
 		k := &ts.keys
 		switch {
 		case key.Matches(msg, k.Quit):
-			return ts.m.quit()
+			return ts.m.quit(msg)
 		case key.Matches(msg, k.Rerun):
 			return ts.startRound()
 		case key.Matches(msg, k.Next):

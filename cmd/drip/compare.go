@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -158,8 +156,8 @@ func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison) er
 	m := tui.NewCompare(ctx, c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	m.Wait()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
-		return cannotErr(fmt.Errorf("compare screen: %w", err))
+	if err := screenEnded(ctx, "compare screen", err); err != nil {
+		return err
 	}
 	return pipeline.ComparisonVerdicts(out, c)
 }

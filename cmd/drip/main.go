@@ -82,10 +82,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 // prints. Once one has come the handler is removed, so a second Ctrl-C
 // kills at once. caught reports the signal (nil when none came).
 func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	var got atomic.Value
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), signalKey{}, &got))
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
-	var got atomic.Value
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -103,6 +103,18 @@ func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) 
 	var once sync.Once
 	stop = func() { once.Do(func() { signal.Stop(c); close(done); cancel() }) }
 	return ctx, caught, stop
+}
+
+// signalKey holds, in a command's context, the signal catchSignals caught.
+type signalKey struct{}
+
+// noteInterrupt counts a Ctrl-C pressed on a full screen, which the raw
+// terminal delivers as a key, as the SIGINT it would have been, unless a
+// signal came first.
+func noteInterrupt(ctx context.Context) {
+	if got, ok := ctx.Value(signalKey{}).(*atomic.Value); ok {
+		got.CompareAndSwap(nil, os.Interrupt)
+	}
 }
 
 func newRoot() *cobra.Command {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -265,8 +264,8 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	cancel()
 	wg.Wait()
 	m.Wait()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) && !errors.Is(err, context.Canceled) {
-		return cannotErr(fmt.Errorf("compare screen: %w", err))
+	if err := screenEnded(ctx, "compare screen", err); err != nil {
+		return err
 	}
 	if err := pl.Finish(); err != nil {
 		return err

@@ -255,10 +255,31 @@ func testRunScreenEqualsReport(t *testing.T) {
 // TestRunScreenQuit: q on the run screen stops admitting, cancels the
 // streams in flight (recorded, canceled, with their frames), writes them,
 // and the report of what was recorded follows within 2 s (of the bubble's clock:
-// the time drip takes to wind down, not the machine's load).
-func TestRunScreenQuit(t *testing.T) { synctest.Test(t, testRunScreenQuit) }
+// the time drip takes to wind down, not the machine's load). Ctrl-C does
+// the same and ends the command as SIGINT does (130, as --help says); q
+// leaves no signal.
+func TestRunScreenQuit(t *testing.T) {
+	for _, k := range []struct {
+		key  tea.KeyPressMsg
+		want os.Signal
+	}{
+		{tea.KeyPressMsg{Code: 'q', Text: "q"}, nil},
+		{tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}, os.Interrupt},
+	} {
+		t.Run(k.key.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, caught, stop := catchSignals()
+				defer stop()
+				testRunScreenQuit(t, ctx, k.key)
+				if got := caught(); got != k.want {
+					t.Errorf("after %s the command ends as signal %v, want %v", k.key, got, k.want)
+				}
+			})
+		})
+	}
+}
 
-func testRunScreenQuit(t *testing.T) {
+func testRunScreenQuit(t *testing.T, ctx context.Context, quitKey tea.KeyPressMsg) {
 	srv := serveInMemory(t, fixtures.NewServer())
 	tg, o, err := fixtureTarget(srv.URL, "long")
 	if err != nil {
@@ -271,19 +292,19 @@ func testRunScreenQuit(t *testing.T) {
 		// Quit once all four stream: the streams table shows them so.
 		if quit.IsZero() && strings.Count(m.View().Content, "streaming") >= 4 {
 			quit = time.Now()
-			return tea.KeyPressMsg{Code: 'q', Text: "q"}
+			return quitKey
 		}
 		return msg
 	})
 	var stdout, stderr bytes.Buffer
-	err = runLive(context.Background(), &stdout, &stderr, plan, &outputFlags{out: path}, opts...)
+	err = runLive(ctx, &stdout, &stderr, plan, &outputFlags{out: path}, opts...)
 	took := time.Since(quit)
 	if err != nil {
 		t.Fatal(err, stderr.String())
 	}
-	t.Logf("returned %v after q", took)
+	t.Logf("returned %v after %s", took, quitKey)
 	if took > 2*time.Second {
-		t.Errorf("took %v after q, want ≤ 2 s", took)
+		t.Errorf("took %v after %s, want ≤ 2 s", took, quitKey)
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
@@ -297,7 +318,7 @@ func testRunScreenQuit(t *testing.T) {
 		}
 	}
 	if !strings.Contains(stdout.String(), "4 canceled") || !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("no report after q:\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+		t.Errorf("no report after %s:\nstdout:\n%s\nstderr:\n%s", quitKey, stdout.String(), stderr.String())
 	}
 }
 

@@ -126,8 +126,19 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 func runProgram(ctx context.Context, m *tui.Model, opts ...tea.ProgramOption) error {
 	_, err := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(30)}, opts...)...).Run()
 	m.Wait()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrInterrupted) {
-		return cannotErr(fmt.Errorf("live view: %w", err))
+	return screenEnded(ctx, "live view", err)
+}
+
+// screenEnded is how a full screen's end ends the command: Ctrl-C on it
+// (an interrupt, tea.ErrInterrupted) as the signal would have (130, the
+// report still printed); a quit, a kill or the command's context ending
+// as nothing; anything else as the screen's failure.
+func screenEnded(ctx context.Context, screen string, err error) error {
+	switch {
+	case errors.Is(err, tea.ErrInterrupted):
+		noteInterrupt(ctx)
+	case err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled):
+		return cannotErr(fmt.Errorf("%s: %w", screen, err))
 	}
 	return nil
 }
