@@ -82,38 +82,50 @@ func run(args []string, stdout, stderr io.Writer) int {
 // prints. Once one has come the handler is removed, so a second Ctrl-C
 // kills at once. caught reports the signal (nil when none came).
 func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) {
-	var got atomic.Value
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), signalKey{}, &got))
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	sig := &signals{c: make(chan os.Signal, 1)}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), signalsKey{}, sig))
+	signal.Notify(sig.c, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
-		case s := <-c:
-			got.Store(s)
-			signal.Stop(c)
+		case s := <-sig.c:
+			sig.got.Store(s)
+			signal.Stop(sig.c)
 			cancel()
 		case <-done:
 		}
 	}()
 	caught = func() os.Signal {
-		s, _ := got.Load().(os.Signal)
+		s, _ := sig.got.Load().(os.Signal)
 		return s
 	}
 	var once sync.Once
-	stop = func() { once.Do(func() { signal.Stop(c); close(done); cancel() }) }
+	stop = func() { once.Do(func() { signal.Stop(sig.c); close(done); cancel() }) }
 	return ctx, caught, stop
 }
 
-// signalKey holds, in a command's context, the signal catchSignals caught.
-type signalKey struct{}
+// signals is what catchSignals listens on and the signal it caught; a
+// command's context holds it (signalsKey).
+type signals struct {
+	c   chan os.Signal
+	got atomic.Value
+}
 
-// noteInterrupt counts a Ctrl-C pressed on a full screen, which the raw
-// terminal delivers as a key, as the SIGINT it would have been, unless a
-// signal came first.
+type signalsKey struct{}
+
+// noteInterrupt takes a Ctrl-C pressed on a full screen, which the raw
+// terminal delivers as a key, as the SIGINT it would have been: the
+// command exits 130 and a second Ctrl-C kills at once, unless a signal
+// came first.
 func noteInterrupt(ctx context.Context) {
-	if got, ok := ctx.Value(signalKey{}).(*atomic.Value); ok {
-		got.CompareAndSwap(nil, os.Interrupt)
+	sig, ok := ctx.Value(signalsKey{}).(*signals)
+	if !ok {
+		return
+	}
+	sig.got.CompareAndSwap(nil, os.Interrupt) // caught() holds it at once
+	select {
+	case sig.c <- os.Interrupt:
+	default:
 	}
 }
 
