@@ -32,6 +32,10 @@ const (
 	setVersion   = "drip version"
 )
 
+// SettingTarget names the target in a Difference (drip replay expects it
+// to differ).
+const SettingTarget = setTarget
+
 var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setLoad, setWarmup, setMeasured, setStall, setVersion}
 
 const notRecorded = "not recorded"

@@ -161,7 +161,7 @@ func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, 
 	if len(replayed) == 0 {
 		return firstErr(pl.Finish(), cannotErr(fmt.Errorf("no stream was replayed")))
 	}
-	c, err := compare.New([]compare.Input{recorded, {Label: "replayed", Source: source, Records: replayed}}, compare.Options{Gates: gates})
+	c, err := compareReplay(recorded, compare.Input{Label: "replayed", Source: source, Records: replayed}, gates)
 	if err != nil {
 		return cannotErr(err)
 	}
@@ -170,6 +170,18 @@ func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, 
 		return werr
 	}
 	return firstErr(noneCompleted(replayed), err)
+}
+
+// compareReplay compares a replay with its recording. The target differs
+// by design (--against is another server), so it is the one workload
+// difference not warned of; every other one still is.
+func compareReplay(recorded, replayed compare.Input, gates []stats.Gate) (*compare.Comparison, error) {
+	c, err := compare.New([]compare.Input{recorded, replayed}, compare.Options{Gates: gates})
+	if err != nil {
+		return nil, err
+	}
+	c.Workload = slices.DeleteFunc(c.Workload, func(d compare.Difference) bool { return d.Setting == compare.SettingTarget })
+	return c, nil
 }
 
 // noneCompleted is exit 3 when not one replayed stream completed, as for
@@ -248,7 +260,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 		if final {
 			label = "replayed"
 		}
-		c, _ := compare.New([]compare.Input{recorded, {Label: label, Records: recs}}, compare.Options{Gates: gates})
+		c, _ := compareReplay(recorded, compare.Input{Label: label, Records: recs}, gates)
 		return c
 	}
 	m := tui.NewCompare(ctx, build(false), tui.Config{Color: os.Getenv("NO_COLOR") == ""})

@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
@@ -126,5 +128,55 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat("rec.jsonl"); err == nil {
 		t.Error("a drip record that failed wrote rec.jsonl into the working directory")
+	}
+}
+
+// drip replay sends the recording to another server by design: the target
+// is the one workload difference it does not warn of. Another one (the
+// recording's drip version here) is still warned, in text and in --json.
+func TestReplayWarnsOfEveryWorkloadDifferenceButTheTarget(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := probe.NewWriter(f)
+	for i := range 2 {
+		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		r := &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID, Target: "http://upstream.invalid/v1/chat/completions", Format: "openai-chat", Model: "steady",
+			Status: record.StatusComplete, StallMS: 250, Workload: &record.RecordWorkload{Concurrency: 1, Version: "0.9-recorded"}, Exchange: x}
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	code, stdout, stderr := drip(t, "replay", path, "--against", srv.URL, "--no-tui")
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, "workload differs") || !strings.Contains(stdout, "drip version") || !strings.Contains(stdout, "0.9-recorded") {
+		t.Errorf("the drip version difference is not warned of:\n%s", stdout)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "target ") {
+			t.Errorf("the target difference is warned of: %q\n%s", line, stdout)
+		}
+	}
+	_, js, _ := drip(t, "replay", path, "--against", srv.URL, "--json")
+	var out struct {
+		Differences []struct{ Setting string } `json:"workload_differences"`
+	}
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		t.Fatalf("--json: %v\n%.500s", err, js)
+	}
+	var settings []string
+	for _, d := range out.Differences {
+		settings = append(settings, d.Setting)
+	}
+	if !slices.Contains(settings, "drip version") || slices.Contains(settings, "target") {
+		t.Errorf("--json workload differences %q; want drip version and not target", settings)
 	}
 }
