@@ -139,7 +139,9 @@ first is the baseline.
 Under the table, the clocks: for each run, whether ttft, the gaps, itl,
 e2e and the tail moved beyond noise, and what that reads as — gaps moved
 with ttft held points at the transport, ttft moved with gaps held at a
-queue before generation.`
+queue before generation.
+
+` + gateAliasHelp
 
 // compareExample is drip compare's --help examples.
 var compareExample = `  drip compare before.jsonl after.jsonl

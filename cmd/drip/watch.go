@@ -84,7 +84,9 @@ On quit the summary of every target is printed, and with several targets
 the comparison of their runs, as drip compare prints it.
 
 Without a terminal (a pipe, CI, TERM=dumb) or with --no-tui or --json, it
-measures one stream per target and prints the headless report instead.`
+measures one stream per target and prints the headless report instead.
+
+` + gateAliasHelp
 
 // watchExample is drip watch's --help examples.
 var watchExample = `  drip watch http://localhost:8000 -m my-model
