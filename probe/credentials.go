@@ -44,7 +44,8 @@ func StripQuerySecrets(rawQuery string) (clean string, removed []string) {
 	return q.Encode(), removed
 }
 
-// RequestSecrets are the credential values req carries as it is sent:
+// RequestSecrets are the credential values req carries, as it is sent
+// (the probe) or as it arrived (drip record's proxy):
 // every credential header's (after -H, the environment's key and a
 // signer), a URL-valued header's (a Referer's ?access_token=), and the
 // URL's user info and secret query values. A server may echo any of them.

@@ -90,21 +90,3 @@ func urlsRedacted(vs []string) []string {
 	}
 	return out
 }
-
-// requestSecrets are the credential values a request carries in its
-// headers and query: the record must hold none of them, not even where the
-// upstream echoes one back (an error body quoting the key).
-func requestSecrets(r *http.Request) []string {
-	var out []string
-	for k, vs := range r.Header {
-		for _, v := range vs {
-			switch {
-			case probe.IsCredentialHeader(k):
-				out = append(out, redact.CredentialValues(v)...)
-			case strings.Contains(v, "://"): // a Referer's ?access_token=
-				out = append(out, redact.URLValues(v)...)
-			}
-		}
-	}
-	return append(out, redact.QueryValues(r.URL.RawQuery)...)
-}

@@ -146,7 +146,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
-	mask := redact.NewMasker(append(requestSecrets(r), p.upstreamSecrets...))
+	mask := redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))
 	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
 	e.run(w, r)
 	// Decoding and writing the record wait for no client: the handler

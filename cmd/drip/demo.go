@@ -37,7 +37,7 @@ Press r to run it again, n for the next scenario, ? for every key.
 Without a terminal, or with --no-tui or --json, it measures --runs streams
 and prints the headless report.
 
-` + wrapWords("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth),
+` + wrapWords("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth) + "\n\n" + gateAliasHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := fixtures.DefaultScenario

@@ -1,22 +1,35 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
-// drip run, watch, compare and replay take --fail-if, and each --help lists
-// the llm.* gate names it accepts: the same list, drip run's.
+// Every command that takes --fail-if (run, watch, compare and replay among
+// them) lists in its --help the llm.* gate names it accepts: the same list,
+// drip run's.
 func TestFailIfCommandsListTheLLMGateNames(t *testing.T) {
-	root := newRoot()
-	for _, name := range []string{"run", "watch", "compare", "replay"} {
-		c, _, err := root.Find([]string{name})
-		if err != nil || c.Name() != name || c.Flags().Lookup("fail-if") == nil {
-			t.Errorf("drip %s: no such command with --fail-if (%v)", name, err)
-			continue
+	var with []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("fail-if") != nil {
+			with = append(with, c.CommandPath())
+			if !strings.Contains(c.Long, gateAliasHelp) || !strings.Contains(c.Long, "llm.ttft-p95") {
+				t.Errorf("%s --help takes --fail-if but does not list the llm.* names:\n%s", c.CommandPath(), c.Long)
+			}
 		}
-		if !strings.Contains(c.Long, gateAliasHelp) || !strings.Contains(c.Long, "llm.ttft-p95") {
-			t.Errorf("drip %s --help takes --fail-if but does not list the llm.* names:\n%s", name, c.Long)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot())
+	// The commands the issue names are among them.
+	for _, name := range []string{"drip run", "drip watch", "drip compare", "drip replay"} {
+		if !slices.Contains(with, name) {
+			t.Errorf("%s has no --fail-if (commands with it: %v)", name, with)
 		}
 	}
 }
