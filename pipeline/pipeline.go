@@ -27,6 +27,7 @@ type Pipeline struct {
 	keep      bool
 	records   []*record.Record
 	reachable bool           // a response came from the server (any HTTP status)
+	measured  int            // records not of the warmup
 	failures  map[string]int // measured streams that did not complete, by error class
 	err       error          // the first failed write
 	stop      context.CancelFunc
@@ -68,6 +69,9 @@ func (p *Pipeline) Add(r *record.Record) {
 		p.records = append(p.records, r)
 	}
 	p.reachable = p.reachable || r.HTTPStatus != 0
+	if r.Phase != record.PhaseWarmup {
+		p.measured++
+	}
 	if r.Phase != record.PhaseWarmup && !r.Complete {
 		class := r.Status
 		if r.Error != nil {
@@ -139,6 +143,23 @@ func (p *Pipeline) Reached() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reachable
+}
+
+// NoneCompleted is exit 3 when not one measured stream completed, with the
+// failures by class, for a pipeline without an aggregate (a replay's
+// streams are what: "no replayed stream completed (2 replayed: ...)"). A
+// stream the user stopped (canceled) leaves the verdict to the gates.
+func (p *Pipeline) NoneCompleted(what string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	failed := 0
+	for _, n := range p.failures {
+		failed += n
+	}
+	if p.measured > failed || p.failures[record.ErrCanceled] > 0 {
+		return nil
+	}
+	return Cannot(fmt.Errorf("no %s stream completed (%d %s%s)", what, p.measured, what, p.failureClasses()))
 }
 
 // failureClasses lists the failures by class, e.g. ": http_429 ×3".

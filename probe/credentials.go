@@ -64,8 +64,12 @@ func RequestSecrets(req *http.Request) []string {
 	return out
 }
 
-// maskFrame masks a frame's text and the server fields it carries.
+// maskFrame masks a frame's text and the server fields it carries; with no
+// credential on the request (m nil) it does nothing.
 func maskFrame(f *record.Frame, m *redact.Masker) {
+	if m == nil {
+		return
+	}
 	f.Text = m.String(f.Text)
 	var server map[string]json.RawMessage
 	for k, raw := range f.Server {

@@ -86,7 +86,8 @@ func QueryValues(rawQuery string) []string {
 type Masker struct{ values []string }
 
 // NewMasker masks values of MinSecretLen bytes or more, and their
-// URL-escaped forms; with none it masks nothing.
+// URL-escaped forms; with none it is nil, which masks nothing (and lets
+// the probe's read path skip masking at once).
 func NewMasker(values []string) *Masker {
 	m := &Masker{}
 	for _, v := range values {
@@ -95,6 +96,9 @@ func NewMasker(values []string) *Masker {
 				m.values = append(m.values, form)
 			}
 		}
+	}
+	if len(m.values) == 0 {
+		return nil
 	}
 	return m
 }

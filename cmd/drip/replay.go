@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
 	"slices"
@@ -169,7 +168,7 @@ func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, 
 	if werr := pl.Finish(); werr != nil {
 		return werr
 	}
-	return firstErr(noneCompleted(replayed), err)
+	return firstErr(pl.NoneCompleted("replayed"), err)
 }
 
 // compareReplay compares a replay with its recording. The target differs
@@ -182,28 +181,6 @@ func compareReplay(recorded, replayed compare.Input, gates []stats.Gate) (*compa
 	}
 	c.Workload = slices.DeleteFunc(c.Workload, func(d compare.Difference) bool { return d.Setting == compare.SettingTarget })
 	return c, nil
-}
-
-// noneCompleted is exit 3 when not one replayed stream completed, as for
-// drip run: a server under test that failed everything is no comparison.
-// Streams the user stopped (canceled) leave the verdict to the gates.
-func noneCompleted(replayed []*record.Record) error {
-	classes := map[string]int{}
-	for _, r := range replayed {
-		switch {
-		case r.Status == record.StatusComplete:
-			return nil
-		case r.Error != nil && r.Error.Class == record.ErrCanceled:
-			return nil
-		case r.Error != nil:
-			classes[r.Error.Class]++
-		}
-	}
-	var parts []string
-	for _, c := range slices.Sorted(maps.Keys(classes)) {
-		parts = append(parts, fmt.Sprintf("%s ×%d", c, classes[c]))
-	}
-	return cannotErr(fmt.Errorf("no replayed stream completed (%d replayed: %s)", len(replayed), strings.Join(parts, ", ")))
 }
 
 func (f *replayFlags) options() (replay.Options, error) {
@@ -282,7 +259,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	if err := pl.Finish(); err != nil {
 		return err
 	}
-	return firstErr(noneCompleted(pl.Records()), pipeline.ComparisonVerdicts(out, build(true)))
+	return firstErr(pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, build(true)))
 }
 
 // liveUpdates sends the screen a fresh comparison once a second while the
