@@ -54,7 +54,7 @@ type Metric struct {
 	Out       Outputs
 	// Clock places the metric on the clocks panel (in increasing order;
 	// 0: not there) under ClockLabel. Rows past the panel's height are
-	// cut, so the figures added last come last.
+	// cut (its last line names them), so the figures added last come last.
 	Clock      int
 	ClockLabel string
 }

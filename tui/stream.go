@@ -52,6 +52,7 @@ type streamScreen struct {
 	// Drawing.
 	lay          streamLayout
 	layEarlier   int // earlier runs when the layout was made: the timeline grows with them
+	layClocks    int // the clocks panel's rows then: a stream can add one (ttfo, held)
 	frozen, zoom bool
 	heatByTime   bool
 	heatSkip     int

@@ -49,7 +49,6 @@ func (s *streamScreen) relayout() {
 	l.timeline.b = box{w, min(avail, 4+min(len(s.earlier()), maxEarlier))}
 	rest := avail - l.timeline.b.h
 	l.text.b, l.clocks.b, l.gaps.b, l.heat.b = box{}, box{}, box{}, box{}
-	const clockRows = 13
 	if w >= 72 {
 		cw := 40
 		switch {
@@ -58,7 +57,7 @@ func (s *streamScreen) relayout() {
 		case w >= 120:
 			cw = 46
 		}
-		mid := max(min(rest, clockRows+1), (rest*55)/100)
+		mid := max(min(rest, s.clocksHeight(cw)+1), (rest*55)/100)
 		bottom := rest - mid
 		if bottom < 4 {
 			mid, bottom = rest, 0
@@ -69,11 +68,11 @@ func (s *streamScreen) relayout() {
 		}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.heat}, {&l.help}}
 	} else {
-		ch := min(clockRows+1, rest/2)
+		ch := min(s.clocksHeight(w)+1, rest/2)
 		l.clocks.b, l.text.b = box{w, ch}, box{w, max(rest-ch, 0)}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.clocks}, {&l.text}, {&l.help}}
 	}
-	s.layEarlier = len(s.earlier())
+	s.layEarlier, s.layClocks = len(s.earlier()), s.clocksHeight(l.clocks.b.w)
 	s.text.width, s.text.height = l.text.b.w, max(0, l.text.b.h-1)
 	s.help.SetWidth(w)
 }
@@ -104,6 +103,10 @@ func (s *streamScreen) render(all bool) {
 	heavy := !frozen && (all || !s.live() || len(s.cur.Record.Frames) < bigRecord || now.Sub(s.lastHeavy) >= slowInterval)
 	if s.dirtyData && heavy {
 		s.summarise()
+		if s.layClocks != s.clocksHeight(s.lay.clocks.b.w) {
+			s.relayout() // a row came (ttfo, held) or the all-runs column did
+			all = true
+		}
 	}
 	s.renderHeader() // after summarise: its frame count is the clocks'
 	if frozen {
@@ -212,7 +215,16 @@ func (p streamText) draw(b box) string {
 func (p streamClocks) draw(b box) string {
 	s := p.s
 	return title(&s.sh.styles, "clocks", "", b.w, false) + "\n" +
-		views.ClocksPanel(views.Clocks{Record: s.cur.Record, This: s.this, All: s.all}, b.w, b.h-1, &s.sh.styles.Views)
+		views.ClocksPanel(s.clocks(), b.w, b.h-1, &s.sh.styles.Views)
+}
+
+func (s *streamScreen) clocks() views.Clocks {
+	return views.Clocks{Record: s.cur.Record, This: s.this, All: s.all}
+}
+
+// clocksHeight is the clocks panel's rows at width, its title left out.
+func (s *streamScreen) clocksHeight(width int) int {
+	return views.ClocksHeight(s.clocks(), width)
 }
 
 func (p streamGaps) draw(b box) string {

@@ -26,16 +26,13 @@ type clockRow struct{ label, this, all string }
 // panel (stats.Metric.Clock): the three clocks (wait, stream, tail),
 // headers, first byte and event, the second token, TTFO when it differs,
 // the gap distribution with its n, stalls, tokens, ITL, tokens per second
-// per user and held time. Undefined figures are "—".
+// per user and held time. Undefined figures are "—". When height is short
+// of ClocksHeight, the last line names the rows left out.
 func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
 	}
-	showAll := c.All != nil && width >= 64
-	var rows []clockRow
-	for _, m := range clockMetrics() {
-		rows = append(rows, clockRows(c, m, showAll)...)
-	}
+	rows, showAll := clockTable(c, width)
 	labelW, thisW := 15, 0
 	for _, row := range rows {
 		thisW = max(thisW, len([]rune(row.this)))
@@ -52,7 +49,39 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 		}
 		lines = append(lines, l)
 	}
+	if len(lines) > height {
+		var cut []string
+		for _, row := range rows[len(rows)-(len(lines)-height+1):] {
+			cut = append(cut, row.label)
+		}
+		lines = append(lines[:height-1], st.Undefined.Render("not shown: "+strings.Join(cut, ", ")))
+	}
 	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
+// ClocksHeight is the number of lines ClocksPanel draws at width when
+// given the rows: it varies with the stream (TTFO, held) and with the
+// all-runs column's header.
+func ClocksHeight(c Clocks, width int) int {
+	if c.Record == nil || c.This == nil { // no stream yet: the rows it will have
+		c.Record, c.This = &record.Record{}, &stats.Summary{}
+	}
+	rows, showAll := clockTable(c, width)
+	if showAll {
+		return len(rows) + 1
+	}
+	return len(rows)
+}
+
+// clockTable is the panel's rows and whether they carry the all-runs
+// column (two runs or more, and the width for it).
+func clockTable(c Clocks, width int) ([]clockRow, bool) {
+	showAll := c.All != nil && width >= 64
+	var rows []clockRow
+	for _, m := range clockMetrics() {
+		rows = append(rows, clockRows(c, m, showAll)...)
+	}
+	return rows, showAll
 }
 
 // clockMetrics are the registry's metrics on the panel, in panel order.

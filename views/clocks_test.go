@@ -65,3 +65,22 @@ func TestClocksTokensWithoutACount(t *testing.T) {
 		}
 	}
 }
+
+// A clocks panel given fewer rows than ClocksHeight names on its last
+// line the rows it left out, and draws them all when given ClocksHeight.
+func TestClocksSayWhatTheyLeaveOut(t *testing.T) {
+	st := NewStyles(true, false)
+	r := replay(t, "mid-sentence-stall", 0)
+	c := Clocks{Record: r, This: summaryOf(r), All: summaryOf(r, r)}
+	for _, width := range []int{46, 82} {
+		full := ClocksHeight(c, width)
+		whole := ansi.Strip(ClocksPanel(c, width, full, &st))
+		if strings.Contains(whole, "not shown") || !strings.Contains(whole, "2nd token") {
+			t.Errorf("width %d, height %d (ClocksHeight): not every row:\n%s", width, full, whole)
+		}
+		short := strings.Split(ansi.Strip(ClocksPanel(c, width, full-2, &st)), "\n")
+		if got, want := strings.TrimSpace(short[len(short)-1]), "not shown: headers, first event, 2nd token"; got != want {
+			t.Errorf("width %d, height %d: last line %q, want %q", width, full-2, got, want)
+		}
+	}
+}
