@@ -19,6 +19,9 @@ type Clocks struct {
 	All    *stats.Summary // every finished run, when there are two or more
 }
 
+// clockLabelW is the width of the labels' column.
+const clockLabelW = 15
+
 // clockRow is a label and its figures for this run and for all runs.
 type clockRow struct{ label, this, all string }
 
@@ -33,7 +36,7 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 		return ""
 	}
 	rows, showAll := clockTable(c, width)
-	labelW, thisW := 15, 0
+	labelW, thisW := clockLabelW, 0
 	for _, row := range rows {
 		thisW = max(thisW, len([]rune(row.this)))
 	}
@@ -79,7 +82,7 @@ func clockTable(c Clocks, width int) ([]clockRow, bool) {
 	showAll := c.All != nil && width >= 64
 	var rows []clockRow
 	for _, m := range clockMetrics() {
-		rows = append(rows, clockRows(c, m, showAll)...)
+		rows = append(rows, clockRows(c, m, showAll, width-clockLabelW)...)
 	}
 	return rows, showAll
 }
@@ -99,8 +102,8 @@ func clockMetrics() []stats.Metric {
 // clockRows are a metric's rows: its p50 for this run and p50 (n) over all
 // runs, except where the panel says more (gaps, tokens, ITL) or leaves a
 // figure out that adds nothing (TTFO equal to TTFT, held with no server
-// timing).
-func clockRows(c Clocks, m stats.Metric, showAll bool) []clockRow {
+// timing). room is the width beside the label.
+func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 	r, this := c.Record, c.This.Metrics[m.JSON]
 	all := func(f func(*stats.Summary) string) string {
 		if !showAll {
@@ -127,7 +130,7 @@ func clockRows(c Clocks, m stats.Metric, showAll bool) []clockRow {
 		}
 		return []clockRow{
 			{"tokens", tokens, row.all},
-			{"tokens/frame", perFrame(r), ""},
+			{"tokens/frame", perFrame(r, room), ""},
 		}
 	case "itl":
 		row.this = itl(r, this)
@@ -186,12 +189,18 @@ func stalls(s *stats.Stalls) string {
 	return fmt.Sprintf("%d (%d mid-sentence)", s.Count, s.MidSentence)
 }
 
-func perFrame(r *record.Record) string {
+// perFrame is the tokens per content frame and the frames that came in
+// bursts, said shorter when room (the 40-column panel of an 80-column
+// screen) is short of the whole.
+func perFrame(r *record.Record, room int) string {
 	s := report.Num(r.TokensPerFrame)
-	if r.CoalescedFrames > 0 {
-		s += fmt.Sprintf(" · %d frames in bursts", r.CoalescedFrames)
+	if r.CoalescedFrames == 0 {
+		return s
 	}
-	return s
+	if long := s + fmt.Sprintf(" · %d frames in bursts", r.CoalescedFrames); Width(long) <= room {
+		return long
+	}
+	return s + fmt.Sprintf(" · %d in bursts", r.CoalescedFrames)
 }
 
 // itl is the stream's ITL, or why it is withheld: the delivery rule that

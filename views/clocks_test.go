@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -81,6 +82,36 @@ func TestClocksSayWhatTheyLeaveOut(t *testing.T) {
 		short := strings.Split(ansi.Strip(ClocksPanel(c, width, full-2, &st)), "\n")
 		if got, want := strings.TrimSpace(short[len(short)-1]), "not shown: headers, first event, 2nd token"; got != want {
 			t.Errorf("width %d, height %d: last line %q, want %q", width, full-2, got, want)
+		}
+	}
+}
+
+// The frames that came in bursts are said whole where the panel has the
+// room and shorter in the 40 columns an 80-column screen gives the
+// panel, never cut ("14 frames in burs…" at 80×24).
+func TestClocksBurstsFitTheirWidth(t *testing.T) {
+	st := NewStyles(true, false)
+	r := replay(t, "buffered-burst", 0)
+	if r.CoalescedFrames == 0 {
+		t.Fatal("the buffered-burst fixture has no frames in bursts")
+	}
+	c := Clocks{Record: r, This: summaryOf(r)}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{46, fmt.Sprintf("tokens/frame 1.00 · %d frames in bursts", r.CoalescedFrames)},
+		{40, fmt.Sprintf("tokens/frame 1.00 · %d in bursts", r.CoalescedFrames)},
+	} {
+		panel := ansi.Strip(ClocksPanel(c, tc.width, ClocksHeight(c, tc.width), &st))
+		var row string
+		for _, l := range strings.Split(panel, "\n") {
+			if strings.HasPrefix(l, "tokens/frame") {
+				row = strings.Join(strings.Fields(l), " ")
+			}
+		}
+		if row != tc.want {
+			t.Errorf("width %d: row %q, want %q", tc.width, row, tc.want)
 		}
 	}
 }
