@@ -43,6 +43,25 @@ func (rs *runScreen) ttftNote(long bool) string {
 	return fmt.Sprintf("n=%d finished · %d in flight, %d without a first token yet · log buckets", rs.ttft.N(), len(rs.live), waiting)
 }
 
+// emptyTTFT and emptyGaps are what the histograms, which hold finished
+// measured streams, say while empty: streams in flight may have their
+// first token and gaps already ("no first token yet" beside a table of
+// streaming rows with a ttft was a lie).
+func (rs *runScreen) emptyTTFT() string {
+	return rs.emptyNote("no finished stream had a first token")
+}
+
+func (rs *runScreen) emptyGaps() string {
+	return rs.emptyNote("no finished stream had two content frames")
+}
+
+func (rs *runScreen) emptyNote(none string) string {
+	if rs.progress.Finished.Load() == 0 {
+		return "no measured stream has finished yet"
+	}
+	return none
+}
+
 // draw shows page 2 (the distributions whole) or 3 (the scatter).
 func (p runPageBody) draw(b box) string {
 	rs := p.rs
@@ -54,9 +73,9 @@ func (p runPageBody) draw(b box) string {
 	ttftH := max(3, h/2)
 	gapH := h - ttftH
 	ttft := title(&rs.sh.styles, "ttft ms", rs.ttftNote(true), w, false) + "\n" +
-		views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", w, ttftH-1, st)
+		views.Histogram(&rs.ttft, math.Inf(1), rs.emptyTTFT(), w, ttftH-1, st)
 	gaps := title(&rs.sh.styles, "gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), w, false) + "\n" +
-		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, "no gaps yet: they need two content frames", w, gapH-1, st)
+		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, rs.emptyGaps(), w, gapH-1, st)
 	return views.Fit(views.Fit(ttft, w, ttftH)+"\n"+gaps, w, h)
 }
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,4 +29,32 @@ func TestRunTTFTCountsInFlight(t *testing.T) {
 	s := rh.screen()
 	wantAll(t, [2]int{120, 40}, s, "stall 250ms", "•", "2 in flight not yet drawn", "? help")
 	checkFits(t, s, 120, 40)
+}
+
+// TestRunHistogramsSayTheyHoldFinishedStreams: while the streams in flight
+// have a first token and gaps but none has finished, the histograms (of
+// finished streams) say so instead of "no first token yet" beside rows
+// with a ttft; after a stream that failed with no content they say that.
+func TestRunHistogramsSayTheyHoldFinishedStreams(t *testing.T) {
+	rh := newRunHarness(t)
+	rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for i := range 2 {
+		rh.play(rh.stream("steady", i, "short"), 0, 12)
+	}
+	rh.advance(frameInterval)
+	s := rh.screen()
+	if n := strings.Count(s, "no measured stream has finished yet"); n != 2 || strings.Contains(s, "no first token yet") {
+		t.Errorf("2 streams in flight with a first token, none finished: %d histograms say none finished, want 2:\n%s", n, s)
+	}
+	failed := rh.stream("rate-limited", 2, "short")
+	rh.play(failed, 0, -1)
+	rh.sink(failed)
+	rh.m.rs.progress.Finished.Store(1)
+	rh.advance(frameInterval)
+	s = rh.screen()
+	for _, want := range []string{"no finished stream had a first token", "no finished stream had two content frames"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("after a failed stream, the screen lacks %q:\n%s", want, s)
+		}
+	}
 }

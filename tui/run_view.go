@@ -299,13 +299,13 @@ func (p runTable) draw(b box) string {
 func (p runTTFT) draw(b box) string {
 	rs := p.rs
 	return title(&rs.sh.styles, "ttft ms", rs.ttftNote(false), b.w, false) + "\n" +
-		views.Histogram(&rs.ttft, math.Inf(1), "no first token yet", b.w, b.h-1, &rs.sh.styles.Views)
+		views.Histogram(&rs.ttft, math.Inf(1), rs.emptyTTFT(), b.w, b.h-1, &rs.sh.styles.Views)
 }
 
 func (p runGaps) draw(b box) string {
 	rs := p.rs
 	return title(&rs.sh.styles, "gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), b.w, false) + "\n" +
-		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, "no gaps yet: they need two content frames", b.w, b.h-1, &rs.sh.styles.Views)
+		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, rs.emptyGaps(), b.w, b.h-1, &rs.sh.styles.Views)
 }
 
 // draw shows the streams up to the table's last row, the selected one
