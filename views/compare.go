@@ -27,7 +27,11 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 		lines = append(lines, runLine(c, i, st))
 	}
 	if len(c.Workload) > 0 {
-		lines = append(lines, st.Live.Render("⚠ workload differs")+st.Dim.Render(": a difference below may come from the workload, not the system"))
+		why := ": a difference below may come from the workload, not the system"
+		if Width("⚠ workload differs"+why) > width {
+			why = ": a difference may come from it, not the system" // whole at 80 columns
+		}
+		lines = append(lines, st.Live.Render("⚠ workload differs")+st.Dim.Render(why))
 		room := height - len(lines)
 		for i, d := range c.Workload {
 			if left := len(c.Workload) - i; left > 1 && room == 1 {

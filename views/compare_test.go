@@ -200,3 +200,22 @@ func TestCompareTinySizes(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareBannerWhole: the workload banner's first line is whole at
+// 80 columns (it was cut to "…not the syst…") and at 120.
+func TestCompareBannerWhole(t *testing.T) {
+	st := NewStyles(true, false)
+	c := comparison(t, "steady.jsonl", "stall.jsonl")
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{80, "⚠ workload differs: a difference may come from it, not the system"},
+		{120, "⚠ workload differs: a difference below may come from the workload, not the system"},
+	} {
+		h := ansi.Strip(CompareHeader(c, tc.width, 8, &st))
+		if !strings.Contains(h, tc.want+"\n") {
+			t.Errorf("%d columns: no line %q:\n%s", tc.width, tc.want, h)
+		}
+	}
+}
