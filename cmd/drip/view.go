@@ -17,8 +17,8 @@ func newViewCmd() *cobra.Command {
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
 view's s key, and show them through the same views as a live stream, all
-at once: the last record is
-the current run, earlier ones are the dimmer rows and the heatmap's rows.
+at once: the last record is the current run, earlier ones are the dimmer
+rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
 
 Without a terminal, or with --no-tui or --json, it prints the summary.`,
