@@ -70,6 +70,7 @@ func newStreamScreen(m *Model) *streamScreen {
 	cfg := &m.cfg
 	s.keys.Next.SetEnabled(len(cfg.Sources) > 1)
 	s.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)
+	s.keys.Freeze.SetEnabled(len(cfg.Sources) > 0) // saved records never move
 	s.restyle()
 	s.cur = views.Stream{Record: &record.Record{StallMS: s.stallMS}}
 	if n := len(cfg.Records); n > 0 {
@@ -227,6 +228,7 @@ func (s *streamScreen) earlier() []*record.Record {
 func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
 	s.history = hist
 	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec}
+	s.keys.Freeze.SetEnabled(len(s.m.cfg.Sources) > 0 || phase != views.PhaseDone)
 	s.startedAt = start
 	s.note = note
 	s.heatSkip, s.follow, s.frozen, s.zoom = 0, true, false, false

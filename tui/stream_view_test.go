@@ -35,3 +35,23 @@ func TestClocksRowsAllShowAtEverySize(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedRecordsOfferNoFreeze: drip view's records never move, so its
+// help has no "freeze drawing" and space does not claim "measuring
+// continues"; the live view keeps the key.
+func TestSavedRecordsOfferNoFreeze(t *testing.T) {
+	saved := newHarness(t, Config{Records: []*record.Record{recorded(t, "steady")}})
+	saved.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	saved.update(press("space"))
+	if s := saved.screen(); strings.Contains(s, "freeze drawing") || strings.Contains(s, "drawing frozen") {
+		t.Errorf("saved records offer to freeze the drawing:\n%s", s)
+	}
+	live := newHarness(t, Config{})
+	live.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	live.update(live.m.Init())
+	live.push(<-live.observers, events(recorded(t, "steady"))[:6]...)
+	live.update(press("space"))
+	if s := live.screen(); !strings.Contains(s, "freeze drawing") || !strings.Contains(s, "drawing frozen (measuring continues)") {
+		t.Errorf("the live view lacks its freeze key:\n%s", s)
+	}
+}
