@@ -33,8 +33,13 @@ const (
 )
 
 // SettingTarget names the target in a Difference (drip replay expects it
-// to differ).
-const SettingTarget = setTarget
+// to differ); SettingMeasured and SettingPrompts name the settings a
+// replay still under way differs in by its progress alone.
+const (
+	SettingTarget   = setTarget
+	SettingMeasured = setMeasured
+	SettingPrompts  = setPrompts
+)
 
 var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setLoad, setWarmup, setMeasured, setStall, setVersion}
 

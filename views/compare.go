@@ -61,11 +61,18 @@ func runLine(c *compare.Comparison, i int, st *Styles) string {
 	r := &c.Runs[i]
 	wl := &r.Summary.Workload
 	s := st.Value.Render(fmt.Sprintf(" %-2s", compare.Letter(i))) + st.Value.Render(sanitize.Line(r.Label))
-	rest := []string{fmt.Sprintf("%d measured", wl.Runs), sanitize.Line(wl.Format)}
+	// A run with no record yet (a replay's first second) has no format
+	// or target to name.
+	rest := []string{fmt.Sprintf("%d measured", wl.Runs)}
+	if wl.Format != "" {
+		rest = append(rest, sanitize.Line(wl.Format))
+	}
 	if wl.Model != "" {
 		rest = append(rest, "model "+sanitize.Line(wl.Model))
 	}
-	rest = append(rest, sanitize.Line(wl.Target))
+	if wl.Target != "" {
+		rest = append(rest, sanitize.Line(wl.Target))
+	}
 	s += st.Dim.Render(" · " + strings.Join(rest, " · "))
 	if n := len(r.Skipped); n > 0 {
 		s += st.Dim.Render(" · ") + st.Live.Render(fmt.Sprintf("%d partial line(s) skipped", n))

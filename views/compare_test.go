@@ -219,3 +219,18 @@ func TestCompareBannerWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareRunWithNoRecordsYet: a run with no record yet (the live
+// replay's first second) is named with its count alone, not "0 measured ·  ·".
+func TestCompareRunWithNoRecordsYet(t *testing.T) {
+	st := NewStyles(true, false)
+	in := recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), "steady.jsonl")
+	c, err := compare.New(append(in, compare.Input{Label: "replayed 0 of 5"}), compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := ansi.Strip(CompareHeader(c, 120, 3, &st))
+	if lines := strings.Split(h, "\n"); len(lines) < 3 || strings.TrimRight(lines[2], " ") != " B replayed 0 of 5 · 0 measured" {
+		t.Errorf("the empty run's line is not %q:\n%s", " B replayed 0 of 5 · 0 measured", h)
+	}
+}

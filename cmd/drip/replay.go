@@ -70,8 +70,9 @@ opens the compare screen with the recording as the baseline; otherwise, or
 with --no-tui, --json or --markdown, it prints the comparison.
 
 Exit codes: 0 the replay ran and no gate tripped, 1 a gate tripped, 2 a
-usage error (a flag, a file that holds no recorded stream), 3 no replayed
-stream completed or the replay could not be carried out.
+usage error (a flag, a missing file, records that 'drip record' did not
+make), 3 no replayed stream completed, the file does not parse or holds no
+records, or the replay could not be carried out.
 
 ` + gateAliasHelp,
 		Example: `  drip replay rec.jsonl --against http://localhost:8000
@@ -229,16 +230,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	ctx, cancel := context.WithCancel(pl.StopOnWriteError(ctx))
 	defer cancel()
 	build := func(final bool) *compare.Comparison {
-		recs := pl.Records()
-		label := fmt.Sprintf("replayed %d of %d", len(recs), len(streams))
-		if o.Duration > 0 {
-			label = fmt.Sprintf("replayed %d", len(recs))
-		}
-		if final {
-			label = "replayed"
-		}
-		c, _ := compareReplay(recorded, compare.Input{Label: label, Records: recs}, gates)
-		return c
+		return liveReplayComparison(recorded, pl.Records(), len(streams), o.Duration > 0, final, gates)
 	}
 	m := tui.NewCompare(ctx, build(false), tui.Config{Color: os.Getenv("NO_COLOR") == ""})
 	prog := tea.NewProgram(m, tea.WithContext(ctx))
@@ -260,6 +252,33 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 		return err
 	}
 	return firstErr(pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, build(true)))
+}
+
+// liveReplayComparison is the recording beside what the replay has
+// replayed so far (of total streams; cycling: --duration, no total). While
+// it runs the replayed side is a prefix of the recording: its count of
+// measured streams and its prompt ids differ by progress, not workload,
+// and before the first stream ends every setting would "differ" from
+// nothing, so the banner leaves those out until the end.
+func liveReplayComparison(recorded compare.Input, recs []*record.Record, total int, cycling, final bool, gates []stats.Gate) *compare.Comparison {
+	label := fmt.Sprintf("replayed %d of %d", len(recs), total)
+	if cycling {
+		label = fmt.Sprintf("replayed %d", len(recs))
+	}
+	if final {
+		label = "replayed"
+	}
+	c, _ := compareReplay(recorded, compare.Input{Label: label, Records: recs}, gates)
+	switch {
+	case c == nil || final:
+	case len(recs) == 0:
+		c.Workload = nil
+	default:
+		c.Workload = slices.DeleteFunc(c.Workload, func(d compare.Difference) bool {
+			return d.Setting == compare.SettingMeasured || d.Setting == compare.SettingPrompts
+		})
+	}
+	return c
 }
 
 // liveUpdates sends the screen a fresh comparison once a second while the

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
@@ -178,5 +180,47 @@ func TestReplayWarnsOfEveryWorkloadDifferenceButTheTarget(t *testing.T) {
 	}
 	if !slices.Contains(settings, "drip version") || slices.Contains(settings, "target") {
 		t.Errorf("--json workload differences %q; want drip version and not target", settings)
+	}
+}
+
+// TestLiveReplayBannerLeavesOutProgress: the live replay screen's
+// workload banner warned, before the first replayed stream ended, that
+// format, model, prompt ids, stall threshold… differed (from nothing), and
+// then that the measured streams did (6 recorded, 5 replayed so far); while
+// the replay runs it leaves out what progress explains and keeps a real
+// difference, and the final comparison says everything.
+func TestLiveReplayBannerLeavesOutProgress(t *testing.T) {
+	var recorded, replayed []*record.Record
+	for i, p := range []string{"p1", "p2", "p3"} {
+		r := recordtest.Scenario(t, "steady", &record.Record{V: record.RecordVersion, Seq: i, PromptID: p, Target: "http://upstream.invalid/v1/chat/completions",
+			Workload: &record.RecordWorkload{Version: "0.9-recorded"}})
+		recorded = append(recorded, r)
+		again := *r
+		again.Target, again.Workload = "http://127.0.0.1:1/v1/chat/completions", &record.RecordWorkload{Version: "1.0"}
+		replayed = append(replayed, &again)
+	}
+	in := compare.Input{Label: "recorded", Records: recorded}
+	settings := func(c *compare.Comparison) []string {
+		var s []string
+		for _, d := range c.Workload {
+			s = append(s, d.Setting)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name  string
+		recs  []*record.Record
+		final bool
+		want  []string
+	}{
+		{"none replayed yet", nil, false, nil},
+		{"1 of 3 replayed", replayed[:1], false, []string{"drip version"}},
+		{"stopped after 1 of 3", replayed[:1], true, []string{"prompt ids", "measured streams", "drip version"}},
+		{"all replayed", replayed, true, []string{"drip version"}},
+	} {
+		c := liveReplayComparison(in, tc.recs, 3, false, tc.final, nil)
+		if got := settings(c); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: the banner warns of %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
