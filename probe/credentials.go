@@ -64,13 +64,15 @@ func RequestSecrets(req *http.Request) []string {
 	return out
 }
 
-// maskFrame masks a frame's text and the server fields it carries; with no
-// credential on the request (m nil) it does nothing.
-func maskFrame(f *record.Frame, m *redact.Masker) {
+// maskFrame masks a frame's text, as the next piece of the stream's text
+// (a key split across frames is masked too), and the server fields it
+// carries, each whole; with no credential on the request (m nil) it does
+// nothing.
+func maskFrame(f *record.Frame, m *redact.Masker, text *redact.TextStream) {
 	if m == nil {
 		return
 	}
-	f.Text = m.String(f.Text)
+	f.Text = text.Next(f.Text)
 	var server map[string]json.RawMessage
 	for k, raw := range f.Server {
 		if masked := m.Bytes(raw); !bytes.Equal(masked, raw) {

@@ -56,3 +56,36 @@ func TestStreamMasksCredentialsTheServerEchoes(t *testing.T) {
 		}
 	}
 }
+
+// A model that says the key it was sent split across frames (a byte a
+// frame, or after its first bytes) has it masked in the record and in the
+// frames every observer sees (the live text view): of each saying, only
+// the bytes before a split within its first redact.MinPrefix-1 bytes show.
+func TestStreamMasksAKeySplitAcrossFrames(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	sayings := [][]string{strings.Split(key, ""), {"sk-Zq", "7vXw9KpL3mNc8RtY2u"}, {"sk", "-Zq7vXw9KpL3mNc8RtY2u"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, pieces := range sayings {
+			for _, p := range append(pieces, " ") {
+				fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", p)
+			}
+		}
+	}))
+	defer srv.Close()
+	tgt := probe.Target{
+		URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
+		Header: http.Header{"Authorization": {"Bearer " + key}}, Request: adapters.Request{Model: "m", Prompt: "hi"},
+	}
+	var seen strings.Builder
+	rec := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, func(e probe.Event) {
+		for _, f := range e.Frames {
+			seen.WriteString(f.Text)
+		}
+	})
+	stars := func(n int) string { return strings.Repeat("*", n) }
+	want := "sk-" + stars(len(key)-3) + " " + stars(len(key)) + " " + "sk" + stars(len(key)-2) + " "
+	if rec.Text() != want || seen.String() != want {
+		t.Errorf("record text %q, observed %q; want %q", rec.Text(), seen.String(), want)
+	}
+}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 )
 
 // The idle watch expires a timeout after the last read, not after the
@@ -114,4 +116,18 @@ func num(p *float64) string {
 		return "null"
 	}
 	return fmt.Sprint(*p)
+}
+
+// Masking a frame costs the read path no allocation when the request
+// carries no credential (a nil masker), nor when the frame holds none of
+// the request's.
+func TestMaskingAFrameWithoutASecretAllocatesNothing(t *testing.T) {
+	m := redact.NewMasker([]string{"sk-Zq7vXw9KpL3mNc8RtY2u-a-longer-key-than-32-bytes"})
+	for name, m := range map[string]*redact.Masker{"no credential": nil, "none in the frame": m} {
+		text := m.Stream()
+		f := record.Frame{Text: " a token", Server: map[string]json.RawMessage{"usage": json.RawMessage(`{"completion_tokens":3}`)}}
+		if n := testing.AllocsPerRun(100, func() { maskFrame(&f, m, text) }); n != 0 || f.Text != " a token" {
+			t.Errorf("%s: %v allocations a frame, text %q; want 0, unchanged", name, n, f.Text)
+		}
+	}
 }

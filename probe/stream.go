@@ -220,7 +220,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), mask, observe)
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.mask = mask
+	fr.mask, fr.text = mask, mask.Stream()
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
 		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
@@ -355,6 +355,7 @@ type frameRecorder struct {
 	maxFrames int                // 0: no bound
 	full      bool               // a frame past maxFrames was dropped
 	mask      *redact.Masker     // the request's credentials, masked in each frame; nil: none
+	text      *redact.TextStream // mask's, over the frames' text in arrival order
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
@@ -396,7 +397,7 @@ func (fr *frameRecorder) add(tms float64) {
 	fr.rec.Frames = appendFrames(fr.rec.Frames, fr.frames, tms, fr.read)
 	n := len(fr.rec.Frames)
 	for i := first; i < n; i++ {
-		maskFrame(&fr.rec.Frames[i], fr.mask) // before anyone sees it
+		maskFrame(&fr.rec.Frames[i], fr.mask, fr.text) // before anyone sees it
 		addServer(fr.rec, fr.rec.Frames[i].Server)
 	}
 	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n], Record: fr.rec})
@@ -426,7 +427,7 @@ func (fr *frameRecorder) bound(frames []adapters.Frame) []adapters.Frame {
 // times[i] ms, and derives the record. It is the probe's path without the
 // socket: for recorded streams, tests and measuring drip's own cost.
 func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *record.Record) (*record.Record, error) {
-	if err := DecodeReads(f, "", reads, times, 0, 0, rec); err != nil {
+	if err := DecodeReads(f, "", reads, times, 0, 0, nil, rec); err != nil {
 		return rec, errors.New(err.Message)
 	}
 	if len(times) > 0 {
@@ -439,13 +440,15 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 // times[i] ms from the record's start) into rec's frames and first byte
 // time; with adapters.Auto the Content-Type and first bytes pick the
 // format. frameLimit bounds one frame, maxFrames the frames kept (0: no
-// bound); past it the result is a limit error. The caller derives the
-// record.
-func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, rec *record.Record) *record.Error {
+// bound); past it the result is a limit error. The frames are masked for
+// mask's secrets as a live stream's are (nil: none). The caller derives
+// the record.
+func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, mask *redact.Masker, rec *record.Record) *record.Error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
 	rec.Server, rec.Keepalives = nil, 0
 	fr := newFrameRecorder(f, frameLimit, maxFrames, rec, func(Event) {})
+	fr.mask, fr.text = mask, mask.Stream()
 	if f == adapters.Auto {
 		fr.det = adapters.NewDetector(contentType, frameLimit)
 		fr.dec = fr.det

@@ -159,3 +159,48 @@ func TestNoCredentialReachesTheRecord(t *testing.T) {
 		}
 	}
 }
+
+// An upstream model that says the client's key split across frames: the
+// client gets it as it came, and the record's frames have it masked as
+// drip run's are (the bytes before a split within its first
+// redact.MinPrefix-1 bytes show).
+func TestARecordsFramesMaskAKeySplitAcrossThem(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	var said strings.Builder
+	for _, p := range []string{"key ", "s", "k-Zq7v", "Xw9KpL3mNc8", "RtY2u", " ok"} {
+		fmt.Fprintf(&said, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", p)
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, said.String())
+	}))
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var got []*record.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { got = append(got, r) })
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	p.Wait()
+	if string(client) != said.String() {
+		t.Errorf("the client got %q, want what the upstream sent, %q", client, said.String())
+	}
+	if want := "key s" + strings.Repeat("*", len(key)-1) + " ok"; len(got) != 1 || got[0].Text() != want {
+		t.Fatalf("records %d, text %q; want 1, %q", len(got), textOf(got), want)
+	}
+}
+
+func textOf(recs []*record.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Text())
+	}
+	return out
+}

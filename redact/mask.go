@@ -83,7 +83,10 @@ func QueryValues(rawQuery string) []string {
 // sent (an error body that echoes the key, an in-stream error): every byte
 // of every occurrence, overlapping ones too, becomes '*', so lengths and
 // offsets stay as they were.
-type Masker struct{ values []string }
+type Masker struct {
+	values []string
+	raw    [][]byte // values as bytes, converted once: the read path allocates nothing
+}
 
 // NewMasker masks values of MinSecretLen bytes or more, and their
 // URL-escaped forms; with none it is nil, which masks nothing (and lets
@@ -99,6 +102,9 @@ func NewMasker(values []string) *Masker {
 	}
 	if len(m.values) == 0 {
 		return nil
+	}
+	for _, v := range m.values {
+		m.raw = append(m.raw, []byte(v))
 	}
 	return m
 }
@@ -131,9 +137,9 @@ func (m *Masker) mask(b []byte) ([]byte, bool) {
 		return b, false
 	}
 	var out []byte
-	for _, v := range m.values {
+	for _, v := range m.raw {
 		for i := 0; i < len(b); {
-			j := bytes.Index(b[i:], []byte(v))
+			j := bytes.Index(b[i:], v)
 			if j < 0 {
 				break
 			}

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/redact"
 )
 
 // echoingServer answers every request with the credentials it got quoted
@@ -68,6 +73,89 @@ func TestNoEchoedCredentialInRunOrWatchOutput(t *testing.T) {
 		for name, text := range shown {
 			if strings.Contains(text, "SECRET") {
 				t.Errorf("%v: %s shows the key:\n%.2000s", args, name, text)
+			}
+		}
+	}
+}
+
+// splitKey is the key splitKeyServer's model says token by token.
+const splitKey = "sk-Zq7vXw9KpL3mNc8RtY2u"
+
+// splitKeyPieces are the ways splitKeyServer says splitKey, one frame a
+// piece: after its public "sk-", after one byte, a byte a frame, and
+// after its first four bytes with a frame wholly inside it.
+var splitKeyPieces = [][]string{
+	{"sk-", "Zq7vXw9K", "pL3mNc8RtY2u"},
+	{"s", "k-Zq7vXw9KpL3mNc8RtY2u"},
+	strings.Split(splitKey, ""),
+	{"sk-Z", "q7vXw9", "KpL3mN", "c8RtY2u"},
+}
+
+// splitKeyText is what a record of splitKeyServer's stream holds: of each
+// saying of the key, the bytes before a split within its first
+// redact.MinPrefix-1 bytes, and stars.
+func splitKeyText() string {
+	var b strings.Builder
+	for _, shown := range []string{"sk-", "s", "sk-", ""} {
+		b.WriteString("your key is " + shown + strings.Repeat("*", len(splitKey)-len(shown)) + ". ")
+	}
+	return b.String()
+}
+
+// splitKeyServer streams an OpenAI chat completion that says back the
+// Bearer key it got, split across frames in each way of splitKeyPieces.
+func splitKeyServer(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+splitKey {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		say := func(s string) {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", s)
+			w.(http.Flusher).Flush()
+		}
+		for _, pieces := range splitKeyPieces {
+			say("your key is ")
+			for _, p := range pieces {
+				say(p)
+			}
+			say(". ")
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A model that says the key it was sent token by token, split across
+// frames anywhere, has it shown nowhere: drip run's --out record (what
+// drip view shows), its --json stdout and its stderr hold no
+// redact.MinPrefix bytes of the key in a row, and the record's text is
+// the answer with the key masked but for what stood before a split
+// within its first redact.MinPrefix-1 bytes.
+func TestNoKeyTheModelSaysSplitAcrossFramesInRunOutput(t *testing.T) {
+	srv := splitKeyServer(t)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	code, stdout, stderr := drip(t, "run", srv.URL+"/v1/chat/completions", "-m", "m", "--runs", "1",
+		"-H", "Authorization: Bearer "+splitKey, "--json", "--out", out)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	recs, _, err := probe.ReadRecords(bytes.NewReader(b))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records (%v) in:\n%s", len(recs), err, b)
+	}
+	if got, want := recs[0].Text(), splitKeyText(); got != want {
+		t.Errorf("record text %q, want %q", got, want)
+	}
+	shown := map[string]string{"--out": string(b), "stdout": stdout, "stderr": stderr}
+	for name, text := range shown {
+		for i := 0; i+redact.MinPrefix <= len(splitKey); i++ {
+			if w := splitKey[i : i+redact.MinPrefix]; strings.Contains(text, w) {
+				t.Errorf("%s holds %q of the key:\n%.3000s", name, w, text)
+				break
 			}
 		}
 	}

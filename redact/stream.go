@@ -1,0 +1,93 @@
+package redact
+
+import "bytes"
+
+// MinPrefix is how much of a secret's start a TextStream masks at the end
+// of a piece, before it knows whether the rest follows. A key opens with a
+// few public bytes (sk-, AIza, a scheme word), so text that ends with three
+// of them is left alone; four or more are masked, which may star a few bytes
+// of text that did not go on to be the key, never more than a secret's
+// length. It is below MinSecretLen, so every secret has such a prefix.
+const MinPrefix = 4
+
+// TextStream masks one stream's text handed on in pieces (a response's
+// frames, in arrival order), where a secret may be split across pieces
+// (a model saying the key token by token). A piece comes back masked
+// where it holds part of a secret that ends in it, and where it ends with
+// the secret's first MinPrefix bytes or more; so of a secret split across
+// pieces, only what stood before its MinPrefix-th byte can show (at most
+// MinPrefix-1 bytes), since what was handed on cannot be taken back.
+// Lengths stay as they were. A nil TextStream masks nothing.
+type TextStream struct {
+	values [][]byte
+	carry  []byte // the last keep raw bytes seen, where a secret may have begun
+	buf    []byte // carry + the piece, reused
+	keep   int    // the longest secret's length - 1
+}
+
+// Stream starts masking a new stream's text; for a nil Masker it is nil.
+func (m *Masker) Stream() *TextStream {
+	if m == nil {
+		return nil
+	}
+	s := &TextStream{values: m.raw}
+	for _, v := range m.values {
+		s.keep = max(s.keep, len(v)-1)
+	}
+	return s
+}
+
+// Next masks the stream's next piece of text.
+func (s *TextStream) Next(piece string) string {
+	if s == nil {
+		return piece
+	}
+	s.buf = append(append(s.buf[:0], s.carry...), piece...)
+	base := len(s.carry) // where the piece starts in buf
+	var out []byte
+	star := func(from, to int) { // masks buf[from:to] where it is the piece's
+		if from = max(from, base); from >= to {
+			return
+		}
+		if out == nil {
+			out = []byte(piece)
+		}
+		for i := from; i < to; i++ {
+			out[i-base] = '*'
+		}
+	}
+	for _, v := range s.values {
+		// Occurrences wholly in the carry were masked when they ended.
+		for i := max(0, base-len(v)+1); ; {
+			j := bytes.Index(s.buf[i:], v)
+			if j < 0 {
+				break
+			}
+			star(i+j, i+j+len(v))
+			i += j + 1 // overlapping occurrences too
+		}
+		if k := trailingPrefix(s.buf, v); k > 0 {
+			star(len(s.buf)-k, len(s.buf))
+		}
+	}
+	s.carry = append(s.carry[:0], s.buf[max(0, len(s.buf)-s.keep):]...)
+	if out == nil {
+		return piece
+	}
+	return string(out)
+}
+
+// trailingPrefix is the length of the longest proper prefix of v, of
+// MinPrefix bytes or more, that b ends with; 0 if there is none.
+func trailingPrefix(b, v []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	last := b[len(b)-1]
+	for k := min(len(v)-1, len(b)); k >= MinPrefix; k-- {
+		if v[k-1] == last && bytes.HasSuffix(b, v[:k]) {
+			return k
+		}
+	}
+	return 0
+}
