@@ -101,71 +101,99 @@ const (
 )
 
 // targetTable is the clocks table's cells: the heading, then a row per
-// figure; withCI reports an interval was known (shown or not).
+// figure, each cell in parts (the value, Δ, Δ%, the interval, the marks)
+// so that a column's deltas line up; withCI reports an interval was known
+// (shown or not).
 type targetTable struct {
-	cells  [][]string
+	cells  [][]cellParts
+	parts  [][partCount]int // per column, each part's width
 	widths []int
 	detail deltaDetail
 	withCI bool
 }
 
+// A cell's parts; a heading or a label is a value alone.
+const (
+	partValue = iota
+	partAbs
+	partPct
+	partCI
+	partMark
+	partCount
+)
+
+type cellParts [partCount]string
+
 func newTargetTable(c *compare.Comparison, rows map[string]compare.Row, d deltaDetail) targetTable {
 	n := len(c.Runs)
-	t := targetTable{cells: make([][]string, len(targetRows)+1), widths: make([]int, n+1), detail: d}
-	t.cells[0] = []string{""}
+	t := targetTable{cells: make([][]cellParts, len(targetRows)+1), parts: make([][partCount]int, n+1), widths: make([]int, n+1), detail: d}
+	t.cells[0] = []cellParts{{}}
 	for i := range n {
 		runs := "runs"
 		if len(c.Runs[i].Records) == 1 {
 			runs = "run"
 		}
-		t.cells[0] = append(t.cells[0], fmt.Sprintf("%s %d %s", compare.Letter(i), len(c.Runs[i].Records), runs))
+		t.cells[0] = append(t.cells[0], cellParts{fmt.Sprintf("%s %d %s", compare.Letter(i), len(c.Runs[i].Records), runs)})
 	}
 	for j, tr := range targetRows {
 		r := rows[tr.key]
-		line := []string{tr.label}
+		line := []cellParts{{tr.label}}
 		for i := range n {
 			line = append(line, t.cell(r, i))
 		}
 		t.cells[j+1] = line
 	}
-	for _, line := range t.cells {
+	for j, line := range t.cells {
 		for i, c := range line {
-			t.widths[i] = max(t.widths[i], ansi.StringWidth(c))
+			if j == 0 {
+				continue // the heading spans the parts
+			}
+			for p, part := range c {
+				t.parts[i][p] = max(t.parts[i][p], ansi.StringWidth(part))
+			}
 		}
+	}
+	for i := range t.widths {
+		w := -1
+		for _, pw := range t.parts[i] {
+			if pw > 0 {
+				w += pw + 1
+			}
+		}
+		t.widths[i] = max(w, ansi.StringWidth(t.cells[0][i][partValue]))
 	}
 	return t
 }
 
 // cell is target i's figure of row r, with its delta for every target
 // after the first.
-func (t *targetTable) cell(r compare.Row, i int) string {
-	v := "—"
+func (t *targetTable) cell(r compare.Row, i int) cellParts {
+	var c cellParts
+	c[partValue] = "—"
 	if i < len(r.Values) {
-		v = compare.FormatValue(r, r.Values[i])
+		c[partValue] = compare.FormatValue(r, r.Values[i])
 		if r.Unit == "ms" && r.Values[i] != nil {
-			v += " ms"
+			c[partValue] += " ms"
 		}
 	}
 	if i == 0 || i >= len(r.Deltas) || r.Deltas[i] == nil {
-		return v
+		return c
 	}
 	d := r.Deltas[i]
 	if t.detail <= deltaNoCI {
-		v += " " + compare.FormatDeltaAbs(r, d)
+		c[partAbs] = compare.FormatDeltaAbs(r, d)
 	}
 	if t.detail <= deltaPct {
-		v += " " + compare.FormatDeltaPct(d)
+		c[partPct] = compare.FormatDeltaPct(d)
 	}
 	if d.CI != nil {
 		t.withCI = true
 		if t.detail == deltaFull {
-			v += fmt.Sprintf(" [%s,%s]", signedNum(d.CI.Lo), signedNum(d.CI.Hi))
+			c[partCI] = fmt.Sprintf("[%s,%s]", signedNum(d.CI.Lo), signedNum(d.CI.Hi))
 		}
 	}
-	if m := compare.Marks(d); m != "" {
-		v += " " + m
-	}
-	return v
+	c[partMark] = compare.Marks(d)
+	return c
 }
 
 // width is the cells the table takes: its columns two apart.
@@ -186,16 +214,38 @@ func (t *targetTable) render(st *Styles) []string {
 			switch {
 			case j == 0 || i == 0:
 				style = st.Label
-			case c == "—":
+			case c[partValue] == "—" && c[partAbs]+c[partPct] == "":
 				style = st.Undefined
-			case strings.HasSuffix(c, "!"):
+			case strings.Contains(c[partMark], "!"):
 				style = st.Failed
 			}
-			b.WriteString(style.Render(c) + strings.Repeat(" ", t.widths[i]-ansi.StringWidth(c)+2))
+			text := c[partValue]
+			if j > 0 && i > 0 {
+				text = t.join(i, c)
+			}
+			b.WriteString(style.Render(text) + strings.Repeat(" ", t.widths[i]-ansi.StringWidth(text)+2))
 		}
 		lines = append(lines, b.String())
 	}
 	return lines
+}
+
+// join lays a cell's parts out in column i's part widths: the figures
+// right-aligned, the interval and the marks after them.
+func (t *targetTable) join(i int, c cellParts) string {
+	var parts []string
+	for p, pw := range t.parts[i] {
+		if pw == 0 {
+			continue
+		}
+		pad := strings.Repeat(" ", pw-ansi.StringWidth(c[p]))
+		if p <= partPct {
+			parts = append(parts, pad+c[p])
+		} else {
+			parts = append(parts, c[p]+pad)
+		}
+	}
+	return strings.TrimRight(strings.Join(parts, " "), " ")
 }
 
 // note says what the cells hold, and what a wider terminal would add.

@@ -220,3 +220,21 @@ func TestTargetClocksFitEighty(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetClocksDeltasAligned: in the watch screen's clocks table every
+// row's Δ% ends in the same column (at 120 columns "-0.181 -0.100%" and
+// "+462.4 +1791% !" each ended where its value did).
+func TestTargetClocksDeltasAligned(t *testing.T) {
+	st := NewStyles(true, false)
+	_, _, c := targetRuns(t)
+	out := ansi.Strip(TargetClocks(c, nil, 120, TargetClocksRows(), &st))
+	ends := map[int]bool{}
+	for _, l := range strings.Split(out, "\n")[1 : len(targetRows)+1] {
+		if i := strings.LastIndex(l, "%"); i >= 0 {
+			ends[len([]rune(l[:i]))] = true
+		}
+	}
+	if len(ends) != 1 {
+		t.Errorf("the Δ%% ends in %d different columns:\n%s", len(ends), out)
+	}
+}
