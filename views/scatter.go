@@ -232,7 +232,11 @@ func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) stri
 			b.WriteRune(brailleBar(*v-base, hi-base))
 		}
 		rng := "—"
-		if hi >= lo {
+		switch {
+		case hi < lo: // no defined value
+		case fmtMS(hi) == fmtMS(lo):
+			rng = fmtMS(lo) // one run, or runs alike: not "182ms–182ms"
+		default:
 			rng = fmtMS(lo) + "–" + fmtMS(hi)
 		}
 		label := sanitize.Line(t.Label)
@@ -241,6 +245,9 @@ func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) stri
 			label, style = compare.Letter(t.Series)+" "+label, styles[t.Series%len(styles)]
 		}
 		runs := fmt.Sprintf(" %s %d–%d", unit, first+1, first+len(vals))
+		if len(vals) == 1 {
+			runs = fmt.Sprintf(" %s %d", strings.TrimSuffix(unit, "s"), first+1)
+		}
 		lines = append(lines, st.Label.Render(padRight(label, labelW))+style.Render(padRight(b.String(), cells))+
 			st.Dim.Render(" "+rng+runs))
 	}

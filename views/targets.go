@@ -84,7 +84,11 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 		keep := max(1, height-1)
 		cut := len(lines) - keep
 		lines = lines[:keep]
-		note = fmt.Sprintf("… %d more rows: 2 shows every figure · ", cut) + note
+		more := "rows"
+		if cut == 1 {
+			more = "row"
+		}
+		note = fmt.Sprintf("… %d more %s: 2 shows every figure · ", cut, more) + note
 	}
 	lines = append(lines, st.Dim.Render(note))
 	return Fit(strings.Join(lines, "\n"), width, height)

@@ -238,3 +238,19 @@ func TestTargetClocksDeltasAligned(t *testing.T) {
 		t.Errorf("the Δ%% ends in %d different columns:\n%s", len(ends), out)
 	}
 }
+
+// TestTargetPluralsAndSingleRuns: one row cut is "1 more row", and a
+// trend of one run reads "182ms run 1", not "182ms–182ms runs 1–1".
+func TestTargetPluralsAndSingleRuns(t *testing.T) {
+	st := NewStyles(true, false)
+	_, _, c := targetRuns(t)
+	short := ansi.Strip(TargetClocks(c, nil, 120, TargetClocksRows()-1, &st))
+	if !strings.Contains(short, "… 1 more row: ") {
+		t.Errorf("one row cut is not said '1 more row':\n%s", short)
+	}
+	v := 182.0
+	strip := ansi.Strip(TrendStrip([]Trend{{Series: -1, Label: "ttft", Values: []*float64{&v}}}, "runs", 80, 1, &st))
+	if !strings.HasSuffix(strings.TrimRight(strip, " "), "182ms run 1") {
+		t.Errorf("a one-run trend reads %q, want it to end '182ms run 1'", strip)
+	}
+}
