@@ -343,6 +343,7 @@ func (rs *runScreen) takeDone() {
 			rs.state = views.RunStopped
 		}
 		rs.ended = e.at
+		rs.keys.Quit.SetHelp("q", "quit") // nothing left to stop
 		rs.agg.SetRun(rs.stats)
 		rs.sumDirty = true
 	}

@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/driplab/drip/stats"
 )
 
 // TestRunTTFTCountsInFlight: the TTFT panel says how many streams are in
@@ -56,5 +59,33 @@ func TestRunHistogramsSayTheyHoldFinishedStreams(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("after a failed stream, the screen lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// TestRunScreenSaysWhatItLeavesOut: at 80×24 with 12 finished streams
+// the heatmap has room for a few and says how many of the 12 it shows
+// (it drew 2 rows unsaid); once the run is done the help's q says quit,
+// not "stop and quit".
+func TestRunScreenSaysWhatItLeavesOut(t *testing.T) {
+	rh := newRunHarness(t)
+	rh.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for i := range 12 {
+		r := rh.stream("steady", i, "short")
+		rh.play(r, 0, -1)
+		rh.sink(r)
+	}
+	rh.m.rs.progress.Finished.Store(12)
+	rh.m.rs.end(stats.RunStats{}, false, rh.m.sh.now)
+	rh.advance(frameInterval)
+	s := rh.screen()
+	rows := rh.m.rs.lay.heat.b.h - 2
+	if rows <= 0 || rows >= 12 {
+		t.Fatalf("the heatmap has %d rows at 80x24; the test wants fewer than 12:\n%s", rows, s)
+	}
+	if want := fmt.Sprintf("heatmap  %d of 12 · ", rows); !strings.Contains(s, want) {
+		t.Errorf("the heatmap's title lacks %q:\n%s", want, s)
+	}
+	if !strings.Contains(s, "q quit") || strings.Contains(s, "stop and quit") {
+		t.Errorf("the finished run's help does not say 'q quit':\n%s", s)
 	}
 }

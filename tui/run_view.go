@@ -327,6 +327,9 @@ func (p runHeatmap) draw(b box) string {
 	if rs.byTime {
 		mode = "streams × time · b: frame index"
 	}
+	if len(recs) < len(rs.list) { // the rows the table shows last, the rest left out
+		mode = fmt.Sprintf("%d of %d · %s", len(recs), len(rs.list), mode)
+	}
 	return title(&rs.sh.styles, "heatmap", mode, b.w, false) + "\n" +
 		views.RunHeatmap(recs, rs.sel-first, rs.m.cfg.StallMS, rs.byTime, b.w, b.h-1, &rs.sh.styles.Views)
 }
