@@ -33,13 +33,25 @@ const (
 )
 
 // SettingTarget names the target in a Difference (drip replay expects it
-// to differ); SettingMeasured and SettingPrompts name the settings a
-// replay still under way differs in by its progress alone.
-const (
-	SettingTarget   = setTarget
-	SettingMeasured = setMeasured
-	SettingPrompts  = setPrompts
-)
+// to differ).
+const SettingTarget = setTarget
+
+// WhileMeasuring leaves out of c's workload banner what runs still being
+// measured differ in by their progress alone: the count of measured
+// streams and the prompt ids seen so far, and, while a run has no record
+// yet, every setting (each would differ from nothing). The comparison of
+// the finished runs says everything.
+func WhileMeasuring(c *Comparison) {
+	for _, r := range c.Runs {
+		if len(r.Records) == 0 {
+			c.Workload = nil
+			return
+		}
+	}
+	c.Workload = slices.DeleteFunc(c.Workload, func(d Difference) bool {
+		return d.Setting == setMeasured || d.Setting == setPrompts
+	})
+}
 
 var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setLoad, setWarmup, setMeasured, setStall, setVersion}
 

@@ -64,3 +64,38 @@ func TestWorkloadDifferences(t *testing.T) {
 		t.Errorf("abbreviate: %q", got)
 	}
 }
+
+// TestWhileMeasuring: runs still being measured are warned of a real
+// workload difference, never of their progress (measured streams, prompt
+// ids so far), and of nothing while a run has no record.
+func TestWhileMeasuring(t *testing.T) {
+	run := func(n int, model string) Input {
+		var recs []*record.Record
+		for i := range n {
+			recs = append(recs, &record.Record{V: 1, Seq: i, Phase: record.PhaseMeasure, PromptID: fmt.Sprintf("p%d", i), Model: model, Status: record.StatusComplete})
+		}
+		return Input{Label: model, Records: recs}
+	}
+	for _, tc := range []struct {
+		name string
+		in   []Input
+		want []string
+	}{
+		{"B has none yet", []Input{run(3, "m"), run(0, "m")}, nil},
+		{"B behind", []Input{run(3, "m"), run(1, "m")}, nil},
+		{"B behind on another model", []Input{run(3, "m"), run(1, "other")}, []string{setModel}},
+	} {
+		c, err := New(tc.in, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		WhileMeasuring(c)
+		var got []string
+		for _, d := range c.Workload {
+			got = append(got, d.Setting)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: banner %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -64,6 +64,9 @@ func (f *CompareFeed) snapshot() (*compare.Comparison, string, bool) {
 	if err != nil {
 		return nil, "", closed
 	}
+	if !closed {
+		compare.WhileMeasuring(c) // "measured streams: A 4 · B 2" is progress
+	}
 	return c, strings.Join(counts, " · "), closed
 }
 

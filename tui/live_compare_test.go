@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,10 +31,15 @@ func TestLiveCompareFillsIn(t *testing.T) {
 	for _, r := range []*record.Record{recorded(t, "steady"), recorded(t, "steady")} {
 		feed.Add(0, r)
 	}
+	// While measuring, A ahead of B is progress, not a workload difference.
+	h.advance(liveCompareInterval)
+	if s := h.screen(); strings.Contains(s, "measured streams") {
+		t.Errorf("measuring A 3 · B 1: the banner warns of the measured streams:\n%s", s)
+	}
 	feed.Close()
 	h.advance(liveCompareInterval)
 	s := h.screen()
-	wantAll(t, [2]int{80, 24}, s, "done · streams: A 3 · B 1")
+	wantAll(t, [2]int{80, 24}, s, "done · streams: A 3 · B 1", "measured streams: A 3 · B 1")
 	checkFits(t, s, 80, 24)
 	if n := len(h.sched); n != 0 && h.sched[n-1].at.After(h.now) {
 		if _, ok := h.sched[n-1].msg.(liveCompareTickMsg); ok {

@@ -255,11 +255,8 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 }
 
 // liveReplayComparison is the recording beside what the replay has
-// replayed so far (of total streams; cycling: --duration, no total). While
-// it runs the replayed side is a prefix of the recording: its count of
-// measured streams and its prompt ids differ by progress, not workload,
-// and before the first stream ends every setting would "differ" from
-// nothing, so the banner leaves those out until the end.
+// replayed so far (of total streams; cycling: --duration, no total), its
+// banner without what the replay's progress explains until the end.
 func liveReplayComparison(recorded compare.Input, recs []*record.Record, total int, cycling, final bool, gates []stats.Gate) *compare.Comparison {
 	label := fmt.Sprintf("replayed %d of %d", len(recs), total)
 	if cycling {
@@ -269,14 +266,8 @@ func liveReplayComparison(recorded compare.Input, recs []*record.Record, total i
 		label = "replayed"
 	}
 	c, _ := compareReplay(recorded, compare.Input{Label: label, Records: recs}, gates)
-	switch {
-	case c == nil || final:
-	case len(recs) == 0:
-		c.Workload = nil
-	default:
-		c.Workload = slices.DeleteFunc(c.Workload, func(d compare.Difference) bool {
-			return d.Setting == compare.SettingMeasured || d.Setting == compare.SettingPrompts
-		})
+	if c != nil && !final {
+		compare.WhileMeasuring(c)
 	}
 	return c
 }
