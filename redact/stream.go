@@ -78,15 +78,17 @@ func (s *TextStream) Next(piece string) string {
 }
 
 // trailingPrefix is the length of the longest proper prefix of v, of
-// MinPrefix bytes or more, that b ends with; 0 if there is none.
+// MinPrefix bytes or more, that b ends with; 0 if there is none. It looks
+// for v's first byte from the earliest place such a prefix could start.
 func trailingPrefix(b, v []byte) int {
-	if len(b) == 0 {
-		return 0
-	}
-	last := b[len(b)-1]
-	for k := min(len(v)-1, len(b)); k >= MinPrefix; k-- {
-		if v[k-1] == last && bytes.HasSuffix(b, v[:k]) {
-			return k
+	last := len(b) - MinPrefix // the latest start
+	for i := max(0, len(b)-len(v)+1); i <= last; i++ {
+		j := bytes.IndexByte(b[i:last+1], v[0])
+		if j < 0 {
+			return 0
+		}
+		if i += j; bytes.HasPrefix(v, b[i:]) {
+			return len(b) - i
 		}
 	}
 	return 0
