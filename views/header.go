@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
@@ -13,11 +14,43 @@ import (
 
 // Header renders the status line (run, status with its live clock, note)
 // and, given a second line, what is being measured: target, format, model.
+//
+// A status line too wide for width loses the note's last parts first
+// (hints the help bar repeats, such as "n: next scenario"), then the
+// status's last parts (a buffered stream's end-to-end rate, a frame
+// count), then the end of an error's message (the text panel shows it
+// whole), so the note's first part — the scenario, what the screen is
+// showing — stays.
 func Header(s *Stream, note string, width, height int, st *Styles) string {
 	status, stStyle := statusText(s, st)
-	line := st.Title.Render("drip") + st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run)) + stStyle.Render(status)
+	var parts []string
 	if note != "" {
-		line += st.Dim.Render(" · ") + st.Value.Render(sanitize.Line(note))
+		parts = strings.Split(sanitize.Line(note), " · ")
+	}
+	build := func(status string, parts []string) string {
+		line := st.Title.Render("drip") + st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run)) + stStyle.Render(status)
+		if len(parts) > 0 {
+			line += st.Dim.Render(" · ") + st.Value.Render(strings.Join(parts, " · "))
+		}
+		return line
+	}
+	line := build(status, parts)
+	for Width(line) > width && len(parts) > 1 {
+		parts = parts[:len(parts)-1]
+		line = build(status, parts)
+	}
+	for Width(line) > width && len(parts) > 0 {
+		i := strings.LastIndex(status, " · ")
+		if i < 0 {
+			break
+		}
+		status = status[:i]
+		line = build(status, parts)
+	}
+	if i := strings.Index(status, " — "); Width(line) > width && len(parts) > 0 && i >= 0 {
+		if room := width - Width(build("", parts)); room > Width(status[:i])+4 {
+			line = build(ansi.Truncate(status, room, "…"), parts)
+		}
 	}
 	lines := []string{line}
 	if height >= 2 {
