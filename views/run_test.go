@@ -177,3 +177,24 @@ func TestRunViewFigures(t *testing.T) {
 		t.Errorf("open loop not flagged client-limited:\n%s", c)
 	}
 }
+
+// TestRunHeaderKeepsTheLoad: at 120 columns the run's second header line
+// cut its load ("closed loop, 2 in f…"); it leaves the format out first.
+func TestRunHeaderKeepsTheLoad(t *testing.T) {
+	st := NewStyles(true, false)
+	s := &RunSnapshot{Target: "http://127.0.0.1:40219/v1/chat/completions", Format: "openai-chat", Model: "mid-sentence-stall",
+		Load: "closed loop, 2 in flight · 7 runs", State: RunDone, ElapsedMS: 9970}
+	for _, tc := range []struct {
+		width      int
+		wantFormat bool
+	}{{200, true}, {120, false}} {
+		lines := strings.Split(ansi.Strip(RunHeader(s, "", tc.width, 2, &st)), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[1], "closed loop, 2 in flight · 7 runs") {
+			t.Errorf("%d columns: the load is cut: %q", tc.width, lines)
+			continue
+		}
+		if got := strings.Contains(lines[1], "format openai-chat"); got != tc.wantFormat {
+			t.Errorf("%d columns: format shown %v, want %v: %q", tc.width, got, tc.wantFormat, lines[1])
+		}
+	}
+}
