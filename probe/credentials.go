@@ -87,6 +87,19 @@ func maskFrame(f *record.Frame, m *redact.Masker, text *redact.TextStream) {
 	}
 }
 
+// MaskText masks frames' text in place as a live stream's is (one
+// redact.TextStream in arrival order, so a key split across frames too),
+// and reports whether it changed any.
+func MaskText(frames []record.Frame, m *redact.Masker) bool {
+	text, changed := m.Stream(), false
+	for i := range frames {
+		masked := text.Next(frames[i].Text)
+		changed = changed || masked != frames[i].Text
+		frames[i].Text = masked
+	}
+	return changed
+}
+
 // maskServerWords masks what a record holds of the server's words besides
 // its frames: the error message, Retry-After, the redirects' locations.
 func maskServerWords(rec *record.Record, m *redact.Masker) {

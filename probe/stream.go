@@ -427,7 +427,7 @@ func (fr *frameRecorder) bound(frames []adapters.Frame) []adapters.Frame {
 // times[i] ms, and derives the record. It is the probe's path without the
 // socket: for recorded streams, tests and measuring drip's own cost.
 func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *record.Record) (*record.Record, error) {
-	if err := DecodeReads(f, "", reads, times, 0, 0, nil, rec); err != nil {
+	if err := DecodeReads(f, "", reads, times, 0, 0, rec); err != nil {
 		return rec, errors.New(err.Message)
 	}
 	if len(times) > 0 {
@@ -440,15 +440,13 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 // times[i] ms from the record's start) into rec's frames and first byte
 // time; with adapters.Auto the Content-Type and first bytes pick the
 // format. frameLimit bounds one frame, maxFrames the frames kept (0: no
-// bound); past it the result is a limit error. The frames are masked for
-// mask's secrets as a live stream's are (nil: none). The caller derives
-// the record.
-func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, mask *redact.Masker, rec *record.Record) *record.Error {
+// bound); past it the result is a limit error. The caller derives the
+// record.
+func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, rec *record.Record) *record.Error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
 	rec.Server, rec.Keepalives = nil, 0
 	fr := newFrameRecorder(f, frameLimit, maxFrames, rec, func(Event) {})
-	fr.mask, fr.text = mask, mask.Stream()
 	if f == adapters.Auto {
 		fr.det = adapters.NewDetector(contentType, frameLimit)
 		fr.dec = fr.det

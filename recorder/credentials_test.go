@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -161,25 +162,55 @@ func TestNoCredentialReachesTheRecord(t *testing.T) {
 }
 
 // An upstream model that says the client's key split across frames: the
-// client gets it as it came, and the record's frames have it masked as
-// drip run's are (the bytes before a split within its first
-// redact.MinPrefix-1 bytes show).
-func TestARecordsFramesMaskAKeySplitAcrossThem(t *testing.T) {
+// client gets it as it came; the record's frames have it masked as drip
+// run's are (the bytes before a split within its first redact.MinPrefix-1
+// bytes show), and the kept body has the same bytes starred where it
+// holds the frames' text as they are, else it is not kept and is named
+// in exchange.removed.
+func TestARecordMasksAKeySplitAcrossFrames(t *testing.T) {
 	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
-	var said strings.Builder
-	for _, p := range []string{"key ", "s", "k-Zq7v", "Xw9KpL3mNc8", "RtY2u", " ok"} {
-		fmt.Fprintf(&said, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", p)
+	sse := func(pieces ...string) string {
+		var b strings.Builder
+		for _, p := range pieces {
+			fmt.Fprintf(&b, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", p)
+		}
+		return b.String()
 	}
+	stars := strings.Repeat("*", len(key)-1)
+	for _, c := range []struct {
+		said, kept string // the upstream's body, the record's
+		text       string
+		removed    bool
+	}{
+		{said: sse("key ", "s", "k-Zq7v", "Xw9KpL3mNc8", "RtY2u", " ok"), kept: sse("key ", "s", stars[:6], stars[:11], stars[:5], " ok"), text: "key s" + stars + " ok"},
+		// A frame whose text the body escapes ("): not found as it is.
+		{said: sse("key ", "s", "k-Zq7vXw9KpL3mNc8RtY2u\" ok"), text: "key s" + stars + "\" ok", removed: true},
+	} {
+		rec, client := recordOne(t, c.said, key)
+		if client != c.said {
+			t.Errorf("the client got %q, want what the upstream sent, %q", client, c.said)
+		}
+		x := rec.Exchange
+		if rec.Text() != c.text || x.Response != c.kept || slices.Contains(x.Removed, "response (a credential split across frames)") != c.removed || (len(x.Reads) == 0) != c.removed {
+			t.Errorf("record text %q, body %q, %d reads, removed %q; want %q, %q, the body and reads removed %v", rec.Text(), x.Response, len(x.Reads), x.Removed, c.text, c.kept, c.removed)
+		}
+	}
+}
+
+// recordOne sends one streaming request with key as its Bearer token
+// through a proxy to an upstream that answers said, and returns the record
+// and what the client got.
+func recordOne(t *testing.T, said, key string) (*record.Record, string) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, said.String())
+		io.WriteString(w, said)
 	}))
-	t.Cleanup(up.Close)
+	defer up.Close()
 	u, _ := url.Parse(up.URL)
 	var got []*record.Record
 	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { got = append(got, r) })
 	proxy := httptest.NewServer(p)
-	t.Cleanup(proxy.Close)
+	defer proxy.Close()
 	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := rawClient.Do(req)
@@ -189,18 +220,8 @@ func TestARecordsFramesMaskAKeySplitAcrossThem(t *testing.T) {
 	client, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	p.Wait()
-	if string(client) != said.String() {
-		t.Errorf("the client got %q, want what the upstream sent, %q", client, said.String())
+	if len(got) != 1 {
+		t.Fatalf("%d records, want 1", len(got))
 	}
-	if want := "key s" + strings.Repeat("*", len(key)-1) + " ok"; len(got) != 1 || got[0].Text() != want {
-		t.Fatalf("records %d, text %q; want 1, %q", len(got), textOf(got), want)
-	}
-}
-
-func textOf(recs []*record.Record) []string {
-	var out []string
-	for _, r := range recs {
-		out = append(out, r.Text())
-	}
-	return out
+	return got[0], string(client)
 }

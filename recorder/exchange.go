@@ -194,9 +194,10 @@ func (e *exchange) finish() {
 			perr = &record.Error{Class: record.ErrDecode, Message: encErr.Error()}
 		}
 	default:
-		if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, e.mask, rec); err != nil && perr == nil {
+		if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, rec); err != nil && perr == nil {
 			perr = err // a decode error, or past --max-frames: the client got it all
 		}
+		e.maskFramesAndBody(body, reads)
 	}
 	switch {
 	case perr != nil:
