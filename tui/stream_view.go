@@ -197,10 +197,16 @@ func (p streamTimeline) draw(b box) string {
 	if s.zoom {
 		zoom = zoomMS
 	}
-	// The title takes " timeline " and a space before the legend.
-	legend := views.TimelineLegend(b.w-lipgloss.Width(" timeline ")-1, &st.Views)
-	return title(st, "timeline", legend, b.w, false) + "\n" +
-		views.Timeline(&s.cur, s.earlier(), zoom, b.w, b.h-1, &st.Views)
+	// The runs left out (the heatmap has them all), then the legend; the
+	// title takes " timeline " and a space before them.
+	earlier := s.earlier()
+	note := ""
+	if shown := views.TimelineEarlierRows(len(earlier), b.h-1); shown < len(earlier) {
+		note = fmt.Sprintf("last %d of %d runs · ", shown+1, len(earlier)+1)
+	}
+	legend := views.TimelineLegend(b.w-lipgloss.Width(" timeline "+note)-1, &st.Views)
+	return title(st, "timeline", st.Views.Label.Render(note)+legend, b.w, false) + "\n" +
+		views.Timeline(&s.cur, earlier, zoom, b.w, b.h-1, &st.Views)
 }
 
 func (p streamText) draw(b box) string {

@@ -55,3 +55,39 @@ func TestSavedRecordsOfferNoFreeze(t *testing.T) {
 		t.Errorf("the live view lacks its freeze key:\n%s", s)
 	}
 }
+
+// TestTimelineSaysWhichRunsItShows: drip view of 7 runs at 120×40 has
+// room for 5 timeline rows and says so (it showed #3–#7 unsaid), 6 at
+// 250×70; 3 runs all fit and the title says nothing of it.
+func TestTimelineSaysWhichRunsItShows(t *testing.T) {
+	for _, tc := range []struct {
+		runs, w, h int
+		want       string
+		first      string
+	}{
+		{7, 120, 40, "timeline  last 5 of 7 runs · ", "#3 "},
+		{7, 250, 70, "timeline  last 6 of 7 runs · ", "#2 "},
+		{3, 120, 40, "", "#1 "},
+	} {
+		recs := make([]*record.Record, tc.runs)
+		for i := range recs {
+			recs[i] = recorded(t, "mid-sentence-stall")
+			recs[i].Seq = i
+		}
+		h := newHarness(t, Config{Records: recs})
+		h.update(tea.WindowSizeMsg{Width: tc.w, Height: tc.h})
+		s := h.screen()
+		var tl []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "#") && strings.Contains(l, "╌") {
+				tl = append(tl, l)
+			}
+		}
+		if len(tl) == 0 || !strings.HasPrefix(tl[0], tc.first) {
+			t.Errorf("%d runs at %dx%d: the timeline's first row is not %s: %q", tc.runs, tc.w, tc.h, tc.first, tl)
+		}
+		if said := strings.Contains(s, " runs · │"); said != (tc.want != "") || !strings.Contains(s, tc.want) {
+			t.Errorf("%d runs at %dx%d: want %q in the timeline's title:\n%s", tc.runs, tc.w, tc.h, tc.want, s)
+		}
+	}
+}

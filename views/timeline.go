@@ -129,10 +129,17 @@ func TimeAxis(toMS float64, width int, st *Styles) string {
 	return st.Dim.Render(padRight("", labelWidth)) + axisRow(axis{to: toMS, cells: plotW}, st).String()
 }
 
+// TimelineEarlierRows is how many of n earlier runs Timeline draws in
+// height rows (the latest ones), for a title to say what it left out.
+func TimelineEarlierRows(n, height int) int { return earlierRows(n, height-1) }
+
+// earlierRows leaves the current stream's row and its markers' row.
+func earlierRows(n, height int) int { return max(0, min(n, height-2)) }
+
 // timelineLines are the rows of the earlier runs, the current stream's row
 // and, from two rows, its markers, in at most height rows.
 func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, st *Styles) []string {
-	rows := max(0, min(len(earlier), height-2))
+	rows := earlierRows(len(earlier), height)
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
 		label := st.Dim.Render(padRight(RunLabel(r.Seq+1, r), labelWidth))
