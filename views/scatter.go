@@ -201,57 +201,72 @@ func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) stri
 		return ""
 	}
 	const labelW = 12
-	cells := width - labelW - 22
-	if cells < 3 {
-		return Fit(st.Dim.Render("too narrow for the trend"), width, height)
+	// Each row's tail (its range and the runs it covers) gets the room it
+	// needs: " 181ms–182ms streams 1–3" did not fit a fixed 22 cells.
+	tailW := 22
+	for range 2 {
+		cells := width - labelW - tailW
+		if cells < 3 {
+			return Fit(st.Dim.Render("too narrow for the trend"), width, height)
+		}
+		var lines []string
+		need := 0
+		for _, t := range trends {
+			label, bars, tail, style := trendRow(t, unit, cells, st)
+			need = max(need, Width(tail))
+			lines = append(lines, st.Label.Render(padRight(label, labelW))+style.Render(padRight(bars, cells))+st.Dim.Render(tail))
+		}
+		if need <= tailW {
+			return Fit(strings.Join(lines, "\n"), width, height)
+		}
+		tailW = need
 	}
-	styles := seriesStyles(st)
-	var lines []string
-	for _, t := range trends {
-		vals := t.Values
-		first := 0
-		if len(vals) > cells {
-			first = len(vals) - cells
-			vals = vals[first:]
-		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, v := range vals {
-			if v != nil {
-				lo, hi = min(lo, *v), max(hi, *v)
-			}
-		}
-		// The row's own range, at least minSpan of its top: a run out of
-		// line stands out, noise of a few percent stays flat.
-		base := min(lo, hi*(1-minSpan))
-		var b strings.Builder
-		for _, v := range vals {
-			if v == nil {
-				b.WriteRune(' ')
-				continue
-			}
-			b.WriteRune(brailleBar(*v-base, hi-base))
-		}
-		rng := "—"
-		switch {
-		case hi < lo: // no defined value
-		case fmtMS(hi) == fmtMS(lo):
-			rng = fmtMS(lo) // one run, or runs alike: not "182ms–182ms"
-		default:
-			rng = fmtMS(lo) + "–" + fmtMS(hi)
-		}
-		label := sanitize.Line(t.Label)
-		style := &st.Value
-		if t.Series >= 0 {
-			label, style = compare.Letter(t.Series)+" "+label, styles[t.Series%len(styles)]
-		}
-		runs := fmt.Sprintf(" %s %d–%d", unit, first+1, first+len(vals))
-		if len(vals) == 1 {
-			runs = fmt.Sprintf(" %s %d", strings.TrimSuffix(unit, "s"), first+1)
-		}
-		lines = append(lines, st.Label.Render(padRight(label, labelW))+style.Render(padRight(b.String(), cells))+
-			st.Dim.Render(" "+rng+runs))
+	return Fit(st.Dim.Render("too narrow for the trend"), width, height)
+}
+
+// trendRow is a trend's label, its bars over the latest cells values, the
+// tail that ends its row, and the series' style.
+func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail string, style *lipgloss.Style) {
+	vals := t.Values
+	first := 0
+	if len(vals) > cells {
+		first = len(vals) - cells
+		vals = vals[first:]
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if v != nil {
+			lo, hi = min(lo, *v), max(hi, *v)
+		}
+	}
+	// The row's own range, at least minSpan of its top: a run out of
+	// line stands out, noise of a few percent stays flat.
+	base := min(lo, hi*(1-minSpan))
+	var b strings.Builder
+	for _, v := range vals {
+		if v == nil {
+			b.WriteRune(' ')
+			continue
+		}
+		b.WriteRune(brailleBar(*v-base, hi-base))
+	}
+	rng := "—"
+	switch {
+	case hi < lo: // no defined value
+	case fmtMS(hi) == fmtMS(lo):
+		rng = fmtMS(lo) // one run, or runs alike: not "182ms–182ms"
+	default:
+		rng = fmtMS(lo) + "–" + fmtMS(hi)
+	}
+	label, style = sanitize.Line(t.Label), &st.Value
+	if t.Series >= 0 {
+		label, style = compare.Letter(t.Series)+" "+label, seriesStyles(st)[t.Series%len(seriesStyles(st))]
+	}
+	runs := fmt.Sprintf(" %s %d–%d", unit, first+1, first+len(vals))
+	if len(vals) == 1 {
+		runs = fmt.Sprintf(" %s %d", strings.TrimSuffix(unit, "s"), first+1)
+	}
+	return label, b.String(), " " + rng + runs, style
 }
 
 // brailleBar is a braille cell filled from the bottom to v's share of top

@@ -254,3 +254,17 @@ func TestTargetPluralsAndSingleRuns(t *testing.T) {
 		t.Errorf("a one-run trend reads %q, want it to end '182ms run 1'", strip)
 	}
 }
+
+// TestTrendTailWhole: the run screen's trend counts streams, and its
+// tail " 181ms–182ms streams 1–3" did not fit the 22 cells a row kept
+// for it, cut to "streams …" at every width.
+func TestTrendTailWhole(t *testing.T) {
+	st := NewStyles(true, false)
+	a, b, c := 181.0, 182.0, 181.5
+	for _, width := range []int{80, 200} {
+		out := ansi.Strip(TrendStrip([]Trend{{Series: -1, Label: "ttft", Values: []*float64{&a, &b, &c}}}, "streams", width, 1, &st))
+		if !strings.HasSuffix(strings.TrimRight(out, " "), "181ms–182ms streams 1–3") || ansi.StringWidth(out) > width {
+			t.Errorf("%d columns: %q, want it to end '181ms–182ms streams 1–3'", width, out)
+		}
+	}
+}
