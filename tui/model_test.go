@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -322,7 +321,7 @@ func TestKeys(t *testing.T) {
 	msg := h.update(press("s"))()
 	h.update(msg)
 	saved := msg.(savedMsg)
-	if saved.err != nil || saved.n != 1 || !strings.Contains(h.screen(), filepath.Base(saved.path)) {
+	if saved.err != nil || saved.n != 1 || !strings.Contains(h.screen(), "saved 1 record to "+saved.path) {
 		t.Fatalf("save: %+v\n%s", saved, h.screen())
 	}
 	f, err := os.Open(saved.path)

@@ -267,7 +267,7 @@ func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			s.note = "save failed: " + msg.err.Error()
 		} else {
-			s.note = fmt.Sprintf("saved %d records to %s", msg.n, msg.path)
+			s.note = fmt.Sprintf("saved %s to %s", stats.Count(msg.n, "record"), msg.path)
 		}
 		s.renderHeader()
 	case tea.KeyPressMsg:
@@ -366,6 +366,11 @@ func (s *streamScreen) scroll(msg tea.KeyPressMsg) {
 // save writes the finished records to a new file, off the update loop.
 func (s *streamScreen) save() tea.Cmd {
 	recs := append([]*record.Record(nil), s.history...)
+	if len(recs) == 0 { // s during the first stream wrote an empty file, "saved 0 records"
+		s.note = "nothing to save yet: a stream is saved once it ends"
+		s.renderHeader()
+		return nil
+	}
 	path := filepath.Join(s.m.cfg.SaveDir, "drip-"+s.sh.now().Format("20060102-150405")+".jsonl")
 	return func() tea.Msg {
 		w, err := probe.Create(path)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -89,5 +90,25 @@ func TestTimelineSaysWhichRunsItShows(t *testing.T) {
 		if said := strings.Contains(s, " runs · │"); said != (tc.want != "") || !strings.Contains(s, tc.want) {
 			t.Errorf("%d runs at %dx%d: want %q in the timeline's title:\n%s", tc.runs, tc.w, tc.h, tc.want, s)
 		}
+	}
+}
+
+// TestSaveBeforeAnyStreamEnded: s during the first stream wrote an empty
+// file and said "saved 0 records"; it writes nothing and says when a
+// stream is saved.
+func TestSaveBeforeAnyStreamEnded(t *testing.T) {
+	dir := t.TempDir()
+	h := newHarness(t, Config{SaveDir: dir})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.update(h.m.Init())
+	h.push(<-h.observers, events(recorded(t, "steady"))[:6]...)
+	if cmd := h.update(press("s")); cmd != nil {
+		t.Errorf("s with no finished stream returned a command (%T)", cmd())
+	}
+	if s := h.screen(); !strings.Contains(s, "nothing to save yet: a stream is saved once it ends") {
+		t.Errorf("the header does not say why nothing was saved:\n%s", s)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("s wrote %d files with no finished stream", len(files))
 	}
 }
