@@ -1,6 +1,10 @@
 package redact
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
 
 // MinPrefix is how much of a secret's start a TextStream masks at the end
 // of a piece, before it knows whether the rest follows. A key opens with a
@@ -14,12 +18,17 @@ const MinPrefix = 4
 // frames, in arrival order), where a secret may be split across pieces
 // (a model saying the key token by token). A piece comes back masked
 // where it holds part of a secret that ends in it, and where it ends with
-// the secret's first MinPrefix bytes or more; so of a secret split across
-// pieces, only what stood before its MinPrefix-th byte can show (at most
-// MinPrefix-1 bytes), since what was handed on cannot be taken back.
-// Lengths stay as they were. A nil TextStream masks nothing.
+// a credential's first MinPrefix bytes or more; so of a credential split
+// across pieces, only what stood before its MinPrefix-th byte can show (at
+// most MinPrefix-1 bytes), since what was handed on cannot be taken back.
+// A secret that holds another (a header's "Bearer sk-…", a cookie list)
+// is masked where it ends but not by its prefix: its start is a scheme
+// word or a name (the text "Bears" would lose "Bear"), and the credential
+// in it has the rule of its own. Lengths stay as they were. A nil
+// TextStream masks nothing.
 type TextStream struct {
 	values [][]byte
+	eager  []bool // values[i] holds no other: its prefix is masked at a piece's end
 	carry  []byte // the last keep raw bytes seen, where a secret may have begun
 	buf    []byte // carry + the piece, reused
 	keep   int    // the longest secret's length - 1
@@ -33,6 +42,9 @@ func (m *Masker) Stream() *TextStream {
 	s := &TextStream{values: m.raw}
 	for _, v := range m.values {
 		s.keep = max(s.keep, len(v)-1)
+		s.eager = append(s.eager, !slices.ContainsFunc(m.values, func(w string) bool {
+			return len(w) < len(v) && strings.Contains(v, w)
+		}))
 	}
 	return s
 }
@@ -56,7 +68,7 @@ func (s *TextStream) Next(piece string) string {
 			out[i-base] = '*'
 		}
 	}
-	for _, v := range s.values {
+	for i, v := range s.values {
 		// Occurrences wholly in the carry were masked when they ended.
 		for i := max(0, base-len(v)+1); ; {
 			j := bytes.Index(s.buf[i:], v)
@@ -65,6 +77,9 @@ func (s *TextStream) Next(piece string) string {
 			}
 			star(i+j, i+j+len(v))
 			i += j + 1 // overlapping occurrences too
+		}
+		if !s.eager[i] {
+			continue
 		}
 		if k := trailingPrefix(s.buf, v); k > 0 {
 			star(len(s.buf)-k, len(s.buf))

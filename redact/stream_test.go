@@ -125,6 +125,26 @@ func TestTextStreamMasksATrailingPrefixOfMinPrefixBytes(t *testing.T) {
 	}
 }
 
+// A header's value, "Bearer " and the key, is no prefix to mask: text that
+// ends with "Bear" keeps it, and the key split after "Bearer sk-" shows
+// that much, as the key alone does.
+func TestTextStreamMasksNoSchemeWordByItsPrefix(t *testing.T) {
+	m := NewMasker(CredentialValues("Bearer " + key))
+	for _, c := range []struct {
+		pieces []string
+		want   string
+	}{
+		{[]string{"Polar Bear", "s and Bearer", " tokens"}, "Polar Bears and Bearer tokens"},
+		{[]string{"Bearer sk-", key[3:]}, "Bearer sk-" + strings.Repeat("*", len(key)-3)},
+		{[]string{"Bearer sk-Z", key[4:]}, "Bearer " + strings.Repeat("*", len(key))},
+		{[]string{"Bearer " + key}, strings.Repeat("*", len("Bearer "+key))},
+	} {
+		if got := streamed(m, c.pieces...); got != c.want {
+			t.Errorf("%q: %q, want %q", c.pieces, got, c.want)
+		}
+	}
+}
+
 // The URL-escaped form of a secret is masked split as the raw one is.
 func TestTextStreamMasksTheURLEscapedFormSplit(t *testing.T) {
 	m := NewMasker([]string{"key/with=escapes!"})
@@ -157,28 +177,31 @@ func TestTextStreamAllocatesNothingForTextWithoutASecret(t *testing.T) {
 }
 
 // fuzzSecrets are the fuzz test's credentials: one that overlaps itself,
-// two that overlap each other, one that URL-escapes.
-var fuzzSecrets = []string{"aaaaaaaaa", "abcdefgh12", "12345678xy", "sk-Zq/7v=Xw9"}
+// two that overlap each other, one that URL-escapes, and a header's value
+// that holds it.
+var fuzzSecrets = []string{"aaaaaaaaa", "abcdefgh12", "12345678xy", "sk-Zq/7v=Xw9", "Bearer sk-Zq/7v=Xw9"}
 
 // The streaming masker, fed text split anywhere, agrees with masking the
 // whole text (Masker.String) byte for byte, but for two sets of bytes:
 //   - a byte the whole-text mask stars and the stream does not: for every
 //     occurrence of a secret over it, starting at o, the piece holding the
 //     byte ends before o+MinPrefix (a split within the secret's first
-//     MinPrefix-1 bytes, and the byte before the split);
+//     MinPrefix-1 bytes, and the byte before the split), or, for a secret
+//     that holds another, before o+len (the occurrence did not end there);
 //   - a byte the stream stars and the whole-text mask does not lies in a
-//     prefix of a secret, MinPrefix bytes long or more, that the byte's
-//     piece ends with (the eager prefix rule).
+//     prefix of a secret that holds no other, MinPrefix bytes long or
+//     more, that the byte's piece ends with (the eager prefix rule).
 //
 // The stream writes nothing but '*', and keeps lengths.
 func FuzzTextStreamAgreesWithTheWholeText(f *testing.F) {
 	f.Add("say \x01 and \x02, then \x03\x03", []byte{3, 7, 1, 1, 9})
 	f.Add("aaaa\x00aaa", []byte{2, 2, 2})
 	f.Add("sk-Zq%2F7v%3DXw9 <abcdefgh12345678xy>", []byte{5, 12, 1})
+	f.Add("Polar Bears, \x04 and Bearer+sk-Zq%2F7v%3DXw9", []byte{7, 3, 4, 4, 2, 6})
 	m := NewMasker(fuzzSecrets)
 	f.Fuzz(func(t *testing.T, raw string, cuts []byte) {
 		text := raw
-		for i, s := range fuzzSecrets { // \x00..\x03 stand for a secret
+		for i, s := range fuzzSecrets { // \x00..\x04 stand for a secret
 			text = strings.ReplaceAll(text, string(rune(i)), s)
 		}
 		var pieces []string
@@ -217,12 +240,17 @@ func repeat(v, n int) []int {
 }
 
 // splitBeforeMinPrefix reports whether every occurrence of a secret in
-// text over byte i starts at an o with end < o+MinPrefix: i's piece ends
-// within the occurrence's first MinPrefix-1 bytes.
+// text over byte i starts at an o with end < o+MinPrefix (i's piece ends
+// within the occurrence's first MinPrefix-1 bytes), or end < o+len for a
+// secret that holds another.
 func splitBeforeMinPrefix(m *Masker, text string, i, end int) bool {
 	for _, v := range m.values {
+		shows := MinPrefix
+		if holdsAnother(m, v) {
+			shows = len(v)
+		}
 		for o := max(0, i-len(v)+1); o <= i; o++ {
-			if strings.HasPrefix(text[o:], v) && end >= o+MinPrefix {
+			if strings.HasPrefix(text[o:], v) && end >= o+shows {
 				return false
 			}
 		}
@@ -230,10 +258,22 @@ func splitBeforeMinPrefix(m *Masker, text string, i, end int) bool {
 	return true
 }
 
+func holdsAnother(m *Masker, v string) bool {
+	for _, w := range m.values {
+		if w != v && strings.Contains(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // inTrailingPrefix reports a prefix of a secret, of MinPrefix bytes or
 // more but not the whole, that text[:end] ends with and that covers i.
 func inTrailingPrefix(m *Masker, text string, i, end int) bool {
 	for _, v := range m.values {
+		if holdsAnother(m, v) {
+			continue
+		}
 		for k := MinPrefix; k < len(v) && k <= end; k++ {
 			if end-k <= i && strings.HasSuffix(text[:end], v[:k]) {
 				return true
