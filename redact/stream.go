@@ -70,13 +70,13 @@ func (s *TextStream) Next(piece string) string {
 	}
 	for i, v := range s.values {
 		// Occurrences wholly in the carry were masked when they ended.
-		for i := max(0, base-len(v)+1); ; {
-			j := bytes.Index(s.buf[i:], v)
+		for at := max(0, base-len(v)+1); ; {
+			j := bytes.Index(s.buf[at:], v)
 			if j < 0 {
 				break
 			}
-			star(i+j, i+j+len(v))
-			i += j + 1 // overlapping occurrences too
+			star(at+j, at+j+len(v))
+			at += j + 1 // overlapping occurrences too
 		}
 		if !s.eager[i] {
 			continue
