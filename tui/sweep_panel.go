@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/driplab/drip/probe"
@@ -108,6 +109,9 @@ func (rs *runScreen) renderSweep(all bool) {
 	note := fmt.Sprintf("%d of %d levels", len(r.Levels), len(r.Planned))
 	if r.Knee != nil {
 		note += " · knee at " + sweep.LevelNum(r.Knee.Level)
+	}
+	if left := views.SweepLeftOut(&r, p.box.w); len(left) > 0 {
+		note += " · left out at this width: " + strings.Join(left, ", ")
 	}
 	p.view = title(&rs.sh.styles, "sweep", note, p.box.w, false) + "\n" +
 		views.SweepPanel(&r, p.box.w, p.box.h-1, &rs.sh.styles.Views)

@@ -72,4 +72,11 @@ func TestRunScreenShowsTheSweep(t *testing.T) {
 	if r := h.m.SweepResult(); r == nil || r.Knee == nil || r.Knee.Level != 8 {
 		t.Errorf("SweepResult = %+v; want the knee at 8", r)
 	}
+	// At 80 columns the table drops columns, and the title names them
+	// (they went unsaid).
+	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s = h.screen()
+	if !strings.Contains(s, "left out at this width: stalls/str, itl p50") || strings.Contains(s, "itl p50  ") {
+		t.Errorf("at 80 columns the sweep's title does not name the columns it leaves out:\n%s", s)
+	}
 }

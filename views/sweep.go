@@ -100,6 +100,20 @@ func sweepVerdict(r *sweep.Result, width int, st *Styles) []string {
 // ttft p95, gap p99 and throughput are what the knee reads.
 var sweepDroppable = []string{"itl p50", "stalls/str", "ttft p50", "streams", "failed"}
 
+// SweepLeftOut names the columns SweepPanel's table leaves out at width,
+// for the panel's title to say (drip run --no-tui prints them all).
+func SweepLeftOut(r *sweep.Result, width int) []string {
+	cols, rows, _ := sweep.Cells(r)
+	kept, _ := narrowTo(cols, rows, width)
+	var out []string
+	for _, c := range cols {
+		if !slices.ContainsFunc(kept, func(k sweep.Column) bool { return k.Title == c.Title }) {
+			out = append(out, c.Title)
+		}
+	}
+	return out
+}
+
 // narrowTo drops columns until the table (and its knee mark) fits width.
 func narrowTo(cols []sweep.Column, rows [][]string, width int) ([]sweep.Column, [][]string) {
 	for _, name := range sweepDroppable {
