@@ -117,7 +117,7 @@ func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 	}
 	lines := append([]string{progress}, flow(counts, width, st)...)
 	if s.Summary != nil {
-		lines = append(lines, flow(figureItems(s.Summary, st), width, st)...)
+		lines = append(lines, flow(figureItems(s.Summary, s.InFlight, st), width, st)...)
 		if s.OpenLoop {
 			lines = append(lines, flow(openItems(s, st), width, st)...)
 		}
@@ -216,10 +216,17 @@ func pctl(name string, d stats.Dist, st *Styles) string {
 		st.Label.Render(" p99 ") + st.Value.Render(report.Num(d.P99)) + st.Label.Render(fmt.Sprintf(" ms n=%d", d.N))
 }
 
-// figureItems are the headline figures of the records so far.
-func figureItems(s *stats.Summary, st *Styles) []string {
+// figureItems are the headline figures of the records so far. While
+// streams are in flight the line says its figures are the finished
+// streams' only: the in-flight rows below already show a ttft or a stall
+// that "ttft —" or "stalls 0" here does not count.
+func figureItems(s *stats.Summary, inFlight int64, st *Styles) []string {
 	m := s.Metrics
-	items := []string{pctl("ttft", m["ttft_ms"], st), pctl("gap", m["gap_ms"], st)}
+	ttft := pctl("ttft", m["ttft_ms"], st)
+	if inFlight > 0 {
+		ttft = st.Dim.Render("finished streams only: ") + ttft
+	}
+	items := []string{ttft, pctl("gap", m["gap_ms"], st)}
 	if e2e := m["e2e_ms"]; e2e.N > 0 {
 		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(report.Num(e2e.P50))+st.Label.Render(" ms"))
 	}

@@ -198,3 +198,29 @@ func TestRunHeaderKeepsTheLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCountsSayFinishedOnly: with streams in flight and none finished
+// the figures line read "ttft — · … · stalls 0" above in-flight rows that
+// showed a ttft and a stall; it sums finished streams only and says so,
+// and says nothing of the kind once no stream is in flight.
+func TestRunCountsSayFinishedOnly(t *testing.T) {
+	st := NewStyles(false, false)
+	figures := func(s *RunSnapshot) string {
+		lines := strings.Split(ansi.Strip(RunCounts(s, 120, 10, &st)), "\n")
+		for _, l := range lines {
+			if strings.Contains(l, "ttft") {
+				return l
+			}
+		}
+		t.Fatalf("no figures line:\n%s", strings.Join(lines, "\n"))
+		return ""
+	}
+	running := &RunSnapshot{Runs: 12, Attempted: 4, Admitted: 4, InFlight: 4, Summary: runSummary(nil, nil)}
+	if got := figures(running); !strings.HasPrefix(got, "finished streams only: ttft —") || !strings.Contains(got, "stalls 0") {
+		t.Errorf("in flight, none finished: figures line %q, want it to start \"finished streams only: ttft —\" and keep \"stalls 0\"", got)
+	}
+	done := &RunSnapshot{State: RunDone, Runs: 7, Finished: 8, Warmup: 1, Summary: runSummary(runRecords(t), nil)}
+	if got := figures(done); strings.Contains(got, "finished streams only") || !strings.HasPrefix(got, "ttft p50 ") {
+		t.Errorf("nothing in flight: figures line %q, want it to start \"ttft p50 \" unqualified", got)
+	}
+}
