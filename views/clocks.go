@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -129,7 +130,7 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 			tokens = fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource)
 		}
 		return []clockRow{
-			{"tokens", tokens, row.all},
+			{"tokens", tokens, all(func(s *stats.Summary) string { return countWithN(s.Metrics[m.JSON]) })},
 			{"tokens/frame", perFrame(r, room), ""},
 		}
 	case "itl":
@@ -182,6 +183,15 @@ func withN(d stats.Dist) string {
 		return "—"
 	}
 	return fmt.Sprintf("%s (%d)", report.Num(d.P50), d.N)
+}
+
+// countWithN is withN for a count: a whole p50 prints whole ("38 (2)",
+// not "38.00 (2)"); the median of an even n may keep its .5.
+func countWithN(d stats.Dist) string {
+	if d.N == 0 || d.P50 == nil || *d.P50 != math.Trunc(*d.P50) {
+		return withN(d)
+	}
+	return fmt.Sprintf("%.0f (%d)", *d.P50, d.N)
 }
 
 // stalls counts stalls; the longest is the gap max beside it.

@@ -115,3 +115,34 @@ func TestClocksBurstsFitTheirWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestClocksCountTokensWhole: the all-runs column printed a token count's
+// p50 as "38.00 (2)"; a whole median prints whole, the median of two
+// counts that differ by one keeps its .5.
+func TestClocksCountTokensWhole(t *testing.T) {
+	st := NewStyles(false, false)
+	r := replay(t, "mid-sentence-stall", 0)
+	if !stats.HasTokenCount(r) {
+		t.Fatal("the replayed stream has no token count")
+	}
+	next := *r
+	next.OutputTokens = r.OutputTokens + 1
+	for _, tc := range []struct {
+		all  *stats.Summary
+		want string
+	}{
+		{summaryOf(r, r), fmt.Sprintf("%d (2)", r.OutputTokens)},
+		{summaryOf(r, &next), report.FormatFloat(float64(r.OutputTokens)+0.5) + " (2)"},
+	} {
+		panel := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r), All: tc.all}, 120, 40, &st))
+		var row string
+		for _, l := range strings.Split(panel, "\n") {
+			if strings.HasPrefix(l, "tokens ") {
+				row = strings.Join(strings.Fields(l), " ")
+			}
+		}
+		if !strings.HasSuffix(row, " "+tc.want) {
+			t.Errorf("tokens row %q, want it to end %q:\n%s", row, tc.want, panel)
+		}
+	}
+}
