@@ -35,7 +35,8 @@ func PointOf(series int, r *record.Record) (ScatterPoint, bool) {
 }
 
 // Scatter plots TTFT (x) against gap p99 (y), a letter per point for its
-// series ("*" where series share a cell), with the stall threshold as a
+// series ("*" where series share a cell; for one series a digit where
+// points do, said in the caption), with the stall threshold as a
 // line and the quadrants labelled with the shapes they suggest, split
 // where drip's diagnosis splits them: TTFT at probe.QueueTTFTMS, gaps at
 // the stall threshold. Undrawable points are counted in the caption.
@@ -64,11 +65,14 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 	}
 	ax := axis{to: p.xMax, cells: plotW}
 	lines = append(lines, strings.Repeat(" ", yLabelW)+axisRow(ax, st).String())
-	// What is missing comes before the quadrants' key, which a narrow
-	// panel cuts.
+	// What is missing comes before the digits' key and the quadrants',
+	// which a narrow panel cuts.
 	caption := "x ttft · y gap p99"
 	if skipped > 0 {
 		caption += fmt.Sprintf(" · %d without a ttft or gaps, not drawn", skipped)
+	}
+	if p.stacked { // how many points stand for how many streams
+		caption += fmt.Sprintf(" · %s in %s (2–9: that many, + 10 or more)", stats.Count(len(pts), "point"), stats.Count(len(p.cells), "cell"))
 	}
 	caption += " · transport: fast start, fat gaps · queue: long wait, tight gaps"
 	lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(caption))
@@ -79,6 +83,8 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 // scales that place a figure in them, and where the guides cross.
 type scatterPlot struct {
 	grid               []cellRow
+	cells              map[[2]int]*heldCell // by row and column
+	stacked            bool                 // a cell of the one series holds several points
 	w, h               int
 	xMax, yMax         float64
 	queueCol, stallRow int
@@ -86,7 +92,7 @@ type scatterPlot struct {
 
 // newScatterPlot scales both axes to hold every point and the guides.
 func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot {
-	p := &scatterPlot{w: w, h: h, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS}
+	p := &scatterPlot{w: w, h: h, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS, cells: map[[2]int]*heldCell{}}
 	for _, pt := range pts {
 		p.xMax, p.yMax = max(p.xMax, pt.TTFTMS*1.1), max(p.yMax, pt.GapMS*1.1)
 	}
@@ -123,19 +129,49 @@ func (p *scatterPlot) drawGuides(stallMS float64, st *Styles) {
 	p.grid[sy].put(max(0, qx-len(label)-1), label, &st.Stall, p.free(sy))
 }
 
-// drawPoints draws each point as its series' letter, "*" where series meet.
+// drawPoints draws each point as its series' letter, "*" where series
+// meet; points of one series (•) that share a cell draw as their number,
+// 2 to 9, or "+" for 10 or more, so that a title promising a point per
+// stream still holds when identical streams land on one cell.
 func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 	styles := seriesStyles(st)
 	for _, pt := range pts {
 		r, c := p.row(pt.GapMS), p.col(pt.TTFTMS)
-		g, style := '•', &st.Value
+		cell := p.cells[[2]int{r, c}]
+		if cell == nil {
+			cell = &heldCell{series: pt.Series}
+			p.cells[[2]int{r, c}] = cell
+		}
+		cell.n++
+		cell.mixed = cell.mixed || cell.series != pt.Series
+		g, style := heldGlyph(cell.n), &st.Value
 		if pt.Series >= 0 {
 			g, style = []rune(compare.Letter(pt.Series))[0], styles[pt.Series%len(styles)]
 		}
-		if cur := p.grid[r].r[c]; cur != g && (cur >= 'A' && cur <= 'Z' || cur == '*' || cur == '•') {
+		if cell.mixed {
 			g = '*'
 		}
+		p.stacked = p.stacked || pt.Series < 0 && cell.n > 1
 		p.grid[r].set(c, g, style)
+	}
+}
+
+// heldCell is what one cell of the plot holds: how many points, of which
+// series, and whether series meet there.
+type heldCell struct {
+	n, series int
+	mixed     bool
+}
+
+// heldGlyph is the mark of n points of one series in a cell.
+func heldGlyph(n int) rune {
+	switch {
+	case n == 1:
+		return '•'
+	case n <= 9:
+		return rune('0' + n)
+	default:
+		return '+'
 	}
 }
 
@@ -160,14 +196,10 @@ func (p *scatterPlot) labelQuadrants(st *Styles) {
 	}
 }
 
-// pointAt reports whether cell c of row r holds a point (a series letter,
-// "*" or "•"); a cell off the plot holds none.
+// pointAt reports whether cell c of row r holds a point; a cell off the
+// plot holds none.
 func (p *scatterPlot) pointAt(r, c int) bool {
-	if c < 0 || c >= p.w {
-		return false
-	}
-	g := p.grid[r].r[c]
-	return g >= 'A' && g <= 'Z' || g == '*' || g == '•'
+	return p.cells[[2]int{r, c}] != nil
 }
 
 // niceCeil rounds v up to a 1-2-5 step.

@@ -39,3 +39,50 @@ func TestScatterSaysWhatIsNotDrawn(t *testing.T) {
 		t.Errorf("80 columns: the caption lost the count of runs not drawn:\n%s", out)
 	}
 }
+
+// TestScatterCountsStreamsInACell: identical streams overlapped into one
+// "•" under a title promising a point per stream; a cell of the one
+// series holding several points draws their number (2–9, "+" for ten or
+// more) and the caption says how many points stand in how many cells and
+// what the digits mean.
+func TestScatterCountsStreamsInACell(t *testing.T) {
+	st := NewStyles(false, true)
+	same := func(n int, ttft, gap float64) []ScatterPoint {
+		pts := make([]ScatterPoint, n)
+		for i := range pts {
+			pts[i] = ScatterPoint{Series: -1, TTFTMS: ttft, GapMS: gap}
+		}
+		return pts
+	}
+	const legend = " (2–9: that many, + 10 or more)"
+	for _, tc := range []struct {
+		name   string
+		pts    []ScatterPoint
+		marks  string // the plot's point marks, top row first, left to right
+		legend string // "" where no cell holds two points
+	}{
+		{"one", same(1, 180, 700), "•", ""},
+		{"three alike", same(3, 180, 700), "3", "3 points in 1 cell" + legend},
+		{"twelve alike", same(12, 180, 700), "+", "12 points in 1 cell" + legend},
+		{"three and one", append(same(3, 180, 700), same(1, 1500, 30)...), "3•", "4 points in 2 cells" + legend},
+	} {
+		out := ansi.Strip(Scatter(tc.pts, 0, stats.DefaultStall, 80, 14, &st))
+		lines := strings.Split(out, "\n")
+		marks := ""
+		for _, l := range lines[:len(lines)-2] { // the plot rows, not the axis or the caption
+			plot := strings.Replace(string([]rune(l)[8:]), "stall "+fmtMS(stats.DefaultStall), "", 1)
+			for _, r := range plot {
+				if strings.ContainsRune("•+23456789", r) {
+					marks += string(r)
+				}
+			}
+		}
+		if marks != tc.marks {
+			t.Errorf("%s: the plot's marks are %q, want %q:\n%s", tc.name, marks, tc.marks, out)
+		}
+		caption := lines[len(lines)-1]
+		if tc.legend == "" && strings.Contains(caption, "2–9") || tc.legend != "" && !strings.Contains(caption, "y gap p99 · "+tc.legend) {
+			t.Errorf("%s: caption %q, want the digits' legend %q", tc.name, caption, tc.legend)
+		}
+	}
+}
