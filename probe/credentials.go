@@ -64,15 +64,51 @@ func RequestSecrets(req *http.Request) []string {
 	return out
 }
 
-// maskFrame masks a frame's text, as the next piece of the stream's text
+// frameText masks a stream's frames' text a channel at a time (the
+// answer, the reasoning, the tool calls, the other frames' words), each one
+// redact.TextStream in arrival order: a key said across answer frames with
+// reasoning between them is one key in the answer's text, as a reader
+// reads it. Nil (no credential on the request) masks nothing.
+type frameText struct {
+	m       *redact.Masker
+	streams map[frameChannel]*redact.TextStream
+}
+
+type frameChannel struct {
+	kind    record.Kind
+	channel record.Channel
+}
+
+func newFrameText(m *redact.Masker) *frameText {
+	if m == nil {
+		return nil
+	}
+	return &frameText{m: m, streams: map[frameChannel]*redact.TextStream{}}
+}
+
+// next masks f's text as the next piece of its channel's text.
+func (t *frameText) next(f *record.Frame) string {
+	if t == nil {
+		return f.Text
+	}
+	c := frameChannel{f.Kind, f.Channel}
+	s, ok := t.streams[c]
+	if !ok {
+		s = t.m.Stream()
+		t.streams[c] = s
+	}
+	return s.Next(f.Text)
+}
+
+// maskFrame masks a frame's text, as the next piece of its channel's text
 // (a key split across frames is masked too), and the server fields it
 // carries, each whole; with no credential on the request (m nil) it does
 // nothing.
-func maskFrame(f *record.Frame, m *redact.Masker, text *redact.TextStream) {
+func maskFrame(f *record.Frame, m *redact.Masker, text *frameText) {
 	if m == nil {
 		return
 	}
-	f.Text = text.Next(f.Text)
+	f.Text = text.next(f)
 	var server map[string]json.RawMessage
 	for k, raw := range f.Server {
 		if masked := m.Bytes(raw); !bytes.Equal(masked, raw) {
@@ -87,13 +123,13 @@ func maskFrame(f *record.Frame, m *redact.Masker, text *redact.TextStream) {
 	}
 }
 
-// MaskText masks frames' text in place as a live stream's is (one
-// redact.TextStream in arrival order, so a key split across frames too),
-// and reports whether it changed any.
+// MaskText masks frames' text in place as a live stream's is (a channel
+// at a time in arrival order, so a key split across frames too), and
+// reports whether it changed any.
 func MaskText(frames []record.Frame, m *redact.Masker) bool {
-	text, changed := m.Stream(), false
+	text, changed := newFrameText(m), false
 	for i := range frames {
-		masked := text.Next(frames[i].Text)
+		masked := text.next(&frames[i])
 		changed = changed || masked != frames[i].Text
 		frames[i].Text = masked
 	}

@@ -89,3 +89,33 @@ func TestStreamMasksAKeySplitAcrossFrames(t *testing.T) {
 		t.Errorf("record text %q, observed %q; want %q", rec.Text(), seen.String(), want)
 	}
 }
+
+// A key said across answer frames with reasoning between them is still one
+// key in the answer's text: each channel's text is masked as its own.
+func TestStreamMasksAKeySplitAroundReasoning(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, d := range []string{`"content":"sk-Zq7v"`, `"reasoning_content":" thinking "`, `"content":"Xw9KpL3mNc8RtY2u"`, `"content":" done"`} {
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{%s}}]}\n\n", d)
+		}
+	}))
+	defer srv.Close()
+	tgt := probe.Target{
+		URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
+		Header: http.Header{"Authorization": {"Bearer " + key}}, Request: adapters.Request{Model: "m", Prompt: "hi"},
+	}
+	rec := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+	var answer, reasoning strings.Builder
+	for _, f := range rec.Frames {
+		switch {
+		case f.IsAnswer():
+			answer.WriteString(f.Text)
+		case f.IsContent():
+			reasoning.WriteString(f.Text)
+		}
+	}
+	if want := strings.Repeat("*", len(key)) + " done"; answer.String() != want || reasoning.String() != " thinking " {
+		t.Errorf("answer %q, reasoning %q; want %q, %q", answer.String(), reasoning.String(), want, " thinking ")
+	}
+}

@@ -220,7 +220,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), mask, observe)
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.mask, fr.text = mask, mask.Stream()
+	fr.mask, fr.text = mask, newFrameText(mask)
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
 		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
@@ -355,7 +355,7 @@ type frameRecorder struct {
 	maxFrames int                // 0: no bound
 	full      bool               // a frame past maxFrames was dropped
 	mask      *redact.Masker     // the request's credentials, masked in each frame; nil: none
-	text      *redact.TextStream // mask's, over the frames' text in arrival order
+	text      *frameText         // mask's, over each channel's text in arrival order
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
