@@ -50,6 +50,15 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	return h
 }
 
+// startStream opens the stream screen at w×h and starts its first
+// stream: the harness, and the observer the test feeds that stream with.
+func startStream(t testing.TB, cfg Config, w, ht int) (*harness, func(probe.Event)) {
+	h := newHarness(t, cfg)
+	h.update(tea.WindowSizeMsg{Width: w, Height: ht})
+	h.update(h.m.Init())
+	return h, <-h.observers
+}
+
 // source is a stream the test plays: it hands its observer over and
 // blocks until canceled.
 func (h *harness) source(name string) Source {
@@ -161,10 +170,7 @@ func checkFits(t *testing.T, screen string, w, h int) {
 // screen: status through connecting → waiting → streaming → done, the stall
 // on the timeline, in the text, in the clocks, the histogram and heatmap.
 func TestModelStream(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.update(h.m.Init())
-	observe := <-h.observers
+	h, observe := startStream(t, Config{}, 120, 40)
 	rec := recorded(t, "mid-sentence-stall")
 	evs := events(rec)
 
@@ -276,10 +282,7 @@ func TestResize(t *testing.T) {
 
 // TestKeys drives every key of the help bar.
 func TestKeys(t *testing.T) {
-	h := newHarness(t, Config{SaveDir: t.TempDir()})
-	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.update(h.m.Init())
-	observe := <-h.observers
+	h, observe := startStream(t, Config{SaveDir: t.TempDir()}, 120, 40)
 	evs := events(recorded(t, "mid-sentence-stall"))
 	h.push(observe, evs[:6]...)
 	h.advance(frameInterval)
@@ -351,10 +354,7 @@ func TestKeys(t *testing.T) {
 // TestScroll: the text follows the tail until scrolled up, and again once
 // scrolled back down.
 func TestScroll(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	h.update(h.m.Init())
-	observe := <-h.observers
+	h, observe := startStream(t, Config{}, 80, 24)
 	evs := events(recorded(t, "long"))
 	h.push(observe, evs[:400]...)
 	h.advance(frameInterval)
@@ -378,10 +378,7 @@ func TestScroll(t *testing.T) {
 // TestRedrawCap: however many events and notifications arrive within one
 // frame, the model schedules one tick and draws once.
 func TestRedrawCap(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.update(h.m.Init())
-	observe := <-h.observers
+	h, observe := startStream(t, Config{}, 120, 40)
 	evs := events(recorded(t, "long"))
 	h.advance(time.Second)
 	before, ticks := h.m.redraws, len(h.sched)
@@ -476,10 +473,7 @@ func deref(p *float64) any {
 // derived figures are redrawn every slowInterval, the header's frame count
 // is the one the clocks panel counts (gaps n + 1), never a redraw behind.
 func TestLiveHeaderCountsWhatTheClocksShow(t *testing.T) {
-	h := newHarness(t, Config{})
-	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.update(h.m.Init())
-	observe := <-h.observers
+	h, observe := startStream(t, Config{}, 120, 40)
 	evs := events(recorded(t, "long"))
 	header := regexp.MustCompile(`streaming \S+ · (\d+) frames`)
 	gaps := regexp.MustCompile(`gaps +n (\d+)`)
