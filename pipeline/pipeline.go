@@ -71,16 +71,16 @@ func (p *Pipeline) Add(r *record.Record) {
 	p.reachable = p.reachable || r.HTTPStatus != 0
 	if r.Phase != record.PhaseWarmup {
 		p.measured++
-	}
-	if r.Phase != record.PhaseWarmup && !r.Complete {
-		class := r.Status
-		if r.Error != nil {
-			class = sanitize.Line(r.Error.Class)
+		if !r.Complete {
+			class := r.Status
+			if r.Error != nil {
+				class = sanitize.Line(r.Error.Class)
+			}
+			if p.failures == nil {
+				p.failures = map[string]int{}
+			}
+			p.failures[class]++
 		}
-		if p.failures == nil {
-			p.failures = map[string]int{}
-		}
-		p.failures[class]++
 	}
 	for _, s := range p.sinks {
 		if err := s.Write(r); err != nil && p.err == nil {

@@ -100,18 +100,17 @@ func (t *frameText) next(f *record.Frame) string {
 	return s.Next(f.Text)
 }
 
-// maskFrame masks a frame's text, as the next piece of its channel's text
-// (a key split across frames is masked too), and the server fields it
-// carries, each whole; with no credential on the request (m nil) it does
-// nothing.
-func maskFrame(f *record.Frame, m *redact.Masker, text *frameText) {
-	if m == nil {
+// mask masks a frame's text, as the next piece of its channel's text (a
+// key split across frames is masked too), and the server fields it
+// carries, each whole; nil masks nothing.
+func (t *frameText) mask(f *record.Frame) {
+	if t == nil {
 		return
 	}
-	f.Text = text.next(f)
+	f.Text = t.next(f)
 	var server map[string]json.RawMessage
 	for k, raw := range f.Server {
-		if masked := m.Bytes(raw); !bytes.Equal(masked, raw) {
+		if masked := t.m.Bytes(raw); !bytes.Equal(masked, raw) {
 			if server == nil {
 				server = maps.Clone(f.Server) // the decoder's map stays as it was
 			}

@@ -126,7 +126,7 @@ func TestMaskingAFrameWithoutASecretAllocatesNothing(t *testing.T) {
 	for name, m := range map[string]*redact.Masker{"no credential": nil, "none in the frame": m} {
 		text := newFrameText(m)
 		f := record.Frame{Text: " a token", Server: map[string]json.RawMessage{"usage": json.RawMessage(`{"completion_tokens":3}`)}}
-		if n := testing.AllocsPerRun(100, func() { maskFrame(&f, m, text) }); n != 0 || f.Text != " a token" {
+		if n := testing.AllocsPerRun(100, func() { text.mask(&f) }); n != 0 || f.Text != " a token" {
 			t.Errorf("%s: %v allocations a frame, text %q; want 0, unchanged", name, n, f.Text)
 		}
 	}

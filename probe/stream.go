@@ -220,7 +220,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), mask, observe)
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.mask, fr.text = mask, newFrameText(mask)
+	fr.text = newFrameText(mask)
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
 		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
@@ -354,8 +354,7 @@ type frameRecorder struct {
 	det       *adapters.Detector // picking the decoder, until it has
 	maxFrames int                // 0: no bound
 	full      bool               // a frame past maxFrames was dropped
-	mask      *redact.Masker     // the request's credentials, masked in each frame; nil: none
-	text      *frameText         // mask's, over each channel's text in arrival order
+	text      *frameText         // the request's credentials, masked in each frame's text and fields; nil: none
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
@@ -397,7 +396,9 @@ func (fr *frameRecorder) add(tms float64) {
 	fr.rec.Frames = appendFrames(fr.rec.Frames, fr.frames, tms, fr.read)
 	n := len(fr.rec.Frames)
 	for i := first; i < n; i++ {
-		maskFrame(&fr.rec.Frames[i], fr.mask, fr.text) // before anyone sees it
+		if fr.text != nil { // the request carried a credential
+			fr.text.mask(&fr.rec.Frames[i]) // before anyone sees it
+		}
 		addServer(fr.rec, fr.rec.Frames[i].Server)
 	}
 	fr.observe(Event{Seq: fr.rec.Seq, Type: EventFrames, Frames: fr.rec.Frames[first:n:n], Record: fr.rec})

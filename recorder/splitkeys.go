@@ -3,6 +3,7 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
@@ -91,13 +92,5 @@ func jsonString(s string) []byte {
 }
 
 func sameText(a, b []record.Frame) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Text != b[i].Text {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y record.Frame) bool { return x.Text == y.Text })
 }
