@@ -86,6 +86,8 @@ func QueryValues(rawQuery string) []string {
 type Masker struct {
 	values []string
 	raw    [][]byte // values as bytes, converted once: the read path allocates nothing
+	eager  []bool   // values[i] holds no other value: a TextStream masks its prefix at a piece's end
+	keep   int      // the longest value's length - 1: what a TextStream carries
 }
 
 // NewMasker masks values of MinSecretLen bytes or more, and their
@@ -105,6 +107,10 @@ func NewMasker(values []string) *Masker {
 	}
 	for _, v := range m.values {
 		m.raw = append(m.raw, []byte(v))
+		m.keep = max(m.keep, len(v)-1)
+		m.eager = append(m.eager, !slices.ContainsFunc(m.values, func(w string) bool {
+			return len(w) < len(v) && strings.Contains(v, w)
+		}))
 	}
 	return m
 }

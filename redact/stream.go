@@ -1,10 +1,6 @@
 package redact
 
-import (
-	"bytes"
-	"slices"
-	"strings"
-)
+import "bytes"
 
 // MinPrefix is how much of a secret's start a TextStream masks at the end
 // of a piece, before it knows whether the rest follows. A key opens with a
@@ -39,14 +35,7 @@ func (m *Masker) Stream() *TextStream {
 	if m == nil {
 		return nil
 	}
-	s := &TextStream{values: m.raw}
-	for _, v := range m.values {
-		s.keep = max(s.keep, len(v)-1)
-		s.eager = append(s.eager, !slices.ContainsFunc(m.values, func(w string) bool {
-			return len(w) < len(v) && strings.Contains(v, w)
-		}))
-	}
-	return s
+	return &TextStream{values: m.raw, eager: m.eager, keep: m.keep}
 }
 
 // Next masks the stream's next piece of text.
