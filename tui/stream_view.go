@@ -49,6 +49,7 @@ func (s *streamScreen) relayout() {
 	l.timeline.b = box{w, min(avail, 4+min(len(s.earlier()), maxEarlier))}
 	rest := avail - l.timeline.b.h
 	l.text.b, l.clocks.b, l.gaps.b, l.heat.b = box{}, box{}, box{}, box{}
+	var clockH int // the rows the clocks panel draws at its width
 	if w >= 72 {
 		cw := 40
 		switch {
@@ -57,7 +58,8 @@ func (s *streamScreen) relayout() {
 		case w >= 120:
 			cw = 46
 		}
-		mid := max(min(rest, s.clocksHeight(cw)+1), (rest*55)/100)
+		clockH = s.clocksHeight(cw)
+		mid := max(min(rest, clockH+1), (rest*55)/100)
 		bottom := rest - mid
 		if bottom < 4 {
 			mid, bottom = rest, 0
@@ -68,11 +70,12 @@ func (s *streamScreen) relayout() {
 		}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.heat}, {&l.help}}
 	} else {
-		ch := min(s.clocksHeight(w)+1, rest/2)
+		clockH = s.clocksHeight(w)
+		ch := min(clockH+1, rest/2)
 		l.clocks.b, l.text.b = box{w, ch}, box{w, max(rest-ch, 0)}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.clocks}, {&l.text}, {&l.help}}
 	}
-	s.layEarlier, s.layClocks = len(s.earlier()), s.clocksHeight(l.clocks.b.w)
+	s.layEarlier, s.layClocks = len(s.earlier()), clockH
 	s.text.width, s.text.height = l.text.b.w, max(0, l.text.b.h-1)
 	s.help.SetWidth(w)
 }

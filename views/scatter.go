@@ -292,7 +292,8 @@ func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail st
 	}
 	label, style = sanitize.Line(t.Label), &st.Value
 	if t.Series >= 0 {
-		label, style = compare.Letter(t.Series)+" "+label, seriesStyles(st)[t.Series%len(seriesStyles(st))]
+		styles := seriesStyles(st)
+		label, style = compare.Letter(t.Series)+" "+label, styles[t.Series%len(styles)]
 	}
 	runs := fmt.Sprintf(" %s %d–%d", unit, first+1, first+len(vals))
 	if len(vals) == 1 {

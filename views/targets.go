@@ -9,6 +9,7 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // TargetTitle is a target pane's title line: its letter and name, the
@@ -84,11 +85,7 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 		keep := max(1, height-1)
 		cut := len(lines) - keep
 		lines = lines[:keep]
-		more := "rows"
-		if cut == 1 {
-			more = "row"
-		}
-		note = fmt.Sprintf("… %d more %s: 2 shows every figure · ", cut, more) + note
+		note = fmt.Sprintf("… %s: 2 shows every figure · ", stats.Count(cut, "more row")) + note
 	}
 	lines = append(lines, st.Dim.Render(note))
 	return Fit(strings.Join(lines, "\n"), width, height)
@@ -133,11 +130,7 @@ func newTargetTable(c *compare.Comparison, rows map[string]compare.Row, d deltaD
 	t := targetTable{cells: make([][]cellParts, len(targetRows)+1), parts: make([][partCount]int, n+1), widths: make([]int, n+1), detail: d}
 	t.cells[0] = []cellParts{{}}
 	for i := range n {
-		runs := "runs"
-		if len(c.Runs[i].Records) == 1 {
-			runs = "run"
-		}
-		t.cells[0] = append(t.cells[0], cellParts{fmt.Sprintf("%s %d %s", compare.Letter(i), len(c.Runs[i].Records), runs)})
+		t.cells[0] = append(t.cells[0], cellParts{compare.Letter(i) + " " + stats.Count(len(c.Runs[i].Records), "run")})
 	}
 	for j, tr := range targetRows {
 		r := rows[tr.key]
