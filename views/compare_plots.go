@@ -99,15 +99,7 @@ func (h *runHistograms) rows(rows int) []span {
 	for _, n := range h.total {
 		mostTotal = max(mostTotal, n)
 	}
-	all, nonEmpty := bucketRange(h.total, h.lo, h.hi)
-	shown := all
-	if len(all) > rows {
-		shown = nonEmpty
-	}
-	if len(shown) > rows {
-		shown = keepModeAndTail(shown, h.total, mostTotal, max(rows, 1))
-	}
-	return rowSpans(shown, h.total, h.lo, h.hi)
+	return histRows(h.total, h.lo, h.hi, mostTotal, max(rows, 1))
 }
 
 // largest is the largest count of one run's row, and the largest share

@@ -65,10 +65,7 @@ func Gaps(r *record.Record, width, height int, st *Styles) string {
 	case len(all) > height:
 		shown = nonEmpty
 	}
-	if len(shown) > height {
-		shown = keepModeAndTail(shown, counts, most, height)
-	}
-	lines := barLines(rowSpans(shown, counts, lo, hi), counts, r.StallMS, width, st)
+	lines := barLines(fitRows(shown, counts, lo, hi, most, height), counts, r.StallMS, width, st)
 	if graphH > 0 {
 		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
 	}
@@ -120,6 +117,26 @@ func bucketRange(counts []int, lo, hi int) (all, nonEmpty []int) {
 		}
 	}
 	return all, nonEmpty
+}
+
+// histRows are a histogram's rows, n at most: a bucket each, every one in
+// range where they fit, else those with samples, then fitRows.
+func histRows(counts []int, lo, hi, most, n int) []span {
+	all, nonEmpty := bucketRange(counts, lo, hi)
+	shown := all
+	if len(all) > n {
+		shown = nonEmpty
+	}
+	return fitRows(shown, counts, lo, hi, most, n)
+}
+
+// fitRows keeps n of the shown buckets at most (keepModeAndTail) and makes
+// them rows, those left out counted in the next row up (rowSpans).
+func fitRows(shown, counts []int, lo, hi, most, n int) []span {
+	if len(shown) > n {
+		shown = keepModeAndTail(shown, counts, most, n)
+	}
+	return rowSpans(shown, counts, lo, hi)
 }
 
 // keepModeAndTail picks n of the buckets: the fullest one, where the mass

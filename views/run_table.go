@@ -202,15 +202,7 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 			lo, hi, most = min(lo, i), max(hi, i), max(most, n)
 		}
 	}
-	all, nonEmpty := bucketRange(b.counts, lo, hi)
-	shown := all
-	if len(all) > height {
-		shown = nonEmpty
-	}
-	if len(shown) > height {
-		shown = keepModeAndTail(shown, b.counts, most, height)
-	}
-	return Fit(strings.Join(barLines(rowSpans(shown, b.counts, lo, hi), b.counts, stallMS, width, st), "\n"), width, height)
+	return Fit(strings.Join(barLines(histRows(b.counts, lo, hi, most, height), b.counts, stallMS, width, st), "\n"), width, height)
 }
 
 // clockWords are a stream's clocks in words, as its one-line captions
