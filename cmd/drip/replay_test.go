@@ -22,20 +22,22 @@ import (
 // drip record would, for drip replay to send again.
 func writeRecording(t *testing.T, paths ...string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "rec.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := probe.NewWriter(f)
+	var recs []*record.Record
 	for i, p := range paths {
 		x := &record.Exchange{Method: "POST", Path: p, Streamed: true, ContentType: "text/event-stream"}
 		x.SetBody([]byte(`{"model":"m","stream":true}`))
-		r := &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Status: record.StatusComplete, Exchange: x}
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
+		recs = append(recs, &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Status: record.StatusComplete, Exchange: x})
+	}
+	return tempRecords(t, recs)
+}
+
+// tempRecords writes recs to a record file as drip merge writes one, and
+// returns its path.
+func tempRecords(t *testing.T, recs []*record.Record) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	if err := writeRecords(path, recs); err != nil {
+		t.Fatal(err)
 	}
 	return path
 }
@@ -139,22 +141,14 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 func TestReplayWarnsOfEveryWorkloadDifferenceButTheTarget(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
-	path := filepath.Join(t.TempDir(), "rec.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := probe.NewWriter(f)
+	var recs []*record.Record
 	for i := range 2 {
 		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
 		x.SetBody([]byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
-		r := &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID, Target: "http://upstream.invalid/v1/chat/completions", Format: "openai-chat", Model: "steady",
-			Status: record.StatusComplete, StallMS: 250, Workload: &record.RecordWorkload{Concurrency: 1, Version: "0.9-recorded"}, Exchange: x}
-		if err := w.Write(r); err != nil {
-			t.Fatal(err)
-		}
+		recs = append(recs, &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID, Target: "http://upstream.invalid/v1/chat/completions", Format: "openai-chat", Model: "steady",
+			Status: record.StatusComplete, StallMS: 250, Workload: &record.RecordWorkload{Concurrency: 1, Version: "0.9-recorded"}, Exchange: x})
 	}
-	f.Close()
+	path := tempRecords(t, recs)
 	code, stdout, stderr := drip(t, "replay", path, "--against", srv.URL, "--no-tui")
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
