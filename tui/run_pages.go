@@ -109,7 +109,7 @@ func (rs *runScreen) scatter(w, h int) string {
 	}
 	parts := []string{
 		title(&rs.sh.styles, "scatter", fmt.Sprintf("ttft × gap p99, a point per stream · %d in flight not yet drawn", len(rs.live)), w, false),
-		views.Scatter(pts, skipped, rs.m.cfg.StallMS, w, scatterH, st),
+		views.Scatter(pts, "", skipped, rs.m.cfg.StallMS, w, scatterH, st),
 	}
 	if trendH > 0 {
 		parts = append(parts, title(&rs.sh.styles, "trend", "by stream, in the order they started", w, false),

@@ -35,21 +35,37 @@ func PointOf(series int, r *record.Record) (ScatterPoint, bool) {
 }
 
 // Scatter plots TTFT (x) against gap p99 (y), a letter per point for its
-// series ("*" where series share a cell; for one series a digit where
-// points do, said in the caption), with the stall threshold as a
-// line and the quadrants labelled with the shapes they suggest, split
-// where drip's diagnosis splits them: TTFT at probe.QueueTTFTMS, gaps at
-// the stall threshold. Undrawable points are counted in the caption.
-func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int, st *Styles) string {
+// series (letter names what a letter stands for, "target" or "run"; ""
+// for one series, drawn as •). A cell holding several points draws their
+// number, or "*" where series meet, as the caption says. The stall
+// threshold is a line and the quadrants are labelled with the shapes they
+// suggest, split where drip's diagnosis splits them: TTFT at
+// probe.QueueTTFTMS, gaps at the stall threshold. Undrawable points are
+// counted in the caption.
+func Scatter(pts []ScatterPoint, letter string, skipped int, stallMS float64, width, height int, st *Styles) string {
 	const yLabelW = 8
-	plotW, plotH := width-yLabelW, height-2 // the axis row and its labels
-	if plotW < 10 || plotH < 3 {
-		return Fit(st.Dim.Render("too small for the scatter"), width, height)
+	plotW := width - yLabelW
+	var p *scatterPlot
+	var caption []string
+	// The caption takes a second row when what it must say (the points
+	// not drawn, what the counts mean) does not fit one.
+	for rows := 1; rows <= 2; rows++ {
+		plotH := height - 1 - rows // the axis row and the caption
+		if plotW < 10 || plotH < 3 {
+			if p != nil {
+				break
+			}
+			return Fit(st.Dim.Render("too small for the scatter"), width, height)
+		}
+		p = newScatterPlot(pts, stallMS, plotW, plotH)
+		p.drawGuides(stallMS, st)
+		p.drawPoints(pts, st)
+		p.labelQuadrants(st)
+		caption = p.caption(len(pts), letter, skipped, plotW, rows)
+		if len(caption) <= rows {
+			break
+		}
 	}
-	p := newScatterPlot(pts, stallMS, plotW, plotH)
-	p.drawGuides(stallMS, st)
-	p.drawPoints(pts, st)
-	p.labelQuadrants(st)
 	lines := make([]string, 0, height)
 	for r := range p.grid {
 		label := ""
@@ -58,25 +74,49 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 			label = fmtMS(p.yMax)
 		case p.stallRow:
 			label = fmtMS(stallMS)
-		case plotH - 1:
+		case p.h - 1:
 			label = "0"
 		}
 		lines = append(lines, st.Label.Render(fmt.Sprintf("%*s ", yLabelW-1, label))+p.grid[r].String())
 	}
 	ax := axis{to: p.xMax, cells: plotW}
 	lines = append(lines, strings.Repeat(" ", yLabelW)+axisRow(ax, st).String())
-	// What is missing comes before the digits' key and the quadrants',
-	// which a narrow panel cuts.
-	caption := "x ttft · y gap p99"
-	if skipped > 0 {
-		caption += fmt.Sprintf(" · %d without a ttft or gaps, not drawn", skipped)
+	for _, c := range caption {
+		lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(c))
 	}
-	if p.stacked { // how many points stand for how many streams
-		caption += fmt.Sprintf(" · %s in %s (2–9: that many, + 10 or more)", stats.Count(len(pts), "point"), stats.Count(len(p.cells), "cell"))
-	}
-	caption += " · transport: fast start, fat gaps · queue: long wait, tight gaps"
-	lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(caption))
 	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
+// caption is the scatter's key in rows of width cells: the axes, what is
+// missing and what the counts mean come first, the quadrants' key fills
+// the last row (and is cut). More rows than asked for say the first
+// parts need them.
+func (p *scatterPlot) caption(points int, letter string, skipped, width, rows int) []string {
+	parts := []string{"x ttft · y gap p99"}
+	if skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d without a ttft or gaps, not drawn", skipped))
+	}
+	if held := p.heldCaption(points, letter); held != "" {
+		parts = append(parts, held)
+	}
+	var lines []string
+	line := ""
+	for _, part := range parts {
+		switch {
+		case line == "":
+			line = part
+		case Width(line)+3+Width(part) <= width:
+			line += " · " + part
+		default:
+			lines, line = append(lines, line), part
+		}
+	}
+	lines = append(lines, line)
+	if len(lines) > rows {
+		return lines
+	}
+	lines[len(lines)-1] += " · transport: fast start, fat gaps · queue: long wait, tight gaps"
+	return lines
 }
 
 // scatterPlot is the scatter's drawing area: a row of cells per line, the
@@ -84,7 +124,11 @@ func Scatter(pts []ScatterPoint, skipped int, stallMS float64, width, height int
 type scatterPlot struct {
 	grid               []cellRow
 	cells              map[[2]int]*heldCell // by row and column
-	stacked            bool                 // a cell of the one series holds several points
+	counts             map[[2]int]bool      // cells holding the count of the cell before them
+	example            *heldCell            // the first cell of one series holding 2–9 points
+	plus               bool                 // a cell holds 10 or more
+	met                bool                 // series meet in a cell
+	squeezed           bool                 // a count drawn in place of a letter
 	w, h               int
 	xMax, yMax         float64
 	queueCol, stallRow int
@@ -92,7 +136,7 @@ type scatterPlot struct {
 
 // newScatterPlot scales both axes to hold every point and the guides.
 func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot {
-	p := &scatterPlot{w: w, h: h, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS, cells: map[[2]int]*heldCell{}}
+	p := &scatterPlot{w: w, h: h, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS, cells: map[[2]int]*heldCell{}, counts: map[[2]int]bool{}}
 	for _, pt := range pts {
 		p.xMax, p.yMax = max(p.xMax, pt.TTFTMS*1.1), max(p.yMax, pt.GapMS*1.1)
 	}
@@ -130,30 +174,83 @@ func (p *scatterPlot) drawGuides(stallMS float64, st *Styles) {
 }
 
 // drawPoints draws each point as its series' letter, "*" where series
-// meet; points of one series (•) that share a cell draw as their number,
-// 2 to 9, or "+" for 10 or more, so that a title promising a point per
-// stream still holds when identical streams land on one cell.
+// meet. A cell holding several points says how many, 2 to 9 or "+" for
+// 10 or more, so that a title promising a point per run or stream still
+// holds when runs alike land on one cell: with one series (•) as the
+// cell's mark; with letters after the mark, in its colour ("B3"), so the
+// target is read without colour too, or as the mark where the next cell
+// holds a point.
 func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
-	styles := seriesStyles(st)
+	var order [][2]int // cells in the order their first point came
 	for _, pt := range pts {
-		r, c := p.row(pt.GapMS), p.col(pt.TTFTMS)
-		cell := p.cells[[2]int{r, c}]
+		at := [2]int{p.row(pt.GapMS), p.col(pt.TTFTMS)}
+		cell := p.cells[at]
 		if cell == nil {
 			cell = &heldCell{series: pt.Series}
-			p.cells[[2]int{r, c}] = cell
+			p.cells[at] = cell
+			order = append(order, at)
 		}
 		cell.n++
 		cell.mixed = cell.mixed || cell.series != pt.Series
-		g, style := heldGlyph(cell.n), &st.Value
-		if pt.Series >= 0 {
-			g, style = []rune(compare.Letter(pt.Series))[0], styles[pt.Series%len(styles)]
-		}
-		if cell.mixed {
-			g = '*'
-		}
-		p.stacked = p.stacked || pt.Series < 0 && cell.n > 1
-		p.grid[r].set(c, g, style)
 	}
+	styles := seriesStyles(st)
+	for _, at := range order {
+		cell, r, c := p.cells[at], at[0], at[1]
+		mark, style := heldGlyph(cell.n), &st.Value
+		switch {
+		case cell.mixed:
+			mark = '*'
+			p.met = true
+		case cell.series >= 0:
+			mark, style = []rune(compare.Letter(cell.series))[0], styles[cell.series%len(styles)]
+		}
+		p.grid[r].set(c, mark, style)
+		if cell.n == 1 {
+			continue
+		}
+		p.plus = p.plus || cell.n > 9
+		if p.example == nil && !cell.mixed && cell.n <= 9 {
+			p.example = cell
+		}
+		switch {
+		case cell.series < 0 && !cell.mixed: // the mark is the count
+		case c+1 < p.w && !p.pointAt(r, c+1):
+			p.grid[r].set(c+1, heldGlyph(cell.n), style)
+			p.counts[[2]int{r, c + 1}] = true
+		default: // no room after the mark: the count in its place
+			p.grid[r].set(c, heldGlyph(cell.n), style)
+			p.squeezed = true
+		}
+	}
+}
+
+// heldCaption says how many points stand in how many cells and what the
+// counts and "*" mean, when a cell holds more than one point; the example
+// of a count is the plot's own first ("B3: 3 of B in one cell").
+func (p *scatterPlot) heldCaption(points int, letter string) string {
+	var key []string
+	ex := p.example
+	switch {
+	case letter == "" && (ex != nil || p.plus):
+		key = append(key, "2–9: that many, + 10 or more")
+	case letter == "":
+	case ex != nil:
+		l := compare.Letter(ex.series)
+		key = append(key, fmt.Sprintf("%s%c: %d of %s in one cell", l, heldGlyph(ex.n), ex.n, l))
+	}
+	if letter != "" && p.plus {
+		key = append(key, "+: 10 or more")
+	}
+	if p.squeezed {
+		key = append(key, "a count alone: no room for the letter, its colour says the "+letter)
+	}
+	if p.met {
+		key = append(key, "*: "+letter+"s meet, *2 two of them")
+	}
+	if key == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s in %s (%s)", stats.Count(points, "point"), stats.Count(len(p.cells), "cell"), strings.Join(key, "; "))
 }
 
 // heldCell is what one cell of the plot holds: how many points, of which
@@ -196,10 +293,10 @@ func (p *scatterPlot) labelQuadrants(st *Styles) {
 	}
 }
 
-// pointAt reports whether cell c of row r holds a point; a cell off the
-// plot holds none.
+// pointAt reports whether cell c of row r holds a point or a point's
+// count; a cell off the plot holds none.
 func (p *scatterPlot) pointAt(r, c int) bool {
-	return p.cells[[2]int{r, c}] != nil
+	return p.cells[[2]int{r, c}] != nil || p.counts[[2]int{r, c}]
 }
 
 // niceCeil rounds v up to a 1-2-5 step.

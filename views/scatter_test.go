@@ -2,6 +2,7 @@ package views
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestScatterLabelsKeepClearOfPoints(t *testing.T) {
 	pts := []ScatterPoint{{Series: 0, TTFTMS: 181.3, GapMS: 699.7}, {Series: 1, TTFTMS: 181.1, GapMS: 25.8}}
 	touching := regexp.MustCompile(`[A-Z*•](healthy|queue|transport|both)|(healthy|queue|transport|both)[A-Z*•]`)
 	for _, w := range []int{60, 72, 80, 120} {
-		out := ansi.Strip(Scatter(pts, 0, stats.DefaultStall, w, 14, &st))
+		out := ansi.Strip(Scatter(pts, "target", 0, stats.DefaultStall, w, 14, &st))
 		if m := touching.FindString(out); m != "" {
 			t.Errorf("width %d: a label touches a point (%q):\n%s", w, m, out)
 		}
@@ -34,7 +35,7 @@ func TestScatterLabelsKeepClearOfPoints(t *testing.T) {
 func TestScatterSaysWhatIsNotDrawn(t *testing.T) {
 	st := NewStyles(false, true)
 	pts := []ScatterPoint{{Series: 0, TTFTMS: 223, GapMS: 65}, {Series: 1, TTFTMS: 224, GapMS: 485}}
-	out := ansi.Strip(Scatter(pts, 1, stats.DefaultStall, 80, 14, &st))
+	out := ansi.Strip(Scatter(pts, "target", 1, stats.DefaultStall, 80, 14, &st))
 	if !strings.Contains(out, "1 without a ttft or gaps, not drawn") {
 		t.Errorf("80 columns: the caption lost the count of runs not drawn:\n%s", out)
 	}
@@ -66,7 +67,7 @@ func TestScatterCountsStreamsInACell(t *testing.T) {
 		{"twelve alike", same(12, 180, 700), "+", "12 points in 1 cell" + legend},
 		{"three and one", append(same(3, 180, 700), same(1, 1500, 30)...), "3•", "4 points in 2 cells" + legend},
 	} {
-		out := ansi.Strip(Scatter(tc.pts, 0, stats.DefaultStall, 80, 14, &st))
+		out := ansi.Strip(Scatter(tc.pts, "", 0, stats.DefaultStall, 80, 14, &st))
 		lines := strings.Split(out, "\n")
 		marks := ""
 		for _, l := range lines[:len(lines)-2] { // the plot rows, not the axis or the caption
@@ -84,5 +85,60 @@ func TestScatterCountsStreamsInACell(t *testing.T) {
 		if tc.legend == "" && strings.Contains(caption, "2–9") || tc.legend != "" && !strings.Contains(caption, "y gap p99 · "+tc.legend) {
 			t.Errorf("%s: caption %q, want the digits' legend %q", tc.name, caption, tc.legend)
 		}
+	}
+}
+
+// TestScatterCountsRunsOfATarget: on the watch and compare scatters
+// several runs of one target in one cell showed one letter, as if there
+// were one run. The count follows the letter ("A3"), in the letter's
+// colour, so the target reads without colour too; where the next cell
+// holds a point the count takes the letter's place; targets meeting in
+// a cell are a "*" with their count. The caption says what each means.
+func TestScatterCountsRunsOfATarget(t *testing.T) {
+	runs := func(series, n int, ttft, gap float64) []ScatterPoint {
+		pts := make([]ScatterPoint, n)
+		for i := range pts {
+			pts[i] = ScatterPoint{Series: series, TTFTMS: ttft, GapMS: gap}
+		}
+		return pts
+	}
+	cat := func(p ...[]ScatterPoint) []ScatterPoint { return slices.Concat(p...) }
+	for _, tc := range []struct {
+		name          string
+		pts           []ScatterPoint
+		marks, legend string // the plot's marks, top row first; the caption's key
+	}{
+		{"one run each", cat(runs(0, 1, 180, 30), runs(1, 1, 180, 700)), "BA", ""},
+		{"three of A", cat(runs(0, 3, 180, 30), runs(1, 1, 180, 700)), "BA3", "4 points in 2 cells (A3: 3 of A in one cell)"},
+		{"twelve of B", cat(runs(0, 1, 180, 30), runs(1, 12, 180, 700)), "B+A", "13 points in 2 cells (+: 10 or more)"},
+		{"both", cat(runs(0, 2, 180, 700), runs(1, 3, 800, 30), runs(0, 1, 800, 30)), "A2*4", "6 points in 2 cells (A2: 2 of A in one cell; *: targets meet, *2 two of them)"},
+		{"no room after", cat(runs(0, 3, 180, 30), runs(1, 1, 190, 30)), "3B", "4 points in 2 cells (A3: 3 of A in one cell; a count alone: no room for the letter, its colour says the target)"},
+	} {
+		st := NewStyles(true, false)
+		out := ansi.Strip(Scatter(tc.pts, "target", 0, stats.DefaultStall, 120, 14, &st))
+		lines := strings.Split(out, "\n")
+		marks := ""
+		axis := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "0─") })
+		for _, l := range lines[:axis] { // the plot rows
+			plot := strings.Replace(string([]rune(l)[8:]), "stall "+fmtMS(stats.DefaultStall), "", 1)
+			for _, r := range plot {
+				if strings.ContainsRune("AB*+23456789", r) {
+					marks += string(r)
+				}
+			}
+		}
+		if marks != tc.marks {
+			t.Errorf("%s: the plot's marks are %q, want %q:\n%s", tc.name, marks, tc.marks, out)
+		}
+		caption := strings.Join(lines[axis+1:], " ")
+		if tc.legend == "" && strings.Contains(caption, "in one cell") || tc.legend != "" && !strings.Contains(caption, tc.legend) {
+			t.Errorf("%s: caption %q, want %q", tc.name, caption, tc.legend)
+		}
+	}
+	// In colour the count wears its target's colour.
+	st := NewStyles(true, true)
+	out := Scatter(runs(1, 3, 180, 700), "target", 0, stats.DefaultStall, 120, 14, &st)
+	if want := st.Burst.Render("B3"); !strings.Contains(out, want) {
+		t.Errorf("the count is not in B's colour: no %q in\n%q", want, out)
 	}
 }
