@@ -55,14 +55,7 @@ func Header(s *Stream, note string, width, height int, st *Styles) string {
 	lines := []string{line}
 	if height >= 2 {
 		r := s.Record
-		parts := []string{st.Label.Render("target ") + sanitize.Line(r.Target)}
-		if r.Format != "" {
-			parts = append(parts, st.Label.Render("format ")+sanitize.Line(r.Format))
-		}
-		if r.Model != "" {
-			parts = append(parts, st.Label.Render("model ")+sanitize.Line(r.Model))
-		}
-		lines = append(lines, strings.Join(parts, st.Dim.Render(" · ")))
+		lines = append(lines, whatLine(r.Target, width, st, whatParts(r.Format, r.Model, "", st)...))
 	}
 	return Fit(strings.Join(lines, "\n"), width, min(height, 2))
 }

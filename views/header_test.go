@@ -42,3 +42,44 @@ func TestHeaderKeepsTheScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderKeepsTheEndpoint: a long URL on the stream's and the run's
+// second header line was cut at its end ("…/deployments/gpt-4o-mini-20…"),
+// losing the path that names the endpoint. The format goes first, then
+// the URL is cut in its middle: its host and its path's end stay, and the
+// model after it.
+func TestHeaderKeepsTheEndpoint(t *testing.T) {
+	st := NewStyles(true, false)
+	const azure = "https://my-resource-name.openai.azure.com/openai/deployments/gpt-4o-mini-2024-07-18/chat/completions?api-version=2024-08-01-preview"
+	const bedrock = "https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-3-5-sonnet-20240620-v1:0/invoke-with-response-stream"
+	for _, tc := range []struct {
+		name, url, format, model string
+		width                    int
+		wants                    []string
+	}{
+		{"azure", azure, "openai-chat", "gpt-4o-mini", 80, []string{"target https://my-resource-name.openai.azure.com…completions · model gpt-4o-mini"}},
+		{"azure", azure, "openai-chat", "gpt-4o-mini", 120, []string{"https://my-resource-name.openai.azure.com…/gpt-4o-mini-2024-07-18/chat/completions · model gpt-4o-mini"}},
+		{"bedrock", bedrock, "bedrock", "claude-3-5-sonnet", 120, []string{"https://bedrock-runtime.us-east-1.amazonaws.com…/invoke-with-response-stream · model claude-3-5-sonnet"}},
+		{"bedrock", bedrock, "bedrock", "claude-3-5-sonnet", 80, []string{"https://bedrock-runtim", "response-stream · model claude-3-5-sonnet"}},
+		{"local", "http://127.0.0.1:8089/v1/chat/completions", "openai-chat", "steady", 80, []string{"target http://127.0.0.1:8089/v1/chat/completions · model steady"}},
+		{"local", "http://127.0.0.1:8089/v1/chat/completions", "openai-chat", "steady", 120, []string{"target http://127.0.0.1:8089/v1/chat/completions · format openai-chat · model steady"}},
+	} {
+		r := &record.Record{Target: tc.url, Format: tc.format, Model: tc.model, Status: record.StatusComplete, DurationMS: 900}
+		screens := map[string]string{
+			"stream": Header(&Stream{Run: 1, Phase: PhaseDone, Record: r}, "", tc.width, 2, &st),
+			"run":    RunHeader(&RunSnapshot{Target: tc.url, Format: tc.format, Model: tc.model, State: RunDone}, "", tc.width, 2, &st),
+		}
+		for screen, out := range screens {
+			lines := strings.Split(ansi.Strip(out), "\n")
+			line := strings.TrimRight(lines[len(lines)-1], " ")
+			if w := ansi.StringWidth(line); w > tc.width {
+				t.Errorf("%s %s at %d: %d columns: %q", screen, tc.name, tc.width, w, line)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(line, want) {
+					t.Errorf("%s %s at %d: %q lacks %q", screen, tc.name, tc.width, line, want)
+				}
+			}
+		}
+	}
+}

@@ -79,28 +79,9 @@ func RunHeader(s *RunSnapshot, note string, width, height int, st *Styles) strin
 	}
 	lines := []string{line}
 	if height >= 2 {
-		lines = append(lines, runWhat(s, true, st))
-		if Width(lines[1]) > width {
-			lines[1] = runWhat(s, false, st) // the load matters more than the format the path implies
-		}
+		lines = append(lines, whatLine(s.Target, width, st, whatParts(s.Format, s.Model, s.Load, st)...))
 	}
 	return Fit(strings.Join(lines, "\n"), width, min(height, 2))
-}
-
-// runWhat is what the run measures: target, format (withFormat), model
-// and load.
-func runWhat(s *RunSnapshot, withFormat bool, st *Styles) string {
-	parts := []string{st.Label.Render("target ") + sanitize.Line(s.Target)}
-	if s.Format != "" && withFormat {
-		parts = append(parts, st.Label.Render("format ")+sanitize.Line(s.Format))
-	}
-	if s.Model != "" {
-		parts = append(parts, st.Label.Render("model ")+sanitize.Line(s.Model))
-	}
-	if s.Load != "" {
-		parts = append(parts, st.Dim.Render(s.Load))
-	}
-	return strings.Join(parts, st.Dim.Render(" · "))
 }
 
 // RunCounts is the run's progress bar, its accounting, its headline figures

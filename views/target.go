@@ -1,0 +1,112 @@
+package views
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/sanitize"
+)
+
+// whatLine is a header's second line: "target URL" and the parts after
+// it (format, model, load). Each of alts is a set of parts, richest
+// first: the first that leaves the URL whole is used; with the last the
+// URL is cut in its middle (ElideURL), to no less than its host and its
+// path's last word (or urlFloor), and what still does not fit is cut at
+// the end.
+func whatLine(target string, width int, st *Styles, alts ...[]string) string {
+	url := sanitize.Line(target)
+	sep := st.Dim.Render(" · ")
+	label := st.Label.Render("target ")
+	for i, parts := range alts {
+		rest := ""
+		if len(parts) > 0 {
+			rest = sep + strings.Join(parts, sep)
+		}
+		room := width - Width(label) - Width(rest)
+		if room >= Width(url) || i == len(alts)-1 {
+			u := ElideURL(url, min(width-Width(label), max(room, urlMin(url, urlFloor))))
+			// The parts that still do not fit are cut at their end, the
+			// URL's end kept; a stub too short to read goes.
+			if left := width - Width(label) - Width(u); Width(rest) > left {
+				if rest = ansi.Truncate(rest, left, "…"); left < 8 {
+					rest = ""
+				}
+			}
+			return label + u + rest
+		}
+	}
+	return label + url
+}
+
+// urlFloor is the most a URL keeps for its host and its path's last word
+// when the parts after it want the room: past it both ends of the URL are
+// kept ("https://bedrock-runtim…h-response-stream").
+const urlFloor = 40
+
+// urlMin is the least of u a cut leaves, no more than floor: its scheme
+// and host, "…" and its path's last word ("http://host…completions").
+func urlMin(u string, floor int) int {
+	head, path := splitURL(u)
+	if q := strings.IndexByte(path, '?'); q >= 0 {
+		path = path[:q]
+	}
+	last := path[strings.LastIndexByte(path, '/')+1:]
+	return min(Width(u), Width(head)+1+Width(last), floor)
+}
+
+// splitURL is u's scheme and host, and the rest (its path and query).
+func splitURL(u string) (head, path string) {
+	if i := strings.Index(u, "://"); i >= 0 {
+		if j := strings.IndexByte(u[i+3:], '/'); j >= 0 {
+			return u[:i+3+j], u[i+3+j:]
+		}
+	}
+	return u, ""
+}
+
+// ElideURL cuts u to width cells keeping what names the endpoint: the
+// scheme and host, and the path's end ("http://host…/chat/completions"),
+// cut at a slash where one fits; a query goes first ("…/completions?…").
+func ElideURL(u string, width int) string {
+	switch {
+	case Width(u) <= width:
+		return u
+	case width < 10: // too narrow to keep two ends
+		return ansi.Truncate(u, width, "…")
+	}
+	head, path := splitURL(u)
+	if q := strings.IndexByte(path, '?'); q >= 0 {
+		if short := head + path[:q] + "?…"; Width(short) <= width {
+			return short
+		}
+		path = path[:q]
+	}
+	room := width - Width(head) - 1 // the "…"
+	if path == "" || room < min(Width(path), 8) {
+		// No host and a path's end fit: keep both ends of the whole.
+		return ansi.Truncate(u, (width+1)/2, "") + "…" + ansi.TruncateLeft(u, Width(u)-(width-1-(width+1)/2), "")
+	}
+	tail := ansi.TruncateLeft(path, Width(path)-room, "")
+	if i := strings.IndexByte(tail, '/'); i > 0 && Width(tail[i:]) >= 8 {
+		tail = tail[i:]
+	}
+	return head + "…" + tail
+}
+
+// whatParts are the parts after a header's target, richest first: with
+// the format, then without it (the load and the model matter more than
+// the format the path implies). An empty one is left out.
+func whatParts(format, model, load string, st *Styles) [][]string {
+	var tail []string
+	if model != "" {
+		tail = append(tail, st.Label.Render("model ")+sanitize.Line(model))
+	}
+	if load != "" {
+		tail = append(tail, st.Dim.Render(load))
+	}
+	if format == "" {
+		return [][]string{tail}
+	}
+	return [][]string{append([]string{st.Label.Render("format ") + sanitize.Line(format)}, tail...), tail}
+}
