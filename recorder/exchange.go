@@ -40,6 +40,11 @@ type exchange struct {
 	start, end time.Time
 	reads      []record.Read
 	perr       *record.Error
+	retryAfter string // the upstream's Retry-After, kept in the error as drip run keeps it
+	// cut says the response to the client broke off (the upstream failed
+	// or drip record stopped mid-body): the client's must break off too,
+	// never end as if whole.
+	cut bool
 }
 
 // bufs are the forwarding loops' read buffers: 100 streams would
@@ -79,6 +84,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	e.rec.HTTPStatus = resp.StatusCode
 	idle.Touch(o.Clock())
 	e.x.ContentType = resp.Header.Get("Content-Type")
+	e.retryAfter = resp.Header.Get("Retry-After")
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		e.rec.ContentEncoding = enc
 	}
@@ -86,6 +92,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	copyHeader(w.Header(), resp.Header)
 	w.WriteHeader(resp.StatusCode)
 	reads, streamErr := e.pump(ctx, r, w, resp.Body, idle, start)
+	e.cut = streamErr != nil
 	e.done(start, reads, streamErr)
 }
 
@@ -188,6 +195,11 @@ func (e *exchange) finish() {
 	switch {
 	case !e.x.Streamed:
 		rec.Phase, rec.Format = record.PhasePassthrough, "none"
+	case rec.HTTPStatus < 200 || rec.HTTPStatus >= 300:
+		// No stream came: an error body is not one (a 429's JSON read as
+		// ndjson), and drip run decodes none either. The path names the
+		// format the client spoke.
+		rec.Format = pathFormat(e.path)
 	case encErr != nil:
 		// Frames cut from still-encoded bytes would be noise.
 		if perr == nil {
@@ -204,7 +216,7 @@ func (e *exchange) finish() {
 	case rec.HTTPStatus >= 300 && rec.HTTPStatus < 400:
 		perr = &record.Error{Class: record.ErrRedirect, Status: rec.HTTPStatus, Message: fmt.Sprintf("HTTP %d: a redirect, passed to the client as it came (drip record follows none)", rec.HTTPStatus)}
 	case rec.HTTPStatus >= 300:
-		perr = probe.HTTPError(rec.HTTPStatus, "", body)
+		perr = probe.HTTPError(rec.HTTPStatus, e.retryAfter, body)
 	case e.x.Clipped:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
 	}
@@ -368,6 +380,15 @@ func isStream(contentType string, body []byte, path string) bool {
 	}
 	// Bedrock and Gemini say it in the path.
 	return strings.Contains(path, "-stream") || strings.Contains(path, "streamGenerateContent")
+}
+
+// pathFormat is the format a request path names, as drip run resolves a
+// URL's, else auto.
+func pathFormat(path string) string {
+	if f := adapters.ForPath(path); f != nil {
+		return f.Name
+	}
+	return adapters.Auto.Name
 }
 
 // requestModel finds the model: a "model" in a JSON body, or a model in the

@@ -153,6 +153,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// returns, ending the response (and freeing a kept-alive connection
 	// for its next request), while they go on.
 	p.enqueue(e)
+	if e.cut {
+		// Returning would end a chunked body cleanly: a client would take a
+		// reset upstream's half answer for a whole one. This aborts the
+		// connection instead, as net/http/httputil's ReverseProxy does.
+		panic(http.ErrAbortHandler)
+	}
 }
 
 // enqueue hands a forwarded exchange to the one goroutine that builds and

@@ -242,7 +242,9 @@ func TestStoppingCancelsExchangesInFlightAndRecordsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop() // Ctrl-C
-	io.Copy(io.Discard, resp.Body)
+	if _, err := io.Copy(io.Discard, resp.Body); err == nil {
+		t.Error("the client's body ended cleanly when drip record stopped mid-stream; want it cut")
+	}
 	resp.Body.Close()
 	recs := records()
 	if len(recs) != 1 {
@@ -312,5 +314,59 @@ func TestRecordsNameTheirRequestsModelPromptAndTarget(t *testing.T) {
 	p.Wait()
 	if len(failed) != 1 || failed[0].Model != "claude-z" || !failed[0].Exchange.Streamed || failed[0].PromptID == "" {
 		t.Errorf("failed records %+v; want one, model claude-z from the path, a stream, with a prompt id", failed)
+	}
+}
+
+// An upstream that breaks off mid-stream breaks the client's response off
+// too: a chunked body that ended cleanly would pass half an answer (here
+// without its [DONE]) for a whole one.
+func TestUpstreamCutMidStreamCutsTheClient(t *testing.T) {
+	first := strings.SplitAfter(sse, "\n\n")[0]
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, first)
+		http.NewResponseController(w).Flush()
+		panic(http.ErrAbortHandler) // the upstream's connection drops
+	}), recorder.Options{})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil || string(got) != first {
+		t.Errorf("client read %q, error %v; want the first event, then an error (the body cut, not ended)", got, err)
+	}
+	if r := records()[0]; r.Status != record.StatusFailed || r.Text() != "Hello" {
+		t.Errorf("record %s with %q; want failed with the frame that arrived, \"Hello\"", r.Status, r.Text())
+	}
+}
+
+// An error status answers no stream: the record names the format the path
+// speaks (a 429's JSON body is not ndjson), holds no frames and keeps the
+// Retry-After, as drip run's record of the same answer does.
+func TestErrorStatusIsRecordedAsDripRunRecordsIt(t *testing.T) {
+	const body = `{"error":{"code":429,"message":"Rate limit reached","type":"http_429"}}`
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, body)
+	}), recorder.Options{})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 429 || string(got) != body {
+		t.Errorf("client got %d %q, want the upstream's 429 and body", resp.StatusCode, got)
+	}
+	r := records()[0]
+	if r.Format != "openai-chat" || len(r.Frames) != 0 || r.Error == nil || r.Error.Class != record.ErrHTTP429 || r.Error.RetryAfter != "2" {
+		t.Errorf("format %q, %d frames, error %+v; want openai-chat, none, class http_429 with retry_after 2", r.Format, len(r.Frames), r.Error)
+	}
+	if r.Exchange.Response != body {
+		t.Errorf("kept response %q, want the body to serve back", r.Exchange.Response)
 	}
 }
