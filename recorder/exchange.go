@@ -227,6 +227,11 @@ func (e *exchange) finish() {
 	if err := stats.Derive(rec, o.StallMS); err != nil {
 		rec.Error, rec.Status = &record.Error{Class: record.ErrDecode, Message: err.Error()}, record.StatusFailed
 	}
+	if rec.Phase == record.PhasePassthrough && rec.Error == nil {
+		// A whole answer that was not a stream has no end marker to wait
+		// for: it is not incomplete.
+		rec.Status, rec.Complete = record.StatusComplete, true
+	}
 }
 
 // classify names a transport error: the proxy's own timeouts and stop

@@ -79,6 +79,9 @@ func TestNonStreamingRequestIsPassedThroughAndRecordedWithoutFrames(t *testing.T
 	if r.Phase != record.PhasePassthrough || len(r.Frames) != 0 || r.Exchange.Streamed {
 		t.Errorf("phase %s, %d frames, streamed %v; want passthrough, none, false", r.Phase, len(r.Frames), r.Exchange.Streamed)
 	}
+	if r.Status != record.StatusComplete || r.Error != nil {
+		t.Errorf("status %s, error %+v; want a whole answer complete, without error", r.Status, r.Error)
+	}
 	if r.Exchange.Method != "GET" || r.Exchange.Path != "/v1/models" || r.Exchange.Response != body {
 		t.Errorf("exchange %s %s %q", r.Exchange.Method, r.Exchange.Path, r.Exchange.Response)
 	}
