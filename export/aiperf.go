@@ -15,15 +15,15 @@ import (
 // MooncakeLine is one request of a mooncake-style trace, as AIPerf's
 // mooncake_trace dataset reads it.
 type MooncakeLine struct {
-	Timestamp    int64 `json:"timestamp"`              // ms from the first request
-	InputLength  *int  `json:"input_length,omitempty"` // prompt tokens, where the usage said
+	Timestamp    int64 `json:"timestamp"`    // ms from the first request
+	InputLength  int   `json:"input_length"` // prompt tokens, as the usage said
 	OutputLength int   `json:"output_length"`
 }
 
 // AIPerfStats say what an export could not fill in.
 type AIPerfStats struct {
 	Lines        int
-	NoInputCount int // lines without input_length: the server reported no prompt tokens
+	NoInputCount int // streams left out: the server reported no prompt tokens
 	NoOutput     int // streams left out: no content came, so no output length is known
 }
 
@@ -34,8 +34,11 @@ var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptToke
 // AIPerf writes the streams of a recording (drip record) as a mooncake
 // trace: one line per request, in the order they started, timestamps from
 // the first. A stream that failed before any content has no output length
-// (0 would ask AIPerf for an empty answer): it is left out and counted.
-// Only timing and token counts go out: no header, no body, no credential.
+// (0 would ask AIPerf for an empty answer), and one whose server reported
+// no prompt tokens no input length (AIPerf refuses a line without one, or
+// a text_input or messages, which would carry the prompt): each is left
+// out and counted. Only timing and token counts go out: no header, no
+// body, no credential.
 func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 	var st AIPerfStats
 	bw := bufio.NewWriter(w)
@@ -49,10 +52,12 @@ func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 			st.NoOutput++
 			continue
 		}
-		line := MooncakeLine{Timestamp: int64(math.Round(r.RunOffsetMS - first)), OutputLength: r.OutputTokens, InputLength: inputLength(r)}
-		if line.InputLength == nil {
+		in := inputLength(r)
+		if in == nil {
 			st.NoInputCount++
+			continue
 		}
+		line := MooncakeLine{Timestamp: int64(math.Round(r.RunOffsetMS - first)), InputLength: *in, OutputLength: r.OutputTokens}
 		if err := enc.Encode(line); err != nil {
 			return st, err
 		}

@@ -29,13 +29,14 @@ func newExportCmd() *cobra.Command {
 		Short: "A mooncake-style trace of a recording, for NVIDIA AIPerf",
 		Long: `Write the streams of a 'drip record' file as a mooncake-style trace, one
 line per request in the order they started: timestamp (ms from the first
-request), input_length (the prompt tokens of the server's usage report,
-where it sent one) and output_length (output tokens). AIPerf can then put
-its own numbers on the same requests (aiperf profile --input-file
-trace.jsonl --custom-dataset-type mooncake_trace). No header, body or
-credential goes into the trace. Lines without a prompt-token count are
-counted on stderr, and so are streams left out because they failed before
-any content (their output length is unknown).`,
+request), input_length (prompt tokens, as the server's usage report said)
+and output_length (output tokens). AIPerf can then put its own numbers on the same requests (aiperf profile
+--input-file trace.jsonl --custom-dataset-type mooncake_trace). No
+header, body or credential goes into the trace. A stream is left out, and
+counted on stderr, when its server reported no prompt tokens (AIPerf
+refuses a line without input_length; OpenAI streams report usage only
+when asked, stream_options.include_usage) or when it failed before any
+content (its output length is unknown). Exit 3 when none is left.`,
 		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
   drip export aiperf rec.jsonl | head -3`,
 		Args: cobra.ExactArgs(1),
@@ -59,7 +60,10 @@ any content (their output length is unknown).`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s that failed before any content (no output_length is known)\n", stats.Count(st.NoOutput, "stream"))
 			}
 			if st.NoInputCount > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %d of %d lines have no input_length: the server reported no prompt tokens for them\n", st.NoInputCount, st.Lines)
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s whose server reported no prompt tokens (AIPerf needs an input_length; OpenAI reports usage in a stream only with stream_options.include_usage)\n", stats.Count(st.NoInputCount, "stream"))
+			}
+			if st.Lines == 0 {
+				return cannotErr(fmt.Errorf("%s: no stream has both an input and an output length: the trace is empty", sanitize.Line(args[0])))
 			}
 			return nil
 		},

@@ -81,6 +81,12 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 	runs := filepath.Join(dir, "runs.jsonl") // drip run's records: no exchange to replay
 	os.WriteFile(runs, []byte(`{"v":1,"run_id":"r","seq":0,"phase":"measure","status":"complete","format":"openai-chat"}`+"\n"), 0o600)
 	rec := writeRecording(t, "/v1/chat/completions")
+	// A stream whose server sent no usage: AIPerf refuses a trace line
+	// without input_length, so the export has nothing to write.
+	noUsage := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true}
+	noUsage.SetResponse([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
+	unsized := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Exchange: noUsage, DurationMS: 182,
+		Frames: []record.Frame{{TMS: 180, Kind: record.KindContent, Text: "hi"}, {TMS: 181, Kind: record.KindEnd}}}})
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +124,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--stall", "0s"}, exitUsage, "--stall 0s: must be positive"},
 		{[]string{"export", "aiperf", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
 		{[]string{"export", "aiperf", runs}, exitUsage, "no recorded streams"},
+		{[]string{"export", "aiperf", unsized}, exitCannotGo, "left out 1 stream whose server reported no prompt tokens"},
 	} {
 		code, _, stderr := drip(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.says) || strings.Contains(stderr, "panic") || strings.Contains(stderr, "SECRET") {
