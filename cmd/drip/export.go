@@ -30,9 +30,10 @@ func newExportCmd() *cobra.Command {
 		Long: `Write the streams of a 'drip record' file as a mooncake-style trace, one
 line per request in the order they started: timestamp (ms from the first
 request), input_length (prompt tokens, as the server's usage report said)
-and output_length (output tokens). AIPerf can then put its own numbers on the same requests (aiperf profile
---input-file trace.jsonl --custom-dataset-type mooncake_trace). No
-header, body or credential goes into the trace. A stream is left out, and
+and output_length (output tokens). AIPerf can then put its own numbers
+on the same requests:
+  aiperf profile --input-file trace.jsonl --custom-dataset-type mooncake_trace
+No header, body or credential goes into the trace. A stream is left out, and
 counted on stderr, when its server reported no prompt tokens (AIPerf
 refuses a line without input_length; OpenAI streams report usage only
 when asked, stream_options.include_usage) or when it failed before any
