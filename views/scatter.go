@@ -57,7 +57,7 @@ func Scatter(pts []ScatterPoint, letter string, skipped int, stallMS float64, wi
 			}
 			return Fit(st.Dim.Render("too small for the scatter"), width, height)
 		}
-		p = newScatterPlot(pts, stallMS, plotW, plotH)
+		p = newScatterPlot(pts, letter != "", stallMS, plotW, plotH)
 		p.drawGuides(stallMS, st)
 		p.drawPoints(pts, st)
 		p.labelQuadrants(st)
@@ -128,19 +128,25 @@ type scatterPlot struct {
 	example            *heldCell            // the first cell of one series holding 2–9 points
 	plus               bool                 // a cell holds 10 or more
 	met                bool                 // series meet in a cell
-	squeezed           bool                 // a count drawn in place of a letter
+	slot               int                  // cells a point takes: 2 with letters, the count after the letter
 	w, h               int
 	xMax, yMax         float64
 	queueCol, stallRow int
 }
 
 // newScatterPlot scales both axes to hold every point and the guides.
-func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot {
-	p := &scatterPlot{w: w, h: h, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS, cells: map[[2]int]*heldCell{}, counts: map[[2]int]bool{}}
+// With letters a point takes two cells, its letter on an even one and,
+// when the cell holds several, their count on the odd one after it, so a
+// digit always belongs to the letter before it ("B3", never "B3B").
+func newScatterPlot(pts []ScatterPoint, letters bool, stallMS float64, w, h int) *scatterPlot {
+	p := &scatterPlot{w: w, h: h, slot: 1, xMax: 1.25 * stats.QueueTTFTMS, yMax: 1.5 * stallMS, cells: map[[2]int]*heldCell{}, counts: map[[2]int]bool{}}
 	for _, pt := range pts {
 		p.xMax, p.yMax = max(p.xMax, pt.TTFTMS*1.1), max(p.yMax, pt.GapMS*1.1)
 	}
 	p.xMax, p.yMax = niceCeil(p.xMax), niceCeil(p.yMax)
+	if letters {
+		p.slot = 2
+	}
 	p.grid = make([]cellRow, h)
 	for i := range p.grid {
 		p.grid[i] = newCellRow(w, ' ', nil)
@@ -149,7 +155,15 @@ func newScatterPlot(pts []ScatterPoint, stallMS float64, w, h int) *scatterPlot 
 	return p
 }
 
+// col is the cell of x on the axis.
 func (p *scatterPlot) col(x float64) int { return min(p.w-1, int(x/p.xMax*float64(p.w))) }
+
+// pointCol is the cell of a point's letter: x's cell, or with two cells
+// a point the even one at or before it.
+func (p *scatterPlot) pointCol(x float64) int {
+	c := p.col(x)
+	return min(p.w-p.slot, c-c%p.slot)
+}
 
 func (p *scatterPlot) row(y float64) int {
 	return p.h - 1 - min(p.h-1, int(y/p.yMax*float64(p.h)))
@@ -178,12 +192,11 @@ func (p *scatterPlot) drawGuides(stallMS float64, st *Styles) {
 // 10 or more, so that a title promising a point per run or stream still
 // holds when runs alike land on one cell: with one series (•) as the
 // cell's mark; with letters after the mark, in its colour ("B3"), so the
-// target is read without colour too, or as the mark where the next cell
-// holds a point.
+// target is read without colour too.
 func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 	var order [][2]int // cells in the order their first point came
 	for _, pt := range pts {
-		at := [2]int{p.row(pt.GapMS), p.col(pt.TTFTMS)}
+		at := [2]int{p.row(pt.GapMS), p.pointCol(pt.TTFTMS)}
 		cell := p.cells[at]
 		if cell == nil {
 			cell = &heldCell{series: pt.Series}
@@ -212,14 +225,9 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 		if p.example == nil && !cell.mixed && cell.n <= 9 {
 			p.example = cell
 		}
-		switch {
-		case cell.series < 0 && !cell.mixed: // the mark is the count
-		case c+1 < p.w && !p.pointAt(r, c+1):
+		if p.slot == 2 {
 			p.grid[r].set(c+1, heldGlyph(cell.n), style)
 			p.counts[[2]int{r, c + 1}] = true
-		default: // no room after the mark: the count in its place
-			p.grid[r].set(c, heldGlyph(cell.n), style)
-			p.squeezed = true
 		}
 	}
 }
@@ -240,9 +248,6 @@ func (p *scatterPlot) heldCaption(points int, letter string) string {
 	}
 	if letter != "" && p.plus {
 		key = append(key, "+: 10 or more")
-	}
-	if p.squeezed {
-		key = append(key, "a count alone: no room for the letter, its colour says the "+letter)
 	}
 	if p.met {
 		key = append(key, "*: "+letter+"s meet, *2 two of them")
