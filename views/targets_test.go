@@ -268,3 +268,24 @@ func TestTrendTailWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneMarksKeepTheirLabels: a target's lane on the watch screen's
+// shared axis put the last content's bare mark inside the TTFT label when
+// the two were close ("▲ttft 1▲2ms", "▲▲tft 802ms" at 80 columns); the
+// label stays whole, on every axis a slower target can give the lane.
+func TestLaneMarksKeepTheirLabels(t *testing.T) {
+	st := NewStyles(true, false)
+	for _, scenario := range []string{"abort-midstream", "buffered-burst", "steady"} {
+		r := replay(t, scenario, 0)
+		label := "ttft " + fmtMS(*r.TTFTMS)
+		for _, w := range []int{80, 120} {
+			for to := 500.0; to <= 4000; to += 100 {
+				lane := ansi.Strip(TimelineLane(&Stream{Run: 1, Phase: PhaseDone, Record: r}, nil, AxisEnd(to), w, 2, &st))
+				marks := strings.Split(lane, "\n")[1]
+				if !strings.Contains(marks, "▲"+label) && !strings.Contains(marks, label+"▲") {
+					t.Errorf("%s at %d columns, axis to %s: the marker row lost %q: %q", scenario, w, fmtMS(AxisEnd(to)), label, marks)
+				}
+			}
+		}
+	}
+}

@@ -354,7 +354,9 @@ func markerRow(r *record.Record, labels []stallLabel, ax axis, st *Styles) cellR
 			// Too close to the right edge: end the label at the mark.
 			n := len([]rune(text))
 			text = name + " " + fmtMS(t) + string(glyphMarker)
-			if !row.put(c-n+1, text, &st.Marker, free) {
+			// Else the bare mark, where it touches no other label: the
+			// last content beside the first drew "▲ttft 1▲2ms".
+			if !row.put(c-n+1, text, &st.Marker, free) && free(c) && (c+1 == ax.cells || row.r[c+1] == ' ') {
 				row.set(c, glyphMarker, &st.Marker)
 			}
 		}
