@@ -15,27 +15,90 @@ import (
 // TargetTitle is a target pane's title line: its letter and name, the
 // run, and where its current stream is — first byte as soon as it is
 // known, a stall in progress growing, a buffered stream's end-to-end rate.
+//
+// A line too wide for width loses whole parts, never a stub ("· f…"):
+// first byte first, then the end of an error's message (the pane's text
+// shows it whole), then the status's last parts (a rate, a frame count),
+// then the stalls (their mid-sentence count first); the TTFT goes last.
 func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	status, stStyle := statusText(s, st)
+	head := st.TitleFocused.Render(" "+letter+" ") + " " + st.Value.Render(sanitize.Line(name)) +
+		st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run))
 	r := s.Record
-	var extra []string
+	var firstByte, ttft, stalls string
 	if s.Phase == PhaseStreaming || s.Phase == PhaseDone {
 		if r.FirstByteMS != nil {
-			extra = append(extra, "first byte "+fmtMS(*r.FirstByteMS))
+			firstByte = "first byte " + fmtMS(*r.FirstByteMS)
 		}
 		if r.TTFTMS != nil {
-			extra = append(extra, "ttft "+fmtMS(*r.TTFTMS))
+			ttft = "ttft " + fmtMS(*r.TTFTMS)
 		}
 		if n := len(r.Stalls); n > 0 {
-			extra = append(extra, fmt.Sprintf("%d stalls (%d mid-sentence)", n, r.MidSentenceStalls()))
+			stalls = fmt.Sprintf("%d stalls (%d mid-sentence)", n, r.MidSentenceStalls())
 		}
 	}
-	line := st.TitleFocused.Render(" "+letter+" ") + " " + st.Value.Render(sanitize.Line(name)) +
-		st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run)) + stStyle.Render(status)
-	for _, e := range extra {
-		line += st.Dim.Render(" · ") + st.Label.Render(e)
+	build := func() string {
+		line := head + stStyle.Render(status)
+		for _, e := range []string{firstByte, ttft, stalls} {
+			if e != "" {
+				line += st.Dim.Render(" · ") + st.Label.Render(e)
+			}
+		}
+		return line
+	}
+	cuts := []func() bool{
+		func() bool { return drop(&firstByte) },
+		func() bool { return cutMessage(&status, Width(build())-width) },
+		func() bool { return dropLastPart(&status) },
+		func() bool { // "2 stalls (1 mid-sentence)", then "2 stalls"
+			short, _, ok := strings.Cut(stalls, " (")
+			stalls = short
+			return ok || drop(&stalls)
+		},
+		func() bool { return drop(&ttft) },
+	}
+	line := build()
+	for i := 0; i < len(cuts) && Width(line) > width; {
+		if !cuts[i]() {
+			i++
+		}
+		line = build()
 	}
 	return Fit(line, width, 1)
+}
+
+// cutMessage shortens the message after a status's " — " by over cells
+// (with "…"), or leaves it out when too little of it would stay; false
+// when there is no message to cut.
+func cutMessage(status *string, over int) bool {
+	i := strings.Index(*status, " — ")
+	if i < 0 || over <= 0 {
+		return false
+	}
+	head, msg := (*status)[:i], (*status)[i+len(" — "):]
+	if keep := Width(msg) - over - 1; keep >= 8 {
+		*status = head + " — " + ansi.Truncate(msg, keep, "") + "…"
+	} else {
+		*status = head
+	}
+	return false // cut as far as it goes: the next cut comes next
+}
+
+// drop empties s; false when it already was.
+func drop(s *string) bool {
+	had := *s != ""
+	*s = ""
+	return had
+}
+
+// dropLastPart drops a status's last " · " part; false when one is left.
+func dropLastPart(status *string) bool {
+	i := strings.LastIndex(*status, " · ")
+	if i < 0 {
+		return false
+	}
+	*status = (*status)[:i]
+	return true
 }
 
 // targetRow is a figure of the clocks table, by its compare row key.

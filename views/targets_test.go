@@ -289,3 +289,37 @@ func TestLaneMarksKeepTheirLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetTitleDropsWholeParts: at 80 columns a pane's title was cut at
+// its end: a buffered stream's read "… end to end · f…" and a reset one's
+// "failed: reset — read tcp 127.0.0.1:36712->127.0.0…", its TTFT lost
+// behind the message the pane's text shows whole. Whole parts go, first
+// byte first, and the message is cut before the TTFT goes.
+func TestTargetTitleDropsWholeParts(t *testing.T) {
+	st := NewStyles(true, false)
+	reset := replay(t, "abort-midstream", 0)
+	reset.Status = record.StatusFailed
+	reset.Error = &record.Error{Class: record.ErrReset, Message: "read tcp 127.0.0.1:36712->127.0.0.1:18931: read: connection reset by peer"}
+	for _, tc := range []struct {
+		name, target string
+		r            *record.Record
+		wants        []string
+	}{
+		{"buffered", "buffered-burst", replay(t, "buffered-burst", 0), []string{"done ", "· buffered · ttft "}},
+		{"reset", "abort-midstream", reset, []string{"failed: reset — read tcp", "…", "· ttft 1"}},
+		{"stalls", "mid-sentence-stall", replay(t, "mid-sentence-stall", 0), []string{"· ttft 1", "· 2 stalls"}},
+	} {
+		line := strings.TrimRight(ansi.Strip(TargetTitle("C", tc.target, &Stream{Run: 1, Phase: PhaseDone, Record: tc.r}, 80, &st)), " ")
+		if w := ansi.StringWidth(line); w > 80 {
+			t.Errorf("%s: %d columns: %q", tc.name, w, line)
+		}
+		for _, want := range tc.wants {
+			if !strings.Contains(line, want) {
+				t.Errorf("%s: %q lacks %q", tc.name, line, want)
+			}
+		}
+		if strings.HasSuffix(line, "…") && !strings.Contains(line, "… · ") {
+			t.Errorf("%s: the line ends in a stub: %q", tc.name, line)
+		}
+	}
+}
