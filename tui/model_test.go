@@ -295,12 +295,19 @@ func TestKeys(t *testing.T) {
 	if h.m.stream.lay.timeline.view != before || !strings.Contains(h.screen(), "drawing frozen") {
 		t.Error("frozen view was redrawn")
 	}
+	// The help says what space does now.
+	if s := h.screen(); !strings.Contains(s, "space resume drawing") || strings.Contains(s, "freeze drawing") {
+		t.Errorf("frozen, the footer does not offer to resume:\n%s", s)
+	}
 	if h.m.stream.cur.Phase != 4 {
 		t.Error("measurement did not continue while frozen")
 	}
 	h.update(press("space"))
 	if h.m.stream.lay.timeline.view == before {
 		t.Error("unfreezing did not redraw")
+	}
+	if s := h.screen(); !strings.Contains(s, "space freeze drawing") {
+		t.Errorf("unfrozen, the footer does not offer to freeze:\n%s", s)
 	}
 
 	h.update(press("z"))

@@ -223,6 +223,17 @@ func (s *streamScreen) earlier() []*record.Record {
 	return h
 }
 
+// freeze stops drawing the panels (or starts again) and says in the help
+// what space does now: the footer offered "freeze drawing" while frozen.
+func (s *streamScreen) freeze(on bool) {
+	s.frozen = on
+	help := "freeze drawing"
+	if on {
+		help = "resume drawing"
+	}
+	s.keys.Freeze.SetHelp("space", help)
+}
+
 // open shows rec in the screen, finished or still running, among hist
 // (the dimmer timeline rows and the heatmap; rec last when finished).
 func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
@@ -231,7 +242,8 @@ func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Ti
 	s.keys.Freeze.SetEnabled(len(s.m.cfg.Sources) > 0 || phase != views.PhaseDone)
 	s.startedAt = start
 	s.note = note
-	s.heatSkip, s.follow, s.frozen, s.zoom = 0, true, false, false
+	s.heatSkip, s.follow, s.zoom = 0, true, false
+	s.freeze(false)
 	s.dirtyData, s.dirtyText = true, true
 	s.summarise()
 	s.relayout()
@@ -302,7 +314,7 @@ func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.history, s.seq, s.note = nil, 0, ""
 		return s.startRun()
 	case key.Matches(msg, k.Freeze):
-		s.frozen = !s.frozen
+		s.freeze(!s.frozen)
 		s.render(!s.frozen)
 	case key.Matches(msg, k.Focus):
 		s.focus = (s.focus + 1) % focusCount

@@ -52,7 +52,7 @@ func TestSavedRecordsOfferNoFreeze(t *testing.T) {
 	live.update(live.m.Init())
 	live.push(<-live.observers, events(recorded(t, "steady"))[:6]...)
 	live.update(press("space"))
-	if s := live.screen(); !strings.Contains(s, "freeze drawing") || !strings.Contains(s, "drawing frozen (measuring continues)") {
+	if s := live.screen(); !strings.Contains(s, "space resume drawing") || !strings.Contains(s, "drawing frozen (measuring continues)") {
 		t.Errorf("the live view lacks its freeze key:\n%s", s)
 	}
 }
