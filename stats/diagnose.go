@@ -106,6 +106,10 @@ func (x *figures) gapsFat() bool {
 	return x.haveGaps && (x.gap99 >= x.stall || x.gap99 >= FatGapRatio*max(x.gap50, gapFloorMS))
 }
 
+// uneven is the transport rule's delivery condition: a fat gap tail or
+// frames coalesced in reads.
+func (x *figures) uneven() bool { return x.gapsFat() || x.coalescedPct >= BurstSharePct }
+
 func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
 
 func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
@@ -149,7 +153,12 @@ var rules = []rule{
 		shape: ShapeProxyBuffering,
 		hint: func(x *figures) string {
 			h := "content arrives in bursts separated by silence: a buffering proxy (or compression) between drip and the server, or a server that flushes in batches; " +
-				"ITL and tps_user are withheld and throughput is end-to-end; the stalls are real waits, caused by the buffering, not by generation"
+				"ITL and tps_user are withheld and throughput is end-to-end"
+			if x.s.Stalls.Count > 0 {
+				// Only when there are stalls: the hint must not speak of
+				// stalls a report counts as 0.
+				h += "; the stalls are real waits, caused by the buffering, not by generation"
+			}
 			if x.s.Signals.Compressed > 0 {
 				h += "; the responses were compressed"
 			}
@@ -191,10 +200,14 @@ var rules = []rule{
 	},
 	{
 		shape: ShapeTransport,
-		hint:  fixed("the model answers on time but delivery is uneven: suspect a proxy or compression on the way"),
-		when: func(x *figures) bool {
-			return x.ttftTight() && (x.gapsFat() || x.coalescedPct >= BurstSharePct || x.s.Signals.Compressed > 0)
+		hint: func(x *figures) string {
+			if x.uneven() {
+				return "the model answers on time but delivery is uneven: suspect a proxy or compression on the way"
+			}
+			return "the responses were compressed on the way (by a proxy or the server): compression can gather frames and delay them, " +
+				"though delivery here was even; if stalls show up, suspect it first"
 		},
+		when: func(x *figures) bool { return x.ttftTight() && (x.uneven() || x.s.Signals.Compressed > 0) },
 		evidence: func(x *figures) []string {
 			ev := []string{fmt.Sprintf("ttft p90 %s ≤ %s = %g × p50 %s", msText(x.ttft90), msText(TightTTFTRatio*x.ttft50), TightTTFTRatio, msText(x.ttft50))}
 			switch {
@@ -209,6 +222,11 @@ var rules = []rule{
 			}
 			if n := x.s.Signals.Compressed; n > 0 {
 				ev = append(ev, Count(n, "stream")+" compressed")
+			}
+			if !x.uneven() && x.haveGaps {
+				ev = append(ev, fmt.Sprintf("delivery even: gap p99 %s < the %s stall threshold and < %s = %g × max(gap p50 %s, %s); %s of content frames coalesced (< %g%%)",
+					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS),
+					pctText(x.coalescedPct), BurstSharePct))
 			}
 			return ev
 		},

@@ -278,3 +278,48 @@ func TestClientLimitedBound(t *testing.T) {
 		}
 	}
 }
+
+// A hint says only what its figures show: behind a compressing proxy with
+// even gaps (nginx with gzip, 25 ms gaps) the transport hint does not call
+// delivery uneven, and proxy buffering speaks of stalls only when there
+// were some.
+func TestHintsMatchTheirFigures(t *testing.T) {
+	even := func() Summary {
+		return Summary{
+			Streams: Streams{Admitted: 3, Completed: 3},
+			Metrics: Metrics{"ttft_ms": dist(3, 182, 182, 182), "gap_ms": dist(111, 25.2, 25.6, 27.4)},
+			Stalls:  Stalls{ThresholdMS: 250},
+			Signals: Signals{ContentFrames: 114, ContentStreams: 3, Compressed: 3},
+		}
+	}
+	hint := func(s Summary, shape string) Diagnosis {
+		t.Helper()
+		for _, d := range Diagnose(&s) {
+			if d.Shape == shape {
+				return d
+			}
+		}
+		t.Fatalf("no %s hint for %+v", shape, s)
+		return Diagnosis{}
+	}
+	d := hint(even(), ShapeTransport)
+	if strings.Contains(d.Hint, "uneven") || !strings.Contains(d.Hint, "delivery here was even") ||
+		!strings.Contains(d.Evidence, "3 streams compressed; delivery even: gap p99 27.4 ms < the 250 ms stall threshold and < 252 ms") {
+		t.Errorf("compressed, even gaps: %s (%s)", d.Hint, d.Evidence)
+	}
+	fat := even()
+	fat.Metrics["gap_ms"] = dist(111, 25.2, 25.6, 700)
+	if d := hint(fat, ShapeTransport); !strings.Contains(d.Hint, "delivery is uneven") || strings.Contains(d.Evidence, "delivery even") {
+		t.Errorf("compressed, a fat gap tail: %s (%s)", d.Hint, d.Evidence)
+	}
+
+	buffered := even()
+	buffered.Signals = Signals{ContentFrames: 76, ContentStreams: 2, ReadBuffered: 2, LargestBurstFrames: 21}
+	if d := hint(buffered, ShapeProxyBuffering); strings.Contains(d.Hint, "stalls") {
+		t.Errorf("no stall, yet the hint speaks of them: %s", d.Hint)
+	}
+	buffered.Stalls.Count = 2
+	if d := hint(buffered, ShapeProxyBuffering); !strings.Contains(d.Hint, "the stalls are real waits") {
+		t.Errorf("2 stalls, the hint does not say what they are: %s", d.Hint)
+	}
+}
