@@ -115,6 +115,7 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 		"stamp error ms p50/p99/max", "gap error ms p50/p99/max", "TTFT error ms p50/p99", "CPU/frame")
 	var (
 		resolve   *float64
+		upTo      int // the largest unsaturated level of up to 10 streams the verdict reads
 		saturated []string
 		small     bool // a level of up to 10 streams ran
 	)
@@ -131,8 +132,11 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 		small = small || c <= 10
 		if v.Saturated {
 			saturated = append(saturated, fmt.Sprint(c))
-		} else if c <= 10 && ge.P99 != nil && (resolve == nil || *ge.P99 > *resolve) {
-			resolve = ge.P99
+		} else if c <= 10 && ge.P99 != nil {
+			upTo = max(upTo, c)
+			if resolve == nil || *ge.P99 > *resolve {
+				resolve = ge.P99
+			}
 		}
 	}
 	dc, err := calibrate.DecodeCost(t.Format)
@@ -145,7 +149,7 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 	}
 	fmt.Fprintf(w, "stamp error = drip's read time − the server's flush time; gap error = |client gap − server gap|;\n")
 	fmt.Fprintf(w, "TTFT error = drip's TTFT − the server's (request arrival → first content flush): the request's trip and one stamp.\n")
-	printVerdict(w, resolve, saturated, separate, small)
+	printVerdict(w, resolve, upTo, saturated, separate, small)
 	return nil
 }
 
@@ -184,7 +188,9 @@ func loadLine(ld calibrate.Load, v calibrate.Verdict) string {
 	return s + "\n  ⚠ saturated (" + strings.Join(v.Reasons, "; ") + who + "): this row measures the machine, not drip"
 }
 
-func printVerdict(w io.Writer, resolve *float64, saturated []string, separate, small bool) {
+// printVerdict says the resolution: the worst p99 gap error of the
+// unsaturated levels of up to 10 streams, the largest of which is upTo.
+func printVerdict(w io.Writer, resolve *float64, upTo int, saturated []string, separate, small bool) {
 	if len(saturated) > 0 {
 		try := "--server-proc, fewer streams"
 		if separate {
@@ -201,8 +207,8 @@ func printVerdict(w io.Writer, resolve *float64, saturated []string, separate, s
 		fmt.Fprintf(w, "verdict: no unsaturated level at up to 10 concurrent streams: nothing to resolve gap differences by; measure when the machine is quiet.\n")
 		return
 	}
-	fmt.Fprintf(w, "verdict: at up to 10 concurrent streams this machine resolves gap differences of %s ms or more (p99 gap error).\n",
-		report.FormatFloat(max(*resolve, 0.001)))
+	fmt.Fprintf(w, "verdict: at up to %s this machine resolves gap differences of %s ms or more (p99 gap error).\n",
+		stats.Count(upTo, "concurrent stream"), report.FormatFloat(max(*resolve, 0.001)))
 }
 
 func lagText(d stats.Dist) string {

@@ -53,8 +53,28 @@ func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
 		}
 	}
 	var w strings.Builder
-	printVerdict(&w, nil, []string{"10"}, true, true)
+	printVerdict(&w, nil, 0, []string{"10"}, true, true)
 	if got := w.String(); !strings.Contains(got, "saturated at 10 streams") || !strings.Contains(got, "no unsaturated level") || strings.Contains(got, "--server-proc") {
 		t.Errorf("verdict with only a saturated level, served from a separate process:\n%s", got)
+	}
+}
+
+// A verdict names the levels it read: with 10 streams saturated and left
+// out, the resolution is that of 1 stream, not "up to 10".
+func TestVerdictNamesTheLevelsItRead(t *testing.T) {
+	p99 := 2.58
+	for _, tc := range []struct {
+		upTo      int
+		saturated []string
+		want      string
+	}{
+		{1, []string{"10"}, "verdict: at up to 1 concurrent stream this machine resolves gap differences of 2.58 ms or more"},
+		{10, nil, "verdict: at up to 10 concurrent streams this machine resolves gap differences of 2.58 ms or more"},
+	} {
+		var w strings.Builder
+		printVerdict(&w, &p99, tc.upTo, tc.saturated, false, true)
+		if !strings.Contains(w.String(), tc.want) {
+			t.Errorf("up to %d, saturated %v:\n%s\nwant %q", tc.upTo, tc.saturated, w.String(), tc.want)
+		}
 	}
 }
