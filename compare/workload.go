@@ -203,10 +203,14 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 	}
 	for _, r := range recs {
 		if r.Workload != nil {
-			w.MaxTokens, w.Concurrency, w.Rate, w.Version = r.Workload.MaxTokens, r.Workload.Concurrency, r.Workload.Rate, r.Workload.Version
+			w.MaxTokens, w.Concurrency, w.Rate = r.Workload.MaxTokens, r.Workload.Concurrency, r.Workload.Rate
 			break
 		}
 	}
+	// Every version that wrote the records: a file merged from hosts on
+	// two drip versions says both, not the first record's.
+	stamped := slices.DeleteFunc(slices.Clone(recs), func(r *record.Record) bool { return r.Workload == nil })
+	w.Version = distinct(stamped, func(r *record.Record) string { return r.Workload.Version })
 	return w
 }
 
@@ -215,16 +219,27 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 // prompt ids may differ (a shard sends a slice of the prompts).
 var mergeSettings = []string{setTarget, setFormat, setModel, setMaxTokens, setLoad, setStall}
 
+// mergeNotes are the settings runs may differ in and still be merged, but
+// that the merge says: figures from two drip versions are one run only
+// when the versions measure alike.
+var mergeNotes = []string{setVersion}
+
 // MergeDifferences lists the settings in which some input differs from the
 // first and that keep them from being merged into one run.
-func MergeDifferences(inputs []Input) []Difference {
+func MergeDifferences(inputs []Input) []Difference { return inputDifferences(inputs, mergeSettings) }
+
+// MergeNotes lists the settings in which some input differs from the first
+// that do not keep them from being merged: the drip version.
+func MergeNotes(inputs []Input) []Difference { return inputDifferences(inputs, mergeNotes) }
+
+func inputDifferences(inputs []Input, settings []string) []Difference {
 	runs := make([]Run, len(inputs))
 	for i, in := range inputs {
 		runs[i] = Run{Input: in, settings: settingsOf(in.Records)}
 	}
 	var out []Difference
 	for _, d := range differences(runs) {
-		if slices.Contains(mergeSettings, d.Setting) {
+		if slices.Contains(settings, d.Setting) {
 			out = append(out, d)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
 )
 
@@ -85,5 +86,38 @@ func testMergeRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.jsonl")); err == nil {
 		t.Error("a refused merge wrote its --out file")
+	}
+}
+
+// Files written by two drip versions merge, and drip says which; the
+// merged run reports both versions, not the first record's alone.
+func TestMergeSaysTheDripVersions(t *testing.T) { synctest.Test(t, testMergeSaysTheDripVersions) }
+
+func testMergeSaysTheDripVersions(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
+	dir := t.TempDir()
+	a, b, older, all := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl"), filepath.Join(dir, "older.jsonl"), filepath.Join(dir, "all.jsonl")
+	for path, host := range map[string]string{a: "host-a", b: "host-b"} {
+		if code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "2", "--no-tui", "--host-label", host, "--out", path); code != exitOK {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+	}
+	recs := readRecords(t, b)
+	for _, r := range recs {
+		r.Workload.Version = "v0.9.0"
+	}
+	if err := writeRecords(older, recs); err != nil {
+		t.Fatal(err)
+	}
+	v := readRecords(t, a)[0].Workload.Version
+	code, _, stderr := drip(t, "merge", a, older, "--out", all)
+	if want := "drip: note: the files differ in drip version (" + a + " = " + v + "; " + older + " = v0.9.0)"; code != exitOK || !strings.Contains(stderr, want) {
+		t.Errorf("merge: exit %d, stderr %q; want 0 and %q", code, stderr, want)
+	}
+	if got, want := compare.WorkloadOf(readRecords(t, all)).Version, v+", v0.9.0"; got != want {
+		t.Errorf("the merged run's drip version %q, want %q", got, want)
+	}
+	if _, _, stderr := drip(t, "merge", a, b, "--out", filepath.Join(dir, "same.jsonl")); strings.Contains(stderr, "note:") {
+		t.Errorf("one version, yet a note: %s", stderr)
 	}
 }

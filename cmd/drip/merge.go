@@ -54,6 +54,10 @@ func newMergeCmd() *cobra.Command {
 			hosts := fleet.Hosts(recs)
 			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %d records from %d files (%d hosts: %s) into %s\n",
 				len(recs), len(args), len(hosts), strings.Join(hosts, ", "), out)
+			for _, d := range compare.MergeNotes(inputs) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: the files differ in %s (%s): the merged run's figures come from each\n",
+					d.Setting, valuesBySource(d, args))
+			}
 			return nil
 		},
 	}
@@ -62,12 +66,23 @@ func newMergeCmd() *cobra.Command {
 	return cmd
 }
 
+// valuesBySource is a difference's values as "a.jsonl = v1; b.jsonl = v2".
+func valuesBySource(d compare.Difference, sources []string) string {
+	parts := make([]string, len(d.Values))
+	for i, v := range d.Values {
+		parts[i] = sanitize.Line(sources[i]) + " = " + sanitize.Line(v)
+	}
+	return strings.Join(parts, "; ")
+}
+
 // mergeLong is drip merge's --help text.
 var mergeLong = `Merge record files written by 'drip run --out' on several hosts, or by the
 shards of one sharded run, into one file that every other command reads as
 one run. The runs must share a workload — target, format, model, max
 tokens, concurrency or rate, stall threshold — or drip refuses and lists
-what differs. Each record keeps its host and labels, so
+what differs. Files written by different drip versions are merged, and
+drip says which versions (the merged run reports them all). Each record
+keeps its host and labels, so
 'drip compare --by host' puts the hosts side by side afterwards.
 
 Records come out run by run, in seq order: the shards of one run come out
