@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -55,13 +57,19 @@ func TestTextReport(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"1 completed · 1 failed (http_429 1)",
-		"ttft ms            1     200.0",
+		"ttft ms            1   200.0",
 		"ttfo ms            1",
-		"stalls    1 (1 mid-sentence) in 1 streams · longest 500.0 ms",
+		"tokens             1       3       3",
+		"stalls    1 (1 mid-sentence) in 1 stream · longest 500.0 ms",
 		"FAIL failed > 0",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if w := ansi.StringWidth(l); w > Width && !strings.HasPrefix(l, "drip · ") {
+			t.Errorf("line %d is %d columns wide, over %d: %q", i+1, w, Width, l)
 		}
 	}
 	if strings.ContainsRune(out, '\x1b') || strings.ContainsRune(out, '\x07') {
@@ -162,12 +170,44 @@ func TestRegistryInTextAndCSV(t *testing.T) {
 			t.Errorf("CSV %s = %q, want %q", name, cells[name], want)
 		}
 	}
-	for _, want := range []string{"headers ms         1     12.50", "first event ms     1     150.0", "tt2t ms            1     300.0", "stream ms          1     600.0"} {
+	for _, want := range []string{"headers ms         1   12.50", "first event ms     1   150.0", "tt2t ms            1   300.0", "stream ms          1   600.0"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}
 	}
 	if got := rows[0][len(rows[0])-3:]; !slices.Equal(got, []string{"first_event_ms", "tt2t_ms", "stream_ms"}) {
 		t.Errorf("the new columns come last, after the old ones: %v", got)
+	}
+}
+
+// A report with nothing to count says so in words: no stall is "longest
+// none", not "— ms", and a hint's long evidence is wrapped to the width.
+func TestTextReportWithoutStallsAndWithAHint(t *testing.T) {
+	a := stats.NewAggregate(250)
+	for i := range 3 {
+		r := &record.Record{Seq: i, Phase: record.PhaseMeasure, DurationMS: 900, Target: "http://x/v1/chat/completions", Format: "openai-chat", HTTPStatus: 200,
+			Frames: []record.Frame{{TMS: 100, Kind: adapters.KindRole}, {TMS: 140, Read: 1, Kind: adapters.KindEnd}}}
+		if err := stats.Derive(r, 250); err != nil {
+			t.Fatal(err)
+		}
+		a.Add(r)
+	}
+	s := a.Summary(stats.Workload{Target: "http://x/v1/chat/completions", Format: "openai-chat"})
+	s.Diagnosis = stats.Diagnose(&s)
+	if len(s.Diagnosis) == 0 {
+		t.Fatalf("no hint for 2xx streams without content: %+v", s.Signals)
+	}
+	var b bytes.Buffer
+	Text(&b, &s)
+	out := b.String()
+	for _, want := range []string{"in 0 streams · longest none · threshold", "hint      zero-content: HTTP success with no content"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	for i, l := range strings.Split(out, "\n") {
+		if w := ansi.StringWidth(l); w > Width && !strings.HasPrefix(l, "drip · ") {
+			t.Errorf("line %d is %d columns wide, over %d: %q", i+1, w, Width, l)
+		}
 	}
 }

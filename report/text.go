@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
@@ -22,12 +26,45 @@ func Num(v *float64) string {
 	return FormatFloat(*v)
 }
 
+// Whole formats an optional count: a whole number without decimals (38,
+// not 38.00), else as Num.
+func Whole(v *float64) string {
+	if v != nil && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+		return strconv.FormatFloat(*v, 'f', 0, 64)
+	}
+	return Num(v)
+}
+
+// Width is the width the text report keeps to: an 80-column terminal.
+const Width = 80
+
+// Para writes text as lines of at most Width columns, broken at spaces
+// only (a hyphenated word stays whole): the first after first, the rest
+// after indent. A word longer than a line gets a line of its own.
+func Para(w io.Writer, first, indent, text string) {
+	line, lineW := first, ansi.StringWidth(first)
+	empty := true
+	for _, word := range strings.Fields(text) {
+		ww := ansi.StringWidth(word)
+		if !empty && lineW+1+ww > Width {
+			fmt.Fprintln(w, line)
+			line, lineW, empty = indent, ansi.StringWidth(indent), true
+		}
+		if !empty {
+			line, lineW = line+" ", lineW+1
+		}
+		line, lineW, empty = line+word, lineW+ww, false
+	}
+	fmt.Fprintln(w, line)
+}
+
 // FormatFloat prints a figure with precision that suits its size.
 func FormatFloat(v float64) string { return stats.FormatFloat(v) }
 
 type metricRow struct {
-	name string
-	d    stats.Dist
+	name  string
+	d     stats.Dist
+	count bool // a count of tokens: whole figures print whole
 }
 
 // rows lists the summary's distributions of the text report in registry
@@ -36,7 +73,7 @@ func rows(m stats.Metrics) []metricRow {
 	var out []metricRow
 	for _, reg := range stats.Registry {
 		if reg.Out&stats.InText != 0 {
-			out = append(out, metricRow{reg.Label, m[reg.JSON]})
+			out = append(out, metricRow{reg.Label, m[reg.JSON], reg.Unit == ""})
 		}
 	}
 	return out
@@ -52,13 +89,16 @@ func Text(w io.Writer, s *stats.Summary) {
 		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
 		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
 			d := s.Server[k]
-			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Num(d.P50), Num(d.Max))
+			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Whole(d.P50), Whole(d.Max))
 		}
 	}
 	for _, d := range s.Diagnosis {
-		fmt.Fprintf(w, "hint      %s: %s (%s)\n", d.Shape, d.Hint, d.Evidence)
+		Para(w, "hint      ", "          ", d.Shape+": "+d.Hint+" ("+d.Evidence+")")
 	}
-	fmt.Fprintf(w, "\nconventions: percentiles %s.\n  TTFT = %s.\n  excluded: %s.\n", s.Conventions.Percentiles, s.Conventions.TTFT, s.Conventions.Excluded)
+	fmt.Fprintln(w)
+	Para(w, "conventions: ", "  ", "percentiles "+s.Conventions.Percentiles+".")
+	Para(w, "  TTFT = ", "  ", s.Conventions.TTFT+".")
+	Para(w, "  excluded: ", "  ", s.Conventions.Excluded+".")
 	if len(s.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates:")
 		GateLines(w, s.Gates)
@@ -74,7 +114,7 @@ func headText(w io.Writer, s *stats.Summary) {
 	}
 	fmt.Fprintln(w)
 	st := &s.Streams
-	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s · %d incomplete · %d canceled · %d buffered\n",
+	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s\n          %d incomplete · %d canceled · %d buffered\n",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy), st.Incomplete, st.Canceled, st.Buffered)
 	fmt.Fprintln(w, warmupLine(st.Warmup, wl))
 	fmt.Fprintln(w)
@@ -96,16 +136,21 @@ func warmupLine(n int, wl *stats.Workload) string {
 // distText is the table of distributions, held time when the server
 // gave it.
 func distText(w io.Writer, s *stats.Summary) {
-	fmt.Fprintf(w, "%-14s %5s %9s %9s %9s %9s %9s %9s %9s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
-	line := func(name string, d stats.Dist) {
-		fmt.Fprintf(w, "%-14s %5d %9s %9s %9s %9s %9s %9s %9s\n", name, d.N,
-			Num(d.Min), Num(d.P50), Num(d.P90), Num(d.P95), Num(d.P99), Num(d.Max), Num(d.Mean))
+	// 76 columns: the table fits a terminal of 80.
+	fmt.Fprintf(w, "%-14s %5s %7s %7s %7s %7s %7s %7s %7s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
+	line := func(name string, d stats.Dist, num func(*float64) string) {
+		fmt.Fprintf(w, "%-14s %5d %7s %7s %7s %7s %7s %7s %7s\n", name, d.N,
+			num(d.Min), num(d.P50), num(d.P90), num(d.P95), num(d.P99), num(d.Max), num(d.Mean))
 	}
 	for _, r := range rows(s.Metrics) {
-		line(r.name, r.d)
+		num := Num
+		if r.count {
+			num = Whole
+		}
+		line(r.name, r.d, num)
 	}
 	if d := s.Metrics["held_ms"]; d.N > 0 {
-		line("held ms", d)
+		line("held ms", d, Num)
 		fmt.Fprintln(w, "  held = TTFT − the server's own time to its first token: how long the first token was in transit")
 	}
 	fmt.Fprintln(w)
@@ -115,21 +160,25 @@ func distText(w io.Writer, s *stats.Summary) {
 // connection ramp.
 func figuresText(w io.Writer, s *stats.Summary) {
 	sl := &s.Stalls
-	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %d streams · longest %s ms · threshold %s ms\n",
-		sl.Count, sl.MidSentence, sl.StreamsWithStall, Num(sl.LongestMS), FormatFloat(sl.ThresholdMS))
+	longest := "none"
+	if sl.LongestMS != nil {
+		longest = FormatFloat(*sl.LongestMS) + " ms"
+	}
+	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s ms\n",
+		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, FormatFloat(sl.ThresholdMS))
 	if s.TokensApproxPct != nil {
-		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count; approximated (1 per content frame) in %s%%\n",
+		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count,\n          approximated (1 per content frame) in %s%%\n",
 			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))
 	}
 	tp := &s.Throughput
 	if tp.TokensPerS != nil {
-		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window) · mean of per-stream tps/user %s\n",
+		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window)\n           mean of per-stream tps/user %s\n",
 			FormatFloat(*tp.TokensPerS), tp.OutputTokens, FormatFloat(*tp.WindowMS), Num(tp.MeanTPSUser))
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
 	if in := s.Metrics["input_tokens"]; in.N > 0 {
-		fmt.Fprintf(w, "prompts   input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)\n", Num(in.P50), Num(in.Min), Num(in.Max), in.N)
+		fmt.Fprintf(w, "prompts   input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)\n", Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N)
 	}
 	if g := s.Goodput; g != nil {
 		fmt.Fprintf(w, "goodput   %s%% (%d of %d streams completed and met %s) · %s good streams/s\n",
@@ -167,24 +216,25 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		lag := &ol.ScheduleLag
 		fmt.Fprintf(w, "\nopen loop %s arrivals at %s/s · %d not admitted (over %d in flight)\n",
 			s.Workload.Arrival, FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
-		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d) · bound p99 %s ms: %s\n",
+		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d)\n  schedule lag bound p99 %s ms: %s\n",
 			Num(lag.P50), Num(lag.P99), Num(lag.Max), lag.N, FormatFloat(ol.LagBoundMS), verdict)
-		fmt.Fprintf(w, "  late arrivals: %s\n", ol.CatchUp)
+		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
 		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
 		for _, r := range []metricRow{
-			{"ttft ms, from send (service)", s.Metrics["ttft_ms"]}, {"ttft ms, from intended (user)", ol.TTFTUser},
-			{"e2e ms, from send (service)", s.Metrics["e2e_ms"]}, {"e2e ms, from intended (user)", ol.E2EUser},
-			{"client queue ms (difference)", ol.ClientQueue},
+			{name: "ttft ms, from send (service)", d: s.Metrics["ttft_ms"]}, {name: "ttft ms, from intended (user)", d: ol.TTFTUser},
+			{name: "e2e ms, from send (service)", d: s.Metrics["e2e_ms"]}, {name: "e2e ms, from intended (user)", d: ol.E2EUser},
+			{name: "client queue ms (difference)", d: ol.ClientQueue},
 		} {
 			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))
 		}
 	}
 	if len(s.PerPrompt) > 1 {
-		fmt.Fprintf(w, "\n%-16s %7s %9s %7s %9s %9s %9s %9s %9s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens p50")
+		fmt.Fprintf(w, "\n%-12s %7s %9s %6s %8s %8s %7s %7s %6s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens")
 		for _, p := range s.PerPrompt {
-			fmt.Fprintf(w, "%-16s %7d %9d %7d %9s %9s %9s %9s %9s\n", sanitize.Line(p.ID), p.Streams, p.Completed, p.Failed,
-				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Num(p.OutputTokens.P50))
+			fmt.Fprintf(w, "%-12s %7d %9d %6d %8s %8s %7s %7s %6s\n", sanitize.Line(p.ID), p.Streams, p.Completed, p.Failed,
+				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Whole(p.OutputTokens.P50))
 		}
+		fmt.Fprintln(w, "  latencies in ms; tokens: output tokens p50")
 	}
 }
 
