@@ -64,14 +64,27 @@ func RequestSecrets(req *http.Request) []string {
 	return out
 }
 
-// frameText masks a stream's frames' text a channel at a time (the
-// answer, the reasoning, the tool calls, the other frames' words), each one
-// redact.TextStream in arrival order: a key said across answer frames with
-// reasoning between them is one key in the answer's text, as a reader
-// reads it. Nil (no credential on the request) masks nothing.
-type frameText struct {
+// FrameText masks a stream's frames' text in arrival order, a key split
+// across frames included, with two views of it (redact.TextStream each):
+// each channel's own text (the answer, the reasoning, the tool calls, the
+// other frames' words by kind), so a key said across answer frames with
+// reasoning between them is one key in the answer, as a reader reads it;
+// and the content frames' text of every channel together, so a key the
+// reasoning begins and the answer (or a tool call) goes on with is one key
+// too. A byte either view masks is masked. Nil (no credential on the
+// request) masks nothing.
+type FrameText struct {
 	m       *redact.Masker
 	streams map[frameChannel]*redact.TextStream
+	content *redact.TextStream // every content frame's text, whatever its channel
+	// The content view remembers as much text as a channel's view does;
+	// while its last that many bytes are all one channel's (run), the two
+	// mask alike, so only the channel's masks and the content view is
+	// Resumed from it when another channel speaks: a stream that stays in
+	// one channel pays for one view.
+	lead   *redact.TextStream // the channel of the content view's last text
+	run    int                // how much content text lead has said in a row
+	behind bool               // the content view skipped lead's text since
 }
 
 type frameChannel struct {
@@ -79,16 +92,19 @@ type frameChannel struct {
 	channel record.Channel
 }
 
-func newFrameText(m *redact.Masker) *frameText {
+// NewFrameText starts masking a stream's frames for m's credentials; for
+// a nil Masker it is nil.
+func NewFrameText(m *redact.Masker) *FrameText {
 	if m == nil {
 		return nil
 	}
-	return &frameText{m: m, streams: map[frameChannel]*redact.TextStream{}}
+	return &FrameText{m: m, streams: map[frameChannel]*redact.TextStream{}, content: m.Stream()}
 }
 
-// next masks f's text as the next piece of its channel's text.
-func (t *frameText) next(f *record.Frame) string {
-	if t == nil {
+// Next masks f's text as the next piece of its channel's text and, for a
+// content frame, of all channels' text; f is left as it is.
+func (t *FrameText) Next(f *record.Frame) string {
+	if t == nil || f.Text == "" { // an empty piece changes no stream
 		return f.Text
 	}
 	c := frameChannel{f.Kind, f.Channel}
@@ -97,17 +113,51 @@ func (t *frameText) next(f *record.Frame) string {
 		s = t.m.Stream()
 		t.streams[c] = s
 	}
-	return s.Next(f.Text)
+	own := s.Next(f.Text)
+	if !f.IsContent() {
+		return own
+	}
+	if s == t.lead && t.run >= s.Remembers() { // both views remember only s's text
+		t.behind = true
+		return own
+	}
+	if t.behind {
+		t.content.Resume(t.lead)
+		t.behind = false
+	}
+	if s != t.lead {
+		t.lead, t.run = s, 0
+	}
+	t.run += len(f.Text)
+	return starredInEither(f.Text, own, t.content.Next(f.Text))
+}
+
+// starredInEither is text with the bytes starred that a or b, two
+// maskings of it, starred; one of them when the other starred nothing.
+func starredInEither(text, a, b string) string {
+	switch {
+	case b == text:
+		return a
+	case a == text:
+		return b
+	}
+	out := []byte(a)
+	for i := range len(b) {
+		if b[i] == '*' {
+			out[i] = '*'
+		}
+	}
+	return string(out)
 }
 
 // mask masks a frame's text, as the next piece of its channel's text (a
 // key split across frames is masked too), and the server fields it
 // carries, each whole; nil masks nothing.
-func (t *frameText) mask(f *record.Frame) {
+func (t *FrameText) mask(f *record.Frame) {
 	if t == nil {
 		return
 	}
-	f.Text = t.next(f)
+	f.Text = t.Next(f)
 	var server map[string]json.RawMessage
 	for k, raw := range f.Server {
 		if masked := t.m.Bytes(raw); !bytes.Equal(masked, raw) {
@@ -122,13 +172,12 @@ func (t *frameText) mask(f *record.Frame) {
 	}
 }
 
-// MaskText masks frames' text in place as a live stream's is (a channel
-// at a time in arrival order, so a key split across frames too), and
-// reports whether it changed any.
+// MaskText masks frames' text in place as a live stream's is (FrameText:
+// a key split across frames too), and reports whether it changed any.
 func MaskText(frames []record.Frame, m *redact.Masker) bool {
-	text, changed := newFrameText(m), false
+	text, changed := NewFrameText(m), false
 	for i := range frames {
-		masked := text.next(&frames[i])
+		masked := text.Next(&frames[i])
 		changed = changed || masked != frames[i].Text
 		frames[i].Text = masked
 	}

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 )
 
 // A server that quotes the credentials it got, in an in-stream error and
@@ -118,4 +121,202 @@ func TestStreamMasksAKeySplitAroundReasoning(t *testing.T) {
 	if want := strings.Repeat("*", len(key)) + " done"; answer.String() != want || reasoning.String() != " thinking " {
 		t.Errorf("answer %q, reasoning %q; want %q, %q", answer.String(), reasoning.String(), want, " thinking ")
 	}
+}
+
+// channelEvents are SSE events that say text in a channel, as OpenAI's
+// chat completions and Anthropic's messages do.
+var channelEvents = map[string]map[record.Channel]string{
+	"openai-chat": {
+		record.ChannelReasoning: `data: {"choices":[{"index":0,"delta":{"reasoning_content":%q}}]}` + "\n\n",
+		record.ChannelText:      `data: {"choices":[{"index":0,"delta":{"content":%q}}]}` + "\n\n",
+		record.ChannelTool:      `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":%q}}]}}]}` + "\n\n",
+	},
+	"anthropic": {
+		record.ChannelReasoning: "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":%q}}\n\n",
+		record.ChannelText:      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":%q}}\n\n",
+		record.ChannelTool:      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%q}}\n\n",
+	},
+}
+
+// A key the model begins in one channel and goes on with in another (its
+// reasoning ends "sk-Zq7v" and its answer says the rest; the answer ends
+// with its start and a tool call's arguments hold the rest) is masked in
+// the record and in what every observer sees, split anywhere, in OpenAI's
+// and Anthropic's formats, after a long run of text in either channel:
+// of the frames' text in arrival order, only the bytes before a split
+// within the key's first redact.MinPrefix-1 bytes show.
+func TestStreamMasksAKeySplitAcrossChannels(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	filler := strings.Repeat("a long run of words in one channel, ", 3)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		events := channelEvents[q.Get("format")]
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i, c := range strings.Split(q.Get("channels"), ",") {
+			n, _ := strconv.Atoi(c)
+			fmt.Fprintf(w, events[record.Channel(n)], q.Get(fmt.Sprint("p", i)))
+		}
+	}))
+	defer srv.Close()
+	for format, path := range map[string]string{"openai-chat": "/v1/chat/completions", "anthropic": "/v1/messages"} {
+		for _, from := range [][2]record.Channel{{record.ChannelReasoning, record.ChannelText}, {record.ChannelText, record.ChannelTool}} {
+			for _, long := range from {
+				for at := 1; at < len(key); at++ {
+					q := url.Values{"format": {format}, "channels": {fmt.Sprintf("%d,%d,%d,%d", long, from[0], from[1], from[1])},
+						"p0": {filler}, "p1": {"my key: " + key[:at]}, "p2": {key[at:]}, "p3": {" ok"}}
+					tgt := probe.Target{
+						URL: srv.URL + path + "?" + q.Encode(), Format: adapters.Lookup(format),
+						Header: http.Header{"Authorization": {"Bearer " + key}}, Request: adapters.Request{Model: "m", Prompt: "hi"},
+					}
+					var seen strings.Builder
+					rec := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, func(e probe.Event) {
+						for _, f := range e.Frames {
+							seen.WriteString(f.Text)
+						}
+					})
+					shown := ""
+					if at < redact.MinPrefix {
+						shown = key[:at]
+					}
+					want := filler + "my key: " + shown + strings.Repeat("*", len(key)-len(shown)) + " ok"
+					var got strings.Builder
+					for _, f := range rec.Frames {
+						got.WriteString(f.Text)
+					}
+					if got.String() != want || seen.String() != want {
+						t.Errorf("%s, %v → %v after a run of %v, split at %d: record %q, observed %q; want %q", format, from[0], from[1], long, at, got.String(), seen.String(), want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// fuzzSecrets are FuzzFrameTextMasksEveryView's credentials: a key, one
+// that overlaps itself and two that overlap each other; none holds
+// another, and none changes when URL-escaped.
+var fuzzSecrets = []string{"sk-Zq7vXw9K", "aaaaaaaaa", "abcdefgh12", "12345678xy"}
+
+// fuzzFrames are the frames FuzzFrameTextMasksEveryView cuts text into: a
+// cut's low 3 bits are its piece's length, the next 2 its frame's kind
+// and channel.
+var fuzzFrames = []record.Frame{
+	{Kind: record.KindContent, Channel: record.ChannelText},
+	{Kind: record.KindContent, Channel: record.ChannelReasoning},
+	{Kind: record.KindContent, Channel: record.ChannelTool},
+	{Kind: record.KindError},
+}
+
+// Frames of several channels, their text split anywhere, are masked by
+// two views, each as redact.TextStream masks one stream: each frame's
+// channel's text, and every content frame's text together, in arrival
+// order. Against masking each view's whole text (Masker.String): a byte
+// a view's whole text has masked shows only where that view's split rule
+// lets it (the piece holding it ends within the first MinPrefix-1 bytes
+// of every occurrence over it), and a byte masked that no view's whole
+// text masks lies in a prefix of a secret, MinPrefix bytes or more, that
+// its piece ends with in a view. Only '*' is written; lengths stay.
+func FuzzFrameTextMasksEveryView(f *testing.F) {
+	f.Add("my key: \x00, said", []byte{0x0d, 0x15, 0x03})
+	f.Add("\x01\x02\x03 \x00\x00", []byte{0x07, 0x0f, 0x17, 0x1f, 0x05, 0x2d})
+	m := redact.NewMasker(fuzzSecrets)
+	f.Fuzz(func(t *testing.T, raw string, cuts []byte) {
+		text := raw
+		for i, s := range fuzzSecrets { // \x00..\x03 stand for a secret
+			text = strings.ReplaceAll(text, string(rune(i)), s)
+		}
+		var frames []record.Frame
+		rest := text
+		for _, c := range cuts {
+			fr := fuzzFrames[c>>3&3]
+			n := min(int(c&7), len(rest))
+			fr.Text, rest = rest[:n], rest[n:]
+			frames = append(frames, fr)
+		}
+		frames = append(frames, record.Frame{Kind: record.KindContent, Text: rest})
+		ft := probe.NewFrameText(m)
+		var got strings.Builder
+		for i := range frames {
+			got.WriteString(ft.Next(&frames[i]))
+		}
+		checkFrameViews(t, text, got.String(), frames)
+	})
+}
+
+// frameView is one view of a stream's frames: the bytes of text it holds,
+// in order, and for each where its piece ends in the view's text.
+type frameView struct {
+	text []byte
+	at   []int // at[k]: the stream's byte that is the view's byte k
+	ends []int
+}
+
+func checkFrameViews(t *testing.T, text, got string, frames []record.Frame) {
+	t.Helper()
+	if len(got) != len(text) {
+		t.Fatalf("length %d, want %d", len(got), len(text))
+	}
+	views := map[string]*frameView{}
+	add := func(name string, from, to int) {
+		v := views[name]
+		if v == nil {
+			v = &frameView{}
+			views[name] = v
+		}
+		for i := from; i < to; i++ {
+			v.text, v.at = append(v.text, text[i]), append(v.at, i)
+			v.ends = append(v.ends, len(v.text)-1-i+to)
+		}
+	}
+	for i, off := 0, 0; i < len(frames); off, i = off+len(frames[i].Text), i+1 {
+		add(fmt.Sprint(frames[i].Kind, frames[i].Channel), off, off+len(frames[i].Text))
+		if frames[i].IsContent() {
+			add("content", off, off+len(frames[i].Text))
+		}
+	}
+	explained := make([]bool, len(text)) // a '*' a view accounts for
+	for name, v := range views {
+		whole := redact.NewMasker(fuzzSecrets).String(string(v.text))
+		for k, i := range v.at {
+			switch {
+			case got[i] != '*' && got[i] != text[i]:
+				t.Fatalf("byte %d is %q, want %q or '*'", i, got[i], text[i])
+			case whole[k] == '*' && got[i] != '*' && !splitWithinMinPrefix(string(v.text), k, v.ends[k]):
+				t.Fatalf("%s view %q: byte %d shows in %q, and no split within a secret's first bytes lets it", name, v.text, i, got)
+			case whole[k] == '*' || inTrailingPrefix(string(v.text), k, v.ends[k]):
+				explained[i] = true
+			}
+		}
+	}
+	for i := range text {
+		if got[i] == '*' && text[i] != '*' && !explained[i] {
+			t.Fatalf("byte %d masked in %q, and no view's whole text or piece's end masks it", i, got)
+		}
+	}
+}
+
+// splitWithinMinPrefix reports whether byte k's piece, ending at end,
+// ends within the first MinPrefix-1 bytes of every secret over k in text.
+func splitWithinMinPrefix(text string, k, end int) bool {
+	for _, s := range fuzzSecrets {
+		for o := max(0, k-len(s)+1); o <= k; o++ {
+			if strings.HasPrefix(text[o:], s) && end >= o+redact.MinPrefix {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// inTrailingPrefix reports a proper prefix of a secret, MinPrefix bytes
+// or more, that text[:end] ends with and that covers byte k.
+func inTrailingPrefix(text string, k, end int) bool {
+	for _, s := range fuzzSecrets {
+		for n := redact.MinPrefix; n < len(s) && n <= end; n++ {
+			if end-n <= k && strings.HasSuffix(text[:end], s[:n]) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -120,14 +121,43 @@ func num(p *float64) string {
 
 // Masking a frame costs the read path no allocation when the request
 // carries no credential (a nil masker), nor when the frame holds none of
-// the request's.
+// the request's: a content frame of the answer or the reasoning (its
+// channel's view and all channels' view), or another frame's words.
 func TestMaskingAFrameWithoutASecretAllocatesNothing(t *testing.T) {
 	m := redact.NewMasker([]string{"sk-Zq7vXw9KpL3mNc8RtY2u-a-longer-key-than-32-bytes"})
 	for name, m := range map[string]*redact.Masker{"no credential": nil, "none in the frame": m} {
-		text := newFrameText(m)
-		f := record.Frame{Text: " a token", Server: map[string]json.RawMessage{"usage": json.RawMessage(`{"completion_tokens":3}`)}}
-		if n := testing.AllocsPerRun(100, func() { text.mask(&f) }); n != 0 || f.Text != " a token" {
-			t.Errorf("%s: %v allocations a frame, text %q; want 0, unchanged", name, n, f.Text)
+		text := NewFrameText(m)
+		for _, f := range []record.Frame{
+			{Kind: record.KindRaw, Text: " a token", Server: map[string]json.RawMessage{"usage": json.RawMessage(`{"completion_tokens":3}`)}},
+			{Kind: record.KindContent, Text: " an answer"},
+			{Kind: record.KindContent, Channel: record.ChannelReasoning, Text: " a thought"},
+		} {
+			want := f.Text
+			if n := testing.AllocsPerRun(100, func() { text.mask(&f) }); n != 0 || f.Text != want {
+				t.Errorf("%s, %v %v frame: %v allocations a frame, text %q; want 0, unchanged", name, f.Kind, f.Channel, n, f.Text)
+			}
 		}
+	}
+}
+
+// The cost masking adds to each content frame on the read path when the
+// request carries a Bearer key (every value redact finds in it), for a
+// stream that reasons for 64 words and then answers for 128, a word a
+// frame.
+func BenchmarkFrameTextMask(b *testing.B) {
+	m := redact.NewMasker(redact.CredentialValues("Bearer sk-proj-" + strings.Repeat("Zq7vXw9KpL3mNc8R", 3)))
+	words := strings.Fields("The quick brown fox jumps over the lazy dog and keeps on running")
+	frames := make([]record.Frame, 192)
+	for i := range frames {
+		frames[i] = record.Frame{Kind: record.KindContent, Text: " " + words[i%len(words)]}
+		if i < 64 {
+			frames[i].Channel = record.ChannelReasoning
+		}
+	}
+	text := NewFrameText(m)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f := frames[i%len(frames)]
+		text.mask(&f)
 	}
 }

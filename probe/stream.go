@@ -220,7 +220,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), mask, observe)
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.text = newFrameText(mask)
+	fr.text = NewFrameText(mask)
 	if t.Format == adapters.Auto {
 		// The URL did not say: the response's type and first bytes do.
 		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
@@ -354,7 +354,7 @@ type frameRecorder struct {
 	det       *adapters.Detector // picking the decoder, until it has
 	maxFrames int                // 0: no bound
 	full      bool               // a frame past maxFrames was dropped
-	text      *frameText         // the request's credentials, masked in each frame's text and fields; nil: none
+	text      *FrameText         // the request's credentials, masked in each frame's text and fields; nil: none
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {

@@ -81,6 +81,20 @@ func (s *TextStream) Next(piece string) string {
 	return string(out)
 }
 
+// Resume makes s go on from where o is, o a stream of the same Masker:
+// s's text, as far as it remembers it (the longest secret's length - 1
+// bytes), becomes o's. Two streams that remember the same text mask a
+// next piece alike, so a caller that knows they do (FrameText's views of
+// a long run of one channel) may hand the piece to one and Resume the
+// other when they part.
+func (s *TextStream) Resume(o *TextStream) {
+	s.carry = append(s.carry[:0], o.carry...)
+}
+
+// Remembers is how many bytes of its text a stream remembers: streams
+// whose last Remembers bytes of text are the same mask a next piece alike.
+func (s *TextStream) Remembers() int { return s.keep }
+
 // trailingPrefix is the length of the longest proper prefix of v, of
 // MinPrefix bytes or more, that b ends with; 0 if there is none. It looks
 // for v's first byte from the earliest place such a prefix could start.
