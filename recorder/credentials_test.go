@@ -186,7 +186,7 @@ func TestARecordMasksAKeySplitAcrossFrames(t *testing.T) {
 		// A frame whose text the body escapes ("): not found as it is.
 		{said: sse("key ", "s", "k-Zq7vXw9KpL3mNc8RtY2u\" ok"), text: "key s" + stars + "\" ok", removed: true},
 	} {
-		rec, client := recordOne(t, c.said, key)
+		rec, client := recordOne(t, recorder.Options{}, c.said, key)
 		if client != c.said {
 			t.Errorf("the client got %q, want what the upstream sent, %q", client, c.said)
 		}
@@ -198,9 +198,9 @@ func TestARecordMasksAKeySplitAcrossFrames(t *testing.T) {
 }
 
 // recordOne sends one streaming request with key as its Bearer token
-// through a proxy to an upstream that answers said, and returns the record
-// and what the client got.
-func recordOne(t *testing.T, said, key string) (*record.Record, string) {
+// through a proxy (o, its upstream set) to an upstream that answers said,
+// and returns the record and what the client got.
+func recordOne(t *testing.T, o recorder.Options, said, key string) (*record.Record, string) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, said)
@@ -208,7 +208,8 @@ func recordOne(t *testing.T, said, key string) (*record.Record, string) {
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
 	var got []*record.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { got = append(got, r) })
+	o.Upstream = u
+	p := recorder.New(context.Background(), o, func(r *record.Record) { got = append(got, r) })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
 	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))

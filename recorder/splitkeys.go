@@ -3,7 +3,7 @@ package recorder
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
+	"iter"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
@@ -17,65 +17,120 @@ const removedSplitKey = "response (a credential split across frames)"
 // maskFramesAndBody masks the frames' text for the request's credentials
 // as the probe does, a key the upstream said across frames included (the
 // body itself was masked where a key stands whole), and stars the same
-// bytes in the kept body. The body is checked by decoding it again: one
-// that does not decode to the masked frames is not kept, nor its reads.
+// bytes in the kept body.
+//
+// The body is what the client got (up to --max-bytes) and what fixtures
+// serve --from sends back, so past --max-frames it still holds frames the
+// record does not keep, and a key split across those must be starred
+// there too. So the body's frames are walked again, all of them but one
+// at a time, none kept (what --max-frames bounds stays bounded), when
+// masking changed a kept frame or the kept frames reached the bound.
+// Starring, not dropping the body, keeps what serving it back needs; a
+// body whose starred copy does not decode to the masked frames, frame for
+// frame (a piece the body escapes, Bedrock's binary events), is not kept,
+// nor its reads, and exchange.removed says so.
 func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if e.mask == nil {
 		return
 	}
-	plain := make([]string, len(e.rec.Frames))
-	for i, f := range e.rec.Frames {
-		plain[i] = f.Text
-	}
-	if !probe.MaskText(e.rec.Frames, e.mask) {
+	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames {
 		return
 	}
-	out, ok := starSplitKeys(body, plain, e.rec.Frames)
-	if ok {
-		var check record.Record
-		o := &e.p.o
-		probe.DecodeReads(adapters.Auto, e.x.ContentType, split(out, reads), times(reads), o.FrameLimit, o.MaxFrames, &check)
-		ok = sameText(check.Frames, e.rec.Frames) // an error the first decode had, it has again
+	out, ok := e.starSplitKeys(body, reads)
+	if ok && out == nil { // past the bound, no key split there either
+		return
 	}
-	if !ok { // served back, it is headers and no body
+	if !ok || !e.decodesMasked(out, body, reads) { // served back, it is headers and no body
 		out, e.x.Reads = nil, nil
 		e.x.Removed = append(e.x.Removed, removedSplitKey)
 	}
 	e.x.SetResponse(out)
 }
 
-// starSplitKeys stars in a copy of body what masking starred of each
-// frame's text, finding the frames in order where the body holds the text
-// byte for byte: as a JSON string (SSE and NDJSON events) or as it is (a
-// raw stream). ok is false when a frame's text is not found so.
-func starSplitKeys(body []byte, plain []string, masked []record.Frame) (out []byte, ok bool) {
-	out, at := bytes.Clone(body), 0
-	for i, text := range plain {
-		if masked[i].Text == text {
+// starSplitKeys stars in a copy of body what masking stars of each of
+// its frames' text, finding the frames in order where the body holds the
+// text byte for byte: as a JSON string (SSE and NDJSON events) or as it
+// is (a raw stream). out is nil when masking starred nothing; ok is false
+// when a starred frame's text is not found so.
+func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, ok bool) {
+	text, at := probe.NewFrameText(e.mask), 0
+	for f := range e.bodyFrames(body, reads) {
+		masked := text.Next(&f)
+		if masked == f.Text {
 			continue
 		}
+		if out == nil {
+			out = bytes.Clone(body)
+		}
 		start := -1 // of the text in out
-		if q := jsonString(text); q != nil {
+		if q := jsonString(f.Text); q != nil {
 			if j := bytes.Index(out[at:], q); j >= 0 {
 				start = at + j + 1 // past the quote
 			}
 		}
 		if start < 0 {
-			if j := bytes.Index(out[at:], []byte(text)); j >= 0 {
+			if j := bytes.Index(out[at:], []byte(f.Text)); j >= 0 {
 				start = at + j
 			}
 		}
 		if start < 0 {
 			return nil, false
 		}
-		for k := range len(text) {
-			if masked[i].Text[k] == '*' {
+		for k := range len(masked) {
+			if masked[k] == '*' {
 				out[start+k] = '*'
 			}
 		}
-		at = start + len(text)
+		at = start + len(f.Text)
 	}
 	return out, true
+}
+
+// decodesMasked reports whether out, body with keys starred, decodes to
+// body's frames with their text masked, frame for frame: the body served
+// back says what the record does (an error body's decode had, out's has
+// at the same frame).
+func (e *exchange) decodesMasked(out, body []byte, reads []record.Read) bool {
+	want, stop := iter.Pull(e.bodyFrames(body, reads))
+	defer stop()
+	text := probe.NewFrameText(e.mask)
+	for got := range e.bodyFrames(out, reads) {
+		w, ok := want()
+		if !ok || got.Kind != w.Kind || got.Channel != w.Channel || got.Text != text.Next(&w) {
+			return false
+		}
+	}
+	_, more := want()
+	return !more
+}
+
+// bodyFrames are the frames body decodes to as finish's decode finds them
+// (adapters.Auto, the response's type), with no bound on their number and
+// none kept: each with what masking reads of it (kind, channel, text).
+// They end where a decode error ends the record's.
+func (e *exchange) bodyFrames(body []byte, reads []record.Read) iter.Seq[record.Frame] {
+	return func(yield func(record.Frame) bool) {
+		dec := adapters.NewDetector(e.x.ContentType, e.p.o.FrameLimit)
+		var frames []adapters.Frame
+		var err error
+		pieces := split(body, reads)
+		for i := 0; i <= len(pieces) && err == nil; i++ {
+			if i < len(pieces) {
+				frames, err = dec.Feed(frames[:0], pieces[i])
+			} else {
+				frames, _ = dec.Close(frames[:0]) // what it ends with, the record has too
+			}
+			for _, f := range frames {
+				rf := record.Frame{Kind: f.Kind, Text: f.Text}
+				if f.Kind == adapters.KindContent {
+					rf.Channel = f.Channel
+				}
+				if !yield(rf) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // jsonString is s as a JSON string when it needs no escape (its bytes
@@ -89,8 +144,4 @@ func jsonString(s string) []byte {
 		return q
 	}
 	return nil
-}
-
-func sameText(a, b []record.Frame) bool {
-	return slices.EqualFunc(a, b, func(x, y record.Frame) bool { return x.Text == y.Text })
 }

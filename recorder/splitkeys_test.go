@@ -1,0 +1,82 @@
+package recorder_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/recorder"
+	"github.com/driplab/drip/redact"
+)
+
+// An upstream that says the client's key split across frames past
+// --max-frames, in the answer or begun in the reasoning: the record keeps
+// the frames up to the bound, and the body it keeps (what fixtures serve
+// --from sends back, every frame) has the key starred as drip run's text
+// has it, split anywhere: decoded whole, it is the text with only the
+// bytes before a split within the key's first redact.MinPrefix-1 bytes
+// showing, and it holds no redact.MinPrefix bytes of the key in a row.
+// Where the body escapes a piece of the key it is not kept, and
+// exchange.removed says so.
+func TestARecordMasksAKeySplitPastMaxFrames(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	event := map[record.Channel]string{
+		record.ChannelText:      `data: {"choices":[{"index":0,"delta":{"content":%q}}]}` + "\n\n",
+		record.ChannelReasoning: `data: {"choices":[{"index":0,"delta":{"reasoning_content":%q}}]}` + "\n\n",
+	}
+	for _, first := range []record.Channel{record.ChannelText, record.ChannelReasoning} {
+		for _, at := range []int{1, 3, 4, 7, len(key) - 1} {
+			for _, escaped := range []bool{false, true} {
+				rest := key[at:] + " ok"
+				if escaped {
+					rest = key[at:] + `" ok`
+				}
+				said := fmt.Sprintf(event[record.ChannelText], "hello") + fmt.Sprintf(event[record.ChannelText], " there") +
+					fmt.Sprintf(event[first], "key: "+key[:at]) + fmt.Sprintf(event[record.ChannelText], rest)
+				rec, client := recordOne(t, recorder.Options{MaxFrames: 2}, said, key)
+				name := fmt.Sprintf("%v then the answer, split at %d, escaped %v", first, at, escaped)
+				x := rec.Exchange
+				if client != said || len(rec.Frames) != 2 || rec.Error == nil || rec.Error.Class != record.ErrLimit {
+					t.Errorf("%s: the client got %q, the record %d frames, error %+v; want what was said, 2 frames, a limit error", name, client, len(rec.Frames), rec.Error)
+				}
+				for i := 0; i+redact.MinPrefix <= len(key); i++ {
+					if w := key[i : i+redact.MinPrefix]; strings.Contains(x.Response, w) {
+						t.Errorf("%s: the kept body holds %q of the key:\n%s", name, w, x.Response)
+						break
+					}
+				}
+				if removed := slices.Contains(x.Removed, "response (a credential split across frames)"); escaped {
+					if !removed || x.Response != "" || len(x.Reads) != 0 {
+						t.Errorf("%s: body %q, %d reads, removed %q; want the body and reads removed, and named", name, x.Response, len(x.Reads), x.Removed)
+					}
+					continue
+				}
+				shown := ""
+				if at < redact.MinPrefix {
+					shown = key[:at]
+				}
+				want := "hello therekey: " + shown + strings.Repeat("*", len(key)-len(shown)) + " ok"
+				if got := servedText(t, x.Response); got != want {
+					t.Errorf("%s: the kept body says %q, want %q", name, got, want)
+				}
+			}
+		}
+	}
+}
+
+// servedText is the text of every frame body decodes to, unbounded.
+func servedText(t *testing.T, body string) string {
+	var r record.Record
+	if err := probe.DecodeReads(adapters.Auto, "text/event-stream", [][]byte{[]byte(body)}, []float64{0}, 0, 0, &r); err != nil {
+		t.Fatalf("the kept body does not decode: %s", err.Message)
+	}
+	var b strings.Builder
+	for _, f := range r.Frames {
+		b.WriteString(f.Text)
+	}
+	return b.String()
+}
