@@ -127,8 +127,9 @@ and two reads are never merged), so a client, an SDK or a UI meets the real
 cadence offline. A read that starts 1 ms or more late is this machine's
 doing, and the server says so on stderr per exchange. A request gets the
 recording with the same body, path and query (credentials such as ?key=
-left out), else the same body, else the same model and path, else the next
-in turn.
+left out), else the same body, else the same model and path, else the same
+path, else the next in turn (said on stderr once per path); the response's
+` + fixtures.MatchHeader + ` header names the rule: exact, body, model, path or turn.
 --speed scales time (2: twice as fast); --jitter moves each read by a
 seeded uniform amount within ±D, never before the read before it.
 
