@@ -2,9 +2,11 @@ package replay_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -96,3 +98,32 @@ func firstContentAt(sc *fixtures.Scenario) float64 {
 }
 
 var _ http.Handler = (*recorder.Proxy)(nil)
+
+// A stream recorded as canceled (its client went away 400 ms in) is
+// replayed and hung up 400 ms in: the replay holds the same partial stream,
+// not a whole answer the recording never had.
+func TestReplayHangsUpWhereTheRecordedClientDid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(fixtures.NewServer())
+		defer up.Close()
+		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"steady","stream":true}`))
+		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "steady", Exchange: x, DurationMS: 400,
+			Status: record.StatusCanceled, Error: &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}}
+		var replayed []*record.Record
+		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
+			replayed = append(replayed, r)
+		})
+		if len(replayed) != 1 {
+			t.Fatalf("%d replayed, want 1", len(replayed))
+		}
+		r := replayed[0]
+		ttft := "null"
+		if r.TTFTMS != nil {
+			ttft = fmt.Sprint(*r.TTFTMS)
+		}
+		if r.Status != record.StatusCanceled || r.DurationMS != 400 || ttft != "180" || r.Error == nil || !strings.Contains(r.Error.Message, "hung up where the recorded stream was") {
+			t.Errorf("replayed %s after %v ms, ttft %s, error %+v; want canceled at 400 ms as recorded, ttft 180, saying why", r.Status, r.DurationMS, ttft, r.Error)
+		}
+	})
+}

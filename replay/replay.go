@@ -8,6 +8,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -231,12 +232,32 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: record.PhaseMeasure,
 		PromptID: orig.PromptID, IntendedStartMS: intended,
 	}
-	probe.Stream(ctx, r.target(orig), r.probe, rec, nil) // masks a credential the server echoes
+	sctx, hungUp := hangUpAsRecorded(ctx, orig)
+	defer hungUp()
+	probe.Stream(sctx, r.target(orig), r.probe, rec, nil) // masks a credential the server echoes
+	if rec.Error != nil && rec.Error.Class == record.ErrCanceled && errors.Is(context.Cause(sctx), errHungUp) {
+		rec.Error.Message = errHungUp.Error()
+	}
 	rec.RunOffsetMS = float64(rec.Start.Sub(r.start)) / float64(time.Millisecond)
 	r.mu.Lock()
 	r.sink(rec)
 	r.mu.Unlock()
 	pg.Finished.Add(1)
+}
+
+// errHungUp cancels a replayed stream where its recording was canceled.
+var errHungUp = fmt.Errorf("%w: hung up where the recorded stream was (its client went away, or drip record stopped)", context.Canceled)
+
+// hangUpAsRecorded is ctx for replaying orig: a stream recorded as
+// canceled (a client that went away mid-answer, drip record stopped) is
+// canceled as long after its start as the recorded one was, so both sides
+// of the comparison hold the same partial stream and not, on one side, a
+// whole answer that the recording's e2e and token counts never had.
+func hangUpAsRecorded(ctx context.Context, orig *record.Record) (context.Context, context.CancelFunc) {
+	if orig.Status != record.StatusCanceled || orig.DurationMS <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, time.Duration(orig.DurationMS*float64(time.Millisecond)), errHungUp)
 }
 
 // target is the recorded request aimed at the server under test: the

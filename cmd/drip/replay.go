@@ -53,7 +53,10 @@ recorded path joined to its URL), record the replayed streams, and report
 replayed beside recorded for every figure: the change, marked ! when it is
 10% or more worse, and ~ when a bootstrap interval of the p50 or p95
 difference says it is within noise (as drip compare does, the recording as
-the baseline). Exchanges that did not stream are not replayed.
+the baseline). Exchanges that did not stream are not replayed; a stream
+recorded as canceled (its client went away, or drip record stopped) is
+hung up as long after its start as it was then, so both sides hold the
+same partial stream.
 
 Pacing: by default the recorded order and spacing; --concurrency N keeps N
 in flight (closed loop), --rate R starts R per second (open loop);
