@@ -24,6 +24,9 @@ type Exchange struct {
 	Removed []string            `json:"removed,omitempty"`  // dropped as credentials: header names, "query NAME"
 	Body    json.RawMessage     `json:"body,omitempty"`     // the request body, when it is JSON
 	BodyB64 []byte              `json:"body_b64,omitempty"` // any other request body
+	// BodyOmitted says why the request body is not kept (it was too long
+	// to hold): the exchange can be served back but not replayed.
+	BodyOmitted string `json:"body_omitted,omitempty"`
 	// Streamed says the response was a stream (the record has frames).
 	Streamed    bool   `json:"streamed"`
 	ContentType string `json:"content_type,omitempty"` // of the response

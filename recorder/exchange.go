@@ -32,6 +32,7 @@ type exchange struct {
 	rec  *record.Record
 	x    *record.Exchange
 	body []byte
+	rest io.Reader      // the request body past body, when it was too long to keep
 	path string         // the client's request path
 	mask *redact.Masker // the request's credentials, kept out of the record
 	resp []byte         // the response body as it came, up to MaxBytes
@@ -62,13 +63,18 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
 	defer cancelTotal()
 
-	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL.Path, r.URL.RawQuery).String(), bytes.NewReader(e.body))
+	var reqBody io.Reader = bytes.NewReader(e.body)
+	length := int64(len(e.body))
+	if e.rest != nil {
+		reqBody, length = io.MultiReader(reqBody, e.rest), r.ContentLength // -1: sent chunked
+	}
+	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL.Path, r.URL.RawQuery).String(), reqBody)
 	if err != nil {
 		e.fail(w, time.Time{}, &record.Error{Class: record.ErrRequest, Message: "bad upstream URL"})
 		return
 	}
 	out.Header = forwardHeader(r.Header)
-	out.ContentLength = int64(len(e.body))
+	out.ContentLength = length
 	idle := probe.WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.Stop()
 

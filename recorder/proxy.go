@@ -30,8 +30,8 @@ import (
 
 // Bounds on what one exchange may hold in memory.
 const (
-	// maxRequestBody bounds a request body, which must be held to be
-	// recorded; LLM requests are far smaller.
+	// maxRequestBody bounds the request body a record keeps, which must be
+	// held to be kept; a longer one is forwarded whole, not kept.
 	maxRequestBody = 32 << 20
 	readBufferSize = 32 << 10
 )
@@ -138,17 +138,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "drip record: reading the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if len(body) > maxRequestBody {
-		http.Error(w, fmt.Sprintf("drip record: request body over %d MiB", maxRequestBody>>20), http.StatusRequestEntityTooLarge)
-		return
-	}
 	x := newExchange(r, body)
 	rec := &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
 	mask := redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))
 	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
+	if len(body) > maxRequestBody {
+		// The upstream gets it all, as the client sent it; the record
+		// keeps none of it, and replay cannot send it again.
+		e.rest = r.Body
+		x.SetBody(nil)
+		x.BodyOmitted = fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20)
+	}
 	e.run(w, r)
+	if e.rest != nil {
+		e.body, e.rest = nil, nil // a prefix: no model, prompt or stream flag to find in it
+	}
 	// Decoding and writing the record wait for no client: the handler
 	// returns, ending the response (and freeing a kept-alive connection
 	// for its next request), while they go on.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/andybalholm/brotli"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
+	"github.com/driplab/drip/replay"
 )
 
 // proxyTo starts drip record in front of h and returns its URL and a
@@ -371,5 +373,36 @@ func TestErrorStatusIsRecordedAsDripRunRecordsIt(t *testing.T) {
 	}
 	if r.Exchange.Response != body {
 		t.Errorf("kept response %q, want the body to serve back", r.Exchange.Response)
+	}
+}
+
+// A request body longer than a record keeps still reaches the upstream
+// whole (it was refused with a 413 the upstream never sent); the record
+// serves the answer back but keeps none of the body, says so, and is not
+// replayed.
+func TestRequestBodyTooLongToKeepIsForwardedWhole(t *testing.T) {
+	sent := bytes.Repeat([]byte("x"), 32<<20+1000)
+	var got atomic.Int64
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got.Store(n)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sse)
+	}), recorder.Options{})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", bytes.NewReader(sent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(answer) != sse || got.Load() != int64(len(sent)) {
+		t.Errorf("client got %d (%d bytes), upstream got %d of %d bytes; want 200, the stream, the whole body", resp.StatusCode, len(answer), got.Load(), len(sent))
+	}
+	r := records()[0]
+	if r.Exchange.BodyOmitted == "" || r.Exchange.RequestBody() != nil || r.Text() != "Hello world" {
+		t.Errorf("body omitted %q, %d body bytes kept, text %q; want it said, none kept, the stream recorded", r.Exchange.BodyOmitted, len(r.Exchange.RequestBody()), r.Text())
+	}
+	if n := len(replay.Streams([]*record.Record{r})); n != 0 {
+		t.Errorf("replay would send %d streams without their body, want 0", n)
 	}
 }

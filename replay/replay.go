@@ -20,6 +20,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Options say where and how to replay.
@@ -40,12 +41,18 @@ type Options struct {
 	Progress *probe.Progress // updated live when set
 }
 
-// Streams returns the records of a recording that can be replayed: streams
-// drip record saw (an exchange, not passthrough), in the order they started.
+// Streams returns the records of a recording that can be replayed: the
+// Recorded streams whose request body drip record kept.
 func Streams(recs []*record.Record) []*record.Record {
+	return slices.DeleteFunc(Recorded(recs), func(r *record.Record) bool { return r.Exchange.BodyOmitted != "" })
+}
+
+// Recorded returns the streams drip record saw (an exchange, not
+// passthrough), in the order they started.
+func Recorded(recs []*record.Record) []*record.Record {
 	var out []*record.Record
 	for _, r := range recs {
-		if r.Exchange != nil && r.Exchange.Streamed && r.Phase != record.PhasePassthrough {
+		if isStream(r) {
 			out = append(out, r)
 		}
 	}
@@ -59,6 +66,37 @@ func Streams(recs []*record.Record) []*record.Record {
 		return 0
 	})
 	return out
+}
+
+func isStream(r *record.Record) bool {
+	return r.Exchange != nil && r.Exchange.Streamed && r.Phase != record.PhasePassthrough
+}
+
+// NotReplayed says in words which records of a recording Streams leaves
+// out and why, or "" when it leaves out none.
+func NotReplayed(recs []*record.Record) string {
+	var parts []string
+	var runs, passthrough, omitted int
+	for _, r := range recs {
+		switch {
+		case r.Exchange == nil:
+			runs++
+		case !isStream(r):
+			passthrough++
+		case r.Exchange.BodyOmitted != "":
+			omitted++
+		}
+	}
+	if runs > 0 {
+		parts = append(parts, stats.Count(runs, "record")+" without an exchange (not made by drip record)")
+	}
+	if passthrough > 0 {
+		parts = append(parts, stats.Count(passthrough, "exchange")+" that did not stream")
+	}
+	if omitted > 0 {
+		parts = append(parts, stats.Count(omitted, "stream")+" whose request body was too long to keep")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Policy says in words how the replay was paced, for the report.

@@ -46,7 +46,7 @@ content (its output length is unknown). Exit 3 when none is left.`,
 			if err != nil {
 				return err
 			}
-			streams := replay.Streams(in.Records)
+			streams := replay.Recorded(in.Records)
 			if len(streams) == 0 {
 				return usageErr("%s: no recorded streams (record them with drip record)", args[0])
 			}

@@ -100,7 +100,9 @@ goes to the client as it came; gzip, deflate, br and zstd are decoded for
 the record, any other encoding is kept as it came, without frames.
 Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
 --max-frames and --max-bytes; past the last two the record keeps what came
-before (error class limit) and the client still gets all of it.
+before (error class limit) and the client still gets all of it. A request
+body over 32 MiB is forwarded whole but not kept (exchange.body_omitted):
+that exchange cannot be replayed.
 
 A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
 exchanges in flight (recorded as canceled) and finishes writing the file.`

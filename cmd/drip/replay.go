@@ -124,7 +124,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	}
 	streams := replay.Streams(in.Records)
 	if len(streams) == 0 {
-		return usageErr("%s: no recorded streams to replay (record them with drip record)", path)
+		return usageErr("%s: no recorded stream to replay, only %s (record streams with drip record)", path, replay.NotReplayed(in.Records))
 	}
 	if o.Sign, err = f.aws.signer(probe.Target{URL: f.against, Format: signedFormat(streams)}); err != nil {
 		return err
@@ -132,8 +132,8 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "drip replay: %s from %s → %s, paced by %s", stats.Count(len(streams), "recorded stream"),
 		sanitize.Line(path), sanitize.Line(probe.RedactURL(f.against)), o.Policy())
-	if n := len(in.Records) - len(streams); n > 0 {
-		fmt.Fprintf(stderr, " (not replayed: %s that did not stream)", stats.Count(n, "exchange"))
+	if not := replay.NotReplayed(in.Records); not != "" {
+		fmt.Fprintf(stderr, " (not replayed: %s)", not)
 	}
 	fmt.Fprintln(stderr)
 	pl := pipeline.ForFiles()

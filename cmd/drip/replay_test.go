@@ -87,6 +87,8 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 	noUsage.SetResponse([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"))
 	unsized := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Exchange: noUsage, DurationMS: 182,
 		Frames: []record.Frame{{TMS: 180, Kind: record.KindContent, Text: "hi"}, {TMS: 181, Kind: record.KindEnd}}}})
+	passthrough := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhasePassthrough, Status: record.StatusComplete,
+		Exchange: &record.Exchange{Method: "GET", Path: "/v1/models"}}})
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +108,8 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{append([]string{"replay", filepath.Join(dir, "empty.jsonl")}, against...), exitCannotGo, "empty.jsonl: no records"},
 		{append([]string{"replay", filepath.Join(dir, "truncated.jsonl")}, against...), exitCannotGo, "truncated.jsonl: no records"},
 		{append([]string{"replay", filepath.Join(dir, "binary.jsonl")}, against...), exitCannotGo, "binary.jsonl: line 1"},
-		{append([]string{"replay", runs}, against...), exitUsage, "no recorded streams to replay"},
+		{append([]string{"replay", runs}, against...), exitUsage, "no recorded stream to replay, only 1 record without an exchange (not made by drip record)"},
+		{append([]string{"replay", passthrough}, against...), exitUsage, "no recorded stream to replay, only 1 exchange that did not stream"},
 		{[]string{"replay", rec}, exitUsage, "--against is required"},
 		{[]string{"replay", rec, "--against", "localhost:8000"}, exitUsage, "--against localhost:8000: want http(s)://"},
 		{append([]string{"replay", rec, "--no-tui"}, against...), exitCannotGo, "no replayed stream completed (1 replayed: refused ×1)"},
