@@ -107,8 +107,12 @@ func (rs *runScreen) scatter(w, h int) string {
 	if trendH > 0 {
 		scatterH = h - trendH - 2
 	}
+	note := "ttft × gap p99, a point per stream"
+	if n := len(rs.live); n > 0 {
+		note += fmt.Sprintf(" · %d in flight not yet drawn", n)
+	}
 	parts := []string{
-		title(&rs.sh.styles, "scatter", fmt.Sprintf("ttft × gap p99, a point per stream · %d in flight not yet drawn", len(rs.live)), w, false),
+		title(&rs.sh.styles, "scatter", note, w, false),
 		views.Scatter(pts, "", skipped, rs.m.cfg.StallMS, w, scatterH, st),
 	}
 	if trendH > 0 {

@@ -13,7 +13,7 @@ import (
 // TestRunTTFTCountsInFlight: the TTFT panel says how many streams are in
 // flight and how many of them have no first token yet, on the streams
 // page and whole on the distributions page; the scatter page draws the
-// finished streams.
+// finished streams and counts those in flight while there are any.
 func TestRunTTFTCountsInFlight(t *testing.T) {
 	rh := newRunHarness(t)
 	rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -32,6 +32,14 @@ func TestRunTTFTCountsInFlight(t *testing.T) {
 	s := rh.screen()
 	wantAll(t, [2]int{120, 40}, s, "stall 250ms", "•", "2 in flight not yet drawn", "? help")
 	checkFits(t, s, 120, 40)
+	// With none in flight the title says nothing of them: a finished run
+	// read "0 in flight not yet drawn".
+	rh.sink(streaming)
+	rh.sink(waiting)
+	rh.advance(frameInterval * 2)
+	if s := rh.screen(); strings.Contains(s, "in flight not yet drawn") {
+		t.Errorf("with no stream in flight the scatter still counts them:\n%s", s)
+	}
 }
 
 // TestRunHistogramsSayTheyHoldFinishedStreams: while the streams in flight
