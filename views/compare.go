@@ -24,7 +24,7 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 	}
 	lines := []string{st.Title.Render("drip compare") + st.Dim.Render(fmt.Sprintf(" · %d runs · baseline A", len(c.Runs)))}
 	for i := range c.Runs {
-		lines = append(lines, runLine(c, i, st))
+		lines = append(lines, runLine(c, i, width, st))
 	}
 	if len(c.Workload) > 0 {
 		why := ": a difference below may come from the workload, not the system"
@@ -56,29 +56,45 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 }
 
 // runLine names run i: its letter and label, how many streams it measured,
-// what it measured, and any partial lines its file had.
-func runLine(c *compare.Comparison, i int, st *Styles) string {
+// what it measured, any partial lines its file had, and its target last,
+// cut in its middle to the room left (ElideURL) so its path's end shows.
+// The label and the figures' rows come first: a line too wide is cut.
+func runLine(c *compare.Comparison, i, width int, st *Styles) string {
 	r := &c.Runs[i]
 	wl := &r.Summary.Workload
 	s := st.Value.Render(fmt.Sprintf(" %-2s", compare.Letter(i))) + st.Value.Render(sanitize.Line(r.Label))
 	// A run with no record yet (a replay's first second) has no format
 	// or target to name.
-	rest := []string{fmt.Sprintf("%d measured", wl.Runs)}
+	measured := fmt.Sprintf("%d measured", wl.Runs)
+	var format, model, skipped string
 	if wl.Format != "" {
-		rest = append(rest, sanitize.Line(wl.Format))
+		format = " · " + sanitize.Line(wl.Format)
 	}
 	if wl.Model != "" {
-		rest = append(rest, "model "+sanitize.Line(wl.Model))
+		model = " · model " + sanitize.Line(wl.Model)
 	}
-	if wl.Target != "" {
-		rest = append(rest, sanitize.Line(wl.Target))
-	}
-	s += st.Dim.Render(" · " + strings.Join(rest, " · "))
 	if n := len(r.Skipped); n > 0 {
-		s += st.Dim.Render(" · ") + st.Live.Render(fmt.Sprintf("%d partial line(s) skipped", n))
+		skipped = st.Dim.Render(" · ") + st.Live.Render(fmt.Sprintf("%d partial line(s) skipped", n))
 	}
-	return s
+	line := func(format string) string { return s + st.Dim.Render(" · "+measured+format+model) + skipped }
+	if wl.Target == "" {
+		return line(format)
+	}
+	// The target gets the room left; the format (which its path implies)
+	// makes way first, and a target with too little room is left out.
+	target := sanitize.Line(wl.Target)
+	room := width - Width(line(format)) - 3
+	if room < urlMin(target, urlFloor) {
+		format, room = "", width-Width(line(""))-3
+	}
+	if room < min(Width(target), minTargetRoom) {
+		return line(format)
+	}
+	return line(format) + st.Dim.Render(" · "+ElideURL(target, room))
 }
+
+// minTargetRoom is the least room a run's target is shown in.
+const minTargetRoom = 16
 
 // Widths of the figure table's cells (each followed by one space).
 const (

@@ -234,3 +234,20 @@ func TestCompareRunWithNoRecordsYet(t *testing.T) {
 		t.Errorf("the empty run's line is not %q:\n%s", " B replayed 0 of 5 · 0 measured", h)
 	}
 }
+
+// TestCompareHeaderKeepsTheEndpoint: a run's line ends with its target,
+// which was cut at its end ("http://127.0.0.1:8089/v1/cha…"), losing the
+// path; it is cut in its middle to the room left, its path's end kept.
+func TestCompareHeaderKeepsTheEndpoint(t *testing.T) {
+	st := NewStyles(true, false)
+	c := comparison(t, "steady.jsonl", "stall.jsonl")
+	for _, w := range []int{80, 100} {
+		lines := strings.Split(ansi.Strip(CompareHeader(c, w, 3, &st)), "\n")
+		for _, l := range lines[1:3] {
+			l = strings.TrimRight(l, " ")
+			if !strings.HasSuffix(l, "/completions") || !strings.Contains(l, "127.0.0.1") || Width(l) > w {
+				t.Errorf("%d columns: the run's target lost its path's end or its host: %q", w, l)
+			}
+		}
+	}
+}

@@ -60,7 +60,7 @@ func TestHeaderKeepsTheEndpoint(t *testing.T) {
 		{"azure", azure, "openai-chat", "gpt-4o-mini", 80, []string{"target https://my-resource-name.openai.azure.com…completions · model gpt-4o-mini"}},
 		{"azure", azure, "openai-chat", "gpt-4o-mini", 120, []string{"https://my-resource-name.openai.azure.com…/gpt-4o-mini-2024-07-18/chat/completions · model gpt-4o-mini"}},
 		{"bedrock", bedrock, "bedrock", "claude-3-5-sonnet", 120, []string{"https://bedrock-runtime.us-east-1.amazonaws.com…/invoke-with-response-stream · model claude-3-5-sonnet"}},
-		{"bedrock", bedrock, "bedrock", "claude-3-5-sonnet", 80, []string{"https://bedrock-runtim", "response-stream · model claude-3-5-sonnet"}},
+		{"bedrock", bedrock, "bedrock", "claude-3-5-sonnet", 80, []string{"target bedrock-runtime.us…/invoke-with-response-stream · model claude-3-5-sonnet"}},
 		{"local", "http://127.0.0.1:8089/v1/chat/completions", "openai-chat", "steady", 80, []string{"target http://127.0.0.1:8089/v1/chat/completions · model steady"}},
 		{"local", "http://127.0.0.1:8089/v1/chat/completions", "openai-chat", "steady", 120, []string{"target http://127.0.0.1:8089/v1/chat/completions · format openai-chat · model steady"}},
 	} {

@@ -67,7 +67,9 @@ func splitURL(u string) (head, path string) {
 
 // ElideURL cuts u to width cells keeping what names the endpoint: the
 // scheme and host, and the path's end ("http://host…/chat/completions"),
-// cut at a slash where one fits; a query goes first ("…/completions?…").
+// cut at a slash where one fits; a query goes first ("…/completions?…");
+// where the host does not fit, its start and the path's last word
+// ("bedrock-runtime.us-e…/invoke-with-response-stream").
 func ElideURL(u string, width int) string {
 	switch {
 	case Width(u) <= width:
@@ -84,8 +86,17 @@ func ElideURL(u string, width int) string {
 	}
 	room := width - Width(head) - 1 // the "…"
 	if path == "" || room < min(Width(path), 8) {
-		// No host and a path's end fit: keep both ends of the whole.
-		return ansi.Truncate(u, (width+1)/2, "") + "…" + ansi.TruncateLeft(u, Width(u)-(width-1-(width+1)/2), "")
+		// The host and a path's end do not fit: the start of the host
+		// (without the scheme) and the path's last word, while 8 cells
+		// of the host stay, else as much of both ends.
+		base, last := head+path, path[strings.LastIndexByte(path, '/')+1:]
+		if i := strings.Index(base, "://"); i >= 0 {
+			base = base[i+3:]
+		}
+		if start := width - 2 - Width(last); last != "" && start >= 8 {
+			return ansi.Truncate(base, start, "") + "…/" + last
+		}
+		return ansi.Truncate(base, (width+1)/2, "") + "…" + ansi.TruncateLeft(base, Width(base)-(width-1-(width+1)/2), "")
 	}
 	tail := ansi.TruncateLeft(path, Width(path)-room, "")
 	if i := strings.IndexByte(tail, '/'); i > 0 && Width(tail[i:]) >= 8 {
