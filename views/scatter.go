@@ -127,7 +127,7 @@ type scatterPlot struct {
 	counts             map[[2]int]bool      // cells holding the count of the cell before them
 	example            *heldCell            // the first cell of one series holding 2–9 points
 	plus               bool                 // a cell holds 10 or more
-	met                bool                 // series meet in a cell
+	met                *heldCell            // the first cell where series meet
 	slot               int                  // cells a point takes: 2 with letters, the count after the letter
 	w, h               int
 	xMax, yMax         float64
@@ -204,16 +204,20 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 			order = append(order, at)
 		}
 		cell.n++
-		cell.mixed = cell.mixed || cell.series != pt.Series
+		if !slices.Contains(cell.all, pt.Series) {
+			cell.all = append(cell.all, pt.Series)
+		}
 	}
 	styles := seriesStyles(st)
 	for _, at := range order {
 		cell, r, c := p.cells[at], at[0], at[1]
 		mark, style := heldGlyph(cell.n), &st.Value
 		switch {
-		case cell.mixed:
+		case cell.mixed():
 			mark = '*'
-			p.met = true
+			if p.met == nil {
+				p.met = cell
+			}
 		case cell.series >= 0:
 			mark, style = []rune(compare.Letter(cell.series))[0], styles[cell.series%len(styles)]
 		}
@@ -222,7 +226,7 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 			continue
 		}
 		p.plus = p.plus || cell.n > 9
-		if p.example == nil && !cell.mixed && cell.n <= 9 {
+		if p.example == nil && !cell.mixed() && cell.n <= 9 {
 			p.example = cell
 		}
 		if p.slot == 2 {
@@ -249,8 +253,12 @@ func (p *scatterPlot) heldCaption(points int, letter string) string {
 	if letter != "" && p.plus {
 		key = append(key, "+: 10 or more")
 	}
-	if p.met {
-		key = append(key, "*: "+letter+"s meet, *2 two of them")
+	if m := p.met; m != nil {
+		var letters []string
+		for _, sr := range slices.Sorted(slices.Values(m.all)) {
+			letters = append(letters, compare.Letter(sr))
+		}
+		key = append(key, fmt.Sprintf("*%c: %s in one cell", heldGlyph(m.n), strings.Join(letters, ", ")))
 	}
 	if key == nil {
 		return ""
@@ -259,11 +267,14 @@ func (p *scatterPlot) heldCaption(points int, letter string) string {
 }
 
 // heldCell is what one cell of the plot holds: how many points, of which
-// series, and whether series meet there.
+// series (the first, and all of them where series meet).
 type heldCell struct {
 	n, series int
-	mixed     bool
+	all       []int // every series it holds
 }
+
+// mixed reports whether series meet in the cell.
+func (c *heldCell) mixed() bool { return len(c.all) > 1 }
 
 // heldGlyph is the mark of n points of one series in a cell.
 func heldGlyph(n int) rune {

@@ -93,7 +93,7 @@ func TestScatterCountsStreamsInACell(t *testing.T) {
 // were one run. The count follows the letter ("A3"), in the letter's
 // colour, so the target reads without colour too (a point takes two
 // cells, so a count never lands on another point); targets meeting in a
-// cell are a "*" with their count. The caption says what each means.
+// cell are a "*" with their count, and the caption names them.
 func TestScatterCountsRunsOfATarget(t *testing.T) {
 	runs := func(series, n int, ttft, gap float64) []ScatterPoint {
 		pts := make([]ScatterPoint, n)
@@ -111,7 +111,7 @@ func TestScatterCountsRunsOfATarget(t *testing.T) {
 		{"one run each", cat(runs(0, 1, 180, 30), runs(1, 1, 180, 700)), "BA", ""},
 		{"three of A", cat(runs(0, 3, 180, 30), runs(1, 1, 180, 700)), "BA3", "4 points in 2 cells (A3: 3 of A in one cell)"},
 		{"twelve of B", cat(runs(0, 1, 180, 30), runs(1, 12, 180, 700)), "B+A", "13 points in 2 cells (+: 10 or more)"},
-		{"both", cat(runs(0, 2, 180, 700), runs(1, 3, 800, 30), runs(0, 1, 800, 30)), "A2*4", "6 points in 2 cells (A2: 2 of A in one cell; *: targets meet, *2 two of them)"},
+		{"both", cat(runs(0, 2, 180, 700), runs(1, 3, 800, 30), runs(0, 1, 800, 30)), "A2*4", "6 points in 2 cells (A2: 2 of A in one cell; *4: A, B in one cell)"},
 		{"side by side", cat(runs(0, 3, 180, 30), runs(1, 1, 195, 30)), "A3B", "4 points in 2 cells (A3: 3 of A in one cell)"},
 	} {
 		st := NewStyles(true, false)
