@@ -167,8 +167,10 @@ func checkFits(t *testing.T, screen string, w, h int) {
 }
 
 // TestModelStream plays a recorded stream through Update and reads the
-// screen: status through connecting → waiting → streaming → done, the stall
-// on the timeline, in the text, in the clocks, the histogram and heatmap.
+// screen: status through waiting for headers → waiting for first token →
+// streaming → done (not "connecting": behind a buffering proxy the
+// connection is up while the response is held), the stall on the
+// timeline, in the text, in the clocks, the histogram and heatmap.
 func TestModelStream(t *testing.T) {
 	h, observe := startStream(t, Config{}, 120, 40)
 	rec := recorded(t, "mid-sentence-stall")
@@ -176,8 +178,8 @@ func TestModelStream(t *testing.T) {
 
 	h.push(observe, evs[0])
 	h.advance(frameInterval)
-	if s := h.screen(); !strings.Contains(s, "connecting") {
-		t.Fatalf("no connecting status:\n%s", s)
+	if s := h.screen(); !strings.Contains(s, "waiting for headers") {
+		t.Fatalf("no waiting for headers status:\n%s", s)
 	}
 	h.push(observe, evs[1])
 	h.advance(300 * time.Millisecond)

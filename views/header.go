@@ -67,7 +67,9 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 	case PhaseIdle:
 		return "starting", st.Live
 	case PhaseConnecting:
-		return "connecting " + fmtMS(s.ElapsedMS), st.Live
+		// Not "connecting": behind a buffering proxy the connection is
+		// up for seconds while the proxy holds the response.
+		return "waiting for headers " + fmtMS(s.ElapsedMS), st.Live
 	case PhaseWaiting:
 		wait := "waiting for first token " + fmtMS(s.ElapsedMS)
 		if r.FirstByteMS != nil {

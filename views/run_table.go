@@ -110,7 +110,7 @@ func StreamRow(r *record.Record, phase Phase, cols []table.Column) table.Row {
 func StreamStatus(r *record.Record, phase Phase) string {
 	switch phase {
 	case PhaseIdle, PhaseConnecting:
-		return "connecting"
+		return "no headers" // as the stream screen's "waiting for headers"
 	case PhaseWaiting:
 		return "waiting"
 	case PhaseStreaming:
