@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -96,4 +97,24 @@ func TestRunScreenSaysWhatItLeavesOut(t *testing.T) {
 	if !strings.Contains(s, "q quit") || strings.Contains(s, "stop and quit") {
 		t.Errorf("the finished run's help does not say 'q quit':\n%s", s)
 	}
+}
+
+// TestRunTableCountsWarmup: the streams table lists warmup streams, and
+// its title's "85 finished" sat under "80/80 recorded" unexplained; it
+// says how many of them were warmup.
+func TestRunTableCountsWarmup(t *testing.T) {
+	rh := newRunHarness(t)
+	rh.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	for i := range 3 {
+		r := rh.stream("steady", i, "p")
+		if i < 2 {
+			r.Phase = record.PhaseWarmup
+		}
+		rh.play(r, 0, -1)
+		rh.sink(r)
+	}
+	rh.m.rs.progress.Warmup.Store(2)
+	rh.m.rs.progress.Finished.Store(1)
+	rh.advance(frameInterval)
+	wantAll(t, [2]int{120, 40}, rh.screen(), "0 in flight · 3 finished (2 warmup)")
 }

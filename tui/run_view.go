@@ -286,7 +286,13 @@ func (p runTable) draw(b box) string {
 	rs.table.SetRows(body)
 	rs.table.SetCursor(rs.sel - first)
 	rs.table.SetHeight(rows + 1)
-	note := fmt.Sprintf("%d in flight · %d finished", len(rs.live), rs.progress.Finished.Load()+rs.progress.Warmup.Load())
+	// The table lists warmup streams too: say how many, or its "85
+	// finished" disagrees with the "80/80 recorded" above it.
+	warmup := rs.progress.Warmup.Load()
+	note := fmt.Sprintf("%d in flight · %d finished", len(rs.live), rs.progress.Finished.Load()+warmup)
+	if warmup > 0 {
+		note += fmt.Sprintf(" (%d warmup)", warmup)
+	}
 	if len(rs.list) > 0 {
 		note += fmt.Sprintf(" · %d/%d", rs.sel+1, len(rs.list))
 		if !rs.follow {

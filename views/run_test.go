@@ -199,6 +199,22 @@ func TestRunHeaderKeepsTheLoad(t *testing.T) {
 	}
 }
 
+// TestRunHeaderDropsWholeLoadParts: a sweep's load ("sweep of
+// concurrency 1,2,4,8,16 · 16 runs per level · each after 1 warmup per
+// prompt") did not fit 120 columns beside its target and was cut inside
+// a part ("· each a…"), the URL cut too; its last parts go whole first,
+// the URL kept whole.
+func TestRunHeaderDropsWholeLoadParts(t *testing.T) {
+	st := NewStyles(true, false)
+	s := &RunSnapshot{Target: "http://127.0.0.1:18091/v1/chat/completions", Format: "openai-chat", Model: "steady",
+		Load: "sweep of concurrency 1,2,4,8,16 · 16 runs per level · each after 1 warmup per prompt", State: RunDone}
+	lines := strings.Split(ansi.Strip(RunHeader(s, "", 120, 2, &st)), "\n")
+	want := "target http://127.0.0.1:18091/v1/chat/completions · model steady · sweep of concurrency 1,2,4,8,16 · 16 runs per level"
+	if got := strings.TrimRight(lines[len(lines)-1], " "); got != want {
+		t.Errorf("120 columns:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestRunCountsSayFinishedOnly: with streams in flight and none finished
 // the figures line read "ttft — · … · stalls 0" above in-flight rows that
 // showed a ttft and a stall; it sums finished streams only and says so,

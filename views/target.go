@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -107,17 +108,25 @@ func ElideURL(u string, width int) string {
 
 // whatParts are the parts after a header's target, richest first: with
 // the format, then without it (the load and the model matter more than
-// the format the path implies). An empty one is left out.
+// the format the path implies), then with fewer of the load's last parts
+// ("each after 1 warmup per prompt" before "16 runs per level"), the
+// first kept. An empty one is left out.
 func whatParts(format, model, load string, st *Styles) [][]string {
-	var tail []string
+	var head []string
 	if model != "" {
-		tail = append(tail, st.Label.Render("model ")+sanitize.Line(model))
+		head = append(head, st.Label.Render("model ")+sanitize.Line(model))
 	}
-	if load != "" {
-		tail = append(tail, st.Dim.Render(load))
+	var alts [][]string
+	loads := strings.Split(load, " · ")
+	for n := len(loads); n > 0; n-- {
+		parts := head
+		if load != "" {
+			parts = append(slices.Clone(head), st.Dim.Render(strings.Join(loads[:n], " · ")))
+		}
+		alts = append(alts, parts)
+		if n == len(loads) && format != "" {
+			alts = slices.Insert(alts, 0, append([]string{st.Label.Render("format ") + sanitize.Line(format)}, parts...))
+		}
 	}
-	if format == "" {
-		return [][]string{tail}
-	}
-	return [][]string{append([]string{st.Label.Render("format ") + sanitize.Line(format)}, tail...), tail}
+	return alts
 }
