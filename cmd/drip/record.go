@@ -59,6 +59,11 @@ func newRecordCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if fi, err := os.Stat(out); err == nil && fi.Size() > 0 && !cmd.Flags().Changed("out") {
+				// The default name, twice in one directory: the second
+				// would truncate the first's traffic, which may not come again.
+				return usageErr("%s holds an earlier recording (%d bytes): name another --out, or --out %s to overwrite it", sanitize.Line(out), fi.Size(), sanitize.Line(out))
+			}
 			o := recorder.Options{
 				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
 				Timeout: timeout, IdleTimeout: idle, MaxBytes: int(mb), MaxFrames: maxFrames,
@@ -69,7 +74,7 @@ func newRecordCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "127.0.0.1:4143", "address to listen on for the clients (port 0: any free port, printed)")
 	f.StringVar(&upstream, "upstream", "", "the server to forward to, e.g. https://api.openai.com (required)")
-	f.StringVar(&out, "out", "rec.jsonl", "write one record per exchange to this file (JSON Lines, mode 0600), each as it ends")
+	f.StringVar(&out, "out", "rec.jsonl", "write one record per exchange to this file (JSON Lines, mode 0600), each as it ends; the default is never overwritten")
 	f.DurationVar(&stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
 	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")

@@ -228,3 +228,22 @@ func TestLiveReplayBannerLeavesOutProgress(t *testing.T) {
 		}
 	}
 }
+
+// drip record's default --out, rec.jsonl, is never overwritten: a second
+// drip record in the same directory would have truncated the first's
+// traffic. Naming it with --out overwrites, as drip run's --out does.
+func TestRecordKeepsAnEarlierRecordingUnderTheDefaultName(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	const earlier = "{\"v\":1}\n"
+	if err := os.WriteFile("rec.jsonl", []byte(earlier), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := drip(t, "record", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(stderr, "rec.jsonl holds an earlier recording (8 bytes): name another --out, or --out rec.jsonl to overwrite it") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 2 saying rec.jsonl holds an earlier recording", code, stderr)
+	}
+	if b, _ := os.ReadFile("rec.jsonl"); string(b) != earlier {
+		t.Errorf("rec.jsonl now holds %q, want the earlier recording %q", b, earlier)
+	}
+}
