@@ -54,7 +54,7 @@ replayed beside recorded for every figure: the change, marked ! when it is
 10% or more worse, and ~ when a bootstrap interval of the p50 or p95
 difference says it is within noise (as drip compare does, the recording as
 the baseline). Exchanges that did not stream are not replayed; a stream
-recorded as canceled (its client went away, or drip record stopped) is
+recorded as canceled (its client went away, or the recording stopped) is
 hung up as long after its start as it was then, so both sides hold the
 same partial stream.
 
@@ -74,7 +74,7 @@ with --no-tui, --json or --markdown, it prints the comparison.
 
 Exit codes: 0 the replay ran and no gate tripped, 1 a gate tripped, 2 a
 usage error (a flag, a missing file, a file with no recorded stream to
-send: records drip record did not make, or only exchanges that did not
+send: records 'drip record' did not make, or only exchanges that did not
 stream), 3 no replayed stream completed, the file does not parse or holds
 no records, or the replay could not be carried out.
 
