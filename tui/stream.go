@@ -39,6 +39,7 @@ type streamScreen struct {
 	tag       int // feed tag of the current stream; events of other tags are stale
 	seq       int // runs started from the current source
 	cancelRun context.CancelFunc
+	cut       map[int]bool // tags of runs a re-run cut short: their records still join the history
 	cur       views.Stream
 	startedAt time.Time
 	history   []*record.Record
@@ -66,7 +67,7 @@ type streamScreen struct {
 }
 
 func newStreamScreen(m *Model) *streamScreen {
-	s := &streamScreen{m: m, sh: &m.sh, keys: DefaultKeyMap(), help: help.New(), follow: true, stallMS: m.cfg.StallMS}
+	s := &streamScreen{m: m, sh: &m.sh, keys: DefaultKeyMap(), help: help.New(), follow: true, stallMS: m.cfg.StallMS, cut: map[int]bool{}}
 	cfg := &m.cfg
 	s.keys.Next.SetEnabled(len(cfg.Sources) > 1)
 	s.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)
@@ -126,6 +127,14 @@ func (s *streamScreen) apply() {
 	for i := range s.pending {
 		e := &s.pending[i]
 		if e.run != s.tag {
+			// A run r cut short ends canceled: it is one of the runs
+			// (the summary on quit counts it), so it joins the history.
+			if e.Type == probe.EventDone && s.cut[e.run] {
+				delete(s.cut, e.run)
+				s.history = append(s.history, e.Record)
+				s.dirtyData = true
+				continue
+			}
 			s.dropped++
 			continue
 		}
@@ -308,10 +317,14 @@ func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		s.m.cmp.back()
 	case key.Matches(msg, k.Rerun):
+		if s.live() {
+			s.cut[s.tag] = true
+		}
 		return s.startRun()
 	case key.Matches(msg, k.Next):
 		s.src = (s.src + 1) % len(s.m.cfg.Sources)
 		s.history, s.seq, s.note = nil, 0, ""
+		clear(s.cut) // a run of the last scenario is not one of this one's
 		return s.startRun()
 	case key.Matches(msg, k.Freeze):
 		s.freeze(!s.frozen)

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -110,5 +111,47 @@ func TestSaveBeforeAnyStreamEnded(t *testing.T) {
 	}
 	if files, _ := os.ReadDir(dir); len(files) != 0 {
 		t.Errorf("s wrote %d files with no finished stream", len(files))
+	}
+}
+
+// TestRerunKeepsTheRunItCut: r during a stream cancels it, and its end
+// came under an older tag and was dropped: the canceled run vanished from
+// the timeline, the heatmap and the all-runs clocks while the summary on
+// quit counted it (ttft n=2). It joins the history as the run it was;
+// after n (another scenario) a cut run of the last one does not.
+func TestRerunKeepsTheRunItCut(t *testing.T) {
+	h, first := startStream(t, Config{}, 120, 40)
+	rec := recorded(t, "mid-sentence-stall")
+	evs := events(rec)
+	h.push(first, evs[:10]...)
+	h.update(press("r"))
+	second := <-h.observers
+	cut := &record.Record{Seq: 0, Target: rec.Target, Format: rec.Format, StartUnixNS: rec.StartUnixNS, HeadersMS: rec.HeadersMS,
+		Status: record.StatusCanceled, Frames: rec.Frames[:8], DurationMS: rec.Frames[7].TMS + 1}
+	if err := stats.Derive(cut, stats.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	h.push(first, probe.Event{Type: probe.EventDone, Record: cut})
+	again := *rec
+	again.Seq = 1
+	h.push(second, events(&again)...)
+	h.advance(frameInterval)
+	// Run 1 has its row on the timeline and in the heatmap, beside run 2.
+	if s := h.screen(); strings.Count(s, "#1 ") != 2 || strings.Count(s, "#2 ") != 2 {
+		t.Errorf("after r cut run 1 short, its rows are not on the screen:\n%s", s)
+	}
+	// After n the history is the new scenario's: a run of the last one
+	// that r cut short, ending after n, is not in it.
+	h.update(press("r"))
+	third := <-h.observers
+	h.push(third, events(rec)[:10]...)
+	h.update(press("r"))
+	<-h.observers
+	h.update(press("n"))
+	<-h.observers
+	h.push(third, probe.Event{Type: probe.EventDone, Record: cut})
+	h.advance(frameInterval)
+	if s := h.screen(); strings.Contains(s, "#2 ") || strings.Count(s, "#1 ") != 2 {
+		t.Errorf("after n, the history holds more than the new scenario's cut run:\n%s", s)
 	}
 }

@@ -49,6 +49,7 @@ type targetsScreen struct {
 	alternate bool // one target after another instead of all at once
 	round     int  // rounds started
 	cancel    context.CancelFunc
+	cut       map[int]*targetPane // tags of streams a re-run cut short, by pane: their records still join its runs
 	page      targetsPage
 	cmp       *compare.Comparison // the finished runs; nil until every target has one
 	keys      TargetsKeyMap
@@ -67,7 +68,7 @@ type targetsTickMsg struct{ gen int }
 // and r does it again; each finished record goes to cfg.Sink.
 func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
 	m := New(ctx, cfg)
-	ts := &targetsScreen{m: m, sh: &m.sh, alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New()}
+	ts := &targetsScreen{m: m, sh: &m.sh, alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New(), cut: map[int]*targetPane{}}
 	for _, src := range cfg.Sources {
 		ts.panes = append(ts.panes, &targetPane{src: src, cur: views.Stream{Record: &record.Record{StallMS: ts.m.cfg.StallMS}}})
 	}
@@ -94,6 +95,11 @@ func (ts *targetsScreen) startRound() tea.Cmd {
 	m := ts.m
 	if ts.cancel != nil {
 		ts.cancel()
+		for _, p := range ts.panes {
+			if p.cur.Phase != views.PhaseDone {
+				ts.cut[p.tag] = p
+			}
+		}
 	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	ts.cancel = cancel
@@ -207,6 +213,14 @@ func (ts *targetsScreen) apply() {
 		e := &ts.pending[i]
 		p := ts.pane(e.run)
 		if p == nil {
+			// A stream r cut short ends canceled: it is one of its
+			// target's runs (the comparison on quit counts it).
+			if c := ts.cut[e.run]; c != nil && e.Type == probe.EventDone {
+				delete(ts.cut, e.run)
+				c.runs = append(c.runs, e.Record)
+				ended = true
+				continue
+			}
 			ts.dropped++
 			continue
 		}

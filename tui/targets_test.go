@@ -117,6 +117,29 @@ func TestTargetsRace(t *testing.T) {
 	}
 }
 
+// TestTargetsRerunKeepsTheStreamsItCut: r while a target still streamed
+// cut its stream short, and the canceled record came under the old tag
+// and was dropped: the clocks said "B 1 run" where the comparison printed
+// on quit (made of every record) counted 2. It joins the target's runs.
+func TestTargetsRerunKeepsTheStreamsItCut(t *testing.T) {
+	h, tss := newTargetsHarness(t, false, "steady", "stall")
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.m.Init()
+	a, b := <-tss[0].observers, <-tss[1].observers
+	steady, stall := recorded(t, "steady"), recorded(t, "mid-sentence-stall")
+	h.push(a, events(steady)...)
+	h.push(b, events(stall)[:10]...)
+	h.update(press("r"))
+	cut := &record.Record{Seq: 0, Status: record.StatusCanceled, Frames: stall.Frames[:8], DurationMS: stall.Frames[7].TMS + 1}
+	h.push(b, probe.Event{Type: probe.EventDone, Record: cut})
+	playRound(h, tss, []*record.Record{steady, stall})
+	if runs := h.m.TargetRuns(); len(runs) != 2 || len(runs[0]) != 2 || len(runs[1]) != 2 {
+		t.Fatalf("runs per target: want 2 and 2 (B's cut short among them), got %v", lens(runs))
+	}
+	h.update(press("2"))
+	wantAll(t, [2]int{120, 40}, h.screen(), "A 2 runs", "B 2 runs")
+}
+
 // TestTargetsAlternate checks --alternate: the second target is sent the
 // prompt only once the first has finished.
 func TestTargetsAlternate(t *testing.T) {
