@@ -192,7 +192,7 @@ func (e *exchange) finish() {
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
 	rec.DurationMS = ms(e.end.Sub(start))
 	body, reads, encErr := decompress(rec.ContentEncoding, e.resp, reads)
-	body = e.mask.Bytes(body) // an upstream that echoes the key: the client got it, the record does not
+	body = e.mask.BytesCut(body) // an upstream that echoes the key: the client got it, the record does not
 	if encErr != nil {
 		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came
 	}

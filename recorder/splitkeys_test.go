@@ -80,3 +80,24 @@ func servedText(t *testing.T, body string) string {
 	}
 	return b.String()
 }
+
+// A body --max-bytes cuts off inside a key the upstream said (the client
+// gets it all) is kept with the key's start masked at its end, as a
+// frame's end is: of the n bytes of the key it holds, all are starred
+// when n is redact.MinPrefix or more, none when fewer (the key's public
+// "sk-").
+func TestARecordMasksAKeyCutOffByMaxBytes(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	said := `data: {"choices":[{"index":0,"delta":{"content":"your key: ` + key + ` ok"}}]}` + "\n\n"
+	start := strings.Index(said, key)
+	for n := 1; n < len(key); n++ {
+		rec, client := recordOne(t, recorder.Options{MaxBytes: start + n}, said, key)
+		kept := said[:start] + key[:n]
+		if n >= redact.MinPrefix {
+			kept = said[:start] + strings.Repeat("*", n)
+		}
+		if client != said || !rec.Exchange.Clipped || rec.Exchange.Response != kept {
+			t.Errorf("%d bytes of the key kept: the client got %q, clipped %v, the body %q; want all, true, %q", n, client, rec.Exchange.Clipped, rec.Exchange.Response, kept)
+		}
+	}
+}

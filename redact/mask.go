@@ -138,6 +138,30 @@ func (m *Masker) Bytes(b []byte) []byte {
 	return b
 }
 
+// BytesCut is Bytes for text that may have been cut off before its end
+// (a response body kept up to --max-bytes, a stream that broke off inside
+// an event): where it ends with a secret's first MinPrefix bytes or more,
+// those are masked too, as a TextStream masks a piece's end, for the rest
+// of that secret never came to be masked with it.
+func (m *Masker) BytesCut(b []byte) []byte {
+	if m == nil {
+		return b
+	}
+	out, copied := m.mask(b)
+	for i, v := range m.raw {
+		if !m.eager[i] {
+			continue
+		}
+		if k := trailingPrefix(b, v); k > 0 {
+			if !copied {
+				out, copied = bytes.Clone(b), true
+			}
+			copy(out[len(out)-k:], bytes.Repeat([]byte{'*'}, k))
+		}
+	}
+	return out
+}
+
 func (m *Masker) mask(b []byte) ([]byte, bool) {
 	if m == nil {
 		return b, false

@@ -70,3 +70,29 @@ func TestMaskerHidesEveryOccurrenceKeepingLengths(t *testing.T) {
 		t.Errorf("a nil Masker changed the text: %q", got)
 	}
 }
+
+// Text cut off inside a secret (a body kept up to --max-bytes) has the
+// secret's start masked at its end, MinPrefix bytes or more of it, as a
+// TextStream masks a piece's end; a whole secret anywhere is masked as
+// Bytes masks it; fewer bytes, a scheme word's start, and text that does
+// not end in a secret are kept.
+func TestBytesCutMasksASecretCutOffAtTheEnd(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8R"
+	m := NewMasker(CredentialValues("Bearer " + key))
+	for _, c := range []struct{ in, want string }{
+		{`{"text":"your key is sk-Zq7vXw9K`, `{"text":"your key is ***********`},
+		{`{"text":"` + key + `"} then sk-Zq`, `{"text":"` + strings.Repeat("*", len(key)) + `"} then *****`},
+		{`{"text":"sk-`, `{"text":"sk-`},
+		{`{"text":"Polar Bear`, `{"text":"Polar Bear`},
+		{`{"text":"sk-Zebra"}`, `{"text":"sk-Zebra"}`},
+		{``, ``},
+	} {
+		if got := string(m.BytesCut([]byte(c.in))); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+	var none *Masker
+	if got := string(none.BytesCut([]byte("sk-Zq7v"))); got != "sk-Zq7v" {
+		t.Errorf("a nil Masker: %q", got)
+	}
+}
