@@ -116,3 +116,18 @@ func TestVerdictNamesUnjudgedLevels(t *testing.T) {
 		t.Errorf("verdict %q; want concurrency 1 named as not judged", v)
 	}
 }
+
+// TestVerdictWhenNoLevelCouldBeJudged: a sweep whose adjacent levels never
+// both had enough streams for an interval says it judged nothing, not
+// "knee: none" as if it had looked and found it calm.
+func TestVerdictWhenNoLevelCouldBeJudged(t *testing.T) {
+	r := &Result{Kind: KindConcurrency, Levels: []Level{synthLevel(t, 1, 1, 180, 181), synthLevel(t, 2, 2, 180, 181)}}
+	v := Verdict(r)
+	if !strings.HasPrefix(v, "knee: not judged: ") || !strings.Contains(v, "concurrency 1, 2 had fewer") || !strings.Contains(v, "--runs-per-level") {
+		t.Errorf("verdict %q; want 'not judged', the levels and what to do", v)
+	}
+	judged := &Result{Kind: KindConcurrency, Levels: []Level{synthLevel(t, 1, 1, 180, 181), synthLevel(t, 2, 2, 180, 181, 182, 183), synthLevel(t, 4, 4, 180, 181, 182, 183)}}
+	if v := Verdict(judged); !strings.HasPrefix(v, "knee: none — ") {
+		t.Errorf("verdict %q; levels 2 and 4 could be judged", v)
+	}
+}

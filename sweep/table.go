@@ -125,13 +125,21 @@ func Verdict(r *Result) string {
 	if len(r.Levels) < 2 {
 		return "knee: none (it needs two levels)"
 	}
-	v := "knee: none — no level's ttft p95 or gap p99 rose more than 25% and 50 ms beyond noise while throughput rose less than 10%"
 	var few []string
-	for _, l := range r.Levels {
+	judged := false // some level and the one before it both had enough streams
+	for i, l := range r.Levels {
 		if len(l.obs.ttft) < compare.MinNoiseStreams {
 			few = append(few, LevelNum(l.Level))
+		} else if i > 0 && len(r.Levels[i-1].obs.ttft) >= compare.MinNoiseStreams {
+			judged = true
 		}
 	}
+	if !judged {
+		// "none" would read as a sweep that found no knee; it looked at none.
+		return fmt.Sprintf("knee: not judged: %s %s had fewer than %d streams with a first token, too few for a noise interval, and no two adjacent levels had enough; give more per level (--runs-per-level)",
+			r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams)
+	}
+	v := "knee: none — no level's ttft p95 or gap p99 rose more than 25% and 50 ms beyond noise while throughput rose less than 10%"
 	if len(few) > 0 {
 		v += fmt.Sprintf(" (not judged: %s %s had fewer than %d streams with a first token, too few for a noise interval)", r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams)
 	}
