@@ -173,7 +173,11 @@ func TestNoiseColumnsAlign(t *testing.T) {
 	if !ok {
 		t.Fatalf("no noise block:\n%s", b.String())
 	}
-	lines := strings.Split(block, "\n")[1:]
+	lines := strings.Split(block, "\n")
+	for len(lines) > 1 && !strings.HasSuffix(lines[0], ")") {
+		lines = lines[1:] // the header, wrapped to 80 columns
+	}
+	lines = lines[1:]
 	at, long := -1, 0
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "  ") {

@@ -39,10 +39,11 @@ const Legend = "! worse by 10% or more (lower is better for latencies, failures 
 func Text(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "drip compare · %d runs · baseline A\n", len(c.Runs))
 	for i, r := range c.Runs {
-		fmt.Fprintf(w, "  %-2s %s\n", Letter(i), runLine(&r))
+		report.Para(w, fmt.Sprintf("  %-2s ", Letter(i)), "     ", runLine(&r))
 	}
 	if len(c.Workload) > 0 {
-		fmt.Fprintln(w, "\n! workload differs: a difference below may come from the workload, not the system")
+		fmt.Fprintln(w)
+		report.Para(w, "", "  ", "! workload differs: a difference below may come from the workload, not the system")
 		for _, d := range c.Workload {
 			for i, v := range d.Values {
 				name := ""
@@ -56,7 +57,10 @@ func Text(w io.Writer, c *Comparison) {
 	fmt.Fprintln(w)
 	writeHeader(w, c)
 	writeSections(w, c.Sections)
-	fmt.Fprintln(w, "\n"+Legend)
+	fmt.Fprintln(w)
+	for _, l := range strings.Split(Legend, "\n") {
+		report.Para(w, "", "  ", l)
+	}
 
 	writeReadings(w, c)
 	writeNoise(w, c)
@@ -180,13 +184,14 @@ func FormatDeltaPct(d *Delta) string {
 
 // writeReadings says which clocks moved in each run and what follows.
 func writeReadings(w io.Writer, c *Comparison) {
-	fmt.Fprintf(w, "\nclocks (%s)\n", MovedRule)
+	fmt.Fprintln(w)
+	report.Para(w, "clocks ", "  ", "("+MovedRule+")")
 	for _, rd := range c.Readings {
 		fmt.Fprintf(w, "  %-2s %s\n", Letter(rd.Run), sanitize.Line(rd.Label))
 		for _, m := range rd.Clocks {
 			fmt.Fprintf(w, "     %-5s %-9s %s\n", m.Clock, movedWord(m.Moved), m.Evidence)
 		}
-		fmt.Fprintf(w, "     reading: %s\n", rd.Verdict)
+		report.Para(w, "     reading: ", "       ", rd.Verdict)
 	}
 }
 
@@ -203,8 +208,9 @@ func movedWord(m *bool) string {
 
 // writeNoise lists the interval of every p50 and p95 difference.
 func writeNoise(w io.Writer, c *Comparison) {
-	fmt.Fprintf(w, "\nnoise: %.0f%% intervals of the difference from A (%s; %d resamples, seed %d)\n",
-		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed)
+	fmt.Fprintln(w)
+	report.Para(w, "noise: ", "  ", fmt.Sprintf("%.0f%% intervals of the difference from A (%s; %d resamples, seed %d)",
+		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed))
 	lines := noiseLines(c)
 	width := 0 // the metric column: as wide as its longest name (first_event p50)
 	for _, n := range lines {
@@ -264,7 +270,7 @@ func fitLeft(s string, width int) string {
 func fit(s string, width int) string { return pad(ansi.Truncate(s, width, "…"), width) }
 
 // GateLines prints each gate's verdict on its own line, with the letter of
-// the run it judged.
+// the run it judged: one line, however wide, so a CI log can be grepped.
 func GateLines(w io.Writer, gates []GateResult) {
 	for _, g := range gates {
 		fmt.Fprintf(w, "  %s %-2s %s — %s\n", report.GateMark(g.Tripped), Letter(g.RunIndex), g.Expr, g.Message)
