@@ -69,8 +69,13 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
+	num, sign := report.Num, signed
+	if unit == "" {
+		// A bare change is in counts ("failed > +1"): 0 → 3 is +3, not +3.00.
+		num, sign = report.Whole, signedWhole
+	}
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, report.FormatFloat(*b), report.FormatFloat(*v), signed(change), unit, verdict(r.Tripped))
+		g.Metric, num(b), num(v), sign(change), unit, verdict(r.Tripped))
 	return r
 }
 
@@ -79,6 +84,15 @@ func verdict(tripped bool) string {
 		return "TRIPPED"
 	}
 	return "passed"
+}
+
+// signedWhole is signed, a whole change without decimals: a count of 0
+// that became 3 rose by +3, not +3.00.
+func signedWhole(v float64) string {
+	if v > 0 {
+		return "+" + report.Whole(&v)
+	}
+	return report.Whole(&v)
 }
 
 // signed prints a change with its sign; no change is 0.

@@ -79,7 +79,7 @@ func TestEvalRelative(t *testing.T) {
 		{"ttft.p95 > +20ms", summaryWith(f(200), 0, nil), summaryWith(f(215), 0, nil), false, f(15), "passed"},
 		{"throughput < -10%", summaryWith(nil, 0, f(100)), summaryWith(nil, 0, f(80)), true, f(-20), "TRIPPED"},
 		{"throughput < -10%", summaryWith(nil, 0, f(100)), summaryWith(nil, 0, f(120)), false, f(20), "passed"},
-		{"failed > +1", summaryWith(nil, 1, nil), summaryWith(nil, 3, nil), true, f(2), "TRIPPED"},
+		{"failed > +1", summaryWith(nil, 1, nil), summaryWith(nil, 3, nil), true, f(2), "failed 1 → 3: +2 against the baseline: TRIPPED"},
 		// A change from 0 in percent is unbounded: it trips "> +10%" and has no value.
 		{"failed > +10%", summaryWith(nil, 0, nil), summaryWith(nil, 2, nil), true, nil, "baseline is 0"},
 		{"failed > +10%", summaryWith(nil, 0, nil), summaryWith(nil, 0, nil), false, f(0), "passed"},
