@@ -141,23 +141,31 @@ func TestMaskingAFrameWithoutASecretAllocatesNothing(t *testing.T) {
 }
 
 // The cost masking adds to each content frame on the read path when the
-// request carries a Bearer key (every value redact finds in it), for a
-// stream that reasons for 64 words and then answers for 128, a word a
-// frame.
+// request carries a Bearer key (every value redact finds in it), a word a
+// frame: a stream that reasons for 64 words and then answers for 128, and
+// the worst case, one whose channel changes every frame (both views mask
+// each frame).
 func BenchmarkFrameTextMask(b *testing.B) {
 	m := redact.NewMasker(redact.CredentialValues("Bearer sk-proj-" + strings.Repeat("Zq7vXw9KpL3mNc8R", 3)))
 	words := strings.Fields("The quick brown fox jumps over the lazy dog and keeps on running")
-	frames := make([]record.Frame, 192)
-	for i := range frames {
-		frames[i] = record.Frame{Kind: record.KindContent, Text: " " + words[i%len(words)]}
-		if i < 64 {
-			frames[i].Channel = record.ChannelReasoning
-		}
-	}
-	text := NewFrameText(m)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		f := frames[i%len(frames)]
-		text.mask(&f)
+	for name, reasoning := range map[string]func(i int) bool{
+		"reasoning then answer": func(i int) bool { return i < 64 },
+		"channel every frame":   func(i int) bool { return i%2 == 0 },
+	} {
+		b.Run(name, func(b *testing.B) {
+			frames := make([]record.Frame, 192)
+			for i := range frames {
+				frames[i] = record.Frame{Kind: record.KindContent, Text: " " + words[i%len(words)]}
+				if reasoning(i) {
+					frames[i].Channel = record.ChannelReasoning
+				}
+			}
+			text := NewFrameText(m)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				f := frames[i%len(frames)]
+				text.mask(&f)
+			}
+		})
 	}
 }
