@@ -320,3 +320,34 @@ func inTrailingPrefix(text string, k, end int) bool {
 	}
 	return false
 }
+
+// What docs/security.md says can still show of a split key, and no more:
+// of a key no view holds whole (another channel's text between its
+// pieces, or its rest in an in-stream error), what follows the break; its
+// start is masked as it ended a frame.
+func TestFrameTextShowsOnlyTheDocumentedResidual(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	content := func(c record.Channel, text string) record.Frame {
+		return record.Frame{Kind: record.KindContent, Channel: c, Text: text}
+	}
+	for _, c := range []struct {
+		frames []record.Frame
+		want   string
+	}{
+		{[]record.Frame{content(record.ChannelReasoning, key[:7]), content(record.ChannelText, "OK"), content(record.ChannelTool, key[7:])}, "*******OK" + key[7:]},
+		{[]record.Frame{content(record.ChannelReasoning, key[:7]), content(record.ChannelReasoning, " hmm"), content(record.ChannelText, key[7:])}, "******* hmm" + key[7:]},
+		{[]record.Frame{content(record.ChannelText, key[:7]), {Kind: record.KindError, Text: key[7:]}}, "*******" + key[7:]},
+		// With nothing between, either view holds it whole.
+		{[]record.Frame{content(record.ChannelReasoning, key[:7]), content(record.ChannelTool, key[7:])}, strings.Repeat("*", len(key))},
+		{[]record.Frame{content(record.ChannelText, key[:7]), content(record.ChannelReasoning, "OK"), content(record.ChannelText, key[7:])}, "*******OK" + strings.Repeat("*", len(key)-7)},
+	} {
+		text := probe.NewFrameText(redact.NewMasker([]string{key}))
+		var got strings.Builder
+		for i := range c.frames {
+			got.WriteString(text.Next(&c.frames[i]))
+		}
+		if got.String() != c.want {
+			t.Errorf("%+v: %q, want %q", c.frames, got.String(), c.want)
+		}
+	}
+}
