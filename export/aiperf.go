@@ -33,7 +33,7 @@ var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptToke
 
 // AIPerf writes the streams of a recording (drip record) as a mooncake
 // trace: one line per request, in the order they started, timestamps from
-// the first. A stream that failed before any content has no output length
+// the first line's. A stream that failed before any content has no output length
 // (0 would ask AIPerf for an empty answer), and one whose server reported
 // no prompt tokens no input length (AIPerf refuses a line without one, or
 // a text_input or messages, which would carry the prompt): each is left
@@ -41,12 +41,11 @@ var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptToke
 // body, no credential.
 func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 	var st AIPerfStats
-	bw := bufio.NewWriter(w)
-	first := math.Inf(1)
-	for _, r := range streams {
-		first = math.Min(first, r.RunOffsetMS)
+	type line struct {
+		at float64
+		MooncakeLine
 	}
-	enc := json.NewEncoder(bw)
+	var lines []line
 	for _, r := range streams {
 		if r.TTFTMS == nil {
 			st.NoOutput++
@@ -57,8 +56,20 @@ func AIPerf(w io.Writer, streams []*record.Record) (AIPerfStats, error) {
 			st.NoInputCount++
 			continue
 		}
-		line := MooncakeLine{Timestamp: int64(math.Round(r.RunOffsetMS - first)), InputLength: *in, OutputLength: r.OutputTokens}
-		if err := enc.Encode(line); err != nil {
+		lines = append(lines, line{r.RunOffsetMS, MooncakeLine{InputLength: *in, OutputLength: r.OutputTokens}})
+	}
+	// AIPerf sends a line timestamp ms after its schedule starts: the
+	// first line written is 0, not the first recorded request, which may
+	// be left out.
+	first := math.Inf(1)
+	for _, l := range lines {
+		first = math.Min(first, l.at)
+	}
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, l := range lines {
+		l.Timestamp = int64(math.Round(l.at - first))
+		if err := enc.Encode(l.MooncakeLine); err != nil {
 			return st, err
 		}
 		st.Lines++

@@ -29,7 +29,7 @@ func newExportCmd() *cobra.Command {
 		Short: "A mooncake-style trace of a recording, for NVIDIA AIPerf",
 		Long: `Write the streams of a 'drip record' file as a mooncake-style trace, one
 line per request in the order they started: timestamp (ms from the first
-request), input_length (prompt tokens, as the server's usage report said)
+line's request: 0 on the first line), input_length (prompt tokens, as the server's usage report said)
 and output_length (output tokens). AIPerf can then put its own numbers
 on the same requests:
   aiperf profile --input-file trace.jsonl --custom-dataset-type mooncake_trace
