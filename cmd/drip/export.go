@@ -29,9 +29,9 @@ func newExportCmd() *cobra.Command {
 		Short: "A mooncake-style trace of a recording, for NVIDIA AIPerf",
 		Long: `Write the streams of a 'drip record' file as a mooncake-style trace, one
 line per request in the order they started: timestamp (ms from the first
-line's request: 0 on the first line), input_length (prompt tokens, as the server's usage report said)
-and output_length (output tokens). AIPerf can then put its own numbers
-on the same requests:
+line's request: 0 on the first line), input_length (prompt tokens, as the
+server's usage report said) and output_length (output tokens). AIPerf can
+then put its own numbers on the same requests:
   aiperf profile --input-file trace.jsonl --custom-dataset-type mooncake_trace
 No header, body or credential goes into the trace. A stream is left out, and
 counted on stderr, when its server reported no prompt tokens (AIPerf
