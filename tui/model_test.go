@@ -316,6 +316,15 @@ func TestKeys(t *testing.T) {
 	if s := h.screen(); strings.Contains(s, "ttft 180ms") || !strings.Contains(s, "━⏸ 300ms━") {
 		t.Errorf("zoomed timeline does not show the last seconds only:\n%s", s)
 	}
+	// Its title says so: the axis alone did not say the start is off it.
+	if s := h.screen(); !strings.Contains(s, "zoomed: its last 2s, z: all") {
+		t.Errorf("the zoomed timeline does not say it is zoomed:\n%s", s)
+	}
+	h.update(press("z"))
+	if s := h.screen(); strings.Contains(s, "zoomed") || !strings.Contains(s, "ttft 180ms") {
+		t.Errorf("z again does not show the whole stream:\n%s", s)
+	}
+	h.update(press("z"))
 	h.update(press("b"))
 	if s := h.screen(); !strings.Contains(s, "runs × time") || !strings.Contains(s, "time 0–") {
 		t.Error("heatmap did not switch to time buckets")

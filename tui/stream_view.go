@@ -207,6 +207,9 @@ func (p streamTimeline) draw(b box) string {
 	if shown := views.TimelineEarlierRows(len(earlier), b.h-1); shown < len(earlier) {
 		note = fmt.Sprintf("last %d of %d runs · ", shown+1, len(earlier)+1)
 	}
+	if s.zoom { // the axis alone did not say the stream's start is off it
+		note = fmt.Sprintf("zoomed: its last %ds, z: all · ", zoomMS/1000) + note
+	}
 	legend := views.TimelineLegend(b.w-lipgloss.Width(" timeline "+note)-1, &st.Views)
 	return title(st, "timeline", st.Views.Label.Render(note)+legend, b.w, false) + "\n" +
 		views.Timeline(&s.cur, earlier, zoom, b.w, b.h-1, &st.Views)
