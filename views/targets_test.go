@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -320,6 +321,41 @@ func TestTargetTitleDropsWholeParts(t *testing.T) {
 		}
 		if strings.HasSuffix(line, "…") && !strings.Contains(line, "… · ") {
 			t.Errorf("%s: the line ends in a stub: %q", tc.name, line)
+		}
+	}
+}
+
+// TestLaneShowsWhereAStreamBroke: a stream an idle timeout ended showed
+// "⏸ 680ms…" growing while it waited, then, failed, a lane that stopped
+// at its last frame: the second it waited and where it broke were gone.
+// A failed stream with no error frame draws its silence as a wait and ✖
+// where it ended, beside the last frame when they share a cell.
+func TestLaneShowsWhereAStreamBroke(t *testing.T) {
+	st := NewStyles(true, false)
+	idle := replay(t, "steady", 0)
+	idle.Frames = idle.Frames[:12]
+	idle.Status, idle.Complete = record.StatusFailed, false
+	idle.Error = &record.Error{Class: record.ErrTimeoutIdle}
+	idle.DurationMS = idle.Frames[11].TMS + 1000
+	reset := replay(t, "abort-midstream", 0) // as drip saw it: reset 2ms after its last frame
+	reset.Status, reset.Error = record.StatusFailed, &record.Error{Class: record.ErrReset}
+	reset.DurationMS = reset.Frames[len(reset.Frames)-1].TMS + 2
+	refused := &record.Record{Status: record.StatusFailed, Error: &record.Error{Class: record.ErrHTTP4xx}, DurationMS: 90}
+	for _, tc := range []struct {
+		name string
+		r    *record.Record
+		want *regexp.Regexp
+	}{
+		{"idle timeout", idle, regexp.MustCompile(`│╌{10,}✖ *$`)},
+		{"reset", reset, regexp.MustCompile(`│╌*✖ *$`)},
+		{"429", refused, regexp.MustCompile(`^#1 +╌+✖ *$`)},
+		{"complete", replay(t, "steady", 0), regexp.MustCompile(`■ *$`)},
+	} {
+		for _, w := range []int{80, 120} {
+			lane := strings.Split(ansi.Strip(TimelineLane(&Stream{Run: 1, Phase: PhaseDone, Record: tc.r}, nil, AxisEnd(tc.r.DurationMS), w, 2, &st)), "\n")[0]
+			if !tc.want.MatchString(lane) || tc.name == "complete" && strings.Contains(lane, "✖") {
+				t.Errorf("%s at %d columns: lane %q, want it to match %s", tc.name, w, lane, tc.want)
+			}
 		}
 	}
 }

@@ -241,6 +241,7 @@ func timelineRow(r *record.Record, end float64, earlier bool, ax axis, st *Style
 	waitRow(row, r, end, ax, st)
 	labels := stallsRow(row, r, ax, st)
 	framesRow(row, r, ax, st)
+	brokenEnd(row, r, end, ax, st)
 	if earlier {
 		dim := st.Earlier
 		for i := range row.st {
@@ -329,6 +330,38 @@ func framesRow(row cellRow, r *record.Record, ax axis, st *Styles) {
 			}
 		}
 		i = j
+	}
+}
+
+// brokenEnd draws how a stream that failed with no error frame (a reset,
+// a timeout) ended: the silence after its last frame as a wait and ✖
+// where it broke, so the second an idle timeout waited stays on the lane
+// once the live stall that showed it is gone.
+func brokenEnd(row cellRow, r *record.Record, end float64, ax axis, st *Styles) {
+	if r.Status != record.StatusFailed || end < ax.from {
+		return
+	}
+	from := ax.cell(0)
+	for i := range r.Frames {
+		if r.Frames[i].Kind == adapters.KindError {
+			return // the frame says where
+		}
+		from = ax.cell(r.Frames[i].TMS) + 1
+	}
+	c := ax.cell(end)
+	if c < 0 {
+		return
+	}
+	for x := max(from, 0); x < c; x++ {
+		if row.r[x] == ' ' {
+			row.set(x, glyphWait, &st.Wait)
+		}
+	}
+	if row.r[c] != ' ' && row.r[c] != glyphWait {
+		c++ // the last frame's cell: the mark goes beside it
+	}
+	if c < ax.cells && (row.r[c] == ' ' || row.r[c] == glyphWait) {
+		row.set(c, glyphError, &st.Error)
 	}
 }
 
