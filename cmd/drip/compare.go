@@ -141,6 +141,10 @@ e2e and the tail moved beyond noise, and what that reads as — gaps moved
 with ttft held points at the transport, ttft moved with gaps held at a
 queue before generation.
 
+Exit codes: 0 compared, no gate tripped; 1 a --fail-if gate tripped; 2
+usage error (a bad flag or gate, a missing file, fewer than two runs); 3 a
+record file that holds no record or cannot be read.
+
 ` + gateAliasHelp
 
 // compareExample is drip compare's --help examples.

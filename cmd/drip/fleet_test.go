@@ -121,3 +121,30 @@ func testMergeSaysTheDripVersions(t *testing.T) {
 		t.Errorf("one version, yet a note: %s", stderr)
 	}
 }
+
+// drip compare's and drip merge's --help state their exit codes, and the
+// codes hold: a missing file is a usage error (2), a file without a
+// record could not be read as a run (3).
+func TestCompareAndMergeExitCodesAsTheirHelpSays(t *testing.T) {
+	dir := t.TempDir()
+	empty, missing := filepath.Join(dir, "empty.jsonl"), filepath.Join(dir, "missing.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := recordFile("steady.jsonl")
+	for _, cmd := range []string{"compare", "merge"} {
+		_, help, _ := drip(t, cmd, "--help")
+		if !strings.Contains(help, "Exit codes: 0 ") {
+			t.Errorf("drip %s --help states no exit codes:\n%s", cmd, help)
+		}
+		for file, want := range map[string]int{missing: exitUsage, empty: exitCannotGo} {
+			args := []string{cmd, base, file}
+			if cmd == "merge" {
+				args = append(args, "--out", filepath.Join(dir, "out.jsonl"))
+			}
+			if code, _, stderr := drip(t, args...); code != want {
+				t.Errorf("drip %s with %s: exit %d, want %d\n%s", cmd, filepath.Base(file), code, want, stderr)
+			}
+		}
+	}
+}

@@ -96,7 +96,11 @@ is pooled from the histograms the summaries carry — never an average of
 their percentiles — so n, min, max and mean are exact and each percentile
 within 0.5% of the one over all the raw records. Tokens per second is not
 pooled (each run's window is on its own host's clock). The merged summary
-goes to stdout, or to --out.`
+goes to stdout, or to --out.
+
+Exit codes: 0 merged; 2 usage error or a refused merge (workloads that
+differ, a stream twice, a shard missing, a missing file); 3 a record file
+that holds no record or cannot be read, or a failed write to --out.`
 
 // mergeExample is drip merge's --help examples.
 var mergeExample = `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
