@@ -211,3 +211,16 @@ func TestTextReportWithoutStallsAndWithAHint(t *testing.T) {
 		}
 	}
 }
+
+// The warmup line says the count and the rule once: the rule already says
+// the streams are excluded ("2 streams, excluded (1 warmup stream per
+// prompt …, excluded from every figure)" said it twice).
+func TestWarmupLineSaysItOnce(t *testing.T) {
+	wl := &stats.Workload{Warmup: 1, WarmupRule: "1 warmup stream per prompt before measuring, excluded from every figure"}
+	if got, want := warmupLine(2, wl), "2 streams: 1 warmup stream per prompt before measuring, excluded from every figure"; got != want {
+		t.Errorf("warmup line %q, want %q", got, want)
+	}
+	if got := warmupLine(0, &stats.Workload{}); got != "none" {
+		t.Errorf("no warmup: %q", got)
+	}
+}

@@ -116,21 +116,22 @@ func headText(w io.Writer, s *stats.Summary) {
 	st := &s.Streams
 	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s\n          %d incomplete · %d canceled · %d buffered\n",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy), st.Incomplete, st.Canceled, st.Buffered)
-	fmt.Fprintln(w, warmupLine(st.Warmup, wl))
+	Para(w, "warmup    ", "          ", warmupLine(st.Warmup, wl))
 	fmt.Fprintln(w)
 }
 
 // warmupLine is the report's warmup line: the streams left out and the
-// rule that left them out, or none when none were planned or recorded.
+// rule that left them out (which says they are excluded), or none when
+// none were planned or recorded.
 func warmupLine(n int, wl *stats.Workload) string {
 	if n == 0 && wl.Warmup == 0 {
-		return "warmup    none"
+		return "none"
 	}
 	count := stats.Count(n, "stream")
 	if wl.WarmupRule == "" {
-		return "warmup    " + count + ", excluded from every figure"
+		return count + ", excluded from every figure"
 	}
-	return "warmup    " + count + ", excluded (" + sanitize.Line(wl.WarmupRule) + ")"
+	return count + ": " + sanitize.Line(wl.WarmupRule)
 }
 
 // distText is the table of distributions, held time when the server
