@@ -191,7 +191,8 @@ func (f *requestFlags) promptSet() ([]probe.Prompt, error) {
 		set = []probe.Prompt{{ID: probe.DefaultPromptID, Text: defaultPrompt}}
 	}
 	if err := probe.CheckPromptIDs(set); err != nil {
-		return nil, usageErr("%v", err)
+		// Name where ids come from: a repeat may span -p and two files.
+		return nil, usageErr("-p/--prompt-file: %v (ids: p1, p2, … for -p, a text file's name, a .jsonl line's \"id\"; each must differ)", err)
 	}
 	return set, nil
 }

@@ -45,7 +45,7 @@ func TestRunWorkloadUsageErrors(t *testing.T) {
 		{[]string{"--runs", "0"}, "needs a --duration"},
 		{[]string{"--concurrency", "0"}, "at least 1"},
 		{[]string{"--rate", "5", "--max-inflight", "0"}, "at least 1"},
-		{[]string{"-p", "a", "--prompt-file", dup}, `"p1" appears twice`},
+		{[]string{"-p", "a", "--prompt-file", dup}, `-p/--prompt-file: prompt id "p1" appears twice`},
 		{[]string{"--prompt-file", bad}, "bad.jsonl: line 2:"},
 	} {
 		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1"}, tc.args...)...)
