@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -349,5 +350,32 @@ func TestFrameTextShowsOnlyTheDocumentedResidual(t *testing.T) {
 		if got.String() != c.want {
 			t.Errorf("%+v: %q, want %q", c.frames, got.String(), c.want)
 		}
+	}
+}
+
+// A prompt that quotes the key the request carries (a user pasting it in,
+// a workload file that holds it): the server gets it as written; the
+// record's kept request (--keep-request) has it starred.
+func TestKeptRequestHasTheKeyStarred(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = string(b)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	tgt := probe.Target{
+		URL: srv.URL + "/v1/chat/completions", Format: adapters.Lookup("openai-chat"),
+		Header: http.Header{"Authorization": {"Bearer " + key}}, Request: adapters.Request{Model: "m", Prompt: "is " + key + " valid?"},
+	}
+	rec := probe.Stream(context.Background(), tgt, probe.Options{KeepRequest: true}, &record.Record{}, nil)
+	kept := string(rec.Request)
+	if strings.Contains(kept, "Zq7v") || !strings.Contains(kept, "is "+strings.Repeat("*", len(key))+" valid?") || !json.Valid(rec.Request) {
+		t.Errorf("kept request %s; want the prompt with the key starred, JSON still", kept)
+	}
+	if !strings.Contains(got, "is "+key+" valid?") {
+		t.Errorf("the server got %s; want the prompt as written, key and all", got)
 	}
 }

@@ -178,12 +178,13 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	if e != nil {
 		return finish(rec, o, time.Time{}, e, nil, observe)
 	}
-	if o.KeepRequest {
-		rec.Request = append([]byte(nil), body...)
-	}
 	// What the server says back is masked for the credentials this request
-	// carries as sent: an error quoting the key reaches no record or output.
+	// carries as sent: an error quoting the key reaches no record or output;
+	// nor does a kept prompt that quotes it.
 	mask := redact.NewMasker(RequestSecrets(req))
+	if o.KeepRequest {
+		rec.Request = append([]byte(nil), mask.Bytes(body)...)
+	}
 	req, release, err := connectTurn(req, o.Clock, rec)
 	if err != nil {
 		return finish(rec, o, time.Time{}, classify(ctx, err), mask, observe)

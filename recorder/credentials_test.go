@@ -226,3 +226,45 @@ func recordOne(t *testing.T, o recorder.Options, said, key string) (*record.Reco
 	}
 	return got[0], string(client)
 }
+
+// A prompt that quotes the request's own key (a user pasting it into the
+// chat, a client echoing its config): the upstream gets the body as it was
+// sent; the record keeps it with the key starred, JSON still, in both the
+// raw and the URL-escaped form.
+func TestARecordMasksTheKeyInTheRequestBody(t *testing.T) {
+	const key = "sk-Zq7vXw9K/pL3mNc8RtY2u"
+	sent := `{"model":"m","stream":true,"messages":[{"role":"user","content":"why is ` + key + ` refused? (` + url.QueryEscape(key) + `)"}]}`
+	var upstreamGot atomic.Value
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		upstreamGot.Store(string(b))
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sse)
+	}))
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var got []*record.Record
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { got = append(got, r) })
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions", strings.NewReader(sent))
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	p.Wait()
+	if upstreamGot.Load() != sent {
+		t.Errorf("the upstream got %q, want the body as sent, %q", upstreamGot.Load(), sent)
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d records, want 1", len(got))
+	}
+	kept := string(got[0].Exchange.RequestBody())
+	want := strings.NewReplacer(key, strings.Repeat("*", len(key)), url.QueryEscape(key), strings.Repeat("*", len(url.QueryEscape(key)))).Replace(sent)
+	if kept != want || got[0].Exchange.Body == nil {
+		t.Errorf("the record keeps the request body %q (as JSON: %v), want %q", kept, got[0].Exchange.Body != nil, want)
+	}
+}

@@ -138,11 +138,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "drip record: reading the request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	x := newExchange(r, body)
+	mask := redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))
+	// The upstream gets the body as the client sent it; the record keeps
+	// it with the request's own credentials starred (a prompt that quotes
+	// the key), so a replay sends the stars, never the key.
+	x := newExchange(r, mask.Bytes(body))
 	rec := &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
-	mask := redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))
 	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
 	if len(body) > maxRequestBody {
 		// The upstream gets it all, as the client sent it; the record
