@@ -220,7 +220,14 @@ func newTargetTable(c *compare.Comparison, rows map[string]compare.Row, d deltaD
 				w += pw + 1
 			}
 		}
-		t.widths[i] = max(w, ansi.StringWidth(t.cells[0][i][partValue]))
+		// A heading wider than its column's parts ("B 3 runs" over "—"
+		// cells) widens the value part, so the figures still line up
+		// under it rather than squeezing to "— —  —".
+		if head := ansi.StringWidth(t.cells[0][i][partValue]); head > w && w >= 0 {
+			t.parts[i][partValue] += head - w
+			w = head
+		}
+		t.widths[i] = w
 	}
 	return t
 }

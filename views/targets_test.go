@@ -359,3 +359,28 @@ func TestLaneShowsWhereAStreamBroke(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetClocksLineUpUnderTheHeading: a target whose runs all failed
+// (HTTP 429) has "—" for most figures, and its column squeezed under its
+// heading to "— —  —" beside "0 0 0%". The cells line up at the heading's
+// right edge whatever they hold.
+func TestTargetClocksLineUpUnderTheHeading(t *testing.T) {
+	st := NewStyles(true, false)
+	steady := []*record.Record{replay(t, "steady", 0), replay(t, "steady", 1)}
+	var limited []*record.Record
+	for i := range 2 {
+		limited = append(limited, &record.Record{Seq: i, Status: record.StatusFailed, Error: &record.Error{Class: record.ErrHTTP429}, DurationMS: 2})
+	}
+	c, err := compare.New([]compare.Input{{Label: "steady", Records: steady}, {Label: "rate-limited", Records: limited}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(ansi.Strip(TargetClocks(c, nil, 80, TargetClocksRows(), &st)), "\n")
+	edge := ansi.StringWidth(strings.TrimRight(lines[0], " ")) // the end of "B 2 runs"
+	for _, l := range lines[1 : len(lines)-1] {
+		r := []rune(l)
+		if len(r) < edge || r[edge-1] == ' ' || edge < len(r) && r[edge] != ' ' {
+			t.Errorf("a cell does not end under the heading's edge (column %d):\n%s\n%s", edge, lines[0], l)
+		}
+	}
+}
