@@ -110,10 +110,10 @@ func Text(w io.Writer, r *Result) {
 	for i, row := range rows {
 		line(row, marks[i])
 	}
-	fmt.Fprintln(w, "  "+Units)
-	fmt.Fprintln(w, "  "+Verdict(r))
+	report.Para(w, "  ", "    ", Units)
+	report.Para(w, "  ", "    ", Verdict(r))
 	if r.Stopped != nil {
-		fmt.Fprintln(w, "  stopped: "+*r.Stopped)
+		report.Para(w, "  stopped: ", "    ", *r.Stopped)
 	}
 }
 

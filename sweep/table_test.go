@@ -49,7 +49,14 @@ func TestTableMarksTheKnee(t *testing.T) {
 			t.Errorf("knee mark on %q; want the concurrency 8 row", line)
 		}
 	}
-	if !strings.Contains(b.String(), "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(b.String(), "stopped: --stop-when 'ttft.p95 > 500ms' held at concurrency 16") {
+	words := strings.Join(strings.Fields(b.String()), " ") // the prose under the table wraps at 80 columns
+	if !strings.Contains(words, "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(words, "stopped: --stop-when 'ttft.p95 > 500ms' held at concurrency 16") {
 		t.Errorf("report lacks the knee's verdict or the stop:\n%s", b.String())
+	}
+	_, prose, _ := strings.Cut(b.String(), "\n  latencies in ms")
+	for _, line := range strings.Split(prose, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("a line under the table is %d columns wide, over 80: %q", n, line)
+		}
 	}
 }
