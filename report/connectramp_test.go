@@ -30,6 +30,11 @@ func TestConnectRampInSummaryAndText(t *testing.T) {
 	if want := "ramp      2 of 3 streams waited for a turn to connect: wait p50 20.00 p99"; !strings.Contains(b.String(), want) {
 		t.Errorf("text report lacks %q:\n%s", want, b.String())
 	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := len([]rune(l)); n > Width && !strings.HasPrefix(l, "drip · ") {
+			t.Errorf("line %d columns wide, over %d: %q", n, Width, l)
+		}
+	}
 
 	none := stats.NewAggregate(stats.DefaultStall)
 	none.Add(&record.Record{Phase: record.PhaseMeasure, Status: record.StatusComplete})

@@ -182,12 +182,12 @@ func figuresText(w io.Writer, s *stats.Summary) {
 		fmt.Fprintf(w, "prompts   input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)\n", Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N)
 	}
 	if g := s.Goodput; g != nil {
-		fmt.Fprintf(w, "goodput   %s%% (%d of %d streams completed and met %s) · %s good streams/s\n",
-			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS))
+		Para(w, "goodput   ", "          ", fmt.Sprintf("%s%% (%d of %d streams completed and met %s) · %s good streams/s",
+			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS)))
 	}
 	if c := s.ConnectRamp; c != nil {
-		fmt.Fprintf(w, "ramp      %d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)\n",
-			c.Waited, s.Streams.Attempted, Num(c.Wait.P50), Num(c.Wait.P99), Num(c.Wait.Max))
+		Para(w, "ramp      ", "          ", fmt.Sprintf("%d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)",
+			c.Waited, s.Streams.Attempted, Num(c.Wait.P50), Num(c.Wait.P99), Num(c.Wait.Max)))
 	}
 }
 
