@@ -136,7 +136,11 @@ seeded uniform amount within ±D, never before the read before it.
 --slots N serves at most N streams at once and queues the rest in arrival
 order, as a model server with a full batch does: a queued stream's time to
 first token grows with the queue while its gaps stay those of the scenario,
-so a sweep past N finds the knee.`
+so a sweep past N finds the knee.
+
+Exit codes: 2 a usage error (a flag, a --from file that is missing or
+holds no exchange 'drip record' wrote), 3 --addr cannot be had or --from
+does not parse, 130 after Ctrl-C and 143 after SIGTERM.`
 
 // fixturesExample is drip fixtures' --help examples.
 var fixturesExample = `  drip fixtures serve --addr 127.0.0.1:8089`

@@ -110,7 +110,13 @@ body over 32 MiB is forwarded whole but not kept (exchange.body_omitted):
 that exchange cannot be replayed.
 
 A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
-exchanges in flight (recorded as canceled) and finishes writing the file.`
+exchanges in flight (recorded as canceled, their clients' responses cut
+off, not ended) and finishes writing the file.
+
+Exit codes: 2 a usage error (a flag; without --out, a rec.jsonl that holds
+an earlier recording), 3 --listen cannot be had or --out cannot be
+written, 130 after Ctrl-C and 143 after SIGTERM, every exchange that began
+written.`
 
 // recordExample is drip record's --help examples.
 var recordExample = `  drip record --upstream https://api.openai.com --out rec.jsonl

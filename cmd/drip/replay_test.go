@@ -128,6 +128,10 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{[]string{"export", "aiperf", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
 		{[]string{"export", "aiperf", runs}, exitUsage, "no recorded streams"},
 		{[]string{"export", "aiperf", unsized}, exitCannotGo, "left out 1 stream whose server reported no prompt tokens"},
+		{[]string{"fixtures", "serve", "--from", filepath.Join(dir, "missing.jsonl")}, exitUsage, "missing.jsonl: no such file"},
+		{[]string{"fixtures", "serve", "--from", runs}, exitUsage, "no recorded exchanges: the file needs records written by drip record"},
+		{[]string{"fixtures", "serve", "--from", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
+		{[]string{"fixtures", "serve", "--from", rec, "--addr", busy.Addr().String()}, exitCannotGo, "address already in use"},
 	} {
 		code, _, stderr := drip(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.says) || strings.Contains(stderr, "panic") || strings.Contains(stderr, "SECRET") {
