@@ -1,12 +1,14 @@
 package compare_test
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -411,5 +413,26 @@ func TestRegistryMetricsAreCompareRows(t *testing.T) {
 				t.Errorf("run %d %s = %v, recomputed %v", i, key, got, exp)
 			}
 		}
+	}
+}
+
+// A failure class longer than the label column widens it rather than be
+// cut: "failed timeout_total" read "failed timeout_to…".
+func TestTextKeepsLongFailureClassesWhole(t *testing.T) {
+	steady := load(t, "steady.jsonl")[0]
+	failed := compare.Input{Label: "timeouts.jsonl"}
+	for i, r := range steady.Records {
+		c := *r
+		c.Seq, c.Status, c.Error, c.Complete = i, record.StatusFailed, &record.Error{Class: record.ErrTimeoutTotal, Message: "total timeout"}, false
+		failed.Records = append(failed.Records, &c)
+	}
+	cmp, err := compare.New([]compare.Input{steady, failed}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	compare.Text(&b, cmp)
+	if !strings.Contains(b.String(), "  failed timeout_total ") || strings.Contains(b.String(), "timeout_to…") {
+		t.Errorf("the failure class's row is cut:\n%s", b.String())
 	}
 }

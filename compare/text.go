@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -16,11 +17,12 @@ import (
 
 // Column widths of the text table.
 const (
-	labelW = 20
-	valueW = 10
-	deltaW = 10
-	pctW   = 9
-	markW  = 3
+	labelW    = 20 // at least; as wide as the longest label needs, up to maxLabelW
+	maxLabelW = 32
+	valueW    = 10
+	deltaW    = 10
+	pctW      = 9
+	markW     = 3
 )
 
 // Letter names run i in tables: A is the baseline.
@@ -55,8 +57,9 @@ func Text(w io.Writer, c *Comparison) {
 		}
 	}
 	fmt.Fprintln(w)
-	writeHeader(w, c)
-	writeSections(w, c.Sections)
+	lw := labelWidth(c)
+	writeHeader(w, c, lw)
+	writeSections(w, c.Sections, lw)
 	fmt.Fprintln(w)
 	for _, l := range strings.Split(Legend, "\n") {
 		report.Para(w, "", "  ", l)
@@ -66,10 +69,10 @@ func Text(w io.Writer, c *Comparison) {
 	writeNoise(w, c)
 	if len(c.Prompts) > 0 {
 		fmt.Fprintln(w, "\nper prompt")
-		writeHeader(w, c)
+		writeHeader(w, c, lw)
 		for _, p := range c.Prompts {
 			fmt.Fprintf(w, "prompt %s\n", sanitize.Line(p.ID))
-			writeSections(w, indent(p.Sections))
+			writeSections(w, indent(p.Sections), lw)
 		}
 	}
 	if len(c.Gates) > 0 {
@@ -92,7 +95,24 @@ func runLine(r *Run) string {
 	return s
 }
 
-func writeHeader(w io.Writer, c *Comparison) {
+// labelWidth is the label column's width: labelW, or wider for a row
+// whose label needs it ("failed timeout_total" was cut to
+// "failed timeout_to…"), up to maxLabelW.
+func labelWidth(c *Comparison) int {
+	lw := labelW
+	secs := slices.Clone(c.Sections)
+	for _, p := range c.Prompts {
+		secs = append(secs, indent(p.Sections)...)
+	}
+	for _, sec := range secs {
+		for _, r := range sec.Rows {
+			lw = max(lw, ansi.StringWidth("  "+sanitize.Line(r.Label))+1)
+		}
+	}
+	return min(lw, maxLabelW)
+}
+
+func writeHeader(w io.Writer, c *Comparison, labelW int) {
 	var top, sub strings.Builder
 	sub.WriteString(strings.Repeat(" ", labelW))
 	for i, r := range c.Runs {
@@ -110,7 +130,7 @@ func writeHeader(w io.Writer, c *Comparison) {
 	fmt.Fprintln(w, strings.TrimRight(sub.String(), " "))
 }
 
-func writeSections(w io.Writer, secs []Section) {
+func writeSections(w io.Writer, secs []Section, labelW int) {
 	for _, sec := range secs {
 		var b strings.Builder
 		b.WriteString(fitLeft(sec.Title, labelW))
@@ -123,12 +143,12 @@ func writeSections(w io.Writer, secs []Section) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 		for _, r := range sec.Rows {
-			fmt.Fprintln(w, strings.TrimRight(rowLine(r), " "))
+			fmt.Fprintln(w, strings.TrimRight(rowLine(r, labelW), " "))
 		}
 	}
 }
 
-func rowLine(r Row) string {
+func rowLine(r Row, labelW int) string {
 	var b strings.Builder
 	b.WriteString(fitLeft("  "+sanitize.Line(r.Label), labelW))
 	for i, v := range r.Values {
