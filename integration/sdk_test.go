@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -47,14 +48,47 @@ func nodeSDKs(t *testing.T) (node, script string) {
 // streamSDK streams one answer with an SDK and returns its text.
 func streamSDK(t *testing.T, node, script, sdk, baseURL, model string) string {
 	t.Helper()
+	text, sdkErr, err := runSDK(node, script, sdk, baseURL, model)
+	if err != nil || sdkErr != "" {
+		t.Fatalf("%s SDK at %s: %v; text %q; error %q", sdk, baseURL, err, text, sdkErr)
+	}
+	return text
+}
+
+// runSDK streams one answer with an SDK: the text it got and the error it
+// raised ("" when none); err when the script's output is not its JSON.
+func runSDK(node, script, sdk, baseURL, model string) (text, sdkErr string, err error) {
 	cmd := exec.Command(node, script, sdk, baseURL, model, "Say something steady.")
 	cmd.Env = append(os.Environ(), "DRIP_TEST_KEY="+sdkKey)
-	out, err := cmd.Output()
+	out, _ := cmd.Output() // exit 1 when the SDK raised: its JSON says what
 	var res struct{ Text, Error string }
-	if jerr := json.Unmarshal(bytes.TrimSpace(out), &res); jerr != nil || err != nil || res.Error != "" {
-		t.Fatalf("%s SDK at %s: %v; output %q; error %q", sdk, baseURL, err, out, res.Error)
+	if err := json.Unmarshal(bytes.TrimSpace(out), &res); err != nil {
+		return "", "", fmt.Errorf("output %q: %w", out, err)
 	}
-	return res.Text
+	return res.Text, res.Error, nil
+}
+
+// TestNodeSDKsSeeAnUpstreamCutThroughRecord streams with the official SDKs
+// through drip record from an upstream that resets mid-answer: each SDK
+// raises an error, as it does against the upstream directly, instead of
+// taking the half answer for a whole one.
+func TestNodeSDKsSeeAnUpstreamCutThroughRecord(t *testing.T) {
+	node, script := nodeSDKs(t)
+	up := httptest.NewServer(fixtures.NewServer())
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) {})
+	proxy := httptest.NewServer(p)
+	defer proxy.Close()
+	for _, s := range sdks {
+		for _, base := range []string{up.URL, proxy.URL} {
+			text, sdkErr, err := runSDK(node, script, s.name, base+s.baseSuffix, "abort-midstream")
+			if err != nil || sdkErr == "" || text == "" {
+				t.Errorf("%s SDK at %s (%s): text %q, error %q, %v; want the words before the reset, then an error", s.name, base, map[bool]string{true: "direct", false: "through drip record"}[base == up.URL], text, sdkErr, err)
+			}
+		}
+	}
+	p.Wait()
 }
 
 // TestNodeSDKsThroughRecordAndFromTheRecording streams with the official
