@@ -127,6 +127,7 @@ type scatterPlot struct {
 	counts             map[[2]int]bool      // cells holding the count of the cell before them
 	example            *heldCell            // the first cell of one series holding 2–9 points
 	plus               bool                 // a cell holds 10 or more
+	plusCell           *heldCell            // the first cell of one series holding 10 or more
 	met                *heldCell            // the first cell where series meet
 	slot               int                  // cells a point takes: 2 with letters, the count after the letter
 	w, h               int
@@ -226,8 +227,12 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 			continue
 		}
 		p.plus = p.plus || cell.n > 9
-		if p.example == nil && !cell.mixed() && cell.n <= 9 {
+		switch {
+		case cell.mixed():
+		case cell.n <= 9 && p.example == nil:
 			p.example = cell
+		case cell.n > 9 && p.plusCell == nil:
+			p.plusCell = cell
 		}
 		if p.slot == 2 {
 			p.grid[r].set(c+1, heldGlyph(cell.n), style)
@@ -250,7 +255,12 @@ func (p *scatterPlot) heldCaption(points int, letter string) string {
 		l := compare.Letter(ex.series)
 		key = append(key, fmt.Sprintf("%s%c: %d of %s in one cell", l, heldGlyph(ex.n), ex.n, l))
 	}
-	if letter != "" && p.plus {
+	switch pc := p.plusCell; {
+	case letter == "" || !p.plus:
+	case pc != nil:
+		l := compare.Letter(pc.series)
+		key = append(key, fmt.Sprintf("%s+: 10 or more of %s in one cell", l, l))
+	default: // only where letters meet: "*+"
 		key = append(key, "+: 10 or more")
 	}
 	if m := p.met; m != nil {

@@ -110,7 +110,7 @@ func TestScatterCountsRunsOfATarget(t *testing.T) {
 	}{
 		{"one run each", cat(runs(0, 1, 180, 30), runs(1, 1, 180, 700)), "BA", ""},
 		{"three of A", cat(runs(0, 3, 180, 30), runs(1, 1, 180, 700)), "BA3", "4 points in 2 cells (A3: 3 of A in one cell)"},
-		{"twelve of B", cat(runs(0, 1, 180, 30), runs(1, 12, 180, 700)), "B+A", "13 points in 2 cells (+: 10 or more)"},
+		{"twelve of B", cat(runs(0, 1, 180, 30), runs(1, 12, 180, 700)), "B+A", "13 points in 2 cells (B+: 10 or more of B in one cell)"},
 		{"both", cat(runs(0, 2, 180, 700), runs(1, 3, 800, 30), runs(0, 1, 800, 30)), "A2*4", "6 points in 2 cells (A2: 2 of A in one cell; *4: A, B in one cell)"},
 		{"side by side", cat(runs(0, 3, 180, 30), runs(1, 1, 195, 30)), "A3B", "4 points in 2 cells (A3: 3 of A in one cell)"},
 	} {
