@@ -71,6 +71,7 @@ type Row struct {
 	Label  string // "p95", "completed"
 	Unit   string // "ms", "tok/s", "%" or ""
 	Better stats.Better
+	Count  bool       // streams, stalls or tokens counted: a run still being measured has fewer
 	Values []*float64 // per run; nil where undefined
 	Deltas []*Delta   // per run; nil for the baseline
 }
@@ -162,6 +163,7 @@ type spec struct {
 	section, key, label, unit string
 	better                    stats.Better
 	value                     func(*stats.Summary) *float64
+	count                     func(*stats.Summary) int       // a count (value unset): it grows as a run is measured
 	obs                       func(*record.Record) []float64 // nil: no interval
 	pct                       float64                        // the percentile the interval is for
 }
@@ -176,10 +178,6 @@ func distributions() []stats.Metric {
 		}
 	}
 	return out
-}
-
-func count(f func(*stats.Summary) int) func(*stats.Summary) *float64 {
-	return func(s *stats.Summary) *float64 { return ptr(float64(f(s))) }
 }
 
 // distRows are the rows of a distribution; p50 and p95 get intervals.
@@ -204,9 +202,9 @@ func distRows(m stats.Metric, names ...string) []spec {
 // throughput.
 func runSpecs(sides []side) []spec {
 	specs := []spec{
-		{section: "streams", key: "attempted", label: "attempted", value: count(func(s *stats.Summary) int { return s.Streams.Attempted })},
-		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
-		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
+		{section: "streams", key: "attempted", label: "attempted", count: func(s *stats.Summary) int { return s.Streams.Attempted }},
+		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, count: func(s *stats.Summary) int { return s.Streams.Completed }},
+		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Failed }},
 	}
 	classes := map[string]bool{}
 	for _, sd := range sides {
@@ -216,22 +214,22 @@ func runSpecs(sides []side) []spec {
 	}
 	for _, c := range slices.Sorted(maps.Keys(classes)) {
 		specs = append(specs, spec{section: "streams", key: "failed." + c, label: "failed " + sanitize.Line(c), better: stats.LowerIsBetter,
-			value: count(func(s *stats.Summary) int { return s.Streams.FailedBy[c] })})
+			count: func(s *stats.Summary) int { return s.Streams.FailedBy[c] }})
 	}
 	specs = append(specs,
-		spec{section: "streams", key: "incomplete", label: "incomplete", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Incomplete })},
-		spec{section: "streams", key: "canceled", label: "canceled", value: count(func(s *stats.Summary) int { return s.Streams.Canceled })},
-		spec{section: "streams", key: "buffered", label: "buffered", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Buffered })},
+		spec{section: "streams", key: "incomplete", label: "incomplete", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Incomplete }},
+		spec{section: "streams", key: "canceled", label: "canceled", count: func(s *stats.Summary) int { return s.Streams.Canceled }},
+		spec{section: "streams", key: "buffered", label: "buffered", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Buffered }},
 	)
 	for _, d := range distributions() {
 		specs = append(specs, distRows(d, "p50", "p95", "p99", "max")...)
 	}
 	specs = append(specs,
-		spec{section: "stalls", key: "stalls", label: "stalls", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.Count })},
-		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })},
-		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Stalls.StreamsWithStall })},
+		spec{section: "stalls", key: "stalls", label: "stalls", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Stalls.Count }},
+		spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Stalls.MidSentence }},
+		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Stalls.StreamsWithStall }},
 		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: stats.LowerIsBetter, value: func(s *stats.Summary) *float64 { return s.Stalls.LongestMS }},
-		spec{section: "tokens", key: "output_tokens", label: "output tokens", value: count(func(s *stats.Summary) int { return s.Throughput.OutputTokens })},
+		spec{section: "tokens", key: "output_tokens", label: "output tokens", count: func(s *stats.Summary) int { return s.Throughput.OutputTokens }},
 		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return s.Metrics["output_tokens"].P50 }},
 		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *stats.Summary) *float64 { return s.TokensApproxPct }},
 		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.TokensPerS }},
@@ -245,8 +243,8 @@ func runSpecs(sides []side) []spec {
 // promptSpecs are the rows of a per-prompt breakdown.
 func promptSpecs() []spec {
 	specs := []spec{
-		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Completed })},
-		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, value: count(func(s *stats.Summary) int { return s.Streams.Failed })},
+		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, count: func(s *stats.Summary) int { return s.Streams.Completed }},
+		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Failed }},
 	}
 	for _, d := range distributions() {
 		switch d.Key {
@@ -257,7 +255,7 @@ func promptSpecs() []spec {
 		}
 	}
 	return append(specs, spec{section: "stalls", key: "stalls.mid_sentence", label: "mid-sentence", better: stats.LowerIsBetter,
-		value: count(func(s *stats.Summary) int { return s.Stalls.MidSentence })})
+		count: func(s *stats.Summary) int { return s.Stalls.MidSentence }})
 }
 
 // sections builds the rows of specs for every run, grouped in order.
@@ -281,9 +279,13 @@ func sections(sides []side, specs []spec, nz Noise, scope string) []Section {
 }
 
 func row(sides []side, sp spec, nz Noise, scope string) Row {
-	r := Row{Key: sp.key, Label: sp.label, Unit: sp.unit, Better: sp.better}
+	r := Row{Key: sp.key, Label: sp.label, Unit: sp.unit, Better: sp.better, Count: sp.count != nil}
 	for _, sd := range sides {
-		r.Values = append(r.Values, sp.value(sd.sum))
+		if r.Count {
+			r.Values = append(r.Values, ptr(float64(sp.count(sd.sum))))
+		} else {
+			r.Values = append(r.Values, sp.value(sd.sum))
+		}
 	}
 	r.Deltas = make([]*Delta, len(sides))
 	for i := 1; i < len(sides); i++ {

@@ -69,8 +69,10 @@ AWS credentials sign Bedrock requests to an amazonaws.com host).
 --fail-if takes absolute thresholds ('ttft.p95 > 800ms', 'failed > 0') and
 thresholds relative to the recording ('ttft.p95 > +10%', 'gap.p99 >
 +20ms'); the llm.* names work too (see drip run --help). On a terminal it
-opens the compare screen with the recording as the baseline; otherwise, or
-with --no-tui, --json or --markdown, it prints the comparison.
+opens the compare screen with the recording as the baseline (q stops the
+replay there: the gates judge the streams replayed so far, and stderr says
+how many); otherwise, or with --no-tui, --json or --markdown, it prints the
+comparison.
 
 Exit codes: 0 the replay ran and no gate tripped, 1 a gate tripped, 2 a
 usage error (a flag, a missing file, a file with no recorded stream to
@@ -149,7 +151,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	defer pl.Close()
 	recorded := compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped}
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return replayLive(cmd.Context(), cmd.OutOrStdout(), recorded, streams, o, gates, pl)
+		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, recorded, streams, o, gates, pl)
 	}
 	replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
 		pl.Add(r)
@@ -229,8 +231,9 @@ func signedFormat(streams []*record.Record) *adapters.Format {
 // replayLive opens the compare screen with the recording as the baseline
 // and the replay filling in as its streams end (redrawn at most once a
 // second: each update recomputes the comparison and its bootstrap). Quitting
-// stops the replay; the gates are judged on what was replayed.
-func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, pl *pipeline.Pipeline) error {
+// stops the replay; the gates are judged on what was replayed, and stderr
+// says how much that was.
+func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, pl *pipeline.Pipeline) error {
 	ctx, cancel := context.WithCancel(pl.StopOnWriteError(ctx))
 	defer cancel()
 	build := func(final bool) *compare.Comparison {
@@ -246,6 +249,7 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	})
 	wg.Go(func() { liveUpdates(ctx, prog, ran, build) })
 	_, err := prog.Run()
+	cut := !isClosed(ran)
 	cancel()
 	wg.Wait()
 	m.Wait()
@@ -255,7 +259,24 @@ func replayLive(ctx context.Context, out io.Writer, recorded compare.Input, stre
 	if err := pl.Finish(); err != nil {
 		return err
 	}
+	if cut {
+		of := fmt.Sprintf(" of %d", len(streams))
+		if o.Duration > 0 {
+			of = " before --duration ended"
+		}
+		fmt.Fprintf(stderr, "drip replay: stopped on the screen after %s%s: the comparison and the gates judge those\n",
+			stats.Count(len(pl.Records()), "replayed stream"), of)
+	}
 	return firstErr(pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, build(true)))
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // liveReplayComparison is the recording beside what the replay has
@@ -266,8 +287,8 @@ func liveReplayComparison(recorded compare.Input, recs []*record.Record, total i
 	if cycling {
 		label = fmt.Sprintf("replayed %d", len(recs))
 	}
-	if final {
-		label = "replayed"
+	if final && (cycling || len(recs) >= total) {
+		label = "replayed" // else stopped on the screen: it keeps its "of total"
 	}
 	c, _ := compareReplay(recorded, compare.Input{Label: label, Records: recs}, gates)
 	if c != nil && !final {

@@ -220,15 +220,16 @@ func TestLiveReplayBannerLeavesOutProgress(t *testing.T) {
 		recs  []*record.Record
 		final bool
 		want  []string
+		label string
 	}{
-		{"none replayed yet", nil, false, nil},
-		{"1 of 3 replayed", replayed[:1], false, []string{"drip version"}},
-		{"stopped after 1 of 3", replayed[:1], true, []string{"prompt ids", "measured streams", "drip version"}},
-		{"all replayed", replayed, true, []string{"drip version"}},
+		{"none replayed yet", nil, false, nil, "replayed 0 of 3"},
+		{"1 of 3 replayed", replayed[:1], false, []string{"drip version"}, "replayed 1 of 3"},
+		{"stopped after 1 of 3", replayed[:1], true, []string{"prompt ids", "measured streams", "drip version"}, "replayed 1 of 3"},
+		{"all replayed", replayed, true, []string{"drip version"}, "replayed"},
 	} {
 		c := liveReplayComparison(in, tc.recs, 3, false, tc.final, nil)
-		if got := settings(c); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: the banner warns of %q, want %q", tc.name, got, tc.want)
+		if got := settings(c); !slices.Equal(got, tc.want) || c.Runs[1].Label != tc.label {
+			t.Errorf("%s: the banner warns of %q, the replay is labelled %q; want %q, %q", tc.name, got, c.Runs[1].Label, tc.want, tc.label)
 		}
 	}
 }
