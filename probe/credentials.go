@@ -184,9 +184,9 @@ func MaskText(frames []record.Frame, m *redact.Masker) bool {
 	return changed
 }
 
-// maskServerWords masks what a record holds of the server's words besides
+// MaskServerWords masks what a record holds of the server's words besides
 // its frames: the error message, Retry-After, the redirects' locations.
-func maskServerWords(rec *record.Record, m *redact.Masker) {
+func MaskServerWords(rec *record.Record, m *redact.Masker) {
 	if e := rec.Error; e != nil {
 		e.Message, e.RetryAfter = m.String(e.Message), m.String(e.RetryAfter)
 	}

@@ -518,7 +518,7 @@ func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mas
 		rec.Error = &record.Error{Class: record.ErrDecode, Message: err.Error()}
 		rec.Status = record.StatusFailed
 	}
-	maskServerWords(rec, mask)
+	MaskServerWords(rec, mask)
 	observe(Event{Seq: rec.Seq, Type: EventDone, Record: rec})
 	return rec
 }

@@ -23,7 +23,7 @@ import (
 
 // hostileUpstream echoes what it was sent where a real server might: an
 // error body quoting every header and its own URL (/echo), an in-stream
-// error quoting the key (/instream), a redirect whose Location holds a key
+// error quoting the key (/instream), Retry-After quoting it too (/echo), a redirect whose Location holds a key
 // (/redirect), and a stream that sets a cookie (anything else).
 func hostileUpstream(hits *atomic.Int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +36,7 @@ func hostileUpstream(hits *atomic.Int64) http.Handler {
 			}
 			msg, _ := json.Marshal(map[string]any{"error": map[string]string{"message": "Incorrect API key provided. You sent " + strings.Join(quoted, "; ") + " to " + r.URL.String()}})
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", r.Header.Get("Authorization"))
 			w.WriteHeader(http.StatusUnauthorized)
 			w.Write(msg)
 		case strings.HasSuffix(r.URL.Path, "/instream"):

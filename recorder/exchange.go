@@ -226,10 +226,8 @@ func (e *exchange) finish() {
 	case e.x.Clipped:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
 	}
-	if perr != nil {
-		perr.Message = e.mask.String(perr.Message)
-	}
 	rec.Error = perr
+	probe.MaskServerWords(rec, e.mask) // an upstream may echo a key in Retry-After too
 	if err := stats.Derive(rec, o.StallMS); err != nil {
 		rec.Error, rec.Status = &record.Error{Class: record.ErrDecode, Message: err.Error()}, record.StatusFailed
 	}
