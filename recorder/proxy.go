@@ -142,16 +142,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The upstream gets the body as the client sent it; the record keeps
 	// it with the request's own credentials starred (a prompt that quotes
 	// the key), so a replay sends the stars, never the key.
-	x := newExchange(r, mask.Bytes(body))
+	omitted := len(body) > maxRequestBody
+	var kept []byte
+	if !omitted {
+		kept = mask.Bytes(body)
+	}
+	x := newExchange(r, kept)
 	rec := &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
 	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
-	if len(body) > maxRequestBody {
+	if omitted {
 		// The upstream gets it all, as the client sent it; the record
 		// keeps none of it, and replay cannot send it again.
 		e.rest = r.Body
-		x.SetBody(nil)
 		x.BodyOmitted = fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20)
 	}
 	e.run(w, r)
