@@ -27,7 +27,8 @@ const removedSplitKey = "response (a credential split across frames)"
 // masking changed a kept frame or the kept frames reached the bound.
 // Starring, not dropping the body, keeps what serving it back needs; a
 // body whose starred copy does not decode to the masked frames, frame for
-// frame (a piece the body escapes, Bedrock's binary events), is not kept,
+// frame (a piece the body escapes, Bedrock's binary events), or that says
+// the tokens again (logprobs), is not kept,
 // nor its reads, and exchange.removed says so.
 func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if e.mask == nil {
@@ -40,11 +41,29 @@ func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if ok && out == nil { // past the bound, no key split there either
 		return
 	}
-	if !ok || !e.decodesMasked(out, body, reads) { // served back, it is headers and no body
+	if !ok || carriesLogprobs(body) || !e.decodesMasked(out, body, reads) { // served back, it is headers and no body
 		out, e.x.Reads = nil, nil
 		e.x.Removed = append(e.x.Removed, removedSplitKey)
 	}
 	e.x.SetResponse(out)
+}
+
+// carriesLogprobs reports per-token log probabilities in body (OpenAI's
+// "logprobs": {...} or [...], not null): they say each token again, as a
+// string and as its UTF-8 bytes in numbers, where starring the frame's
+// text does not reach.
+func carriesLogprobs(body []byte) bool {
+	const key = `"logprobs":`
+	for rest := body; ; {
+		i := bytes.Index(rest, []byte(key))
+		if i < 0 {
+			return false
+		}
+		rest = bytes.TrimLeft(rest[i+len(key):], " \t\r\n")
+		if len(rest) > 0 && (rest[0] == '{' || rest[0] == '[') {
+			return true
+		}
+	}
 }
 
 // starSplitKeys stars in a copy of body what masking stars of each of

@@ -1,6 +1,7 @@
 package recorder_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -98,6 +99,43 @@ func TestARecordMasksAKeyCutOffByMaxBytes(t *testing.T) {
 		}
 		if client != said || !rec.Exchange.Clipped || rec.Exchange.Response != kept {
 			t.Errorf("%d bytes of the key kept: the client got %q, clipped %v, the body %q; want all, true, %q", n, client, rec.Exchange.Clipped, rec.Exchange.Response, kept)
+		}
+	}
+}
+
+// An upstream that says each token again in its logprobs (as a string and
+// as UTF-8 bytes in numbers) while the model says the key split across
+// frames: starring the frames' text does not reach those copies, so the
+// body is not kept, and no 4 bytes of the key in a row are in the record.
+// Logprobs with no key said keep their body.
+func TestARecordKeepsNoBodyWhoseLogprobsSayASplitKey(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	chunk := func(tok string) string {
+		nums := strings.Trim(strings.ReplaceAll(fmt.Sprint([]byte(tok)), " ", ","), "[]")
+		return fmt.Sprintf(`data: {"choices":[{"index":0,"delta":{"content":%q},"logprobs":{"content":[{"token":%q,"logprob":-0.1,"bytes":[%s],"top_logprobs":[]}]}}]}`+"\n\n", tok, tok, nums)
+	}
+	for _, c := range []struct {
+		pieces []string
+		kept   bool
+	}{
+		{[]string{"key ", "sk-Zq", "7vXw9", "KpL3mNc8", "RtY2u", " ok"}, false},
+		{[]string{"no ", "key ", "here"}, true},
+	} {
+		said := ""
+		for _, p := range c.pieces {
+			said += chunk(p)
+		}
+		rec, client := recordOne(t, recorder.Options{}, said, key)
+		b, _ := json.Marshal(rec)
+		for i := 0; i+redact.MinPrefix <= len(key); i++ {
+			if w := key[i : i+redact.MinPrefix]; strings.Contains(string(b), w) {
+				t.Errorf("%q: the record holds %q of the key: %s", c.pieces, w, b)
+				break
+			}
+		}
+		x := rec.Exchange
+		if client != said || (x.Response == said) != c.kept || slices.Contains(x.Removed, "response (a credential split across frames)") == c.kept {
+			t.Errorf("%q: body kept %v, removed %q; want kept %v (the client got what was said: %v)", c.pieces, x.Response == said, x.Removed, c.kept, client == said)
 		}
 	}
 }
