@@ -83,3 +83,27 @@ func TestHeaderKeepsTheEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestElideURLKeepsWhatFits: where the host did not fit with its scheme,
+// the scheme went but what was left was cut at both ends even when it
+// fitted whole, so the two ends overlapped ("x/comple…letions").
+func TestElideURLKeepsWhatFits(t *testing.T) {
+	for _, tc := range []struct {
+		url   string
+		width int
+		want  string
+	}{
+		{"http://x/completions", 16, "x/completions"},
+		{"https://averylonghostname.example.com", 35, "averylonghostname.example.com"},
+		{"https://averylonghostname.example.com", 20, "averylongh…ample.com"},
+		{"http://127.0.0.1:8089/v1/chat/completions", 80, "http://127.0.0.1:8089/v1/chat/completions"},
+	} {
+		got := ElideURL(tc.url, tc.width)
+		if got != tc.want {
+			t.Errorf("ElideURL(%q, %d) = %q, want %q", tc.url, tc.width, got, tc.want)
+		}
+		if w := ansi.StringWidth(got); w > tc.width {
+			t.Errorf("ElideURL(%q, %d) = %q: %d columns", tc.url, tc.width, got, w)
+		}
+	}
+}

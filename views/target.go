@@ -94,6 +94,9 @@ func ElideURL(u string, width int) string {
 		if i := strings.Index(base, "://"); i >= 0 {
 			base = base[i+3:]
 		}
+		if Width(base) <= width { // without the scheme it fits whole
+			return base
+		}
 		if start := width - 2 - Width(last); last != "" && start >= 8 {
 			return ansi.Truncate(base, start, "") + "…/" + last
 		}
