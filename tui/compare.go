@@ -348,7 +348,7 @@ func (cs *compareScreen) scatter(w, h int) string {
 	scatterH := h - 4
 	parts := []string{
 		title(&cs.sh.styles, "scatter", "a point per run: ttft p50 × gap p99 of its streams", w, false),
-		views.Scatter(pts, "run", skipped, cs.stallMS, w, scatterH, st),
+		views.Scatter(pts, true, skipped, cs.stallMS, w, scatterH, st),
 		title(&cs.sh.styles, "trend", "by run, A first", w, false),
 		views.TrendStrip([]views.Trend{ttft, gap}, "runs", w, 2, st),
 	}

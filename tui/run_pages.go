@@ -113,7 +113,7 @@ func (rs *runScreen) scatter(w, h int) string {
 	}
 	parts := []string{
 		title(&rs.sh.styles, "scatter", note, w, false),
-		views.Scatter(pts, "", skipped, rs.m.cfg.StallMS, w, scatterH, st),
+		views.Scatter(pts, false, skipped, rs.m.cfg.StallMS, w, scatterH, st),
 	}
 	if trendH > 0 {
 		parts = append(parts, title(&rs.sh.styles, "trend", "by stream, in the order they started", w, false),

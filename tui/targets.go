@@ -425,7 +425,7 @@ func (ts *targetsScreen) scatter(w, h int) string {
 	if trendH > 0 {
 		scatterH = h - trendH - 2
 	}
-	parts := []string{title(&ts.sh.styles, "scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, "target", skipped, ts.m.cfg.StallMS, w, scatterH, st)}
+	parts := []string{title(&ts.sh.styles, "scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, true, skipped, ts.m.cfg.StallMS, w, scatterH, st)}
 	if trendH > 0 {
 		note := "by run index, oldest left"
 		if trendH < len(trends) {

@@ -35,33 +35,34 @@ func PointOf(series int, r *record.Record) (ScatterPoint, bool) {
 }
 
 // Scatter plots TTFT (x) against gap p99 (y), a letter per point for its
-// series (letter names what a letter stands for, "target" or "run"; ""
-// for one series, drawn as •). A cell holding several points draws their
+// series (letters: a point's series is a target or a run file; without,
+// one series, drawn as •). A cell holding several points draws their
 // number, or "*" where series meet, as the caption says. The stall
 // threshold is a line and the quadrants are labelled with the shapes they
 // suggest, split where drip's diagnosis splits them: TTFT at
 // probe.QueueTTFTMS, gaps at the stall threshold. Undrawable points are
 // counted in the caption.
-func Scatter(pts []ScatterPoint, letter string, skipped int, stallMS float64, width, height int, st *Styles) string {
+func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, width, height int, st *Styles) string {
 	const yLabelW = 8
 	plotW := width - yLabelW
 	var p *scatterPlot
 	var caption []string
-	// The caption takes a second row when what it must say (the points
-	// not drawn, what the counts mean) does not fit one.
-	for rows := 1; rows <= 2; rows++ {
+	// The caption takes the rows what it must say (the points not drawn,
+	// what the counts mean) needs, and the plot the rest.
+	for rows := 1; ; rows++ {
 		plotH := height - 1 - rows // the axis row and the caption
 		if plotW < 10 || plotH < 3 {
-			if p != nil {
-				break
+			if p == nil {
+				return Fit(st.Dim.Render("too small for the scatter"), width, height)
 			}
-			return Fit(st.Dim.Render("too small for the scatter"), width, height)
+			caption = append(caption[:rows-2], "(the key does not fit: widen)")
+			break
 		}
-		p = newScatterPlot(pts, letter != "", stallMS, plotW, plotH)
+		p = newScatterPlot(pts, letters, stallMS, plotW, plotH)
 		p.drawGuides(stallMS, st)
 		p.drawPoints(pts, st)
 		p.labelQuadrants(st)
-		caption = p.caption(len(pts), letter, skipped, plotW, rows)
+		caption = p.caption(len(pts), letters, skipped, plotW, rows)
 		if len(caption) <= rows {
 			break
 		}
@@ -87,28 +88,29 @@ func Scatter(pts []ScatterPoint, letter string, skipped int, stallMS float64, wi
 	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
-// caption is the scatter's key in rows of width cells: the axes, what is
-// missing and what the counts mean come first, the quadrants' key fills
-// the last row (and is cut). More rows than asked for say the first
-// parts need them.
-func (p *scatterPlot) caption(points int, letter string, skipped, width, rows int) []string {
-	parts := []string{"x ttft · y gap p99"}
+// caption is the scatter's key in rows of width cells, broken between its
+// parts (a part wider than a row at its words): the axes, what is missing
+// and what the counts mean come first, the quadrants' key fills the last
+// row (and is cut). More rows than asked for say the first parts need
+// them.
+func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int) []string {
+	parts := []string{"x ttft", "y gap p99"}
 	if skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d without a ttft or gaps, not drawn", skipped))
 	}
-	if held := p.heldCaption(points, letter); held != "" {
-		parts = append(parts, held)
-	}
+	parts = append(parts, p.heldCaption(points, letters)...)
 	var lines []string
 	line := ""
 	for _, part := range parts {
-		switch {
-		case line == "":
-			line = part
-		case Width(line)+3+Width(part) <= width:
-			line += " · " + part
-		default:
-			lines, line = append(lines, line), part
+		for _, piece := range wrapWords(part, width) {
+			switch {
+			case line == "":
+				line = piece
+			case Width(line)+3+Width(piece) <= width:
+				line += " · " + piece
+			default:
+				lines, line = append(lines, line), piece
+			}
 		}
 	}
 	lines = append(lines, line)
@@ -117,6 +119,24 @@ func (p *scatterPlot) caption(points int, letter string, skipped, width, rows in
 	}
 	lines[len(lines)-1] += " · transport: fast start, fat gaps · queue: long wait, tight gaps"
 	return lines
+}
+
+// wrapWords breaks s into rows of at most width cells at its spaces (a
+// word wider than a row stays whole, for Fit to cut).
+func wrapWords(s string, width int) []string {
+	var rows []string
+	row := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case row == "":
+			row = w
+		case Width(row)+1+Width(w) <= width:
+			row += " " + w
+		default:
+			rows, row = append(rows, row), w
+		}
+	}
+	return append(rows, row)
 }
 
 // scatterPlot is the scatter's drawing area: a row of cells per line, the
@@ -241,39 +261,40 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 	}
 }
 
-// heldCaption says how many points stand in how many cells and what the
-// counts and "*" mean, when a cell holds more than one point; the example
-// of a count is the plot's own first ("B3: 3 of B in one cell").
-func (p *scatterPlot) heldCaption(points int, letter string) string {
+// heldCaption says, in parts, how many points stand in how many cells
+// and what "*" and the counts mean, when a cell holds more than one
+// point; "*" goes first, as it reads least by itself, and the example of
+// a count is the plot's own first ("B3: 3 of B in one cell").
+func (p *scatterPlot) heldCaption(points int, letters bool) []string {
 	var key []string
+	if m := p.met; m != nil {
+		var names []string
+		for _, sr := range slices.Sorted(slices.Values(m.all)) {
+			names = append(names, compare.Letter(sr))
+		}
+		key = append(key, fmt.Sprintf("*%c: %s in one cell", heldGlyph(m.n), strings.Join(names, ", ")))
+	}
 	ex := p.example
 	switch {
-	case letter == "" && (ex != nil || p.plus):
+	case !letters && (ex != nil || p.plus):
 		key = append(key, "2–9: that many, + 10 or more")
-	case letter == "":
+	case !letters:
 	case ex != nil:
 		l := compare.Letter(ex.series)
 		key = append(key, fmt.Sprintf("%s%c: %d of %s in one cell", l, heldGlyph(ex.n), ex.n, l))
 	}
 	switch pc := p.plusCell; {
-	case letter == "" || !p.plus:
+	case !letters || !p.plus:
 	case pc != nil:
 		l := compare.Letter(pc.series)
 		key = append(key, fmt.Sprintf("%s+: 10 or more of %s in one cell", l, l))
 	default: // only where letters meet: "*+"
 		key = append(key, "+: 10 or more")
 	}
-	if m := p.met; m != nil {
-		var letters []string
-		for _, sr := range slices.Sorted(slices.Values(m.all)) {
-			letters = append(letters, compare.Letter(sr))
-		}
-		key = append(key, fmt.Sprintf("*%c: %s in one cell", heldGlyph(m.n), strings.Join(letters, ", ")))
-	}
 	if key == nil {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("%s in %s (%s)", stats.Count(points, "point"), stats.Count(len(p.cells), "cell"), strings.Join(key, "; "))
+	return append([]string{fmt.Sprintf("%s in %s", stats.Count(points, "point"), stats.Count(len(p.cells), "cell"))}, key...)
 }
 
 // heldCell is what one cell of the plot holds: how many points, of which

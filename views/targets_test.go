@@ -82,7 +82,7 @@ func TestTargetViews(t *testing.T) {
 			"clocks-short":  TargetClocks(c, []string{"steady", "stall"}, w, 5, &st),
 			"clocks-empty":  TargetClocks(nil, []string{"steady", "stall"}, w, 3, &st),
 			"text":          text.Render(0, text.Lines(), &st),
-			"scatter":       Scatter(pts, "target", 1, stats.DefaultStall, w, 14, &st),
+			"scatter":       Scatter(pts, true, 1, stats.DefaultStall, w, 14, &st),
 			"trend":         TrendStrip(trends, "runs", w, 4, &st),
 		}
 		for view, out := range views {
@@ -128,7 +128,7 @@ func TestTargetViewsSay(t *testing.T) {
 			pts = append(pts, p)
 		}
 	}
-	sc := Scatter(pts, "target", 0, stats.DefaultStall, 120, 16, &st)
+	sc := Scatter(pts, true, 0, stats.DefaultStall, 120, 16, &st)
 	checks = append(checks, struct {
 		name, out string
 		wants     []string
