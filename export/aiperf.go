@@ -15,7 +15,7 @@ import (
 // MooncakeLine is one request of a mooncake-style trace, as AIPerf's
 // mooncake_trace dataset reads it.
 type MooncakeLine struct {
-	Timestamp    int64 `json:"timestamp"`    // ms from the first request
+	Timestamp    int64 `json:"timestamp"`    // ms from the first line's request
 	InputLength  int   `json:"input_length"` // prompt tokens, as the usage said
 	OutputLength int   `json:"output_length"`
 }

@@ -54,7 +54,7 @@ content (its output length is unknown). Exit 3 when none is left.`,
 			if err != nil {
 				return err
 			}
-			if out != "" {
+			if out != "" && st.Lines > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %s written to %s\n", stats.Count(st.Lines, "request"), sanitize.Line(out))
 			}
 			if st.NoOutput > 0 {
