@@ -52,11 +52,26 @@ func TestTextReport(t *testing.T) {
 	s := a.Summary(stats.Workload{Target: "http://x/v1\x1b]0;pwned\x07", Format: "openai-chat"})
 	g, _ := stats.ParseGate("failed > 0")
 	s.Gates = append(s.Gates, g.Eval(&s))
+	// The widest lines a run can bring: held time, several failure
+	// classes with large counts, input tokens, and per-prompt ids wider
+	// than their column in bytes or in runes.
+	f := func(v float64) *float64 { return &v }
+	big := stats.Dist{N: 12000, Min: f(10000), P50: f(12345), P90: f(23456), P95: f(34567), P99: f(45678), Max: f(56789), Mean: f(23456)}
+	s.Metrics["held_ms"], s.Metrics["input_tokens"] = big, big
+	s.Streams.Attempted, s.Streams.Admitted, s.Streams.Completed, s.Streams.Failed = 12000, 12000, 11940, 60
+	s.Streams.FailedBy = map[string]int{"http_429": 30, "timeout_idle": 20, "reset": 10}
+	s.PerPrompt = []stats.PromptStats{{ID: "short", Streams: 3}, {ID: "a-sixteen-id-xyz", Streams: 4}, {ID: "日本語の長いプロンプト", Streams: 5}}
 	var b bytes.Buffer
 	Text(&b, &s)
 	out := b.String()
 	for _, want := range []string{
-		"1 completed · 1 failed (http_429 1)",
+		"11940 completed · 60 failed",
+		"(http_429 30, timeout_idle 20, reset 10)",
+		"  held = TTFT − the server's own time",
+		"prompts   input tokens from the server's usage: p50 12345",
+		"\nshort              3 ",
+		"\na-sixteen-i…       4 ",
+		"\n日本語の長…        5 ",
 		"ttft ms            1   200.0",
 		"ttfo ms            1",
 		"tokens             1       3       3",

@@ -114,8 +114,9 @@ func headText(w io.Writer, s *stats.Summary) {
 	}
 	fmt.Fprintln(w)
 	st := &s.Streams
-	fmt.Fprintf(w, "streams   %d attempted · %d admitted · %d completed · %d failed%s\n          %d incomplete · %d canceled · %d buffered\n",
-		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy), st.Incomplete, st.Canceled, st.Buffered)
+	Para(w, "streams   ", "          ", fmt.Sprintf("%d attempted · %d admitted · %d completed · %d failed%s",
+		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy)))
+	fmt.Fprintf(w, "          %d incomplete · %d canceled · %d buffered\n", st.Incomplete, st.Canceled, st.Buffered)
 	Para(w, "warmup    ", "          ", warmupLine(st.Warmup, wl))
 	fmt.Fprintln(w)
 }
@@ -152,7 +153,7 @@ func distText(w io.Writer, s *stats.Summary) {
 	}
 	if d := s.Metrics["held_ms"]; d.N > 0 {
 		line("held ms", d, Num)
-		fmt.Fprintln(w, "  held = TTFT − the server's own time to its first token: how long the first token was in transit")
+		Para(w, "  held = ", "    ", "TTFT − the server's own time to its first token: how long the first token was in transit")
 	}
 	fmt.Fprintln(w)
 }
@@ -179,7 +180,8 @@ func figuresText(w io.Writer, s *stats.Summary) {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
 	if in := s.Metrics["input_tokens"]; in.N > 0 {
-		fmt.Fprintf(w, "prompts   input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)\n", Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N)
+		Para(w, "prompts   ", "          ", fmt.Sprintf("input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)",
+			Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N))
 	}
 	if g := s.Goodput; g != nil {
 		Para(w, "goodput   ", "          ", fmt.Sprintf("%s%% (%d of %d streams completed and met %s) · %s good streams/s",
@@ -232,11 +234,20 @@ func workloadText(w io.Writer, s *stats.Summary) {
 	if len(s.PerPrompt) > 1 {
 		fmt.Fprintf(w, "\n%-12s %7s %9s %6s %8s %8s %7s %7s %6s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens")
 		for _, p := range s.PerPrompt {
-			fmt.Fprintf(w, "%-12s %7d %9d %6d %8s %8s %7s %7s %6s\n", sanitize.Line(p.ID), p.Streams, p.Completed, p.Failed,
+			fmt.Fprintf(w, "%s %7d %9d %6d %8s %8s %7s %7s %6s\n", promptCell(p.ID), p.Streams, p.Completed, p.Failed,
 				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Whole(p.OutputTokens.P50))
 		}
 		fmt.Fprintln(w, "  latencies in ms; tokens: output tokens p50")
 	}
+}
+
+// promptCell is a prompt id in the per-prompt table's 12 columns, padded
+// by display width (a wide rune takes two) and cut with … when longer, so
+// the figures after it stay aligned.
+func promptCell(id string) string {
+	const cols = 12
+	id = ansi.Truncate(sanitize.Line(id), cols, "…")
+	return id + strings.Repeat(" ", cols-ansi.StringWidth(id))
 }
 
 // GateLines prints each gate's verdict on its own line.
