@@ -204,8 +204,11 @@ var rules = []rule{
 			if x.uneven() {
 				return "the model answers on time but delivery is uneven: suspect a proxy or compression on the way"
 			}
-			return "the responses were compressed on the way (by a proxy or the server): compression can gather frames and delay them, " +
-				"though delivery here was even; if stalls show up, suspect it first"
+			const compressed = "the responses were compressed on the way (by a proxy or the server): compression can gather frames and delay them, "
+			if !x.haveGaps {
+				return compressed + "but there were too few gaps here to judge delivery; if stalls show up, suspect it first"
+			}
+			return compressed + "though delivery here was even; if stalls show up, suspect it first"
 		},
 		when: func(x *figures) bool { return x.ttftTight() && (x.uneven() || x.s.Signals.Compressed > 0) },
 		evidence: func(x *figures) []string {
@@ -227,6 +230,9 @@ var rules = []rule{
 				ev = append(ev, fmt.Sprintf("delivery even: gap p99 %s < the %s stall threshold and < %s = %g × max(gap p50 %s, %s); %s of content frames coalesced (< %g%%)",
 					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS),
 					pctText(x.coalescedPct), BurstSharePct))
+			}
+			if !x.haveGaps {
+				ev = append(ev, fmt.Sprintf("gap n=%d: too few (< 2) to judge delivery", x.s.Metrics["gap_ms"].N))
 			}
 			return ev
 		},

@@ -307,6 +307,12 @@ func TestHintsMatchTheirFigures(t *testing.T) {
 		!strings.Contains(d.Evidence, "3 streams compressed; delivery even: gap p99 27.4 ms < the 250 ms stall threshold and < 252 ms") {
 		t.Errorf("compressed, even gaps: %s (%s)", d.Hint, d.Evidence)
 	}
+	few := even()
+	few.Metrics["gap_ms"] = dist(1, 25.2, 25.2, 25.2)
+	if d := hint(few, ShapeTransport); strings.Contains(d.Hint, "even") || !strings.Contains(d.Hint, "too few gaps here to judge delivery") ||
+		!strings.Contains(d.Evidence, "gap n=1: too few (< 2) to judge delivery") {
+		t.Errorf("compressed, one gap: %s (%s)", d.Hint, d.Evidence)
+	}
 	fat := even()
 	fat.Metrics["gap_ms"] = dist(111, 25.2, 25.6, 700)
 	if d := hint(fat, ShapeTransport); !strings.Contains(d.Hint, "delivery is uneven") || strings.Contains(d.Evidence, "delivery even") {
