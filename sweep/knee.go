@@ -48,19 +48,30 @@ var kneeMetrics = []kneeMetric{
 	{"gap p99", 99, func(m stats.Metrics) *float64 { return m["gap_ms"].P99 }, func(o *observations) [][]float64 { return o.gap }},
 }
 
+// judgeable says whether KneeRule can compare cur with prev: neither was
+// cut short, both have throughput (prev's above 0) and both have enough
+// streams with a first token for a noise interval. FindKnee and Verdict
+// share it, so "none" is only said of pairs that were looked at.
+func judgeable(prev, cur *Level) bool {
+	if prev.Partial || cur.Partial {
+		return false
+	}
+	tp, tc := prev.Throughput.TokensPerS, cur.Throughput.TokensPerS
+	if tp == nil || tc == nil || *tp <= 0 {
+		return false
+	}
+	return len(prev.obs.ttft) >= compare.MinNoiseStreams && len(cur.obs.ttft) >= compare.MinNoiseStreams
+}
+
 // FindKnee applies KneeRule to levels in the order they ran; nil when no
-// level meets it. A level cut short, or a pair without throughput or
-// without enough streams for a noise interval, is never a knee.
+// level meets it. A pair that is not judgeable is never a knee.
 func FindKnee(levels []Level) *Knee {
 	for i := 1; i < len(levels); i++ {
 		prev, cur := &levels[i-1], &levels[i]
-		if prev.Partial || cur.Partial {
+		if !judgeable(prev, cur) {
 			continue
 		}
 		tp, tc := prev.Throughput.TokensPerS, cur.Throughput.TokensPerS
-		if tp == nil || tc == nil || *tp <= 0 {
-			continue
-		}
 		gain := (*tc - *tp) / *tp * 100
 		if gain >= KneeThroughputGainPct {
 			continue

@@ -130,4 +130,14 @@ func TestVerdictWhenNoLevelCouldBeJudged(t *testing.T) {
 	if v := Verdict(judged); !strings.HasPrefix(v, "knee: none — ") {
 		t.Errorf("verdict %q; levels 2 and 4 could be judged", v)
 	}
+	// The same rule as FindKnee's: a level cut short is not compared, so
+	// the one pair with enough streams is not judged either.
+	judged.Levels[2].Partial = true
+	if v := Verdict(judged); !strings.HasPrefix(v, "knee: not judged: ") || !strings.Contains(v, "concurrency 4 was cut short") {
+		t.Errorf("verdict %q; want 'not judged' naming concurrency 4 as cut short", v)
+	}
+	judged.Levels[2].Partial, judged.Levels[2].Throughput.TokensPerS = false, nil
+	if v := Verdict(judged); !strings.HasPrefix(v, "knee: not judged: ") || !strings.Contains(v, "concurrency 4 had no throughput") {
+		t.Errorf("verdict %q; want 'not judged' naming concurrency 4 as without throughput", v)
+	}
 }

@@ -125,25 +125,53 @@ func Verdict(r *Result) string {
 	if len(r.Levels) < 2 {
 		return "knee: none (it needs two levels)"
 	}
-	var few []string
-	judged := false // some level and the one before it both had enough streams
-	for i, l := range r.Levels {
-		if len(l.obs.ttft) < compare.MinNoiseStreams {
-			few = append(few, LevelNum(l.Level))
-		} else if i > 0 && len(r.Levels[i-1].obs.ttft) >= compare.MinNoiseStreams {
-			judged = true
-		}
+	judged := false // some level and the one before it could be compared
+	for i := 1; i < len(r.Levels); i++ {
+		judged = judged || judgeable(&r.Levels[i-1], &r.Levels[i])
 	}
+	why := unjudged(r)
 	if !judged {
 		// "none" would read as a sweep that found no knee; it looked at none.
-		return fmt.Sprintf("knee: not judged: %s %s had fewer than %d streams with a first token, too few for a noise interval, and no two adjacent levels had enough; give more per level (--runs-per-level)",
-			r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams)
+		v := "knee: not judged: " + strings.Join(why, "; ") + "; no two adjacent levels could be compared"
+		if slices.ContainsFunc(r.Levels, func(l Level) bool { return len(l.obs.ttft) < compare.MinNoiseStreams }) {
+			v += "; give more per level (--runs-per-level)"
+		}
+		return v
 	}
 	v := "knee: none — no level's ttft p95 or gap p99 rose more than 25% and 50 ms beyond noise while throughput rose less than 10%"
-	if len(few) > 0 {
-		v += fmt.Sprintf(" (not judged: %s %s had fewer than %d streams with a first token, too few for a noise interval)", r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams)
+	if len(why) > 0 {
+		v += " (not judged: " + strings.Join(why, "; ") + ")"
 	}
 	return v
+}
+
+// unjudged names the levels KneeRule could not use, by reason: too few
+// streams for a noise interval, cut short, or without throughput.
+func unjudged(r *Result) []string {
+	var few, cut, noTP []string
+	for _, l := range r.Levels {
+		n := LevelNum(l.Level)
+		if len(l.obs.ttft) < compare.MinNoiseStreams {
+			few = append(few, n)
+		}
+		if l.Partial {
+			cut = append(cut, n)
+		}
+		if tp := l.Throughput.TokensPerS; tp == nil || *tp <= 0 {
+			noTP = append(noTP, n)
+		}
+	}
+	var why []string
+	if len(few) > 0 {
+		why = append(why, fmt.Sprintf("%s %s had fewer than %d streams with a first token, too few for a noise interval", r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams))
+	}
+	if len(cut) > 0 {
+		why = append(why, fmt.Sprintf("%s %s was cut short", r.Kind, strings.Join(cut, ", ")))
+	}
+	if len(noTP) > 0 {
+		why = append(why, fmt.Sprintf("%s %s had no throughput", r.Kind, strings.Join(noTP, ", ")))
+	}
+	return why
 }
 
 // Markdown writes the per-level table for a pull request.

@@ -53,7 +53,10 @@ func TestTableMarksTheKnee(t *testing.T) {
 	if !strings.Contains(words, "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(words, "stopped: --stop-when 'ttft.p95 > 500ms' held at concurrency 16") {
 		t.Errorf("report lacks the knee's verdict or the stop:\n%s", b.String())
 	}
-	_, prose, _ := strings.Cut(b.String(), "\n  latencies in ms")
+	_, prose, ok := strings.Cut(b.String(), "\n  latencies in ms")
+	if !ok {
+		t.Fatalf("no \"latencies in ms\" line under the table, so no prose to measure:\n%s", b.String())
+	}
 	for _, line := range strings.Split(prose, "\n") {
 		if n := len([]rune(line)); n > 80 {
 			t.Errorf("a line under the table is %d columns wide, over 80: %q", n, line)
