@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -115,7 +116,7 @@ func settingsOf(recs []*record.Record) map[string]string {
 		setWarmup:   strconv.Itoa(warmup),
 		setMeasured: strconv.Itoa(len(measured)),
 		setStall:    distinct(recs, func(r *record.Record) string { return strconv.FormatFloat(r.StallMS, 'f', -1, 64) + " ms" }),
-		setVersion:  distinct(recs, stamped(func(w *record.RecordWorkload) string { return w.Version })),
+		setVersion:  distinct(recs, stamped(func(w *record.RecordWorkload) string { return cmp.Or(w.Version, notRecorded) })),
 	}
 }
 
@@ -225,8 +226,9 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 		}
 	}
 	// Every version that wrote the records: a file merged from hosts on
-	// two drip versions says both, not the first record's.
-	stamped := slices.DeleteFunc(slices.Clone(recs), func(r *record.Record) bool { return r.Workload == nil })
+	// two drip versions says both, not the first record's. Records without
+	// one add nothing (not an empty name).
+	stamped := slices.DeleteFunc(slices.Clone(recs), func(r *record.Record) bool { return r.Workload == nil || r.Workload.Version == "" })
 	w.Version = distinct(stamped, func(r *record.Record) string { return r.Workload.Version })
 	return w
 }

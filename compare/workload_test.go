@@ -40,6 +40,8 @@ func TestWorkloadDifferences(t *testing.T) {
 			{setMaxTokens, []string{"server default", notRecorded}}, {setLoad, []string{"closed loop, 1 in flight", notRecorded}},
 			{setVersion, []string{"v1.0.0", notRecorded}},
 		}},
+		{"an empty version", func(_ int, r *record.Record) { r.Workload.Version = "" },
+			[]Difference{{setVersion, []string{"v1.0.0", notRecorded}}}},
 		{"warmup and a stall threshold", func(i int, r *record.Record) {
 			if i == 0 {
 				r.Phase = record.PhaseWarmup
@@ -59,6 +61,16 @@ func TestWorkloadDifferences(t *testing.T) {
 		if !slices.EqualFunc(got, c.want, func(a, b Difference) bool { return a.Setting == b.Setting && slices.Equal(a.Values, b.Values) }) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+	mixed := recs(3, func(i int, r *record.Record) {
+		if i == 0 {
+			r.Workload.Version = ""
+		} else if i == 1 {
+			r.Workload = nil
+		}
+	})
+	if got := WorkloadOf(mixed).Version; got != "v1.0.0" {
+		t.Errorf("version of records with, without and with an empty version: %q, want %q", got, "v1.0.0")
 	}
 	if got := abbreviate([]string{"a", "b", "c", "d", "e", "f"}); got != "a, b, c, d, … 2 more" {
 		t.Errorf("abbreviate: %q", got)
