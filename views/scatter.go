@@ -99,21 +99,11 @@ func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int
 		parts = append(parts, fmt.Sprintf("%d without a ttft or gaps, not drawn", skipped))
 	}
 	parts = append(parts, p.heldCaption(points, letters)...)
-	var lines []string
-	line := ""
+	var pieces []string
 	for _, part := range parts {
-		for _, piece := range wrapWords(part, width) {
-			switch {
-			case line == "":
-				line = piece
-			case Width(line)+3+Width(piece) <= width:
-				line += " · " + piece
-			default:
-				lines, line = append(lines, line), piece
-			}
-		}
+		pieces = append(pieces, wrapWords(part, width)...)
 	}
-	lines = append(lines, line)
+	lines := joinRows(pieces, " · ", width)
 	if len(lines) > rows {
 		return lines
 	}
@@ -124,16 +114,22 @@ func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int
 // wrapWords breaks s into rows of at most width cells at its spaces (a
 // word wider than a row stays whole, for Fit to cut).
 func wrapWords(s string, width int) []string {
+	return joinRows(strings.Fields(s), " ", width)
+}
+
+// joinRows joins items with sep into rows of at most width cells, as many
+// to a row as fit (an item wider than a row has one of its own).
+func joinRows(items []string, sep string, width int) []string {
 	var rows []string
 	row := ""
-	for _, w := range strings.Fields(s) {
+	for _, it := range items {
 		switch {
 		case row == "":
-			row = w
-		case Width(row)+1+Width(w) <= width:
-			row += " " + w
+			row = it
+		case Width(row)+Width(sep)+Width(it) <= width:
+			row += sep + it
 		default:
-			rows, row = append(rows, row), w
+			rows, row = append(rows, row), it
 		}
 	}
 	return append(rows, row)
