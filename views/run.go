@@ -252,26 +252,13 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 	return items
 }
 
-// flow lays items out on lines of at most width cells, " · " between them.
+// flow lays items out on lines of at most width cells, " · " between them;
+// no items, no lines.
 func flow(items []string, width int, st *Styles) []string {
-	sep := st.Dim.Render(" · ")
-	var lines []string
-	cur := ""
-	for _, it := range items {
-		switch {
-		case cur == "":
-			cur = it
-		case lipgloss.Width(cur)+3+lipgloss.Width(it) <= width:
-			cur += sep + it
-		default:
-			lines = append(lines, cur)
-			cur = it
-		}
+	if len(items) == 0 {
+		return nil
 	}
-	if cur != "" {
-		lines = append(lines, cur)
-	}
-	return lines
+	return joinRows(items, st.Dim.Render(" · "), width)
 }
 
 // RunHeatmap draws one row per stream (those given, in order) and one
