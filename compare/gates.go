@@ -69,13 +69,13 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
-	num, sign := report.Num, signed
+	num := report.Num
 	if unit == "" {
 		// A bare change is in counts ("failed > +1"): 0 → 3 is +3, not +3.00.
-		num, sign = report.Whole, signedWhole
+		num = report.Whole
 	}
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, num(b), num(v), sign(change), unit, verdict(r.Tripped))
+		g.Metric, num(b), num(v), signedAs(change, num), unit, verdict(r.Tripped))
 	return r
 }
 
@@ -86,19 +86,14 @@ func verdict(tripped bool) string {
 	return "passed"
 }
 
-// signedWhole is signed, a whole change without decimals: a count of 0
-// that became 3 rose by +3, not +3.00.
-func signedWhole(v float64) string {
-	if v > 0 {
-		return "+" + report.Whole(&v)
-	}
-	return report.Whole(&v)
-}
-
 // signed prints a change with its sign; no change is 0.
-func signed(v float64) string {
+func signed(v float64) string { return signedAs(v, report.Num) }
+
+// signedAs is signed with num's format (report.Whole: a count of 0 that
+// became 3 rose by +3, not +3.00).
+func signedAs(v float64, num func(*float64) string) string {
 	if v > 0 {
-		return "+" + report.FormatFloat(v)
+		return "+" + num(&v)
 	}
-	return report.FormatFloat(v)
+	return num(&v)
 }

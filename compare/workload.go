@@ -62,8 +62,11 @@ func WhileMeasuring(c *Comparison) {
 func unmarkCounts(secs []Section) {
 	for _, sec := range secs {
 		for _, r := range sec.Rows {
+			if !r.Count {
+				continue
+			}
 			for _, d := range r.Deltas {
-				if d != nil && r.Count {
+				if d != nil {
 					d.Worse = false
 				}
 			}
@@ -228,8 +231,8 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 	// Every version that wrote the records: a file merged from hosts on
 	// two drip versions says both, not the first record's. Records without
 	// one add nothing (not an empty name).
-	stamped := slices.DeleteFunc(slices.Clone(recs), func(r *record.Record) bool { return r.Workload == nil || r.Workload.Version == "" })
-	w.Version = distinct(stamped, func(r *record.Record) string { return r.Workload.Version })
+	versioned := slices.DeleteFunc(slices.Clone(recs), func(r *record.Record) bool { return r.Workload == nil || r.Workload.Version == "" })
+	w.Version = distinct(versioned, func(r *record.Record) string { return r.Workload.Version })
 	return w
 }
 
