@@ -16,6 +16,7 @@ import (
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // scheduled is a message the model asked to receive at a time.
@@ -507,6 +508,47 @@ func TestLiveHeaderCountsWhatTheClocksShow(t *testing.T) {
 		n, _ := strconv.Atoi(gm[1])
 		if frames != n+1 {
 			t.Fatalf("after %d events (%d frames recorded): the header counts %d frames, the clocks %d gaps", i+step, len(h.m.stream.cur.Record.Frames), frames, n)
+		}
+	}
+}
+
+// TestClocksCountTheStallTheHeaderShows: while the header says "stalled
+// ⏸ 600ms…" the clocks' stalls row counts that stall, said to be in
+// progress (it said "stalls 0" until the stall ended), at 80 and 120
+// columns; once the next frame comes the stall is an ended one.
+func TestClocksCountTheStallTheHeaderShows(t *testing.T) {
+	rec := recorded(t, "mid-sentence-stall")
+	evs := events(rec)
+	// The read before the stream's first stall: the events up to it.
+	before, lastMS := 0, 0.0
+	for i, e := range evs {
+		if e.Type != probe.EventFrames {
+			continue
+		}
+		if at := e.Frames[0].TMS; lastMS > 0 && at-lastMS >= stats.DefaultStall {
+			before = i
+			break
+		}
+		lastMS = e.Frames[len(e.Frames)-1].TMS
+	}
+	if before == 0 {
+		t.Fatal("the scenario has no stall")
+	}
+	for _, w := range []int{80, 120} {
+		h, observe := startStream(t, Config{}, w, 40)
+		h.push(observe, evs[:before]...)
+		h.advance(time.Duration((lastMS + 600) * float64(time.Millisecond)))
+		s := h.screen()
+		if !strings.Contains(s, "stalled ⏸") {
+			t.Fatalf("%d columns, 600 ms into the stall: the header does not say stalled:\n%s", w, s)
+		}
+		if !regexp.MustCompile(`stalls +1 \(1 in progress`).MatchString(s) {
+			t.Errorf("%d columns: the header says stalled, the clocks do not count it in progress:\n%s", w, s)
+		}
+		h.push(observe, evs[before])
+		h.advance(frameInterval)
+		if s := h.screen(); !regexp.MustCompile(`stalls +1 \(\d mid-sentence\)`).MatchString(s) {
+			t.Errorf("%d columns, the stall ended: the clocks do not count it as ended:\n%s", w, s)
 		}
 	}
 }

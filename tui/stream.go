@@ -49,6 +49,7 @@ type streamScreen struct {
 
 	// What changed since the panels were last drawn.
 	dirtyData, dirtyText bool
+	clocksStalling       bool // the clocks were drawn with a stall in progress
 
 	// Drawing.
 	lay          streamLayout

@@ -126,8 +126,14 @@ func (s *streamScreen) render(all bool) {
 	if all || s.dirtyText {
 		s.wrapText()
 	}
-	if all || s.dirtyData {
+	// A stall that began or ended since the clocks were drawn changes
+	// their stalls row though no data came.
+	_, stalling := views.LiveStall(&s.cur)
+	if all || s.dirtyData || stalling != s.clocksStalling {
+		s.clocksStalling = stalling
 		l.clocks.redraw()
+	}
+	if all || s.dirtyData {
 		l.gaps.redraw()
 		l.heat.redraw()
 	}
@@ -231,7 +237,8 @@ func (p streamClocks) draw(b box) string {
 }
 
 func (s *streamScreen) clocks() views.Clocks {
-	return views.Clocks{Record: s.cur.Record, This: s.this, All: s.all}
+	_, stalling := views.LiveStall(&s.cur)
+	return views.Clocks{Record: s.cur.Record, This: s.this, All: s.all, Stalling: stalling}
 }
 
 // clocksHeight is the clocks panel's rows at width, its title left out.

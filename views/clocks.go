@@ -18,6 +18,10 @@ type Clocks struct {
 	Record *record.Record // the current stream
 	This   *stats.Summary // the current stream alone
 	All    *stats.Summary // every finished run, when there are two or more
+	// Stalling is a stall in progress (LiveStall): the stream's own
+	// figures count a stall once it ends, and the header already says
+	// "stalled ⏸ 678ms…", so the row counts it, said to be in progress.
+	Stalling bool
 }
 
 // clockLabelW is the width of the labels' column.
@@ -123,7 +127,7 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 			return nil
 		}
 	case "gap":
-		return gapRows(c, this, all)
+		return gapRows(c, this, all, room)
 	case "output_tokens":
 		tokens := "—" // nothing to count: no usage report, no content
 		if stats.HasTokenCount(r) {
@@ -140,12 +144,12 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 }
 
 // gapRows are the gap distribution's n, p50 p95, p99 max, and the stalls.
-func gapRows(c Clocks, g stats.Dist, all func(func(*stats.Summary) string) string) []clockRow {
+func gapRows(c Clocks, g stats.Dist, all func(func(*stats.Summary) string) string, room int) []clockRow {
 	return []clockRow{
 		{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", s.Metrics["gap_ms"].N) })},
 		{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P50, s.Metrics["gap_ms"].P95) })},
 		{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P99, s.Metrics["gap_ms"].Max) })},
-		{"stalls", stalls(&c.This.Stalls), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
+		{"stalls", thisStalls(c, room), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
 	}
 }
 
@@ -197,6 +201,22 @@ func countWithN(d stats.Dist) string {
 // stalls counts stalls; the longest is the gap max beside it.
 func stalls(s *stats.Stalls) string {
 	return fmt.Sprintf("%d (%d mid-sentence)", s.Count, s.MidSentence)
+}
+
+// thisStalls is the stream's stalls, the one in progress counted and said
+// to be ("2 (1 in progress, 0 mid-sentence)"), said shorter when room
+// (25 columns on an 80-column screen) is short of it.
+func thisStalls(c Clocks, room int) string {
+	s := &c.This.Stalls
+	if !c.Stalling {
+		return stalls(s)
+	}
+	for _, f := range []string{"%d (1 in progress, %d mid-sentence)", "%d (1 in progress, %d mid)"} {
+		if l := fmt.Sprintf(f, s.Count+1, s.MidSentence); Width(l) <= room {
+			return l
+		}
+	}
+	return fmt.Sprintf("%d (1 in progress)", s.Count+1)
 }
 
 // perFrame is the tokens per content frame and the frames that came in
