@@ -41,7 +41,8 @@ const SettingTarget = setTarget
 // by their progress alone: from the workload banner, the count of measured
 // streams and the prompt ids seen so far, and, while a run has no record
 // yet, every setting (each would differ from nothing); from the figures,
-// the worse mark on a count (completed 2 of 11 is not 80 % fewer). The
+// the worse mark on a count (completed 2 of 11 is not 80 % fewer), and its
+// direction, so that fewer stalls so far reads as no better either. The
 // comparison of the finished runs says everything.
 func WhileMeasuring(c *Comparison) {
 	unmarkCounts(c.Sections)
@@ -61,10 +62,12 @@ func WhileMeasuring(c *Comparison) {
 
 func unmarkCounts(secs []Section) {
 	for _, sec := range secs {
-		for _, r := range sec.Rows {
+		for i := range sec.Rows {
+			r := &sec.Rows[i]
 			if !r.Count {
 				continue
 			}
+			r.Better = stats.Neutral
 			for _, d := range r.Deltas {
 				if d != nil {
 					d.Worse = false

@@ -251,3 +251,46 @@ func TestCompareHeaderKeepsTheEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestWhileMeasuringColoursNoCount: while runs are still measured, a count
+// that is lower only because fewer streams have ended (B's stalls and
+// completed at 1 of 3) carries no colour, better or worse; the final
+// comparison colours it. A latency row keeps its colour.
+func TestWhileMeasuringColoursNoCount(t *testing.T) {
+	st := NewStyles(true, true)
+	green, _, _ := strings.Cut(st.Done.Render("x"), "x")
+	red, _, _ := strings.Cut(st.Failed.Render("x"), "x")
+	in := recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), "stall.jsonl", "stall.jsonl")
+	in[1].Records = in[1].Records[:1]
+	rowLine := func(c *compare.Comparison, section, label string) string {
+		sec := ""
+		for _, l := range strings.Split(CompareFigures(c, false, 120, 200, &st).Render(0, 200), "\n") {
+			plain := ansi.Strip(l)
+			f := strings.Fields(plain)
+			switch {
+			case len(f) == 0:
+			case !strings.HasPrefix(plain, " "): // a section's title
+				sec = f[0]
+			case sec == section && f[0] == label:
+				return l
+			}
+		}
+		t.Fatalf("no %s row in the %s section", label, section)
+		return ""
+	}
+	for _, final := range []bool{true, false} {
+		c, err := compare.New(in, compare.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !final {
+			compare.WhileMeasuring(c)
+		}
+		for _, row := range [][2]string{{"stalls", "stalls"}, {"streams", "completed"}} {
+			l := rowLine(c, row[0], row[1])
+			if coloured := strings.Contains(l, green) || strings.Contains(l, red); coloured != final {
+				t.Errorf("final %v: the %s row coloured %v, want %v: %q", final, row[1], coloured, final, l)
+			}
+		}
+	}
+}
