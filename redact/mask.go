@@ -148,16 +148,11 @@ func (m *Masker) BytesCut(b []byte) []byte {
 		return b
 	}
 	out, copied := m.mask(b)
-	for i, v := range m.raw {
-		if !m.eager[i] {
-			continue
+	if from := m.cutEnd(b); from < len(b) {
+		if !copied {
+			out = bytes.Clone(b)
 		}
-		if k := trailingPrefix(b, v); k > 0 {
-			if !copied {
-				out, copied = bytes.Clone(b), true
-			}
-			copy(out[len(out)-k:], bytes.Repeat([]byte{'*'}, k))
-		}
+		copy(out[from:], bytes.Repeat([]byte{'*'}, len(b)-from))
 	}
 	return out
 }
