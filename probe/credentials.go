@@ -81,10 +81,10 @@ type FrameText struct {
 	// while its last that many bytes are all one channel's (run), the two
 	// mask alike, so only the channel's masks and the content view is
 	// Resumed from it when another channel speaks: a stream that stays in
-	// one channel pays for one view.
-	lead   *redact.TextStream // the channel of the content view's last text
-	run    int                // how much content text lead has said in a row
-	behind bool               // the content view skipped lead's text since
+	// one channel pays for one view. (Resuming it when it skipped nothing
+	// is harmless: it then remembers what lead does already.)
+	lead *redact.TextStream // the channel of the content view's last text
+	run  int                // how much content text lead has said in a row
 }
 
 type frameChannel struct {
@@ -118,12 +118,10 @@ func (t *FrameText) Next(f *record.Frame) string {
 		return own
 	}
 	if s == t.lead && t.run >= s.Remembers() { // both views remember only s's text
-		t.behind = true
 		return own
 	}
-	if t.behind {
+	if t.lead != nil && t.run >= t.lead.Remembers() { // it may have skipped lead's text
 		t.content.Resume(t.lead)
-		t.behind = false
 	}
 	if s != t.lead {
 		t.lead, t.run = s, 0
