@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"net/url"
@@ -454,25 +455,57 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 		fr.dec = fr.det
 	}
 	end := 0.0
-	for i, p := range reads {
-		if rec.FirstByteMS == nil && len(p) > 0 {
-			rec.FirstByteMS = ptr(times[i])
+	for d := range ReadFrames(fr.dec, reads) {
+		closing := d.Read == len(reads)
+		if !closing {
+			if rec.FirstByteMS == nil && len(reads[d.Read]) > 0 {
+				rec.FirstByteMS = ptr(times[d.Read])
+			}
+			end = times[d.Read]
 		}
-		if err := fr.feed(p, times[i]); err != nil {
-			return &record.Error{Class: record.ErrDecode, Message: err.Error()}
+		fr.frames, fr.read = d.Frames, d.Read
+		fr.add(end)
+		switch {
+		case closing && errors.Is(d.Err, adapters.ErrTruncated): // cut inside a frame: not a decode error
+			rec.Truncated = true
+		case d.Err != nil:
+			return &record.Error{Class: record.ErrDecode, Message: d.Err.Error()}
 		}
 		if fr.full {
 			return frameLimitError(maxFrames)
 		}
-		end = times[i]
-	}
-	if err := fr.close(end); err != nil {
-		return &record.Error{Class: record.ErrDecode, Message: err.Error()}
-	}
-	if fr.full {
-		return frameLimitError(maxFrames)
 	}
 	return nil
+}
+
+// DecodedRead is what a decoder made of one read: the frames it completed
+// (the decoder's output, reused for the next read) and the error its
+// decode ended with. Read is the read's index, or len(reads) for the end
+// of the stream (the decoder's Close).
+type DecodedRead struct {
+	Read   int
+	Frames []adapters.Frame
+	Err    error
+}
+
+// ReadFrames decodes reads in turn with dec, then closes it, yielding
+// what each made; it stops after one that ended with an error (Close's is
+// adapters.ErrTruncated for a stream cut inside a frame). It is the one
+// decode loop of a recorded body, for its record (DecodeReads) and for
+// walking its frames again (drip record's masking of a kept body).
+func ReadFrames(dec adapters.Decoder, reads [][]byte) iter.Seq[DecodedRead] {
+	return func(yield func(DecodedRead) bool) {
+		var frames []adapters.Frame
+		var err error
+		for i, p := range reads {
+			frames, err = dec.Feed(frames[:0], p)
+			if !yield(DecodedRead{Read: i, Frames: frames, Err: err}) || err != nil {
+				return
+			}
+		}
+		frames, err = dec.Close(frames[:0])
+		yield(DecodedRead{Read: len(reads), Frames: frames, Err: err})
+	}
 }
 
 // addServer copies the numbers a frame's server map carries into the

@@ -2,7 +2,11 @@ package recorder
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
+	"hash"
+	"io"
 	"iter"
 
 	"github.com/driplab/drip/adapters"
@@ -37,11 +41,11 @@ func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames {
 		return
 	}
-	out, ok := e.starSplitKeys(body, reads)
+	out, masked, ok := e.starSplitKeys(body, reads)
 	if ok && out == nil { // past the bound, no key split there either
 		return
 	}
-	if !ok || carriesLogprobs(body) || !e.decodesMasked(out, body, reads) { // served back, it is headers and no body
+	if !ok || carriesLogprobs(body) || !e.decodesTo(out, reads, masked) { // served back, it is headers and no body
 		out, e.x.Reads = nil, nil
 		e.x.Removed = append(e.x.Removed, removedSplitKey)
 	}
@@ -70,12 +74,15 @@ func carriesLogprobs(body []byte) bool {
 // its frames' text, finding the frames in order where the body holds the
 // text byte for byte: as a JSON string (SSE and NDJSON events) or as it
 // is (a raw stream). out is nil when masking starred nothing; ok is false
-// when a starred frame's text is not found so.
-func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, ok bool) {
+// when a starred frame's text is not found so. masked sums body's frames
+// with their text masked, which out must decode to.
+func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, masked frameSum, ok bool) {
 	text, at := probe.NewFrameText(e.mask), 0
+	masked = newFrameSum()
 	for f := range e.bodyFrames(body, reads) {
-		masked := text.Next(&f)
-		if masked == f.Text {
+		want := text.Next(&f)
+		masked.add(f.Kind, f.Channel, want)
+		if want == f.Text {
 			continue
 		}
 		if out == nil {
@@ -93,35 +100,43 @@ func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, 
 			}
 		}
 		if start < 0 {
-			return nil, false
+			return nil, masked, false
 		}
-		for k := range len(masked) {
-			if masked[k] == '*' {
+		for k := range len(want) {
+			if want[k] == '*' {
 				out[start+k] = '*'
 			}
 		}
 		at = start + len(f.Text)
 	}
-	return out, true
+	return out, masked, true
 }
 
-// decodesMasked reports whether out, body with keys starred, decodes to
-// body's frames with their text masked, frame for frame: the body served
-// back says what the record does (an error body's decode had, out's has
-// at the same frame).
-func (e *exchange) decodesMasked(out, body []byte, reads []record.Read) bool {
-	want, stop := iter.Pull(e.bodyFrames(body, reads))
-	defer stop()
-	text := probe.NewFrameText(e.mask)
-	for got := range e.bodyFrames(out, reads) {
-		w, ok := want()
-		if !ok || got.Kind != w.Kind || got.Channel != w.Channel || got.Text != text.Next(&w) {
-			return false
-		}
+// decodesTo reports whether out, a body with keys starred, decodes to the
+// frames masked sums (its frames with their text masked, frame for frame):
+// the body served back says what the record does (an error body's decode
+// had, out's has at the same frame).
+func (e *exchange) decodesTo(out []byte, reads []record.Read, masked frameSum) bool {
+	got := newFrameSum()
+	for f := range e.bodyFrames(out, reads) {
+		got.add(f.Kind, f.Channel, f.Text)
 	}
-	_, more := want()
-	return !more
+	return got.equal(masked)
 }
+
+// frameSum is a SHA-256 of frames, each its kind, channel and text (its
+// length first), in order: two bodies' frames compared without keeping
+// them (what --max-frames bounds stays bounded).
+type frameSum struct{ h hash.Hash }
+
+func newFrameSum() frameSum { return frameSum{sha256.New()} }
+
+func (s frameSum) add(kind record.Kind, channel record.Channel, text string) {
+	s.h.Write(binary.AppendUvarint([]byte{byte(kind), byte(channel)}, uint64(len(text))))
+	io.WriteString(s.h, text)
+}
+
+func (s frameSum) equal(o frameSum) bool { return bytes.Equal(s.h.Sum(nil), o.h.Sum(nil)) }
 
 // bodyFrames are the frames body decodes to as finish's decode finds them
 // (adapters.Auto, the response's type), with no bound on their number and
@@ -130,16 +145,8 @@ func (e *exchange) decodesMasked(out, body []byte, reads []record.Read) bool {
 func (e *exchange) bodyFrames(body []byte, reads []record.Read) iter.Seq[record.Frame] {
 	return func(yield func(record.Frame) bool) {
 		dec := adapters.NewDetector(e.x.ContentType, e.p.o.FrameLimit)
-		var frames []adapters.Frame
-		var err error
-		pieces := split(body, reads)
-		for i := 0; i <= len(pieces) && err == nil; i++ {
-			if i < len(pieces) {
-				frames, err = dec.Feed(frames[:0], pieces[i])
-			} else {
-				frames, _ = dec.Close(frames[:0]) // what it ends with, the record has too
-			}
-			for _, f := range frames {
+		for d := range probe.ReadFrames(dec, split(body, reads)) { // what Close ends with, the record has too
+			for _, f := range d.Frames {
 				rf := record.Frame{Kind: f.Kind, Text: f.Text}
 				if f.Kind == adapters.KindContent {
 					rf.Channel = f.Channel

@@ -139,3 +139,21 @@ func TestARecordKeepsNoBodyWhoseLogprobsSayASplitKey(t *testing.T) {
 		}
 	}
 }
+
+// A body whose event says a frame's text in another field before the
+// text itself (an id equal to the piece that begins the key): starring
+// finds the field, not the text, so the starred copy does not decode to
+// the masked frames, and it is not kept (a body served back with the key's
+// start in its answer would be), and exchange.removed says so.
+func TestARecordKeepsNoBodyStarredElsewhereThanItsText(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	begin := "key: " + key[:7]
+	said := `data: {"choices":[{"index":0,"delta":{"content":"hello"}}]}` + "\n\n" +
+		`data: {"id":"` + begin + `","choices":[{"index":0,"delta":{"content":"` + begin + `"}}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"delta":{"content":"` + key[7:] + ` ok"}}]}` + "\n\n"
+	rec, client := recordOne(t, recorder.Options{MaxFrames: 2}, said, key)
+	x := rec.Exchange
+	if client != said || x.Response != "" || len(x.Reads) != 0 || !slices.Contains(x.Removed, "response (a credential split across frames)") {
+		t.Errorf("the client got %q; the record keeps body %q, %d reads, removed %q; want what was said, no body, no reads, the body named removed", client, x.Response, len(x.Reads), x.Removed)
+	}
+}
