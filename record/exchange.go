@@ -30,6 +30,10 @@ type Exchange struct {
 	// Streamed says the response was a stream (the record has frames).
 	Streamed    bool   `json:"streamed"`
 	ContentType string `json:"content_type,omitempty"` // of the response
+	// Location is the response's Location header (a redirect's target),
+	// its user info and secret query values redacted, so a client served
+	// the recording back can follow it as it followed the upstream's.
+	Location string `json:"location,omitempty"`
 	// Response is the response body, decompressed, when it is UTF-8;
 	// ResponseB64 any other (Bedrock's binary event stream).
 	Response    string `json:"response,omitempty"`

@@ -3,6 +3,7 @@ package recorder
 import (
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -89,4 +90,17 @@ func urlsRedacted(vs []string) []string {
 		}
 	}
 	return out
+}
+
+// keptLocation is a response's Location as the record keeps it: without
+// user info or secret query values (redact.URL), and with any byte of the
+// request's credentials starred; one that does not parse is not kept.
+func keptLocation(v string, mask *redact.Masker) string {
+	if v == "" {
+		return ""
+	}
+	if _, err := url.Parse(v); err != nil {
+		return ""
+	}
+	return mask.String(redact.URL(v))
 }

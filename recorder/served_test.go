@@ -87,3 +87,46 @@ func fetch(t *testing.T, method, url, body string) (int, string, []byte) {
 	}
 	return resp.StatusCode, resp.Header.Get("Content-Type"), b
 }
+
+// A recorded redirect is served back with its Location, so a client
+// follows it as it followed the upstream's; the Location keeps no
+// credential (its secret query value and user info are redacted), and the
+// response's cookie is neither recorded nor served.
+func TestServedRedirectKeepsItsLocation(t *testing.T) {
+	const secret = "sk-LOCATION-0123456789"
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "http://user:"+secret+"@example.test/v1/moved?key="+secret+"&region=eu")
+		w.Header().Set("Set-Cookie", "session="+secret)
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	}), recorder.Options{})
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+	resp, err := rawClient.Transport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	recs := records()
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	const want = "http://example.test/v1/moved?key=REDACTED&region=eu"
+	if got := recs[0].Exchange.Location; got != want {
+		t.Errorf("recorded location %q, want %q", got, want)
+	}
+	served, err := fixtures.NewRecorded(recs, fixtures.RecordedOptions{Speed: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(served)
+	t.Cleanup(srv.Close)
+	req, _ = http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+	resp, err = rawClient.Transport.RoundTrip(req) // not followed: the response itself is what is served
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != want || resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("served back %d, Location %q, Set-Cookie %q; want 307, %q and no cookie",
+			resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Set-Cookie"), want)
+	}
+}
