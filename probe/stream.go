@@ -603,7 +603,13 @@ func classify(ctx context.Context, err error) *record.Error {
 	case errors.Is(cause, errTotal):
 		return &record.Error{Class: record.ErrTimeoutTotal, Message: "the stream exceeded the total timeout"}
 	case errors.Is(cause, context.Canceled) || errors.Is(err, context.Canceled):
-		return &record.Error{Class: record.ErrCanceled, Message: "canceled"}
+		msg := "canceled"
+		if cause != context.Canceled && errors.Is(cause, context.Canceled) {
+			// drip canceled it for a reason of its own (drip replay hanging
+			// up where the recorded client did): the cause's own words.
+			msg = cause.Error()
+		}
+		return &record.Error{Class: record.ErrCanceled, Message: msg}
 	}
 	var uerr *url.Error
 	if errors.As(err, &uerr) {

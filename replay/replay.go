@@ -8,7 +8,6 @@ package replay
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -270,12 +269,9 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: record.PhaseMeasure,
 		PromptID: orig.PromptID, IntendedStartMS: intended,
 	}
-	sctx, hungUp := hangUpAsRecorded(ctx, orig)
-	defer hungUp()
-	probe.Stream(sctx, r.target(orig), r.probe, rec, nil) // masks a credential the server echoes
-	if rec.Error != nil && rec.Error.Class == record.ErrCanceled && errors.Is(context.Cause(sctx), errHungUp) {
-		rec.Error.Message = errHungUp.Error()
-	}
+	sctx, observe, stop := hangUpAsRecorded(ctx, orig)
+	defer stop()
+	probe.Stream(sctx, r.target(orig), r.probe, rec, observe) // masks a credential the server echoes
 	rec.RunOffsetMS = float64(rec.Start.Sub(r.start)) / float64(time.Millisecond)
 	r.mu.Lock()
 	r.sink(rec)
@@ -283,19 +279,44 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 	pg.Finished.Add(1)
 }
 
-// errHungUp cancels a replayed stream where its recording was canceled.
-var errHungUp = fmt.Errorf("%w: hung up where the recorded stream was (its client went away, or drip record stopped)", context.Canceled)
+// errHungUp cancels a replayed stream where its recording was canceled;
+// the probe records its words as the reason.
+var errHungUp error = hungUp{}
 
-// hangUpAsRecorded is ctx for replaying orig: a stream recorded as
-// canceled (a client that went away mid-answer, drip record stopped) is
-// canceled as long after its start as the recorded one was, so both sides
+type hungUp struct{}
+
+func (hungUp) Error() string {
+	return "hung up where the recorded stream was (its client went away, or drip record stopped)"
+}
+
+func (hungUp) Is(target error) bool { return target == context.Canceled }
+
+// hangUpAsRecorded is ctx for replaying orig, the probe's observer and a
+// stop for when the stream has ended: a stream recorded as canceled (a
+// client that went away mid-answer, drip record stopped) is canceled as
+// long after its request was sent as the recorded one was, so both sides
 // of the comparison hold the same partial stream and not, on one side, a
-// whole answer that the recording's e2e and token counts never had.
-func hangUpAsRecorded(ctx context.Context, orig *record.Record) (context.Context, context.CancelFunc) {
+// whole answer that the recording's e2e and token counts never had. The
+// clock starts when the probe sends the request (EventStart), not before
+// its turn to connect (probe.MaxConnecting), which a stream among
+// thousands starting at once may wait for.
+func hangUpAsRecorded(ctx context.Context, orig *record.Record) (context.Context, func(probe.Event), func()) {
 	if orig.Status != record.StatusCanceled || orig.DurationMS <= 0 {
-		return ctx, func() {}
+		return ctx, nil, func() {}
 	}
-	return context.WithTimeoutCause(ctx, time.Duration(orig.DurationMS*float64(time.Millisecond)), errHungUp)
+	ctx, cancel := context.WithCancelCause(ctx)
+	var timer *time.Timer // set during probe.Stream, stopped after it: one goroutine
+	observe := func(ev probe.Event) {
+		if ev.Type == probe.EventStart && timer == nil {
+			timer = time.AfterFunc(time.Duration(orig.DurationMS*float64(time.Millisecond)), func() { cancel(errHungUp) })
+		}
+	}
+	return ctx, observe, func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel(nil)
+	}
 }
 
 // target is the recorded request aimed at the server under test: the
