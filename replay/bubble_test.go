@@ -127,3 +127,29 @@ func TestReplayHangsUpWhereTheRecordedClientDid(t *testing.T) {
 		}
 	})
 }
+
+// A recording replayed against a server that answers in another format
+// (here OpenAI chat requests answered as Anthropic) cannot be decoded as
+// recorded: the replayed stream says so, naming both formats, instead of
+// ending incomplete with no reason.
+func TestReplayInAnotherFormatSaysWhichTheServerSpoke(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(fixtures.NewServer())
+		defer up.Close()
+		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"fast","stream":true}`))
+		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "fast", Exchange: x, DurationMS: 100, Status: record.StatusComplete}
+		var replayed []*record.Record
+		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL + "/?format=anthropic", Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
+			replayed = append(replayed, r)
+		})
+		if len(replayed) != 1 {
+			t.Fatalf("%d replayed, want 1", len(replayed))
+		}
+		r := replayed[0]
+		if r.Status != record.StatusFailed || r.Error == nil || r.Error.Class != record.ErrDecode ||
+			!strings.Contains(r.Error.Message, "answered in anthropic, not in openai-chat as recorded") {
+			t.Errorf("replayed %s, error %+v; want failed, class decode, naming anthropic and openai-chat", r.Status, r.Error)
+		}
+	})
+}

@@ -55,8 +55,10 @@ replayed beside recorded for every figure: the change, marked ! when it is
 difference says it is within noise (as drip compare does, the recording as
 the baseline). Exchanges that did not stream are not replayed; a stream
 recorded as canceled (its client went away, or the recording stopped) is
-hung up as long after its start as it was then, so both sides hold the
-same partial stream.
+hung up as long after its request was sent as it was then, so both sides
+hold the same partial stream. Each stream is decoded in its recorded
+format; one the server answers in another (an OpenAI chat recording
+against an Anthropic server) fails with class decode, naming both.
 
 Pacing: by default the recorded order and spacing; --concurrency N keeps N
 in flight (closed loop), --rate R starts R per second (open loop);
