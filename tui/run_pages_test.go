@@ -91,7 +91,7 @@ func TestRunScreenSaysWhatItLeavesOut(t *testing.T) {
 	if rows <= 0 || rows >= 12 {
 		t.Fatalf("the heatmap has %d rows at 80x24; the test wants fewer than 12:\n%s", rows, s)
 	}
-	if want := fmt.Sprintf("heatmap  %d of 12 · ", rows); !strings.Contains(s, want) {
+	if want := fmt.Sprintf("heatmap  %d of 12", rows); !strings.Contains(s, want) {
 		t.Errorf("the heatmap's title lacks %q:\n%s", want, s)
 	}
 	if !strings.Contains(s, "q quit") || strings.Contains(s, "stop and quit") {

@@ -96,7 +96,7 @@ func title(st *Styles, name, note string, w int, focused bool) string {
 	if focused {
 		t = st.Views.TitleFocused.Render(" " + name + " ")
 	}
-	if note != "" {
+	if note = fitNote(note, w-lipgloss.Width(t)-1); note != "" {
 		t += " " + note
 	}
 	rest := w - lipgloss.Width(t) - 1
@@ -104,6 +104,15 @@ func title(st *Styles, name, note string, w int, focused bool) string {
 		t += " " + st.Rule.Render(strings.Repeat("─", rest))
 	}
 	return ansi.Truncate(t, w, "")
+}
+
+// fitNote is a title's note in room cells (views.FitParts). A styled
+// note is only cut: its parts' styles would be split.
+func fitNote(note string, room int) string {
+	if strings.Contains(note, "\x1b") {
+		return ansi.Truncate(note, max(room, 0), "…")
+	}
+	return views.FitParts(note, room)
 }
 
 // tabs is a page bar: every page with its number key, the current one

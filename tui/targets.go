@@ -427,9 +427,10 @@ func (ts *targetsScreen) scatter(w, h int) string {
 	}
 	parts := []string{title(&ts.sh.styles, "scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, true, skipped, ts.m.cfg.StallMS, w, scatterH, st)}
 	if trendH > 0 {
+		// The rows left out first: a narrow title keeps its first part.
 		note := "by run index, oldest left"
 		if trendH < len(trends) {
-			note += fmt.Sprintf(" · %d of %d rows: a taller terminal shows every target", trendH, len(trends))
+			note = fmt.Sprintf("%d of %d rows: a taller terminal shows every target · ", trendH, len(trends)) + note
 		}
 		parts = append(parts, title(&ts.sh.styles, "trend", note, w, false), views.TrendStrip(trends, "runs", w, trendH, st))
 	}

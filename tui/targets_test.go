@@ -192,3 +192,23 @@ func wantAll(t *testing.T, size [2]int, screen string, wants ...string) {
 		}
 	}
 }
+
+// TestTargetsPagesCutNoWord: at 80×24, four targets' trend keeps the rows
+// it leaves out whole in its title (it read "6 of 8 rows: a taller
+// terminal shows every t"), and the scatter's caption ends on a whole
+// part, never a stub ("· t…").
+func TestTargetsPagesCutNoWord(t *testing.T) {
+	h, tss := newTargetsHarness(t, false, "a", "b", "c", "d")
+	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	h.m.Init()
+	playRound(h, tss, []*record.Record{recorded(t, "steady"), recorded(t, "mid-sentence-stall"), recorded(t, "steady"), recorded(t, "mid-sentence-stall")})
+	h.update(press("3"))
+	s := h.screen()
+	checkFits(t, s, 80, 24)
+	wantAll(t, [2]int{80, 24}, s, "trend  6 of 8 rows: a taller terminal shows every target ─")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+			t.Errorf("a line cut at the width: %q\n%s", l, s)
+		}
+	}
+}

@@ -62,9 +62,25 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 		for _, row := range rows[len(rows)-(len(lines)-height+1):] {
 			cut = append(cut, row.label)
 		}
-		lines = append(lines[:height-1], st.Undefined.Render("not shown: "+strings.Join(cut, ", ")))
+		lines = append(lines[:height-1], st.Undefined.Render(notShown(cut, width)))
 	}
 	return Fit(strings.Join(lines, "\n"), width, height)
+}
+
+// notShown names the rows left out in width cells, as many whole as fit
+// and the rest counted ("not shown: tok/s per user, headers, +2 more"):
+// cut at the width it ended "headers, fir…".
+func notShown(labels []string, width int) string {
+	for n := len(labels); n > 0; n-- {
+		s := "not shown: " + strings.Join(labels[:n], ", ")
+		if n < len(labels) {
+			s += fmt.Sprintf(", +%d more", len(labels)-n)
+		}
+		if Width(s) <= width {
+			return s
+		}
+	}
+	return stats.Count(len(labels), "row") + " not shown"
 }
 
 // ClocksHeight is the number of lines ClocksPanel draws at width when

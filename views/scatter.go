@@ -91,7 +91,7 @@ func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, wid
 // caption is the scatter's key in rows of width cells, broken between its
 // parts (a part wider than a row at its words): the axes, what is missing
 // and what the counts mean come first, the quadrants' key fills the last
-// row (and is cut). More rows than asked for say the first parts need
+// row as far as its parts fit whole. More rows than asked for say the first parts need
 // them.
 func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int) []string {
 	parts := []string{"x ttft", "y gap p99"}
@@ -107,7 +107,13 @@ func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int
 	if len(lines) > rows {
 		return lines
 	}
-	lines[len(lines)-1] += " · transport: fast start, fat gaps · queue: long wait, tight gaps"
+	last := &lines[len(lines)-1]
+	for _, q := range []string{"transport: fast start, fat gaps", "queue: long wait, tight gaps"} {
+		if Width(*last+" · "+q) > width {
+			break
+		}
+		*last += " · " + q
+	}
 	return lines
 }
 

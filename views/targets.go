@@ -150,7 +150,7 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 		lines = lines[:keep]
 		note = fmt.Sprintf("… %s: 2 shows every figure · ", stats.Count(cut, "more row")) + note
 	}
-	lines = append(lines, st.Dim.Render(note))
+	lines = append(lines, st.Dim.Render(FitParts(note, width)))
 	return Fit(strings.Join(lines, "\n"), width, height)
 }
 
@@ -317,7 +317,10 @@ func (t *targetTable) join(i int, c cellParts) string {
 
 // note says what the cells hold, and what a wider terminal would add.
 func (t *targetTable) note(confidence float64) string {
-	note := "p50 of each target's runs · Δ vs A"
+	// A row's figure is of all the target's streams (gaps pooled), as
+	// drip compare's: "p50 of each target's runs" read as if gap p99 were
+	// the median of the runs' own p99s.
+	note := "over all runs of a target · Δ vs A"
 	switch {
 	case t.withCI && t.detail == deltaFull:
 		note += fmt.Sprintf(" · [%.0f%% interval] · ~ noise · ! worse", confidence*100)

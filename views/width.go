@@ -83,3 +83,18 @@ func JoinColumns(sep string, panels ...string) string {
 	}
 	return b.String()
 }
+
+// FitParts is plain text of " · " parts in width cells: its last parts
+// left out while it is too wide, then cut with "…". Cut at the width, a
+// note read "a taller terminal shows every t".
+func FitParts(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	for Width(s) > width && dropLastPart(&s) {
+	}
+	if Width(s) > width {
+		return ansi.Truncate(s, width, "…")
+	}
+	return s
+}
