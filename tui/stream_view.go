@@ -17,6 +17,9 @@ import (
 type streamLayout struct {
 	header, timeline, text, clocks, gaps, heat, help slot
 	rows                                             grid
+	// left is what the clocks' title says of the panels left out: the
+	// gaps and the heatmap went without a word at 80×24.
+	left string
 }
 
 // newStreamLayout gives each slot its panel; relayout sizes them.
@@ -65,14 +68,17 @@ func (s *streamScreen) relayout() {
 			mid, bottom = rest, 0
 		}
 		l.text.b, l.clocks.b = box{w - cw - 1, max(mid, 0)}, box{cw, mid}
+		l.left = "gaps, heatmap: more rows"
 		if bottom > 0 {
 			l.gaps.b, l.heat.b = box{w / 2, bottom}, box{w - w/2 - 1, bottom}
+			l.left = ""
 		}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.heat}, {&l.help}}
 	} else {
 		clockH = s.clocksHeight(w)
 		ch := min(clockH+1, rest/2)
 		l.clocks.b, l.text.b = box{w, ch}, box{w, max(rest-ch, 0)}
+		l.left = "gaps, heatmap: 72+ columns"
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.clocks}, {&l.text}, {&l.help}}
 	}
 	s.layEarlier, s.layClocks = len(s.earlier()), clockH
@@ -232,7 +238,7 @@ func (p streamText) draw(b box) string {
 
 func (p streamClocks) draw(b box) string {
 	s := p.s
-	return title(&s.sh.styles, "clocks", "", b.w, false) + "\n" +
+	return title(&s.sh.styles, "clocks", s.lay.left, b.w, false) + "\n" +
 		views.ClocksPanel(s.clocks(), b.w, b.h-1, &s.sh.styles.Views)
 }
 

@@ -155,3 +155,25 @@ func TestRerunKeepsTheRunItCut(t *testing.T) {
 		t.Errorf("after n, the history holds more than the new scenario's cut run:\n%s", s)
 	}
 }
+
+// TestStreamScreenSaysWhereTheGapsWent: where the gaps and the heatmap
+// get no rows (80×24) or no columns (60×20) the clocks' title says so;
+// they went without a word. At 120×40 they show and nothing is said.
+func TestStreamScreenSaysWhereTheGapsWent(t *testing.T) {
+	h := newHarness(t, Config{Records: []*record.Record{recorded(t, "mid-sentence-stall")}})
+	for _, tc := range []struct {
+		size  [2]int
+		shown bool
+		note  string
+	}{{[2]int{80, 24}, false, "clocks  gaps, heatmap: more rows"}, {[2]int{60, 20}, false, "clocks  gaps, heatmap: 72+ columns"}, {[2]int{120, 40}, true, ""}} {
+		h.update(tea.WindowSizeMsg{Width: tc.size[0], Height: tc.size[1]})
+		s := h.screen()
+		checkFits(t, s, tc.size[0], tc.size[1])
+		if shown := strings.Contains(s, " gaps  log buckets") && strings.Contains(s, " heatmap "); shown != tc.shown {
+			t.Errorf("%v: gaps and heatmap shown %v, want %v:\n%s", tc.size, shown, tc.shown, s)
+		}
+		if said := strings.Contains(s, "gaps, heatmap:"); tc.note == "" && said || tc.note != "" && !strings.Contains(s, tc.note) {
+			t.Errorf("%v: want the note %q (said: %v):\n%s", tc.size, tc.note, said, s)
+		}
+	}
+}
