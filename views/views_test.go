@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,4 +206,34 @@ func longer(r *record.Record) *record.Record {
 	l := *r
 	l.DurationMS += 1000
 	return &l
+}
+
+// TestTextNamesReasoningAndTools: reasoning and tool arguments open with
+// their name and the timeline's glyph, so that they read apart from the
+// answer without colour; the answer carries no label.
+func TestTextNamesReasoningAndTools(t *testing.T) {
+	st := NewStyles(true, false)
+	r := replay(t, "reasoning", 0)
+	txt := strings.ReplaceAll(ansi.Strip(wrapAll(r, 200, &st)), nbsp, " ")
+	if !strings.HasPrefix(txt, "┊ reasoning: The user wants") || strings.Count(txt, "reasoning:") != 1 {
+		t.Errorf("the reasoning is not named once, at its start:\n%s", txt)
+	}
+	if !strings.Contains(txt, "\nA stream that feels fast") {
+		t.Errorf("the answer does not start its own line, unlabelled:\n%s", txt)
+	}
+	steady := replay(t, "steady", 0)
+	tool := *steady
+	tool.Frames = slices.Clone(steady.Frames)
+	n := 0
+	for i := range tool.Frames {
+		if tool.Frames[i].IsContent() {
+			if n++; n > 5 {
+				tool.Frames[i].Channel = adapters.ChannelTool
+			}
+		}
+	}
+	txt = strings.ReplaceAll(ansi.Strip(wrapAll(&tool, 200, &st)), nbsp, " ")
+	if !strings.Contains(txt, " ┼ tool: ") || strings.Count(txt, "tool:") != 1 {
+		t.Errorf("the tool arguments are not named once where they start:\n%s", txt)
+	}
 }

@@ -79,6 +79,9 @@ func (t *WrappedText) Update(r *record.Record, width int) {
 			t.newline()
 			t.newline()
 		}
+		if f.Channel != t.ch || !t.started {
+			t.channelLabel(f.Channel)
+		}
 		t.started, t.ch = true, f.Channel
 		for len(stalls) > 0 && stalls[0].Frame < t.frames {
 			stalls = stalls[1:]
@@ -111,6 +114,20 @@ func styleOf(ch adapters.Channel) cellStyle {
 		return cellTool
 	}
 	return cellAnswer
+}
+
+// channelLabel opens a block of reasoning or tool arguments with its
+// name, in the timeline's glyph: told apart by colour alone, reasoning
+// read as the answer without colour.
+func (t *WrappedText) channelLabel(ch adapters.Channel) {
+	label := map[adapters.Channel]string{adapters.ChannelReasoning: "┊" + nbsp + "reasoning: ", adapters.ChannelTool: "┼" + nbsp + "tool: "}[ch]
+	if label == "" {
+		return
+	}
+	if t.lineWidth() > 0 {
+		t.write(" ", styleOf(ch))
+	}
+	t.write(label, styleOf(ch))
 }
 
 // stallMarker writes "⏸ 712ms" before the frame that ended the stall,
