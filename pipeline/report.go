@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
@@ -113,7 +114,7 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // WriteSweep adds a sweep's table, knee and plots by level to a text
-// report (nothing without a sweep).
+// report (nothing without a sweep), within 80 columns.
 func WriteSweep(w io.Writer, r *sweep.Result) {
 	if r == nil {
 		return
@@ -122,7 +123,14 @@ func WriteSweep(w io.Writer, r *sweep.Result) {
 	sweep.Text(w, r)
 	st := views.NewStyles(true, false)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), r.Kind, 120, 11, &st), 120, 11))
+	kind := r.Kind // named as the table's head, so "ttft p95 ms by …" fits a third of 80 columns
+	if kind == sweep.KindConcurrency {
+		kind = "conc"
+	}
+	plots := views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), kind, report.Width, 11, &st), report.Width, 11)
+	for l := range strings.Lines(plots) {
+		fmt.Fprintln(w, strings.TrimRight(l, " \n"))
+	}
 }
 
 // GateLines prints each gate's verdict on its own line, for the reports

@@ -234,17 +234,17 @@ func workloadText(w io.Writer, s *stats.Summary) {
 	if len(s.PerPrompt) > 1 {
 		fmt.Fprintf(w, "\n%-12s %7s %9s %6s %8s %8s %7s %7s %6s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens")
 		for _, p := range s.PerPrompt {
-			fmt.Fprintf(w, "%s %7d %9d %6d %8s %8s %7s %7s %6s\n", promptCell(p.ID), p.Streams, p.Completed, p.Failed,
+			fmt.Fprintf(w, "%s %7d %9d %6d %8s %8s %7s %7s %6s\n", PromptCell(p.ID), p.Streams, p.Completed, p.Failed,
 				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Whole(p.OutputTokens.P50))
 		}
 		fmt.Fprintln(w, "  latencies in ms; tokens: output tokens p50")
 	}
 }
 
-// promptCell is a prompt id in the per-prompt table's 12 columns, padded
+// PromptCell is a prompt id in the per-prompt table's 12 columns, padded
 // by display width (a wide rune takes two) and cut with … when longer, so
 // the figures after it stay aligned.
-func promptCell(id string) string {
+func PromptCell(id string) string {
 	const cols = 12
 	id = ansi.Truncate(sanitize.Line(id), cols, "…")
 	return id + strings.Repeat(" ", cols-ansi.StringWidth(id))

@@ -78,43 +78,91 @@ func Mark(r *Result, l *Level) string {
 // LevelNum prints a level as typed: 8, 2.5.
 func LevelNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// Text writes the per-level table, the knee and why the sweep stopped.
+// Text writes the per-level table, the knee and why the sweep stopped,
+// within 80 columns: each title on two rows (ttft over p50), the columns
+// two apart, or one apart where that does not fit (a rate sweep with
+// goodput and lag).
 func Text(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "sweep · %s %s\n", r.Kind, joinLevels(r.Planned))
 	cols, rows, marks := Cells(r)
+	heads := make([][2]string, len(cols))
 	widths := make([]int, len(cols))
 	for j, c := range cols {
-		widths[j] = len(c.Title)
+		heads[j] = textHead(c.Title)
+		widths[j] = max(len(heads[j][0]), len(heads[j][1]))
 		for _, row := range rows {
 			widths[j] = max(widths[j], len([]rune(row[j])))
 		}
+	}
+	sep, markW := "  ", 0
+	for _, m := range marks {
+		markW = max(markW, len([]rune(m)))
+	}
+	if tableWidth(widths, 2, markW) > report.Width {
+		sep = " "
 	}
 	line := func(cells []string, mark string) {
 		var b strings.Builder
 		for j, c := range cells {
 			if j > 0 {
-				b.WriteString("  ")
+				b.WriteString(sep)
 			}
-			fmt.Fprintf(&b, "%*s", widths[j], c)
+			fmt.Fprintf(&b, "%*s", widths[j], c) // fmt pads by runes: — is one
 		}
 		if mark != "" {
-			b.WriteString("  " + mark)
+			b.WriteString(sep + mark)
 		}
 		fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
 	}
-	titles := make([]string, len(cols))
-	for j, c := range cols {
-		titles[j] = c.Title
+	for i := range 2 {
+		titles := make([]string, len(cols))
+		for j := range cols {
+			titles[j] = heads[j][i]
+		}
+		line(titles, "")
 	}
-	line(titles, "")
 	for i, row := range rows {
 		line(row, marks[i])
 	}
-	report.Para(w, "  ", "    ", Units)
+	units := Units
+	if r.Kind == KindConcurrency {
+		units = strings.Replace(units, " · ", " · conc: streams in flight · ", 1)
+	}
+	report.Para(w, "  ", "    ", units)
 	report.Para(w, "  ", "    ", Verdict(r))
 	if r.Stopped != nil {
 		report.Para(w, "  stopped: ", "    ", *r.Stopped)
 	}
+}
+
+// textHead is a column title on the text table's two rows: the level's
+// kind shortened, a statistic under its metric ("ttft" over "p50").
+func textHead(title string) [2]string {
+	switch title {
+	case KindConcurrency:
+		return [2]string{"", "conc"}
+	case KindRate:
+		return [2]string{"rate", "/s"}
+	case "stalls/str":
+		return [2]string{"stalls", "/str"}
+	}
+	if top, bottom, ok := strings.Cut(title, " "); ok {
+		return [2]string{top, bottom}
+	}
+	return [2]string{"", title}
+}
+
+// tableWidth is the text table's width: its indent, columns, separators
+// and a mark column.
+func tableWidth(widths []int, sep, markW int) int {
+	n := 2 + sep*(len(widths)-1)
+	for _, w := range widths {
+		n += w
+	}
+	if markW > 0 {
+		n += sep + markW
+	}
+	return n
 }
 
 // Verdict is the knee in one line, or that there was none, with the rule.

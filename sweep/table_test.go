@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/stats"
@@ -53,13 +54,39 @@ func TestTableMarksTheKnee(t *testing.T) {
 	if !strings.Contains(words, "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(words, "stopped: --stop-when 'ttft.p95 > 500ms' held at concurrency 16") {
 		t.Errorf("report lacks the knee's verdict or the stop:\n%s", b.String())
 	}
-	_, prose, ok := strings.Cut(b.String(), "\n  latencies in ms")
-	if !ok {
-		t.Fatalf("no \"latencies in ms\" line under the table, so no prose to measure:\n%s", b.String())
+	fitsWidth(t, b.String())
+}
+
+// A rate sweep's table has two more columns (goodput, lag) and wide
+// figures; it still fits 80 columns, its columns one apart.
+func TestRateTableFitsEightyColumns(t *testing.T) {
+	r := syntheticResult(t)
+	r.Kind = KindRate
+	for i := range r.Levels {
+		l := &r.Levels[i]
+		l.Kind, l.Level = KindRate, l.Level*1.25
+		l.Streams, l.Failed = 12000, 1200
+		g, lag := 99.5, 1234.5
+		l.Goodput, l.OpenLoop = &g, &stats.OpenLoop{ScheduleLag: stats.Dist{P99: &lag}}
 	}
-	for _, line := range strings.Split(prose, "\n") {
-		if n := len([]rune(line)); n > 80 {
-			t.Errorf("a line under the table is %d columns wide, over 80: %q", n, line)
+	r.Knee = &Knee{Level: r.Levels[2].Level, Reason: "at rate 10 ttft p95 rose"}
+	var b bytes.Buffer
+	Text(&b, r)
+	if !strings.Contains(b.String(), "goodput") || !strings.Contains(b.String(), "1234") || !strings.Contains(b.String(), "◀ knee") {
+		t.Errorf("rate table lacks goodput, the lag or the knee:\n%s", b.String())
+	}
+	fitsWidth(t, b.String())
+}
+
+// fitsWidth fails for each line of a text report over 80 columns.
+func fitsWidth(t *testing.T, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if n := ansi.StringWidth(line); n > 80 {
+			t.Errorf("a line is %d columns wide, over 80: %q", n, line)
 		}
+	}
+	if t.Failed() {
+		t.Log("\n" + out)
 	}
 }

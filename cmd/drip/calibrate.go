@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -109,10 +110,11 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 	if separate {
 		where = "server in a separate process"
 	}
-	fmt.Fprintf(w, "drip calibrate · loopback · %s · %s · %d frames %s apart per stream · %d rounds per level\n\n",
-		where, t.Format.Name, fixtures.Lookup(calibrate.Scenario).OutputTokens(), 10*time.Millisecond, rounds)
-	fmt.Fprintf(w, "%-11s %7s %7s │ %-26s │ %-26s │ %-17s │ %s\n", "concurrency", "streams", "frames",
-		"stamp error ms p50/p99/max", "gap error ms p50/p99/max", "TTFT error ms p50/p99", "CPU/frame")
+	report.Para(w, "", "  ", fmt.Sprintf("drip calibrate · loopback · %s · %s · %d frames %s apart per stream · %s per level",
+		where, t.Format.Name, fixtures.Lookup(calibrate.Scenario).OutputTokens(), 10*time.Millisecond, stats.Count(rounds, "round")))
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-19s  %-20s  %-20s  %s\n", "", "stamp error ms", "gap error ms", "TTFT error ms")
+	fmt.Fprintf(w, levelRow, "conc", "streams", "frames", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99")
 	var (
 		resolve   *float64
 		upTo      int // the largest unsaturated level of up to 10 streams the verdict reads
@@ -144,11 +146,13 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 		return cannotErr(err)
 	}
 	if dc != nil {
-		fmt.Fprintf(w, "\ndecode + classify + stamp, without the socket: %s per frame (%.0f frames/s on one core)\n",
-			dc, float64(time.Second)/float64(*dc))
+		fmt.Fprintln(w)
+		report.Para(w, "", "  ", fmt.Sprintf("decode + classify + stamp, without the socket: %s per frame (%.0f frames/s on one core)",
+			dc, float64(time.Second)/float64(*dc)))
 	}
-	fmt.Fprintf(w, "stamp error = drip's read time − the server's flush time; gap error = |client gap − server gap|;\n")
-	fmt.Fprintf(w, "TTFT error = drip's TTFT − the server's (request arrival → first content flush): the request's trip and one stamp.\n")
+	report.Para(w, "", "  ", "conc = concurrent streams; stamp error = drip's read time − the server's flush time; "+
+		"gap error = |client gap − server gap|; TTFT error = drip's TTFT − the server's (request arrival → first content flush): "+
+		"the request's trip and one stamp.")
 	printVerdict(w, resolve, upTo, saturated, separate, small)
 	return nil
 }
@@ -157,20 +161,26 @@ func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separa
 // error's distribution.
 func printLevel(w io.Writer, l calibrate.Level, v calibrate.Verdict) stats.Dist {
 	se, ge, te := stats.NewDist(l.StampErr), stats.NewDist(l.GapErr), stats.NewDist(l.TTFTErr)
-	cpu := duration(l.ClientCPU)
+	cpu := "CPU per frame " + duration(l.ClientCPU)
 	if l.ServerCPU != nil {
-		cpu = "client " + cpu + " · server " + duration(l.ServerCPU)
+		cpu = "CPU per frame client " + duration(l.ClientCPU) + " · server " + duration(l.ServerCPU)
 	}
-	fmt.Fprintf(w, "%-11d %7d %7d │ %8s %8s %8s │ %8s %8s %8s │ %8s %8s │ %s\n", l.Concurrency, l.Streams, l.Frames,
+	fmt.Fprintf(w, levelRow, strconv.Itoa(l.Concurrency), strconv.Itoa(l.Streams), strconv.Itoa(l.Frames),
 		report.Num(se.P50), report.Num(se.P99), report.Num(se.Max),
 		report.Num(ge.P50), report.Num(ge.P99), report.Num(ge.Max),
-		report.Num(te.P50), report.Num(te.P99), cpu)
+		report.Num(te.P50), report.Num(te.P99))
 	if l.Unpaired > 0 {
 		fmt.Fprintf(w, "  %d frames could not be paired with a server write\n", l.Unpaired)
 	}
-	fmt.Fprintf(w, "  %s\n", loadLine(l.Load, v))
+	for _, line := range strings.Split(cpu+" · "+loadLine(l.Load, v), "\n") {
+		report.Para(w, "  ", "    ", line)
+	}
 	return ge
 }
+
+// levelRow is a level's row of the table, 78 columns: the level, then
+// the stamp, gap and TTFT errors as p50 p99 max (TTFT: p50 p99).
+const levelRow = "%-4s %7s %6s  %6s %6s %6s  %6s %6s %6s  %6s %6s\n"
 
 func loadLine(ld calibrate.Load, v calibrate.Verdict) string {
 	s := "load: schedule lag p99 client " + lagText(ld.ClientLag)
@@ -185,7 +195,7 @@ func loadLine(ld calibrate.Load, v calibrate.Verdict) string {
 	if v.Who != "" {
 		who = ", loaded by " + v.Who
 	}
-	return s + "\n  ⚠ saturated (" + strings.Join(v.Reasons, "; ") + who + "): this row measures the machine, not drip"
+	return s + "\n⚠ saturated (" + strings.Join(v.Reasons, "; ") + who + "): this row measures the machine, not drip"
 }
 
 // printVerdict says the resolution: the worst p99 gap error of the
@@ -196,19 +206,19 @@ func printVerdict(w io.Writer, resolve *float64, upTo int, saturated []string, s
 		if separate {
 			try = "fewer streams"
 		}
-		fmt.Fprintf(w, "saturated at %s streams: those rows measure this machine's load, not drip; the verdict leaves them out\n", strings.Join(saturated, ", "))
-		fmt.Fprintf(w, "  (try %s, or a quieter machine).\n", try)
+		report.Para(w, "", "  ", fmt.Sprintf("saturated at %s streams: those rows measure this machine's load, not drip; "+
+			"the verdict leaves them out (try %s, or a quieter machine).", strings.Join(saturated, ", "), try))
 	}
 	switch {
 	case !small:
-		fmt.Fprintf(w, "verdict: none: the resolution is read at up to 10 concurrent streams (add one, e.g. --concurrency 1,1000).\n")
+		report.Para(w, "", "  ", "verdict: none: the resolution is read at up to 10 concurrent streams (add one, e.g. --concurrency 1,1000).")
 		return
 	case resolve == nil:
-		fmt.Fprintf(w, "verdict: no unsaturated level at up to 10 concurrent streams: nothing to resolve gap differences by; measure when the machine is quiet.\n")
+		report.Para(w, "", "  ", "verdict: no unsaturated level at up to 10 concurrent streams: nothing to resolve gap differences by; measure when the machine is quiet.")
 		return
 	}
-	fmt.Fprintf(w, "verdict: at up to %s this machine resolves gap differences of %s ms or more (p99 gap error).\n",
-		stats.Count(upTo, "concurrent stream"), report.FormatFloat(max(*resolve, 0.001)))
+	report.Para(w, "", "  ", fmt.Sprintf("verdict: at up to %s this machine resolves gap differences of %s ms or more (p99 gap error).",
+		stats.Count(upTo, "concurrent stream"), report.FormatFloat(max(*resolve, 0.001))))
 }
 
 func lagText(d stats.Dist) string {

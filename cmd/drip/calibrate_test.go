@@ -9,13 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driplab/drip/calibrate"
+	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 
 // TestCalibrateServerProcRealBinary: --server-proc re-runs the drip binary
 // as the fixture server, pairs every frame across the two processes, counts
-// the server's CPU apart, and ends the server process with the command.
+// the server's CPU apart, and ends the server process with the command;
+// every line fits 80 columns.
 func TestCalibrateServerProcRealBinary(t *testing.T) {
 	bin := builtDrip(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -27,14 +31,20 @@ func TestCalibrateServerProcRealBinary(t *testing.T) {
 		t.Fatalf("drip calibrate --server-proc: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 	out := stdout.String()
-	row := regexp.MustCompile(`(?m)^2\s+2\s+400 │.*│ client \S+ · server \S+$`)
+	row := regexp.MustCompile(`(?m)^2\s+2\s+400\s.*\n  CPU per frame client \S+ · server \S+ · load:`)
+	words := strings.Join(strings.Fields(out), " ") // the lines under a row wrap at 80 columns
 	for _, want := range []string{"server in a separate process", "load: schedule lag p99 client ", ", server "} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(words, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
 	if !row.MatchString(out) || strings.Contains(out, "could not be paired") || strings.Contains(out, "server —") {
 		t.Errorf("want a row of 2 streams, 400 frames all paired, with the client's and the server's CPU per frame")
+	}
+	for l := range strings.Lines(out) {
+		if w := ansi.StringWidth(strings.TrimSuffix(l, "\n")); w > report.Width {
+			t.Errorf("a line of %d columns, over %d: %q", w, report.Width, l)
+		}
 	}
 	if t.Failed() {
 		t.Log("\n" + out + stderr.String())
@@ -73,7 +83,7 @@ func TestVerdictNamesTheLevelsItRead(t *testing.T) {
 	} {
 		var w strings.Builder
 		printVerdict(&w, &p99, tc.upTo, tc.saturated, false, true)
-		if !strings.Contains(w.String(), tc.want) {
+		if !strings.Contains(strings.Join(strings.Fields(w.String()), " "), tc.want) { // wrapped at 80 columns
 			t.Errorf("up to %d, saturated %v:\n%s\nwant %q", tc.upTo, tc.saturated, w.String(), tc.want)
 		}
 	}

@@ -158,7 +158,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	}
 	replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
 		pl.Add(r)
-		fmt.Fprintln(stderr, progressLine(r))
+		fmt.Fprintln(stderr, "  "+progressLine(r))
 	})
 	return reportReplay(cmd.OutOrStdout(), recorded, pl, f.out, gates, f)
 }

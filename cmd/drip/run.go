@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -288,6 +289,11 @@ a table per level and the knee: the first level where TTFT p95 or gap p99
 rose beyond noise while throughput did not follow (docs/sweeps.md).
 --stop-when 'EXPR' ends the sweep at the first level where the gate holds.
 
+Without a terminal, one stream at a time gets a line each on stderr: its
+number, prompt, status, TTFT, e2e, output tokens (~ approximated, one per
+content frame; — no count) and stalls; under load, a line of counts a
+second.
+
 Ctrl-C stops admitting, cancels the streams in flight (recorded as
 canceled), prints the summary of what finished and exits 130 (143 after
 SIGTERM); a second Ctrl-C exits at once.` + runTargetsHelp + `
@@ -338,10 +344,11 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	if !perStream {
 		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
 	}
+	log := streamLog{w: stderr}
 	st := probe.Run(pl.StopOnWriteError(ctx), plan, func(r *record.Record) {
 		pl.Add(r)
 		if perStream {
-			fmt.Fprintln(stderr, progressLine(r))
+			log.add("  ", r)
 		}
 	}, nil)
 	stopTicker()
@@ -459,8 +466,11 @@ func progressTicker(w io.Writer, pg *probe.Progress, every time.Duration) (stop 
 			case <-done:
 				return
 			case <-t.C:
-				fmt.Fprintf(w, "  %6.1fs  %d admitted · %d in flight · %d recorded · %d warmup",
-					time.Since(start).Seconds(), pg.Admitted.Load(), pg.InFlight.Load(), pg.Finished.Load(), pg.Warmup.Load())
+				fmt.Fprintf(w, "  %6.1fs  %d admitted · %d in flight · %d recorded",
+					time.Since(start).Seconds(), pg.Admitted.Load(), pg.InFlight.Load(), pg.Finished.Load())
+				if n := pg.Warmup.Load(); n > 0 {
+					fmt.Fprintf(w, " · %d warmup", n)
+				}
 				if n := pg.NotAdmitted.Load(); n > 0 {
 					fmt.Fprintf(w, " · %d not admitted", n)
 				}
@@ -471,16 +481,45 @@ func progressTicker(w io.Writer, pg *probe.Progress, every time.Duration) (stop 
 	return func() { close(done); <-finished }
 }
 
-// progressLine is one stream's line in the headless log, numbered as every
-// screen numbers streams (#1 is seq 0). A stream without a token count
-// (failed before content, no usage report) shows —, not 0 approximated.
-func progressLine(r *record.Record) string {
-	tokens := "   — tokens"
-	if stats.HasTokenCount(r) {
-		tokens = fmt.Sprintf("%4d tokens (%s)", r.OutputTokens, r.TokensSource)
+// streamLog writes the headless log's line per stream, under a line
+// naming the phase whenever it changes to or from warmup, so that no
+// stream's line needs a phase column.
+type streamLog struct {
+	w     io.Writer
+	phase string
+}
+
+func (l *streamLog) add(prefix string, r *record.Record) {
+	if r.Phase != l.phase && (r.Phase == record.PhaseWarmup || l.phase == record.PhaseWarmup) {
+		title := "measured:"
+		if r.Phase == record.PhaseWarmup {
+			title = "warmup, excluded from every figure:"
+		}
+		fmt.Fprintln(l.w, "  "+title)
 	}
-	s := fmt.Sprintf("  #%-3d %-7s %-10s %-10s ttft %6s ms  e2e %8s ms  %s  %d stalls",
-		r.Seq+1, r.Phase, sanitize.Line(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), tokens, len(r.Stalls))
+	l.phase = r.Phase
+	fmt.Fprintln(l.w, prefix+progressLine(r))
+}
+
+// progressLine is one stream's line in the headless log, numbered as every
+// screen numbers streams (#1 is seq 0), within 78 columns (the prompt id
+// cut to 12) unless the stream has more to say (buffered, an error). A
+// stream without a token count (failed before content, no usage report)
+// shows —, not 0 approximated; an approximated count (no usage report, one
+// per content frame) is marked ~. Stalls are said only when there are some.
+func progressLine(r *record.Record) string {
+	tokens := "—"
+	if stats.HasTokenCount(r) {
+		tokens = strconv.Itoa(r.OutputTokens)
+		if r.TokensSource == "approx" {
+			tokens = "~" + tokens
+		}
+	}
+	s := fmt.Sprintf("#%-3d %s %-10s ttft %5s ms  e2e %5s ms  %4s tok",
+		r.Seq+1, report.PromptCell(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), tokens)
+	if n := len(r.Stalls); n > 0 {
+		s += "  " + stats.Count(n, "stall")
+	}
 	if r.Buffered {
 		s += "  buffered"
 		if r.Delivery != nil {

@@ -103,9 +103,10 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, describe(t.t))
 	}
 	if !useTUI(out) {
+		log := streamLog{w: stderr}
 		interleave(ctx, plans, func(i int, r *record.Record) {
 			recs.Add(r)
-			fmt.Fprintf(stderr, "  %s%s\n", compare.Letter(i), progressLine(r))
+			log.add("  "+compare.Letter(i)+" ", r)
 		})
 		return nil
 	}

@@ -323,27 +323,42 @@ func testRunScreenQuit(t *testing.T, ctx context.Context, quitKey tea.KeyPressMs
 }
 
 // The headless log numbers streams as every screen does (#1 is seq 0,
-// views/run_table.go), and a stream that failed before any content shows
-// no token count rather than 0 approximated.
+// views/run_table.go), a stream that failed before any content shows no
+// token count rather than 0 approximated, and a line fits 80 columns
+// unless it carries an error's message: stalls and a long prompt id (cut
+// with …) included; the warmup streams are under a line saying so.
 func TestProgressLinesNumberStreamsAsTheScreens(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
-	for _, model := range []string{"steady", "rate-limited"} {
+	prompts := filepath.Join(t.TempDir(), "prompts.jsonl")
+	if err := os.WriteFile(prompts, []byte(`{"id":"a-prompt-id-longer-than-twelve","prompt":"hi"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []string{"steady", "mid-sentence-stall", "rate-limited"} {
 		out := filepath.Join(t.TempDir(), "runs.jsonl")
-		_, _, stderr := drip(t, "run", srv.URL, "-m", model, "--runs", "2", "--no-tui", "--out", out)
+		_, _, stderr := drip(t, "run", srv.URL, "-m", model, "--runs", "2", "--warmup", "1", "--prompt-file", prompts, "--no-tui", "--out", out)
 		recs := readRecords(t, out)
-		if len(recs) != 2 {
-			t.Fatalf("%s: %d records, want 2", model, len(recs))
+		if len(recs) != 3 {
+			t.Fatalf("%s: %d records, want 1 warmup and 2 measured", model, len(recs))
 		}
 		for _, r := range recs {
-			line := lineWith(stderr, fmt.Sprintf("  #%-3d %s", r.Seq+1, r.Phase))
+			line := strings.TrimSuffix(lineWith(stderr, fmt.Sprintf("  #%-3d a-prompt-id…", r.Seq+1)), "\n")
 			if line == "" {
 				t.Errorf("%s: no progress line #%d for seq %d in\n%s", model, r.Seq+1, r.Seq, stderr)
 				continue
 			}
-			if wantNone := model == "rate-limited"; wantNone != strings.Contains(line, "— tokens") || wantNone == strings.Contains(line, "tokens (") {
+			if wantNone := model == "rate-limited"; wantNone != strings.Contains(line, "— tok") {
 				t.Errorf("%s: seq %d has token count %v, progress line %q", model, r.Seq, !wantNone, line)
 			}
+			if (len(r.Stalls) > 0) != strings.Contains(line, " stall") {
+				t.Errorf("%s: seq %d with %d stalls: progress line %q", model, r.Seq, len(r.Stalls), line)
+			}
+			if w := ansi.StringWidth(line); w > 80 && r.Error == nil {
+				t.Errorf("%s: progress line of %d columns, over 80: %q", model, w, line)
+			}
+		}
+		if !strings.Contains(stderr, "\n  warmup, excluded from every figure:\n  #1 ") || !strings.Contains(stderr, "\n  measured:\n  #2 ") {
+			t.Errorf("%s: the log does not say which lines are warmup and which measured:\n%s", model, stderr)
 		}
 		if lineWith(stderr, "  #0 ") != "" {
 			t.Errorf("%s: a progress line numbered #0:\n%s", model, stderr)

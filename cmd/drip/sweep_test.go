@@ -9,7 +9,10 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 
@@ -141,11 +144,16 @@ func testCompareByLevel(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	runTable := stdout[strings.Index(stdout, "sweep · concurrency"):]
+	for l := range strings.Lines(runTable) { // the table, the prose and the plots by level
+		if w := ansi.StringWidth(strings.TrimSuffix(l, "\n")); w > report.Width {
+			t.Errorf("a line of the sweep's report is %d columns, over %d: %q", w, report.Width, l)
+		}
+	}
 	code, stdout, stderr = drip(t, "compare", "--by", "level", out, "--no-tui")
 	if code != exitOK {
 		t.Fatalf("compare --by level: exit %d; stderr:\n%s", code, stderr)
 	}
-	for _, want := range []string{"level=1", "level=8", "knee: at concurrency 8 ttft p95 rose", "tok/s by concurrency", "ttft p95 ms by concurrency", "gap p99 ms by concurrency"} {
+	for _, want := range []string{"level=1", "level=8", "knee: at concurrency 8 ttft p95 rose", "tok/s by conc", "ttft p95 ms by conc", "gap p99 ms by conc"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("compare --by level lacks %q:\n%s", want, stdout)
 		}

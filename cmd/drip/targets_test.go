@@ -117,7 +117,7 @@ func testRunTargetsHeadless(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "A  #1 ") {
+	if !strings.Contains(stderr, "\n  A #1 ") {
 		t.Errorf("progress lines do not name their target:\n%s", stderr)
 	}
 	if code, _, stderr := drip(t, "run", srv.URL, srv.URL, "--rate", "2"); code != exitUsage || !strings.Contains(stderr, "--rate takes one target") {
