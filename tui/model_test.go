@@ -147,7 +147,7 @@ func events(rec *record.Record) []probe.Event {
 			j++
 		}
 		// As the probe does: this read's frames, and the record so far.
-		sofar := &record.Record{Seq: rec.Seq, Frames: rec.Frames[:j:j]}
+		sofar := &record.Record{Seq: rec.Seq, Frames: rec.Frames[:j:j], FirstByteMS: rec.FirstByteMS}
 		evs = append(evs, probe.Event{Type: probe.EventFrames, Frames: rec.Frames[i:j:j], Record: sofar})
 		i = j
 	}

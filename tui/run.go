@@ -296,6 +296,9 @@ func (rs *runScreen) apply() {
 			s.phase = max(s.phase, views.PhaseWaiting)
 		case e.Type == probe.EventFrames:
 			s.rec.Frames = e.all
+			if s.rec.FirstByteMS == nil { // an opened stream's clocks show it
+				s.rec.FirstByteMS = e.firstByte
+			}
 			s.phase = max(s.phase, views.PhaseWaiting)
 			for j := range e.Frames {
 				if e.Frames[j].IsContent() {

@@ -253,6 +253,11 @@ func TestRunScreenKeys(t *testing.T) {
 	if len(rh.m.stream.cur.Record.Frames) <= before || !strings.Contains(rh.screen(), "Streaming feels") {
 		t.Errorf("the open stream did not follow its frames (%d → %d)", before, len(rh.m.stream.cur.Record.Frames))
 	}
+	// Its first byte is the probe's, as on the stream screen of drip
+	// watch: it said "first byte —" beside "first event 42.40 ms".
+	if s := rh.screen(); !strings.Contains(s, "first byte     "+report.FormatFloat(*recs[1].FirstByteMS)+" ms") {
+		t.Errorf("the open stream's first byte (%v ms) is not in its clocks:\n%s", *recs[1].FirstByteMS, s)
+	}
 	rh.play(recs[1], 40, -1)
 	rh.sink(recs[1])
 	rh.advance(frameInterval)
