@@ -95,7 +95,9 @@ func StreamRow(r *record.Record, phase Phase, cols []table.Column) table.Row {
 			row[i] = fmt.Sprint(len(r.Stalls))
 		case ColTokens:
 			row[i] = fmt.Sprint(r.OutputTokens)
-			if r.TokensSource == "approx" {
+			if !stats.HasTokenCount(r) { // nothing to count yet, as the clocks say: not "≈0"
+				row[i] = "—"
+			} else if r.TokensSource == "approx" {
 				row[i] = "≈" + row[i]
 			}
 		case ColE2E:

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -238,5 +239,27 @@ func TestRunCountsSayFinishedOnly(t *testing.T) {
 	done := &RunSnapshot{State: RunDone, Runs: 7, Finished: 8, Warmup: 1, Summary: runSummary(runRecords(t), nil)}
 	if got := figures(done); strings.Contains(got, "finished streams only") || !strings.HasPrefix(got, "ttft p50 ") {
 		t.Errorf("nothing in flight: figures line %q, want it to start \"ttft p50 \" unqualified", got)
+	}
+}
+
+// TestStreamRowTokensWithoutACount: a stream still waiting for its first
+// frame, or failed before any, has no token count: its row says — as the
+// clocks do, not "≈0"; one with content counts it.
+func TestStreamRowTokensWithoutACount(t *testing.T) {
+	cols := StreamColumns(120)
+	tokens := slices.IndexFunc(cols, func(c table.Column) bool { return c.Title == ColTokens })
+	if tokens < 0 {
+		t.Fatal("no tokens column at 120 columns")
+	}
+	waiting := &record.Record{Seq: 6, TokensSource: "approx"}
+	cut := replay(t, "abort-midstream", 0)
+	for _, tc := range []struct {
+		r     *record.Record
+		phase Phase
+		want  string
+	}{{waiting, PhaseWaiting, "—"}, {cut, PhaseDone, "≈12"}} {
+		if got := StreamRow(tc.r, tc.phase, cols)[tokens]; got != tc.want {
+			t.Errorf("%s stream, %d content frames: tokens %q, want %q", tc.r.Status, tc.r.ContentFrames, got, tc.want)
+		}
 	}
 }
