@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/report"
@@ -47,9 +46,9 @@ func Header(s *Stream, note string, width, height int, st *Styles) string {
 		status = status[:i]
 		line = build(status, parts)
 	}
-	if i := strings.Index(status, " — "); Width(line) > width && len(parts) > 0 && i >= 0 {
+	if i := strings.Index(status, " — "); Width(line) > width && i >= 0 {
 		if room := width - Width(build("", parts)); room > Width(status[:i])+4 {
-			line = build(ansi.Truncate(status, room, "…"), parts)
+			line = build(CutWords(status, room), parts)
 		}
 	}
 	lines := []string{line}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,6 +105,26 @@ func TestElideURLKeepsWhatFits(t *testing.T) {
 		}
 		if w := ansi.StringWidth(got); w > tc.width {
 			t.Errorf("ElideURL(%q, %d) = %q: %d columns", tc.url, tc.width, got, w)
+		}
+	}
+}
+
+// TestHeaderCutsAMessageAtAWord: an error message too long for the status
+// line ends on a whole word and "…" ("Please try…"), with a note or none
+// (drip view's: it was cut at the width, "requests. Pl…").
+func TestHeaderCutsAMessageAtAWord(t *testing.T) {
+	st := NewStyles(true, false)
+	limited := &record.Record{Status: record.StatusFailed, DurationMS: 2, Error: &record.Error{Class: record.ErrHTTP429,
+		Message: "HTTP 429: Rate limit reached for requests. Please try again in 2s."}}
+	for _, note := range []string{"", "scenario rate-limited"} {
+		line := strings.TrimRight(ansi.Strip(Header(&Stream{Run: 3, Phase: PhaseDone, Record: limited}, note, 80, 1, &st)), " ")
+		head, _, _ := strings.Cut(line, "…")
+		words := strings.Fields(limited.Error.Message)
+		if w := strings.Fields(head); len(w) == 0 || !slices.Contains(words, w[len(w)-1]) || !strings.Contains(line, "failed: http_429 — HTTP 429: Rate limit") {
+			t.Errorf("note %q: the message is not cut after a whole word: %q", note, line)
+		}
+		if ansi.StringWidth(line) > 80 {
+			t.Errorf("note %q: %d columns: %q", note, ansi.StringWidth(line), line)
 		}
 	}
 }

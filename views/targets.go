@@ -77,7 +77,7 @@ func cutMessage(status *string, over int) bool {
 	}
 	head, msg := (*status)[:i], (*status)[i+len(" — "):]
 	if keep := Width(msg) - over - 1; keep >= 8 {
-		*status = head + " — " + ansi.Truncate(msg, keep, "") + "…"
+		*status = head + " — " + CutWords(msg, keep+1)
 	} else {
 		*status = head
 	}

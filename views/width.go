@@ -98,3 +98,17 @@ func FitParts(s string, width int) string {
 	}
 	return s
 }
+
+// CutWords is s in width cells, cut with "…" after its last whole word
+// ("Please try…", where the width alone read "Please tr…"), or at the
+// width when the whole words keep less than half of it.
+func CutWords(s string, width int) string {
+	if Width(s) <= width {
+		return s
+	}
+	cut := ansi.Truncate(s, max(width-1, 0), "")
+	if i := strings.LastIndex(cut, " "); i >= 0 && Width(cut[:i]) >= width/2 {
+		cut = strings.TrimRight(cut[:i], " ·—:,;")
+	}
+	return cut + "…"
+}
