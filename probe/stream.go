@@ -282,19 +282,74 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 
 // decompressed is resp's body to decode. A compressed stream cannot be
 // frame-timed, its reads being the compressor's blocks: rec says so, and
-// gzip is still decoded for content.
+// gzip is still decoded for content. What is wrong with the gzip stream
+// itself (corrupt, cut short while the connection ended cleanly, not gzip
+// at all) is a decode error saying so (gzipError), not the transport's
+// reset; the transport's own errors come through as they are.
 func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	enc := resp.Header.Get("Content-Encoding")
 	if enc == "" || strings.EqualFold(enc, "identity") {
 		return resp.Body
 	}
 	rec.ContentEncoding = enc
-	if strings.EqualFold(enc, "gzip") {
-		if gz, err := gzip.NewReader(resp.Body); err == nil {
-			return gz
-		}
+	if !strings.EqualFold(enc, "gzip") {
+		return resp.Body
 	}
-	return resp.Body
+	body := &transportBody{r: resp.Body}
+	gz, err := gzip.NewReader(body)
+	if err != nil {
+		return &failedReader{body.blame(err)}
+	}
+	return &gunzipped{gz: gz, body: body}
+}
+
+// transportBody is a response body that remembers the error, other than
+// its end, its last read returned: the transport's.
+type transportBody struct {
+	r   io.Reader
+	err error
+}
+
+func (b *transportBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// blame is err, from a gzip reader over b, as the transport's when b's
+// read failed, else as the gzip stream's own (a gzipError).
+func (b *transportBody) blame(err error) error {
+	if err == nil || err == io.EOF || b.err != nil {
+		return err
+	}
+	return &gzipError{err}
+}
+
+type gunzipped struct {
+	gz   *gzip.Reader
+	body *transportBody
+}
+
+func (g *gunzipped) Read(p []byte) (int, error) {
+	n, err := g.gz.Read(p)
+	return n, g.body.blame(err)
+}
+
+// failedReader returns its error at once.
+type failedReader struct{ err error }
+
+func (f *failedReader) Read([]byte) (int, error) { return 0, f.err }
+
+// gzipError is a gzip body that does not decode: the server's fault.
+type gzipError struct{ err error }
+
+func (e *gzipError) Error() string {
+	if errors.Is(e.err, io.ErrUnexpectedEOF) {
+		return "the gzip-compressed body ended inside its compressed stream (cut short)"
+	}
+	return "the gzip-compressed body does not decode: " + e.err.Error()
 }
 
 // readBody reads the body to its end through fr, stamping each read first.
@@ -331,6 +386,10 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 		}
 		if rerr == io.EOF {
 			break
+		}
+		var gzErr *gzipError
+		if errors.As(rerr, &gzErr) {
+			return &record.Error{Class: record.ErrDecode, Message: gzErr.Error()}
 		}
 		if rerr != nil {
 			return classify(ctx, rerr)

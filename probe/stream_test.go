@@ -1,6 +1,7 @@
 package probe_test
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -373,6 +374,51 @@ func testStreamObserverMayKeepFrames(t *testing.T, srv *memnet.Server) {
 			if a.TMS != b.TMS || a.Read != b.Read || a.Kind != b.Kind || a.Text != b.Text || a.Bytes != b.Bytes {
 				t.Fatalf("event %d frame %d changed after the call: %+v, was %+v", i, j, a, b)
 			}
+		}
+	}
+}
+
+// A gzip body that goes wrong is the server's fault, said so (class
+// decode), not a reset: corrupt halfway, cut short while the connection
+// ended cleanly, or no gzip at all behind Content-Encoding: gzip. A
+// connection cut inside a gzip body is still a reset.
+func TestStreamNamesABrokenGzipBody(t *testing.T) {
+	var whole bytes.Buffer
+	gz := gzip.NewWriter(&whole)
+	gz.Write([]byte(strings.Repeat("data: {\"choices\":[{\"delta\":{\"content\":\"Hi there\"}}]}\n\n", 200) + "data: [DONE]\n\n"))
+	gz.Close()
+	corrupt := bytes.Clone(whole.Bytes())
+	for i := len(corrupt) / 2; i < len(corrupt)/2+16; i++ {
+		corrupt[i] ^= 0x55
+	}
+	for _, c := range []struct {
+		name, class, message string
+		body                 []byte
+		cut                  bool // the connection is cut after body
+	}{
+		{"corrupt halfway", record.ErrDecode, "the gzip-compressed body does not decode: flate: corrupt input", corrupt, false},
+		{"cut short, clean end", record.ErrDecode, "the gzip-compressed body ended inside its compressed stream (cut short)", whole.Bytes()[:whole.Len()/2], false},
+		{"not gzip", record.ErrDecode, "the gzip-compressed body does not decode: gzip: invalid header", []byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n"), false},
+		{"connection cut", record.ErrReset, "connection closed in the middle of the body", whole.Bytes()[:whole.Len()/2], true},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("Content-Encoding", "gzip")
+			if !c.cut {
+				w.Write(c.body)
+				return
+			}
+			conn, buf, _ := w.(http.Hijacker).Hijack()
+			fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n", len(c.body)+100)
+			buf.Write(c.body)
+			buf.Flush()
+			conn.Close()
+		}))
+		u, f, _ := probe.ResolveURL(srv.URL, "auto")
+		r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &record.Record{}, nil)
+		srv.Close()
+		if r.Error == nil || r.Error.Class != c.class || !strings.HasPrefix(r.Error.Message, c.message) || r.Status != record.StatusFailed {
+			t.Errorf("%s: status %s, error %+v; want failed, class %s, a message beginning %q", c.name, r.Status, r.Error, c.class, c.message)
 		}
 	}
 }
