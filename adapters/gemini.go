@@ -65,8 +65,8 @@ type geminiChunk struct {
 		FinishReason string `json:"finishReason"`
 	} `json:"candidates"`
 	UsageMetadata *struct {
-		CandidatesTokenCount int `json:"candidatesTokenCount"`
-		ThoughtsTokenCount   int `json:"thoughtsTokenCount"`
+		CandidatesTokenCount tokenCount `json:"candidatesTokenCount"`
+		ThoughtsTokenCount   tokenCount `json:"thoughtsTokenCount"`
 	} `json:"usageMetadata"`
 	Error json.RawMessage `json:"error"`
 }
@@ -96,8 +96,8 @@ func (g *geminiInfo) parseSlow(data []byte) bool {
 			g.part(textPiece{raw: []byte(p.Text)}, p.Thought, p.FunctionCall)
 		}
 	}
-	if u := ch.UsageMetadata; u != nil {
-		g.usage, g.tokens = true, u.CandidatesTokenCount+u.ThoughtsTokenCount
+	if u := ch.UsageMetadata; u != nil && !u.CandidatesTokenCount.odd && !u.ThoughtsTokenCount.odd { // an odd count is none: the text stays
+		g.usage, g.tokens = true, u.CandidatesTokenCount.n+u.ThoughtsTokenCount.n
 	}
 	g.errVal = ch.Error
 	return true

@@ -84,8 +84,8 @@ type openAIChunk struct {
 		Text string `json:"text"` // legacy completions
 	} `json:"choices"`
 	Usage *struct {
-		CompletionTokens int  `json:"completion_tokens"`
-		PromptTokens     *int `json:"prompt_tokens"`
+		CompletionTokens tokenCount `json:"completion_tokens"`
+		PromptTokens     tokenCount `json:"prompt_tokens"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -122,10 +122,10 @@ func (ci *chunkInfo) parseSlow(data []byte) bool {
 	}
 	ci.errVal = ch.Error
 	ci.errObj = ch.Object == "error"
-	if ch.Usage != nil {
-		ci.usage, ci.tokens = true, ch.Usage.CompletionTokens
-		if ch.Usage.PromptTokens != nil {
-			ci.prompt, ci.hasPrompt = *ch.Usage.PromptTokens, true
+	if u := ch.Usage; u != nil && !u.CompletionTokens.odd { // an odd count is none: the text stays
+		ci.usage, ci.tokens = true, u.CompletionTokens.n
+		if u.PromptTokens.known {
+			ci.prompt, ci.hasPrompt = u.PromptTokens.n, true
 		}
 	}
 	if ch.Choices != nil {
