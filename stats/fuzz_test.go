@@ -27,7 +27,7 @@ func FuzzParseGate(f *testing.F) {
 			t.Fatalf("%q accepted with value %v", expr, g.Value)
 		}
 		base, _, _ := strings.Cut(g.Metric, ".")
-		if _, isDist := gateDist(base); scalars[g.Metric] == nil && !isDist {
+		if _, isDist := gateDist(base); scalars[g.Metric].get == nil && !isDist {
 			t.Fatalf("%q accepted with unknown metric %q", expr, g.Metric)
 		}
 		again, err := ParseGate(g.Expr)

@@ -30,7 +30,7 @@ type GateResult struct {
 	Message string   `json:"message"`
 }
 
-var gateRE = regexp.MustCompile(`^\s*([a-z_0-9.-]+)\s*(>=|<=|==|!=|>|<)\s*([+-]?)([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|%|/s)?\s*$`)
+var gateRE = regexp.MustCompile(`^\s*([a-z_0-9.-]+)\s*(>=|<=|==|!=|>|<)\s*([+-]?)([0-9.].*?)\s*$`)
 
 // gateDist is the distribution metric a gate's base name means.
 func gateDist(base string) (Metric, bool) {
@@ -41,29 +41,36 @@ func gateDist(base string) (Metric, bool) {
 // timeScalars are the single figures that hold milliseconds.
 var timeScalars = map[string]bool{"stalls.longest": true}
 
+// A scalar is a count or single figure a gate can name, with the path of
+// its value in the summary's JSON ("" for a figure computed from others).
+type scalar struct {
+	json string
+	get  func(*Summary) *float64
+}
+
 // scalars are the counts and single figures a gate can name.
-var scalars = map[string]func(*Summary) *float64{
-	"attempted":           func(s *Summary) *float64 { return ptr(float64(s.Streams.Attempted)) },
-	"admitted":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Admitted)) },
-	"completed":           func(s *Summary) *float64 { return ptr(float64(s.Streams.Completed)) },
-	"failed":              func(s *Summary) *float64 { return ptr(float64(s.Streams.Failed)) },
-	"failed_pct":          failedPct,
-	"incomplete":          func(s *Summary) *float64 { return ptr(float64(s.Streams.Incomplete)) },
-	"canceled":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Canceled)) },
-	"buffered":            func(s *Summary) *float64 { return ptr(float64(s.Streams.Buffered)) },
-	"throughput":          func(s *Summary) *float64 { return s.Throughput.TokensPerS },
-	"output_tokens_total": func(s *Summary) *float64 { return ptr(float64(s.Throughput.OutputTokens)) },
-	"tokens_approx_pct":   func(s *Summary) *float64 { return s.TokensApproxPct },
-	"stalls":              func(s *Summary) *float64 { return ptr(float64(s.Stalls.Count)) },
-	"stalls.mid_sentence": func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) },
-	"stalls.longest":      func(s *Summary) *float64 { return s.Stalls.LongestMS },
-	"streams_with_stall":  func(s *Summary) *float64 { return ptr(float64(s.Stalls.StreamsWithStall)) },
-	"goodput": func(s *Summary) *float64 { // % of streams meeting --slo
+var scalars = map[string]scalar{
+	"attempted":           {"streams.attempted", func(s *Summary) *float64 { return ptr(float64(s.Streams.Attempted)) }},
+	"admitted":            {"streams.admitted", func(s *Summary) *float64 { return ptr(float64(s.Streams.Admitted)) }},
+	"completed":           {"streams.completed", func(s *Summary) *float64 { return ptr(float64(s.Streams.Completed)) }},
+	"failed":              {"streams.failed", func(s *Summary) *float64 { return ptr(float64(s.Streams.Failed)) }},
+	"failed_pct":          {"", failedPct},
+	"incomplete":          {"streams.incomplete", func(s *Summary) *float64 { return ptr(float64(s.Streams.Incomplete)) }},
+	"canceled":            {"streams.canceled", func(s *Summary) *float64 { return ptr(float64(s.Streams.Canceled)) }},
+	"buffered":            {"streams.buffered", func(s *Summary) *float64 { return ptr(float64(s.Streams.Buffered)) }},
+	"throughput":          {"throughput.tokens_per_s", func(s *Summary) *float64 { return s.Throughput.TokensPerS }},
+	"output_tokens_total": {"throughput.output_tokens", func(s *Summary) *float64 { return ptr(float64(s.Throughput.OutputTokens)) }},
+	"tokens_approx_pct":   {"tokens_approx_pct", func(s *Summary) *float64 { return s.TokensApproxPct }},
+	"stalls":              {"stalls.count", func(s *Summary) *float64 { return ptr(float64(s.Stalls.Count)) }},
+	"stalls.mid_sentence": {"stalls.mid_sentence", func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) }},
+	"stalls.longest":      {"stalls.longest_ms", func(s *Summary) *float64 { return s.Stalls.LongestMS }},
+	"streams_with_stall":  {"stalls.streams_with_stall", func(s *Summary) *float64 { return ptr(float64(s.Stalls.StreamsWithStall)) }},
+	"goodput": {"goodput.pct", func(s *Summary) *float64 { // % of streams meeting --slo
 		if s.Goodput == nil {
 			return nil
 		}
 		return s.Goodput.Pct
-	},
+	}},
 }
 
 // failedPct is the share of attempted streams that failed; undefined with
@@ -79,9 +86,9 @@ func failedPct(s *Summary) *float64 {
 func ParseGate(expr string) (Gate, error) {
 	m := gateRE.FindStringSubmatch(expr)
 	if m == nil {
-		return Gate{}, fmt.Errorf("gate %q: want METRIC OP VALUE[UNIT], e.g. 'ttft.p95 > 800ms' or 'failed > 0'", expr)
+		return Gate{}, fmt.Errorf("gate %q: want METRIC OP VALUE[UNIT], e.g. 'ttft.p95 > 800ms' or 'failed > 0' (time units: %s)", expr, TimeUnits)
 	}
-	g := Gate{Expr: strings.TrimSpace(expr), Metric: m[1], Op: m[2], Relative: m[3] != "", Unit: m[5]}
+	g := Gate{Expr: strings.TrimSpace(expr), Metric: m[1], Op: m[2], Relative: m[3] != ""}
 	if strings.HasPrefix(g.Metric, "llm.") {
 		name, ok := gateAliases[g.Metric]
 		if !ok {
@@ -89,18 +96,18 @@ func ParseGate(expr string) (Gate, error) {
 		}
 		g.Metric = name
 	}
-	v, err := strconv.ParseFloat(m[4], 64)
+	a, err := parseAmount(m[4])
 	if err != nil {
-		return Gate{}, fmt.Errorf("gate %q: bad number %q", expr, m[4])
+		return Gate{}, fmt.Errorf("gate %q: %w", expr, err)
 	}
 	if m[3] == "-" {
-		v = -v
+		a.v = -a.v
 	}
 	isTime, err := gateMetricIsTime(expr, g.Metric)
 	if err != nil {
 		return Gate{}, err
 	}
-	if g.Value, g.Unit, err = gateValue(expr, &g, v, isTime); err != nil {
+	if g.Value, g.Unit, err = gateValue(expr, &g, a, isTime); err != nil {
 		return Gate{}, err
 	}
 	return g, nil
@@ -108,7 +115,7 @@ func ParseGate(expr string) (Gate, error) {
 
 // gateMetricIsTime checks that a gate names a known metric (a
 // distribution with a statistic, or a single figure) and says whether it
-// holds milliseconds.
+// holds milliseconds. A summary JSON key is refused with the gate name.
 func gateMetricIsTime(expr, metric string) (bool, error) {
 	base, stat, hasStat := strings.Cut(metric, ".")
 	if dm, isDist := gateDist(base); isDist {
@@ -120,41 +127,28 @@ func gateMetricIsTime(expr, metric string) (bool, error) {
 		}
 		return dm.Unit == "ms", nil
 	}
-	if scalars[metric] == nil {
+	if scalars[metric].get == nil {
+		if name := jsonNameHint(metric); name != "" {
+			return false, fmt.Errorf("gate %q: unknown metric %s: that is the summary JSON's key; the gate name is %s", expr, metric, name)
+		}
 		return false, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, metric, gateMetricNames())
 	}
 	return timeScalars[metric], nil
 }
 
 // gateValue is the gate's value in the metric's unit (times in ms) and
-// that unit; a time unit on a figure that is no time is refused.
-func gateValue(expr string, g *Gate, v float64, isTime bool) (float64, string, error) {
-	notTime := fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
-	switch g.Unit {
-	case "s":
-		if !isTime {
-			return 0, "", notTime
-		}
-		return v * 1000, "ms", nil
-	case "us", "µs":
-		if !isTime {
-			return 0, "", notTime
-		}
-		return v / 1000, "ms", nil
-	case "ms":
-		if !isTime {
-			return 0, "", notTime
-		}
-	case "%":
-		if !g.Relative && !strings.HasSuffix(g.Metric, "_pct") && g.Metric != "goodput" {
-			return 0, "", fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct, goodput)", expr)
-		}
-	case "":
-		if isTime {
-			return v, "ms", nil
-		}
+// that unit; a time unit on a figure that is no time is refused, a bare
+// number on a time is milliseconds.
+func gateValue(expr string, g *Gate, a amount, isTime bool) (float64, string, error) {
+	switch {
+	case a.unit == "ms" && !isTime:
+		return 0, "", fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
+	case a.unit == "%" && !g.Relative && !strings.HasSuffix(g.Metric, "_pct") && g.Metric != "goodput":
+		return 0, "", fmt.Errorf("gate %q: %% applies to relative gates (+10%%) and the shares (failed_pct, tokens_approx_pct, goodput)", expr)
+	case a.unit == "" && isTime:
+		return a.v, "ms", nil
 	}
-	return v, g.Unit, nil
+	return a.v, a.unit, nil
 }
 
 // gateAliases are the llm.* gate names of the recorded-traffic tools
@@ -173,13 +167,29 @@ var gateAliases = map[string]string{
 }
 
 // GateAliasHelp lists the llm.* gate names with the drip metric each
-// means, one per line, for --help.
+// means and where the summary's JSON holds it, one per line, for --help.
 func GateAliasHelp() string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "  %-27s %-20s%s\n", "llm.* name", "drip gate", "summary JSON")
 	for _, k := range slices.Sorted(maps.Keys(gateAliases)) {
-		fmt.Fprintf(&b, "  %-29s = %s\n", k, gateAliases[k])
+		fmt.Fprintf(&b, "  %-27s %-20s%s\n", k, gateAliases[k], GateJSONPath(gateAliases[k]))
 	}
 	return b.String()
+}
+
+// GateJSONPath is where the summary's JSON holds a gate metric's value:
+// metrics.ttft_ms.p95 for ttft.p95, throughput.output_tokens for
+// output_tokens_total; a figure computed from others says what from.
+func GateJSONPath(metric string) string {
+	if sc := scalars[metric]; sc.get != nil {
+		if sc.json == "" {
+			return "(computed: 100 × streams.failed / streams.attempted)"
+		}
+		return sc.json
+	}
+	base, stat, _ := strings.Cut(metric, ".")
+	m, _ := gateDist(base)
+	return "metrics." + m.JSON + "." + stat
 }
 
 func gateMetricNames() string {
@@ -198,8 +208,8 @@ func gateMetricNames() string {
 
 // Lookup returns the value the gate's metric has in s (nil if undefined).
 func (g Gate) Lookup(s *Summary) *float64 {
-	if f := scalars[g.Metric]; f != nil {
-		return f(s)
+	if sc := scalars[g.Metric]; sc.get != nil {
+		return sc.get(s)
 	}
 	base, stat, _ := strings.Cut(g.Metric, ".")
 	m, _ := gateDist(base)
@@ -231,8 +241,22 @@ func (g Gate) Eval(s *Summary) GateResult {
 	if r.Tripped {
 		verdict = "TRIPPED"
 	}
-	r.Message = fmt.Sprintf("%s = %.6g%s: %s", g.Metric, *v, g.Unit, verdict)
+	r.Message = fmt.Sprintf("%s = %s%s: %s", g.Metric, gateFigure(*v, g.Value, g.Unit), g.Unit, verdict)
 	return r
+}
+
+// gateFigure prints a gate's value as the report does (184.2 ms, a count
+// whole), or with more digits where that would read as the threshold
+// while differing from it (250.04 against 250).
+func gateFigure(v, threshold float64, unit string) string {
+	f := FormatFloat(v)
+	if unit != "ms" && v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		f = strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	if back, _ := strconv.ParseFloat(f, 64); back == threshold && v != threshold {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	return f
 }
 
 // Holds reports whether a op b holds for a gate operator (">", "<=", …).

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -40,6 +41,20 @@ func TestParseGate(t *testing.T) {
 		{expr: "failed > 1ms", err: "not a time"},
 		{expr: "ttft.p95 > 5%", err: "relative"},
 		{expr: "ttft.p95 800ms", err: "want METRIC OP VALUE"},
+		{expr: "ttft.p95 > 1m", metric: "ttft.p95", op: ">", value: 60000, unit: "ms"},
+		{expr: "stream.p50 > 1h", metric: "stream.p50", op: ">", value: 3600000, unit: "ms"},
+		{expr: "e2e.p99 > 1m30s", metric: "e2e.p99", op: ">", value: 90000, unit: "ms"},
+		{expr: "gap.max > 1500000ns", metric: "gap.max", op: ">", value: 1.5, unit: "ms"},
+		{expr: "itl.p50 > 250µs", metric: "itl.p50", op: ">", value: 0.25, unit: "ms"},
+		{expr: "ttft.p95 > 800 ms", metric: "ttft.p95", op: ">", value: 800, unit: "ms"},
+		{expr: "ttft.p95 > -1m", metric: "ttft.p95", op: ">", value: -60000, unit: "ms", rel: true},
+		{expr: "ttft.p95 > 5 fortnights", err: "ns, us (µs), ms, s, m, h"},
+		{expr: "ttft_ms.p95 > 800ms", err: "unknown metric ttft_ms.p95: that is the summary JSON's key; the gate name is ttft.p95"},
+		{expr: "metrics.first_byte_ms.p50 > 1s", err: "the gate name is first_byte.p50"},
+		{expr: "throughput.output_tokens < 100", err: "the gate name is output_tokens_total"},
+		{expr: "throughput.tokens_per_s < 100", err: "the gate name is throughput"},
+		{expr: "stalls.longest_ms > 1s", err: "the gate name is stalls.longest"},
+		{expr: "stalls.longest > 1m", metric: "stalls.longest", op: ">", value: 60000, unit: "ms"},
 		{expr: "", err: "want METRIC OP VALUE"},
 	}
 	for _, c := range cases {
@@ -61,7 +76,8 @@ func TestParseGate(t *testing.T) {
 }
 
 func TestGateEval(t *testing.T) {
-	s := Summary{Metrics: Metrics{"ttft_ms": NewDist([]float64{100, 200, 300})}, Streams: Streams{Failed: 1}}
+	s := Summary{Metrics: Metrics{"ttft_ms": NewDist([]float64{100, 200, 300}), "gap_ms": NewDist([]float64{184.2137, 250.04})},
+		Streams: Streams{Failed: 1}, Throughput: Throughput{TokensPerS: ptr(41.23456)}}
 	for _, c := range []struct {
 		expr    string
 		tripped bool
@@ -71,8 +87,12 @@ func TestGateEval(t *testing.T) {
 		{"ttft.p50 > 0.3s", false, "passed"},
 		{"failed > 0", true, "TRIPPED"},
 		{"failed == 1", true, "TRIPPED"},
-		{"gap.p99 > 100ms", true, "no samples"},
-		{"throughput < 1", true, "no samples"},
+		{"gap.min > 100ms", true, "gap.min = 184.2ms: TRIPPED"},
+		{"gap.max > 250ms", true, "gap.max = 250.04ms: TRIPPED"},
+		{"throughput < 1", false, "throughput = 41.23: passed"},
+		{"failed >= 1", true, "failed = 1: TRIPPED"},
+		{"e2e.p99 > 100ms", true, "no samples"},
+		{"stalls.longest > 1s", true, "no samples"},
 		{"ttft.p95 > +10%", true, "baseline"},
 	} {
 		g, err := ParseGate(c.expr)
@@ -106,7 +126,53 @@ func TestGateAliasEval(t *testing.T) {
 			t.Errorf("%s: tripped %v, want %v (%s)", c.expr, r.Tripped, c.tripped, r.Message)
 		}
 	}
-	if help := GateAliasHelp(); !strings.Contains(help, "llm.ttft-p95") || !strings.Contains(help, "= ttft.p95") {
+	if help := GateAliasHelp(); !strings.Contains(help, "llm.ttft-p95") || !strings.Contains(help, " ttft.p95 ") {
 		t.Errorf("GateAliasHelp lacks the ttft alias:\n%s", help)
+	}
+}
+
+// TestEveryGateNamesAKeyOfTheSummaryJSON: the JSON path --help gives for
+// each gate metric (GateJSONPath) is a key of the summary's JSON holding
+// the figure the gate judges.
+func TestEveryGateNamesAKeyOfTheSummaryJSON(t *testing.T) {
+	s := Summary{Metrics: Metrics{}, Goodput: &Goodput{Pct: ptr(93.0)}, TokensApproxPct: ptr(7.0),
+		Streams:    Streams{Attempted: 11, Admitted: 10, Completed: 9, Failed: 2, Incomplete: 3, Canceled: 4, Buffered: 5},
+		Throughput: Throughput{OutputTokens: 120, TokensPerS: ptr(41.5)},
+		Stalls:     Stalls{Count: 6, MidSentence: 2, StreamsWithStall: 3, LongestMS: ptr(700.0)}}
+	var gates []string
+	for i, m := range Registry {
+		s.Metrics[m.JSON] = NewDist([]float64{float64(i), float64(i) + 10})
+		if m.Out&InGate != 0 {
+			gates = append(gates, m.Key+".p95")
+		}
+	}
+	for name, sc := range scalars {
+		if sc.json != "" {
+			gates = append(gates, name)
+		}
+	}
+	raw, err := json.Marshal(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range gates {
+		g, err := ParseGate(name + " > 0")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		path := GateJSONPath(g.Metric)
+		var at any = doc
+		for _, k := range strings.Split(path, ".") {
+			obj, _ := at.(map[string]any)
+			at = obj[k]
+		}
+		got, _ := at.(float64)
+		if want := g.Lookup(&s); want == nil || got != *want {
+			t.Errorf("gate %s: JSON %s holds %v, the gate judges %v", name, path, at, want)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package stats
 
 import (
 	"encoding/json"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -137,4 +139,46 @@ func num(v *float64) any {
 		return "null"
 	}
 	return *v
+}
+
+// TestMetricsDocMapsEveryName: docs/metrics.md's table gives each
+// metric's JSON key, gate name, report row and TUI label as the registry
+// does, and the single figures' table each gate name with its JSON path.
+func TestMetricsDocMapsEveryName(t *testing.T) {
+	raw, err := os.ReadFile("../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc, _ := strings.Cut(string(raw), "## One metric, its names in drip")
+	for _, m := range Registry {
+		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m.JSON) + "` \\|.*$").FindString(doc)
+		if row == "" {
+			t.Errorf("docs/metrics.md has no row for %s", m.JSON)
+			continue
+		}
+		want := []string{}
+		if m.Out&InGate != 0 {
+			want = append(want, "`"+m.Key+".pNN`")
+		}
+		if m.Out&InText != 0 {
+			want = append(want, "`"+m.Label+"`")
+		}
+		if m.ClockLabel != "" {
+			want = append(want, "`"+m.ClockLabel+"`")
+		}
+		for _, w := range want {
+			if !strings.Contains(row, w) {
+				t.Errorf("docs/metrics.md's row for %s lacks %s: %s", m.JSON, w, row)
+			}
+		}
+	}
+	for name, sc := range scalars {
+		path := "`" + sc.json + "`"
+		if sc.json == "" {
+			path = "computed"
+		}
+		if !strings.Contains(doc, "| `"+name+"` | "+path) {
+			t.Errorf("docs/metrics.md does not map the gate %s to %s", name, path)
+		}
+	}
 }

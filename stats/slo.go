@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/driplab/drip/record"
@@ -27,7 +26,7 @@ type SLOTerm struct {
 	Value  float64
 }
 
-var sloTermRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(<=|>=|<|>)\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ms|us|µs|s|/s)?\s*$`)
+var sloTermRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(<=|>=|<|>)\s*([0-9.].*?)\s*$`)
 
 // sloStreamMetrics are what one stream is judged on; the bool says the
 // metric is a time (held in ms).
@@ -67,40 +66,49 @@ func ParseSLO(expr string) (*SLO, error) {
 func parseSLOTerm(part string) (SLOTerm, error) {
 	m := sloTermRE.FindStringSubmatch(part)
 	if m == nil {
-		return SLOTerm{}, fmt.Errorf("SLO term %q: want METRIC OP VALUE[UNIT] with < <= > >=, e.g. 'ttft<500ms' or 'gap.p99<250ms'", strings.TrimSpace(part))
+		return SLOTerm{}, fmt.Errorf("SLO term %q: want METRIC OP VALUE[UNIT] with < <= > >=, e.g. 'ttft<500ms' or 'gap.p99<250ms' (time units: %s)", strings.TrimSpace(part), TimeUnits)
 	}
 	t := SLOTerm{Expr: strings.TrimSpace(part), Metric: m[1], Op: m[2]}
-	v, err := strconv.ParseFloat(m[3], 64)
-	if err != nil || math.IsInf(v, 0) {
-		return SLOTerm{}, fmt.Errorf("SLO term %q: bad number %q", t.Expr, m[3])
+	a, err := parseAmount(m[3])
+	if err != nil || math.IsInf(a.v, 0) {
+		return SLOTerm{}, fmt.Errorf("SLO term %q: bad value %q: want a number or a time in %s", t.Expr, m[3], TimeUnits)
 	}
-	isTime := false
+	isTime, err := sloMetricIsTime(t)
+	if err != nil {
+		return SLOTerm{}, err
+	}
+	switch {
+	case a.unit == "%":
+		return SLOTerm{}, fmt.Errorf("SLO term %q: a term holds each stream to a figure, not a share: drop the %%", t.Expr)
+	case a.unit == "/s" && t.Metric != "tps_user":
+		return SLOTerm{}, fmt.Errorf("SLO term %q: /s applies to tps_user", t.Expr)
+	case a.unit == "ms" && !isTime:
+		return SLOTerm{}, fmt.Errorf("SLO term %q: %s is not a time", t.Expr, t.Metric)
+	}
+	t.Value = a.v
+	return t, nil
+}
+
+// sloMetricIsTime checks that a term names a per-stream metric and says
+// whether it holds milliseconds. A record's JSON key is refused with the
+// term's name.
+func sloMetricIsTime(t SLOTerm) (bool, error) {
 	base, stat, hasStat := strings.Cut(t.Metric, ".")
 	switch {
 	case base == "gap" && hasStat:
 		if _, ok := (Dist{}).Stat(stat); !ok {
-			return SLOTerm{}, fmt.Errorf("SLO term %q: unknown gap statistic %q (min, mean, p50, p90, p95, p99, max)", t.Expr, stat)
+			return false, fmt.Errorf("SLO term %q: unknown gap statistic %q (min, mean, p50, p90, p95, p99, max)", t.Expr, stat)
 		}
-		isTime = true
+		return true, nil
 	case base == "gap":
-		return SLOTerm{}, fmt.Errorf("SLO term %q: gap is a distribution within a stream; name a statistic, e.g. gap.p99 or gap.max", t.Expr)
+		return false, fmt.Errorf("SLO term %q: gap is a distribution within a stream; name a statistic, e.g. gap.p99 or gap.max", t.Expr)
 	case sloStreamMetrics[t.Metric].get != nil:
-		isTime = sloStreamMetrics[t.Metric].time
-	default:
-		return SLOTerm{}, fmt.Errorf("SLO term %q: unknown per-stream metric %q (ttft, ttfo, e2e, itl, tail, first_byte, duration, tps_user, stalls, output_tokens, gap.pNN)", t.Expr, t.Metric)
+		return sloStreamMetrics[t.Metric].time, nil
 	}
-	switch unit := m[4]; {
-	case unit == "/s" && t.Metric != "tps_user":
-		return SLOTerm{}, fmt.Errorf("SLO term %q: /s applies to tps_user", t.Expr)
-	case unit != "" && unit != "/s" && !isTime:
-		return SLOTerm{}, fmt.Errorf("SLO term %q: %s is not a time", t.Expr, t.Metric)
-	case unit == "s":
-		v *= 1000
-	case unit == "us" || unit == "µs":
-		v /= 1000
+	if name := jsonNameHint(t.Metric); name != "" {
+		return false, fmt.Errorf("SLO term %q: unknown metric %s: that is its JSON key; the SLO name is %s", t.Expr, t.Metric, name)
 	}
-	t.Value = v
-	return t, nil
+	return false, fmt.Errorf("SLO term %q: unknown per-stream metric %q (ttft, ttfo, e2e, itl, tail, first_byte, duration, tps_user, stalls, output_tokens, gap.pNN)", t.Expr, t.Metric)
 }
 
 // Of is the term's metric for one stream; nil when the stream has none

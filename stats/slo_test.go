@@ -8,7 +8,7 @@ import (
 )
 
 func TestParseSLO(t *testing.T) {
-	s, err := ParseSLO("ttft<500ms, gap.p99<=0.25s,tps_user>20/s,itl<40000us,stalls<1")
+	s, err := ParseSLO("ttft<500ms, gap.p99<=0.25s,tps_user>20/s,itl<40000us,stalls<1,ttft<1m,e2e<=1m30s,duration<1h,itl<2000000ns")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,6 +18,10 @@ func TestParseSLO(t *testing.T) {
 		{"tps_user>20/s", "tps_user", ">", 20},
 		{"itl<40000us", "itl", "<", 40},
 		{"stalls<1", "stalls", "<", 1},
+		{"ttft<1m", "ttft", "<", 60000},
+		{"e2e<=1m30s", "e2e", "<=", 90000},
+		{"duration<1h", "duration", "<", 3600000},
+		{"itl<2000000ns", "itl", "<", 2},
 	}
 	if len(s.Terms) != len(want) {
 		t.Fatalf("terms %+v, want %+v", s.Terms, want)
@@ -39,6 +43,10 @@ func TestParseSLO(t *testing.T) {
 		"ttft<500ms,,":    "want METRIC OP VALUE",
 		"ttft.p95<500ms":  "unknown per-stream metric",
 		"output_tokens>x": "want METRIC OP VALUE",
+		"ttft<5parsecs":   "ns, us (µs), ms, s, m, h",
+		"ttft_ms<500ms":   "unknown metric ttft_ms: that is its JSON key; the SLO name is ttft",
+		"gap_ms.p99<1s":   "the SLO name is gap.p99",
+		"tps_user>5%":     "not a share",
 	} {
 		if _, err := ParseSLO(expr); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseSLO(%q) error %v, want one saying %q", expr, err, msg)

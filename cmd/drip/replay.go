@@ -26,7 +26,7 @@ import (
 )
 
 // gateAliasHelp is the --help paragraph on the llm.* gate names.
-var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic tools, bare\nnumbers in milliseconds:\n" + stats.GateAliasHelp()
+var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic tools, bare\nnumbers in milliseconds (a time takes ns, us, ms, s, m, h as the duration\nflags do; docs/metrics.md maps every name):\n" + stats.GateAliasHelp()
 
 // replayFlags are drip replay's flags.
 type replayFlags struct {

@@ -1,0 +1,62 @@
+package stats
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TimeUnits are the units a gate or SLO time takes: Go's durations, as
+// every duration flag takes them.
+const TimeUnits = "ns, us (µs), ms, s, m, h, as Go durations: 800ms, 0.25s, 1m30s"
+
+var numberRE = regexp.MustCompile(`^([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(%|/s)?$`)
+
+// An amount is the value of a gate or SLO term: a bare number, a share
+// (unit "%"), a rate ("/s") or a time (unit "ms", the value in ms).
+type amount struct {
+	v    float64
+	unit string
+}
+
+// parseAmount reads an unsigned VALUE[UNIT]; the error lists the units.
+func parseAmount(text string) (amount, error) {
+	if m := numberRE.FindStringSubmatch(text); m != nil {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			return amount{}, fmt.Errorf("bad number %q", m[1])
+		}
+		return amount{v, m[2]}, nil
+	}
+	compact := strings.ReplaceAll(text, " ", "")
+	if compact != "" && compact[0] != '+' && compact[0] != '-' {
+		if d, err := time.ParseDuration(compact); err == nil {
+			return amount{float64(d) / float64(time.Millisecond), "ms"}, nil
+		}
+	}
+	return amount{}, fmt.Errorf("bad value %q: want a number, a share (5%%) or a time in %s", text, TimeUnits)
+}
+
+// jsonNameHint is the gate or SLO name of a metric named by its key in the
+// summary's (or a record's) JSON, such as ttft_ms.p95, metrics.ttft_ms.p95
+// or throughput.output_tokens; "" when name is no such key.
+func jsonNameHint(name string) string {
+	name = strings.TrimPrefix(name, "metrics.")
+	base, stat, hasStat := strings.Cut(name, ".")
+	for _, m := range Registry {
+		if m.JSON == base && m.Key != m.JSON && m.Out&InGate != 0 {
+			if hasStat {
+				return m.Key + "." + stat
+			}
+			return m.Key
+		}
+	}
+	for gate, sc := range scalars {
+		if sc.json == name && gate != name {
+			return gate
+		}
+	}
+	return ""
+}
