@@ -11,11 +11,16 @@ import (
 )
 
 // Open opens a file a command was given to read. A missing or unreadable
-// file is the caller's mistake, in every command: exit 2, the path named.
+// file (a directory included: it opens, but holds nothing to read) is the
+// caller's mistake, in every command: exit 2, the path named.
 func Open(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Usage("%s", sanitize.Line(err.Error()))
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, Usage("%s: a directory, not a file", sanitize.Line(path))
 	}
 	return f, nil
 }

@@ -142,8 +142,8 @@ with ttft held points at the transport, ttft moved with gaps held at a
 queue before generation.
 
 Exit codes: 0 compared, no gate tripped; 1 a --fail-if gate tripped; 2
-usage error (a bad flag or gate, a missing file, fewer than two runs); 3 a
-record file that holds no record or cannot be read.
+usage error (a bad flag or gate, a file that is missing or cannot be read,
+fewer than two runs); 3 a record file that does not parse or holds no record.
 
 ` + gateAliasHelp
 

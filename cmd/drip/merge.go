@@ -34,7 +34,7 @@ func newMergeCmd() *cobra.Command {
 				return mergeSummaries(cmd.OutOrStdout(), args, out)
 			}
 			if out == "" {
-				return usageErr("--out: name the merged file")
+				return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
 			}
 			inputs := make([]compare.Input, len(args))
 			for i, path := range args {
@@ -61,7 +61,7 @@ func newMergeCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "the merged record file (JSON Lines, mode 0600); with --summaries, the merged summary (default: stdout)")
+	cmd.Flags().StringVar(&out, "out", "", "the merged record file (JSON Lines, mode 0600), required when merging records; with --summaries the merged summary, stdout when --out is not given")
 	cmd.Flags().BoolVar(&summaries, "summaries", false, "merge --json summaries (their histograms) instead of record files")
 	return cmd
 }
@@ -99,8 +99,9 @@ pooled (each run's window is on its own host's clock). The merged summary
 goes to stdout, or to --out.
 
 Exit codes: 0 merged; 2 usage error or a refused merge (workloads that
-differ, a stream twice, a shard missing, a missing file); 3 a record file
-that holds no record or cannot be read, or a failed write to --out.`
+differ, a stream twice, a shard missing, a file that is missing or cannot be
+read, no --out for records); 3 a record file that does not parse or holds no
+record, or a failed write to --out.`
 
 // mergeExample is drip merge's --help examples.
 var mergeExample = `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
