@@ -5,12 +5,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
@@ -35,8 +37,8 @@ func newCompareCmd() *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return runCompare(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&f.labels, "label", nil, "name of each run, in the order of the files (repeatable; default: the file names)")
-	fs.StringVar(&f.by, "by", "", "compare groups of records by this field or label (host, a --label key, prompt_id, …) instead of by file")
+	fs.StringArrayVar(&f.labels, "label", nil, "the name a run is shown under, one per file in their order (repeatable; default: the file names); not drip run's record label k=v: group by that with --by KEY")
+	fs.StringVar(&f.by, "by", "", "compare groups of records by this field or record label (host, a key of drip run's --label k=v, prompt_id, …) instead of by file")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "print the text table even on a terminal")
 	fs.BoolVar(&f.asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
@@ -90,10 +92,17 @@ func (f *compareFlags) check(args []string) error {
 		return usageErr("compare needs two or more record files (or --by KEY to split one)")
 	case f.by != "" && len(f.labels) > 0:
 		return usageErr("--label names files and --by makes the groups: pick one")
+
 	case len(f.labels) > 0 && len(f.labels) != len(args):
 		return usageErr("--label given %d times for %d files: name every run or none", len(f.labels), len(args))
 	case f.asJSON && f.markdown:
 		return usageErr("--json and --markdown both write to stdout: pick one")
+	}
+	for _, l := range f.labels {
+		// drip run's --label k=v tags records; here it names a run.
+		if key, _, ok := strings.Cut(l, "="); ok {
+			return usageErr("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
+		}
 	}
 	return nil
 }
@@ -132,7 +141,7 @@ esc comes back). Without a terminal, or with --no-tui, --json or
 
 --by KEY pools the records of every file and compares them grouped by a
 field instead of by file: host (runs from many hosts, see 'drip merge'), a
---label key the runs were given, or any record field (prompt_id, status,
+key of drip run's --label k=v, or any record field (prompt_id, status,
 model, workload.concurrency). Groups are in the order of their values; the
 first is the baseline.
 
