@@ -3,6 +3,7 @@ package compare_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"os"
@@ -434,5 +435,34 @@ func TestTextKeepsLongFailureClassesWhole(t *testing.T) {
 	compare.Text(&b, cmp)
 	if !strings.Contains(b.String(), "  failed timeout_total ") || strings.Contains(b.String(), "timeout_to…") {
 		t.Errorf("the failure class's row is cut:\n%s", b.String())
+	}
+}
+
+// A run whose every measured stream failed says so in its line (text) and
+// in a warning (Markdown), with the failures by class: its — figures are
+// otherwise all there is to tell it by.
+func TestARunWithNoneCompletedSaysSo(t *testing.T) {
+	steady := load(t, "steady.jsonl")[0]
+	failed := compare.Input{Label: "refused.jsonl"}
+	for i, r := range steady.Records {
+		c := *r
+		c.Seq, c.Status, c.Error, c.Complete = i, record.StatusFailed, &record.Error{Class: record.ErrRefused, Message: "connection refused"}, false
+		failed.Records = append(failed.Records, &c)
+	}
+	cmp, err := compare.New([]compare.Input{steady, failed}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(failed.Records)
+	want := fmt.Sprintf("no measured stream completed: %d attempted, %d failed (refused %d)", n, n, n)
+	var text, md bytes.Buffer
+	compare.Text(&text, cmp)
+	compare.Markdown(&md, cmp)
+	words := strings.Join(strings.Fields(text.String()), " ")
+	if strings.Count(words, want) != 1 || !strings.Contains(words, "refused.jsonl · ") {
+		t.Errorf("text: want %q once, on B's line:\n%s", want, text.String())
+	}
+	if !strings.Contains(md.String(), "> **B: "+want+"**") || strings.Count(md.String(), "no measured stream completed") != 1 {
+		t.Errorf("markdown: want a warning %q for B only:\n%s", want, md.String())
 	}
 }

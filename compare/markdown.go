@@ -68,6 +68,11 @@ func mdRuns(w io.Writer, c *Comparison) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", name, md(r.Label), wl.Runs, md(wl.Format), md(wl.Model), md(wl.Target))
 	}
+	for i := range c.Runs {
+		if none := noneCompleted(&c.Runs[i]); none != "" {
+			fmt.Fprintf(w, "\n> [!WARNING]\n> **%s: %s**\n", Letter(i), md(none))
+		}
+	}
 	if len(c.Workload) > 0 {
 		fmt.Fprintln(w, "\n> [!WARNING]")
 		fmt.Fprintln(w, "> **The workloads differ**: a difference below may come from the workload, not the system.")

@@ -92,7 +92,21 @@ func runLine(r *Run) string {
 	if n := len(r.Skipped); n > 0 {
 		s += fmt.Sprintf(" · %d partial line(s) skipped", n)
 	}
+	if none := noneCompleted(r); none != "" {
+		s += " · " + none
+	}
 	return s
+}
+
+// noneCompleted says plainly that a run has no completed measured stream
+// (its latencies after the first token, e2e and rates are then —), with
+// its failures by class; "" when some completed or none was measured.
+func noneCompleted(r *Run) string {
+	st := &r.Summary.Streams
+	if st.Completed > 0 || st.Attempted == 0 {
+		return ""
+	}
+	return fmt.Sprintf("no measured stream completed: %d attempted, %d failed%s", st.Attempted, st.Failed, report.ByClass(st.FailedBy))
 }
 
 // labelWidth is the label column's width: labelW, or wider for a row

@@ -115,7 +115,7 @@ func headText(w io.Writer, s *stats.Summary) {
 	fmt.Fprintln(w)
 	st := &s.Streams
 	Para(w, "streams   ", "          ", fmt.Sprintf("%d attempted · %d admitted · %d completed · %d failed%s",
-		st.Attempted, st.Admitted, st.Completed, st.Failed, byClass(st.FailedBy)))
+		st.Attempted, st.Admitted, st.Completed, st.Failed, ByClass(st.FailedBy)))
 	fmt.Fprintf(w, "          %d incomplete · %d canceled · %d buffered\n", st.Incomplete, st.Canceled, st.Buffered)
 	Para(w, "warmup    ", "          ", warmupLine(st.Warmup, wl))
 	fmt.Fprintln(w)
@@ -193,7 +193,9 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	}
 }
 
-func byClass(m map[string]int) string {
+// ByClass is failed streams by error class, most first, in parentheses
+// after a count ("" when none).
+func ByClass(m map[string]int) string {
 	if len(m) == 0 {
 		return ""
 	}
