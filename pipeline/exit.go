@@ -35,6 +35,9 @@ func Usage(format string, a ...any) error {
 // Cannot is an error that kept the command from doing its work (exit 3).
 func Cannot(err error) error { return &ExitError{ExitCannot, err} }
 
+// ErrNoRecords is Read's error for a file that holds no record.
+var ErrNoRecords = errors.New("no records")
+
 // ErrGateTripped is returned after the report when a --fail-if gate
 // tripped; main prints nothing more for it.
 var ErrGateTripped = &ExitError{ExitGate, errors.New("a --fail-if gate tripped")}

@@ -42,7 +42,7 @@ func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 		fmt.Fprintf(stderr, "drip: %s: %s\n", sanitize.Line(path), sanitize.Line(s))
 	}
 	if len(recs) == 0 {
-		return compare.Input{}, Cannot(fmt.Errorf("%s: no records", sanitize.Line(path)))
+		return compare.Input{}, Cannot(fmt.Errorf("%s: %w", sanitize.Line(path), ErrNoRecords))
 	}
 	return compare.Input{Label: label, Source: path, Records: recs, Skipped: skipped}, nil
 }

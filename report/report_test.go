@@ -239,3 +239,33 @@ func TestWarmupLineSaysItOnce(t *testing.T) {
 		t.Errorf("no warmup: %q", got)
 	}
 }
+
+// Records of several runs (merged hosts) have their windows laid over each
+// other from each run's own start: the summary counts the runs, its
+// definition and the text say so; one run says nothing of it.
+func TestThroughputSaysWhenItLaysRunsOverEachOther(t *testing.T) {
+	for _, runIDs := range [][]string{{"r1", "r1"}, {"r1", "r2"}} {
+		a := stats.NewAggregate(250)
+		for i, id := range runIDs {
+			r := &record.Record{RunID: id, Host: id, Seq: i, Phase: record.PhaseMeasure, Status: record.StatusComplete, Complete: true, DurationMS: 400,
+				Target: "http://x/v1/chat/completions", Format: "openai-chat", HTTPStatus: 200, Frames: []record.Frame{
+					{TMS: 100, Read: 1, Kind: adapters.KindContent, Text: "a"}, {TMS: 200, Read: 2, Kind: adapters.KindContent, Text: "b"},
+					{TMS: 300, Read: 3, Kind: adapters.KindContent, Text: "c"}, {TMS: 310, Read: 4, Kind: adapters.KindEnd}}}
+			if err := stats.Derive(r, 250); err != nil {
+				t.Fatal(err)
+			}
+			a.Add(r)
+		}
+		s := a.Summary(stats.Workload{Target: "http://x/v1/chat/completions", Format: "openai-chat"})
+		var b bytes.Buffer
+		Text(&b, &s)
+		words := strings.Join(strings.Fields(b.String()), " ")
+		overlaid := runIDs[0] != runIDs[1]
+		if wantRuns := map[bool]int{true: 2}[overlaid]; s.Throughput.Runs != wantRuns || s.Throughput.TokensPerS == nil {
+			t.Errorf("runs %v: throughput.runs %d (want %d), tokens/s %v", runIDs, s.Throughput.Runs, wantRuns, s.Throughput.TokensPerS)
+		}
+		if overlaid != strings.Contains(s.Throughput.Definition, stats.OverlaidDefinition) || overlaid != strings.Contains(words, "the window lays 2 runs over each other") {
+			t.Errorf("runs %v: definition %q, text:\n%s", runIDs, s.Throughput.Definition, b.String())
+		}
+	}
+}

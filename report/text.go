@@ -176,6 +176,10 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	if tp.TokensPerS != nil {
 		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window)\n           mean of per-stream tps/user %s\n",
 			FormatFloat(*tp.TokensPerS), tp.OutputTokens, FormatFloat(*tp.WindowMS), Num(tp.MeanTPSUser))
+		if tp.Runs > 1 {
+			Para(w, "           ", "           ", fmt.Sprintf("the window lays %d runs over each other, each from its own first request "+
+				"(hosts' clocks are never compared): their combined rate if they ran at the same time", tp.Runs))
+		}
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}

@@ -103,7 +103,15 @@ type Throughput struct {
 	MeanTPSUser  *float64 `json:"mean_of_stream_tps_user"`
 	StreamsPerS  *float64 `json:"completed_streams_per_s"`
 	Definition   string   `json:"definition"`
+	// Runs counts the runs (run ids) whose windows were laid over each
+	// other, each from its own first request, when there are more than one
+	// (merged hosts or shards): hosts' clocks are never compared.
+	Runs int `json:"runs,omitempty"`
 }
+
+// OverlaidDefinition is added to the throughput's definition when the
+// window spans several runs.
+const OverlaidDefinition = "; several runs (run ids) are laid over each other, each from its own first request (hosts' clocks are never compared), so this is their combined rate as if they ran at the same time"
 
 // Stalls counts gaps at or above the threshold.
 type Stalls struct {
@@ -240,6 +248,7 @@ type Aggregate struct {
 	haveWin          bool
 	workload         workloadStats
 	hosts            map[string]bool
+	runIDs           map[string]bool
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
@@ -283,6 +292,10 @@ func (a *Aggregate) Add(r *record.Record) {
 		}
 		a.hosts[r.Host] = true
 	}
+	if a.runIDs == nil {
+		a.runIDs = map[string]bool{}
+	}
+	a.runIDs[r.RunID] = true
 	a.addStalls(r)
 	a.addWindow(r)
 }
@@ -402,6 +415,10 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		OutputTokens: a.tokens,
 		Definition:   "output tokens of completed streams / run window (first request sent to last content received)",
 		MeanTPSUser:  s.Metrics["tps_user"].Mean,
+	}
+	if len(a.runIDs) > 1 {
+		s.Throughput.Runs = len(a.runIDs)
+		s.Throughput.Definition += OverlaidDefinition
 	}
 	if a.haveWin && a.winEnd > a.winStart && a.streams.Completed > 0 {
 		win := a.winEnd - a.winStart

@@ -148,3 +148,34 @@ func TestCompareAndMergeExitCodesAsTheirHelpSays(t *testing.T) {
 		}
 	}
 }
+
+// A host whose every stream failed is merged and named on stderr (the
+// merged counts alone would hide it); an empty host file is refused with
+// what to do; the merged run's throughput says it lays the hosts' runs
+// over each other.
+func TestMergeNamesAHostThatSentNothingGood(t *testing.T) {
+	synctest.Test(t, testMergeNamesAHostThatSentNothingGood)
+}
+
+func testMergeNamesAHostThatSentNothingGood(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
+	dir := t.TempDir()
+	good, bad, empty, all := filepath.Join(dir, "good.jsonl"), filepath.Join(dir, "bad.jsonl"), filepath.Join(dir, "empty.jsonl"), filepath.Join(dir, "all.jsonl")
+	for path, timeout := range map[string]string{good: "30s", bad: "100ms"} {
+		drip(t, "run", srv.URL, "-m", "steady", "--runs", "2", "--no-tui", "--timeout", timeout, "--host-label", filepath.Base(path), "--out", path)
+	}
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := drip(t, "merge", good, bad, "--out", all)
+	if want := "drip: note: " + bad + ": none of its 2 measured streams completed (timeout_total 2)"; code != exitOK || !strings.Contains(stderr, want) || strings.Contains(stderr, good+": none") {
+		t.Errorf("merge: exit %d, stderr %q; want 0 and %q", code, stderr, want)
+	}
+	if _, stdout, _ := drip(t, "view", all, "--no-tui"); !strings.Contains(strings.Join(strings.Fields(stdout), " "), "the window lays 2 runs over each other") {
+		t.Errorf("the merged run's throughput does not say it lays the runs over each other:\n%s", stdout)
+	}
+	code, _, stderr = drip(t, "merge", good, empty, "--out", filepath.Join(dir, "x.jsonl"))
+	if code != exitCannotGo || !strings.Contains(stderr, empty+": no records: a host that recorded nothing; leave the file out to merge the others") {
+		t.Errorf("merge with an empty file: exit %d, stderr %q", code, stderr)
+	}
+}

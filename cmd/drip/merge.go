@@ -14,6 +14,7 @@ import (
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
@@ -39,6 +40,9 @@ func newMergeCmd() *cobra.Command {
 			inputs := make([]compare.Input, len(args))
 			for i, path := range args {
 				in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
+				if errors.Is(err, pipeline.ErrNoRecords) {
+					return pipeline.Cannot(fmt.Errorf("%w: a host that recorded nothing; leave the file out to merge the others", err))
+				}
 				if err != nil {
 					return err
 				}
@@ -54,6 +58,11 @@ func newMergeCmd() *cobra.Command {
 			hosts := fleet.Hosts(recs)
 			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %d records from %d files (%d hosts: %s) into %s\n",
 				len(recs), len(args), len(hosts), strings.Join(hosts, ", "), out)
+			for _, in := range inputs {
+				if none := noneCompleted(in.Records); none != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: %s: %s\n", sanitize.Line(in.Source), none)
+				}
+			}
 			for _, d := range compare.MergeNotes(inputs) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: the files differ in %s (%s): the merged run's figures come from each\n",
 					d.Setting, valuesBySource(d, args))
@@ -173,4 +182,27 @@ func readFile(path string) ([]byte, error) {
 		return nil, cannotErr(fmt.Errorf("%s: %w", sanitize.Line(path), err))
 	}
 	return b, nil
+}
+
+// noneCompleted says a file's measured streams all failed or were cut, by
+// class ("" when one completed or none was measured), so that a host
+// that sent nothing good is not hidden in the merged run's counts.
+func noneCompleted(recs []*record.Record) string {
+	measured, byClass := 0, map[string]int{}
+	for _, r := range recs {
+		if r.Phase != record.PhaseMeasure {
+			continue
+		}
+		if r.Status == record.StatusComplete {
+			return ""
+		}
+		measured++
+		if r.Error != nil {
+			byClass[r.Error.Class]++
+		}
+	}
+	if measured == 0 {
+		return ""
+	}
+	return fmt.Sprintf("none of its %d measured streams completed%s", measured, report.ByClass(byClass))
 }
