@@ -90,7 +90,7 @@ type anthropicEvent struct {
 		PartialJSON string `json:"partial_json"`
 	} `json:"delta"`
 	Usage *struct {
-		OutputTokens *int `json:"output_tokens"`
+		OutputTokens tokenCount `json:"output_tokens"`
 	} `json:"usage"`
 	Message *struct {
 		Usage *struct {
@@ -101,10 +101,10 @@ type anthropicEvent struct {
 }
 
 type anthropicMetrics struct {
-	InputTokenCount   *float64 `json:"inputTokenCount"`
-	OutputTokenCount  *int     `json:"outputTokenCount"`
-	InvocationLatency *float64 `json:"invocationLatency"`
-	FirstByteLatency  *float64 `json:"firstByteLatency"`
+	InputTokenCount   *float64   `json:"inputTokenCount"`
+	OutputTokenCount  tokenCount `json:"outputTokenCount"`
+	InvocationLatency *float64   `json:"invocationLatency"`
+	FirstByteLatency  *float64   `json:"firstByteLatency"`
 }
 
 // anthropicInfo is what one event says, whichever parser read it; its
@@ -129,8 +129,8 @@ func (a *anthropicInfo) parseSlow(data []byte) bool {
 	}
 	a.typ, a.dType = append(a.typ, e.Type...), append(a.dType, e.Delta.Type...)
 	a.text, a.thinking, a.partial = pieceOf(e.Delta.Text), pieceOf(e.Delta.Thinking), pieceOf(e.Delta.PartialJSON)
-	if e.Usage != nil && e.Usage.OutputTokens != nil {
-		a.tokens, a.hasTokens = *e.Usage.OutputTokens, true
+	if e.Usage != nil && e.Usage.OutputTokens.known { // an odd count is none: the event stays
+		a.tokens, a.hasTokens = e.Usage.OutputTokens.n, true
 	}
 	if m := e.Message; m != nil && m.Usage != nil {
 		a.input = m.Usage.InputTokens
@@ -227,8 +227,8 @@ func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
 		f.HasUsage, f.OutputTokens = true, a.tokens
 	}
 	if m := a.metrics; m != nil {
-		if m.OutputTokenCount != nil {
-			f.HasUsage, f.OutputTokens = true, *m.OutputTokenCount
+		if m.OutputTokenCount.known {
+			f.HasUsage, f.OutputTokens = true, m.OutputTokenCount.n
 		}
 		f.Server = serverValues(f.Server,
 			"invocation_latency_ms", m.InvocationLatency,

@@ -101,8 +101,8 @@ type converseEvent struct {
 }
 
 type converseUsage struct {
-	InputTokens  *float64 `json:"inputTokens"`
-	OutputTokens int      `json:"outputTokens"`
+	InputTokens  *float64   `json:"inputTokens"`
+	OutputTokens tokenCount `json:"outputTokens"`
 }
 
 // converseInfo is what one event says, whichever parser read it; its
@@ -193,7 +193,9 @@ func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Fra
 	case "metadata":
 		f.Kind = KindUsage
 		if e.usage != nil {
-			f.HasUsage, f.OutputTokens = true, e.usage.OutputTokens
+			if !e.usage.OutputTokens.odd { // an odd count is none
+				f.HasUsage, f.OutputTokens = true, e.usage.OutputTokens.n
+			}
 			f.Server = serverValues(f.Server, "input_tokens", e.usage.InputTokens)
 		}
 		f.Server = serverValues(f.Server, "latency_ms", e.latency)

@@ -218,7 +218,7 @@ func checkOllamaFast(t testing.TB, p []byte) {
 	if a, b := ollamaView(&fast), ollamaView(&slow); a != b {
 		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
 	}
-	if l := slow.l; l.EvalCount != nil || l.PromptEvalCount != nil || l.TotalDuration != nil || l.LoadDuration != nil ||
+	if l := slow.l; l.EvalCount != (tokenCount{}) || l.PromptEvalCount != nil || l.TotalDuration != nil || l.LoadDuration != nil ||
 		l.PromptEvalDuration != nil || l.EvalDuration != nil {
 		t.Fatalf("fast path accepted counts or durations it does not read: %q", p)
 	}

@@ -67,7 +67,7 @@ type ollamaLine struct {
 	Thinking           string          `json:"thinking"`
 	Done               bool            `json:"done"`
 	Error              json.RawMessage `json:"error"`
-	EvalCount          *int            `json:"eval_count"`
+	EvalCount          tokenCount      `json:"eval_count"`
 	PromptEvalCount    *float64        `json:"prompt_eval_count"`
 	TotalDuration      *float64        `json:"total_duration"`
 	LoadDuration       *float64        `json:"load_duration"`
@@ -181,8 +181,8 @@ func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
 	switch {
 	case o.done:
 		f.Kind = KindEnd
-		if l.EvalCount != nil {
-			f.HasUsage, f.OutputTokens = true, *l.EvalCount
+		if l.EvalCount.known { // an odd count is none: the end stays
+			f.HasUsage, f.OutputTokens = true, l.EvalCount.n
 		}
 		f.Server = serverValues(nil,
 			"total_duration_ms", nsToMS(l.TotalDuration),
@@ -190,8 +190,8 @@ func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
 			"prompt_eval_duration_ms", nsToMS(l.PromptEvalDuration),
 			"eval_duration_ms", nsToMS(l.EvalDuration),
 			"prompt_eval_count", l.PromptEvalCount)
-		if l.EvalCount != nil && l.EvalDuration != nil && *l.EvalDuration > 0 {
-			tps := float64(*l.EvalCount) / *l.EvalDuration * 1e9
+		if l.EvalCount.known && l.EvalDuration != nil && *l.EvalDuration > 0 {
+			tps := float64(l.EvalCount.n) / *l.EvalDuration * 1e9
 			f.Server = serverValues(f.Server, "eval_tokens_per_s", &tps)
 		}
 	case len(o.text) > 0:

@@ -43,8 +43,8 @@ type responsesEvent struct {
 	Error    json.RawMessage `json:"error"`
 	Response *struct {
 		Usage *struct {
-			OutputTokens int      `json:"output_tokens"`
-			InputTokens  *float64 `json:"input_tokens"`
+			OutputTokens tokenCount `json:"output_tokens"`
+			InputTokens  *float64   `json:"input_tokens"`
 		} `json:"usage"`
 		Error json.RawMessage `json:"error"`
 	} `json:"response"`
@@ -84,8 +84,8 @@ func (r *responsesInfo) parseSlow(data []byte) bool {
 	r.delta = pieceOf(e.Delta)
 	if e.Response != nil {
 		r.respErr = e.Response.Error
-		if u := e.Response.Usage; u != nil {
-			r.usage, r.tokens, r.input = true, u.OutputTokens, u.InputTokens
+		if u := e.Response.Usage; u != nil && !u.OutputTokens.odd { // an odd count is none: the end stays
+			r.usage, r.tokens, r.input = true, u.OutputTokens.n, u.InputTokens
 		}
 	}
 	return true

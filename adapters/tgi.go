@@ -37,7 +37,7 @@ type tgiEvent struct {
 	} `json:"token"`
 	GeneratedText *string `json:"generated_text"`
 	Details       *struct {
-		GeneratedTokens *int `json:"generated_tokens"`
+		GeneratedTokens tokenCount `json:"generated_tokens"`
 	} `json:"details"`
 	Error json.RawMessage `json:"error"`
 }
@@ -65,8 +65,8 @@ func (t *tgiInfo) parseSlow(data []byte) bool {
 		t.text = pieceOf(e.Token.Text)
 	}
 	t.end = e.Details != nil || e.GeneratedText != nil
-	if e.Details != nil {
-		t.tokens = e.Details.GeneratedTokens
+	if e.Details != nil && e.Details.GeneratedTokens.known { // an odd count is none: the last token stays
+		t.tokens = &e.Details.GeneratedTokens.n
 	}
 	t.errVal = e.Error
 	return true

@@ -30,10 +30,20 @@ func TestAnOddTokenCountKeepsTheText(t *testing.T) {
 		{"openai-chat", `{"choices":[],"usage":{"completion_tokens":-2.0}}`, KindUsage, "", true, -2},
 		{"gemini", `{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}],"usageMetadata":{"candidatesTokenCount":2.5}}`, KindContent, "Hi", false, 0},
 		{"gemini", `{"candidates":[{"content":{"parts":[{"text":"Hi"}]}}],"usageMetadata":{"candidatesTokenCount":4.0,"thoughtsTokenCount":1}}`, KindContent, "Hi", true, 5},
+		{"ollama-chat", `{"model":"m","message":{"role":"assistant","content":""},"done":true,"eval_count":2.5,"eval_duration":100}`, KindEnd, "", false, 0},
+		{"ollama-chat", `{"model":"m","message":{"role":"assistant","content":""},"done":true,"eval_count":3.0}`, KindEnd, "", true, 3},
+		{"tgi", `{"token":{"id":1,"text":"Hi","special":false},"generated_text":"Hi","details":{"finish_reason":"eos_token","generated_tokens":1e400}}`, KindContent, "Hi", false, 0},
+		{"openai-responses", `{"type":"response.completed","response":{"usage":{"output_tokens":2.5,"input_tokens":1}}}`, KindEnd, "", false, 0},
+		{"anthropic", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2.5}}`, KindUsage, "", false, 0},
+		{"anthropic", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7.0}}`, KindUsage, "", true, 7},
 	} {
+		in := "data: " + c.event + "\n\n"
+		if c.format == "ollama-chat" {
+			in = c.event + "\n"
+		}
 		d := Lookup(c.format).NewDecoder(0)
-		frames, err := d.Feed(nil, []byte("data: "+c.event+"\n\n"))
-		if err != nil || len(frames) != 1 {
+		frames, err := d.Feed(nil, []byte(in))
+		if err != nil || len(frames) < 1 || c.format != "tgi" && len(frames) != 1 {
 			t.Errorf("%s %s: %d frames, %v; want 1", c.format, c.event, len(frames), err)
 			continue
 		}
