@@ -38,11 +38,7 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 				lines = append(lines, st.Live.Render(fmt.Sprintf("  … %d more differences: drip compare --no-tui lists them", left)))
 				break
 			}
-			parts := make([]string, len(d.Values))
-			for j, v := range d.Values {
-				parts[j] = st.Value.Render(compare.Letter(j)) + " " + sanitize.Line(v)
-			}
-			lines = append(lines, "  "+st.Live.Render(d.Setting)+st.Dim.Render(": ")+strings.Join(parts, st.Dim.Render(" · ")))
+			lines = append(lines, differenceLine(d, width, st))
 			room--
 		}
 	}
@@ -53,6 +49,36 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 		lines[i] = ansi.Truncate(l, width, "…")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// differenceLine is a setting that differs: the runs grouped by value
+// ("A, B http://h:1/v1/chat · C http://h:2/v1/chat"), each value cut in
+// its middle to a share of width when they do not fit whole (cut at its
+// end, the line lost the one target that differed).
+func differenceLine(d compare.Difference, width int, st *Styles) string {
+	var values []string
+	runs := map[string][]string{}
+	for j, v := range d.Values {
+		v = sanitize.Line(v)
+		if runs[v] == nil {
+			values = append(values, v)
+		}
+		runs[v] = append(runs[v], compare.Letter(j))
+	}
+	fixed, whole := Width("  "+d.Setting+": ")+3*(len(values)-1), 0 // the name and the separators
+	for _, v := range values {
+		fixed += Width(strings.Join(runs[v], ", ")) + 1
+		whole += Width(v)
+	}
+	parts := make([]string, len(values))
+	for i, v := range values {
+		shown := v
+		if fixed+whole > width {
+			shown = ElideURL(v, max((width-fixed)/len(values), 8))
+		}
+		parts[i] = st.Value.Render(strings.Join(runs[v], ", ")) + " " + shown
+	}
+	return "  " + st.Live.Render(d.Setting) + st.Dim.Render(": ") + strings.Join(parts, st.Dim.Render(" · "))
 }
 
 // runLine names run i: its letter and label, how many streams it measured,

@@ -294,3 +294,25 @@ func TestWhileMeasuringColoursNoCount(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareBannerKeepsEveryValue: a difference too wide for the line
+// groups the runs that share a value and cuts each value in its middle:
+// cut at its end, "target: A http://… · B http://… · C http://127.0.…"
+// lost C's, the one that differed.
+func TestCompareBannerKeepsEveryValue(t *testing.T) {
+	st := NewStyles(true, false)
+	c := comparison(t, "steady.jsonl", "stall.jsonl", "stall-again.jsonl")
+	same, other := "http://127.0.0.1:34281/v1/chat/completions", "http://127.0.0.1:57387/v1/chat/completions"
+	c.Workload = []compare.Difference{{Setting: "target", Values: []string{same, same, other}}}
+	for _, w := range []int{80, 120} {
+		h := ansi.Strip(CompareHeader(c, w, 8, &st))
+		line := h[strings.Index(h, "  target: "):]
+		line, _, _ = strings.Cut(line, "\n")
+		if !strings.Contains(line, "A, B ") || !strings.Contains(line, " · C ") || !strings.Contains(line, "57387") || !strings.HasSuffix(strings.TrimRight(line, " "), "/completions") {
+			t.Errorf("%d columns: the targets are not all named: %q", w, line)
+		}
+		if Width(line) > w {
+			t.Errorf("%d columns: %d wide: %q", w, Width(line), line)
+		}
+	}
+}
