@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/record"
 )
 
 // A replay 2 streams into the recording's 11, slower to its first token:
@@ -24,6 +25,43 @@ func TestWhileMeasuringMarksNoCount(t *testing.T) {
 	for key, want := range map[string]bool{"completed": false, "ttft.p50": true} {
 		if marked(c, key) != want {
 			t.Errorf("while measuring: %s marked worse %v, want %v", key, marked(c, key), want)
+		}
+	}
+}
+
+// A replay that has come to the recording's first model only differs in
+// its models by its progress ("A a, b · B a" warned "workload differs"
+// one stream in); a model the recording never sent is a difference still,
+// and the finished comparison keeps both.
+func TestWhileMeasuringKeepsNoPartialSetting(t *testing.T) {
+	recorded := hostRecords(t, "a", 4, 100, 20, nil)
+	for i, r := range recorded {
+		r.Model = []string{"m1", "m2"}[i%2]
+	}
+	replayed := hostRecords(t, "b", 1, 100, 20, nil)
+	replayed[0].Model = "m1"
+	other := hostRecords(t, "b", 1, 100, 20, nil)
+	other[0].Model = "m3"
+	models := func(c *compare.Comparison) bool {
+		for _, d := range c.Workload {
+			if d.Setting == "model" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tc := range []struct {
+		name        string
+		run         []*record.Record
+		final, live bool // whether the model is a difference
+	}{{"part of the recording's models", replayed, true, false}, {"a model it never sent", other, true, true}} {
+		c := newComparison(t, recorded, tc.run)
+		if models(c) != tc.final {
+			t.Errorf("%s, finished: model differs %v, want %v", tc.name, models(c), tc.final)
+		}
+		compare.WhileMeasuring(c)
+		if models(c) != tc.live {
+			t.Errorf("%s, while measuring: model differs %v, want %v (%v)", tc.name, models(c), tc.live, c.Workload)
 		}
 	}
 }

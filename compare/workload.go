@@ -40,7 +40,9 @@ const SettingTarget = setTarget
 // WhileMeasuring leaves out of c what runs still being measured differ in
 // by their progress alone: from the workload banner, the count of measured
 // streams and the prompt ids seen so far, and, while a run has no record
-// yet, every setting (each would differ from nothing); from the figures,
+// yet, every setting (each would differ from nothing), and a setting one
+// run has seen part of another's values of (its models so far); from the
+// figures,
 // the worse mark on a count (completed 2 of 11 is not 80 % fewer), and its
 // direction, so that fewer stalls so far reads as no better either. The
 // comparison of the finished runs says everything.
@@ -56,8 +58,29 @@ func WhileMeasuring(c *Comparison) {
 		}
 	}
 	c.Workload = slices.DeleteFunc(c.Workload, func(d Difference) bool {
-		return d.Setting == setMeasured || d.Setting == setPrompts
+		return d.Setting == setMeasured || d.Setting == setPrompts || nested(d.Values)
 	})
+}
+
+// nested reports whether a setting's values differ only as one run has
+// seen part of another's ("m1, m2" and "m1": the replay has not come to
+// m2 yet).
+func nested(values []string) bool {
+	sets := make([][]string, len(values))
+	for i, v := range values {
+		sets[i] = strings.Split(v, ", ")
+	}
+	within := func(a, b []string) bool {
+		return !slices.ContainsFunc(a, func(v string) bool { return !slices.Contains(b, v) })
+	}
+	for _, a := range sets {
+		for _, b := range sets {
+			if !within(a, b) && !within(b, a) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func unmarkCounts(secs []Section) {
