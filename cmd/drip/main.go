@@ -155,7 +155,34 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	root.AddCommand(newVersionCmd(), newManCmd())
 	addCompletions(root)
 	explainArgs(root)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every group command below the root
+// (fixtures, export, completion) refuse a word that names none of its
+// subcommands, as cobra does at the root only: otherwise cobra prints
+// the group's help and exits 0, and a CI step 'drip fixtures srve &'
+// succeeds. The group alone still prints its help.
+func refuseUnknownSubcommands(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		refuseUnknownSubcommands(c)
+		if !c.HasSubCommands() || c.Runnable() {
+			continue
+		}
+		c.SuggestionsMinimumDistance = 2 // cobra's default, which only its root sets
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+			}
+			return usageErr("%s\nsee '%s --help'", msg, cmd.CommandPath())
+		}
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
 }
 
 // explainArgs wraps every command's argument check so that a wrong count

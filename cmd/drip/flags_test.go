@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestGroupCommandsRefuseAnUnknownSubcommand: every command that only
+// groups others (fixtures, export, completion) refuses a word that names
+// none of them with exit 2, as the root does, instead of printing its help
+// and exiting 0; alone it still prints its help.
+func TestGroupCommandsRefuseAnUnknownSubcommand(t *testing.T) {
+	var groups []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasParent() && c.HasSubCommands() {
+			groups = append(groups, c)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot())
+	if len(groups) < 3 {
+		t.Fatalf("found %d group commands, want fixtures, export and completion at least", len(groups))
+	}
+	for _, g := range groups {
+		path := strings.Fields(g.CommandPath())[1:]
+		code, stdout, stderr := drip(t, append(path, "nosuchthing")...)
+		want := `unknown command "nosuchthing" for "` + g.CommandPath() + `"`
+		if code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%s nosuchthing: exit %d, want %d and %q; stdout:\n%s\nstderr:\n%s", g.CommandPath(), code, exitUsage, want, stdout, stderr)
+		}
+		if code, stdout, _ := drip(t, path...); code != exitOK || !strings.Contains(stdout, "Available Commands") {
+			t.Errorf("%s alone: exit %d, want 0 and its help:\n%s", g.CommandPath(), code, stdout)
+		}
+	}
+	if _, _, stderr := drip(t, "fixtures", "srve"); !strings.Contains(stderr, "Did you mean this?\n\tserve") {
+		t.Errorf("fixtures srve suggests no serve:\n%s", stderr)
+	}
+}
