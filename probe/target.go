@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -10,6 +11,31 @@ import (
 
 // DefaultFormat is what a bare base URL is taken to speak.
 const DefaultFormat = "openai-chat"
+
+// ParseHTTPURL parses a URL drip connects to: http or https, with a host.
+// Its error starts with the input quoted as RedactURL shows it, for the
+// caller to put its flag before; a host[:port] typed without a scheme is
+// quoted as typed (it has no user info or query, so no secret) with the
+// URL it likely means: http with a port, https without.
+func ParseHTTPURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https") {
+		return u, nil
+	}
+	if !strings.Contains(raw, "://") && !strings.ContainsAny(raw, "@?#") {
+		if v, err := url.Parse("http://" + raw); err == nil && v.Hostname() != "" {
+			if v.Port() == "" { // a bare host name is most often an API's
+				v.Scheme = "https"
+			}
+			return nil, fmt.Errorf("%q: no scheme: want http(s)://host[:port][/path], e.g. %s", raw, v)
+		}
+	}
+	if err == nil && strings.Contains(u.Opaque, "@") {
+		// u:key@host parses as scheme u: RedactURL would keep the key.
+		return nil, errors.New("(not shown: it may hold user info): want http(s)://host[:port][/path]")
+	}
+	return nil, fmt.Errorf("%q: want http(s)://host[:port][/path]", RedactURL(raw))
+}
 
 // ResolveURL picks the format and the full endpoint URL for a user's URL
 // and --format ("auto" or a name), for formats whose endpoint does not name
@@ -25,9 +51,9 @@ func ResolveURL(raw, format string) (string, *adapters.Format, error) {
 // well-known host its own, any other bare URL openai-chat, and a path no
 // format claims gets adapters.Auto, which picks the decoder from the response.
 func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", nil, fmt.Errorf("bad URL %q: want http(s)://host[:port][/path]", RedactURL(raw))
+	u, err := ParseHTTPURL(raw)
+	if err != nil {
+		return "", nil, fmt.Errorf("bad URL %v", err)
 	}
 	bare := strings.Trim(u.Path, "/") == ""
 	var f *adapters.Format

@@ -115,10 +115,10 @@ func (o Options) Policy() string {
 
 // Check reports what in o cannot be replayed.
 func (o Options) Check() error {
-	u, err := url.Parse(o.Against)
+	_, err := probe.ParseHTTPURL(o.Against)
 	switch {
-	case err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		return errors.New("--against " + probe.RedactURL(o.Against) + ": want http(s)://host[:port][/path]")
+	case err != nil:
+		return errors.New("--against " + err.Error())
 	case o.Concurrency > 0 && o.Rate > 0:
 		return errors.New("--concurrency is the closed loop and --rate the open one: pick one")
 	case o.Concurrency < 0:

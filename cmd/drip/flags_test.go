@@ -41,3 +41,28 @@ func TestGroupCommandsRefuseAnUnknownSubcommand(t *testing.T) {
 		t.Errorf("fixtures srve suggests no serve:\n%s", stderr)
 	}
 }
+
+// TestASchemelessURLIsEchoedWithTheOneMeant: a host:port typed without
+// http:// is quoted as typed, with the URL it likely means, by every
+// command's URL (the run target, --upstream, --against); one that may
+// hold a secret is still not echoed.
+func TestASchemelessURLIsEchoedWithTheOneMeant(t *testing.T) {
+	rec := t.TempDir() + "/rec.jsonl"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "127.0.0.1:18000"}, `bad URL "127.0.0.1:18000": no scheme: want http(s)://host[:port][/path], e.g. http://127.0.0.1:18000`},
+		{[]string{"run", "localhost:18000/v1"}, `e.g. http://localhost:18000/v1`},
+		{[]string{"watch", "127.0.0.1:18000", "--no-tui"}, `e.g. http://127.0.0.1:18000`},
+		{[]string{"record", "--upstream", "127.0.0.1:18089"}, `--upstream "127.0.0.1:18089": no scheme: want http(s)://host[:port][/path], e.g. http://127.0.0.1:18089`},
+		{[]string{"replay", rec, "--against", "127.0.0.1:18089"}, `--against "127.0.0.1:18089": no scheme: want http(s)://host[:port][/path], e.g. http://127.0.0.1:18089`},
+		{[]string{"run", "u:sk-SECRET@127.0.0.1:1"}, `bad URL (not shown: it may hold user info)`},
+		{[]string{"run", "127.0.0.1:1/v1?key=sk-SECRET"}, `bad URL "(unparseable URL)"`},
+	} {
+		code, _, stderr := drip(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "SECRET") {
+			t.Errorf("%q: exit %d, want %d and %q without the secret; stderr:\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+}

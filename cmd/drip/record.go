@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"time"
@@ -37,12 +36,12 @@ func newRecordCmd() *cobra.Command {
 		Example: recordExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			u, err := url.Parse(upstream)
-			switch {
-			case upstream == "":
+			if upstream == "" {
 				return usageErr("--upstream is required: the server to forward to, e.g. --upstream https://api.openai.com")
-			case err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https"):
-				return usageErr("--upstream %q: want http(s)://host[:port][/path]", probe.RedactURL(upstream))
+			}
+			u, err := probe.ParseHTTPURL(upstream)
+			if err != nil {
+				return usageErr("--upstream %v", err)
 			}
 			for _, d := range []struct {
 				flag string
