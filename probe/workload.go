@@ -127,7 +127,7 @@ func (p *Plan) Validate() error {
 	case p.Runs == 0 && p.Duration == 0:
 		return errors.New("--runs 0 needs a --duration")
 	case p.Target.Body != nil && len(p.Prompts) > 1:
-		return errors.New("--body sends one fixed request: it cannot be combined with several prompts")
+		return errors.New("a fixed body (-d or --body) sends one request: it cannot be combined with several prompts (--prompts)")
 	}
 	return CheckPromptIDs(p.Prompts)
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -85,6 +87,46 @@ func (f *requestFlags) body(t *probe.Target) error {
 	return err
 }
 
+// fixedBody refuses the flags a fixed body (--body, -d) makes moot, as it
+// is sent as is: -p, --prompt-file and --max-tokens would change nothing,
+// and -m only the URL, yet all would be recorded as the workload. The
+// records name the body's own "model" when it has one.
+func (f *requestFlags) fixedBody(t *probe.Target, modelInURL bool) error {
+	if t.Body == nil {
+		return nil
+	}
+	flag := "-d"
+	if f.bodyFile != "" {
+		flag = "--body"
+	}
+	switch {
+	case len(f.prompts) > 0 || len(f.promptFiles) > 0:
+		return usageErr("-p/--prompt-file and %s: the body is sent as is, with its own messages; drop -p/--prompt-file or put the prompt in the body", flag)
+	case f.maxTokens != 0:
+		return usageErr("--max-tokens and %s: the body is sent as is; put the cap in the body (max_tokens)", flag)
+	}
+	var fields struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(t.Body, &fields) // a body that is no JSON object names no model
+	switch m := t.Request.Model; {
+	case m == "":
+		t.Request.Model = fields.Model
+	case fields.Model != "" && m != fields.Model:
+		return usageErr("-m %s and %s: the body asks for model %q; drop -m (the records name the body's model)", sanitize.Line(m), flag, sanitize.Line(fields.Model))
+	case fields.Model == "" && !modelInURL:
+		return usageErr("-m %s and %s: the body names no model and neither does the URL, so -m would change nothing; put \"model\" in the body", sanitize.Line(m), flag)
+	}
+	return nil
+}
+
+// modelInURL is whether ResolveEndpoint put the model in the endpoint's
+// path (Gemini, Bedrock given a bare base URL).
+func modelInURL(rawURL string, f *adapters.Format) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && strings.Trim(u.Path, "/") == "" && strings.Contains(f.Path, "{model}")
+}
+
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
 // point it at an in-memory fixture server (internal/memnet) so they run
 // under testing/synctest.
@@ -136,6 +178,9 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 		return t, probe.Options{}, err
 	}
 	if err := f.body(&t); err != nil {
+		return t, probe.Options{}, err
+	}
+	if err := f.fixedBody(&t, modelInURL(rawURL, format)); err != nil {
 		return t, probe.Options{}, err
 	}
 	if err := f.checkNumbers(); err != nil {

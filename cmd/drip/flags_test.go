@@ -1,8 +1,13 @@
 package main
 
 import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/driplab/drip/fixtures"
 
 	"github.com/spf13/cobra"
 )
@@ -63,6 +68,57 @@ func TestASchemelessURLIsEchoedWithTheOneMeant(t *testing.T) {
 		code, _, stderr := drip(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "SECRET") {
 			t.Errorf("%q: exit %d, want %d and %q without the secret; stderr:\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+}
+
+// TestAFixedBodyRefusesTheFlagsItMakesMoot: -d and --body are sent as is,
+// so -p, --prompt-file and --max-tokens, which would change nothing yet be
+// recorded as the workload, are refused naming both flags; -m is refused
+// unless it matches the body's model or goes into the URL; without -m the
+// records name the body's model, the one the server served.
+func TestAFixedBodyRefusesTheFlagsItMakesMoot(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "body.json")
+	os.WriteFile(file, []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"hi"}]}`), 0o600)
+	prompts := filepath.Join(dir, "q.txt")
+	os.WriteFile(prompts, []byte("a question"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-d", "@" + file, "-m", "mid-sentence-stall"}, `-m mid-sentence-stall and -d: the body asks for model "steady"`},
+		{[]string{"--body", file, "-m", "fast"}, `-m fast and --body: the body asks for model "steady"`},
+		{[]string{"-d", `{"stream":true}`, "-m", "steady"}, "-m steady and -d: the body names no model and neither does the URL"},
+		{[]string{"-d", "@" + file, "-p", "hello"}, "-p/--prompt-file and -d: the body is sent as is"},
+		{[]string{"--body", file, "-p", "a", "-p", "b"}, "-p/--prompt-file and --body: the body is sent as is"},
+		{[]string{"-d", "@" + file, "--prompt-file", prompts}, "-p/--prompt-file and -d"},
+		{[]string{"-d", "@" + file, "--max-tokens", "5"}, "--max-tokens and -d: the body is sent as is"},
+		{[]string{"-d", "@" + file, "--prompts", "builtin"}, "a fixed body (-d or --body) sends one request"},
+		{[]string{"-d", "not json"}, "-d takes a JSON body, --body FILE sends any bytes as is"},
+	} {
+		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1", "--runs", "1"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, want %d and %q; stderr:\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+	// -m names the model in a Gemini URL: it is sent, so it is taken.
+	code, _, stderr := drip(t, "run", "http://127.0.0.1:1", "--format", "gemini", "-m", "gemini-pro", "-d", `{"contents":[]}`, "--runs", "1")
+	if code == exitUsage {
+		t.Errorf("gemini -m with -d: exit %d, want the stream tried (the model is in the URL):\n%s", code, stderr)
+	}
+
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	for _, args := range [][]string{{"-d", "@" + file}, {"--body", file, "-m", "steady"}} {
+		out := filepath.Join(t.TempDir(), "runs.jsonl")
+		code, stdout, stderr := drip(t, append([]string{"run", srv.URL, "--runs", "1", "--out", out}, args...)...)
+		recs := readRecords(t, out)
+		if code != exitOK || len(recs) != 1 || recs[0].Model != "steady" || recs[0].OutputTokens != fixtures.Lookup("steady").OutputTokens() {
+			t.Errorf("%q: exit %d, records %d; want one of model steady with its %d tokens\n%s%s", args, code, len(recs), fixtures.Lookup("steady").OutputTokens(), stdout, stderr)
+		}
+		if !strings.Contains(stderr+stdout, "model steady") || strings.Contains(stderr+stdout, "model mid") {
+			t.Errorf("%q: the report names no model steady:\n%s%s", args, stdout, stderr)
 		}
 	}
 }

@@ -38,8 +38,9 @@ func (f *shapeFlags) registerLengths(fs *pflag.FlagSet) {
 	fs.StringVar(&f.outputTokens, "output-tokens", "", "ask for about N output tokens per prompt (N or N±SD; sets max_tokens; add --extra-body '{\"ignore_eos\":true}' to make the server produce them)")
 }
 
-// body reads -d: inline, @file or - (stdin). It must be JSON: every
-// format drip speaks sends a JSON body.
+// body reads -d: inline, @file or - (stdin). It must be JSON, the body
+// drip itself sends in every format; --body FILE sends any bytes (a raw
+// or sse endpoint's own body).
 func (f *shapeFlags) body(stdin io.Reader) ([]byte, error) {
 	var b []byte
 	var err error
@@ -59,7 +60,7 @@ func (f *shapeFlags) body(stdin io.Reader) ([]byte, error) {
 	}
 	if !json.Valid(b) {
 		var v any
-		return nil, usageErr("-d: the body is not JSON (%v); every format drip speaks sends a JSON body", json.Unmarshal(b, &v))
+		return nil, usageErr("-d: the body is not JSON (%v); -d takes a JSON body, --body FILE sends any bytes as is", json.Unmarshal(b, &v))
 	}
 	return b, nil
 }
