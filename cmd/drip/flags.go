@@ -127,6 +127,10 @@ func modelInURL(rawURL string, f *adapters.Format) bool {
 	return err == nil && strings.Trim(u.Path, "/") == "" && strings.Contains(f.Path, "{model}")
 }
 
+// errJSONOneTarget is run's and watch's refusal of --json with several
+// targets: it prints one run's summary.
+var errJSONOneTarget = usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
+
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
 // point it at an in-memory fixture server (internal/memnet) so they run
 // under testing/synctest.

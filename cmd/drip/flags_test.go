@@ -122,3 +122,15 @@ func TestAFixedBodyRefusesTheFlagsItMakesMoot(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONTakesOneTargetInRunAndWatch: --json prints one run's summary, so
+// with several targets both run and watch refuse it (watch printed text
+// reports and exited 0).
+func TestJSONTakesOneTargetInRunAndWatch(t *testing.T) {
+	for _, cmd := range []string{"run", "watch"} {
+		code, stdout, stderr := drip(t, cmd, "http://127.0.0.1:1", "-m", "steady", "-m", "fast", "--json", "--no-tui")
+		if code != exitUsage || !strings.Contains(stderr, "--json prints one run's summary: with several targets use --out") {
+			t.Errorf("%s with two targets and --json: exit %d, want %d; stdout:\n%s\nstderr:\n%s", cmd, code, exitUsage, stdout, stderr)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) 
 		}
 	}
 	if out.json {
-		return usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
+		return errJSONOneTarget
 	}
 	if len(load.concurrencyLevels.vals) > 1 {
 		return usageErr("several targets run interleaved turns of --runs: a --concurrency sweep takes one target")

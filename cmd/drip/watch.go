@@ -38,6 +38,9 @@ func newWatchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(ts) > 1 && out.json {
+				return errJSONOneTarget
+			}
 			if len(ts) > 1 {
 				return watchTargets(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), ts, &out, alternate)
 			}
