@@ -16,6 +16,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // fixturesServeFlags are drip fixtures serve's flags.
@@ -72,9 +73,9 @@ func runFixturesServe(cmd *cobra.Command, f *fixturesServeFlags) error {
 	if f.from != "" {
 		return serveRecording(cmd, f, logf)
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	ln, err := listenOn("--addr", f.addr)
 	if err != nil {
-		return cannotErr(err)
+		return err
 	}
 	printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
 	fx := fixtures.NewServer()
@@ -96,12 +97,12 @@ func serveRecording(cmd *cobra.Command, f *fixturesServeFlags, logf func(string,
 	if err != nil {
 		return usageErr("--from %s: %v", f.from, err)
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	ln, err := listenOn("--addr", f.addr)
 	if err != nil {
-		return cannotErr(err)
+		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "drip fixture server on http://%s serving %d recorded exchanges from %s at speed %g, jitter ±%s (seed %d)\n",
-		ln.Addr(), rs.Len(), sanitize.Line(f.from), f.speed, f.jitter, f.seed)
+	fmt.Fprintf(cmd.OutOrStdout(), "drip fixture server on http://%s serving %s from %s at speed %g, jitter ±%s (seed %d)\n",
+		ln.Addr(), stats.Count(rs.Len(), "recorded exchange"), sanitize.Line(f.from), f.speed, f.jitter, f.seed)
 	return serveUntilDone(cmd.Context(), fixtures.NoDelay(ln), rs)
 }
 

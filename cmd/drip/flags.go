@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -130,6 +133,35 @@ func modelInURL(rawURL string, f *adapters.Format) bool {
 // errJSONOneTarget is run's and watch's refusal of --json with several
 // targets: it prints one run's summary.
 var errJSONOneTarget = usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
+
+// checkAddr checks an address drip listens on (--listen, --addr,
+// --metrics-addr): one that is not host:port is a usage error naming the
+// flag.
+func checkAddr(flag, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return usageErr("%s %q: want host:port, e.g. 127.0.0.1:4143 (port 0: any free port)", flag, sanitize.Line(addr))
+	}
+	return nil
+}
+
+// listenOn listens on a flag's address: one that is not host:port is a
+// usage error, one that cannot be had (in use, not this host's) exit 3;
+// both name the flag.
+func listenOn(flag, addr string) (net.Listener, error) {
+	if err := checkAddr(flag, addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	var op *net.OpError
+	if errors.As(err, &op) {
+		err = op.Err // "bind: address already in use", without "listen tcp ADDR"
+	}
+	if err != nil {
+		return nil, cannotErr(fmt.Errorf("%s %s: %w", flag, sanitize.Line(addr), err))
+	}
+	return ln, nil
+}
 
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
 // point it at an in-memory fixture server (internal/memnet) so they run

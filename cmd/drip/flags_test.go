@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -132,5 +133,31 @@ func TestJSONTakesOneTargetInRunAndWatch(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, "--json prints one run's summary: with several targets use --out") {
 			t.Errorf("%s with two targets and --json: exit %d, want %d; stdout:\n%s\nstderr:\n%s", cmd, code, exitUsage, stdout, stderr)
 		}
+	}
+}
+
+// TestAddressFlagsAreCheckedAlike: every address drip listens on is one
+// rule: not host:port is exit 2 naming the flag (fixtures serve --addr was
+// exit 3 without it), one in use exit 3 naming it.
+func TestAddressFlagsAreCheckedAlike(t *testing.T) {
+	for _, args := range [][]string{
+		{"fixtures", "serve", "--addr", "nonsense"},
+		{"run", "http://127.0.0.1:1", "--metrics-addr", "nonsense"},
+		{"record", "--upstream", "http://127.0.0.1:1", "--listen", "nonsense"},
+	} {
+		flag := args[len(args)-2]
+		code, _, stderr := drip(t, args...)
+		if want := flag + ` "nonsense": want host:port`; code != exitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, want %d and %q; stderr:\n%s", args, code, exitUsage, want, stderr)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, _, stderr := drip(t, "fixtures", "serve", "--addr", ln.Addr().String())
+	if want := "--addr " + ln.Addr().String() + ": bind: address already in use"; code != exitCannotGo || !strings.Contains(stderr, want) {
+		t.Errorf("--addr in use: exit %d, want %d and %q; stderr:\n%s", code, exitCannotGo, want, stderr)
 	}
 }

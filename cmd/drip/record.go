@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -128,7 +126,7 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
 	// Listen first: an address in use must not cost the --out file it
 	// would have truncated.
-	ln, err := listenOn(listen)
+	ln, err := listenOn("--listen", listen)
 	if err != nil {
 		return err
 	}
@@ -167,25 +165,6 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 		return cannotErr(err)
 	}
 	return werr
-}
-
-// listenOn listens on --listen: an address that is not host:port is a
-// usage error, one that cannot be had (in use, not this host's) exit 3;
-// both name the flag.
-func listenOn(addr string) (net.Listener, error) {
-	_, port, err := net.SplitHostPort(addr)
-	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
-		return nil, usageErr("--listen %q: want host:port, e.g. 127.0.0.1:4143 (port 0: any free port)", sanitize.Line(addr))
-	}
-	ln, err := net.Listen("tcp", addr)
-	var op *net.OpError
-	if errors.As(err, &op) {
-		err = op.Err // "bind: address already in use", without "listen tcp ADDR"
-	}
-	if err != nil {
-		return nil, cannotErr(fmt.Errorf("--listen %s: %w", sanitize.Line(addr), err))
-	}
-	return ln, nil
 }
 
 func counts(s *recorder.Stats) string {

@@ -38,6 +38,10 @@ func (f *exportFlags) check() error {
 		return usageErr("--linger keeps /metrics up: add --metrics-addr")
 	case f.otlpTraces && f.otlp == "" && !telemetry.OTLPFromEnv():
 		return usageErr("--otlp-traces pushes over OTLP: add --otlp URL or set OTEL_EXPORTER_OTLP_ENDPOINT")
+	case f.metricsAddr != "":
+		if err := checkAddr("--metrics-addr", f.metricsAddr); err != nil {
+			return err
+		}
 	}
 	if f.otlp != "" || telemetry.OTLPFromEnv() {
 		if err := telemetry.CheckProtocol(); err != nil {
