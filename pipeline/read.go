@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
@@ -12,22 +13,32 @@ import (
 
 // Open opens a file a command was given to read. A missing or unreadable
 // file (a directory included: it opens, but holds nothing to read) is the
-// caller's mistake, in every command: exit 2, the path named.
+// caller's mistake, in every command: exit 2, the path named. A FIFO is
+// opened without waiting for a writer (one with none reads as empty), so
+// drip never hangs in an open that Ctrl-C cannot reach.
 func Open(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, Usage("%s", sanitize.Line(err.Error()))
 	}
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		f.Close()
+	flag := os.O_RDONLY
+	switch {
+	case st.IsDir():
 		return nil, Usage("%s: a directory, not a file", sanitize.Line(path))
+	case st.Mode()&os.ModeNamedPipe != 0:
+		flag |= syscall.O_NONBLOCK // Go's poller still waits for data once a writer is there
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, Usage("%s", sanitize.Line(err.Error()))
 	}
 	return f, nil
 }
 
-// Read reads one record file, the one reader of every command. A partial
-// final line (a run cut short) is reported on stderr and skipped; any
-// other bad line, or a file with no record, is exit 3.
+// Read reads one record file, the one reader of every command
+// (record.Decode, each record derived again). A partial final line (a run
+// cut short) is reported on stderr and skipped; any other bad line, named,
+// or a file with no record, is exit 3.
 func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 	f, err := Open(path)
 	if err != nil {
@@ -36,7 +47,7 @@ func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 	defer f.Close()
 	recs, skipped, err := probe.ReadRecords(f)
 	if err != nil {
-		return compare.Input{}, Cannot(fmt.Errorf("%s: %w", sanitize.Line(path), err))
+		return compare.Input{}, Cannot(fmt.Errorf("%s: %s", sanitize.Line(path), sanitize.Line(err.Error())))
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "drip: %s: %s\n", sanitize.Line(path), sanitize.Line(s))

@@ -1,10 +1,7 @@
 package probe
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -76,43 +73,22 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-// ReadRecords reads a JSON Lines record file. A final line that is cut short
-// (a run killed mid-write) is skipped and reported in skipped; any other bad
-// line is an error naming its line number. Every record is re-derived from
-// its raw frames with its own stall threshold.
+// ReadRecords reads a record file through record.Decode (its format, its
+// checks and its notes on a last line cut short) and re-derives every
+// record from its raw frames with its own stall threshold, so every
+// command reads a file the same way. An error names its line.
 func ReadRecords(r io.Reader) (recs []*record.Record, skipped []string, err error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
-	line := 0
-	var pendingErr error
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
-		}
-		if pendingErr != nil {
-			return nil, nil, pendingErr
-		}
-		rec := &record.Record{}
-		if err := json.Unmarshal(b, rec); err != nil {
-			// Only the last line may be cut short; decide when we know.
-			pendingErr = fmt.Errorf("line %d: %w", line, err)
-			skipped = append(skipped, fmt.Sprintf("line %d: partial record skipped (%v)", line, err))
-			continue
-		}
-		if rec.V != record.RecordVersion {
-			return nil, nil, fmt.Errorf("line %d: record version %d, want %d", line, rec.V, record.RecordVersion)
-		}
+	skipped, err = record.Decode(r, func(rec *record.Record) error {
 		if rec.StallMS <= 0 {
 			rec.StallMS = stats.DefaultStall
 		}
 		if err := stats.Derive(rec, rec.StallMS); err != nil {
-			return nil, nil, fmt.Errorf("line %d: %w", line, err)
+			return err
 		}
 		recs = append(recs, rec)
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return recs, skipped, nil

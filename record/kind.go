@@ -1,6 +1,9 @@
 package record
 
-import "errors"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind says what a frame is, as decided by the protocol adapter.
 type Kind uint8
@@ -36,7 +39,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return errors.New("unknown frame kind " + string(b))
+	return fmt.Errorf("frame kind %q is not one this drip knows (%s): a newer drip wrote it?", b, strings.Join(kindNames[:], ", "))
 }
 
 // Channel says which stream of output a content frame belongs to.
@@ -68,5 +71,5 @@ func (c *Channel) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return errors.New("unknown channel " + string(b))
+	return fmt.Errorf("channel %q is not one this drip knows (%s): a newer drip wrote it?", b, strings.Join(channelNames[:], ", "))
 }

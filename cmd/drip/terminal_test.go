@@ -75,9 +75,11 @@ func poison(v reflect.Value, s string) {
 }
 
 // hostileFiles writes two record files from the fixture records in
-// compare/testdata with s in every string: a measured stream, a failed
-// one with an error, and last a frame of a kind that does not exist. The
-// second file's name carries s too (compare labels runs by file name).
+// compare/testdata with s in every string: a measured stream and a failed
+// one with an error. The second file's name carries s too (compare labels
+// runs by file name). Beside them, badKind(a) holds a record whose frame
+// is of a kind that does not exist, named with s: a file drip refuses,
+// quoting the kind.
 func hostileFiles(t *testing.T, s string) (a, b string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -106,10 +108,15 @@ func hostileFiles(t *testing.T, s string) (a, b string) {
 			t.Fatal(err)
 		}
 	}
-	write(a, line(&measured)+line(&failed)+last)
+	write(a, line(&measured)+line(&failed))
+	write(badKindFile(a), last)
 	write(b, line(&failed)+line(&measured))
 	return a, b
 }
+
+// badKindFile is the file beside hostileFiles' first whose frame kind
+// does not exist.
+func badKindFile(a string) string { return filepath.Join(filepath.Dir(a), "bad-kind.jsonl") }
 
 // terminalControl finds what would drive a terminal in out: any rune that
 // is not graphic, a newline, a tab or a zero-width joiner.
@@ -208,6 +215,8 @@ func checkHostile(t *testing.T, s string) (text, screen string) {
 		{"view", "--no-tui", a},
 		{"view", "--json", a},
 		{"view", "--no-tui", filepath.Join(filepath.Dir(a), "missing"+s)},
+		{"view", "--no-tui", badKindFile(a)},
+		{"compare", "--no-tui", badKindFile(a), b},
 		{"compare", "--no-tui", a, b},
 		{"compare", "--markdown", a, b},
 		{"compare", "--json", a, b},
@@ -246,7 +255,7 @@ func TestHostileRecordFilesReachNoTerminal(t *testing.T) {
 	text, screen := checkHostile(t, hostileText)
 	// The fields are shown, defused: the sequences go, the text between
 	// them stays and the bidi override is spelled out.
-	for _, want := range []string{"unknown frame kind bogus", "evil", "<U+202E>"} {
+	for _, want := range []string{`frame kind "bogus`, "evil", "<U+202E>"} {
 		if !strings.Contains(text, want) || !strings.Contains(screen, "evil") {
 			t.Errorf("%q is not in the output (or evil not on the screens)", want)
 		}

@@ -1,0 +1,242 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+)
+
+// MaxLine bounds one line of a record file: far above a record drip
+// writes with the default bounds (64 MiB of response kept, escaped, and
+// 100,000 frames), low enough that a file with no line end (/dev/zero, a
+// stray binary) is refused before it holds the machine's memory.
+const MaxLine = 512 << 20
+
+// maxTimeMS bounds a time the reader accepts (about 31 years), as the
+// derivation does: no sum over records can overflow.
+const maxTimeMS = 1e12
+
+// LineError is a line of a record file that is not a record drip can use.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Decode reads a record file: JSON Lines, one record a line, gzip'd or
+// not, a leading byte order mark and CRLF line ends tolerated, blank lines
+// skipped. Each record is checked (Check) and handed to each, whose error
+// stops the reading; every error names its line (LineError). A last line
+// cut short (no line end, its JSON unfinished: a run killed mid-write) is
+// skipped and said in notes; any other bad line is an error.
+func Decode(r io.Reader, each func(*Record) error) (notes []string, err error) {
+	br, err := unwrap(r)
+	if err != nil {
+		return nil, &LineError{1, err}
+	}
+	seen := map[streamID]int{}
+	var line []byte
+	for n := 1; ; n++ {
+		var ended bool
+		line, ended, err = readLine(br, line[:0])
+		if err != nil {
+			return notes, &LineError{n, err}
+		}
+		b := bytes.TrimSpace(line)
+		if len(b) == 0 {
+			if !ended {
+				return notes, nil
+			}
+			continue
+		}
+		rec := &Record{}
+		if err := json.Unmarshal(b, rec); err != nil {
+			if !ended && cutShort(err, b) {
+				return append(notes, fmt.Sprintf("line %d: partial record skipped (the file ends inside it: a run stopped mid-write?)", n)), nil
+			}
+			return notes, &LineError{n, err}
+		}
+		if err := Check(rec); err != nil {
+			return notes, &LineError{n, err}
+		}
+		if id := (streamID{rec.RunID, rec.Host, rec.Seq}); rec.RunID != "" {
+			if first, ok := seen[id]; ok {
+				return notes, &LineError{n, fmt.Errorf("the same stream as line %d (run id %q, host %q, seq %d): a file holds each stream once (was one appended to itself?)", first, rec.RunID, rec.Host, rec.Seq)}
+			}
+			seen[id] = n
+		}
+		if err := each(rec); err != nil {
+			return notes, &LineError{n, err}
+		}
+		if !ended {
+			return notes, nil
+		}
+		if cap(line) > 1<<20 {
+			line = nil // a long line's buffer is not held for the rest of the file
+		}
+	}
+}
+
+// streamID is what tells streams apart, as drip merge tells them apart.
+type streamID struct {
+	run, host string
+	seq       int
+}
+
+// unwrap is r to read lines from: gunzipped when it starts with gzip's
+// magic, past a UTF-8 byte order mark.
+func unwrap(r io.Reader) (*bufio.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("a gzip'd file that does not open: %w", err)
+		}
+		br = bufio.NewReaderSize(gzipContent{gz}, 64<<10)
+	}
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	return br, nil
+}
+
+// errGzip is a gzip'd file whose compressed bytes are damaged or cut
+// short: the file's fault, not the machine's.
+var errGzip = errors.New("the gzip'd file is damaged")
+
+// gzipContent tells gzip's errors from the file's reads (an
+// *fs.PathError, passed through gzip as it came).
+type gzipContent struct{ r io.Reader }
+
+func (g gzipContent) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	var pe *fs.PathError
+	if err != nil && err != io.EOF && !errors.As(err, &pe) {
+		err = fmt.Errorf("%w: %w", errGzip, err)
+	}
+	return n, err
+}
+
+// readLine appends the next line to buf, without its line end, and says
+// whether a line end ended it. A line must be a JSON object: one that
+// starts with anything else is refused at its first bytes, not read to
+// its end (a binary file, /dev/zero); one longer than MaxLine is refused.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, bool, error) {
+	checked := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if need := len(buf) + len(chunk); need > cap(buf) {
+			// Double, as bufio.Scanner does: append's gentler growth for
+			// a long line leaves more copies for the GC to find.
+			buf = append(make([]byte, 0, max(2*cap(buf), need)), buf...)
+		}
+		buf = append(buf, chunk...)
+		if !checked {
+			if t := bytes.TrimLeft(buf, " \t\r"); len(t) > 0 {
+				if t[0] != '{' && t[0] != '\n' {
+					return nil, false, fmt.Errorf("not a JSON object: it starts with %s (a record file is JSON Lines, one record a line)", startOf(t))
+				}
+				checked = true
+			}
+		}
+		if len(buf) > MaxLine {
+			return nil, false, fmt.Errorf("longer than %d MiB with no line end: not a record file", MaxLine>>20)
+		}
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			return buf, false, nil
+		case errors.Is(err, errGzip):
+			return nil, false, err
+		default:
+			return nil, false, fmt.Errorf("reading: %w", err)
+		}
+	}
+}
+
+// startOf quotes the first bytes of a line for an error: escaped, so no
+// byte of it reaches a terminal as a control.
+func startOf(b []byte) string {
+	b = bytes.TrimRight(b, "\r\n")
+	if len(b) > 16 {
+		b = b[:16]
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// cutShort says a JSON error is the input ending inside a value.
+func cutShort(err error, b []byte) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && se.Offset >= int64(len(b))
+}
+
+// Check reports what in a record read back no drip writes and no reader
+// can use: another version, an HTTP status that is none, a negative count,
+// a time that is not one, an exchange whose reads do not add up to its
+// kept response. Times of frames and the derived figures are checked when
+// the record is derived again (stats.Derive).
+func Check(r *Record) error {
+	switch {
+	case r.V == 0:
+		return errors.New(`no record version ("v"): not a drip record`)
+	case r.V != RecordVersion:
+		return fmt.Errorf("record version %d: this drip reads version %d (a newer drip wrote it?)", r.V, RecordVersion)
+	case r.HTTPStatus != 0 && (r.HTTPStatus < 100 || r.HTTPStatus > 999):
+		return fmt.Errorf("http_status %d is not an HTTP status (100 to 999, or absent for no response)", r.HTTPStatus)
+	case r.Keepalives < 0:
+		return fmt.Errorf("keepalives %d: a count is not negative", r.Keepalives)
+	}
+	for _, t := range []struct {
+		name string
+		v    *float64
+	}{{"connect_wait_ms", r.ConnectWaitMS}, {"level", r.Level}} {
+		if t.v != nil && !okTime(*t.v) {
+			return fmt.Errorf("%s is %v: want 0 to %g", t.name, *t.v, maxTimeMS)
+		}
+	}
+	for i, f := range r.Frames {
+		if f.Bytes < 0 || f.Tokens < 0 {
+			return fmt.Errorf("frame %d: bytes %d, tokens %d: a count is not negative", i, f.Bytes, f.Tokens)
+		}
+	}
+	if w := r.Workload; w != nil && (w.MaxTokens < 0 || w.Concurrency < 0 || !(w.Rate >= 0)) {
+		return fmt.Errorf("workload: max_tokens %d, concurrency %d, rate %v: none is negative", w.MaxTokens, w.Concurrency, w.Rate)
+	}
+	if r.Exchange != nil {
+		return checkExchange(r.Exchange)
+	}
+	return nil
+}
+
+// checkExchange checks that an exchange's reads cut its kept response
+// into pieces, in time order: drip fixtures serve --from writes them so.
+func checkExchange(x *Exchange) error {
+	total, prev := 0, 0.0
+	for i, rd := range x.Reads {
+		switch {
+		case rd.N <= 0:
+			return fmt.Errorf("exchange read %d of %d bytes: a read brings at least one", i, rd.N)
+		case !okTime(rd.TMS) || rd.TMS < prev:
+			return fmt.Errorf("exchange read %d at %v ms: want 0 to %g, not before the read before it (%v ms)", i, rd.TMS, maxTimeMS, prev)
+		}
+		total += rd.N
+		prev = rd.TMS
+	}
+	if n := len(x.ResponseBody()); len(x.Reads) > 0 && total != n {
+		return fmt.Errorf("exchange reads bring %d bytes, its kept response has %d", total, n)
+	}
+	return nil
+}
+
+func okTime(v float64) bool { return !math.IsNaN(v) && v >= 0 && v <= maxTimeMS }
