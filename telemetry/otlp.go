@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // OTLPConfig says where to push and what.
@@ -283,7 +284,7 @@ func (o *OTLP) Close(ctx context.Context) error {
 	}
 	o.errMu.Lock()
 	if o.errs > 0 {
-		errs = append(errs, fmt.Errorf("%d export errors during the run, the last: %w", o.errs, o.lastErr))
+		errs = append(errs, fmt.Errorf("%s during the run, the last: %w", stats.Count(o.errs, "export error"), o.lastErr))
 	}
 	o.errMu.Unlock()
 	return errors.Join(errs...)

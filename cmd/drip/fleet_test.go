@@ -1,6 +1,9 @@
 package main
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,5 +180,34 @@ func testMergeNamesAHostThatSentNothingGood(t *testing.T) {
 	code, _, stderr = drip(t, "merge", good, empty, "--out", filepath.Join(dir, "x.jsonl"))
 	if code != exitCannotGo || !strings.Contains(stderr, empty+": no records: a host that recorded nothing; leave the file out to merge the others") {
 		t.Errorf("merge with an empty file: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An OTLP receiver that rejects the push is heard on stderr, a line per
+// error, each "drip: --otlp: …", and its error body reaches the terminal
+// without its control sequences.
+func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, "{\"message\":\"rejected \x1b]0;owned\x07\x1b[31mred\"}")
+	}))
+	defer recv.Close()
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "1", "--no-tui", "--otlp", recv.URL, "--otlp-traces")
+	if code != exitOK || strings.ContainsAny(stderr, "\x1b\x07") {
+		t.Errorf("exit %d; stderr %q: want 0 and no control character", code, stderr)
+	}
+	var otlp []string
+	for l := range strings.Lines(stderr) {
+		if strings.Contains(l, "400 Bad Request") {
+			otlp = append(otlp, l)
+			if !strings.HasPrefix(l, "drip: --otlp: ") {
+				t.Errorf("a receiver's error not said as drip's --otlp: %q", l)
+			}
+		}
+	}
+	if len(otlp) == 0 || !strings.Contains(stderr, "rejected") {
+		t.Errorf("no line says the receiver rejected the push:\n%s", stderr)
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/telemetry"
 )
 
@@ -81,7 +83,11 @@ func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Pl
 		}
 		sinks = append(sinks, pipeline.Sink{Name: "--otlp", Write: o.Add, Close: func() error {
 			if err := o.Close(context.WithoutCancel(ctx)); err != nil {
-				fmt.Fprintf(stderr, "drip: --otlp: %v\n", err)
+				// A receiver's error body is its text, not ours: one
+				// line each, without its control sequences.
+				for _, line := range strings.Split(err.Error(), "\n") {
+					fmt.Fprintf(stderr, "drip: --otlp: %s\n", sanitize.Line(line))
+				}
 			}
 			return nil
 		}})
