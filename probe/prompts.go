@@ -82,7 +82,7 @@ func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
-			return nil, fmt.Errorf("line %d: %v (want {\"id\":…,\"prompt\":…[,\"max_tokens\":N]}): %w", line, err, ErrPromptFile)
+			return nil, fmt.Errorf("line %d: %s (want {\"id\":…,\"prompt\":…[,\"max_tokens\":N]}): %w", line, promptLineErr(err), ErrPromptFile)
 		}
 		switch {
 		case p.ID == nil || strings.TrimSpace(*p.ID) == "":
@@ -94,13 +94,35 @@ func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
 		}
 		out = append(out, Prompt{ID: *p.ID, Text: *p.Prompt, MaxTokens: p.MaxTokens})
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("line %d: longer than 16 MiB: %w", line+1, ErrPromptFile)
+	} else if err != nil {
 		return nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no prompts: %w", ErrPromptFile)
 	}
 	return out, nil
+}
+
+// promptLineErr says what is wrong with a line in the file's words: a
+// field of the wrong type by its name, not by Go's struct.
+func promptLineErr(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	got := "a " + te.Value
+	if strings.HasPrefix(te.Value, "a") || strings.HasPrefix(te.Value, "o") {
+		got = "an " + te.Value // an array, an object
+	}
+	switch te.Field {
+	case "":
+		return got + ", not an object"
+	case "max_tokens":
+		return "\"max_tokens\" is " + got + ", not a whole number"
+	}
+	return fmt.Sprintf("%q is %s, not a string", te.Field, got)
 }
 
 // CheckPromptIDs rejects a set whose IDs repeat: records could not be told

@@ -30,12 +30,15 @@ func TestParsePromptsJSONLErrorsNameTheLine(t *testing.T) {
 		{`{"id":"a"}`, `line 1: missing "prompt"`},
 		{`{"id":"a","prompt":"x","max_tokens":-1}`, `line 1: negative "max_tokens"`},
 		{`{"id":"a","prompt":"x","temperature":1}`, `line 1: json: unknown field "temperature"`},
-		{`["a","b"]`, "line 1:"},
+		{`["a","b"]`, "line 1: an array, not an object"},
+		{`{"id":7,"prompt":"x"}`, `line 1: "id" is a number, not a string`},
+		{`{"id":"a","prompt":"x","max_tokens":1.5}`, `line 1: "max_tokens" is a number 1.5, not a whole number`},
+		{`{"id":"a","prompt":"x"}` + "\n" + `{"id":"b","prompt":"` + strings.Repeat("x", 17<<20) + `"}`, "line 2: longer than 16 MiB"},
 		{"\n\n", "no prompts"},
 	} {
 		_, err := probe.ParsePromptsJSONL(strings.NewReader(tc.in))
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, probe.ErrPromptFile) {
-			t.Errorf("%q: error %v, want one containing %q", tc.in, err, tc.want)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, probe.ErrPromptFile) || strings.Contains(err.Error(), "struct") {
+			t.Errorf("%.80q: error %.200v, want one containing %q", tc.in, err, tc.want)
 		}
 	}
 }

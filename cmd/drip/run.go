@@ -287,7 +287,8 @@ the levels in turn, each with its own warmup and --runs-per-level N or
 --duration-per-level D, every record carrying its level. The report gains
 a table per level and the knee: the first level where TTFT p95 or gap p99
 rose beyond noise while throughput did not follow (docs/sweeps.md).
---stop-when 'EXPR' ends the sweep at the first level where the gate holds.
+--stop-when 'EXPR' ends the sweep at the first level where the gate holds;
+--fail-if is judged once, on every level's streams pooled.
 
 Without a terminal, one stream at a time gets a line each on stderr: its
 number, prompt, status, TTFT, e2e, output tokens (~ approximated, one per
