@@ -52,7 +52,7 @@ func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, erro
 		}
 		return nil, usageErr("--config %s: %v", path, err)
 	}
-	c := configFile{path: path, lines: strings.Split(string(text), "\n"), cmd: cmd}
+	c := configFile{path: path, lines: strings.Split(string(text), "\n"), cmd: cmd, setBy: map[string]string{}}
 	var targets []string
 	for _, key := range sortedKeys(tree) {
 		v := tree[key]
@@ -94,6 +94,7 @@ type configFile struct {
 	path  string
 	lines []string
 	cmd   *cobra.Command
+	setBy map[string]string // flag name → the key of the file that set it
 }
 
 // errorf names the line that sets key (its last part), or the file.
@@ -117,8 +118,12 @@ func (c *configFile) set(key, name string, v any) error {
 	if f == nil || name == "config" || name == "help" {
 		return c.errorf(key, "not a drip run flag (see drip run --help; headers go in [headers], URLs in targets)")
 	}
+	if first, ok := c.setBy[name]; ok {
+		return c.errorf(key, "--%s is set twice in the file, as %s and as %s: keep one", name, first, key)
+	}
+	c.setBy[name] = key
 	if fs.Changed(name) {
-		return nil // the command line wins
+		return nil // the command line wins (the file's first key for a flag sets it, so this is the command line)
 	}
 	values := []any{v}
 	if list, ok := v.([]any); ok {

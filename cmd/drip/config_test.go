@@ -79,6 +79,8 @@ func TestRunConfigErrorsNameTheLine(t *testing.T) {
 		{"targets = [\"http://127.0.0.1:1\"]\n\n[workload]\nruns = \"many\"\n", "drip.toml:4: workload.runs: invalid argument \"many\""},
 		{"targets = [\"http://127.0.0.1:1\"]\n[headers]\nAuthorization = \"Bearer ${DRIP_CONFIG_UNSET}\"\n", "drip.toml:3: headers.Authorization: ${DRIP_CONFIG_UNSET} is not set"},
 		{"model = \"m\"\n", "no targets"},
+		{"targets = [\"http://127.0.0.1:1\"]\nruns = 2\n[workload]\nruns = 3\n", "--runs is set twice in the file, as runs and as workload.runs: keep one"},
+		{"targets = [\"http://127.0.0.1:1\"]\n[request]\nmodel = \"a\"\n[workload]\nmodel = \"b\"\n", "--model is set twice in the file, as request.model and as workload.model"},
 		{"targets = [\"http://127.0.0.1:1\"]\n[gates]\nslo = \"ttft<<1\"\n", "--slo: SLO term"},
 	} {
 		code, _, stderr := drip(t, "run", "--config", writeConfig(t, tc.text))
