@@ -44,6 +44,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		out.Workload.Hosts = union(out.Workload.Hosts, s.Workload.Hosts)
 		out.Workload.PromptIDs = union(out.Workload.PromptIDs, s.Workload.PromptIDs)
 		addStalls(&out.Stalls, &s.Stalls)
+		addSignals(&out.Signals, &s.Signals)
 		out.Throughput.OutputTokens += s.Throughput.OutputTokens
 		n, err := approximated(&s, sources[i])
 		if err != nil {
@@ -130,6 +131,23 @@ func addStalls(dst, s *stats.Stalls) {
 	if s.LongestMS != nil && (dst.LongestMS == nil || *s.LongestMS > *dst.LongestMS) {
 		dst.LongestMS = new(*s.LongestMS)
 	}
+}
+
+// addSignals pools the stream shapes the diagnosis reads: counts add, the
+// largest burst and the longest silence are the largest of any run.
+func addSignals(dst, s *stats.Signals) {
+	dst.ContentFrames += s.ContentFrames
+	dst.CoalescedFrames += s.CoalescedFrames
+	dst.FirstBursts += s.FirstBursts
+	dst.FirstBurstMax = max(dst.FirstBurstMax, s.FirstBurstMax)
+	dst.ZeroContent += s.ZeroContent
+	dst.NoFrames += s.NoFrames
+	dst.Compressed += s.Compressed
+	dst.ContentStreams += s.ContentStreams
+	dst.ReadBuffered += s.ReadBuffered
+	dst.LargestBurstFrames = max(dst.LargestBurstFrames, s.LargestBurstFrames)
+	dst.LargestBurstBytes = max(dst.LargestBurstBytes, s.LargestBurstBytes)
+	dst.LongestSilenceMS = max(dst.LongestSilenceMS, s.LongestSilenceMS)
 }
 
 // metricsOf reads every registry metric from the pooled histograms; one

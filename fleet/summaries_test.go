@@ -88,6 +88,9 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 		t.Errorf("merged tokens_approx_pct %s of %d streams with a token count, pooled %s of %d",
 			fmtPtr(m.TokensApproxPct), m.Streams.WithTokenCount, fmtPtr(want.TokensApproxPct), want.Streams.WithTokenCount)
 	}
+	if m.Signals != want.Signals || want.Signals.ContentFrames == 0 { // the diagnosis reads them
+		t.Errorf("merged signals %+v, pooled %+v", m.Signals, want.Signals)
+	}
 	if m.Workload.Runs != 1200 || strings.Join(m.Workload.Hosts, ",") != "a,b,c" {
 		t.Errorf("merged workload runs %d hosts %v, want 1200 and a,b,c", m.Workload.Runs, m.Workload.Hosts)
 	}
