@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -159,5 +160,44 @@ func TestAddressFlagsAreCheckedAlike(t *testing.T) {
 	code, _, stderr := drip(t, "fixtures", "serve", "--addr", ln.Addr().String())
 	if want := "--addr " + ln.Addr().String() + ": bind: address already in use"; code != exitCannotGo || !strings.Contains(stderr, want) {
 		t.Errorf("--addr in use: exit %d, want %d and %q; stderr:\n%s", code, exitCannotGo, want, stderr)
+	}
+}
+
+// TestHeaderHelpNamesEveryKeyVariable: -H's help names every environment
+// variable an adapter takes a key from (it named two of four) and the AWS
+// chain.
+func TestHeaderHelpNamesEveryKeyVariable(t *testing.T) {
+	files, _ := filepath.Glob("../../adapters/*.go")
+	re := regexp.MustCompile(`(?:getenv|bearerAuth)\("([A-Z_]+)"\)`)
+	vars := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			vars[m[1]] = true
+		}
+	}
+	if len(vars) < 4 {
+		t.Fatalf("found key variables %v in adapters/, want at least 4", vars)
+	}
+	_, stdout, _ := drip(t, "run", "--help")
+	i := strings.Index(stdout, "--header")
+	if i < 0 {
+		t.Fatalf("run --help has no --header:\n%s", stdout)
+	}
+	line := stdout[i:]
+	line = line[:strings.Index(line, "\n  -")] // its text, wrapped or not
+	for v := range vars {
+		if !strings.Contains(line, v) {
+			t.Errorf("-H help does not name %s: %q", v, line)
+		}
+	}
+	if !strings.Contains(line, "AWS credential chain") {
+		t.Errorf("-H help does not name the AWS chain: %q", line)
 	}
 }
