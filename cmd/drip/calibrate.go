@@ -20,7 +20,7 @@ import (
 
 func newCalibrateCmd() *cobra.Command {
 	var (
-		levels     []int
+		levels     = levelsFlag{vals: []float64{1, 10, 100}, whole: true} // run's -c shape
 		rounds     int
 		serverProc bool
 	)
@@ -50,26 +50,25 @@ loaded it, and the verdict leaves it out.
 Run it before trusting a sub-millisecond difference between two runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(levels) == 0 {
-				return usageErr("--concurrency: name at least one level")
-			}
 			if err := intRange("--rounds", rounds, 1, 1000); err != nil {
 				return err
 			}
-			for _, c := range levels {
-				if err := intRange("--concurrency", c, 1, 2000); err != nil {
+			var ls []int
+			for _, c := range levels.vals {
+				if err := intRange("--concurrency", int(c), 1, 2000); err != nil {
 					return err
 				}
+				ls = append(ls, int(c))
 			}
 			srv, err := calibrationServer(cmd.Context(), serverProc)
 			if err != nil {
 				return cannotErr(err)
 			}
 			defer srv.Close()
-			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), srv, serverProc, levels, rounds)
+			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), srv, serverProc, ls, rounds)
 		},
 	}
-	cmd.Flags().IntSliceVar(&levels, "concurrency", []int{1, 10, 100}, "concurrent streams at each level")
+	cmd.Flags().VarP(&levels, "concurrency", "c", "concurrent streams at each level, a rising list")
 	cmd.Flags().IntVar(&rounds, "rounds", 2, "rounds of streams at each level")
 	cmd.Flags().BoolVar(&serverProc, "server-proc", false, "serve from a separate process, so drip's client is measured alone")
 	return cmd

@@ -134,7 +134,7 @@ func (c *configFile) set(key, name string, v any) error {
 			return c.errorf(key, "want a value, not a table")
 		}
 		if err := fs.Set(name, fmt.Sprint(one)); err != nil {
-			return c.errorf(key, "%v", err)
+			return c.errorf(key, "%v", plainFlagValue(err))
 		}
 	}
 	return nil

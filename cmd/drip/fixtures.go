@@ -24,7 +24,7 @@ type fixturesServeFlags struct {
 	addr, from string
 	speed      float64
 	jitter     time.Duration
-	seed       uint64
+	seed       int64 // drip run --seed's type
 	slots      int
 }
 
@@ -48,7 +48,7 @@ func newFixturesCmd() *cobra.Command {
 	fs.StringVar(&f.from, "from", "", "serve the exchanges of this recording (drip record --out) at their recorded cadence")
 	fs.Float64Var(&f.speed, "speed", 1, "with --from: time scale, 2 serves twice as fast")
 	fs.DurationVar(&f.jitter, "jitter", 0, "with --from: move each read by a seeded uniform amount within ±this")
-	fs.Uint64Var(&f.seed, "seed", 1, "with --from: seed of the jitter")
+	fs.Int64Var(&f.seed, "seed", 1, "with --from: seed of the jitter")
 	fs.IntVar(&f.slots, "slots", 0, "serve at most this many streams at once, queueing the rest (0: no limit)")
 	cmd.AddCommand(serve, newCalibrateServerCmd())
 	return cmd
@@ -93,7 +93,7 @@ func serveRecording(cmd *cobra.Command, f *fixturesServeFlags, logf func(string,
 	if err != nil {
 		return err
 	}
-	rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: f.speed, Jitter: f.jitter, Seed: f.seed, Logf: logf})
+	rs, err := fixtures.NewRecorded(in.Records, fixtures.RecordedOptions{Speed: f.speed, Jitter: f.jitter, Seed: uint64(f.seed), Logf: logf})
 	if err != nil {
 		return usageErr("--from %s: %v", f.from, err)
 	}

@@ -163,6 +163,41 @@ func listenOn(flag, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// flagValueWords are what a flag of each pflag type wants, in place of
+// strconv's words.
+var flagValueWords = map[string]string{
+	"int": "a whole number", "int64": "a whole number", "uint64": "a whole number, 0 or more",
+	"float64": "a number", "bool": "true or false", "intSlice": "whole numbers, e.g. 1,10,100",
+}
+
+// plainFlagValue says what a flag wanted when pflag passes on strconv's
+// error ('strconv.ParseInt: parsing "2,4": invalid syntax'), on the
+// command line and in a --config file alike; a list given to a flag that
+// takes one value is told so.
+func plainFlagValue(err error) error {
+	var bad *pflag.InvalidValueError
+	var num *strconv.NumError
+	if !errors.As(err, &bad) || !errors.As(err, &num) {
+		return err
+	}
+	f := bad.GetFlag()
+	want, ok := flagValueWords[f.Value.Type()]
+	if !ok {
+		return err
+	}
+	if errors.Is(num, strconv.ErrRange) {
+		want += " in range"
+	}
+	if !strings.HasSuffix(f.Value.Type(), "Slice") && strings.Contains(bad.GetValue(), ",") {
+		want += " (one value: this command takes no list)"
+	}
+	name := "--" + f.Name
+	if f.Shorthand != "" {
+		name = "-" + f.Shorthand + ", " + name
+	}
+	return fmt.Errorf("invalid argument %q for %q flag: want %s", bad.GetValue(), name, want)
+}
+
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
 // point it at an in-memory fixture server (internal/memnet) so they run
 // under testing/synctest.

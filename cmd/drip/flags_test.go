@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/record"
 
 	"github.com/spf13/cobra"
 )
@@ -199,5 +200,64 @@ func TestHeaderHelpNamesEveryKeyVariable(t *testing.T) {
 	}
 	if !strings.Contains(line, "AWS credential chain") {
 		t.Errorf("-H help does not name the AWS chain: %q", line)
+	}
+}
+
+// TestReplayTakesRunsStreamBounds: replay takes run's --max-frames and
+// --max-bytes (probe.Stream applied their defaults to it, with no flag to
+// change them): a replayed stream past one is stopped, kept, and recorded
+// incomplete with error class limit.
+func TestReplayTakesRunsStreamBounds(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	rec := writeRecording(t, "/v1/chat/completions?scenario=steady")
+	for _, bound := range [][]string{{"--max-frames", "3"}, {"--max-bytes", "300B"}} {
+		out := filepath.Join(t.TempDir(), "replayed.jsonl")
+		code, _, stderr := drip(t, append([]string{"replay", rec, "--against", srv.URL, "--no-tui", "--out", out}, bound...)...)
+		recs := readRecords(t, out)
+		if len(recs) != 1 || recs[0].Status != record.StatusIncomplete || recs[0].Error == nil || recs[0].Error.Class != record.ErrLimit {
+			t.Fatalf("%q: exit %d, records %d; want one stopped by the bound (incomplete, limit)\n%s", bound, code, len(recs), stderr)
+		}
+		if bound[0] == "--max-frames" && len(recs[0].Frames) != 3 {
+			t.Errorf("--max-frames 3 kept %d frames", len(recs[0].Frames))
+		}
+	}
+	if code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--max-frames", "0"); code != exitUsage || !strings.Contains(stderr, "--max-frames 0: must be at least 1") {
+		t.Errorf("--max-frames 0: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestASameConceptTakesTheSameShape: calibrate's --concurrency takes run's
+// -c and its N[,N...] list (no shorthand, a default printed [1,10,100]);
+// a list given to replay's one-value -c and --rate, or a bad number in a
+// --config file, says what the flag wants instead of strconv's words.
+func TestASameConceptTakesTheSameShape(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "drip.toml")
+	os.WriteFile(cfg, []byte("runs = \"x\"\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "-c", "0"}, `invalid argument "0" for "-c, --concurrency" flag: "0": must be at least 1`},
+		{[]string{"calibrate", "-c", "4,2"}, `a sweep's levels must rise`},
+		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "-c", "2,4"}, `invalid argument "2,4" for "-c, --concurrency" flag: want a whole number (one value: this command takes no list)`},
+		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "--rate", "1,2"}, `invalid argument "1,2" for "--rate" flag: want a number (one value: this command takes no list)`},
+		{[]string{"run", "http://h:1", "--config", cfg}, `runs: invalid argument "x" for "-n, --runs" flag: want a whole number`},
+		{[]string{"fixtures", "serve", "--seed", "x"}, `invalid argument "x" for "--seed" flag: want a whole number`},
+	} {
+		code, _, stderr := drip(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "strconv") {
+			t.Errorf("%q: exit %d, want %d and %q, no strconv; stderr:\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+	_, stdout, _ := drip(t, "calibrate", "--help")
+	if !strings.Contains(stdout, "-c, --concurrency N[,N...]") || !strings.Contains(stdout, "(default 1,10,100)") {
+		t.Errorf("calibrate --help:\n%s", stdout)
+	}
+	// fixtures serve --seed is run's int64: a negative seed is a seed.
+	_, runHelp, _ := drip(t, "run", "--help")
+	_, fxHelp, _ := drip(t, "fixtures", "serve", "--help")
+	if !strings.Contains(runHelp, "--seed int") || !strings.Contains(fxHelp, "--seed int") {
+		t.Errorf("--seed types differ: run and fixtures serve helps:\n%s\n%s", runHelp, fxHelp)
 	}
 }

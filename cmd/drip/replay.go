@@ -40,6 +40,8 @@ type replayFlags struct {
 	rate                float64
 	duration            time.Duration
 	timeout, idle, conn time.Duration
+	maxFrames           int
+	maxBytes            string
 	aws                 awsFlags
 }
 
@@ -104,6 +106,8 @@ could not be carried out.
 	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
 	fs.DurationVar(&f.idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
 	fs.DurationVar(&f.conn, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
+	fs.IntVar(&f.maxFrames, "max-frames", probe.DefaultMaxFrames, "stop a stream after this many frames, keeping them (recorded incomplete, error class limit)")
+	fs.StringVar(&f.maxBytes, "max-bytes", "64MiB", "stop a stream after this much body, keeping it (recorded incomplete, error class limit); e.g. 512KiB, 64MiB, 1GiB")
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
 	return cmd
@@ -198,9 +202,14 @@ func (f *replayFlags) options() (replay.Options, error) {
 		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
 		Probe: probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
 	}
-	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate)); err != nil {
+	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate), intRange("--max-frames", f.maxFrames, 1, maxFramesCap)); err != nil {
 		return o, err
 	}
+	mb, err := parseSize("--max-bytes", f.maxBytes)
+	if err != nil {
+		return o, err
+	}
+	o.Probe.MaxFrames, o.Probe.MaxBytes = f.maxFrames, mb // run's bounds, which probe.Stream applies
 	for _, h := range f.headers {
 		name, value, err := parseHeader(h)
 		if err != nil {
