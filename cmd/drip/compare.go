@@ -94,7 +94,7 @@ func (f *compareFlags) check(args []string) error {
 		return usageErr("--label names files and --by makes the groups: pick one")
 
 	case len(f.labels) > 0 && len(f.labels) != len(args):
-		return usageErr("--label given %d times for %d files: name every run or none", len(f.labels), len(args))
+		return usageErr("--label given %s for %s: name every run or none", times(len(f.labels)), stats.Count(len(args), "file"))
 	case f.asJSON && f.markdown:
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}

@@ -31,7 +31,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"markdown", []string{steady, stall, "--markdown"}, exitOK, "| metric | A | B | Δ B |", ""},
 		{"cut short", []string{steady, recordFile("stall-cut.jsonl")}, exitOK, "1 partial line(s) skipped", "stall-cut.jsonl: line 6: partial record skipped"},
 		{"one file", []string{steady}, exitUsage, "", "compare needs two or more record files"},
-		{"labels miscounted", []string{steady, stall, "--label", "x"}, exitUsage, "", "--label given 1 times for 2 files"},
+		{"labels miscounted", []string{steady, stall, "--label", "x"}, exitUsage, "", "--label given once for 2 files"},
 		{"json and markdown", []string{steady, stall, "--json", "--markdown"}, exitUsage, "", "pick one"},
 		{"a record label k=v is no run name", []string{steady, stall, "--label", "region=eu", "--label", "b=2"}, exitUsage, "", `--label "region=eu": in compare, --label names a run`},
 		{"bad gate", []string{steady, stall, "--fail-if", "ttft.p95 > 10%"}, exitUsage, "", "relative gates"},

@@ -198,6 +198,14 @@ func plainFlagValue(err error) error {
 	return fmt.Errorf("invalid argument %q for %q flag: want %s", bad.GetValue(), name, want)
 }
 
+// times is "once" or "N times", for a flag given more often than it may be.
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
 // point it at an in-memory fixture server (internal/memnet) so they run
 // under testing/synctest.
@@ -207,7 +215,7 @@ var dial probe.DialFunc
 // command that takes one model.
 func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error) {
 	if len(f.models) > 1 {
-		return probe.Target{}, probe.Options{}, usageErr("-m given %d times: this command takes one model", len(f.models))
+		return probe.Target{}, probe.Options{}, usageErr("-m given %s: this command takes one model", times(len(f.models)))
 	}
 	model := ""
 	if len(f.models) == 1 {

@@ -261,3 +261,26 @@ func TestASameConceptTakesTheSameShape(t *testing.T) {
 		t.Errorf("--seed types differ: run and fixtures serve helps:\n%s\n%s", runHelp, fxHelp)
 	}
 }
+
+// TestCountsReadAsEnglish: a count of one is singular ("1 host", "-m given
+// once"), as stats.Count writes everywhere else.
+func TestCountsReadAsEnglish(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for _, out := range []string{a, b} {
+		if code, _, stderr := drip(t, "run", srv.URL, "-m", "fast", "--runs", "1", "--host-label", "vm", "--out", out); code != exitOK {
+			t.Fatalf("run: exit %d\n%s", code, stderr)
+		}
+	}
+	if code, _, stderr := drip(t, "merge", a, b, "--out", filepath.Join(dir, "all.jsonl")); code != exitOK || !strings.Contains(stderr, "merged 2 records from 2 files (1 host: vm)") {
+		t.Errorf("merge: exit %d\n%s", code, stderr)
+	}
+	if _, _, stderr := drip(t, "run", "http://a", "http://b", "http://c", "-m", "x", "-m", "y"); !strings.Contains(stderr, "-m given 2 times for 3 URLs") {
+		t.Errorf("-m twice for 3 URLs:\n%s", stderr)
+	}
+	if _, _, stderr := drip(t, "compare", a, b, "--label", "x"); !strings.Contains(stderr, "--label given once for 2 files") {
+		t.Errorf("--label once for 2 files:\n%s", stderr)
+	}
+}

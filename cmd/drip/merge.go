@@ -56,8 +56,8 @@ func newMergeCmd() *cobra.Command {
 				return err
 			}
 			hosts := fleet.Hosts(recs)
-			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %d records from %d files (%d hosts: %s) into %s\n",
-				len(recs), len(args), len(hosts), strings.Join(hosts, ", "), out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %s from %s (%s: %s) into %s\n",
+				stats.Count(len(recs), "record"), stats.Count(len(args), "file"), stats.Count(len(hosts), "host"), strings.Join(hosts, ", "), out)
 			for _, in := range inputs {
 				if none := noneCompleted(in.Records); none != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: %s: %s\n", sanitize.Line(in.Source), none)

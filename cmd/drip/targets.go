@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/stats"
 )
 
 // target is one system under test of watch or run: a URL with a model.
@@ -32,7 +33,7 @@ func (f *requestFlags) targets(urls []string) ([]target, error) {
 	case len(urls) == 1:
 		urls = repeat(urls[0], len(models))
 	case len(models) != len(urls):
-		return nil, usageErr("-m given %d times for %d URLs: give it once (every URL), once per URL, or several times with one URL", len(models), len(urls))
+		return nil, usageErr("-m given %s for %s: give it once (every URL), once per URL, or several times with one URL", times(len(models)), stats.Count(len(urls), "URL"))
 	}
 	out := make([]target, len(urls))
 	for i := range urls {
