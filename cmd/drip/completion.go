@@ -9,7 +9,8 @@ import (
 
 // addCompletions teaches cobra's shell completion (drip completion bash|
 // zsh|fish|powershell) drip's own values: --format names, the demo's
-// scenarios, and record files for the commands that read them.
+// scenarios, and record files for the commands and flags that read them
+// (view, compare, merge, replay, export aiperf, fixtures serve --from).
 func addCompletions(root *cobra.Command) {
 	exampleCompletion(root)
 	formats := append([]string{adapters.Auto.Name}, adapters.Names()...)
@@ -24,10 +25,12 @@ func addCompletions(root *cobra.Command) {
 		switch c.Name() {
 		case "demo":
 			c.ValidArgsFunction = cobra.FixedCompletions(fixtures.Names(), cobra.ShellCompDirectiveNoFileComp)
-		case "view", "compare", "merge", "replay":
+		case "view", "compare", "merge", "replay", "aiperf":
 			if c.ValidArgsFunction == nil {
 				c.ValidArgsFunction = records
 			}
+		case "serve":
+			c.RegisterFlagCompletionFunc("from", records)
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)

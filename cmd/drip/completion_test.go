@@ -23,6 +23,8 @@ func TestCompletionOffersDripValues(t *testing.T) {
 		{[]string{"__complete", "watch", "http://x", "--format", "o"}, []string{"openai-chat", "ollama-chat"}},
 		{[]string{"__complete", "view", ""}, []string{"jsonl", ":8"}},
 		{[]string{"__complete", "compare", "a.jsonl", ""}, []string{"jsonl", ":8"}},
+		{[]string{"__complete", "export", "aiperf", ""}, []string{"jsonl", ":8"}},
+		{[]string{"__complete", "fixtures", "serve", "--from", ""}, []string{"jsonl", ":8"}},
 	} {
 		code, stdout, stderr := drip(t, tc.args...)
 		lines := strings.Split(stdout, "\n")

@@ -37,7 +37,11 @@ No header, body or credential goes into the trace. A stream is left out, and
 counted on stderr, when its server reported no prompt tokens (AIPerf
 refuses a line without input_length; OpenAI streams report usage only
 when asked, stream_options.include_usage) or when it failed before any
-content (its output length is unknown). Exit 3 when none is left.`,
+content (its output length is unknown).
+
+Exit codes: 0 the trace was written, 2 a usage error (a flag, a missing
+file, a file with no stream 'drip record' made), 3 the file does not
+parse or holds no records, or no stream is left for the trace.`,
 		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
   drip export aiperf rec.jsonl | head -3`,
 		Args: cobra.ExactArgs(1),

@@ -284,3 +284,22 @@ func TestCountsReadAsEnglish(t *testing.T) {
 		t.Errorf("--label once for 2 files:\n%s", stderr)
 	}
 }
+
+// TestExportAiperfHelpStatesItsExitCodes: export aiperf's help names the
+// exit 2 a file drip record did not make gets (it named only exit 3).
+func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	runs := filepath.Join(t.TempDir(), "runs.jsonl")
+	if code, _, stderr := drip(t, "run", srv.URL, "-m", "fast", "--runs", "1", "--out", runs); code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr := drip(t, "export", "aiperf", runs)
+	_, help, _ := drip(t, "export", "aiperf", "--help")
+	if code != exitUsage || !strings.Contains(stderr, "no recorded streams") {
+		t.Errorf("export aiperf of a run file: exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
+	if !strings.Contains(help, "2 a usage error (a flag, a missing\nfile, a file with no stream 'drip record' made)") {
+		t.Errorf("export aiperf --help does not state exit 2:\n%s", help)
+	}
+}
