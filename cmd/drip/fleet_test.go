@@ -211,3 +211,20 @@ func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
 		t.Errorf("no line says the receiver rejected the push:\n%s", stderr)
 	}
 }
+
+// A --summaries file that opens but is no drip run --json summary (not
+// JSON, "{}", a compare --json) is exit 3 naming the file, as a record
+// file that does not parse; "{}" was a workload difference with target "".
+func TestMergeSummariesRefusesWhatIsNoSummary(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"notjson.json": "not json", "empty-object.json": "{}", "compare.json": `{"v":1,"baseline":"A","runs":[]}`} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := drip(t, "merge", "--summaries", path, path)
+		if code != exitCannotGo || !strings.Contains(stderr, path+": not a drip run --json summary") {
+			t.Errorf("%s: exit %d, stderr %q; want %d naming the file", name, code, stderr, exitCannotGo)
+		}
+	}
+}

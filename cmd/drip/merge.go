@@ -110,7 +110,8 @@ goes to stdout, or to --out.
 Exit codes: 0 merged; 2 usage error or a refused merge (workloads that
 differ, a stream twice, a shard missing, a file that is missing or cannot be
 read, no --out for records); 3 a record file that does not parse or holds no
-record, or a failed write to --out.`
+record, a --summaries file that is no drip run --json summary, or a failed
+write to --out.`
 
 // mergeExample is drip merge's --help examples.
 var mergeExample = `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
@@ -139,8 +140,13 @@ func mergeSummaries(stdout io.Writer, paths []string, out string) error {
 		if err != nil {
 			return err
 		}
+		// A file that opens but is no summary is exit 3, as a record file
+		// that does not parse: "{}" or a compare --json has no workload.
 		if err := json.Unmarshal(b, &sums[i]); err != nil {
-			return usageErr("%s: not a drip run --json summary: %v", p, err)
+			return cannotErr(fmt.Errorf("%s: not a drip run --json summary: %v", sanitize.Line(p), err))
+		}
+		if sums[i].V != record.RecordVersion || sums[i].Workload.Target == "" {
+			return cannotErr(fmt.Errorf("%s: not a drip run --json summary (no \"v\": %d and workload.target)", sanitize.Line(p), record.RecordVersion))
 		}
 	}
 	m, err := fleet.MergeSummaries(sums, paths)
