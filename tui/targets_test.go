@@ -212,3 +212,45 @@ func TestTargetsPagesCutNoWord(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetsAheadMarkNoCount: of two targets alike, one a run ahead
+// (B finished its second, A still streams it) has more stalls by that run
+// alone: its count carries no worse mark ("stalls 2 vs 4, +100% !") until
+// the runs are even again.
+func TestTargetsAheadMarkNoCount(t *testing.T) {
+	h, tss := newTargetsHarness(t, false, "a", "b")
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.m.Init()
+	stall := func() *record.Record { return recorded(t, "mid-sentence-stall") }
+	playRound(h, tss, []*record.Record{stall(), stall()})
+	h.update(press("r"))
+	obsA, obsB := <-tss[0].observers, <-tss[1].observers
+	evs := events(stall())
+	h.push(obsA, evs[:4]...)
+	h.push(obsB, evs...)
+	h.advance(100 * time.Millisecond)
+	stallsRow := func() string {
+		h.update(press("2"))
+		for _, l := range strings.Split(h.screen(), "\n") {
+			if strings.HasPrefix(l, "stalls ") {
+				return l
+			}
+		}
+		t.Fatalf("no stalls row:\n%s", h.screen())
+		return ""
+	}
+	if runs := h.m.TargetRuns(); len(runs[0]) != 1 || len(runs[1]) != 2 {
+		t.Fatalf("runs per target %v, want [1 2]", lens(runs))
+	}
+	if l := stallsRow(); !strings.Contains(l, "4") || strings.Contains(l, "!") {
+		t.Errorf("B a run ahead: its stalls are marked worse (or not counted): %q", l)
+	}
+	h.push(obsA, evs[4:]...)
+	h.advance(100 * time.Millisecond)
+	if runs := h.m.TargetRuns(); len(runs[0]) != 2 {
+		t.Fatalf("runs per target %v, want [2 2]", lens(runs))
+	}
+	if l := stallsRow(); strings.Contains(l, "!") {
+		t.Errorf("even runs, the same stalls: marked worse: %q", l)
+	}
+}
