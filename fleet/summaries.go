@@ -30,7 +30,11 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		PerPrompt: []stats.PromptStats{}, Diagnosis: []stats.Diagnosis{}, Gates: []stats.GateResult{},
 		MergedFrom: sources,
 	}
-	out.Conventions.Percentiles = fmt.Sprintf("pooled from the merged histograms of %d summaries (never an average of percentiles): within %.2f%% of the percentile over all raw observations; n, min, max and mean exact", len(sums), 100*stats.HistRelativeError)
+	of := fmt.Sprintf("%d summaries", len(sums))
+	if len(sums) == 1 {
+		of = "1 summary"
+	}
+	out.Conventions.Percentiles = fmt.Sprintf("pooled from the merged histograms of %s (never an average of percentiles): within %.2f%% of the percentile over all raw observations; n, min, max and mean exact", of, 100*stats.HistRelativeError)
 	out.Workload.Runs, out.Workload.Warmup, out.Workload.Seed = 0, 0, 0
 	samplers := map[string]*stats.Sampler{}
 	approx := 0 // streams whose token count is approximated

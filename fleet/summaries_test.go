@@ -113,6 +113,12 @@ func TestMergedSummariesMatchThePooledRecords(t *testing.T) {
 			}
 		}
 	}
+	if !strings.Contains(m.Conventions.Percentiles, "histograms of 3 summaries") {
+		t.Errorf("conventions.percentiles %q does not name the 3 summaries", m.Conventions.Percentiles)
+	}
+	if one, err := fleet.MergeSummaries(sums[:1], []string{"a.json"}); err != nil || !strings.Contains(one.Conventions.Percentiles, "histograms of 1 summary ") {
+		t.Errorf("one summary: %v, conventions.percentiles %q", err, one.Conventions.Percentiles)
+	}
 	// The merged summary merges again, like any other.
 	if again, err := fleet.MergeSummaries([]stats.Summary{m, sums[0]}, []string{"m", "a"}); err != nil || again.Metrics["ttft_ms"].N != m.Metrics["ttft_ms"].N+sums[0].Metrics["ttft_ms"].N {
 		t.Errorf("re-merge: %v, ttft n %d", err, again.Metrics["ttft_ms"].N)
