@@ -50,7 +50,7 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.models, "model", "m", nil, "model name to ask for (watch and run: once for every URL, once per URL, or several with one URL for a target per model)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "cap on output tokens (0: the server's default)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable); without one, the format's key comes from OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or HF_TOKEN (tgi), and Bedrock is signed from the AWS credential chain")
-	fs.StringVar(&f.bodyFile, "body", "", "send this file as the request body, as is")
+	fs.StringVar(&f.bodyFile, "body", "", "send this file as the request body, as is, any bytes (-d takes JSON); -p, --prompt-file and --max-tokens are refused with it")
 	f.shape.registerBody(fs)
 	fs.StringVar(&f.format, "format", "auto", "wire format: auto or one of "+strings.Join(adapters.Names(), ", "))
 	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")

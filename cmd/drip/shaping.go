@@ -29,7 +29,7 @@ type shapeFlags struct {
 }
 
 func (f *shapeFlags) registerBody(fs *pflag.FlagSet) {
-	fs.StringVarP(&f.data, "data", "d", "", "send this request body as is, as curl does: inline JSON, @FILE, or - for stdin")
+	fs.StringVarP(&f.data, "data", "d", "", "send this JSON request body as is, as curl does: inline, @FILE, or - for stdin (--body FILE sends any bytes)")
 	fs.StringVar(&f.extraBody, "extra-body", "", `JSON object merged into the generated body, e.g. '{"temperature":0,"ignore_eos":true}' (objects merge key by key)`)
 }
 
