@@ -182,6 +182,7 @@ func refuseUnknownSubcommands(root *cobra.Command) {
 			return usageErr("%s\nsee '%s --help'", msg, cmd.CommandPath())
 		}
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		c.DisableFlagsInUseLine = true // usage 'drip fixtures', not 'drip fixtures [flags]'
 	}
 }
 
