@@ -148,7 +148,7 @@ func (m *Masker) BytesCut(b []byte) []byte {
 		return b
 	}
 	out, copied := m.mask(b)
-	if from := m.cutEnd(b); from < len(b) {
+	if from := cutEnd(b, m.raw, m.eager); from < len(b) {
 		if !copied {
 			out = bytes.Clone(b)
 		}

@@ -23,9 +23,11 @@ const MinPrefix = 4
 // in it has the rule of its own. Lengths stay as they were. A nil
 // TextStream masks nothing.
 type TextStream struct {
-	m     *Masker
-	carry []byte // the last m.keep raw bytes seen, where a secret may have begun
-	buf   []byte // carry + the piece, reused
+	values [][]byte
+	eager  []bool // values[i] holds no other: its prefix is masked at a piece's end
+	carry  []byte // the last keep raw bytes seen, where a secret may have begun
+	buf    []byte // carry + the piece, reused
+	keep   int    // the longest secret's length - 1
 }
 
 // Stream starts masking a new stream's text; for a nil Masker it is nil.
@@ -33,7 +35,7 @@ func (m *Masker) Stream() *TextStream {
 	if m == nil {
 		return nil
 	}
-	return &TextStream{m: m}
+	return &TextStream{values: m.raw, eager: m.eager, keep: m.keep}
 }
 
 // Next masks the stream's next piece of text.
@@ -55,7 +57,7 @@ func (s *TextStream) Next(piece string) string {
 			out[i-base] = '*'
 		}
 	}
-	for _, v := range s.m.raw {
+	for _, v := range s.values {
 		// Occurrences wholly in the carry were masked when they ended.
 		for at := max(0, base-len(v)+1); ; {
 			j := bytes.Index(s.buf[at:], v)
@@ -66,8 +68,10 @@ func (s *TextStream) Next(piece string) string {
 			at += j + 1 // overlapping occurrences too
 		}
 	}
-	star(s.m.cutEnd(s.buf), len(s.buf))
-	s.carry = append(s.carry[:0], s.buf[max(0, len(s.buf)-s.m.keep):]...)
+	if from := cutEnd(s.buf, s.values, s.eager); from < len(s.buf) {
+		star(from, len(s.buf))
+	}
+	s.carry = append(s.carry[:0], s.buf[max(0, len(s.buf)-s.keep):]...)
 	if out == nil {
 		return piece
 	}
@@ -86,17 +90,17 @@ func (s *TextStream) Resume(o *TextStream) {
 
 // Remembers is how many bytes of its text a stream remembers: streams
 // whose last Remembers bytes of text are the same mask a next piece alike.
-func (s *TextStream) Remembers() int { return s.m.keep }
+func (s *TextStream) Remembers() int { return s.keep }
 
-// cutEnd is where b's end, b cut off there, holds a secret's first
+// cutEnd is where b's end, b cut off there, holds one of values' first
 // MinPrefix bytes or more (the longest such start): those are masked, for
 // the rest of that secret, if it follows, is not in b to be masked with
 // them. A secret that holds another has no such rule (see TextStream).
 // len(b) when b ends with no such start.
-func (m *Masker) cutEnd(b []byte) int {
+func cutEnd(b []byte, values [][]byte, eager []bool) int {
 	from := len(b)
-	for i, v := range m.raw {
-		if m.eager[i] {
+	for i, v := range values {
+		if eager[i] {
 			if k := trailingPrefix(b, v); k > 0 {
 				from = min(from, len(b)-k)
 			}
