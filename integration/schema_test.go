@@ -81,8 +81,10 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"aborted", []string{srv.URL, "-m", "abort-midstream", "--runs", "1"}},
 		{"in-stream-error", []string{srv.URL + "/v1/messages", "-m", "in-stream-error", "--runs", "1"}},
 		{"reasoning", []string{srv.URL + "/v1/responses", "-m", "reasoning", "--runs", "1", "--keep-request"}},
+		{"sweep", []string{srv.URL, "-m", "steady", "--concurrency", "1,2", "--runs-per-level", "2", "--stop-when", "ttft.p95 > 1h"}},
 	}
 	var files []string
+	var summaries [][]byte
 	for _, r := range runs {
 		file := filepath.Join(dir, r.name+".jsonl")
 		cmd := exec.Command(bin, append(append([]string{"run"}, r.args...), "--json", "--out", file)...)
@@ -93,6 +95,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 			t.Fatal(err)
 		}
 		validate(t, schemas["summary.v1"], r.name+" summary", stdout.Bytes())
+		summaries = append(summaries, stdout.Bytes())
 		f, err := os.Open(file)
 		if err != nil {
 			t.Fatalf("%s: %v; stderr:\n%s", r.name, err, stderr.String())
@@ -110,6 +113,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		}
 		files = append(files, file)
 	}
+	summaryKeysAreDocumented(t, summaries)
 	out, err := exec.Command(bin, append([]string{"compare", "--json"}, files[:2]...)...).Output()
 	if err != nil {
 		t.Fatalf("compare: %v", err)
@@ -125,5 +129,47 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 	v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(bad))
 	if err := schemas["record.v1"].Validate(v); err == nil {
 		t.Error("a record without v and with a string ttft_ms passed the schema")
+	}
+}
+
+// summaryKeysAreDocumented: the runs above gave the summary's optional
+// keys (client, sweep, goodput, connect_ramp among them), and each
+// top-level key of the schema is a row of docs/records.md's Summary
+// table. The schema refuses keys it does not name, so a key drip adds
+// without a doc fails the validation above.
+func summaryKeysAreDocumented(t *testing.T, summaries [][]byte) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, b := range summaries {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(b, &top) == nil {
+			for k := range top {
+				seen[k] = true
+			}
+		}
+	}
+	for _, k := range []string{"client", "sweep", "goodput"} {
+		if !seen[k] {
+			t.Errorf("no summary of the runs has %q: the schema test no longer covers it", k)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "schema", "summary.v1.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct{ Properties map[string]any }
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "records.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(doc), "## Summary")
+	table, _, _ = strings.Cut(table, "\n## ")
+	for k := range schema.Properties {
+		if k != "v" && !strings.Contains(table, "| `"+k+"`") && !strings.Contains(table, "`"+k+"` |") && !strings.Contains(table, ", `"+k+"`") {
+			t.Errorf("docs/records.md's Summary table has no row for %q", k)
+		}
 	}
 }

@@ -17,6 +17,9 @@ func TestHistDist(t *testing.T) {
 	eq(t, "p90", d.P90, 4)
 	eq(t, "p99", d.P99, 4)
 	eq(t, "max", d.Max, 4)
+	if d.Mean != nil {
+		t.Errorf("mean = %v, want null: bucket counts carry no sum", *d.Mean)
+	}
 	if e := BucketDist([]uint64{0, 0}, []float64{0, 1, 2}); e.N != 0 || e.P99 != nil {
 		t.Errorf("empty histogram: %+v, want n 0 and null figures", e)
 	}

@@ -255,7 +255,8 @@ func (s *Sampler) MergeJSON(h HistogramJSON) error {
 
 // BucketDist reads percentiles from bucket counts as each bucket's upper
 // edge (its lower one for the open last bucket), in ms: a figure no
-// sample in the bucket exceeds.
+// sample in the bucket exceeds. Mean stays nil (undefined, not 0): bucket
+// counts carry no sum, and a mean of upper edges would be no mean.
 func BucketDist(counts []uint64, buckets []float64) Dist {
 	var n uint64
 	for _, c := range counts {
