@@ -42,7 +42,7 @@ type Metric struct {
 	Key        string // gate and compare name: "ttft" (gates say ttft.p95)
 	JSON       string // name in the summary's metrics and histograms, and the CSV column: "ttft_ms"
 	Label      string // row of the text report and title of a compare section
-	Unit       string // "ms" for times (gates accept ms, s, us), else "" or "tok/s"
+	Unit       string // "ms" for times (gates take any Go duration unit), else "" or "tok/s"
 	Better     Better
 	Definition string
 	// Value is a stream's figure, nil where undefined. Samples, when set,
