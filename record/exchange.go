@@ -91,3 +91,11 @@ func (x *Exchange) ResponseBody() []byte {
 	}
 	return []byte(x.Response)
 }
+
+// ResponseLen is the stored response body's length, without copying it.
+func (x *Exchange) ResponseLen() int {
+	if x.ResponseB64 != nil {
+		return len(x.ResponseB64)
+	}
+	return len(x.Response)
+}

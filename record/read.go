@@ -233,7 +233,7 @@ func checkExchange(x *Exchange) error {
 		total += rd.N
 		prev = rd.TMS
 	}
-	if n := len(x.ResponseBody()); len(x.Reads) > 0 && total != n {
+	if n := x.ResponseLen(); len(x.Reads) > 0 && total != n {
 		return fmt.Errorf("exchange reads bring %d bytes, its kept response has %d", total, n)
 	}
 	return nil

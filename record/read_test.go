@@ -147,3 +147,20 @@ func TestDecodeNamesTheLineOfTheCallersError(t *testing.T) {
 		t.Errorf("error %v, want line 2: bad timestamp", err)
 	}
 }
+
+// Checking an exchange's reads against its kept response copies nothing:
+// the response may be 64 MiB a record, and every record read is checked.
+func TestCheckDoesNotCopyTheResponse(t *testing.T) {
+	var r record.Record
+	if err := json.Unmarshal([]byte(line(t, func(r *record.Record) {
+		r.Exchange.SetResponse(bytes.Repeat([]byte("a"), 1<<20))
+		r.Exchange.Reads = []record.Read{{TMS: 10, N: 1 << 20}}
+	})), &r); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	allocs := testing.AllocsPerRun(10, func() { err = record.Check(&r) })
+	if err != nil || allocs > 0 {
+		t.Errorf("Check: %v, %v allocations; want no error, none", err, allocs)
+	}
+}
