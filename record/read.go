@@ -12,11 +12,13 @@ import (
 	"math"
 )
 
-// MaxLine bounds one line of a record file: far above a record drip
-// writes with the default bounds (64 MiB of response kept, escaped, and
-// 100,000 frames), low enough that a file with no line end (/dev/zero, a
-// stray binary) is refused before it holds the machine's memory.
-const MaxLine = 512 << 20
+// MaxLine bounds one line of a record file: 1 GiB, as the scanner before
+// it allowed, above the longest line drip record writes at the default
+// bounds (64 MiB of response and its text again in the frames, 32 MiB of
+// request, each byte escaped to 6 at worst, 100,000 frames; a --max-bytes
+// past the default can write longer), yet low enough that a file with no
+// line end (a stray binary) is refused before it holds the machine.
+const MaxLine = 1 << 30
 
 // maxTimeMS bounds a time the reader accepts (about 31 years), as the
 // derivation does: no sum over records can overflow.
