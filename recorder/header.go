@@ -92,15 +92,23 @@ func urlsRedacted(vs []string) []string {
 	return out
 }
 
-// keptLocation is a response's Location as the record keeps it: without
-// user info or secret query values (redact.URL), and with any byte of the
-// request's credentials starred; one that does not parse is not kept.
-func keptLocation(v string, mask *redact.Masker) string {
+// keptLocation is a response's Location as the record keeps it: one on
+// the upstream's own origin (resolved against the request sent to it) as
+// its path and query alone, so a client served the recording back follows
+// it back to the fixture server, not out to the upstream with its own
+// headers; any other as it came. Either is kept without user info or
+// secret query values (redact.URL), any byte of the request's credentials
+// starred; one that does not parse is not kept.
+func keptLocation(v string, sent *url.URL, mask *redact.Masker) string {
 	if v == "" {
 		return ""
 	}
-	if _, err := url.Parse(v); err != nil {
+	loc, err := url.Parse(v)
+	if err != nil {
 		return ""
+	}
+	if to := sent.ResolveReference(loc); strings.EqualFold(to.Scheme, sent.Scheme) && strings.EqualFold(to.Host, sent.Host) {
+		v = (&url.URL{Path: to.Path, RawPath: to.RawPath, RawQuery: to.RawQuery}).String()
 	}
 	return mask.String(redact.URL(v))
 }
