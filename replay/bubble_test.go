@@ -153,3 +153,58 @@ func TestReplayInAnotherFormatSaysWhichTheServerSpoke(t *testing.T) {
 		}
 	})
 }
+
+// A replayed stream in the recorded format that ends incomplete for its
+// own reason stays incomplete, whatever its first event looked like:
+// Azure's first chunk (prompt_filter_results, no choices) bears no mark of
+// OpenAI chat, and the stream was relabelled failed, "answered in sse".
+func TestReplayEndingIncompleteInTheRecordedFormatStaysIncomplete(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"choices":[],"created":0,"id":"","model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]}`+"\n\n")
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":"Hi"}}],"id":"c1","object":"chat.completion.chunk"}`+"\n\n")
+			// and no finish_reason, no [DONE]: the server closed early
+		}))
+		defer up.Close()
+		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"m","stream":true}`))
+		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Exchange: x, DurationMS: 100, Status: record.StatusComplete}
+		var replayed []*record.Record
+		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
+			replayed = append(replayed, r)
+		})
+		if len(replayed) != 1 {
+			t.Fatalf("%d replayed, want 1", len(replayed))
+		}
+		if r := replayed[0]; r.Status != record.StatusIncomplete || r.Error != nil || r.TTFTMS == nil {
+			t.Errorf("replayed %s, error %+v, ttft %s; want incomplete, no error, its content read", r.Status, r.Error, fmtPtr(r.TTFTMS))
+		}
+	})
+}
+
+// The side detector reads the replayed response's Content-Type as drip
+// record reads the recorded one's: an answer typed NDJSON is named so even
+// when its first line is no JSON, where its bytes alone read as raw.
+func TestReplayInAnotherFormatReadsTheResponsesType(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			fmt.Fprint(w, "hello\n")
+		}))
+		defer up.Close()
+		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"m","stream":true}`))
+		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Exchange: x, DurationMS: 100, Status: record.StatusComplete}
+		var replayed []*record.Record
+		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
+			replayed = append(replayed, r)
+		})
+		if len(replayed) != 1 {
+			t.Fatalf("%d replayed, want 1", len(replayed))
+		}
+		if r := replayed[0]; r.Error == nil || !strings.Contains(r.Error.Message, "answered in ndjson, not in openai-chat") {
+			t.Errorf("replayed %s, error %+v; want the server named as answering in ndjson", r.Status, r.Error)
+		}
+	})
+}

@@ -2,9 +2,11 @@ package replay
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -13,32 +15,67 @@ func itoa(n int) string     { return strconv.Itoa(n) }
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // formatWatch decodes a replayed stream in its recorded format and, on the
-// side, reads its first bytes as drip record read the recorded stream's
-// (adapters.Detector): a stream that ends without the recorded format's
-// end marker can then say which format the server spoke instead.
+// side, reads its first bytes as drip record reads a stream's
+// (adapters.Detector, given the response's Content-Type): a stream that
+// ends without the recorded format's end marker, and with no content that
+// format could read, can then say which format the server spoke instead.
 type formatWatch struct {
-	inner   adapters.Decoder
-	det     *adapters.Detector
-	scratch []adapters.Frame
+	inner       adapters.Decoder
+	det         *adapters.Detector
+	scratch     []adapters.Frame
+	contentType string // the response's, noted by the client before decoding starts
+	content     bool   // the recorded format's decoder read a content frame
 }
 
-// watchFormat is f, its decoder watched; nil for adapters.Auto, which
-// detects the format itself (the probe knows it by identity).
-func watchFormat(f *adapters.Format) (*adapters.Format, *formatWatch) {
+// watchFormat watches t's decoder and gives o a client that notes the
+// response's Content-Type for the watch; nil, t and o left, for
+// adapters.Auto, which detects the format itself (the probe knows it by
+// identity).
+func watchFormat(t *probe.Target, o *probe.Options) *formatWatch {
+	f := t.Format
 	if f == adapters.Auto {
-		return f, nil
+		return nil
 	}
 	w := &formatWatch{}
 	g := *f
 	g.NewDecoder = func(limit int) adapters.Decoder {
-		w.inner, w.det = f.NewDecoder(limit), adapters.NewDetector("", limit)
+		w.inner, w.det = f.NewDecoder(limit), adapters.NewDetector(w.contentType, limit)
 		return w
 	}
-	return &g, w
+	t.Format = &g
+	c := o.Client
+	if c == nil {
+		c = probe.ClientFor(*o) // as the probe would make for this stream
+	}
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	noting := *c
+	noting.Transport = typeNoter{next, w}
+	o.Client = &noting
+	return w
+}
+
+// typeNoter notes each response's Content-Type (the last is the one
+// decoded, after any redirect).
+type typeNoter struct {
+	next http.RoundTripper
+	w    *formatWatch
+}
+
+func (t typeNoter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if resp != nil {
+		t.w.contentType = resp.Header.Get("Content-Type")
+	}
+	return resp, err
 }
 
 func (w *formatWatch) Feed(dst []adapters.Frame, p []byte) ([]adapters.Frame, error) {
+	n := len(dst)
 	dst, err := w.inner.Feed(dst, p)
+	w.noteContent(dst[n:])
 	if w.det.Format() == nil { // the detector decides within its first 64 KiB
 		w.scratch, _ = w.det.Feed(w.scratch[:0], p)
 	}
@@ -49,15 +86,27 @@ func (w *formatWatch) Close(dst []adapters.Frame) ([]adapters.Frame, error) {
 	if w.det.Format() == nil {
 		w.det.Close(nil) // decides on what came
 	}
-	return w.inner.Close(dst)
+	n := len(dst)
+	dst, err := w.inner.Close(dst)
+	w.noteContent(dst[n:])
+	return dst, err
+}
+
+func (w *formatWatch) noteContent(fs []adapters.Frame) {
+	for i := range fs {
+		w.content = w.content || fs[i].Kind == adapters.KindContent
+	}
 }
 
 // explain gives a replayed stream that ended incomplete, with no error,
 // the reason when its bytes were another format than the recorded one: a
 // decode error saying which, so the user is told rather than left with an
-// incomplete stream and no reason.
+// incomplete stream and no reason. A stream the recorded format read
+// content from spoke it, whatever its first event looked like (Azure's
+// starts with a prompt_filter_results chunk): it ended incomplete for
+// its own reason.
 func (w *formatWatch) explain(rec *record.Record, recorded string) {
-	if w == nil || w.det == nil || rec.Error != nil || rec.Status != record.StatusIncomplete || rec.FirstByteMS == nil {
+	if w == nil || w.det == nil || w.content || rec.Error != nil || rec.Status != record.StatusIncomplete || rec.FirstByteMS == nil {
 		return
 	}
 	spoke := w.det.Format()

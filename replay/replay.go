@@ -271,10 +271,9 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 	}
 	sctx, observe, stop := hangUpAsRecorded(ctx, orig)
 	defer stop()
-	t := r.target(orig)
-	var watch *formatWatch
-	t.Format, watch = watchFormat(t.Format)
-	probe.Stream(sctx, t, r.probe, rec, observe) // masks a credential the server echoes
+	t, o := r.target(orig), r.probe
+	watch := watchFormat(&t, &o)
+	probe.Stream(sctx, t, o, rec, observe) // masks a credential the server echoes
 	watch.explain(rec, orig.Format)
 	rec.RunOffsetMS = float64(rec.Start.Sub(r.start)) / float64(time.Millisecond)
 	r.mu.Lock()
