@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"net/http"
 	"net/http/httptrace"
 	"sync"
@@ -18,20 +19,24 @@ import (
 // after it, and the summary counts the streams that waited.
 const MaxConnecting = 1024
 
+// connecting holds the process-wide turns, which every stream shares
+// unless its Options.ConnectTurns are its own.
 var connecting = make(chan struct{}, MaxConnecting)
 
-// connectTurn waits for a turn to get req's connection; the turn ends when
-// the transport has one (a reused one at once). It returns the request to
-// send, traced to end the turn, and a release for when it is not sent or
-// fails first; a stream that waited records the wait in rec.
-func connectTurn(req *http.Request, clock Clock, rec *record.Record) (*http.Request, func(), error) {
-	release := sync.OnceFunc(func() { <-connecting })
+// connectTurn waits for a turn (one of turns' room, nil: the process-wide
+// ones) to get req's connection; the turn ends when the transport has one
+// (a reused one at once). It returns the request to send, traced to end
+// the turn, and a release for when it is not sent or fails first; a stream
+// that waited records the wait in rec.
+func connectTurn(req *http.Request, clock Clock, turns chan struct{}, rec *record.Record) (*http.Request, func(), error) {
+	turns = cmp.Or(turns, connecting)
+	release := sync.OnceFunc(func() { <-turns })
 	select {
-	case connecting <- struct{}{}:
+	case turns <- struct{}{}:
 	default:
 		t0 := clock()
 		select {
-		case connecting <- struct{}{}:
+		case turns <- struct{}{}:
 			rec.ConnectWaitMS = ptr(ms(clock().Sub(t0)))
 		case <-req.Context().Done():
 			return nil, nil, req.Context().Err()

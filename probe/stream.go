@@ -63,6 +63,11 @@ type Options struct {
 	// FollowRedirects follows a redirect to another origin, without any
 	// credential header (see redirectPolicy).
 	FollowRedirects bool
+	// ConnectTurns are the turns to connect, as many as its room; nil: the
+	// process-wide MaxConnecting. A test makes its own in its synctest
+	// bubble, where a wait on the process-wide ones is not durably
+	// blocked, so the bubble's clock would not pass in it.
+	ConnectTurns chan struct{}
 }
 
 // Defaults.
@@ -186,7 +191,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	if o.KeepRequest {
 		rec.Request = append([]byte(nil), mask.Bytes(body)...)
 	}
-	req, release, err := connectTurn(req, o.Clock, rec)
+	req, release, err := connectTurn(req, o.Clock, o.ConnectTurns, rec)
 	if err != nil {
 		return finish(rec, o, time.Time{}, classify(ctx, err), mask, observe)
 	}
