@@ -392,11 +392,11 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 		if rerr == io.EOF {
 			break
 		}
-		var gzErr *gzipError
-		if errors.As(rerr, &gzErr) {
-			return &record.Error{Class: record.ErrDecode, Message: gzErr.Error()}
-		}
-		if rerr != nil {
+		if rerr != nil { // only here: gzErr escapes, and a read's path allocates nothing
+			var gzErr *gzipError
+			if errors.As(rerr, &gzErr) {
+				return &record.Error{Class: record.ErrDecode, Message: gzErr.Error()}
+			}
 			return classify(ctx, rerr)
 		}
 	}
