@@ -118,7 +118,7 @@ func (f *requestFlags) fixedBody(t *probe.Target, modelInURL bool) error {
 	case fields.Model != "" && m != fields.Model:
 		return usageErr("-m %s and %s: the body asks for model %q; drop -m (the records name the body's model)", sanitize.Line(m), flag, sanitize.Line(fields.Model))
 	case fields.Model == "" && !modelInURL:
-		return usageErr("-m %s and %s: the body names no model and neither does the URL, so -m would change nothing; put \"model\" in the body", sanitize.Line(m), flag)
+		return usageErr("-m %s and %s: the body names no model and -m changes neither the body nor the URL, so it would change nothing; put \"model\" in the body", sanitize.Line(m), flag)
 	}
 	return nil
 }

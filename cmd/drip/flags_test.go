@@ -92,7 +92,7 @@ func TestAFixedBodyRefusesTheFlagsItMakesMoot(t *testing.T) {
 	}{
 		{[]string{"-d", "@" + file, "-m", "mid-sentence-stall"}, `-m mid-sentence-stall and -d: the body asks for model "steady"`},
 		{[]string{"--body", file, "-m", "fast"}, `-m fast and --body: the body asks for model "steady"`},
-		{[]string{"-d", `{"stream":true}`, "-m", "steady"}, "-m steady and -d: the body names no model and neither does the URL"},
+		{[]string{"-d", `{"stream":true}`, "-m", "steady"}, "-m steady and -d: the body names no model and -m changes neither the body nor the URL"},
 		{[]string{"-d", "@" + file, "-p", "hello"}, "-p/--prompt-file and -d: the body is sent as is"},
 		{[]string{"--body", file, "-p", "a", "-p", "b"}, "-p/--prompt-file and --body: the body is sent as is"},
 		{[]string{"-d", "@" + file, "--prompt-file", prompts}, "-p/--prompt-file and -d"},
@@ -109,6 +109,12 @@ func TestAFixedBodyRefusesTheFlagsItMakesMoot(t *testing.T) {
 	code, _, stderr := drip(t, "run", "http://127.0.0.1:1", "--format", "gemini", "-m", "gemini-pro", "-d", `{"contents":[]}`, "--runs", "1")
 	if code == exitUsage {
 		t.Errorf("gemini -m with -d: exit %d, want the stream tried (the model is in the URL):\n%s", code, stderr)
+	}
+	// A full Gemini URL names its model itself: -m goes nowhere, and the
+	// refusal does not say the URL names none.
+	code, _, stderr = drip(t, "run", "http://127.0.0.1:1/v1beta/models/gemini-pro:streamGenerateContent", "--format", "gemini", "-m", "gemini-flash", "-d", `{"contents":[]}`, "--runs", "1")
+	if want := "-m gemini-flash and -d: the body names no model and -m changes neither the body nor the URL"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("gemini -m with -d and a full URL: exit %d, want %d and %q; stderr:\n%s", code, exitUsage, want, stderr)
 	}
 
 	srv := httptest.NewServer(fixtures.NewServer())
