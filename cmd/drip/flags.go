@@ -135,11 +135,13 @@ func modelInURL(rawURL string, f *adapters.Format) bool {
 var errJSONOneTarget = usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
 
 // checkAddr checks an address drip listens on (--listen, --addr,
-// --metrics-addr): one that is not host:port is a usage error naming the
-// flag.
+// --metrics-addr): one that is not host:port, or whose port number is out
+// of range, is a usage error naming the flag. An empty port is any free
+// one, as to net.Listen; a named port (localhost:http) is left to
+// net.Listen, which fails on a name it does not know.
 func checkAddr(flag, addr string) error {
 	_, port, err := net.SplitHostPort(addr)
-	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+	if n, perr := strconv.Atoi(port); err != nil || perr == nil && (n < 0 || n > 65535) {
 		return usageErr("%s %q: want host:port, e.g. 127.0.0.1:4143 (port 0: any free port)", flag, sanitize.Line(addr))
 	}
 	return nil

@@ -168,6 +168,32 @@ func TestAddressFlagsAreCheckedAlike(t *testing.T) {
 	if want := "--addr " + ln.Addr().String() + ": bind: address already in use"; code != exitCannotGo || !strings.Contains(stderr, want) {
 		t.Errorf("--addr in use: exit %d, want %d and %q; stderr:\n%s", code, exitCannotGo, want, stderr)
 	}
+	// An empty port is any free one, as to net.Listen; a named port is
+	// net.Listen's to look up, and one it does not know fails there, still
+	// naming the flag.
+	for _, addr := range []string{"127.0.0.1:", "localhost:http", ":0"} {
+		if err := checkAddr("--addr", addr); err != nil {
+			t.Errorf("--addr %q: %v, want it taken", addr, err)
+		}
+	}
+	free, err := listenOn("--addr", "127.0.0.1:")
+	if err != nil {
+		t.Fatalf("--addr 127.0.0.1: (empty port): %v, want a free port", err)
+	}
+	free.Close()
+	if port := free.Addr().(*net.TCPAddr).Port; port == 0 {
+		t.Errorf("--addr 127.0.0.1: listened on port 0")
+	}
+	for _, args := range [][]string{
+		{"fixtures", "serve", "--addr", "127.0.0.1:no-such-port"},
+		{"run", "http://127.0.0.1:1", "--runs", "1", "--metrics-addr", "127.0.0.1:no-such-port"},
+	} {
+		flag := args[len(args)-2]
+		code, _, stderr := drip(t, args...)
+		if code != exitCannotGo || !strings.Contains(stderr, flag) || !strings.Contains(stderr, "no-such-port") {
+			t.Errorf("%q: exit %d, want %d naming %s and the port; stderr:\n%s", args, code, exitCannotGo, flag, stderr)
+		}
+	}
 }
 
 // TestHeaderHelpNamesEveryKeyVariable: -H's help names every environment
