@@ -36,11 +36,15 @@ func IsSecret(name string) bool {
 
 // URL drops credentials from a URL: its user info, and the values of query
 // parameters whose names are secrets (see Query). A URL that does not
-// parse is not printed at all.
+// parse is not printed at all, nor is an opaque one (scheme:rest, no //):
+// u:sk-key@h:80 parses as scheme u, the key in its opaque rest.
 func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparseable URL)"
+	}
+	if u.Opaque != "" {
+		return "(opaque URL, not shown)"
 	}
 	u.User = nil
 	u.RawQuery = Query(u.RawQuery)

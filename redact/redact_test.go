@@ -19,13 +19,19 @@ func TestURL(t *testing.T) {
 		{"http://h/p?key", "http://h/p?key"},
 		{"http://h/p?key=", "http://h/p?key=REDACTED"},
 		{"http://h/%zz", "(unparseable URL)"},
+		// Opaque (scheme:rest, no //): the rest may be a key, the "scheme" a user name.
+		{"u:sk-secret@h:80", "(opaque URL, not shown)"},
+		{"user:pw@host", "(opaque URL, not shown)"},
+		{"user:pw@host:8080/v1?key=sk-x", "(opaque URL, not shown)"},
+		{"mailto:user:pw@h?token=sk-x", "(opaque URL, not shown)"},
+		{"http:sk-secret@h", "(opaque URL, not shown)"},
 	}
 	for _, c := range cases {
 		got := URL(c.in)
 		if got != c.want {
 			t.Errorf("URL(%q) = %q, want %q", c.in, got, c.want)
 		}
-		if strings.Contains(got, "sk-") || strings.Contains(got, "AIza") || strings.Contains(got, "pw@") {
+		if strings.Contains(got, "sk-") || strings.Contains(got, "AIza") || strings.Contains(got, "pw@") || strings.Contains(got, "user:") {
 			t.Errorf("URL(%q) = %q keeps a secret", c.in, got)
 		}
 	}
