@@ -94,17 +94,17 @@ type anthropicEvent struct {
 	} `json:"usage"`
 	Message *struct {
 		Usage *struct {
-			InputTokens *float64 `json:"input_tokens"`
+			InputTokens number `json:"input_tokens"`
 		} `json:"usage"`
 	} `json:"message"` // message_start
 	Metrics *anthropicMetrics `json:"amazon-bedrock-invocationMetrics"`
 }
 
 type anthropicMetrics struct {
-	InputTokenCount   *float64   `json:"inputTokenCount"`
+	InputTokenCount   number     `json:"inputTokenCount"`
 	OutputTokenCount  tokenCount `json:"outputTokenCount"`
-	InvocationLatency *float64   `json:"invocationLatency"`
-	FirstByteLatency  *float64   `json:"firstByteLatency"`
+	InvocationLatency number     `json:"invocationLatency"`
+	FirstByteLatency  number     `json:"firstByteLatency"`
 }
 
 // anthropicInfo is what one event says, whichever parser read it; its
@@ -133,7 +133,7 @@ func (a *anthropicInfo) parseSlow(data []byte) bool {
 		a.tokens, a.hasTokens = e.Usage.OutputTokens.n, true
 	}
 	if m := e.Message; m != nil && m.Usage != nil {
-		a.input = m.Usage.InputTokens
+		a.input = m.Usage.InputTokens.v
 	}
 	a.metrics = e.Metrics
 	return true
@@ -231,9 +231,9 @@ func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
 			f.HasUsage, f.OutputTokens = true, m.OutputTokenCount.n
 		}
 		f.Server = serverValues(f.Server,
-			"invocation_latency_ms", m.InvocationLatency,
-			"first_byte_latency_ms", m.FirstByteLatency,
-			"input_tokens", m.InputTokenCount)
+			"invocation_latency_ms", m.InvocationLatency.v,
+			"first_byte_latency_ms", m.FirstByteLatency.v,
+			"input_tokens", m.InputTokenCount.v)
 	}
 	return f
 }

@@ -96,12 +96,12 @@ type converseEvent struct {
 	} `json:"delta"`
 	Usage   *converseUsage `json:"usage"`
 	Metrics *struct {
-		LatencyMS *float64 `json:"latencyMs"`
+		LatencyMS number `json:"latencyMs"`
 	} `json:"metrics"`
 }
 
 type converseUsage struct {
-	InputTokens  *float64   `json:"inputTokens"`
+	InputTokens  number     `json:"inputTokens"`
 	OutputTokens tokenCount `json:"outputTokens"`
 }
 
@@ -133,7 +133,7 @@ func (c *converseInfo) parseSlow(data []byte) bool {
 	}
 	c.usage = e.Usage
 	if e.Metrics != nil {
-		c.latency = e.Metrics.LatencyMS
+		c.latency = e.Metrics.LatencyMS.v
 	}
 	return true
 }
@@ -196,7 +196,7 @@ func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Fra
 			if !e.usage.OutputTokens.odd { // an odd count is none
 				f.HasUsage, f.OutputTokens = true, e.usage.OutputTokens.n
 			}
-			f.Server = serverValues(f.Server, "input_tokens", e.usage.InputTokens)
+			f.Server = serverValues(f.Server, "input_tokens", e.usage.InputTokens.v)
 		}
 		f.Server = serverValues(f.Server, "latency_ms", e.latency)
 	}

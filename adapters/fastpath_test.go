@@ -218,8 +218,8 @@ func checkOllamaFast(t testing.TB, p []byte) {
 	if a, b := ollamaView(&fast), ollamaView(&slow); a != b {
 		t.Fatalf("fast and encoding/json disagree on %q:\nfast %s\nslow %s", p, a, b)
 	}
-	if l := slow.l; l.EvalCount != (tokenCount{}) || l.PromptEvalCount != nil || l.TotalDuration != nil || l.LoadDuration != nil ||
-		l.PromptEvalDuration != nil || l.EvalDuration != nil {
+	if l := slow.l; l.EvalCount != (tokenCount{}) || l.PromptEvalCount.v != nil || l.TotalDuration.v != nil || l.LoadDuration.v != nil ||
+		l.PromptEvalDuration.v != nil || l.EvalDuration.v != nil {
 		t.Fatalf("fast path accepted counts or durations it does not read: %q", p)
 	}
 }
@@ -314,7 +314,7 @@ var converseTricky = []string{
 func converseView(c *converseInfo) string {
 	usage := "nil"
 	if u := c.usage; u != nil {
-		usage = fmt.Sprint(u.InputTokens != nil, u.OutputTokens)
+		usage = fmt.Sprint(u.InputTokens.v != nil, u.OutputTokens)
 	}
 	return fmt.Sprintf("%q %q %q usage=%s latency=%v", c.text, c.reasoning, c.tool, usage, c.latency != nil)
 }

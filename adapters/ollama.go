@@ -68,11 +68,11 @@ type ollamaLine struct {
 	Done               bool            `json:"done"`
 	Error              json.RawMessage `json:"error"`
 	EvalCount          tokenCount      `json:"eval_count"`
-	PromptEvalCount    *float64        `json:"prompt_eval_count"`
-	TotalDuration      *float64        `json:"total_duration"`
-	LoadDuration       *float64        `json:"load_duration"`
-	PromptEvalDuration *float64        `json:"prompt_eval_duration"`
-	EvalDuration       *float64        `json:"eval_duration"`
+	PromptEvalCount    number          `json:"prompt_eval_count"`
+	TotalDuration      number          `json:"total_duration"`
+	LoadDuration       number          `json:"load_duration"`
+	PromptEvalDuration number          `json:"prompt_eval_duration"`
+	EvalDuration       number          `json:"eval_duration"`
 }
 
 // ollamaInfo is what one line says, whichever parser read it; its buffers
@@ -185,13 +185,13 @@ func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
 			f.HasUsage, f.OutputTokens = true, l.EvalCount.n
 		}
 		f.Server = serverValues(nil,
-			"total_duration_ms", nsToMS(l.TotalDuration),
-			"load_duration_ms", nsToMS(l.LoadDuration),
-			"prompt_eval_duration_ms", nsToMS(l.PromptEvalDuration),
-			"eval_duration_ms", nsToMS(l.EvalDuration),
-			"prompt_eval_count", l.PromptEvalCount)
-		if l.EvalCount.known && l.EvalDuration != nil && *l.EvalDuration > 0 {
-			tps := float64(l.EvalCount.n) / *l.EvalDuration * 1e9
+			"total_duration_ms", nsToMS(l.TotalDuration.v),
+			"load_duration_ms", nsToMS(l.LoadDuration.v),
+			"prompt_eval_duration_ms", nsToMS(l.PromptEvalDuration.v),
+			"eval_duration_ms", nsToMS(l.EvalDuration.v),
+			"prompt_eval_count", l.PromptEvalCount.v)
+		if l.EvalCount.known && l.EvalDuration.v != nil && *l.EvalDuration.v > 0 {
+			tps := float64(l.EvalCount.n) / *l.EvalDuration.v * 1e9
 			f.Server = serverValues(f.Server, "eval_tokens_per_s", &tps)
 		}
 	case len(o.text) > 0:

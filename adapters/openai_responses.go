@@ -44,7 +44,7 @@ type responsesEvent struct {
 	Response *struct {
 		Usage *struct {
 			OutputTokens tokenCount `json:"output_tokens"`
-			InputTokens  *float64   `json:"input_tokens"`
+			InputTokens  number     `json:"input_tokens"`
 		} `json:"usage"`
 		Error json.RawMessage `json:"error"`
 	} `json:"response"`
@@ -85,7 +85,7 @@ func (r *responsesInfo) parseSlow(data []byte) bool {
 	if e.Response != nil {
 		r.respErr = e.Response.Error
 		if u := e.Response.Usage; u != nil && !u.OutputTokens.odd { // an odd count is none: the end stays
-			r.usage, r.tokens, r.input = true, u.OutputTokens.n, u.InputTokens
+			r.usage, r.tokens, r.input = true, u.OutputTokens.n, u.InputTokens.v
 		}
 	}
 	return true

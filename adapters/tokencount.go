@@ -20,7 +20,7 @@ type tokenCount struct {
 	odd   bool // a number that is no count
 }
 
-var errNotANumber = errors.New("a token count that is not a number")
+var errNotANumber = errors.New("a count or duration that is not a number")
 
 func (c *tokenCount) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
@@ -39,6 +39,31 @@ func (c *tokenCount) UnmarshalJSON(b []byte) error {
 		*c = tokenCount{n: int(f), known: true}
 	default:
 		*c = tokenCount{odd: true}
+	}
+	return nil
+}
+
+// number is a value a server reports beside its events (input tokens,
+// latencies, Ollama's durations): v is nil when absent, null, or beyond a
+// float64 (1e400), which drops that value only (as a *float64 it made
+// encoding/json refuse the event: Ollama's done line, and the stream read
+// as incomplete). What is not a number still fails, as it did.
+type number struct{ v *float64 }
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		n.v = nil
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	var num *strconv.NumError
+	switch {
+	case err == nil:
+		n.v = &f
+	case errors.As(err, &num) && num.Err == strconv.ErrRange:
+		n.v = nil
+	default:
+		return errNotANumber
 	}
 	return nil
 }
