@@ -39,8 +39,8 @@ func parseAmount(text string) (amount, error) {
 	return amount{}, fmt.Errorf("bad value %q: want a number, a share (5%%) or a time in %s", text, TimeUnits)
 }
 
-// jsonNameHint is the gate or SLO name of a metric named by its key in the
-// summary's (or a record's) JSON, such as ttft_ms.p95, metrics.ttft_ms.p95
+// jsonNameHint is the gate name of a metric named by its key in the
+// summary's JSON, such as ttft_ms.p95, metrics.ttft_ms.p95
 // or throughput.output_tokens; "" when name is no such key.
 func jsonNameHint(name string) string {
 	name = strings.TrimPrefix(name, "metrics.")

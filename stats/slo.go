@@ -105,10 +105,31 @@ func sloMetricIsTime(t SLOTerm) (bool, error) {
 	case sloStreamMetrics[t.Metric].get != nil:
 		return sloStreamMetrics[t.Metric].time, nil
 	}
-	if name := jsonNameHint(t.Metric); name != "" {
-		return false, fmt.Errorf("SLO term %q: unknown metric %s: that is its JSON key; the SLO name is %s", t.Expr, t.Metric, name)
+	if name := sloNameHint(t.Metric); name != "" {
+		return false, fmt.Errorf("SLO term %q: unknown per-stream metric %s: the SLO name is %s (a term holds each stream to its own figure: gap alone takes a statistic)", t.Expr, t.Metric, name)
 	}
 	return false, fmt.Errorf("SLO term %q: unknown per-stream metric %q (ttft, ttfo, e2e, itl, tail, first_byte, duration, tps_user, stalls, output_tokens, gap.pNN)", t.Expr, t.Metric)
+}
+
+// sloNameHint is the SLO name of a per-stream metric given by its JSON
+// key or gate name (ttft_ms, ttft_ms.p95, ttft.p95, gap_ms.p99), the
+// statistic dropped but for gap's; "" when no SLO term takes it.
+func sloNameHint(name string) string {
+	base, stat, hasStat := strings.Cut(strings.TrimPrefix(name, "metrics."), ".")
+	for _, m := range Registry {
+		if m.JSON != base && m.Key != base {
+			continue
+		}
+		_, known := (Dist{}).Stat(stat)
+		switch {
+		case m.Key == "gap" && hasStat && known:
+			return "gap." + stat
+		case m.Key != "gap" && sloStreamMetrics[m.Key].get != nil:
+			return m.Key
+		}
+		return ""
+	}
+	return ""
 }
 
 // Of is the term's metric for one stream; nil when the stream has none

@@ -44,12 +44,47 @@ func TestParseSLO(t *testing.T) {
 		"ttft.p95<500ms":  "unknown per-stream metric",
 		"output_tokens>x": "want METRIC OP VALUE",
 		"ttft<5parsecs":   "ns, us (µs), ms, s, m, h",
-		"ttft_ms<500ms":   "unknown metric ttft_ms: that is its JSON key; the SLO name is ttft",
+		"ttft_ms<500ms":   "unknown per-stream metric ttft_ms: the SLO name is ttft ",
 		"gap_ms.p99<1s":   "the SLO name is gap.p99",
 		"tps_user>5%":     "not a share",
 	} {
 		if _, err := ParseSLO(expr); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("ParseSLO(%q) error %v, want one saying %q", expr, err, msg)
+		}
+	}
+}
+
+// An SLO term given a JSON key or a gate name is told the name a term
+// takes (the statistic dropped but for gap's), and never a gate's name
+// no term takes.
+func TestSLONameHints(t *testing.T) {
+	for expr, hint := range map[string]string{
+		"ttft_ms.p95<1s":             "ttft",
+		"ttft.p95<1s":                "ttft",
+		"metrics.e2e_ms.p99<1s":      "e2e",
+		"tps_user.p50>5":             "tps_user",
+		"gap_ms.max<1s":              "gap.max",
+		"throughput.output_tokens>5": "",
+		"headers_ms<1s":              "",
+		"gap_ms<1s":                  "",
+	} {
+		_, err := ParseSLO(expr)
+		if err == nil {
+			t.Errorf("ParseSLO(%q) took it", expr)
+			continue
+		}
+		got := ""
+		if _, after, ok := strings.Cut(err.Error(), "the SLO name is "); ok {
+			got, _, _ = strings.Cut(after, " ")
+		}
+		if got != hint {
+			t.Errorf("ParseSLO(%q) hints %q, want %q: %v", expr, got, hint, err)
+			continue
+		}
+		if hint != "" {
+			if _, err := ParseSLO(hint + "<1"); err != nil {
+				t.Errorf("the hint for %q is refused: %v", expr, err)
+			}
 		}
 	}
 }
