@@ -12,7 +12,12 @@ import (
 // every duration flag takes them.
 const TimeUnits = "ns, us (µs), ms, s, m, h, as Go durations: 800ms, 0.25s, 1m30s"
 
-var numberRE = regexp.MustCompile(`^([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(%|/s)?$`)
+var (
+	numberRE = regexp.MustCompile(`^([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(%|/s)?$`)
+	// expTimeRE is a time whose number has an exponent (1e3ms, 2.5e-1s),
+	// which time.ParseDuration does not read.
+	expTimeRE = regexp.MustCompile(`^([0-9]*\.?[0-9]+[eE][+-]?[0-9]+)\s*(ns|us|µs|μs|ms|s|m|h)$`)
+)
 
 // An amount is the value of a gate or SLO term: a bare number, a share
 // (unit "%"), a rate ("/s") or a time (unit "ms", the value in ms).
@@ -31,6 +36,11 @@ func parseAmount(text string) (amount, error) {
 		return amount{v, m[2]}, nil
 	}
 	compact := strings.ReplaceAll(text, " ", "")
+	if m := expTimeRE.FindStringSubmatch(text); m != nil {
+		if v, err := strconv.ParseFloat(m[1], 64); err == nil {
+			compact = strconv.FormatFloat(v, 'f', -1, 64) + m[2]
+		}
+	}
 	if compact != "" && compact[0] != '+' && compact[0] != '-' {
 		if d, err := time.ParseDuration(compact); err == nil {
 			return amount{float64(d) / float64(time.Millisecond), "ms"}, nil
