@@ -142,8 +142,9 @@ func num(v *float64) any {
 }
 
 // TestMetricsDocMapsEveryName: docs/metrics.md's table gives each
-// metric's JSON key, gate name, report row and TUI label as the registry
-// does, and the single figures' table each gate name with its JSON path.
+// metric's JSON key, gate name, --slo term, report row and TUI label as
+// the registry and the SLO's metrics do, and the single figures' table
+// each gate name with its JSON path.
 func TestMetricsDocMapsEveryName(t *testing.T) {
 	raw, err := os.ReadFile("../docs/metrics.md")
 	if err != nil {
@@ -171,6 +172,14 @@ func TestMetricsDocMapsEveryName(t *testing.T) {
 				t.Errorf("docs/metrics.md's row for %s lacks %s: %s", m.JSON, w, row)
 			}
 		}
+		if cells := strings.Split(row, " | "); len(cells) < 3 || cells[2] != sloColumn(m.Key) {
+			t.Errorf("docs/metrics.md's --slo column for %s is not %s: %s", m.JSON, sloColumn(m.Key), row)
+		}
+	}
+	for key := range sloStreamMetrics {
+		if _, inTable := MetricByKey(key); !inTable && !strings.Contains(doc, "`"+key+"<") {
+			t.Errorf("docs/metrics.md does not say an --slo term takes %s", key)
+		}
 	}
 	for name, sc := range scalars {
 		path := "`" + sc.json + "`"
@@ -181,4 +190,16 @@ func TestMetricsDocMapsEveryName(t *testing.T) {
 			t.Errorf("docs/metrics.md does not map the gate %s to %s", name, path)
 		}
 	}
+}
+
+// sloColumn is what docs/metrics.md's --slo column says of a registry
+// metric: the name a term takes, or — when no term takes it.
+func sloColumn(key string) string {
+	switch {
+	case key == "gap":
+		return "`gap.pNN`"
+	case sloStreamMetrics[key].get != nil:
+		return "`" + key + "`"
+	}
+	return "—"
 }
