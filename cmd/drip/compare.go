@@ -87,22 +87,22 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 
 // check refuses flags that do not go together.
 func (f *compareFlags) check(args []string) error {
+	for _, l := range f.labels {
+		// drip run's --label k=v tags records; here it names a run. Said
+		// first: a k=v is no run name, however many are given.
+		if key, _, ok := strings.Cut(l, "="); ok {
+			return usageErr("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
+		}
+	}
 	switch {
 	case f.by == "" && len(args) < 2:
 		return usageErr("compare needs two or more record files (or --by KEY to split one)")
 	case f.by != "" && len(f.labels) > 0:
 		return usageErr("--label names files and --by makes the groups: pick one")
-
 	case len(f.labels) > 0 && len(f.labels) != len(args):
 		return usageErr("--label given %s for %s: name every run or none", times(len(f.labels)), stats.Count(len(args), "file"))
 	case f.asJSON && f.markdown:
 		return usageErr("--json and --markdown both write to stdout: pick one")
-	}
-	for _, l := range f.labels {
-		// drip run's --label k=v tags records; here it names a run.
-		if key, _, ok := strings.Cut(l, "="); ok {
-			return usageErr("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
-		}
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"labels miscounted", []string{steady, stall, "--label", "x"}, exitUsage, "", "--label given once for 2 files"},
 		{"json and markdown", []string{steady, stall, "--json", "--markdown"}, exitUsage, "", "pick one"},
 		{"a record label k=v is no run name", []string{steady, stall, "--label", "region=eu", "--label", "b=2"}, exitUsage, "", `--label "region=eu": in compare, --label names a run`},
+		{"one record label k=v for two files", []string{steady, stall, "--label", "env=prod"}, exitUsage, "", `--label "env=prod": in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by env`},
 		{"bad gate", []string{steady, stall, "--fail-if", "ttft.p95 > 10%"}, exitUsage, "", "relative gates"},
 		{"missing file", []string{steady, "nope.jsonl"}, exitUsage, "", "nope.jsonl"}, // as in every command
 	} {
