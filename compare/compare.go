@@ -131,6 +131,9 @@ func (c *Comparison) Tripped() bool {
 	return slices.ContainsFunc(c.Gates, func(g GateResult) bool { return g.Tripped })
 }
 
+// Summarize is an input's summary as a comparison recomputes it.
+func Summarize(in Input) stats.Summary { return newRun(in).Summary }
+
 func newRun(in Input) Run {
 	r := Run{Input: in}
 	stall := stats.DefaultStall

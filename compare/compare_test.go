@@ -466,3 +466,16 @@ func TestARunWithNoneCompletedSaysSo(t *testing.T) {
 		t.Errorf("markdown: want a warning %q for B only:\n%s", want, md.String())
 	}
 }
+
+// Streams cut short are counted beside the failed ones: a run of cut
+// streams does not read "0 failed" and nothing else.
+func TestNoneCompletedCountsTheCutStreams(t *testing.T) {
+	s := stats.Summary{Streams: stats.Streams{Attempted: 4, Failed: 1, FailedBy: map[string]int{record.ErrReset: 1}, Incomplete: 2, Canceled: 1}}
+	if got, want := compare.NoneCompleted(&s), "no measured stream completed: 4 attempted, 1 failed (reset 1), 2 incomplete, 1 canceled"; got != want {
+		t.Errorf("NoneCompleted = %q, want %q", got, want)
+	}
+	s.Streams.Completed = 1
+	if got := compare.NoneCompleted(&s); got != "" {
+		t.Errorf("with one completed: %q, want nothing", got)
+	}
+}

@@ -69,7 +69,7 @@ func mdRuns(w io.Writer, c *Comparison) {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", name, md(r.Label), wl.Runs, md(wl.Format), md(wl.Model), md(wl.Target))
 	}
 	for i := range c.Runs {
-		if none := noneCompleted(&c.Runs[i]); none != "" {
+		if none := NoneCompleted(&c.Runs[i].Summary); none != "" {
 			fmt.Fprintf(w, "\n> [!WARNING]\n> **%s: %s**\n", Letter(i), md(none))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // Column widths of the text table.
@@ -92,21 +93,29 @@ func runLine(r *Run) string {
 	if n := len(r.Skipped); n > 0 {
 		s += fmt.Sprintf(" · %d partial line(s) skipped", n)
 	}
-	if none := noneCompleted(r); none != "" {
+	if none := NoneCompleted(&r.Summary); none != "" {
 		s += " · " + none
 	}
 	return s
 }
 
-// noneCompleted says plainly that a run has no completed measured stream
+// NoneCompleted says plainly that a run has no completed measured stream
 // (its latencies after the first token, e2e and rates are then —), with
-// its failures by class; "" when some completed or none was measured.
-func noneCompleted(r *Run) string {
-	st := &r.Summary.Streams
+// its failures by class and the streams cut short; "" when some completed
+// or none was measured. drip merge says it of each host's file.
+func NoneCompleted(s *stats.Summary) string {
+	st := &s.Streams
 	if st.Completed > 0 || st.Attempted == 0 {
 		return ""
 	}
-	return fmt.Sprintf("no measured stream completed: %d attempted, %d failed%s", st.Attempted, st.Failed, report.ByClass(st.FailedBy))
+	msg := fmt.Sprintf("no measured stream completed: %d attempted, %d failed%s", st.Attempted, st.Failed, report.ByClass(st.FailedBy))
+	if st.Incomplete > 0 {
+		msg += fmt.Sprintf(", %d incomplete", st.Incomplete)
+	}
+	if st.Canceled > 0 {
+		msg += fmt.Sprintf(", %d canceled", st.Canceled)
+	}
+	return msg
 }
 
 // labelWidth is the label column's width: labelW, or wider for a row

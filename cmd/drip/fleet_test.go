@@ -171,7 +171,7 @@ func testMergeNamesAHostThatSentNothingGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := drip(t, "merge", good, bad, "--out", all)
-	if want := "drip: note: " + bad + ": none of its 2 measured streams completed (timeout_total 2)"; code != exitOK || !strings.Contains(stderr, want) || strings.Contains(stderr, good+": none") {
+	if want := "drip: note: " + bad + ": no measured stream completed: 2 attempted, 2 failed (timeout_total 2)"; code != exitOK || !strings.Contains(stderr, want) || strings.Contains(stderr, good+": no") {
 		t.Errorf("merge: exit %d, stderr %q; want 0 and %q", code, stderr, want)
 	}
 	if _, stdout, _ := drip(t, "view", all, "--no-tui"); !strings.Contains(strings.Join(strings.Fields(stdout), " "), "the window lays 2 runs over each other") {

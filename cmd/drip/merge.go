@@ -14,7 +14,6 @@ import (
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
@@ -59,7 +58,8 @@ func newMergeCmd() *cobra.Command {
 			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %s from %s (%s: %s) into %s\n",
 				stats.Count(len(recs), "record"), stats.Count(len(args), "file"), stats.Count(len(hosts), "host"), strings.Join(hosts, ", "), out)
 			for _, in := range inputs {
-				if none := noneCompleted(in.Records); none != "" {
+				sum := compare.Summarize(in) // a host that sent nothing good is not hidden in the merged counts
+				if none := compare.NoneCompleted(&sum); none != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: %s: %s\n", sanitize.Line(in.Source), none)
 				}
 			}
@@ -188,27 +188,4 @@ func readFile(path string) ([]byte, error) {
 		return nil, cannotErr(fmt.Errorf("%s: %w", sanitize.Line(path), err))
 	}
 	return b, nil
-}
-
-// noneCompleted says a file's measured streams all failed or were cut, by
-// class ("" when one completed or none was measured), so that a host
-// that sent nothing good is not hidden in the merged run's counts.
-func noneCompleted(recs []*record.Record) string {
-	measured, byClass := 0, map[string]int{}
-	for _, r := range recs {
-		if r.Phase != record.PhaseMeasure {
-			continue
-		}
-		if r.Status == record.StatusComplete {
-			return ""
-		}
-		measured++
-		if r.Error != nil {
-			byClass[r.Error.Class]++
-		}
-	}
-	if measured == 0 {
-		return ""
-	}
-	return fmt.Sprintf("none of its %d measured streams completed%s", measured, report.ByClass(byClass))
 }
