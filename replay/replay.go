@@ -146,6 +146,9 @@ func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*re
 	if r.probe.Clock == nil {
 		r.probe.Clock = time.Now
 	}
+	if r.probe.StallMS <= 0 { // the recording's threshold (drip record --stall), so the stalls compare
+		r.probe.StallMS = streams[0].StallMS
+	}
 	if r.o.RunID == "" {
 		r.o.RunID = probe.NewRunID()
 	}

@@ -238,3 +238,53 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 		t.Errorf("the server under test got\n%q\nwant the recorded\n%q", got, sent)
 	}
 }
+
+// TestReplayCountsStallsByTheRecordingsThreshold records at a 500 ms stall
+// threshold (drip record --stall 500ms) and replays: the replay counts
+// stalls at 500 ms too, so the comparison finds no stall threshold
+// between them (it counted at the default 250 ms, "workload differs").
+func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
+	up := httptest.NewServer(fixtures.NewServer())
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var (
+		mu   sync.Mutex
+		recs []*record.Record
+	)
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u, StallMS: 500}, func(r *record.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		recs = append(recs, r)
+	})
+	proxy := httptest.NewServer(p)
+	t.Cleanup(proxy.Close)
+	tgt := probe.Target{URL: endpoint(proxy.URL, "openai-chat", "steady"), Format: adapters.Lookup("openai-chat"), Request: adapters.Request{Model: "steady", Prompt: "hi"}}
+	probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+	p.Wait()
+	streams := replay.Streams(recs)
+	if len(streams) != 1 || streams[0].StallMS != 500 {
+		t.Fatalf("recorded %d streams, want 1 at a 500 ms threshold: %+v", len(streams), streams)
+	}
+	var replayed []*record.Record
+	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(r *record.Record) { replayed = append(replayed, r) })
+	if len(replayed) != 1 || replayed[0].StallMS != 500 {
+		t.Fatalf("replayed %d streams, want 1 at 500 ms: %v", len(replayed), stallThresholds(replayed))
+	}
+	c, err := compare.New([]compare.Input{{Label: "recorded", Records: streams}, {Label: "replayed", Records: replayed}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.Workload {
+		if d.Setting == "stall threshold" {
+			t.Errorf("the replay's stall threshold differs from the recording's: %v", d.Values)
+		}
+	}
+}
+
+func stallThresholds(recs []*record.Record) []float64 {
+	var ms []float64
+	for _, r := range recs {
+		ms = append(ms, r.StallMS)
+	}
+	return ms
+}
