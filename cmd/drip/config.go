@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // A config file (--config drip.toml) holds what a CI job would otherwise
@@ -52,7 +53,10 @@ func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, erro
 		}
 		return nil, usageErr("--config %s: %v", path, err)
 	}
-	c := configFile{path: path, lines: strings.Split(string(text), "\n"), cmd: cmd, setBy: map[string]string{}}
+	c := configFile{path: path, lines: strings.Split(string(text), "\n"), cmd: cmd, setBy: map[string]string{}, cmdLine: map[string]bool{}}
+	// Taken before the file sets anything: [headers] sets --header, which
+	// is then Changed, though request.header must still add to it.
+	cmd.Flags().Visit(func(f *pflag.Flag) { c.cmdLine[f.Name] = true })
 	var targets []string
 	for _, key := range sortedKeys(tree) {
 		v := tree[key]
@@ -91,19 +95,30 @@ func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, erro
 }
 
 type configFile struct {
-	path  string
-	lines []string
-	cmd   *cobra.Command
-	setBy map[string]string // flag name → the key of the file that set it
+	path    string
+	lines   []string
+	cmd     *cobra.Command
+	setBy   map[string]string // flag name → the key of the file that set it
+	cmdLine map[string]bool   // the flags the command line set
 }
 
-// errorf names the line that sets key (its last part), or the file.
+var tableHeader = regexp.MustCompile(`^\s*\[\s*"?([^"\]]*?)"?\s*\]`)
+
+// errorf names the line that sets key, looked for in key's own table
+// (runs at the top and workload.runs are two lines), or the file.
 func (c *configFile) errorf(key, format string, a ...any) error {
-	name := key[strings.LastIndexByte(key, '.')+1:]
-	re := regexp.MustCompile(`^\s*(\[\s*)?"?` + regexp.QuoteMeta(name) + `"?\s*(=|\])`)
-	where := c.path
+	table, name, _ := strings.Cut(key, ".")
+	if name == "" {
+		table, name = "", key
+	}
+	assign := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(name) + `"?\s*=`)
+	where, in := c.path, ""
 	for i, l := range c.lines {
-		if re.MatchString(l) {
+		m := tableHeader.FindStringSubmatch(l)
+		if m != nil {
+			in = m[1]
+		}
+		if m != nil && table == "" && in == name || m == nil && in == table && assign.MatchString(l) {
 			where = fmt.Sprintf("%s:%d", c.path, i+1)
 			break
 		}
@@ -122,12 +137,21 @@ func (c *configFile) set(key, name string, v any) error {
 		return c.errorf(key, "--%s is set twice in the file, as %s and as %s: keep one", name, first, key)
 	}
 	c.setBy[name] = key
-	if fs.Changed(name) {
-		return nil // the command line wins (the file's first key for a flag sets it, so this is the command line)
+	if c.cmdLine[name] {
+		return nil // the command line wins
 	}
 	values := []any{v}
 	if list, ok := v.([]any); ok {
-		values = list
+		values = list // a repeatable flag: once per element
+		if _, levels := f.Value.(*levelsFlag); levels {
+			parts := make([]string, len(list))
+			for i, one := range list {
+				parts[i] = fmt.Sprint(one)
+			}
+			values = []any{strings.Join(parts, ",")} // concurrency = [1, 2, 4] is -c 1,2,4
+		} else if f.Value.Type() != "stringArray" {
+			return c.errorf(key, "--%s takes one value", name)
+		}
 	}
 	for _, one := range values {
 		if _, ok := one.(map[string]any); ok {

@@ -89,3 +89,60 @@ func TestRunConfigErrorsNameTheLine(t *testing.T) {
 		}
 	}
 }
+
+// [headers] sets --header before request.header is read (keys run in
+// sorted order); request.header still adds to it, since only the command
+// line's flags win over the file.
+func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("X-A")+"/"+r.Header.Get("X-B"))
+		mu.Unlock()
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := writeConfig(t, "targets = [\""+srv.URL+"\"]\nmodel = \"steady\"\nruns = 1\n[headers]\nX-A = \"a\"\n[request]\nheader = [\"X-B: b\"]\n")
+	if code, _, stderr := drip(t, "run", "--config", cfg, "--json"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "a/b" {
+		t.Errorf("the server saw X-A/X-B %q, want [a/b]: both the [headers] one and request.header's", seen)
+	}
+}
+
+// An array is one value per element only for a repeatable flag; a list
+// flag (-c) takes it as its comma list; any other flag refuses it, naming
+// the line, rather than being set once per element (runs = [1, 3] ran 3).
+func TestRunConfigArrays(t *testing.T) {
+	code, _, stderr := drip(t, "run", "--config", writeConfig(t, "targets = [\"http://127.0.0.1:1\"]\n[workload]\nruns = [1, 3]\n"))
+	if want := "drip.toml:3: workload.runs: --runs takes one value"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("runs = [1, 3]: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	cmd := newRunCmd()
+	if _, err := applyConfig(cmd, writeConfig(t, "targets = [\"http://x\"]\nconcurrency = [1, 2, 4]\n"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := cmd.Flags().Lookup("concurrency").Value.String(); got != "1,2,4" {
+		t.Errorf("concurrency = [1, 2, 4] set -c %s, want 1,2,4", got)
+	}
+}
+
+// A key set twice is named at its own line: workload.runs at the one in
+// [workload], not at the top-level runs before it.
+func TestRunConfigErrorNamesTheKeysOwnLine(t *testing.T) {
+	for _, tc := range []struct{ text, msg string }{
+		{"runs = 2\ntargets = [\"http://127.0.0.1:1\"]\n[workload]\nruns = 3\n", "drip.toml:4: workload.runs: --runs is set twice"},
+		{"targets = [\"http://127.0.0.1:1\"]\n[request]\nmodel = \"a\"\n[workload]\nmodel = \"b\"\n", "drip.toml:5: workload.model: --model is set twice"},
+		{"targets = [\"http://127.0.0.1:1\"]\n[gates]\nruns = \"x\"\n[workload]\nruns = 3\n", "drip.toml:3: gates.runs: invalid argument"},
+	} {
+		code, _, stderr := drip(t, "run", "--config", writeConfig(t, tc.text))
+		if code != exitUsage || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("config\n%s\nexit %d, stderr %q; want 2 and %q", tc.text, code, stderr, tc.msg)
+		}
+	}
+}
