@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -166,11 +167,15 @@ func listenOn(flag, addr string) (net.Listener, error) {
 }
 
 // flagValueWords are what a flag of each pflag type wants, in place of
-// strconv's words.
-var flagValueWords = map[string]string{
-	"int": "a whole number", "int64": "a whole number", "uint64": "a whole number, 0 or more",
-	"float64": "a number", "bool": "true or false", "intSlice": "whole numbers, e.g. 1,10,100",
-}
+// strconv's words; rangeWords say it for a value strconv found too large.
+var (
+	flagValueWords = map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number", "bool": "true or false"}
+	rangeWords     = map[string]string{
+		"int":     fmt.Sprintf("a whole number from %d to %d", math.MinInt, math.MaxInt),
+		"int64":   fmt.Sprintf("a whole number from %d to %d", math.MinInt64, math.MaxInt64),
+		"float64": fmt.Sprintf("a number from %g to %g", -math.MaxFloat64, math.MaxFloat64),
+	}
+)
 
 // plainFlagValue says what a flag wanted when pflag passes on strconv's
 // error ('strconv.ParseInt: parsing "2,4": invalid syntax'), on the
@@ -187,11 +192,11 @@ func plainFlagValue(err error) error {
 	if !ok {
 		return err
 	}
-	if errors.Is(num, strconv.ErrRange) {
-		want += " in range"
+	if r, ok := rangeWords[f.Value.Type()]; ok && errors.Is(num, strconv.ErrRange) {
+		want = r
 	}
-	if !strings.HasSuffix(f.Value.Type(), "Slice") && strings.Contains(bad.GetValue(), ",") {
-		want += " (one value: this command takes no list)"
+	if strings.Contains(bad.GetValue(), ",") {
+		want += " (this flag takes one value)"
 	}
 	name := "--" + f.Name
 	if f.Shorthand != "" {

@@ -272,10 +272,14 @@ func TestASameConceptTakesTheSameShape(t *testing.T) {
 	}{
 		{[]string{"calibrate", "-c", "0"}, `invalid argument "0" for "-c, --concurrency" flag: "0": must be at least 1`},
 		{[]string{"calibrate", "-c", "4,2"}, `a sweep's levels must rise`},
-		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "-c", "2,4"}, `invalid argument "2,4" for "-c, --concurrency" flag: want a whole number (one value: this command takes no list)`},
-		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "--rate", "1,2"}, `invalid argument "1,2" for "--rate" flag: want a number (one value: this command takes no list)`},
+		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "-c", "2,4"}, `invalid argument "2,4" for "-c, --concurrency" flag: want a whole number (this flag takes one value)`},
+		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "--rate", "1,2"}, `invalid argument "1,2" for "--rate" flag: want a number (this flag takes one value)`},
 		{[]string{"run", "http://h:1", "--config", cfg}, `runs: invalid argument "x" for "-n, --runs" flag: want a whole number`},
 		{[]string{"fixtures", "serve", "--seed", "x"}, `invalid argument "x" for "--seed" flag: want a whole number`},
+		{[]string{"run", "http://h:1", "--runs", "1,2"}, `invalid argument "1,2" for "-n, --runs" flag: want a whole number (this flag takes one value)`},
+		{[]string{"run", "http://h:1", "--runs", "99999999999999999999"}, `for "-n, --runs" flag: want a whole number from -9223372036854775808 to 9223372036854775807`},
+		{[]string{"run", "http://h:1", "--seed", "99999999999999999999"}, `for "--seed" flag: want a whole number from -9223372036854775808 to 9223372036854775807`},
+		{[]string{"replay", "r.jsonl", "--against", "http://h:1", "--rate", "1e999"}, `for "--rate" flag: want a number from -1.7976931348623157e+308 to 1.7976931348623157e+308`},
 	} {
 		code, _, stderr := drip(t, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "strconv") {
