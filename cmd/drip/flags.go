@@ -37,8 +37,7 @@ type requestFlags struct {
 	stall       time.Duration
 	keepRequest bool
 	follow      bool
-	maxFrames   int
-	maxBytes    string
+	bounds      boundFlags
 	aws         awsFlags
 	shape       shapeFlags
 }
@@ -59,12 +58,39 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.connect, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	fs.DurationVar(&f.stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	fs.BoolVar(&f.keepRequest, "keep-request", false, "store the request body in each record (never credentials)")
-	fs.IntVar(&f.maxFrames, "max-frames", probe.DefaultMaxFrames, "stop a stream after this many frames, keeping them (recorded incomplete, error class limit)")
-	fs.StringVar(&f.maxBytes, "max-bytes", "64MiB", "stop a stream after this much body, keeping it (recorded incomplete, error class limit); e.g. 512KiB, 64MiB, 1GiB")
+	f.bounds.register(fs, boundStops)
 	fs.BoolVar(&f.follow, "follow-redirects", false, "follow a 307/308 redirect to another origin, sending it no credential header (same-origin ones are always followed)")
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+}
+
+// boundFlags are --max-frames and --max-bytes, the bounds on one stream
+// that drip run, replay and record share: one text, one check.
+type boundFlags struct {
+	frames int
+	bytes  string
+}
+
+// What happens past a bound: run and replay stop the stream; record's
+// client still gets all of it.
+const (
+	boundStops   = "past it the stream stops (recorded incomplete, error class limit)"
+	boundPassing = "past it the client still gets the rest (the record is marked limit)"
+)
+
+func (b *boundFlags) register(fs *pflag.FlagSet, past string) {
+	fs.IntVar(&b.frames, "max-frames", probe.DefaultMaxFrames, "frames kept of one stream; "+past)
+	fs.StringVar(&b.bytes, "max-bytes", "64MiB", "body kept of one stream, e.g. 512KiB, 64MiB, 1GiB; "+past)
+}
+
+// check returns the bounds, or a usage error naming the flag.
+func (b *boundFlags) check() (frames int, bytes int64, err error) {
+	if err := intRange("--max-frames", b.frames, 1, maxFramesCap); err != nil {
+		return 0, 0, err
+	}
+	bytes, err = parseSize("--max-bytes", b.bytes)
+	return b.frames, bytes, err
 }
 
 // stdin is where -d - reads the body; tests replace it.
@@ -272,7 +298,7 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 	if err := f.checkNumbers(); err != nil {
 		return t, probe.Options{}, err
 	}
-	maxBytes, err := parseSize("--max-bytes", f.maxBytes)
+	maxFrames, maxBytes, err := f.bounds.check()
 	if err != nil {
 		return t, probe.Options{}, err
 	}
@@ -284,7 +310,7 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 		KeepRequest:     f.keepRequest,
 		Dial:            dial,
 		FollowRedirects: f.follow,
-		MaxFrames:       f.maxFrames,
+		MaxFrames:       maxFrames,
 		MaxBytes:        maxBytes,
 	}
 	return t, o, nil
@@ -300,7 +326,7 @@ func (f *requestFlags) checkNumbers() error {
 			return usageErr("%s %v: want a positive duration, e.g. 250ms or 30s", d.flag, d.v)
 		}
 	}
-	return firstErr(intRange("--max-tokens", f.maxTokens, 0, maxCount), intRange("--max-frames", f.maxFrames, 1, maxFramesCap))
+	return intRange("--max-tokens", f.maxTokens, 0, maxCount)
 }
 
 // promptSet is every prompt -p and --prompt-file name, in order: -p values

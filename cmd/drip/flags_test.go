@@ -339,3 +339,40 @@ func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 		t.Errorf("export aiperf --help does not state exit 2:\n%s", help)
 	}
 }
+
+// TestStreamBoundsAreOneFlagPair: run, replay and record take the same
+// --max-frames and --max-bytes: the same help (but for what happens past
+// a bound: record's client still gets all of it) and the same errors.
+func TestStreamBoundsAreOneFlagPair(t *testing.T) {
+	rec := writeRecording(t, "/v1/chat/completions?scenario=steady")
+	commands := map[string][]string{
+		"run":    {"run", "http://127.0.0.1:1"},
+		"replay": {"replay", rec, "--against", "http://127.0.0.1:1"},
+		"record": {"record", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--out", filepath.Join(t.TempDir(), "rec.jsonl")},
+	}
+	for name, args := range commands {
+		cmd, _, err := newRoot().Find(args[:1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for flag, kept := range map[string]string{"max-frames": "frames kept of one stream; past it ", "max-bytes": "body kept of one stream, e.g. 512KiB, 64MiB, 1GiB; past it "} {
+			f := cmd.Flags().Lookup(flag)
+			if f == nil {
+				t.Fatalf("drip %s has no --%s", name, flag)
+			}
+			if !strings.HasPrefix(f.Usage, kept) {
+				t.Errorf("drip %s --%s help %q, want it to begin %q", name, flag, f.Usage, kept)
+			}
+		}
+		for _, tc := range []struct{ bound, want string }{
+			{"--max-frames=0", "--max-frames 0: must be at least 1"},
+			{"--max-frames=100000001", "--max-frames 100000001: must be at most 100000000"},
+			{"--max-bytes=2TiB", `--max-bytes "2TiB": want a size from 1 byte to 1TiB, e.g. 512KiB or 64MiB`},
+		} {
+			code, _, stderr := drip(t, append(args, tc.bound)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("drip %s %s: exit %d, want %d and %q; stderr:\n%s", name, tc.bound, code, exitUsage, tc.want, stderr)
+			}
+		}
+	}
+}

@@ -24,8 +24,7 @@ func newRecordCmd() *cobra.Command {
 	var (
 		listen, upstream, out string
 		stall, timeout, idle  time.Duration
-		maxFrames             int
-		maxBytes              string
+		bounds                boundFlags
 	)
 	cmd := &cobra.Command{
 		Use:     "record --upstream URL [--listen ADDR] [--out rec.jsonl]",
@@ -49,10 +48,7 @@ func newRecordCmd() *cobra.Command {
 					return usageErr("%s %s: must be positive", d.flag, d.v)
 				}
 			}
-			if err := intRange("--max-frames", maxFrames, 1, maxFramesCap); err != nil {
-				return err
-			}
-			mb, err := parseSize("--max-bytes", maxBytes)
+			maxFrames, mb, err := bounds.check()
 			if err != nil {
 				return err
 			}
@@ -75,8 +71,7 @@ func newRecordCmd() *cobra.Command {
 	f.DurationVar(&stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
 	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")
-	f.IntVar(&maxFrames, "max-frames", probe.DefaultMaxFrames, "frames kept per exchange; the client gets the rest, the record is marked limit")
-	f.StringVar(&maxBytes, "max-bytes", "64MiB", "response bytes kept per exchange, e.g. 512KiB, 64MiB; the client gets the rest, the record is marked limit")
+	bounds.register(f, boundPassing)
 	return cmd
 }
 

@@ -40,8 +40,7 @@ type replayFlags struct {
 	rate                float64
 	duration            time.Duration
 	timeout, idle, conn time.Duration
-	maxFrames           int
-	maxBytes            string
+	bounds              boundFlags
 	aws                 awsFlags
 }
 
@@ -106,8 +105,7 @@ could not be carried out.
 	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
 	fs.DurationVar(&f.idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
 	fs.DurationVar(&f.conn, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
-	fs.IntVar(&f.maxFrames, "max-frames", probe.DefaultMaxFrames, "stop a stream after this many frames, keeping them (recorded incomplete, error class limit)")
-	fs.StringVar(&f.maxBytes, "max-bytes", "64MiB", "stop a stream after this much body, keeping it (recorded incomplete, error class limit); e.g. 512KiB, 64MiB, 1GiB")
+	f.bounds.register(fs, boundStops)
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
 	return cmd
@@ -202,14 +200,13 @@ func (f *replayFlags) options() (replay.Options, error) {
 		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
 		Probe: probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
 	}
-	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate), intRange("--max-frames", f.maxFrames, 1, maxFramesCap)); err != nil {
+	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate)); err != nil {
 		return o, err
 	}
-	mb, err := parseSize("--max-bytes", f.maxBytes)
-	if err != nil {
+	var err error
+	if o.Probe.MaxFrames, o.Probe.MaxBytes, err = f.bounds.check(); err != nil { // run's bounds, which probe.Stream applies
 		return o, err
 	}
-	o.Probe.MaxFrames, o.Probe.MaxBytes = f.maxFrames, mb // run's bounds, which probe.Stream applies
 	for _, h := range f.headers {
 		name, value, err := parseHeader(h)
 		if err != nil {

@@ -26,7 +26,7 @@ func TestTargetsPairing(t *testing.T) {
 		{[]string{"http://a:1", "http://b:2"}, []string{"x", "y"}, []string{"x@a:1", "y@b:2"}, []string{"a:1 x", "b:2 y"}},
 		{[]string{"http://a:1"}, []string{"x", "y", "z"}, []string{"x@a:1", "y@a:1", "z@a:1"}, []string{"x", "y", "z"}},
 	} {
-		f := requestFlags{models: c.models, format: "auto", timeout: 1, idleTimeout: 1, connect: 1, stall: 1, maxFrames: 1, maxBytes: "1"}
+		f := requestFlags{models: c.models, format: "auto", timeout: 1, idleTimeout: 1, connect: 1, stall: 1, bounds: boundFlags{frames: 1, bytes: "1"}}
 		ts, err := f.targets(c.urls)
 		if err != nil {
 			t.Fatalf("%v %v: %v", c.urls, c.models, err)
@@ -40,7 +40,7 @@ func TestTargetsPairing(t *testing.T) {
 			t.Errorf("%v %v: targets %v named %v, want %v named %v", c.urls, c.models, got, names, c.want, c.names)
 		}
 	}
-	f := requestFlags{models: []string{"x", "y"}, format: "auto", timeout: 1, idleTimeout: 1, connect: 1, stall: 1, maxFrames: 1, maxBytes: "1"}
+	f := requestFlags{models: []string{"x", "y"}, format: "auto", timeout: 1, idleTimeout: 1, connect: 1, stall: 1, bounds: boundFlags{frames: 1, bytes: "1"}}
 	if _, err := f.targets([]string{"http://a", "http://b", "http://c"}); err == nil || !strings.Contains(err.Error(), "-m given 2 times for 3 URLs") {
 		t.Errorf("2 models for 3 URLs: %v", err)
 	}
