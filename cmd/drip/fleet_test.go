@@ -185,7 +185,8 @@ func testMergeNamesAHostThatSentNothingGood(t *testing.T) {
 
 // An OTLP receiver that rejects the push is heard on stderr, a line per
 // error, each "drip: --otlp: …", and its error body reaches the terminal
-// without its control sequences.
+// without its control sequences: gone, payload and all, not the inert
+// ^[]0;owned^G that stderr's backstop would make of them.
 func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
@@ -195,8 +196,8 @@ func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "1", "--no-tui", "--otlp", recv.URL, "--otlp-traces")
-	if code != exitOK || strings.ContainsAny(stderr, "\x1b\x07") {
-		t.Errorf("exit %d; stderr %q: want 0 and no control character", code, stderr)
+	if code != exitOK || strings.Contains(stderr, "^[") || strings.Contains(stderr, "]0;owned") {
+		t.Errorf("exit %d; stderr %q: want 0 and the receiver's control sequences removed", code, stderr)
 	}
 	var otlp []string
 	for l := range strings.Lines(stderr) {
@@ -209,6 +210,36 @@ func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
 	}
 	if len(otlp) == 0 || !strings.Contains(stderr, "rejected") {
 		t.Errorf("no line says the receiver rejected the push:\n%s", stderr)
+	}
+}
+
+// A receiver that rejects with a 1 MiB HTML page (the exporter copies up
+// to 4 MiB of it into its error) is a few bounded lines on stderr, not a
+// line for each line of the page.
+func TestOTLPRejectionWithALongBodyIsCutShort(t *testing.T) {
+	page := "<html>\n<body>\n" + strings.Repeat("<p>the receiver is not accepting pushes</p>\n", 1<<20/44) + "</body>\n</html>\n"
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadRequest)
+		io.WriteString(w, page)
+	}))
+	defer recv.Close()
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "1", "--no-tui", "--otlp", recv.URL, "--otlp-traces")
+	var otlp []string
+	for l := range strings.Lines(stderr) {
+		if strings.HasPrefix(l, "drip: --otlp: ") {
+			otlp = append(otlp, l)
+		}
+	}
+	bytes := 0
+	for _, l := range otlp {
+		bytes += len(l)
+	}
+	// Metrics and traces each fail, and the run's export errors are told.
+	if code != exitOK || len(otlp) == 0 || len(otlp) > 3 || bytes > 3*400 || !strings.Contains(stderr, "400 Bad Request") {
+		t.Errorf("exit %d; %d --otlp lines of %d bytes, want 0 and 1 to 3 lines under 1200 bytes naming the 400:\n%.4000s", code, len(otlp), bytes, stderr)
 	}
 }
 

@@ -83,14 +83,36 @@ func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Pl
 		}
 		sinks = append(sinks, pipeline.Sink{Name: "--otlp", Write: o.Add, Close: func() error {
 			if err := o.Close(context.WithoutCancel(ctx)); err != nil {
-				// A receiver's error body is its text, not ours: one
-				// line each, without its control sequences.
-				for _, line := range strings.Split(err.Error(), "\n") {
-					fmt.Fprintf(stderr, "drip: --otlp: %s\n", sanitize.Line(line))
+				for _, line := range otlpErrorLines(err) {
+					fmt.Fprintf(stderr, "drip: --otlp: %s\n", line)
 				}
 			}
 			return nil
 		}})
 	}
 	return sinks, nil
+}
+
+// otlpErrorLine bounds the line an OTLP error is said in: the exporter
+// copies up to 4 MiB of a receiver's rejection body into its error.
+const otlpErrorLine = 300
+
+// otlpErrorLines says an OTLP close error a line per error it joined. A
+// receiver's body is its text, not ours: its newlines folded, its control
+// sequences gone, cut to otlpErrorLine bytes.
+func otlpErrorLines(err error) []string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	lines := make([]string, 0, len(errs))
+	for _, e := range errs {
+		line := sanitize.Line(e.Error())
+		if len(line) > otlpErrorLine {
+			// Sanitised text is valid UTF-8 but for a rune the cut splits.
+			line = strings.ToValidUTF8(line[:otlpErrorLine], "") + "…"
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
