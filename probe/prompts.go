@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -84,6 +86,10 @@ func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
 		if err := dec.Decode(&p); err != nil {
 			return nil, fmt.Errorf("line %d: %s (want {\"id\":…,\"prompt\":…[,\"max_tokens\":N]}): %w", line, promptLineErr(err), ErrPromptFile)
 		}
+		// Decode reads one value; the rest of the line would be dropped.
+		if dec.InputOffset() < int64(len(b)) {
+			return nil, fmt.Errorf("line %d: more after the object (one object a line): %w", line, ErrPromptFile)
+		}
 		switch {
 		case p.ID == nil || strings.TrimSpace(*p.ID) == "":
 			return nil, fmt.Errorf("line %d: missing \"id\": %w", line, ErrPromptFile)
@@ -120,9 +126,26 @@ func promptLineErr(err error) string {
 	case "":
 		return got + ", not an object"
 	case "max_tokens":
-		return "\"max_tokens\" is " + got + ", not a whole number"
+		return "\"max_tokens\" is " + got + maxTokensErr(te.Value)
 	}
 	return fmt.Sprintf("%q is %s, not a string", te.Field, got)
+}
+
+// maxTokensErr says why a JSON number is no int: a fraction, too large, or
+// a whole number in another notation (1e3).
+func maxTokensErr(value string) string {
+	lit, ok := strings.CutPrefix(value, "number ")
+	if !ok {
+		return ", not a whole number"
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	switch {
+	case err != nil || math.Abs(f) >= math.MaxInt64:
+		return ", a whole number out of range"
+	case f != math.Trunc(f):
+		return ", not a whole number"
+	}
+	return ": write it in digits, " + strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // CheckPromptIDs rejects a set whose IDs repeat: records could not be told

@@ -33,6 +33,11 @@ func TestParsePromptsJSONLErrorsNameTheLine(t *testing.T) {
 		{`["a","b"]`, "line 1: an array, not an object"},
 		{`{"id":7,"prompt":"x"}`, `line 1: "id" is a number, not a string`},
 		{`{"id":"a","prompt":"x","max_tokens":1.5}`, `line 1: "max_tokens" is a number 1.5, not a whole number`},
+		{`{"id":"a","prompt":"x","max_tokens":1e3}`, `line 1: "max_tokens" is a number 1e3: write it in digits, 1000`},
+		{`{"id":"a","prompt":"x","max_tokens":99999999999999999999}`, `line 1: "max_tokens" is a number 99999999999999999999, a whole number out of range`},
+		{`{"id":"a","prompt":"x","max_tokens":"64"}`, `line 1: "max_tokens" is a string, not a whole number`},
+		{`{"id":"a","prompt":"x"}` + "\n" + `{"id":"a","prompt":"x"} {"id":"b"}`, `line 2: more after the object (one object a line)`},
+		{`{"id":"a","prompt":"x"}}`, `line 1: more after the object`},
 		{`{"id":"a","prompt":"x"}` + "\n" + `{"id":"b","prompt":"` + strings.Repeat("x", 17<<20) + `"}`, "line 2: longer than 16 MiB"},
 		{"\n\n", "no prompts"},
 	} {
