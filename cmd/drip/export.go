@@ -41,7 +41,8 @@ content (its output length is unknown).
 
 Exit codes: 0 the trace was written, 2 a usage error (a flag, a missing
 file, a file with no stream 'drip record' made), 3 the file does not
-parse or holds no records, or no stream is left for the trace.`,
+parse or holds no records, no stream is left for the trace, or --out
+cannot be created or written.`,
 		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
   drip export aiperf rec.jsonl | head -3`,
 		Args: cobra.ExactArgs(1),

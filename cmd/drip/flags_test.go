@@ -322,7 +322,8 @@ func TestCountsReadAsEnglish(t *testing.T) {
 }
 
 // TestExportAiperfHelpStatesItsExitCodes: export aiperf's help names the
-// exit 2 a file drip record did not make gets (it named only exit 3).
+// exit 2 a file drip record did not make gets (it named only exit 3), and
+// the exit 3 of an --out it cannot create.
 func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
@@ -337,6 +338,14 @@ func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 	}
 	if !strings.Contains(help, "2 a usage error (a flag, a missing\nfile, a file with no stream 'drip record' made)") {
 		t.Errorf("export aiperf --help does not state exit 2:\n%s", help)
+	}
+	noDir := filepath.Join(t.TempDir(), "missing", "trace.jsonl")
+	code, _, stderr = drip(t, "export", "aiperf", writeRecording(t, "/v1/chat/completions"), "--out", noDir)
+	if code != exitCannotGo || !strings.Contains(stderr, "--out: ") {
+		t.Errorf("export aiperf --out %s: exit %d, want %d\n%s", noDir, code, exitCannotGo, stderr)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), "3 the file does not parse or holds no records, no stream is left for the trace, or --out cannot be created or written.") {
+		t.Errorf("export aiperf --help does not state the exit 3 of an --out it cannot create:\n%s", help)
 	}
 }
 
