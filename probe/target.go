@@ -31,7 +31,8 @@ func ParseHTTPURL(raw string) (*url.URL, error) {
 		}
 	}
 	if err == nil && strings.Contains(u.Opaque, "@") {
-		// u:key@host parses as scheme u: RedactURL would keep the key.
+		// u:key@host parses as scheme u, the key in its opaque part:
+		// RedactURL shows no opaque URL either, but this says why.
 		return nil, errors.New("(not shown: it may hold user info): want http(s)://host[:port][/path]")
 	}
 	return nil, fmt.Errorf("%q: want http(s)://host[:port][/path]", RedactURL(raw))

@@ -91,7 +91,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	idle.Touch(o.Clock())
 	e.x.ContentType = resp.Header.Get("Content-Type")
 	e.retryAfter = resp.Header.Get("Retry-After")
-	e.x.Location = keptLocation(resp.Header.Get("Location"), out.URL, e.mask)
+	e.x.Location = keptLocation(resp.Header.Get("Location"), out.URL, e.p.o.Upstream, e.mask)
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		e.rec.ContentEncoding = enc
 	}

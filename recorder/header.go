@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"cmp"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -93,22 +94,67 @@ func urlsRedacted(vs []string) []string {
 }
 
 // keptLocation is a response's Location as the record keeps it: one on
-// the upstream's own origin (resolved against the request sent to it) as
-// its path and query alone, so a client served the recording back follows
-// it back to the fixture server, not out to the upstream with its own
-// headers; any other as it came. Either is kept without user info or
-// secret query values (redact.URL), any byte of the request's credentials
-// starred; one that does not parse is not kept.
-func keptLocation(v string, sent *url.URL, mask *redact.Masker) string {
+// the upstream's own origin and under its base path (resolved against the
+// request sent to it) as the client's path and query alone, the base path
+// and the upstream's own query taken off as upstreamURL added them, so a
+// client served the recording back follows it back to the fixture server,
+// not out to the upstream with its own headers; any other as it came.
+// Either is kept without user info or secret query values (redact.URL),
+// any byte of the request's credentials starred; one that does not parse,
+// or is opaque (urn:, mailto:), is not kept.
+func keptLocation(v string, sent, upstream *url.URL, mask *redact.Masker) string {
 	if v == "" {
 		return ""
 	}
 	loc, err := url.Parse(v)
-	if err != nil {
+	if err != nil || loc.Opaque != "" {
 		return ""
 	}
-	if to := sent.ResolveReference(loc); strings.EqualFold(to.Scheme, sent.Scheme) && strings.EqualFold(to.Host, sent.Host) {
-		v = (&url.URL{Path: to.Path, RawPath: to.RawPath, RawQuery: to.RawQuery}).String()
+	if to := sent.ResolveReference(loc); sameOrigin(to, sent) {
+		v = to.String()
+		// Outside the base path, or a path of // (read as another host's:
+		// //evil.example/x), it stays absolute.
+		if p, ok := strings.CutPrefix(to.EscapedPath(), strings.TrimRight(upstream.EscapedPath(), "/")); ok && (p == "" || p[0] == '/') && !strings.HasPrefix(p, "//") {
+			v = cmp.Or(p, "/")
+			if q := withoutParams(to.RawQuery, upstream.RawQuery); q != "" {
+				v += "?" + q
+			}
+		}
 	}
 	return mask.String(redact.URL(v))
+}
+
+// sameOrigin says whether two absolute URLs share scheme, host and port,
+// a port left out being the scheme's default.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		switch p := u.Port(); {
+		case p != "":
+			return p
+		case strings.EqualFold(u.Scheme, "https"):
+			return "443"
+		case strings.EqualFold(u.Scheme, "http"):
+			return "80"
+		}
+		return ""
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// withoutParams is a raw query without the parameters of own (the
+// upstream's own query, each taken off once, as it was written).
+func withoutParams(query, own string) string {
+	if own == "" {
+		return query
+	}
+	drop := strings.Split(own, "&")
+	var kept []string
+	for _, kv := range strings.Split(query, "&") {
+		if i := slices.Index(drop, kv); i >= 0 {
+			drop = slices.Delete(drop, i, i+1)
+		} else {
+			kept = append(kept, kv)
+		}
+	}
+	return strings.Join(kept, "&")
 }

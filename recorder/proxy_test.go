@@ -29,7 +29,11 @@ func proxyTo(t *testing.T, ctx context.Context, h http.Handler, o recorder.Optio
 	t.Helper()
 	up := httptest.NewServer(h)
 	t.Cleanup(up.Close)
-	o.Upstream, _ = url.Parse(up.URL)
+	u, _ := url.Parse(up.URL)
+	if o.Upstream != nil { // a base path and query of the caller's, on the test server
+		u.Path, u.RawQuery = o.Upstream.Path, o.Upstream.RawQuery
+	}
+	o.Upstream = u
 	var (
 		mu   sync.Mutex
 		recs []*record.Record

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -132,53 +133,66 @@ func TestServedRedirectKeepsItsLocation(t *testing.T) {
 	}
 }
 
-// A redirect to the upstream's own origin is recorded as its path and
-// query, so a client served the recording back follows it to the fixture
-// server, not out to the upstream (production, with the client's key);
-// a redirect to another origin is kept as it came, redacted (above).
+// A redirect to the upstream's own origin is recorded as the client's
+// path and query (the upstream's base path and own query taken off), so a
+// client served the recording back follows it to the fixture server, not
+// out to the upstream (production, with the client's key); a redirect to
+// another origin is kept as it came, redacted (above).
 func TestServedRedirectOnTheUpstreamComesBackToTheFixture(t *testing.T) {
-	var upstreamHits atomic.Int32
-	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		upstreamHits.Add(1)
-		if r.URL.Path == "/v1/moved" {
-			w.Header().Set("Content-Type", "text/event-stream")
-			io.WriteString(w, sse)
-			return
-		}
-		w.Header().Set("Location", "http://"+r.Host+"/v1/moved?region=eu")
-		w.WriteHeader(http.StatusTemporaryRedirect)
-	}), recorder.Options{})
-	const want = "/v1/moved?region=eu"
-	req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
-	resp, err := rawClient.Transport.RoundTrip(req) // the redirect, then where it leads, both through drip record
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	status, _, _ := fetch(t, http.MethodPost, base+want, `{"model":"m","stream":true}`)
-	recs := records()
-	if resp.StatusCode != http.StatusTemporaryRedirect || status != 200 || len(recs) != 2 {
-		t.Fatalf("through drip record: %d then %d, %d records; want 307 then 200, 2 records", resp.StatusCode, status, len(recs))
-	}
-	if got := recs[0].Exchange.Location; got != want {
-		t.Errorf("recorded location %q, want %q", got, want)
-	}
-	served, err := fixtures.NewRecorded(recs, fixtures.RecordedOptions{Speed: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(served)
-	t.Cleanup(srv.Close)
-	before := upstreamHits.Load()
-	req, _ = http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
-	resp, err = rawClient.Do(req) // followed
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.Request.URL.Host != strings.TrimPrefix(srv.URL, "http://") || string(body) != sse || upstreamHits.Load() != before {
-		t.Errorf("the served redirect led to %s (fixture %s), %q, the upstream hit %d more times; want the fixture's %q, no hit",
-			resp.Request.URL, srv.URL, body, upstreamHits.Load()-before, sse)
+	for _, c := range []struct {
+		name, upstream string
+		location       func(host string) string
+		want           string
+	}{
+		{"absolute", "", func(host string) string { return "http://" + host + "/v1/moved?region=eu" }, "/v1/moved?region=eu"},
+		{"under a base path", "/proxy?api-version=1", func(host string) string { return "http://" + host + "/proxy/v1/moved?api-version=1&region=eu" }, "/v1/moved?region=eu"},
+		{"relative, under a base path", "/proxy?api-version=1", func(string) string { return "moved?region=eu" }, "/v1/chat/moved?region=eu"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			upstream, _ := url.Parse(c.upstream)
+			var upstreamHits atomic.Int32
+			base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				upstreamHits.Add(1)
+				if strings.HasSuffix(r.URL.Path, "/moved") {
+					w.Header().Set("Content-Type", "text/event-stream")
+					io.WriteString(w, sse)
+					return
+				}
+				w.Header().Set("Location", c.location(r.Host))
+				w.WriteHeader(http.StatusTemporaryRedirect)
+			}), recorder.Options{Upstream: upstream})
+			req, _ := http.NewRequest(http.MethodPost, base+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+			resp, err := rawClient.Transport.RoundTrip(req) // the redirect, then where it leads, both through drip record
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			status, _, _ := fetch(t, http.MethodPost, base+c.want, `{"model":"m","stream":true}`)
+			recs := records()
+			if resp.StatusCode != http.StatusTemporaryRedirect || status != 200 || len(recs) != 2 {
+				t.Fatalf("through drip record: %d then %d, %d records; want 307 then 200, 2 records", resp.StatusCode, status, len(recs))
+			}
+			if got := recs[0].Exchange.Location; got != c.want {
+				t.Errorf("recorded location %q, want %q", got, c.want)
+			}
+			served, err := fixtures.NewRecorded(recs, fixtures.RecordedOptions{Speed: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(served)
+			t.Cleanup(srv.Close)
+			before := upstreamHits.Load()
+			req, _ = http.NewRequest(http.MethodPost, srv.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
+			resp, err = rawClient.Do(req) // followed
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.Request.URL.Host != strings.TrimPrefix(srv.URL, "http://") || string(body) != sse || upstreamHits.Load() != before {
+				t.Errorf("the served redirect led to %s (fixture %s), %q, the upstream hit %d more times; want the fixture's %q, no hit",
+					resp.Request.URL, srv.URL, body, upstreamHits.Load()-before, sse)
+			}
+		})
 	}
 }
