@@ -146,9 +146,6 @@ func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*re
 	if r.probe.Clock == nil {
 		r.probe.Clock = time.Now
 	}
-	if r.probe.StallMS <= 0 { // the recording's threshold (drip record --stall), so the stalls compare
-		r.probe.StallMS = streams[0].StallMS
-	}
 	if r.o.RunID == "" {
 		r.o.RunID = probe.NewRunID()
 	}
@@ -275,6 +272,9 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 	sctx, observe, stop := hangUpAsRecorded(ctx, orig)
 	defer stop()
 	t, o := r.target(orig), r.probe
+	if o.StallMS <= 0 { // the stream's recorded threshold (drip record --stall), so its stalls compare
+		o.StallMS = orig.StallMS
+	}
 	watch := watchFormat(&t, &o)
 	probe.Stream(sctx, t, o, rec, observe) // masks a credential the server echoes
 	watch.explain(rec, orig.Format)

@@ -239,10 +239,12 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 	}
 }
 
-// TestReplayCountsStallsByTheRecordingsThreshold records at a 500 ms stall
-// threshold (drip record --stall 500ms) and replays: the replay counts
-// stalls at 500 ms too, so the comparison finds no stall threshold
-// between them (it counted at the default 250 ms, "workload differs").
+// TestReplayCountsStallsByTheRecordingsThreshold records two sessions, at
+// 500 ms and 300 ms stall thresholds (drip record --stall), into one
+// recording and replays it: each stream counts stalls at its own
+// session's threshold, so the comparison finds no stall threshold between
+// them (it counted at the default 250 ms, "workload differs", then every
+// stream at the first one's).
 func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
 	up := httptest.NewServer(fixtures.NewServer())
 	t.Cleanup(up.Close)
@@ -251,24 +253,32 @@ func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
 		mu   sync.Mutex
 		recs []*record.Record
 	)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u, StallMS: 500}, func(r *record.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		recs = append(recs, r)
-	})
-	proxy := httptest.NewServer(p)
-	t.Cleanup(proxy.Close)
-	tgt := probe.Target{URL: endpoint(proxy.URL, "openai-chat", "steady"), Format: adapters.Lookup("openai-chat"), Request: adapters.Request{Model: "steady", Prompt: "hi"}}
-	probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
-	p.Wait()
+	recordAt := func(stallMS float64, prompt string) {
+		p := recorder.New(context.Background(), recorder.Options{Upstream: u, StallMS: stallMS}, func(r *record.Record) {
+			mu.Lock()
+			defer mu.Unlock()
+			recs = append(recs, r)
+		})
+		proxy := httptest.NewServer(p)
+		defer proxy.Close()
+		tgt := probe.Target{URL: endpoint(proxy.URL, "openai-chat", "steady"), Format: adapters.Lookup("openai-chat"), Request: adapters.Request{Model: "steady", Prompt: prompt}}
+		probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+		p.Wait()
+	}
+	recordAt(500, "hi")
+	recordAt(300, "hello")
 	streams := replay.Streams(recs)
-	if len(streams) != 1 || streams[0].StallMS != 500 {
-		t.Fatalf("recorded %d streams, want 1 at a 500 ms threshold: %+v", len(streams), streams)
+	want := map[string]float64{} // prompt id: the stall threshold it was recorded at
+	for _, s := range streams {
+		want[s.PromptID] = s.StallMS
+	}
+	if len(streams) != 2 || len(want) != 2 || !slices.Contains(stallThresholds(streams), 300) || !slices.Contains(stallThresholds(streams), 500) {
+		t.Fatalf("recorded %d streams at %v ms, want 2 of 2 prompts at 500 and 300 ms", len(streams), stallThresholds(streams))
 	}
 	var replayed []*record.Record
 	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(r *record.Record) { replayed = append(replayed, r) })
-	if len(replayed) != 1 || replayed[0].StallMS != 500 {
-		t.Fatalf("replayed %d streams, want 1 at 500 ms: %v", len(replayed), stallThresholds(replayed))
+	if len(replayed) != 2 || replayed[0].StallMS != want[replayed[0].PromptID] || replayed[1].StallMS != want[replayed[1].PromptID] {
+		t.Fatalf("replayed %d streams at %v ms, want each at its recording's (prompt id to ms: %v)", len(replayed), stallThresholds(replayed), want)
 	}
 	c, err := compare.New([]compare.Input{{Label: "recorded", Records: streams}, {Label: "replayed", Records: replayed}}, compare.Options{})
 	if err != nil {
