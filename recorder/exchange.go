@@ -155,6 +155,12 @@ func (e *exchange) done(start time.Time, reads []record.Read, perr *record.Error
 }
 
 // keep adds one read to the record's copy of the body, up to MaxBytes.
+// Past MaxFrames reads a read is merged into the last one, stamped with
+// its own time: without a bound, 64 MiB in 1-byte reads would write a
+// gigabyte of reads (record.MaxLine). Only a stream in more reads than
+// the frame bound loses cadence, past that read: fixtures serve --from
+// serves the merged bytes at once, and the frames in them are timed, as
+// of the last read.
 func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Read {
 	if room := e.p.o.MaxBytes - len(e.resp); len(p) > room {
 		p = p[:max(room, 0)]
@@ -164,6 +170,10 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Rea
 		return reads
 	}
 	e.resp = append(e.resp, p...)
+	if n := len(reads); n > 0 && n >= e.p.o.MaxFrames {
+		reads[n-1] = record.Read{TMS: tms, N: reads[n-1].N + len(p)}
+		return reads
+	}
 	return append(reads, record.Read{TMS: tms, N: len(p)})
 }
 

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -13,7 +14,8 @@ import (
 // bound (record.MaxLine) is above the longest such a line can be, the
 // response kept and its text again in the frames, a request body kept,
 // each byte escaped at its longest, and a frame and a read at their
-// longest for each of the most frames kept.
+// longest for each of the most frames kept (keep holds no more reads:
+// TestKeepHoldsNoMoreReadsThanTheFrameBound).
 func TestTheReaderHoldsTheLongestLineAtTheDefaultBounds(t *testing.T) {
 	esc := 0 // the most bytes one byte of text takes in JSON
 	for b := rune(0); b < utf8.RuneSelf; b++ {
@@ -38,5 +40,20 @@ func TestTheReaderHoldsTheLongestLineAtTheDefaultBounds(t *testing.T) {
 	if longest > record.MaxLine {
 		t.Errorf("a record line at the default bounds can take %d MiB (bytes escaped to %d); the reader refuses lines over %d MiB",
 			longest>>20, esc, record.MaxLine>>20)
+	}
+}
+
+// A stream in more reads than the frame bound (1-byte reads) keeps no
+// more reads than the bound: the last holds the rest of the bytes, at the
+// time of the read that ended them, so the record line stays bounded.
+func TestKeepHoldsNoMoreReadsThanTheFrameBound(t *testing.T) {
+	e := &exchange{p: &Proxy{o: Options{MaxBytes: probe.DefaultMaxBytes, MaxFrames: 3}}, x: &record.Exchange{}}
+	var reads []record.Read
+	for i := range 10 {
+		reads = e.keep(reads, []byte{'x'}, float64(i))
+	}
+	want := []record.Read{{TMS: 0, N: 1}, {TMS: 1, N: 1}, {TMS: 9, N: 8}}
+	if !slices.Equal(reads, want) || len(e.resp) != 10 {
+		t.Errorf("10 1-byte reads at a 3-frame bound kept as %v, %d bytes; want %v, 10 bytes", reads, len(e.resp), want)
 	}
 }
