@@ -106,18 +106,9 @@ func TestReplayHangsUpWhereTheRecordedClientDid(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
-		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
-		x.SetBody([]byte(`{"model":"steady","stream":true}`))
-		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "steady", Exchange: x, DurationMS: 400,
-			Status: record.StatusCanceled, Error: &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}}
-		var replayed []*record.Record
-		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
-			replayed = append(replayed, r)
-		})
-		if len(replayed) != 1 {
-			t.Fatalf("%d replayed, want 1", len(replayed))
-		}
-		r := replayed[0]
+		orig := recordedChat("steady", 400, record.StatusCanceled)
+		orig.Error = &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}
+		r := replayOne(t, up, up.URL, orig)
 		ttft := "null"
 		if r.TTFTMS != nil {
 			ttft = fmt.Sprint(*r.TTFTMS)
@@ -136,17 +127,8 @@ func TestReplayInAnotherFormatSaysWhichTheServerSpoke(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
-		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
-		x.SetBody([]byte(`{"model":"fast","stream":true}`))
-		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "fast", Exchange: x, DurationMS: 100, Status: record.StatusComplete}
-		var replayed []*record.Record
-		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL + "/?format=anthropic", Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
-			replayed = append(replayed, r)
-		})
-		if len(replayed) != 1 {
-			t.Fatalf("%d replayed, want 1", len(replayed))
-		}
-		r := replayed[0]
+		orig := recordedChat("fast", 100, record.StatusComplete)
+		r := replayOne(t, up, up.URL+"/?format=anthropic", orig)
 		if r.Status != record.StatusFailed || r.Error == nil || r.Error.Class != record.ErrDecode ||
 			!strings.Contains(r.Error.Message, "answered in anthropic, not in openai-chat as recorded") {
 			t.Errorf("replayed %s, error %+v; want failed, class decode, naming anthropic and openai-chat", r.Status, r.Error)
@@ -167,17 +149,9 @@ func TestReplayEndingIncompleteInTheRecordedFormatStaysIncomplete(t *testing.T) 
 			// and no finish_reason, no [DONE]: the server closed early
 		}))
 		defer up.Close()
-		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
-		x.SetBody([]byte(`{"model":"m","stream":true}`))
-		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Exchange: x, DurationMS: 100, Status: record.StatusComplete}
-		var replayed []*record.Record
-		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
-			replayed = append(replayed, r)
-		})
-		if len(replayed) != 1 {
-			t.Fatalf("%d replayed, want 1", len(replayed))
-		}
-		if r := replayed[0]; r.Status != record.StatusIncomplete || r.Error != nil || r.TTFTMS == nil {
+		orig := recordedChat("m", 100, record.StatusComplete)
+		r := replayOne(t, up, up.URL, orig)
+		if r.Status != record.StatusIncomplete || r.Error != nil || r.TTFTMS == nil {
 			t.Errorf("replayed %s, error %+v, ttft %s; want incomplete, no error, its content read", r.Status, r.Error, fmtPtr(r.TTFTMS))
 		}
 	})
@@ -193,18 +167,32 @@ func TestReplayInAnotherFormatReadsTheResponsesType(t *testing.T) {
 			fmt.Fprint(w, "hello\n")
 		}))
 		defer up.Close()
-		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
-		x.SetBody([]byte(`{"model":"m","stream":true}`))
-		orig := &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Exchange: x, DurationMS: 100, Status: record.StatusComplete}
-		var replayed []*record.Record
-		replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
-			replayed = append(replayed, r)
-		})
-		if len(replayed) != 1 {
-			t.Fatalf("%d replayed, want 1", len(replayed))
-		}
-		if r := replayed[0]; r.Error == nil || !strings.Contains(r.Error.Message, "answered in ndjson, not in openai-chat") {
+		orig := recordedChat("m", 100, record.StatusComplete)
+		r := replayOne(t, up, up.URL, orig)
+		if r.Error == nil || !strings.Contains(r.Error.Message, "answered in ndjson, not in openai-chat") {
 			t.Errorf("replayed %s, error %+v; want the server named as answering in ndjson", r.Status, r.Error)
 		}
 	})
+}
+
+// recordedChat is a recorded OpenAI chat stream asking for model, that
+// lasted ms and ended with status.
+func recordedChat(model string, ms float64, status string) *record.Record {
+	x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+	x.SetBody([]byte(`{"model":"` + model + `","stream":true}`))
+	return &record.Record{Phase: record.PhaseMeasure, Format: "openai-chat", Model: model, Exchange: x, DurationMS: ms, Status: status}
+}
+
+// replayOne replays orig against the URL up serves and returns the one
+// replayed stream.
+func replayOne(t *testing.T, up *memnet.Server, against string, orig *record.Record) *record.Record {
+	t.Helper()
+	var replayed []*record.Record
+	replay.Run(context.Background(), []*record.Record{orig}, replay.Options{Against: against, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) {
+		replayed = append(replayed, r)
+	})
+	if len(replayed) != 1 {
+		t.Fatalf("%d replayed, want 1", len(replayed))
+	}
+	return replayed[0]
 }
