@@ -60,8 +60,8 @@ hung up as long after its request was sent as it was then, so both sides
 hold the same partial stream. Each stream is decoded in its recorded
 format; one the server answers in another (an OpenAI chat recording
 against an Anthropic server) fails with class decode, naming both.
-Stalls are counted at each recorded stream's own threshold (its --stall
-when recorded), so the two sides count them alike.
+Stalls are counted at each recorded stream's own threshold (drip record
+--stall), so the two sides count them alike.
 
 Pacing: by default the recorded order and spacing; --concurrency N keeps N
 in flight (closed loop), --rate R starts R per second (open loop);
