@@ -295,4 +295,17 @@ func endsSentence(text string) bool {
 	return strings.ContainsRune(".!?:;…。！？", r)
 }
 
+// StopsMidSentence reports whether r's content so far stops inside a
+// sentence: a stall in progress after it is then mid-sentence, by the
+// rule Derive classifies the stall with once the next frame ends it.
+func StopsMidSentence(r *record.Record) bool {
+	var tail sentenceTail
+	for i := range r.Frames {
+		if r.Frames[i].Kind == record.KindContent {
+			tail.add(r.Frames[i].Text)
+		}
+	}
+	return !endsSentence(string(tail))
+}
+
 func ptr[T any](v T) *T { return &v }

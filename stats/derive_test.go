@@ -195,6 +195,30 @@ func TestStallsAndMidSentence(t *testing.T) {
 	}
 }
 
+// A stall in progress is classified from the text before it as it will
+// be once the next frame ends it: StopsMidSentence on the frames up to
+// each stall says what the stall's flag says.
+func TestStopsMidSentenceClassifiesTheStallToCome(t *testing.T) {
+	r := &record.Record{DurationMS: 3000, Frames: []record.Frame{
+		content(100, 0, "One sentence ends."), frame(120, 0, record.KindUsage), content(500, 1, " Then the middle of a"),
+		frame(900, 2, record.KindPing), content(1300, 2, " sentence"), content(1350, 3, " and a line\n"), content(1700, 4, "next"),
+		frame(1750, 5, record.KindEnd),
+	}}
+	derive(t, r, 250)
+	if len(r.Stalls) != 3 {
+		t.Fatalf("stalls = %+v, want 3", r.Stalls)
+	}
+	for i, st := range r.Stalls {
+		live := &record.Record{Frames: r.Frames[:st.Frame]}
+		if got := StopsMidSentence(live); got != st.MidSentence {
+			t.Errorf("stall %d (%+v): in progress it is mid-sentence %v, ended %v", i, st, got, st.MidSentence)
+		}
+	}
+	if StopsMidSentence(&record.Record{}) {
+		t.Error("no content yet: not inside a sentence")
+	}
+}
+
 func TestBufferedAndCoalesced(t *testing.T) {
 	r := &record.Record{DurationMS: 1000, Frames: []record.Frame{frame(800, 0, record.KindRole)}}
 	for i := range 12 {

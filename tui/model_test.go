@@ -513,42 +513,73 @@ func TestLiveHeaderCountsWhatTheClocksShow(t *testing.T) {
 }
 
 // TestClocksCountTheStallTheHeaderShows: while the header says "stalled
-// ⏸ 600ms…" the clocks' stalls row counts that stall, said to be in
-// progress (it said "stalls 0" until the stall ended), at 80 and 120
-// columns; once the next frame comes the stall is an ended one.
+// ⏸ 280ms…" the clocks' stalls row counts that stall, said to be in
+// progress (it said "stalls 0" until the stall ended), and among the
+// mid-sentence ones when the text before it stops mid-sentence (it said
+// "0 mid" until the stall ended), at 80 and 120 columns; once the next
+// frame comes the stall is an ended one. The scenario's first stall is
+// mid-sentence, its second between sentences.
 func TestClocksCountTheStallTheHeaderShows(t *testing.T) {
-	rec := recorded(t, "mid-sentence-stall")
-	evs := events(rec)
-	// The read before the stream's first stall: the events up to it.
-	before, lastMS := 0, 0.0
+	evs := events(recorded(t, "mid-sentence-stall"))
+	stalls := stallEvents(evs)
+	if len(stalls) != 2 {
+		t.Fatalf("the scenario has %d stalls, want 2", len(stalls))
+	}
+	want := []struct{ during, after string }{
+		{"1 (1 in progress, 1 mid)", "1 (1 mid-sentence)"},
+		{"2 (1 in progress, 1 mid)", "2 (1 mid-sentence)"},
+	}
+	for _, w := range []int{80, 120} {
+		h, observe := startStream(t, Config{}, w, 40)
+		start, from := h.now, 0
+		for i, st := range stalls {
+			h.push(observe, evs[from:st.before]...)
+			h.advance(start.Add(time.Duration((st.lastMS + 280) * float64(time.Millisecond))).Sub(h.now))
+			s := h.screen()
+			if !strings.Contains(s, "stalled ⏸") {
+				t.Fatalf("%d columns, 280 ms into stall %d: the header does not say stalled:\n%s", w, i+1, s)
+			}
+			if got := stallsRow(s); got != want[i].during {
+				t.Errorf("%d columns, stall %d in progress: stalls row %q, want %q:\n%s", w, i+1, got, want[i].during, s)
+			}
+			h.push(observe, evs[st.before])
+			h.advance(frameInterval)
+			if got := stallsRow(h.screen()); got != want[i].after {
+				t.Errorf("%d columns, stall %d ended: stalls row %q, want %q", w, i+1, got, want[i].after)
+			}
+			from = st.before + 1
+		}
+	}
+}
+
+// stallsRow is the clocks' stalls figure on a screen, or "".
+func stallsRow(screen string) string {
+	m := regexp.MustCompile(`stalls +(\d.*\))`).FindStringSubmatch(screen)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// stallEvent is where a recorded stream stalls: the index of the frames
+// event that ends the stall, and the time of the last frame before it.
+type stallEvent struct {
+	before int
+	lastMS float64
+}
+
+// stallEvents are the stalls of a recorded stream's events, in order.
+func stallEvents(evs []probe.Event) []stallEvent {
+	var out []stallEvent
+	lastMS := 0.0
 	for i, e := range evs {
 		if e.Type != probe.EventFrames {
 			continue
 		}
 		if at := e.Frames[0].TMS; lastMS > 0 && at-lastMS >= stats.DefaultStall {
-			before = i
-			break
+			out = append(out, stallEvent{i, lastMS})
 		}
 		lastMS = e.Frames[len(e.Frames)-1].TMS
 	}
-	if before == 0 {
-		t.Fatal("the scenario has no stall")
-	}
-	for _, w := range []int{80, 120} {
-		h, observe := startStream(t, Config{}, w, 40)
-		h.push(observe, evs[:before]...)
-		h.advance(time.Duration((lastMS + 600) * float64(time.Millisecond)))
-		s := h.screen()
-		if !strings.Contains(s, "stalled ⏸") {
-			t.Fatalf("%d columns, 600 ms into the stall: the header does not say stalled:\n%s", w, s)
-		}
-		if !regexp.MustCompile(`stalls +1 \(1 in progress`).MatchString(s) {
-			t.Errorf("%d columns: the header says stalled, the clocks do not count it in progress:\n%s", w, s)
-		}
-		h.push(observe, evs[before])
-		h.advance(frameInterval)
-		if s := h.screen(); !regexp.MustCompile(`stalls +1 \(\d mid-sentence\)`).MatchString(s) {
-			t.Errorf("%d columns, the stall ended: the clocks do not count it as ended:\n%s", w, s)
-		}
-	}
+	return out
 }

@@ -20,7 +20,8 @@ type Clocks struct {
 	All    *stats.Summary // every finished run, when there are two or more
 	// Stalling is a stall in progress (LiveStall): the stream's own
 	// figures count a stall once it ends, and the header already says
-	// "stalled ⏸ 678ms…", so the row counts it, said to be in progress.
+	// "stalled ⏸ 678ms…", so the row counts it, said to be in progress,
+	// and among the mid-sentence ones when the text before it says so.
 	Stalling bool
 }
 
@@ -220,15 +221,20 @@ func stalls(s *stats.Stalls) string {
 }
 
 // thisStalls is the stream's stalls, the one in progress counted and said
-// to be ("2 (1 in progress, 0 mid-sentence)"), said shorter when room
-// (25 columns on an 80-column screen) is short of it.
+// to be ("2 (1 in progress, 1 mid-sentence)"), said shorter when room
+// (25 columns on an 80-column screen) is short of it. Whether it is
+// mid-sentence is known already: the rule looks at the text before it.
 func thisStalls(c Clocks, room int) string {
 	s := &c.This.Stalls
 	if !c.Stalling {
 		return stalls(s)
 	}
+	mid := s.MidSentence
+	if stats.StopsMidSentence(c.Record) {
+		mid++
+	}
 	for _, f := range []string{"%d (1 in progress, %d mid-sentence)", "%d (1 in progress, %d mid)"} {
-		if l := fmt.Sprintf(f, s.Count+1, s.MidSentence); Width(l) <= room {
+		if l := fmt.Sprintf(f, s.Count+1, mid); Width(l) <= room {
 			return l
 		}
 	}
