@@ -4,26 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
-)
-
-// Column widths of the text table.
-const (
-	labelW    = 20 // at least; as wide as the longest label needs, up to maxLabelW
-	maxLabelW = 32
-	valueW    = 10
-	deltaW    = 10
-	pctW      = 9
-	markW     = 3
 )
 
 // Letter names run i in tables: A is the baseline.
@@ -58,9 +45,8 @@ func Text(w io.Writer, c *Comparison) {
 		}
 	}
 	fmt.Fprintln(w)
-	lw := labelWidth(c)
-	writeHeader(w, c, lw)
-	writeSections(w, c.Sections, lw)
+	l, blocks := tableLayout(c)
+	writeTable(w, c, l, blocks, func(runs []int) { writeSections(w, c.Sections, l, runs) })
 	fmt.Fprintln(w)
 	for _, l := range strings.Split(Legend, "\n") {
 		report.Para(w, "", "  ", l)
@@ -70,11 +56,12 @@ func Text(w io.Writer, c *Comparison) {
 	writeNoise(w, c)
 	if len(c.Prompts) > 0 {
 		fmt.Fprintln(w, "\nper prompt")
-		writeHeader(w, c, lw)
-		for _, p := range c.Prompts {
-			fmt.Fprintf(w, "prompt %s\n", sanitize.Line(p.ID))
-			writeSections(w, indent(p.Sections), lw)
-		}
+		writeTable(w, c, l, blocks, func(runs []int) {
+			for _, p := range c.Prompts {
+				fmt.Fprintf(w, "prompt %s\n", sanitize.Line(p.ID))
+				writeSections(w, indent(p.Sections), l, runs)
+			}
+		})
 	}
 	if len(c.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates")
@@ -116,73 +103,6 @@ func NoneCompleted(s *stats.Summary) string {
 		msg += fmt.Sprintf(", %d canceled", st.Canceled)
 	}
 	return msg
-}
-
-// labelWidth is the label column's width: labelW, or wider for a row
-// whose label needs it ("failed timeout_total" was cut to
-// "failed timeout_to…"), up to maxLabelW.
-func labelWidth(c *Comparison) int {
-	lw := labelW
-	secs := slices.Clone(c.Sections)
-	for _, p := range c.Prompts {
-		secs = append(secs, indent(p.Sections)...)
-	}
-	for _, sec := range secs {
-		for _, r := range sec.Rows {
-			lw = max(lw, ansi.StringWidth("  "+sanitize.Line(r.Label))+1)
-		}
-	}
-	return min(lw, maxLabelW)
-}
-
-func writeHeader(w io.Writer, c *Comparison, labelW int) {
-	var top, sub strings.Builder
-	sub.WriteString(strings.Repeat(" ", labelW))
-	for i, r := range c.Runs {
-		name := Letter(i) + " " + sanitize.Line(r.Label)
-		if i == 0 {
-			// The baseline's name may reach into the empty label column.
-			top.WriteString(fit(name, labelW+valueW+1))
-			sub.WriteString(pad("value", valueW+1))
-			continue
-		}
-		top.WriteString("  " + fitLeft(name, valueW+deltaW+pctW+markW))
-		sub.WriteString(" " + pad("value", valueW+1) + pad("Δ", deltaW) + pad("Δ%", pctW) + strings.Repeat(" ", markW))
-	}
-	fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
-	fmt.Fprintln(w, strings.TrimRight(sub.String(), " "))
-}
-
-func writeSections(w io.Writer, secs []Section, labelW int) {
-	for _, sec := range secs {
-		var b strings.Builder
-		b.WriteString(fitLeft(sec.Title, labelW))
-		for i, n := range sec.N {
-			cell := pad(fmt.Sprintf("n=%d", n), valueW+1)
-			if i > 0 {
-				cell = " " + cell + strings.Repeat(" ", deltaW+pctW+markW)
-			}
-			b.WriteString(cell)
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-		for _, r := range sec.Rows {
-			fmt.Fprintln(w, strings.TrimRight(rowLine(r, labelW), " "))
-		}
-	}
-}
-
-func rowLine(r Row, labelW int) string {
-	var b strings.Builder
-	b.WriteString(fitLeft("  "+sanitize.Line(r.Label), labelW))
-	for i, v := range r.Values {
-		if i == 0 {
-			b.WriteString(pad(FormatValue(r, v), valueW+1))
-			continue
-		}
-		d := r.Deltas[i]
-		b.WriteString(" " + pad(FormatValue(r, v), valueW+1) + pad(FormatDeltaAbs(r, d), deltaW) + pad(FormatDeltaPct(d), pctW) + " " + fitLeft(Marks(d), markW-1))
-	}
-	return b.String()
 }
 
 // FormatValue formats a row's figure: counts as whole numbers, undefined as —.
@@ -260,7 +180,7 @@ func writeNoise(w io.Writer, c *Comparison) {
 		width = max(width, utf8.RuneCountInString(n.metric))
 	}
 	for _, n := range lines {
-		fmt.Fprintf(w, "  %-*s %-2s %s\n", width, n.metric, n.run, n.verdict)
+		report.Para(w, fmt.Sprintf("  %-*s %-2s ", width, n.metric, n.run), strings.Repeat(" ", width+6), n.verdict)
 	}
 }
 
@@ -294,23 +214,6 @@ func indent(secs []Section) []Section {
 	}
 	return out
 }
-
-// pad right-aligns s in width cells.
-func pad(s string, width int) string {
-	if n := ansi.StringWidth(s); n < width {
-		return strings.Repeat(" ", width-n) + s
-	}
-	return s
-}
-
-// fitLeft left-aligns s in width cells, cutting it if it is too wide.
-func fitLeft(s string, width int) string {
-	s = ansi.Truncate(s, width, "…")
-	return s + strings.Repeat(" ", width-ansi.StringWidth(s))
-}
-
-// fit right-aligns s in width cells, cutting it if it is too wide.
-func fit(s string, width int) string { return pad(ansi.Truncate(s, width, "…"), width) }
 
 // GateLines prints each gate's verdict on its own line, with the letter of
 // the run it judged: one line, however wide, so a CI log can be grepped.
