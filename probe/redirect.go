@@ -37,7 +37,7 @@ func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
 	status := req.Response.StatusCode
 	to := redact.URL(req.URL.String())
 	refuse := func(why string) error { return &redirectError{status: status, to: to, why: why} }
-	cross := !sameOrigin(via[0].URL, req.URL)
+	cross := !SameOrigin(via[0].URL, req.URL)
 	switch {
 	case len(via) > maxRedirects:
 		return refuse(fmt.Sprintf("more than %d redirects", maxRedirects))
@@ -58,9 +58,10 @@ func (p *redirectPolicy) check(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// sameOrigin compares scheme, host and port, with the scheme's default port
-// for a URL that names none.
-func sameOrigin(a, b *url.URL) bool {
+// SameOrigin compares scheme, host and port, with the scheme's default port
+// for a URL that names none: the one rule for a redirect drip run follows
+// and a Location drip record keeps.
+func SameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 

@@ -110,7 +110,7 @@ func keptLocation(v string, sent, upstream *url.URL, mask *redact.Masker) string
 	if err != nil || loc.Opaque != "" {
 		return ""
 	}
-	if to := sent.ResolveReference(loc); sameOrigin(to, sent) {
+	if to := sent.ResolveReference(loc); probe.SameOrigin(to, sent) {
 		v = to.String()
 		// Outside the base path, or a path of // (read as another host's:
 		// //evil.example/x), it stays absolute.
@@ -122,23 +122,6 @@ func keptLocation(v string, sent, upstream *url.URL, mask *redact.Masker) string
 		}
 	}
 	return mask.String(redact.URL(v))
-}
-
-// sameOrigin says whether two absolute URLs share scheme, host and port,
-// a port left out being the scheme's default.
-func sameOrigin(a, b *url.URL) bool {
-	port := func(u *url.URL) string {
-		switch p := u.Port(); {
-		case p != "":
-			return p
-		case strings.EqualFold(u.Scheme, "https"):
-			return "443"
-		case strings.EqualFold(u.Scheme, "http"):
-			return "80"
-		}
-		return ""
-	}
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // withoutParams is a raw query without the parameters of own (the
