@@ -98,7 +98,9 @@ func urlsRedacted(vs []string) []string {
 // request sent to it) as the client's path and query alone, the base path
 // and the upstream's own query taken off as upstreamURL added them, so a
 // client served the recording back follows it back to the fixture server,
-// not out to the upstream with its own headers; any other as it came.
+// not out to the upstream with its own headers; one on that origin but
+// outside the base path resolved, as an absolute URL; one on another
+// origin as it came.
 // Either is kept without user info or secret query values (redact.URL),
 // any byte of the request's credentials starred; one that does not parse,
 // or is opaque (urn:, mailto:), is not kept.
