@@ -14,11 +14,12 @@ import (
 
 // MaxLine bounds one line of a record file: 1 GiB, as the scanner before
 // it allowed, above the longest line drip record writes at the default
-// bounds (64 MiB of response and its text again in the frames, 32 MiB of
-// request, each byte escaped to 6 at worst, 100,000 frames and as many
-// reads, drip record merging any more; a --max-bytes or --max-frames past
-// the default can write longer), yet low enough that a file with no line
-// end (a stray binary) is refused before it holds the machine.
+// bounds (64 MiB of response, as sent or decoded, and its text again in
+// the frames, 32 MiB of request, each byte escaped to 6 at worst, 100,000
+// frames and as many reads, drip record merging any more; a --max-bytes or
+// --max-frames past the default can write longer), yet low enough that a
+// file with no line end (a stray binary) is refused before it holds the
+// machine.
 const MaxLine = 1 << 30
 
 // maxTimeMS bounds a time the reader accepts (about 31 years), as the

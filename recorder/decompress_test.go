@@ -13,6 +13,20 @@ import (
 	"github.com/driplab/drip/record"
 )
 
+// testExchange is an exchange at the given bounds, for its bookkeeping.
+func testExchange(maxBytes, maxFrames int) *exchange {
+	return &exchange{p: &Proxy{o: Options{MaxBytes: maxBytes, MaxFrames: maxFrames}}, x: &record.Exchange{}}
+}
+
+// gzipped is b compressed in one gzip stream.
+func gzipped(b []byte) []byte {
+	var wire bytes.Buffer
+	z := gzip.NewWriter(&wire)
+	z.Write(b)
+	z.Close()
+	return wire.Bytes()
+}
+
 type flushWriter interface {
 	io.WriteCloser
 	Flush() error
@@ -41,7 +55,7 @@ func TestDecompressStampsEachPieceWithItsRead(t *testing.T) {
 			}
 			reads = append(reads, record.Read{TMS: float64(10 * (i + 1)), N: wire.Len() - n})
 		}
-		body, out, err := decompress(enc, wire.Bytes(), reads)
+		body, out, err := testExchange(1<<20, 100).decompress(enc, wire.Bytes(), reads)
 		if err != nil {
 			t.Fatalf("%s: %v", enc, err)
 		}
@@ -57,5 +71,45 @@ func TestDecompressStampsEachPieceWithItsRead(t *testing.T) {
 				t.Errorf("%s: decoded at %v ms: %q, want %q (all: %v)", enc, at, got[at], ev, got)
 			}
 		}
+	}
+}
+
+// A gzip bomb (a few KiB decoding to MiBs) is decoded only up to
+// --max-bytes, and the exchange is marked clipped, as a raw body past it is.
+func TestDecompressKeepsNoMoreThanMaxBytesDecoded(t *testing.T) {
+	const maxBytes = 64 << 10
+	wire := gzipped(bytes.Repeat([]byte("data: x\n\n"), 4<<20/9))
+	if len(wire) >= maxBytes {
+		t.Fatalf("the bomb is %d bytes compressed, want under --max-bytes %d", len(wire), maxBytes)
+	}
+	e := testExchange(maxBytes, 100)
+	body, out, err := e.decompress("gzip", wire, []record.Read{{TMS: 5, N: len(wire)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range out {
+		n += r.N
+	}
+	if len(body) != maxBytes || n != len(body) || !e.x.Clipped {
+		t.Errorf("decoded %d bytes in reads of %d, clipped %v; want %d, the same, clipped", len(body), n, e.x.Clipped, maxBytes)
+	}
+}
+
+// One upstream read decoding to more pieces than the frame bound is kept
+// as one read: no more reads than keep kept.
+func TestDecompressHoldsNoMoreReadsThanCame(t *testing.T) {
+	plain := bytes.Repeat([]byte("data: x\n\n"), 10*readBufferSize/9)
+	wire := gzipped(plain)
+	body, out, err := testExchange(1<<20, 3).decompress("gzip", wire, []record.Read{{TMS: 5, N: len(wire)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range out {
+		n += r.N
+	}
+	if !bytes.Equal(body, plain) || len(out) != 1 || n != len(plain) || out[0].TMS != 5 {
+		t.Errorf("decoded %d of %d bytes in %d reads %v; want all in one, at 5 ms", len(body), len(plain), len(out), out)
 	}
 }

@@ -202,7 +202,7 @@ func (e *exchange) finish() {
 	rec.Start = start
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
 	rec.DurationMS = ms(e.end.Sub(start))
-	body, reads, encErr := decompress(rec.ContentEncoding, e.resp, reads)
+	body, reads, encErr := e.decompress(rec.ContentEncoding, e.resp, reads)
 	body = e.mask.BytesCut(body) // an upstream that echoes the key: the client got it, the record does not
 	if encErr != nil {
 		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came
@@ -266,46 +266,40 @@ func classify(ctx context.Context, r *http.Request, err error) *record.Error {
 }
 
 // decompress decodes a gzip, deflate, br or zstd body for the record, each
-// decoded piece stamped with the time of the read that completed it. An
-// encoding drip cannot decode leaves the body as it came, with the error,
+// decoded piece stamped with the time of the read that completed it, the
+// pieces of one read kept as one read (so no more reads than keep kept).
+// The decoded body is kept up to MaxBytes too: 64 MiB of gzip can decode
+// to gigabytes. An encoding drip cannot decode leaves the body as it came, with the error,
 // and the client gets it all.
-func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.Read, error) {
+func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.Read, error) {
 	if enc == "" || len(raw) == 0 {
 		return raw, reads, nil
 	}
 	rr := &readsReader{b: raw, reads: reads}
-	var zr io.Reader
-	var err error
-	switch strings.ToLower(enc) {
-	case "gzip", "x-gzip":
-		zr, err = gzip.NewReader(rr)
-	case "deflate":
-		zr, err = zlib.NewReader(rr)
-	case "br":
-		zr = brotli.NewReader(rr)
-	case "zstd":
-		var d *zstd.Decoder
-		// One goroutine, no read-ahead beyond the block at hand, so a decoded
-		// piece keeps the time of the read that completed it.
-		d, err = zstd.NewReader(rr, zstd.WithDecoderConcurrency(1))
-		if err == nil {
-			defer d.Close()
-			zr = d
-		}
-	default:
-		return raw, reads, fmt.Errorf("content-encoding %s: drip decodes gzip, deflate, br and zstd, so this response is kept as it came, undecoded, without frames (the client got it unchanged)", enc)
-	}
+	zr, closeZ, err := decoder(enc, rr)
 	if err != nil {
-		return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)
+		return raw, reads, err
 	}
+	defer closeZ()
+	maxBytes := e.p.o.MaxBytes
+	lr := io.LimitReader(zr, int64(maxBytes)+1) // one byte past the bound says it was passed
 	var body []byte
 	var out []record.Read
+	from := -1 // the read the last of out was decoded from
 	buf := make([]byte, readBufferSize)
 	for {
-		n, err := zr.Read(buf)
+		n, err := lr.Read(buf)
+		if room := maxBytes - len(body); n > room {
+			n, e.x.Clipped = room, true
+		}
 		if n > 0 {
 			body = append(body, buf[:n]...)
-			out = append(out, record.Read{TMS: reads[rr.read].TMS, N: n})
+			if rr.read == from {
+				out[len(out)-1].N += n
+			} else {
+				from = rr.read
+				out = append(out, record.Read{TMS: reads[from].TMS, N: n})
+			}
 		}
 		if err == io.EOF {
 			return body, out, nil
@@ -314,6 +308,34 @@ func decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.R
 			return raw, reads, fmt.Errorf("content-encoding %s: %w", enc, err)
 		}
 	}
+}
+
+// decoder reads r through enc's decoder, with what closes it.
+func decoder(enc string, r io.Reader) (io.Reader, func(), error) {
+	var zr io.Reader
+	var err error
+	switch strings.ToLower(enc) {
+	case "gzip", "x-gzip":
+		zr, err = gzip.NewReader(r)
+	case "deflate":
+		zr, err = zlib.NewReader(r)
+	case "br":
+		zr = brotli.NewReader(r)
+	case "zstd":
+		// One goroutine, no read-ahead beyond the block at hand, so a decoded
+		// piece keeps the time of the read that completed it.
+		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, nil, fmt.Errorf("content-encoding %s: %w", enc, err)
+		}
+		return d, d.Close, nil
+	default:
+		return nil, nil, fmt.Errorf("content-encoding %s: drip decodes gzip, deflate, br and zstd, so this response is kept as it came, undecoded, without frames (the client got it unchanged)", enc)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("content-encoding %s: %w", enc, err)
+	}
+	return zr, func() {}, nil
 }
 
 // readsReader reads a body kept as reads and knows which read the last byte

@@ -47,7 +47,7 @@ func TestTheReaderHoldsTheLongestLineAtTheDefaultBounds(t *testing.T) {
 // more reads than the bound: the last holds the rest of the bytes, at the
 // time of the read that ended them, so the record line stays bounded.
 func TestKeepHoldsNoMoreReadsThanTheFrameBound(t *testing.T) {
-	e := &exchange{p: &Proxy{o: Options{MaxBytes: probe.DefaultMaxBytes, MaxFrames: 3}}, x: &record.Exchange{}}
+	e := testExchange(probe.DefaultMaxBytes, 3)
 	var reads []record.Read
 	for i := range 10 {
 		reads = e.keep(reads, []byte{'x'}, float64(i))

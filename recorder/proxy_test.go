@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -408,5 +409,35 @@ func TestRequestBodyTooLongToKeepIsForwardedWhole(t *testing.T) {
 	}
 	if n := len(replay.Streams([]*record.Record{r})); n != 0 {
 		t.Errorf("replay would send %d streams without their body, want 0", n)
+	}
+}
+
+// A gzip bomb under --max-bytes on the wire, far over it decoded, reaches
+// the client whole and is recorded decoded up to --max-bytes, marked
+// limit: its record line stays near the bound.
+func TestCompressedResponseOverMaxBytesDecodedIsRecordedAsLimit(t *testing.T) {
+	const maxBytes = 64 << 10
+	var wire bytes.Buffer
+	z := gzip.NewWriter(&wire)
+	z.Write(bytes.Repeat([]byte(strings.SplitAfter(sse, "\n\n")[0]), 4<<20/len(sse)))
+	z.Close()
+	base, records := proxyTo(t, context.Background(), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(wire.Bytes())
+	}), recorder.Options{MaxBytes: maxBytes})
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(got, wire.Bytes()) || wire.Len() >= maxBytes {
+		t.Fatalf("client got %d bytes, want the upstream's %d (under %d)", len(got), wire.Len(), maxBytes)
+	}
+	r := records()[0]
+	line, _ := json.Marshal(r)
+	if r.Error == nil || r.Error.Class != record.ErrLimit || len(r.Exchange.Response) != maxBytes || len(line) > 8*maxBytes {
+		t.Errorf("error %+v, %d bytes kept, a %d-byte line; want class limit, %d bytes, a line under %d", r.Error, len(r.Exchange.Response), len(line), maxBytes, 8*maxBytes)
 	}
 }
