@@ -16,10 +16,10 @@ import (
 // it allowed, above the longest line drip record writes at the default
 // bounds (64 MiB of response, as sent or decoded, and its text again in
 // the frames, 32 MiB of request, each byte escaped to 6 at worst, 100,000
-// frames and as many reads, drip record merging any more; a --max-bytes or
-// --max-frames past the default can write longer), yet low enough that a
-// file with no line end (a stray binary) is refused before it holds the
-// machine.
+// frames and as many reads and one, drip record merging the rest into
+// that one; a --max-bytes or --max-frames past the default can write
+// longer), yet low enough that a file with no line end (a stray binary)
+// is refused before it holds the machine.
 const MaxLine = 1 << 30
 
 // maxTimeMS bounds a time the reader accepts (about 31 years), as the

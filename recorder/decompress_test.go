@@ -113,3 +113,27 @@ func TestDecompressHoldsNoMoreReadsThanCame(t *testing.T) {
 		t.Errorf("decoded %d of %d bytes in %d reads %v; want all in one, at 5 ms", len(body), len(plain), len(out), out)
 	}
 }
+
+// The read keep merged the rest into is found again among the decoded
+// reads, one before it decoding to nothing (the gzip header alone).
+func TestDecompressFindsTheMergedRead(t *testing.T) {
+	var wire bytes.Buffer
+	z := gzip.NewWriter(&wire)
+	var ends []int
+	for _, ev := range []string{"data: one\n\n", "data: two\n\n", "data: three\n\n"} {
+		z.Write([]byte(ev))
+		z.Flush()
+		ends = append(ends, wire.Len())
+	}
+	z.Close()
+	reads := []record.Read{{TMS: 1, N: 10}, {TMS: 2, N: ends[0] - 10}, {TMS: 3, N: ends[1] - ends[0]}, {TMS: 4, N: wire.Len() - ends[1]}}
+	e := testExchange(1<<20, 3)
+	e.merged = 3
+	_, out, err := e.decompress("gzip", wire.Bytes(), reads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 3 || e.merged != 2 || out[2].TMS != 4 {
+		t.Errorf("decoded reads %v, merged at %d; want 3 reads, the merged one at 2, at 4 ms", out, e.merged)
+	}
+}

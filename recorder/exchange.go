@@ -46,6 +46,10 @@ type exchange struct {
 	// or drip record stopped mid-body): the client's must break off too,
 	// never end as if whole.
 	cut bool
+	// merged is the index of the read keep merged the reads past MaxFrames
+	// into, 0 when none (the first read is never one): its frames have the
+	// last read's time, not their own.
+	merged int
 }
 
 // bufs are the forwarding loops' read buffers: 100 streams would
@@ -155,12 +159,12 @@ func (e *exchange) done(start time.Time, reads []record.Read, perr *record.Error
 }
 
 // keep adds one read to the record's copy of the body, up to MaxBytes.
-// Past MaxFrames reads a read is merged into the last one, stamped with
-// its own time: without a bound, 64 MiB in 1-byte reads would write a
+// The reads past MaxFrames are merged into one, stamped with the last
+// one's time: without a bound, 64 MiB in 1-byte reads would write a
 // gigabyte of reads (record.MaxLine). Only a stream in more reads than
 // the frame bound loses cadence, past that read: fixtures serve --from
-// serves the merged bytes at once, and the frames in them are timed, as
-// of the last read.
+// serves the merged bytes at once, and the record, marked limit, keeps
+// the frames before them (finish).
 func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Read {
 	if room := e.p.o.MaxBytes - len(e.resp); len(p) > room {
 		p = p[:max(room, 0)]
@@ -170,8 +174,9 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Rea
 		return reads
 	}
 	e.resp = append(e.resp, p...)
-	if n := len(reads); n > 0 && n >= e.p.o.MaxFrames {
+	if n := len(reads); n > e.p.o.MaxFrames {
 		reads[n-1] = record.Read{TMS: tms, N: reads[n-1].N + len(p)}
+		e.merged = n - 1
 		return reads
 	}
 	return append(reads, record.Read{TMS: tms, N: len(p)})
@@ -223,10 +228,9 @@ func (e *exchange) finish() {
 			perr = &record.Error{Class: record.ErrDecode, Message: encErr.Error()}
 		}
 	default:
-		if err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, rec); err != nil && perr == nil {
+		if err := e.decodeFrames(body, reads); err != nil && perr == nil {
 			perr = err // a decode error, or past --max-frames: the client got it all
 		}
-		e.maskFramesAndBody(body, reads)
 	}
 	switch {
 	case perr != nil:
@@ -236,6 +240,8 @@ func (e *exchange) finish() {
 		perr = probe.HTTPError(rec.HTTPStatus, e.retryAfter, body)
 	case e.x.Clipped:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
+	case e.merged > 0:
+		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response came in more than %d reads (--max-frames): the client got all of it, the record keeps the rest as one read, and the frames before it", o.MaxFrames)}
 	}
 	rec.Error = perr
 	probe.MaskServerWords(rec, e.mask) // an upstream may echo a key in Retry-After too
@@ -247,6 +253,23 @@ func (e *exchange) finish() {
 		// for: it is not incomplete.
 		rec.Status, rec.Complete = record.StatusComplete, true
 	}
+}
+
+// decodeFrames decodes the kept body into the record's frames, keeping
+// those of the reads before the ones keep merged, as drip run keeps a
+// stream cut at a bound: after it they would have the last read's time,
+// one invented gap then none. It masks them and the body.
+func (e *exchange) decodeFrames(body []byte, reads []record.Read) *record.Error {
+	o := &e.p.o
+	err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, e.rec)
+	if e.merged > 0 {
+		e.rec.Frames = slices.DeleteFunc(e.rec.Frames, func(f record.Frame) bool { return f.Read >= e.merged })
+		if err != nil && err.Class == record.ErrLimit {
+			err = nil // the frame bound was reached in the merged reads: finish names them
+		}
+	}
+	e.maskFramesAndBody(body, reads)
+	return err
 }
 
 // classify names a transport error: the proxy's own timeouts and stop
@@ -285,7 +308,8 @@ func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]by
 	lr := io.LimitReader(zr, int64(maxBytes)+1) // one byte past the bound says it was passed
 	var body []byte
 	var out []record.Read
-	from := -1 // the read the last of out was decoded from
+	from := -1  // the read the last of out was decoded from
+	merged := 0 // the read of out decoded from the merged one, if any
 	buf := make([]byte, readBufferSize)
 	for {
 		n, err := lr.Read(buf)
@@ -300,8 +324,15 @@ func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]by
 				from = rr.read
 				out = append(out, record.Read{TMS: reads[from].TMS, N: n})
 			}
+			if e.merged > 0 && from == e.merged {
+				merged = len(out) - 1
+			}
 		}
 		if err == io.EOF {
+			if e.merged > 0 && merged == 0 { // the merged read decoded to nothing more: still marked
+				merged = max(len(out), 1)
+			}
+			e.merged = merged
 			return body, out, nil
 		}
 		if err != nil {

@@ -14,8 +14,8 @@ import (
 // bound (record.MaxLine) is above the longest such a line can be, the
 // response kept and its text again in the frames, a request body kept,
 // each byte escaped at its longest, and a frame and a read at their
-// longest for each of the most frames kept (keep holds no more reads:
-// TestKeepHoldsNoMoreReadsThanTheFrameBound).
+// longest for each of the most frames kept (keep holds one read more:
+// TestKeepMergesTheReadsPastTheFrameBound).
 func TestTheReaderHoldsTheLongestLineAtTheDefaultBounds(t *testing.T) {
 	esc := 0 // the most bytes one byte of text takes in JSON
 	for b := rune(0); b < utf8.RuneSelf; b++ {
@@ -43,17 +43,17 @@ func TestTheReaderHoldsTheLongestLineAtTheDefaultBounds(t *testing.T) {
 	}
 }
 
-// A stream in more reads than the frame bound (1-byte reads) keeps no
-// more reads than the bound: the last holds the rest of the bytes, at the
-// time of the read that ended them, so the record line stays bounded.
-func TestKeepHoldsNoMoreReadsThanTheFrameBound(t *testing.T) {
+// A stream in more reads than the frame bound (1-byte reads) keeps the
+// reads up to the bound and the rest as one, at the time of the read that
+// ended them, so the record line stays bounded.
+func TestKeepMergesTheReadsPastTheFrameBound(t *testing.T) {
 	e := testExchange(probe.DefaultMaxBytes, 3)
 	var reads []record.Read
 	for i := range 10 {
 		reads = e.keep(reads, []byte{'x'}, float64(i))
 	}
-	want := []record.Read{{TMS: 0, N: 1}, {TMS: 1, N: 1}, {TMS: 9, N: 8}}
-	if !slices.Equal(reads, want) || len(e.resp) != 10 {
-		t.Errorf("10 1-byte reads at a 3-frame bound kept as %v, %d bytes; want %v, 10 bytes", reads, len(e.resp), want)
+	want := []record.Read{{TMS: 0, N: 1}, {TMS: 1, N: 1}, {TMS: 2, N: 1}, {TMS: 9, N: 7}}
+	if !slices.Equal(reads, want) || len(e.resp) != 10 || e.merged != 3 {
+		t.Errorf("10 1-byte reads at a 3-frame bound kept as %v, %d bytes, merged at %d; want %v, 10 bytes, merged at 3", reads, len(e.resp), e.merged, want)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
@@ -439,5 +441,60 @@ func TestCompressedResponseOverMaxBytesDecodedIsRecordedAsLimit(t *testing.T) {
 	line, _ := json.Marshal(r)
 	if r.Error == nil || r.Error.Class != record.ErrLimit || len(r.Exchange.Response) != maxBytes || len(line) > 8*maxBytes {
 		t.Errorf("error %+v, %d bytes kept, a %d-byte line; want class limit, %d bytes, a line under %d", r.Error, len(r.Exchange.Response), len(line), maxBytes, 8*maxBytes)
+	}
+}
+
+// oneByteUpstream answers every request with body, one byte a read.
+type oneByteUpstream string
+
+func (b oneByteUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(string(b)))), Request: r}, nil
+}
+
+// A stream in more reads than --max-frames, events split across reads, is
+// marked limit, and keeps the frames of the reads before the merged one:
+// those after it would have the last read's time, one invented gap (a
+// false stall) then none.
+func TestReadsPastMaxFramesAreRecordedAsLimitWithoutTheirFrames(t *testing.T) {
+	var tick atomic.Int64 // 1 ms a look at the clock: about 1 ms a byte
+	clock := func() time.Time { return time.UnixMilli(tick.Add(1)) }
+	ev := strings.SplitAfter(sse, "\n\n")
+	body, first := ev[0]+ev[1]+ev[1]+ev[2], len(ev[0]) // each event's gap about 110 ms, all past the first 230 ms
+	o := recorder.Options{Client: &http.Client{Transport: oneByteUpstream(body)}, Clock: clock, StallMS: 150, MaxFrames: first + 1}
+	base, records := proxyTo(t, context.Background(), http.NotFoundHandler(), o)
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(got) != body {
+		t.Errorf("client got %q, want all of it", got)
+	}
+	r := records()[0]
+	if r.Error == nil || r.Error.Class != record.ErrLimit || !strings.Contains(r.Error.Message, "--max-frames") {
+		t.Errorf("error %+v, want class limit naming --max-frames", r.Error)
+	}
+	if len(r.Frames) != 1 || len(r.Stalls) != 0 || len(r.Exchange.Reads) != first+2 {
+		t.Errorf("%d frames, stalls %+v, %d reads; want the first event's frame alone, no stall, %d reads", len(r.Frames), r.Stalls, len(r.Exchange.Reads), first+2)
+	}
+}
+
+// Reads merged past --max-frames that hold more frames than the bound
+// too: the record keeps none of them and names the reads, not a frame
+// count it does not hold.
+func TestFramesPastTheBoundInTheMergedReadsAreNotCounted(t *testing.T) {
+	o := recorder.Options{Client: &http.Client{Transport: oneByteUpstream(sse)}, MaxFrames: 2}
+	base, records := proxyTo(t, context.Background(), http.NotFoundHandler(), o)
+	resp, err := rawClient.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	r := records()[0]
+	if len(r.Frames) != 0 || r.Error == nil || r.Error.Class != record.ErrLimit || !strings.Contains(r.Error.Message, "more than 2 reads") {
+		t.Errorf("%d frames, error %+v; want none, class limit naming the reads past --max-frames", len(r.Frames), r.Error)
 	}
 }

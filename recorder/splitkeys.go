@@ -28,7 +28,8 @@ const removedSplitKey = "response (a credential split across frames)"
 // record does not keep, and a key split across those must be starred
 // there too. So the body's frames are walked again, all of them but one
 // at a time, none kept (what --max-frames bounds stays bounded), when
-// masking changed a kept frame or the kept frames reached the bound.
+// masking changed a kept frame or the kept frames reached the bound or
+// stop before the reads keep merged.
 // Starring, not dropping the body, keeps what serving it back needs; a
 // body whose starred copy does not decode to the masked frames, frame for
 // frame (a piece the body escapes, Bedrock's binary events), or that says
@@ -38,7 +39,7 @@ func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if e.mask == nil {
 		return
 	}
-	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames {
+	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames && e.merged == 0 {
 		return
 	}
 	out, masked, ok := e.starSplitKeys(body, reads)

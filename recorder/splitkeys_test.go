@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +156,21 @@ func TestARecordKeepsNoBodyStarredElsewhereThanItsText(t *testing.T) {
 	x := rec.Exchange
 	if client != said || x.Response != "" || len(x.Reads) != 0 || !slices.Contains(x.Removed, "response (a credential split across frames)") {
 		t.Errorf("the client got %q; the record keeps body %q, %d reads, removed %q; want what was said, no body, no reads, the body named removed", client, x.Response, len(x.Reads), x.Removed)
+	}
+}
+
+// A key split across frames in the reads merged past --max-frames, none
+// of it in a frame the record keeps, is starred in the kept body too.
+func TestARecordMasksAKeySplitInTheMergedReads(t *testing.T) {
+	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
+	event := `data: {"choices":[{"index":0,"delta":{"content":%q}}]}` + "\n\n"
+	hello := fmt.Sprintf(event, "hello")
+	said := hello + fmt.Sprintf(event, " key: "+key[:9]) + fmt.Sprintf(event, key[9:]+" ok")
+	rec, client := recordOne(t, recorder.Options{Client: &http.Client{Transport: oneByteUpstream(said)}, MaxFrames: len(hello) + 1}, said, key)
+	if client != said || len(rec.Frames) != 1 || rec.Error == nil || rec.Error.Class != record.ErrLimit {
+		t.Errorf("the client got %q, the record %d frames, error %+v; want what was said, 1 frame, a limit error", client, len(rec.Frames), rec.Error)
+	}
+	if got, want := servedText(t, rec.Exchange.Response), "hello key: "+strings.Repeat("*", len(key))+" ok"; got != want {
+		t.Errorf("the kept body says %q, want %q", got, want)
 	}
 }

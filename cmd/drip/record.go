@@ -97,9 +97,11 @@ goes to the client as it came; gzip, deflate, br and zstd are decoded for
 the record, any other encoding is kept as it came, without frames.
 Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
 --max-frames and --max-bytes; past the last two the record keeps what came
-before (error class limit) and the client still gets all of it. A request
-body over 32 MiB is forwarded whole but not kept (exchange.body_omitted):
-that exchange cannot be replayed.
+before (error class limit) and the client still gets all of it. A response
+in more reads than --max-frames keeps the rest as one read, served back at
+once, and is marked limit too, with the frames of the reads before it. A
+request body over 32 MiB is forwarded whole but not kept
+(exchange.body_omitted): that exchange cannot be replayed.
 
 A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
 exchanges in flight (recorded as canceled, their clients' responses cut
