@@ -351,6 +351,31 @@ func (r *runner) target(orig *record.Record) probe.Target {
 	}
 }
 
+// RepeatedBase is for a path on against that every recorded path already
+// starts with (recorded through a base URL such as …/v1, replayed against
+// the same …/v1): it returns the URL the first stream is sent to and the
+// origin to give instead. Otherwise both are "". The URL is not rewritten:
+// a server may well serve /v1/v1/.
+func RepeatedBase(streams []*record.Record, against string) (sentTo, instead string) {
+	u, err := url.Parse(against)
+	if err != nil || len(streams) == 0 {
+		return "", ""
+	}
+	base := strings.TrimRight(u.Path, "/")
+	if base == "" {
+		return "", ""
+	}
+	for _, r := range streams {
+		p, _, _ := strings.Cut(r.Exchange.Path, "?")
+		if p != base && !strings.HasPrefix(p, base+"/") {
+			return "", ""
+		}
+	}
+	origin := *u
+	origin.Path, origin.RawPath = "", ""
+	return joinURL(against, streams[0].Exchange.Path), origin.String()
+}
+
 // joinURL puts a recorded path and query under a base URL's path.
 func joinURL(base, pathQuery string) string {
 	u, _ := url.Parse(base)

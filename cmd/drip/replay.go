@@ -50,7 +50,8 @@ func newReplayCmd() *cobra.Command {
 		Use:   "replay REC.jsonl --against URL",
 		Short: "Send recorded requests again and compare the replay with the recording",
 		Long: `Re-send the streaming requests a 'drip record' file holds to --against (each
-recorded path joined to its URL), record the replayed streams, and report
+recorded path joined to its URL: give the origin, not .../v1, as the
+recorded paths hold the /v1), record the replayed streams, and report
 replayed beside recorded for every figure: the change, marked ! when it is
 10% or more worse, and ~ when a bootstrap interval of the p50 or p95
 difference says it is within noise (as drip compare does, the recording as
@@ -146,6 +147,10 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		fmt.Fprintf(stderr, " (not replayed: %s)", not)
 	}
 	fmt.Fprintln(stderr)
+	if sentTo, instead := replay.RepeatedBase(streams, f.against); sentTo != "" {
+		fmt.Fprintf(stderr, "drip replay: warning: every recorded path already starts with --against's path, so the first is sent to %s; give the origin, --against %s, to send the recorded paths as they were\n",
+			sanitize.Line(probe.RedactURL(sentTo)), sanitize.Line(probe.RedactURL(instead)))
+	}
 	pl := pipeline.ForFiles()
 	pl.KeepRecords()
 	if f.out != "" {

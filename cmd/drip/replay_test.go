@@ -252,3 +252,24 @@ func TestRecordKeepsAnEarlierRecordingUnderTheDefaultName(t *testing.T) {
 		t.Errorf("rec.jsonl now holds %q, want the earlier recording %q", b, earlier)
 	}
 }
+
+// A recording made through a base URL ending /v1 replayed against …/v1
+// goes to /v1/v1/: stderr says where it is sent and gives the origin to
+// use instead. Against the origin, or a path the recorded ones do not
+// start with, it says nothing.
+func TestReplayWarnsWhenAgainstRepeatsTheRecordedBasePath(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	rec := writeRecording(t, "/v1/chat/completions", "/v1/chat/completions?x=1")
+	_, _, stderr := drip(t, "replay", rec, "--against", srv.URL+"/v1/", "--no-tui")
+	want := "drip replay: warning: every recorded path already starts with --against's path, so the first is sent to " +
+		srv.URL + "/v1/v1/chat/completions; give the origin, --against " + srv.URL + ", to send the recorded paths as they were\n"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("replay against …/v1 of /v1 paths, stderr:\n%s\nwant\n%s", stderr, want)
+	}
+	for _, against := range []string{srv.URL, srv.URL + "/v2", srv.URL + "/v"} {
+		if _, _, stderr := drip(t, "replay", rec, "--against", against, "--no-tui"); strings.Contains(stderr, "warning") {
+			t.Errorf("replay against %s warned:\n%s", against, stderr)
+		}
+	}
+}
