@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -80,7 +81,9 @@ cannot be created or written.`,
 }
 
 // writeTrace writes the AIPerf trace to out (stdout when empty); a failed
-// write or close of the file is exit 3.
+// write or close of the file is exit 3. The file is created only when the
+// trace has a line: an empty trace is exit 3, and leaves no empty file (or
+// an earlier one truncated) behind.
 func writeTrace(stdout io.Writer, out string, streams []*record.Record) (export.AIPerfStats, error) {
 	if out == "" {
 		st, err := export.AIPerf(stdout, streams)
@@ -89,11 +92,16 @@ func writeTrace(stdout io.Writer, out string, streams []*record.Record) (export.
 		}
 		return st, nil
 	}
+	var trace bytes.Buffer
+	st, _ := export.AIPerf(&trace, streams) // a bytes.Buffer does not fail a write
+	if st.Lines == 0 {
+		return st, nil
+	}
 	f, err := probe.CreatePrivate(out)
 	if err != nil {
-		return export.AIPerfStats{}, cannotErr(fmt.Errorf("--out: %w", err))
+		return st, cannotErr(fmt.Errorf("--out: %w", err))
 	}
-	st, err := export.AIPerf(f, streams)
+	_, err = f.Write(trace.Bytes())
 	if err := errors.Join(err, f.Close()); err != nil {
 		return st, cannotErr(fmt.Errorf("--out: %w", err))
 	}

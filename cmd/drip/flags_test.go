@@ -339,8 +339,12 @@ func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 	if !strings.Contains(help, "2 a usage error (a flag, a missing\nfile, a file with no stream 'drip record' made)") {
 		t.Errorf("export aiperf --help does not state exit 2:\n%s", help)
 	}
+	sized := sizedRecording(t)
+	if code, _, stderr := drip(t, "export", "aiperf", sized, "--out", filepath.Join(t.TempDir(), "trace.jsonl")); code != exitOK {
+		t.Fatalf("export aiperf of a stream with a trace line: exit %d\n%s", code, stderr)
+	}
 	noDir := filepath.Join(t.TempDir(), "missing", "trace.jsonl")
-	code, _, stderr = drip(t, "export", "aiperf", writeRecording(t, "/v1/chat/completions"), "--out", noDir)
+	code, _, stderr = drip(t, "export", "aiperf", sized, "--out", noDir)
 	if code != exitCannotGo || !strings.Contains(stderr, "--out: ") {
 		t.Errorf("export aiperf --out %s: exit %d, want %d\n%s", noDir, code, exitCannotGo, stderr)
 	}
@@ -384,4 +388,13 @@ func TestStreamBoundsAreOneFlagPair(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sizedRecording is a recording of one stream whose server reported its
+// prompt tokens: a trace line for drip export aiperf.
+func sizedRecording(t *testing.T) string {
+	x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true}
+	x.SetResponse([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n"))
+	return tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Exchange: x, DurationMS: 182,
+		Frames: []record.Frame{{TMS: 180, Kind: record.KindContent, Text: "hi"}, {TMS: 181, Kind: record.KindEnd}}}})
 }

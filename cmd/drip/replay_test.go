@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -99,6 +101,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 	against := []string{"--against", dead.URL}
 	kept := filepath.Join(dir, "kept.jsonl") // an earlier recording a failed drip record must leave alone
 	os.WriteFile(kept, []byte("{}\n"), 0o600)
+	emptyTrace := filepath.Join(dir, "trace.jsonl") // an export with no line to write must not create it
 	for _, c := range []struct {
 		args []string
 		code int
@@ -127,7 +130,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--stall", "0s"}, exitUsage, "--stall 0s: must be positive"},
 		{[]string{"export", "aiperf", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
 		{[]string{"export", "aiperf", runs}, exitUsage, "no recorded streams"},
-		{[]string{"export", "aiperf", unsized}, exitCannotGo, "left out 1 stream whose server reported no prompt tokens"},
+		{[]string{"export", "aiperf", unsized, "--out", emptyTrace}, exitCannotGo, "left out 1 stream whose server reported no prompt tokens"},
 		{[]string{"fixtures", "serve", "--from", filepath.Join(dir, "missing.jsonl")}, exitUsage, "missing.jsonl: no such file"},
 		{[]string{"fixtures", "serve", "--from", runs}, exitUsage, "no recorded exchanges: the file needs records written by drip record"},
 		{[]string{"fixtures", "serve", "--from", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
@@ -143,6 +146,9 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(kept); string(b) != "{}\n" {
 		t.Errorf("a drip record that could not listen truncated its --out file: %q", b)
+	}
+	if _, err := os.Stat(emptyTrace); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("drip export aiperf with an empty trace left its --out file behind (stat: %v)", err)
 	}
 	if _, err := os.Stat("rec.jsonl"); err == nil {
 		t.Error("a drip record that failed wrote rec.jsonl into the working directory")
