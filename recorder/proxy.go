@@ -65,6 +65,7 @@ type Stats struct {
 	Streams     atomic.Int64 // of which streamed
 	Passthrough atomic.Int64 // of which did not stream
 	Failed      atomic.Int64 // streams recorded as failed
+	Canceled    atomic.Int64 // streams recorded as canceled
 	InFlight    atomic.Int64
 }
 
@@ -216,8 +217,11 @@ func (p *Proxy) emit(rec *record.Record) {
 		return
 	}
 	p.Stats.Streams.Add(1)
-	if rec.Status == record.StatusFailed {
+	switch rec.Status {
+	case record.StatusFailed:
 		p.Stats.Failed.Add(1)
+	case record.StatusCanceled:
+		p.Stats.Canceled.Add(1)
 	}
 }
 

@@ -30,6 +30,13 @@ import (
 // function that waits for the records.
 func proxyTo(t *testing.T, ctx context.Context, h http.Handler, o recorder.Options) (string, func() []*record.Record) {
 	t.Helper()
+	_, base, records := startProxy(t, ctx, h, o)
+	return base, records
+}
+
+// startProxy is proxyTo that also returns the proxy, for its Stats.
+func startProxy(t *testing.T, ctx context.Context, h http.Handler, o recorder.Options) (*recorder.Proxy, string, func() []*record.Record) {
+	t.Helper()
 	up := httptest.NewServer(h)
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
@@ -48,7 +55,7 @@ func proxyTo(t *testing.T, ctx context.Context, h http.Handler, o recorder.Optio
 	})
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
-	return srv.URL, func() []*record.Record {
+	return p, srv.URL, func() []*record.Record {
 		p.Wait()
 		mu.Lock()
 		defer mu.Unlock()
@@ -236,7 +243,7 @@ func TestStoppingCancelsExchangesInFlightAndRecordsThem(t *testing.T) {
 	defer stop()
 	release := make(chan struct{})
 	defer close(release)
-	base, records := proxyTo(t, ctx, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p, base, records := startProxy(t, ctx, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, strings.SplitAfter(sse, "\n\n")[0])
 		http.NewResponseController(w).Flush()
@@ -265,6 +272,9 @@ func TestStoppingCancelsExchangesInFlightAndRecordsThem(t *testing.T) {
 	r := recs[0]
 	if r.Status != record.StatusCanceled || r.Text() != "Hello" {
 		t.Errorf("status %s, text %q; want canceled with the frame that arrived, \"Hello\"", r.Status, r.Text())
+	}
+	if n, failed := p.Stats.Canceled.Load(), p.Stats.Failed.Load(); n != 1 || failed != 0 {
+		t.Errorf("Stats count %d canceled, %d failed; want 1 canceled (drip record's line says so)", n, failed)
 	}
 }
 

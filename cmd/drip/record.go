@@ -164,9 +164,15 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 	return werr
 }
 
+// counts is the record line's tally; canceled streams are named only when
+// there are some (a client went away, or Ctrl-C cut a stream in flight).
 func counts(s *recorder.Stats) string {
-	return fmt.Sprintf("%s (%s, %d failed, %d passthrough)",
-		stats.Count(int(s.Recorded.Load()), "exchange"), stats.Count(int(s.Streams.Load()), "stream"), s.Failed.Load(), s.Passthrough.Load())
+	canceled := ""
+	if n := s.Canceled.Load(); n > 0 {
+		canceled = fmt.Sprintf(", %d canceled", n)
+	}
+	return fmt.Sprintf("%s (%s, %d failed%s, %d passthrough)",
+		stats.Count(int(s.Recorded.Load()), "exchange"), stats.Count(int(s.Streams.Load()), "stream"), s.Failed.Load(), canceled, s.Passthrough.Load())
 }
 
 // liveLine keeps one line on stderr with the exchange counts: rewritten in
