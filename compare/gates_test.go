@@ -34,6 +34,10 @@ func TestParseRelativeGates(t *testing.T) {
 		{expr: "latency.p95 > +10%", err: "unknown metric"},
 		{expr: "failed > +2ms", err: "not a time"},
 		{expr: "ttft.p95 > 10%", err: "relative gates"},
+		{expr: "ttft.p95 > +10", err: `gate "ttft.p95 > +10": a change of a time takes a unit: +10% (of the baseline) or +10ms`},
+		{expr: "llm.itl-p95 < -2.5", err: "a change of a time takes a unit: -2.5% (of the baseline) or -2.5ms"},
+		{expr: "stalls.longest > +100", err: "a change of a time takes a unit"},
+		{expr: "llm.ttft-p95 > 800", metric: "ttft.p95", op: ">", value: 800, unit: "ms"},
 		{expr: "ttft.p95 +10%", err: "want METRIC OP VALUE"},
 		{expr: "ttft.p95 > ++10%", err: "want METRIC OP VALUE"},
 	} {

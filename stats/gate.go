@@ -138,9 +138,12 @@ func gateMetricIsTime(expr, metric string) (bool, error) {
 
 // gateValue is the gate's value in the metric's unit (times in ms) and
 // that unit; a time unit on a figure that is no time is refused, a bare
-// number on a time is milliseconds.
+// number on a time is milliseconds. A bare change of a time is refused:
+// "+10" could mean +10% as well as +10ms.
 func gateValue(expr string, g *Gate, a amount, isTime bool) (float64, string, error) {
 	switch {
+	case a.unit == "" && isTime && g.Relative:
+		return 0, "", fmt.Errorf("gate %q: a change of a time takes a unit: %+g%% (of the baseline) or %+gms", expr, a.v, a.v)
 	case a.unit == "ms" && !isTime:
 		return 0, "", fmt.Errorf("gate %q: %s is not a time", expr, g.Metric)
 	case a.unit == "%" && !g.Relative && !strings.HasSuffix(g.Metric, "_pct") && g.Metric != "goodput":
