@@ -54,6 +54,14 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	change := *v - *b
 	unit := g.Unit
+	figure, num := report.Num, report.Num
+	if unit == "" {
+		// A bare change is in counts ("failed > +1"): 0 → 3 is +3, not +3.00.
+		figure, num = report.Whole, report.Whole
+	}
+	if g.IsCount() {
+		figure = report.Whole // and its figures beside a % change: failed 0 → 6, not 0.00 → 6.00
+	}
 	if g.Unit == "%" {
 		switch {
 		case *b != 0:
@@ -63,19 +71,14 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 			// trip "> +10%", but has no value to report.
 			r.Tripped = stats.Holds(math.Copysign(math.Inf(1), change), g.Op, g.Value)
 			r.Message = fmt.Sprintf("%s %s → %s: the baseline is 0, so the change is unbounded: %s",
-				g.Metric, report.FormatFloat(*b), report.FormatFloat(*v), verdict(r.Tripped))
+				g.Metric, figure(b), figure(v), verdict(r.Tripped))
 			return r
 		}
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
-	num := report.Num
-	if unit == "" {
-		// A bare change is in counts ("failed > +1"): 0 → 3 is +3, not +3.00.
-		num = report.Whole
-	}
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, num(b), num(v), signedAs(change, num), unit, verdict(r.Tripped))
+		g.Metric, figure(b), figure(v), signedAs(change, num), unit, verdict(r.Tripped))
 	return r
 }
 

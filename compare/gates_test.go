@@ -85,7 +85,9 @@ func TestEvalRelative(t *testing.T) {
 		{"throughput < -10%", summaryWith(nil, 0, f(100)), summaryWith(nil, 0, f(120)), false, f(20), "passed"},
 		{"failed > +1", summaryWith(nil, 1, nil), summaryWith(nil, 3, nil), true, f(2), "failed 1 → 3: +2 against the baseline: TRIPPED"},
 		// A change from 0 in percent is unbounded: it trips "> +10%" and has no value.
-		{"failed > +10%", summaryWith(nil, 0, nil), summaryWith(nil, 2, nil), true, nil, "baseline is 0"},
+		{"failed > +10%", summaryWith(nil, 0, nil), summaryWith(nil, 6, nil), true, nil, "failed 0 → 6: the baseline is 0, so the change is unbounded: TRIPPED"},
+		{"failed > +10%", summaryWith(nil, 1, nil), summaryWith(nil, 3, nil), true, f(200), "failed 1 → 3: +200.0% against the baseline: TRIPPED"},
+		{"throughput > +10%", summaryWith(nil, 0, f(0)), summaryWith(nil, 0, f(12)), true, nil, "throughput 0 → 12.00: the baseline is 0"},
 		{"failed > +10%", summaryWith(nil, 0, nil), summaryWith(nil, 0, nil), false, f(0), "passed"},
 		// No samples on either side: the gate cannot pass.
 		{"ttft.p95 > +10%", summaryWith(nil, 0, nil), summaryWith(f(200), 0, nil), true, nil, "no samples in the baseline"},

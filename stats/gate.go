@@ -41,6 +41,16 @@ func gateDist(base string) (Metric, bool) {
 // timeScalars are the single figures that hold milliseconds.
 var timeScalars = map[string]bool{"stalls.longest": true}
 
+// countScalars are the single figures that are whole counts.
+var countScalars = map[string]bool{
+	"attempted": true, "admitted": true, "completed": true, "failed": true, "incomplete": true, "canceled": true,
+	"buffered": true, "output_tokens_total": true, "stalls": true, "stalls.mid_sentence": true, "streams_with_stall": true,
+}
+
+// IsCount says whether the gate's metric is a whole count, printed
+// without decimals (6, not 6.00).
+func (g Gate) IsCount() bool { return countScalars[g.Metric] }
+
 // A scalar is a count or single figure a gate can name, with the path of
 // its value in the summary's JSON ("" for a figure computed from others).
 type scalar struct {
