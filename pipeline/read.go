@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -19,7 +21,7 @@ import (
 func Open(path string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, Usage("%s", sanitize.Line(err.Error()))
+		return nil, fileErr(path, err)
 	}
 	flag := os.O_RDONLY
 	switch {
@@ -30,9 +32,19 @@ func Open(path string) (*os.File, error) {
 	}
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
-		return nil, Usage("%s", sanitize.Line(err.Error()))
+		return nil, fileErr(path, err)
 	}
 	return f, nil
+}
+
+// fileErr is a file that cannot be opened, as "path: reason": the
+// *fs.PathError's Op ("stat", "open") is Go's word, not the user's.
+func fileErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return Usage("%s: %s", sanitize.Line(path), sanitize.Line(err.Error()))
 }
 
 // Read reads one record file, the one reader of every command

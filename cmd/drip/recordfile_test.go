@@ -65,4 +65,10 @@ func TestEveryCommandRefusesAnUnusableRecordFileAlike(t *testing.T) {
 			}
 		}
 	}
+	missing := filepath.Join(dir, "missing.jsonl") // named as given, without Go's "stat" or "open"
+	for _, args := range readers(t, missing, good, dir) {
+		if code, _, stderr := drip(t, args...); code != exitUsage || !strings.HasPrefix(stderr, "drip: "+missing+": no such file or directory\n") {
+			t.Errorf("drip %s: exit %d, stderr:\n%s\nwant 2 and \"drip: %s: no such file or directory\"", strings.Join(args[:2], " "), code, stderr, missing)
+		}
+	}
 }
