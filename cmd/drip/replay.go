@@ -135,7 +135,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	}
 	streams := replay.Streams(in.Records)
 	if len(streams) == 0 {
-		return usageErr("%s: no recorded stream to replay, only %s (record streams with drip record)", path, replay.NotReplayed(in.Records))
+		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records))
 	}
 	if o.Sign, err = f.aws.signer(probe.Target{URL: f.against, Format: signedFormat(streams)}); err != nil {
 		return err

@@ -112,7 +112,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{append([]string{"replay", filepath.Join(dir, "empty.jsonl")}, against...), exitCannotGo, "empty.jsonl: no records"},
 		{append([]string{"replay", filepath.Join(dir, "truncated.jsonl")}, against...), exitCannotGo, "truncated.jsonl: no records"},
 		{append([]string{"replay", filepath.Join(dir, "binary.jsonl")}, against...), exitCannotGo, "binary.jsonl: line 1"},
-		{append([]string{"replay", runs}, against...), exitUsage, "no recorded stream to replay, only 1 record without an exchange (not made by drip record)"},
+		{append([]string{"replay", runs}, against...), exitUsage, "no recorded stream to replay, only 1 record without an exchange (not made by drip record)\n"},
 		{append([]string{"replay", passthrough}, against...), exitUsage, "no recorded stream to replay, only 1 exchange that did not stream"},
 		{[]string{"replay", rec}, exitUsage, "--against is required"},
 		{[]string{"replay", rec, "--against", "localhost:8000"}, exitUsage, `--against "localhost:8000": no scheme: want http(s)://host[:port][/path], e.g. http://localhost:8000`},
