@@ -74,8 +74,8 @@ AWS credentials sign Bedrock requests to an amazonaws.com host).
 
 --fail-if takes absolute thresholds ('ttft.p95 > 800ms', 'failed > 0') and
 thresholds relative to the recording ('ttft.p95 > +10%', 'gap.p99 >
-+20ms'); the llm.* names work too (see drip run --help). On a terminal it
-opens the compare screen with the recording as the baseline (q stops the
++20ms'); the llm.* names work too (listed below). On a terminal it opens
+the compare screen with the recording as the baseline (q stops the
 replay there: the gates judge the streams replayed so far, and stderr says
 how many); otherwise, or with --no-tui, --json or --markdown, it prints the
 comparison.
