@@ -156,6 +156,8 @@ func TestNoCredentialReachesTheRecord(t *testing.T) {
 			t.Errorf("%s: error %+v, want the server's message with the keys masked", r.Exchange.Path, r.Error)
 		case strings.HasPrefix(r.Exchange.Path, "/redirect") && (r.Error == nil || r.Error.Class != record.ErrRedirect):
 			t.Errorf("%s: error %+v, want class redirect", r.Exchange.Path, r.Error)
+		case strings.HasPrefix(r.Exchange.Path, "/v1/chat") && !slices.Contains(r.Exchange.Removed, "proxy-authorization"):
+			t.Errorf("%s: removed %q, want proxy-authorization named (drip record --help says so)", r.Exchange.Path, r.Exchange.Removed)
 		case strings.HasPrefix(r.Exchange.Path, "/v1/chat") && (r.Status != record.StatusComplete || r.Text() != "Hello world"):
 			t.Errorf("%s: %s %q, want the stream complete (masking touched no text)", r.Exchange.Path, r.Status, r.Text())
 		}

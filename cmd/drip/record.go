@@ -88,8 +88,9 @@ x-goog-api-key, api-key, cookies, AWS signature headers (x-amz-*), any
 header or query parameter whose name looks secret, and URL user info are
 dropped from the record and listed in its exchange.removed; where the
 upstream echoes one back (an error quoting the key), the record has '*'
-for each of its bytes. A redirect goes to the client as it came: drip
-record follows none.
+for each of its bytes. Proxy-Authorization is dropped and listed too; as a
+hop-by-hop header it is not forwarded either. A redirect goes to the client
+as it came: drip record follows none.
 
 Requests that do not stream are passed through and recorded without
 frames (phase "passthrough"; no figure counts them). A compressed response
