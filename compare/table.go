@@ -114,12 +114,12 @@ func writeTable(w io.Writer, c *Comparison, l layout, blocks [][]int, body func(
 func writeHeader(w io.Writer, c *Comparison, l layout, runs []int) {
 	var top, sub strings.Builder
 	// The baseline's name may reach into the empty label column.
-	top.WriteString(fit(Letter(0)+" "+sanitize.Line(c.Runs[0].Label), l.label+1+l.value))
-	sub.WriteString(strings.Repeat(" ", l.label+1) + pad("value", l.value))
+	top.WriteString(report.FitRight(Letter(0)+" "+sanitize.Line(c.Runs[0].Label), l.label+1+l.value))
+	sub.WriteString(strings.Repeat(" ", l.label+1) + report.PadLeft("value", l.value))
 	sep := strings.Repeat(" ", l.sep)
 	for _, i := range runs {
-		top.WriteString("  " + fitLeft(Letter(i)+" "+sanitize.Line(c.Runs[i].Label), l.groupW()-2))
-		sub.WriteString("  " + pad("value", l.value) + sep + pad("Δ", l.delta) + sep + pad("Δ%", l.pct) + strings.Repeat(" ", 1+l.mark))
+		top.WriteString("  " + report.FitLeft(Letter(i)+" "+sanitize.Line(c.Runs[i].Label), l.groupW()-2))
+		sub.WriteString("  " + report.PadLeft("value", l.value) + sep + report.PadLeft("Δ", l.delta) + sep + report.PadLeft("Δ%", l.pct) + strings.Repeat(" ", 1+l.mark))
 	}
 	fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
 	fmt.Fprintln(w, strings.TrimRight(sub.String(), " "))
@@ -128,11 +128,11 @@ func writeHeader(w io.Writer, c *Comparison, l layout, runs []int) {
 func writeSections(w io.Writer, secs []Section, l layout, runs []int) {
 	for _, sec := range secs {
 		var b strings.Builder
-		b.WriteString(fitLeft(sec.Title, l.label))
+		b.WriteString(report.FitLeft(sec.Title, l.label))
 		if sec.N != nil {
-			b.WriteString(" " + pad(fmt.Sprintf("n=%d", sec.N[0]), l.value))
+			b.WriteString(" " + report.PadLeft(fmt.Sprintf("n=%d", sec.N[0]), l.value))
 			for _, i := range runs {
-				b.WriteString("  " + pad(fmt.Sprintf("n=%d", sec.N[i]), l.value) + strings.Repeat(" ", l.groupW()-2-l.value))
+				b.WriteString("  " + report.PadLeft(fmt.Sprintf("n=%d", sec.N[i]), l.value) + strings.Repeat(" ", l.groupW()-2-l.value))
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
@@ -144,29 +144,12 @@ func writeSections(w io.Writer, secs []Section, l layout, runs []int) {
 
 func rowLine(r Row, l layout, runs []int) string {
 	var b strings.Builder
-	b.WriteString(fitLeft("  "+sanitize.Line(r.Label), l.label) + " " + pad(FormatValue(r, r.Values[0]), l.value))
+	b.WriteString(report.FitLeft("  "+sanitize.Line(r.Label), l.label) + " " + report.PadLeft(FormatValue(r, r.Values[0]), l.value))
 	sep := strings.Repeat(" ", l.sep)
 	for _, i := range runs {
 		d := r.Deltas[i]
-		b.WriteString("  " + pad(FormatValue(r, r.Values[i]), l.value) + sep + pad(FormatDeltaAbs(r, d), l.delta) +
-			sep + pad(FormatDeltaPct(d), l.pct) + " " + fitLeft(Marks(d), l.mark))
+		b.WriteString("  " + report.PadLeft(FormatValue(r, r.Values[i]), l.value) + sep + report.PadLeft(FormatDeltaAbs(r, d), l.delta) +
+			sep + report.PadLeft(FormatDeltaPct(d), l.pct) + " " + report.FitLeft(Marks(d), l.mark))
 	}
 	return b.String()
 }
-
-// pad right-aligns s in width cells.
-func pad(s string, width int) string {
-	if n := ansi.StringWidth(s); n < width {
-		return strings.Repeat(" ", width-n) + s
-	}
-	return s
-}
-
-// fitLeft left-aligns s in width cells, cutting it if it is too wide.
-func fitLeft(s string, width int) string {
-	s = ansi.Truncate(s, width, "…")
-	return s + strings.Repeat(" ", width-ansi.StringWidth(s))
-}
-
-// fit right-aligns s in width cells, cutting it if it is too wide.
-func fit(s string, width int) string { return pad(ansi.Truncate(s, width, "…"), width) }

@@ -250,11 +250,25 @@ func workloadText(w io.Writer, s *stats.Summary) {
 // PromptCell is a prompt id in the per-prompt table's 12 columns, padded
 // by display width (a wide rune takes two) and cut with … when longer, so
 // the figures after it stay aligned.
-func PromptCell(id string) string {
-	const cols = 12
-	id = ansi.Truncate(sanitize.Line(id), cols, "…")
-	return id + strings.Repeat(" ", cols-ansi.StringWidth(id))
+func PromptCell(id string) string { return FitLeft(sanitize.Line(id), 12) }
+
+// PadLeft right-aligns s in width cells (a wide rune takes two); a longer
+// s is left whole.
+func PadLeft(s string, width int) string {
+	if n := ansi.StringWidth(s); n < width {
+		return strings.Repeat(" ", width-n) + s
+	}
+	return s
 }
+
+// FitLeft left-aligns s in exactly width cells, cut with … when too wide.
+func FitLeft(s string, width int) string {
+	s = ansi.Truncate(s, width, "…")
+	return s + strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
+}
+
+// FitRight right-aligns s in exactly width cells, cut with … when too wide.
+func FitRight(s string, width int) string { return PadLeft(ansi.Truncate(s, width, "…"), width) }
 
 // GateLines prints each gate's verdict on its own line.
 func GateLines(w io.Writer, gates []stats.GateResult) {

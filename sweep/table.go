@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/report"
 )
@@ -85,45 +87,12 @@ func LevelNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func Text(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "sweep · %s %s\n", r.Kind, joinLevels(r.Planned))
 	cols, rows, marks := Cells(r)
-	heads := make([][2]string, len(cols))
-	widths := make([]int, len(cols))
+	titles := [][]string{make([]string, len(cols)), make([]string, len(cols))}
 	for j, c := range cols {
-		heads[j] = textHead(c.Title)
-		widths[j] = max(len(heads[j][0]), len(heads[j][1]))
-		for _, row := range rows {
-			widths[j] = max(widths[j], len([]rune(row[j])))
-		}
+		h := textHead(c.Title)
+		titles[0][j], titles[1][j] = h[0], h[1]
 	}
-	sep, markW := "  ", 0
-	for _, m := range marks {
-		markW = max(markW, len([]rune(m)))
-	}
-	if tableWidth(widths, 2, markW) > report.Width {
-		sep = " "
-	}
-	line := func(cells []string, mark string) {
-		var b strings.Builder
-		for j, c := range cells {
-			if j > 0 {
-				b.WriteString(sep)
-			}
-			fmt.Fprintf(&b, "%*s", widths[j], c) // fmt pads by runes: — is one
-		}
-		if mark != "" {
-			b.WriteString(sep + mark)
-		}
-		fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
-	}
-	for i := range 2 {
-		titles := make([]string, len(cols))
-		for j := range cols {
-			titles[j] = heads[j][i]
-		}
-		line(titles, "")
-	}
-	for i, row := range rows {
-		line(row, marks[i])
-	}
+	writeCells(w, append(titles, rows...), append([]string{"", ""}, marks...))
 	units := Units
 	if r.Kind == KindConcurrency {
 		units = strings.Replace(units, " · ", " · conc: streams in flight · ", 1)
@@ -133,6 +102,49 @@ func Text(w io.Writer, r *Result) {
 	if r.Stopped != nil {
 		report.Para(w, "  stopped: ", "    ", *r.Stopped)
 	}
+}
+
+// writeCells writes rows of cells right-aligned in columns, each row's
+// mark after it: the columns two apart, or one apart where that does not
+// fit report.Width.
+func writeCells(w io.Writer, rows [][]string, marks []string) {
+	widths := ColumnWidths(rows)
+	markW := 0
+	for _, m := range marks {
+		markW = max(markW, ansi.StringWidth(m))
+	}
+	sep := "  "
+	if tableWidth(widths, 2, markW) > report.Width {
+		sep = " "
+	}
+	for i, cells := range rows {
+		var b strings.Builder
+		for j, c := range cells {
+			if j > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(report.PadLeft(c, widths[j]))
+		}
+		if marks[i] != "" {
+			b.WriteString(sep + marks[i])
+		}
+		fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+	}
+}
+
+// ColumnWidths are the cells each column of rows takes: its widest cell's
+// (a wide rune takes two).
+func ColumnWidths(rows [][]string) []int {
+	var widths []int
+	for _, row := range rows {
+		for j, c := range row {
+			if j == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[j] = max(widths[j], ansi.StringWidth(c))
+		}
+	}
+	return widths
 }
 
 // textHead is a column title on the text table's two rows: the level's

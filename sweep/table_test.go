@@ -78,6 +78,16 @@ func TestRateTableFitsEightyColumns(t *testing.T) {
 	fitsWidth(t, b.String())
 }
 
+// A wide rune takes two cells: the columns stay aligned past it.
+func TestTableAlignsPastAWideRune(t *testing.T) {
+	var b bytes.Buffer
+	writeCells(&b, [][]string{{"level", "ttft"}, {"漢字", "180"}, {"8", "—"}}, []string{"", "", "◀ knee"})
+	want := "  level  ttft\n   漢字   180\n      8     —  ◀ knee\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
 // fitsWidth fails for each line of a text report over 80 columns.
 func fitsWidth(t *testing.T, out string) {
 	t.Helper()

@@ -252,21 +252,21 @@ func figHead(c *compare.Comparison, fc figCols, st *Styles) []string {
 		name := compare.Letter(i) + " " + sanitize.Line(r.Label)
 		if i == 0 {
 			// The baseline's name may reach into the label column.
-			top.WriteString(st.Value.Render(fitRight(name, figLabelW+figValueW)) + " ")
-			sub.WriteString(st.Label.Render(fitRight("value", figValueW)) + " ")
+			top.WriteString(st.Value.Render(report.FitRight(name, figLabelW+figValueW)) + " ")
+			sub.WriteString(st.Label.Render(report.FitRight("value", figValueW)) + " ")
 			continue
 		}
-		top.WriteString(" " + st.Value.Render(fitLeft(name, fc.runW()-1)))
-		cells := " " + fitRight("value", figValueW) + " "
+		top.WriteString(" " + st.Value.Render(report.FitLeft(name, fc.runW()-1)))
+		cells := " " + report.FitRight("value", figValueW) + " "
 		if fc.abs {
-			cells += fitRight("Δ", figDeltaW) + " "
+			cells += report.FitRight("Δ", figDeltaW) + " "
 		}
 		if fc.pct {
-			cells += fitRight("Δ%", figPctW) + " "
+			cells += report.FitRight("Δ%", figPctW) + " "
 		}
 		cells += strings.Repeat(" ", figMarkW)
 		if fc.ci {
-			cells += fitLeft("95% CI of Δ", figCIW) + " "
+			cells += report.FitLeft("95% CI of Δ", figCIW) + " "
 		}
 		sub.WriteString(st.Label.Render(cells))
 	}
@@ -275,9 +275,9 @@ func figHead(c *compare.Comparison, fc figCols, st *Styles) []string {
 
 func (b *figBody) section(sec compare.Section, indent string, fc figCols, st *Styles) {
 	var l strings.Builder
-	l.WriteString(st.Title.Render(fitLeft(indent+sec.Title, figLabelW)))
+	l.WriteString(st.Title.Render(report.FitLeft(indent+sec.Title, figLabelW)))
 	for i, n := range sec.N {
-		cell := st.Label.Render(fitRight(fmt.Sprintf("n=%d", n), figValueW)) + " "
+		cell := st.Label.Render(report.FitRight(fmt.Sprintf("n=%d", n), figValueW)) + " "
 		if i > 0 {
 			cell = " " + cell + strings.Repeat(" ", fc.runW()-figValueW-2)
 		}
@@ -291,9 +291,9 @@ func (b *figBody) section(sec compare.Section, indent string, fc figCols, st *St
 
 func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 	var b strings.Builder
-	b.WriteString(st.Label.Render(fitLeft(indent+sanitize.Line(r.Label), figLabelW)))
+	b.WriteString(st.Label.Render(report.FitLeft(indent+sanitize.Line(r.Label), figLabelW)))
 	for i, v := range r.Values {
-		val := fitRight(compare.FormatValue(r, v), figValueW)
+		val := report.FitRight(compare.FormatValue(r, v), figValueW)
 		if v == nil {
 			val = st.Undefined.Render(val)
 		} else {
@@ -307,10 +307,10 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 		style := deltaStyle(r, d, st)
 		b.WriteString(" " + val + " ")
 		if fc.abs {
-			b.WriteString(style.Render(fitRight(compare.FormatDeltaAbs(r, d), figDeltaW)) + " ")
+			b.WriteString(style.Render(report.FitRight(compare.FormatDeltaAbs(r, d), figDeltaW)) + " ")
 		}
 		if fc.pct {
-			b.WriteString(style.Render(fitRight(compare.FormatDeltaPct(d), figPctW)) + " ")
+			b.WriteString(style.Render(report.FitRight(compare.FormatDeltaPct(d), figPctW)) + " ")
 		}
 		b.WriteString(marks(d, st))
 		if fc.ci {
@@ -318,7 +318,7 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 			if d.CI != nil {
 				ci = "[" + signed(d.CI.Lo) + ", " + signed(d.CI.Hi) + "]"
 			}
-			b.WriteString(st.Dim.Render(fitLeft(ci, figCIW)) + " ")
+			b.WriteString(st.Dim.Render(report.FitLeft(ci, figCIW)) + " ")
 		}
 	}
 	return b.String()
@@ -396,18 +396,4 @@ func signed(v float64) string {
 		return "+" + report.FormatFloat(v)
 	}
 	return report.FormatFloat(v)
-}
-
-// fitLeft left-aligns s in width cells, cut with … when it is too wide.
-func fitLeft(s string, width int) string {
-	return padRight(ansi.Truncate(s, width, "…"), width)
-}
-
-// fitRight right-aligns s in width cells, cut with … when it is too wide.
-func fitRight(s string, width int) string {
-	s = ansi.Truncate(s, width, "…")
-	if w := lipgloss.Width(s); w < width {
-		return strings.Repeat(" ", width-w) + s
-	}
-	return s
 }

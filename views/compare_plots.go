@@ -34,7 +34,7 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 	h := countRuns(vals)
 	head := strings.Repeat(" ", labelW)
 	for i, v := range vals {
-		head += fitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" n=%d", len(v))), colW-1) + " "
+		head += report.FitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" n=%d", len(v))), colW-1) + " "
 	}
 	if h.hi < 0 {
 		return Fit(head+"\n"+st.Dim.Render("no samples in any run"), width, height)
@@ -56,14 +56,14 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/share*float64(barW))))
 				cell = r.style(stallMS, st).Render(strings.Repeat("█", w)) + " " + st.Value.Render(fmt.Sprint(n))
 			}
-			line += fitLeft(cell, colW)
+			line += report.FitLeft(cell, colW)
 		}
 		lines = append(lines, line)
 	}
 	if rows < height-1 {
 		line := strings.Repeat(" ", labelW)
 		for _, v := range vals {
-			line += fitLeft(percentiles(v, colW-1, st), colW-1) + " "
+			line += report.FitLeft(percentiles(v, colW-1, st), colW-1) + " "
 		}
 		lines = append(lines, line)
 	}
@@ -178,7 +178,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 	first := max(0, min(sel-rows+1, most-rows))
 	cols := make([]string, len(runs))
 	for i, r := range runs {
-		head := fitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" · %d streams", len(r))), colW)
+		head := report.FitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" · %d streams", len(r))), colW)
 		hi := -1
 		if i == selRun {
 			hi = sel - first

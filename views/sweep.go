@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -47,17 +46,14 @@ func SweepPanel(r *sweep.Result, width, height int, st *Styles) string {
 func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 	cols, rows, marks := sweep.Cells(r)
 	cols, rows = narrowTo(cols, rows, width)
-	widths := columnWidths(cols, rows)
+	titles := sweepTitles(cols)
+	widths := sweep.ColumnWidths(append([][]string{titles}, rows...))
 	line := func(cells []string) string {
 		parts := make([]string, len(cells))
 		for j, c := range cells {
-			parts[j] = fmt.Sprintf("%*s", widths[j]+max(0, len(c)-ansi.StringWidth(c)), c)
+			parts[j] = report.PadLeft(c, widths[j])
 		}
 		return strings.Join(parts, "  ")
-	}
-	titles := make([]string, len(cols))
-	for j, c := range cols {
-		titles[j] = c.Title
 	}
 	out := []string{st.Label.Render(line(titles))}
 	for i, row := range rows {
@@ -79,7 +75,7 @@ func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 		} else if r.Stopped != nil {
 			note = "not run"
 		}
-		out = append(out, st.Dim.Render(fmt.Sprintf("%*s  ", widths[0], sweep.LevelNum(lv)))+st.Dim.Render(note))
+		out = append(out, st.Dim.Render(report.PadLeft(sweep.LevelNum(lv), widths[0])+"  ")+st.Dim.Render(note))
 	}
 	return out
 }
@@ -118,7 +114,7 @@ func SweepLeftOut(r *sweep.Result, width int) []string {
 func narrowTo(cols []sweep.Column, rows [][]string, width int) ([]sweep.Column, [][]string) {
 	for _, name := range sweepDroppable {
 		total := len("  ◀ knee")
-		for _, w := range columnWidths(cols, rows) {
+		for _, w := range sweep.ColumnWidths(append([][]string{sweepTitles(cols)}, rows...)) {
 			total += w + 2
 		}
 		if total-2 <= width {
@@ -136,15 +132,13 @@ func narrowTo(cols []sweep.Column, rows [][]string, width int) ([]sweep.Column, 
 	return cols, rows
 }
 
-func columnWidths(cols []sweep.Column, rows [][]string) []int {
-	widths := make([]int, len(cols))
+// sweepTitles are the columns' titles, the table's first row.
+func sweepTitles(cols []sweep.Column) []string {
+	titles := make([]string, len(cols))
 	for j, c := range cols {
-		widths[j] = len(c.Title)
-		for _, row := range rows {
-			widths[j] = max(widths[j], ansi.StringWidth(row[j]))
-		}
+		titles[j] = c.Title
 	}
-	return widths
+	return titles
 }
 
 // wrapLine cuts a long verdict into lines of the panel's width.

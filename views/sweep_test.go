@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/adapters"
@@ -70,6 +71,22 @@ func TestSweepPanel(t *testing.T) {
 	for _, w := range []int{80, 120, 200} {
 		if out := SweepPanel(cases["knee"], w, 18, &st); !strings.Contains(out, "◀ knee") || !strings.Contains(out, "knee: at concurrency 8") {
 			t.Errorf("at %d columns the panel lacks the knee mark or its verdict:\n%s", w, out)
+		}
+	}
+}
+
+// An undefined figure, —, is one cell: its row keeps to the columns.
+func TestSweepRowsAlignAnUndefinedFigure(t *testing.T) {
+	st := NewStyles(true, false)
+	levels := sweep.FromRecords(sweep.KindConcurrency, sweepRecords(t))[:2]
+	levels[1].Throughput.TokensPerS = nil
+	rows := sweepRows(&sweep.Result{Kind: sweep.KindConcurrency, Planned: []float64{1, 2}, Levels: levels}, 200, &st)
+	if !strings.Contains(rows[2], "—") {
+		t.Fatalf("the level without throughput shows no —: %q", rows[2])
+	}
+	for _, r := range rows[1:] {
+		if w, want := ansi.StringWidth(r), ansi.StringWidth(rows[0]); w != want {
+			t.Errorf("row %q is %d cells wide, its header %d", ansi.Strip(r), w, want)
 		}
 	}
 }
