@@ -38,8 +38,12 @@ func (l layout) perBlock() int { return max(1, (report.Width-l.label-1-l.value)/
 // need with their columns two apart, then one apart (as sweep's table).
 // Past that the runs are split into blocks, each under the baseline.
 func tableLayout(c *Comparison) (layout, [][]int) {
-	need := labelNeed(c)
-	cands := []layout{{max(labelW, need), valueW, deltaW, pctW, markW, 1}, tight(c, need, 2), tight(c, need, 1)}
+	secs := allSections(c)
+	need := labelNeed(secs)
+	two := tight(secs, need) // the same widths one apart: sep is all that differs
+	one := two
+	one.sep = 1
+	cands := []layout{{max(labelW, need), valueW, deltaW, pctW, markW, 1}, two, one}
 	best := cands[0]
 	for _, l := range cands[1:] {
 		if min(l.perBlock(), len(c.Runs)-1) > min(best.perBlock(), len(c.Runs)-1) {
@@ -68,9 +72,9 @@ func allSections(c *Comparison) []Section {
 // labelNeed is the label column's width the longest title or row label
 // needs ("failed timeout_total" was cut to "failed timeout_to…"), up to
 // maxLabelW.
-func labelNeed(c *Comparison) int {
+func labelNeed(secs []Section) int {
 	lw := 0
-	for _, sec := range allSections(c) {
+	for _, sec := range secs {
 		lw = max(lw, ansi.StringWidth(sec.Title)+1)
 		for _, r := range sec.Rows {
 			lw = max(lw, ansi.StringWidth("  "+sanitize.Line(r.Label))+1)
@@ -79,10 +83,11 @@ func labelNeed(c *Comparison) int {
 	return min(lw, maxLabelW)
 }
 
-// tight is the layout as wide as the figures and headings need.
-func tight(c *Comparison, label, sep int) layout {
-	l := layout{label: label, value: len("value"), delta: 1, pct: 2, sep: sep}
-	for _, sec := range allSections(c) {
+// tight is the layout as wide as the figures and headings need, its
+// columns two apart.
+func tight(secs []Section, label int) layout {
+	l := layout{label: label, value: len("value"), delta: 1, pct: 2, sep: 2}
+	for _, sec := range secs {
 		for _, n := range sec.N {
 			l.value = max(l.value, len(fmt.Sprint("n=", n)))
 		}
