@@ -31,9 +31,8 @@ func (c *tokenCount) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
-	var num *strconv.NumError
 	switch {
-	case err != nil && !(errors.As(err, &num) && num.Err == strconv.ErrRange):
+	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return errNotANumber
 	case f == math.Trunc(f) && math.Abs(f) <= 1<<53:
 		*c = tokenCount{n: int(f), known: true}
@@ -56,11 +55,10 @@ func (n *number) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	f, err := strconv.ParseFloat(string(b), 64)
-	var num *strconv.NumError
 	switch {
 	case err == nil:
 		n.v = &f
-	case errors.As(err, &num) && num.Err == strconv.ErrRange:
+	case errors.Is(err, strconv.ErrRange):
 		n.v = nil
 	default:
 		return errNotANumber
