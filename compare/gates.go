@@ -71,22 +71,15 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 			// trip "> +10%", but has no value to report.
 			r.Tripped = stats.Holds(math.Copysign(math.Inf(1), change), g.Op, g.Value)
 			r.Message = fmt.Sprintf("%s %s → %s: the baseline is 0, so the change is unbounded: %s",
-				g.Metric, figure(b), figure(v), verdict(r.Tripped))
+				g.Metric, figure(b), figure(v), stats.Verdict(r.Tripped))
 			return r
 		}
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, figure(b), figure(v), signedAs(change, num), unit, verdict(r.Tripped))
+		g.Metric, figure(b), figure(v), signedAs(change, num), unit, stats.Verdict(r.Tripped))
 	return r
-}
-
-func verdict(tripped bool) string {
-	if tripped {
-		return "TRIPPED"
-	}
-	return "passed"
 }
 
 // signed prints a change with its sign; no change is 0.

@@ -250,12 +250,16 @@ func (g Gate) Eval(s *Summary) GateResult {
 	}
 	r.Value = v
 	r.Tripped = Holds(*v, g.Op, g.Value)
-	verdict := "passed"
-	if r.Tripped {
-		verdict = "TRIPPED"
-	}
-	r.Message = fmt.Sprintf("%s = %s%s: %s", g.Metric, gateFigure(*v, g.Value, g.Unit), g.Unit, verdict)
+	r.Message = fmt.Sprintf("%s = %s%s: %s", g.Metric, gateFigure(*v, g.Value, g.Unit), g.Unit, Verdict(r.Tripped))
 	return r
+}
+
+// Verdict is the word a gate message ends with.
+func Verdict(tripped bool) string {
+	if tripped {
+		return "TRIPPED"
+	}
+	return "passed"
 }
 
 // gateFigure prints a gate's value as the report does (184.2 ms, a count
