@@ -130,10 +130,10 @@ func gateMetricIsTime(expr, metric string) (bool, error) {
 	base, stat, hasStat := strings.Cut(metric, ".")
 	if dm, isDist := gateDist(base); isDist {
 		if !hasStat {
-			return false, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (min, mean, p50, p90, p95, p99, max)", expr, base, base)
+			return false, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (%s)", expr, base, base, statNames)
 		}
 		if _, ok := (Dist{}).Stat(stat); !ok {
-			return false, fmt.Errorf("gate %q: unknown statistic %q (min, mean, p50, p90, p95, p99, max)", expr, stat)
+			return false, fmt.Errorf("gate %q: unknown statistic %q (%s)", expr, stat, statNames)
 		}
 		return dm.Unit == "ms", nil
 	}

@@ -181,3 +181,12 @@ func TestEveryGateNamesAKeyOfTheSummaryJSON(t *testing.T) {
 		}
 	}
 }
+
+// The statistics the gate and SLO messages list are the ones Stat knows.
+func TestStatNamesAreStats(t *testing.T) {
+	for _, name := range strings.Split(statNames, ", ") {
+		if _, ok := (Dist{}).Stat(name); !ok {
+			t.Errorf("statNames lists %q, which Stat does not know", name)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func sloMetricIsTime(t SLOTerm) (bool, error) {
 	switch {
 	case base == "gap" && hasStat:
 		if _, ok := (Dist{}).Stat(stat); !ok {
-			return false, fmt.Errorf("SLO term %q: unknown gap statistic %q (min, mean, p50, p90, p95, p99, max)", t.Expr, stat)
+			return false, fmt.Errorf("SLO term %q: unknown gap statistic %q (%s)", t.Expr, stat, statNames)
 		}
 		return true, nil
 	case base == "gap":

@@ -58,7 +58,10 @@ func NewDist(samples []float64) Dist {
 	return d
 }
 
-// Stat returns a named statistic (min, mean, p50, p90, p95, p99, max).
+// statNames are the statistics Stat knows, for the messages that list them.
+const statNames = "min, mean, p50, p90, p95, p99, max"
+
+// Stat returns a named statistic (statNames).
 func (d Dist) Stat(name string) (*float64, bool) {
 	switch name {
 	case "min":
