@@ -38,44 +38,43 @@ func gateDist(base string) (Metric, bool) {
 	return m, ok && m.Out&InGate != 0
 }
 
-// timeScalars are the single figures that hold milliseconds.
-var timeScalars = map[string]bool{"stalls.longest": true}
-
-// countScalars are the single figures that are whole counts.
-var countScalars = map[string]bool{
-	"attempted": true, "admitted": true, "completed": true, "failed": true, "incomplete": true, "canceled": true,
-	"buffered": true, "output_tokens_total": true, "stalls": true, "stalls.mid_sentence": true, "streams_with_stall": true,
-}
-
 // IsCount says whether the gate's metric is a whole count, printed
 // without decimals (6, not 6.00).
-func (g Gate) IsCount() bool { return countScalars[g.Metric] }
+func (g Gate) IsCount() bool { return scalars[g.Metric].count }
 
 // A scalar is a count or single figure a gate can name, with the path of
-// its value in the summary's JSON ("" for a figure computed from others).
+// its value in the summary's JSON ("" for a figure computed from others)
+// and its unit ("ms" for a time).
 type scalar struct {
-	json string
-	get  func(*Summary) *float64
+	json  string
+	unit  string
+	count bool
+	get   func(*Summary) *float64
+}
+
+// countOf is the scalar of a whole count.
+func countOf(json string, n func(*Summary) int) scalar {
+	return scalar{json: json, count: true, get: func(s *Summary) *float64 { return ptr(float64(n(s))) }}
 }
 
 // scalars are the counts and single figures a gate can name.
 var scalars = map[string]scalar{
-	"attempted":           {"streams.attempted", func(s *Summary) *float64 { return ptr(float64(s.Streams.Attempted)) }},
-	"admitted":            {"streams.admitted", func(s *Summary) *float64 { return ptr(float64(s.Streams.Admitted)) }},
-	"completed":           {"streams.completed", func(s *Summary) *float64 { return ptr(float64(s.Streams.Completed)) }},
-	"failed":              {"streams.failed", func(s *Summary) *float64 { return ptr(float64(s.Streams.Failed)) }},
-	"failed_pct":          {"", failedPct},
-	"incomplete":          {"streams.incomplete", func(s *Summary) *float64 { return ptr(float64(s.Streams.Incomplete)) }},
-	"canceled":            {"streams.canceled", func(s *Summary) *float64 { return ptr(float64(s.Streams.Canceled)) }},
-	"buffered":            {"streams.buffered", func(s *Summary) *float64 { return ptr(float64(s.Streams.Buffered)) }},
-	"throughput":          {"throughput.tokens_per_s", func(s *Summary) *float64 { return s.Throughput.TokensPerS }},
-	"output_tokens_total": {"throughput.output_tokens", func(s *Summary) *float64 { return ptr(float64(s.Throughput.OutputTokens)) }},
-	"tokens_approx_pct":   {"tokens_approx_pct", func(s *Summary) *float64 { return s.TokensApproxPct }},
-	"stalls":              {"stalls.count", func(s *Summary) *float64 { return ptr(float64(s.Stalls.Count)) }},
-	"stalls.mid_sentence": {"stalls.mid_sentence", func(s *Summary) *float64 { return ptr(float64(s.Stalls.MidSentence)) }},
-	"stalls.longest":      {"stalls.longest_ms", func(s *Summary) *float64 { return s.Stalls.LongestMS }},
-	"streams_with_stall":  {"stalls.streams_with_stall", func(s *Summary) *float64 { return ptr(float64(s.Stalls.StreamsWithStall)) }},
-	"goodput": {"goodput.pct", func(s *Summary) *float64 { // % of streams meeting --slo
+	"attempted":           countOf("streams.attempted", func(s *Summary) int { return s.Streams.Attempted }),
+	"admitted":            countOf("streams.admitted", func(s *Summary) int { return s.Streams.Admitted }),
+	"completed":           countOf("streams.completed", func(s *Summary) int { return s.Streams.Completed }),
+	"failed":              countOf("streams.failed", func(s *Summary) int { return s.Streams.Failed }),
+	"failed_pct":          {get: failedPct},
+	"incomplete":          countOf("streams.incomplete", func(s *Summary) int { return s.Streams.Incomplete }),
+	"canceled":            countOf("streams.canceled", func(s *Summary) int { return s.Streams.Canceled }),
+	"buffered":            countOf("streams.buffered", func(s *Summary) int { return s.Streams.Buffered }),
+	"throughput":          {json: "throughput.tokens_per_s", get: func(s *Summary) *float64 { return s.Throughput.TokensPerS }},
+	"output_tokens_total": countOf("throughput.output_tokens", func(s *Summary) int { return s.Throughput.OutputTokens }),
+	"tokens_approx_pct":   {json: "tokens_approx_pct", get: func(s *Summary) *float64 { return s.TokensApproxPct }},
+	"stalls":              countOf("stalls.count", func(s *Summary) int { return s.Stalls.Count }),
+	"stalls.mid_sentence": countOf("stalls.mid_sentence", func(s *Summary) int { return s.Stalls.MidSentence }),
+	"stalls.longest":      {json: "stalls.longest_ms", unit: "ms", get: func(s *Summary) *float64 { return s.Stalls.LongestMS }},
+	"streams_with_stall":  countOf("stalls.streams_with_stall", func(s *Summary) int { return s.Stalls.StreamsWithStall }),
+	"goodput": {json: "goodput.pct", get: func(s *Summary) *float64 { // % of streams meeting --slo
 		if s.Goodput == nil {
 			return nil
 		}
@@ -143,7 +142,7 @@ func gateMetricIsTime(expr, metric string) (bool, error) {
 		}
 		return false, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, metric, gateMetricNames())
 	}
-	return timeScalars[metric], nil
+	return scalars[metric].unit == "ms", nil
 }
 
 // gateValue is the gate's value in the metric's unit (times in ms) and
