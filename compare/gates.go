@@ -77,8 +77,9 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
+	delta := stats.ApartFrom(signedAs(change, num), change, g.Value)
 	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, figure(b), figure(v), signedAs(change, num), unit, stats.Verdict(r.Tripped))
+		g.Metric, figure(b), figure(v), delta, unit, stats.Verdict(r.Tripped))
 	return r
 }
 

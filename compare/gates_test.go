@@ -109,3 +109,27 @@ func TestEvalRelative(t *testing.T) {
 		}
 	}
 }
+
+// A change printed as the threshold it differs from gets more digits:
+// 10.004% against +10% does not read as "+10.00%: TRIPPED".
+func TestEvalRelativeChangeReadsApartFromThreshold(t *testing.T) {
+	for _, c := range []struct {
+		expr      string
+		base, run float64
+		want      string
+	}{
+		{"ttft.p95 > +10%", 200, 220.008, "+10.004% against the baseline: TRIPPED"},
+		{"ttft.p95 < -10%", 200, 179.992, "-10.004% against the baseline: TRIPPED"},
+		{"ttft.p95 > +20ms", 200, 220.004, "+20.004ms against the baseline: TRIPPED"},
+		{"ttft.p95 > +10%", 200, 220, "+10.00% against the baseline: passed"},
+	} {
+		g, err := stats.ParseGate(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := compare.EvalRelative(g, summaryWith(f(c.base), 0, nil), summaryWith(f(c.run), 0, nil))
+		if !strings.HasSuffix(r.Message, c.want) {
+			t.Errorf("%q %v → %v: %q, want it to end %q", c.expr, c.base, c.run, r.Message, c.want)
+		}
+	}
+}

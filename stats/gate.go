@@ -262,17 +262,27 @@ func Verdict(tripped bool) string {
 }
 
 // gateFigure prints a gate's value as the report does (184.2 ms, a count
-// whole), or with more digits where that would read as the threshold
-// while differing from it (250.04 against 250).
+// whole), apart from the threshold.
 func gateFigure(v, threshold float64, unit string) string {
 	f := FormatFloat(v)
 	if unit != "ms" && v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		f = strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	if back, _ := strconv.ParseFloat(f, 64); back == threshold && v != threshold {
-		return strconv.FormatFloat(v, 'g', 6, 64)
+	return ApartFrom(f, v, threshold)
+}
+
+// ApartFrom is f, a gate's figure for v, or v with more digits where f
+// would read as the threshold while v differs from it: 250.04 against
+// 250, not 250.0; a change of +10.004% against +10%, not +10.00%.
+func ApartFrom(f string, v, threshold float64) string {
+	if back, _ := strconv.ParseFloat(f, 64); back != threshold || v == threshold {
+		return f
 	}
-	return f
+	more := strconv.FormatFloat(v, 'g', 6, 64)
+	if strings.HasPrefix(f, "+") {
+		return "+" + more
+	}
+	return more
 }
 
 // Holds reports whether a op b holds for a gate operator (">", "<=", …).
