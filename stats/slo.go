@@ -70,8 +70,8 @@ func parseSLOTerm(part string) (SLOTerm, error) {
 	}
 	t := SLOTerm{Expr: strings.TrimSpace(part), Metric: m[1], Op: m[2]}
 	a, err := parseAmount(m[3])
-	if err != nil || math.IsInf(a.v, 0) {
-		return SLOTerm{}, fmt.Errorf("SLO term %q: bad value %q: want a number or a time in %s", t.Expr, m[3], TimeUnits)
+	if err != nil {
+		return SLOTerm{}, fmt.Errorf("SLO term %q: %w", t.Expr, err)
 	}
 	isTime, err := sloMetricIsTime(t)
 	if err != nil {
