@@ -44,7 +44,7 @@ func (g Gate) IsCount() bool { return scalars[g.Metric].count }
 
 // A scalar is a count or single figure a gate can name, with the path of
 // its value in the summary's JSON ("" for a figure computed from others)
-// and its unit ("ms" for a time).
+// and its unit, as a Metric's ("ms" for a time, "tok/s" for a rate).
 type scalar struct {
 	json  string
 	unit  string
@@ -67,7 +67,7 @@ var scalars = map[string]scalar{
 	"incomplete":          countOf("streams.incomplete", func(s *Summary) int { return s.Streams.Incomplete }),
 	"canceled":            countOf("streams.canceled", func(s *Summary) int { return s.Streams.Canceled }),
 	"buffered":            countOf("streams.buffered", func(s *Summary) int { return s.Streams.Buffered }),
-	"throughput":          {json: "throughput.tokens_per_s", get: func(s *Summary) *float64 { return s.Throughput.TokensPerS }},
+	"throughput":          {json: "throughput.tokens_per_s", unit: "tok/s", get: func(s *Summary) *float64 { return s.Throughput.TokensPerS }},
 	"output_tokens_total": countOf("throughput.output_tokens", func(s *Summary) int { return s.Throughput.OutputTokens }),
 	"tokens_approx_pct":   {json: "tokens_approx_pct", get: func(s *Summary) *float64 { return s.TokensApproxPct }},
 	"stalls":              countOf("stalls.count", func(s *Summary) int { return s.Stalls.Count }),
@@ -112,45 +112,48 @@ func ParseGate(expr string) (Gate, error) {
 	if m[3] == "-" {
 		a.v = -a.v
 	}
-	isTime, err := gateMetricIsTime(expr, g.Metric)
+	unit, err := gateMetricUnit(expr, g.Metric)
 	if err != nil {
 		return Gate{}, err
 	}
-	if g.Value, g.Unit, err = gateValue(expr, &g, a, isTime); err != nil {
+	if g.Value, g.Unit, err = gateValue(expr, &g, a, unit); err != nil {
 		return Gate{}, err
 	}
 	return g, nil
 }
 
-// gateMetricIsTime checks that a gate names a known metric (a
-// distribution with a statistic, or a single figure) and says whether it
-// holds milliseconds. A summary JSON key is refused with the gate name.
-func gateMetricIsTime(expr, metric string) (bool, error) {
+// gateMetricUnit checks that a gate names a known metric (a distribution
+// with a statistic, or a single figure) and says its unit: "ms" for a
+// time, "tok/s" for a rate. A summary JSON key is refused with the gate name.
+func gateMetricUnit(expr, metric string) (string, error) {
 	base, stat, hasStat := strings.Cut(metric, ".")
 	if dm, isDist := gateDist(base); isDist {
 		if !hasStat {
-			return false, fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (%s)", expr, base, base, statNames)
+			return "", fmt.Errorf("gate %q: %s is a distribution; name a statistic, e.g. %s.p95 (%s)", expr, base, base, statNames)
 		}
 		if _, ok := (Dist{}).Stat(stat); !ok {
-			return false, fmt.Errorf("gate %q: unknown statistic %q (%s)", expr, stat, statNames)
+			return "", fmt.Errorf("gate %q: unknown statistic %q (%s)", expr, stat, statNames)
 		}
-		return dm.Unit == "ms", nil
+		return dm.Unit, nil
 	}
 	if scalars[metric].get == nil {
 		if name := jsonNameHint(metric); name != "" {
-			return false, fmt.Errorf("gate %q: unknown metric %s: that is the summary JSON's key; the gate name is %s", expr, metric, name)
+			return "", fmt.Errorf("gate %q: unknown metric %s: that is the summary JSON's key; the gate name is %s", expr, metric, name)
 		}
-		return false, fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, metric, gateMetricNames())
+		return "", fmt.Errorf("gate %q: unknown metric %q (known: %s)", expr, metric, gateMetricNames())
 	}
-	return scalars[metric].unit == "ms", nil
+	return scalars[metric].unit, nil
 }
 
 // gateValue is the gate's value in the metric's unit (times in ms) and
-// that unit; a time unit on a figure that is no time is refused, a bare
-// number on a time is milliseconds. A bare change of a time is refused:
-// "+10" could mean +10% as well as +10ms.
-func gateValue(expr string, g *Gate, a amount, isTime bool) (float64, string, error) {
+// that unit; a time unit on a figure that is no time, or /s on one that
+// is no rate, is refused, a bare number on a time is milliseconds. A bare
+// change of a time is refused: "+10" could mean +10% as well as +10ms.
+func gateValue(expr string, g *Gate, a amount, unit string) (float64, string, error) {
+	isTime := unit == "ms"
 	switch {
+	case a.unit == "/s" && unit != "tok/s":
+		return 0, "", fmt.Errorf("gate %q: /s applies to the rates (throughput, tps_user.pNN); %s is not one", expr, g.Metric)
 	case a.unit == "" && isTime && g.Relative:
 		return 0, "", fmt.Errorf("gate %q: a change of a time takes a unit: %+g%% (of the baseline) or %+gms", expr, a.v, a.v)
 	case a.unit == "ms" && !isTime:

@@ -61,6 +61,15 @@ func TestParseGate(t *testing.T) {
 		{expr: "stalls.longest_ms > 1s", err: "the gate name is stalls.longest"},
 		{expr: "stalls.longest > 1m", metric: "stalls.longest", op: ">", value: 60000, unit: "ms"},
 		{expr: "", err: "want METRIC OP VALUE"},
+		{expr: "ttft.p95 > 800/s", err: `gate "ttft.p95 > 800/s": /s applies to the rates (throughput, tps_user.pNN); ttft.p95 is not one`},
+		{expr: "llm.ttft-p95 > 800/s", err: "/s applies to the rates"},
+		{expr: "failed > 3/s", err: "/s applies to the rates"},
+		{expr: "gap.p99 > +10/s", err: "/s applies to the rates"},
+		{expr: "throughput < 5/s", metric: "throughput", op: "<", value: 5, unit: "/s"},
+		{expr: "throughput < -10/s", metric: "throughput", op: "<", value: -10, unit: "/s", rel: true},
+		{expr: "tps_user.p50 < 5/s", metric: "tps_user.p50", op: "<", value: 5, unit: "/s"},
+		{expr: "llm.output-tokens-per-sec < 5/s", metric: "throughput", op: "<", value: 5, unit: "/s"},
+		{expr: "llm.user-tokens-per-sec-p95 < 5/s", metric: "tps_user.p95", op: "<", value: 5, unit: "/s"},
 	}
 	for _, c := range cases {
 		g, err := ParseGate(c.expr)
