@@ -128,12 +128,29 @@ func TestDecompressFindsTheMergedRead(t *testing.T) {
 	z.Close()
 	reads := []record.Read{{TMS: 1, N: 10}, {TMS: 2, N: ends[0] - 10}, {TMS: 3, N: ends[1] - ends[0]}, {TMS: 4, N: wire.Len() - ends[1]}}
 	e := testExchange(1<<20, 3)
-	e.merged = 3
+	e.mergedReads, e.merged = true, 3
 	_, out, err := e.decompress("gzip", wire.Bytes(), reads)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(out) != 3 || e.merged != 2 || out[2].TMS != 4 {
 		t.Errorf("decoded reads %v, merged at %d; want 3 reads, the merged one at 2, at 4 ms", out, e.merged)
+	}
+}
+
+// At --max-frames 1, a first read holding the gzip header alone decodes to
+// nothing: all that is decoded comes from the merged read, and none of its
+// frames, all at the last read's time, is kept.
+func TestDecompressFindsTheMergedReadAfterAHeaderAlone(t *testing.T) {
+	wire := gzipped([]byte("data: one\n\ndata: two\n\n"))
+	reads := []record.Read{{TMS: 1, N: 10}, {TMS: 3, N: len(wire) - 10}}
+	e := testExchange(1<<20, 1)
+	e.mergedReads, e.merged = true, 1
+	_, out, err := e.decompress("gzip", wire, reads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 1 || e.merged != 0 || out[0].TMS != 3 {
+		t.Errorf("decoded reads %v, merged at %d; want 1 read, the merged one at 0, at 3 ms", out, e.merged)
 	}
 }

@@ -46,10 +46,11 @@ type exchange struct {
 	// or drip record stopped mid-body): the client's must break off too,
 	// never end as if whole.
 	cut bool
-	// merged is the index of the read keep merged the reads past MaxFrames
-	// into, 0 when none (the first read is never one): its frames have the
-	// last read's time, not their own.
-	merged int
+	// mergedReads says keep merged the reads past MaxFrames into the last
+	// one; merged is the index of the first read (decoded, once decompress
+	// ran) whose frames have the last read's time, not their own.
+	mergedReads bool
+	merged      int
 }
 
 // bufs are the forwarding loops' read buffers: 100 streams would
@@ -176,7 +177,7 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Rea
 	e.resp = append(e.resp, p...)
 	if n := len(reads); n > e.p.o.MaxFrames {
 		reads[n-1] = record.Read{TMS: tms, N: reads[n-1].N + len(p)}
-		e.merged = n - 1
+		e.mergedReads, e.merged = true, n-1
 		return reads
 	}
 	return append(reads, record.Read{TMS: tms, N: len(p)})
@@ -240,7 +241,7 @@ func (e *exchange) finish() {
 		perr = probe.HTTPError(rec.HTTPStatus, e.retryAfter, body)
 	case e.x.Clipped:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
-	case e.merged > 0:
+	case e.mergedReads:
 		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response came in more than %d reads (--max-frames): the client got all of it, the record keeps the rest as one read, and the frames before it", o.MaxFrames)}
 	}
 	rec.Error = perr
@@ -262,7 +263,7 @@ func (e *exchange) finish() {
 func (e *exchange) decodeFrames(body []byte, reads []record.Read) *record.Error {
 	o := &e.p.o
 	err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, e.rec)
-	if e.merged > 0 {
+	if e.mergedReads {
 		e.rec.Frames = slices.DeleteFunc(e.rec.Frames, func(f record.Frame) bool { return f.Read >= e.merged })
 		if err != nil && err.Class == record.ErrLimit {
 			err = nil // the frame bound was reached in the merged reads: finish names them
@@ -308,8 +309,7 @@ func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]by
 	lr := io.LimitReader(zr, int64(maxBytes)+1) // one byte past the bound says it was passed
 	var body []byte
 	var out []record.Read
-	from := -1  // the read the last of out was decoded from
-	merged := 0 // the read of out decoded from the merged one, if any
+	from := -1 // the read the last of out was decoded from
 	buf := make([]byte, readBufferSize)
 	for {
 		n, err := lr.Read(buf)
@@ -324,15 +324,14 @@ func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]by
 				from = rr.read
 				out = append(out, record.Read{TMS: reads[from].TMS, N: n})
 			}
-			if e.merged > 0 && from == e.merged {
-				merged = len(out) - 1
-			}
 		}
 		if err == io.EOF {
-			if e.merged > 0 && merged == 0 { // the merged read decoded to nothing more: still marked
-				merged = max(len(out), 1)
+			// keep merges into the last read only: if it decoded to
+			// nothing, no decoded read has its time.
+			e.merged = len(out)
+			if from == len(reads)-1 {
+				e.merged--
 			}
-			e.merged = merged
 			return body, out, nil
 		}
 		if err != nil {

@@ -53,7 +53,7 @@ func TestKeepMergesTheReadsPastTheFrameBound(t *testing.T) {
 		reads = e.keep(reads, []byte{'x'}, float64(i))
 	}
 	want := []record.Read{{TMS: 0, N: 1}, {TMS: 1, N: 1}, {TMS: 2, N: 1}, {TMS: 9, N: 7}}
-	if !slices.Equal(reads, want) || len(e.resp) != 10 || e.merged != 3 {
+	if !slices.Equal(reads, want) || len(e.resp) != 10 || !e.mergedReads || e.merged != 3 {
 		t.Errorf("10 1-byte reads at a 3-frame bound kept as %v, %d bytes, merged at %d; want %v, 10 bytes, merged at 3", reads, len(e.resp), e.merged, want)
 	}
 }

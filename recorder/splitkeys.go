@@ -39,7 +39,7 @@ func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if e.mask == nil {
 		return
 	}
-	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames && e.merged == 0 {
+	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames && !e.mergedReads {
 		return
 	}
 	out, masked, ok := e.starSplitKeys(body, reads)
