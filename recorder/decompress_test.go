@@ -154,3 +154,18 @@ func TestDecompressFindsTheMergedReadAfterAHeaderAlone(t *testing.T) {
 		t.Errorf("decoded reads %v, merged at %d; want 1 read, the merged one at 0, at 3 ms", out, e.merged)
 	}
 }
+
+// The frame bound reached in the reads before the merged one is named as
+// the frame bound, not as reads past it.
+func TestFrameBoundBeforeTheMergedReadIsNamed(t *testing.T) {
+	ev := "data: {}\n\n"
+	body := []byte(strings.Repeat(ev, 5))
+	reads := []record.Read{{TMS: 1, N: 3 * len(ev)}, {TMS: 2, N: len(ev)}, {TMS: 3, N: len(ev)}}
+	e := testExchange(1<<20, 2)
+	e.rec, e.x.ContentType = &record.Record{}, "text/event-stream"
+	e.mergedReads, e.merged = true, 2
+	err := e.decodeFrames(body, reads)
+	if err == nil || err.Class != record.ErrLimit || !strings.Contains(err.Message, "stopped after 2 frames") || len(e.rec.Frames) != 2 {
+		t.Errorf("error %+v, %d frames; want the frame bound named, 2 frames", err, len(e.rec.Frames))
+	}
+}

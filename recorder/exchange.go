@@ -265,7 +265,7 @@ func (e *exchange) decodeFrames(body []byte, reads []record.Read) *record.Error 
 	err := probe.DecodeReads(adapters.Auto, e.x.ContentType, split(body, reads), times(reads), o.FrameLimit, o.MaxFrames, e.rec)
 	if e.mergedReads {
 		e.rec.Frames = slices.DeleteFunc(e.rec.Frames, func(f record.Frame) bool { return f.Read >= e.merged })
-		if err != nil && err.Class == record.ErrLimit {
+		if err != nil && err.Class == record.ErrLimit && len(e.rec.Frames) < o.MaxFrames {
 			err = nil // the frame bound was reached in the merged reads: finish names them
 		}
 	}
