@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -41,7 +42,9 @@ type exchange struct {
 	start, end time.Time
 	reads      []record.Read
 	perr       *record.Error
-	retryAfter string // the upstream's Retry-After, kept in the error as drip run keeps it
+	retryAfter string   // the upstream's Retry-After, kept in the error as drip run keeps it
+	location   string   // the upstream's Location, kept as finish resolves it
+	sent       *url.URL // the URL the request went to, which the Location is relative to
 	// cut says the response to the client broke off (the upstream failed
 	// or drip record stopped mid-body): the client's must break off too,
 	// never end as if whole.
@@ -96,7 +99,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	idle.Touch(o.Clock())
 	e.x.ContentType = resp.Header.Get("Content-Type")
 	e.retryAfter = resp.Header.Get("Retry-After")
-	e.x.Location = keptLocation(resp.Header.Get("Location"), out.URL, e.p.o.Upstream, e.mask)
+	e.location, e.sent = resp.Header.Get("Location"), out.URL
 	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		e.rec.ContentEncoding = enc
 	}
@@ -202,6 +205,7 @@ func (e *exchange) finish() {
 	rec, o, start, reads, perr := e.rec, &e.p.o, e.start, e.reads, e.perr
 	rec.PromptID, rec.Model = promptID(e.body), requestModel(e.body, e.path)
 	rec.Target = probe.RedactURL(e.p.upstreamURL(e.path, "").String())
+	e.x.Location = keptLocation(e.location, e.sent, o.Upstream, e.mask)
 	if rec.HTTPStatus != 0 { // a response came (fail judged one that did not)
 		e.x.Streamed = isStream(e.x.ContentType, e.body, e.path)
 	}
