@@ -93,8 +93,8 @@ func (w *formatWatch) Close(dst []adapters.Frame) ([]adapters.Frame, error) {
 }
 
 func (w *formatWatch) noteContent(fs []adapters.Frame) {
-	for i := range fs {
-		w.content = w.content || fs[i].Kind == adapters.KindContent
+	for i := 0; i < len(fs) && !w.content; i++ {
+		w.content = fs[i].Kind == adapters.KindContent
 	}
 }
 
