@@ -300,12 +300,7 @@ func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	if !strings.EqualFold(enc, "gzip") {
 		return resp.Body
 	}
-	body := &transportBody{r: resp.Body}
-	gz, err := gzip.NewReader(body)
-	if err != nil {
-		return &failedReader{body.blame(err)}
-	}
-	return &gunzipped{gz: gz, body: body}
+	return &gunzipped{body: transportBody{r: resp.Body}}
 }
 
 // transportBody is a response body that remembers the error, other than
@@ -332,20 +327,24 @@ func (b *transportBody) blame(err error) error {
 	return &gzipError{err}
 }
 
+// gunzipped reads the gzip header on its first Read, so a body that is
+// not gzip fails there, as one corrupt further on does.
 type gunzipped struct {
 	gz   *gzip.Reader
-	body *transportBody
+	body transportBody
 }
 
 func (g *gunzipped) Read(p []byte) (int, error) {
+	if g.gz == nil {
+		gz, err := gzip.NewReader(&g.body)
+		if err != nil {
+			return 0, g.body.blame(err)
+		}
+		g.gz = gz
+	}
 	n, err := g.gz.Read(p)
 	return n, g.body.blame(err)
 }
-
-// failedReader returns its error at once.
-type failedReader struct{ err error }
-
-func (f *failedReader) Read([]byte) (int, error) { return 0, f.err }
 
 // gzipError is a gzip body that does not decode: the server's fault.
 type gzipError struct{ err error }
