@@ -46,16 +46,12 @@ func MergeRecords(inputs []compare.Input) ([]*record.Record, error) {
 		}
 		return nil, &WorkloadError{Differences: d, Sources: src}
 	}
-	type key struct {
-		run, host string
-		seq       int
-	}
 	order := map[string]int{}
-	seen := map[key]string{}
+	seen := map[record.StreamID]string{}
 	var out []*record.Record
 	for _, in := range inputs {
 		for _, r := range in.Records {
-			k := key{r.RunID, r.Host, r.Seq}
+			k := r.StreamID()
 			if prev, dup := seen[k]; dup {
 				return nil, fmt.Errorf("run %s seq %d (host %q) is in %s and in %s: the same stream twice (two shards with one index?)",
 					sanitize.Line(r.RunID), r.Seq, sanitize.Line(r.Host), sanitize.Line(prev), sanitize.Line(in.Source))

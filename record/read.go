@@ -46,7 +46,7 @@ func Decode(r io.Reader, each func(*Record) error) (notes []string, err error) {
 	if err != nil {
 		return nil, &LineError{1, err}
 	}
-	seen := map[streamID]int{}
+	seen := map[StreamID]int{}
 	var line []byte
 	for n := 1; ; n++ {
 		var ended bool
@@ -71,7 +71,7 @@ func Decode(r io.Reader, each func(*Record) error) (notes []string, err error) {
 		if err := Check(rec); err != nil {
 			return notes, &LineError{n, err}
 		}
-		if id := (streamID{rec.RunID, rec.Host, rec.Seq}); rec.RunID != "" {
+		if id := rec.StreamID(); rec.RunID != "" {
 			if first, ok := seen[id]; ok {
 				return notes, &LineError{n, fmt.Errorf("the same stream as line %d (run id %q, host %q, seq %d): a file holds each stream once (was one appended to itself?)", first, rec.RunID, rec.Host, rec.Seq)}
 			}
@@ -89,11 +89,14 @@ func Decode(r io.Reader, each func(*Record) error) (notes []string, err error) {
 	}
 }
 
-// streamID is what tells streams apart, as drip merge tells them apart.
-type streamID struct {
-	run, host string
-	seq       int
+// StreamID is what tells streams apart: drip merge refuses one twice.
+type StreamID struct {
+	Run, Host string
+	Seq       int
 }
+
+// StreamID is r's.
+func (r *Record) StreamID() StreamID { return StreamID{r.RunID, r.Host, r.Seq} }
 
 // unwrap is r to read lines from: gunzipped when it starts with gzip's
 // magic, past a UTF-8 byte order mark.
