@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -18,6 +19,8 @@ import (
 // written anywhere), the workload and the gates. Every other key is a
 // drip run flag's name, at the top or in a [request], [workload], [output]
 // or [gates] table; a flag given on the command line wins over the file.
+// Headers, in [headers] or as request.header, add to the command line's
+// -H, save a header a -H names: that -H wins.
 //
 //	targets = ["http://localhost:8000"]
 //	model = "my-model"
@@ -57,6 +60,12 @@ func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, erro
 	// Taken before the file sets anything: [headers] sets --header, which
 	// is then Changed, though request.header must still add to it.
 	cmd.Flags().Visit(func(f *pflag.Flag) { c.cmdLine[f.Name] = true })
+	c.cmdHeader = map[string]bool{}
+	if hs, err := cmd.Flags().GetStringArray("header"); err == nil {
+		for _, h := range hs {
+			c.cmdHeader[headerName(h)] = true
+		}
+	}
 	var targets []string
 	for _, key := range sortedKeys(tree) {
 		v := tree[key]
@@ -100,6 +109,14 @@ type configFile struct {
 	cmd     *cobra.Command
 	setBy   map[string]string // flag name → the key of the file that set it
 	cmdLine map[string]bool   // the flags the command line set
+	// the header names the command line's -H set, canonical: the file's
+	// header of one of these names is dropped
+	cmdHeader map[string]bool
+}
+
+func headerName(h string) string {
+	name, _, _ := strings.Cut(h, ":")
+	return http.CanonicalHeaderKey(strings.TrimSpace(name))
 }
 
 var tableHeader = regexp.MustCompile(`^\s*\[\s*"?([^"\]]*?)"?\s*\]`)
@@ -137,7 +154,7 @@ func (c *configFile) set(key, name string, v any) error {
 		return c.errorf(key, "--%s is set twice in the file, as %s and as %s: keep one", name, first, key)
 	}
 	c.setBy[name] = key
-	if c.cmdLine[name] {
+	if c.cmdLine[name] && name != "header" {
 		return nil // the command line wins
 	}
 	values := []any{v}
@@ -156,6 +173,9 @@ func (c *configFile) set(key, name string, v any) error {
 	for _, one := range values {
 		if _, ok := one.(map[string]any); ok {
 			return c.errorf(key, "want a value, not a table")
+		}
+		if name == "header" && c.cmdHeader[headerName(fmt.Sprint(one))] {
+			continue // a -H of this name wins
 		}
 		if err := fs.Set(name, fmt.Sprint(one)); err != nil {
 			return c.errorf(key, "%v", plainFlagValue(err))
@@ -180,8 +200,9 @@ func (c *configFile) strings(key string, v any) ([]string, error) {
 	return out, nil
 }
 
-// headers adds each Name = "value" as -H, with ${ENV} expanded; a
-// variable that is not set is an error rather than an empty credential.
+// headers adds each Name = "value" as -H, with ${ENV} expanded, unless a
+// -H names it; a variable that is not set is an error rather than an
+// empty credential.
 func (c *configFile) headers(v any) error {
 	t, ok := v.(map[string]any)
 	if !ok {
@@ -191,6 +212,9 @@ func (c *configFile) headers(v any) error {
 		s, ok := t[name].(string)
 		if !ok {
 			return c.errorf("headers."+name, "want a string")
+		}
+		if c.cmdHeader[http.CanonicalHeaderKey(name)] {
+			continue // a -H of this name wins; its ${ENV} need not be set
 		}
 		var missing string
 		s = envRef.ReplaceAllStringFunc(s, func(ref string) string {

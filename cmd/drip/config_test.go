@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,6 +113,28 @@ func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 1 || seen[0] != "a/b" {
 		t.Errorf("the server saw X-A/X-B %q, want [a/b]: both the [headers] one and request.header's", seen)
+	}
+}
+
+// The file's headers, both forms, add to the command line's -H, and a -H
+// naming one wins over it: with any -H, request.header's were dropped
+// while [headers]' were sent, even beside a -H of the same name.
+func TestRunConfigHeadersAddToTheCommandLinesAndLoseToIt(t *testing.T) {
+	cmd := newRunCmd()
+	for _, h := range []string{"X-A: cli", "x-c: cli"} {
+		if err := cmd.Flags().Set("header", h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("DRIP_TEST_UNSET", "")
+	os.Unsetenv("DRIP_TEST_UNSET")
+	cfg := writeConfig(t, "targets = [\"http://x\"]\n[headers]\nx-a = \"${DRIP_TEST_UNSET}\"\nX-B = \"b\"\n[request]\nheader = [\"X-C: file\", \"X-D: d\"]\n")
+	if _, err := applyConfig(cmd, cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := cmd.Flags().GetStringArray("header")
+	if want := []string{"X-A: cli", "x-c: cli", "X-B: b", "X-D: d"}; !slices.Equal(got, want) {
+		t.Errorf("-H is %q, want %q", got, want)
 	}
 }
 

@@ -187,7 +187,7 @@ func newRunCmd() *cobra.Command {
 	f.req.register(fs)
 	f.out.register(fs)
 	f.out.registerSLO(fs)
-	fs.StringVar(&f.configPath, "config", "", "read targets, [headers] (${ENV} expanded), [workload] and [gates] from a TOML file; flags on the command line win")
+	fs.StringVar(&f.configPath, "config", "", "read targets, [headers] (${ENV} expanded), [workload] and [gates] from a TOML file; flags on the command line win, and the file's headers add to -H's save one a -H names")
 	f.req.shape.registerLengths(fs)
 	f.load.register(fs)
 	f.fleet.register(fs)
