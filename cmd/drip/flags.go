@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -193,15 +192,8 @@ func listenOn(flag, addr string) (net.Listener, error) {
 }
 
 // flagValueWords are what a flag of each pflag type wants, in place of
-// strconv's words; rangeWords say it for a value strconv found too large.
-var (
-	flagValueWords = map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number", "bool": "true or false"}
-	rangeWords     = map[string]string{
-		"int":     fmt.Sprintf("a whole number from %d to %d", math.MinInt, math.MaxInt),
-		"int64":   fmt.Sprintf("a whole number from %d to %d", math.MinInt64, math.MaxInt64),
-		"float64": fmt.Sprintf("a number from %g to %g", -math.MaxFloat64, math.MaxFloat64),
-	}
-)
+// strconv's words.
+var flagValueWords = map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number", "bool": "true or false"}
 
 // plainFlagValue says what a flag wanted when pflag passes on strconv's
 // error ('strconv.ParseInt: parsing "2,4": invalid syntax'), on the
@@ -218,8 +210,13 @@ func plainFlagValue(err error) error {
 	if !ok {
 		return err
 	}
-	if r, ok := rangeWords[f.Value.Type()]; ok && errors.Is(num, strconv.ErrRange) {
-		want = r
+	// Past the Go type's range; the type's bounds are not the flag's
+	// (--runs refuses -5), which its own check names once in range.
+	if errors.Is(num, strconv.ErrRange) {
+		want += ", too large"
+		if strings.HasPrefix(strings.TrimSpace(bad.GetValue()), "-") {
+			want = strings.TrimSuffix(want, "large") + "small"
+		}
 	}
 	if strings.Contains(bad.GetValue(), ",") {
 		want += " (this flag takes one value)"
