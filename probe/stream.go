@@ -18,9 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/ellipsis"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
 	"github.com/driplab/drip/stats"
@@ -716,15 +716,7 @@ func HTTPError(status int, retryAfter string, body []byte) *record.Error {
 	default:
 		e.Class = record.ErrHTTP4xx
 	}
-	msg := strings.TrimSpace(adapters.ErrorMessage(body))
-	if len(msg) > errorMessageLimit {
-		// Cut on a rune boundary: half a character is not text.
-		cut := errorMessageLimit
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
+	msg := ellipsis.Cut(strings.TrimSpace(adapters.ErrorMessage(body)), errorMessageLimit)
 	e.Message = fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
 		e.Message += ": " + msg

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/internal/ellipsis"
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
@@ -107,12 +107,7 @@ func otlpErrorLines(err error) []string {
 	}
 	lines := make([]string, 0, len(errs))
 	for _, e := range errs {
-		line := sanitize.Line(e.Error())
-		if len(line) > otlpErrorLine {
-			// Sanitised text is valid UTF-8 but for a rune the cut splits.
-			line = strings.ToValidUTF8(line[:otlpErrorLine], "") + "…"
-		}
-		lines = append(lines, line)
+		lines = append(lines, ellipsis.Cut(sanitize.Line(e.Error()), otlpErrorLine))
 	}
 	return lines
 }
