@@ -122,25 +122,42 @@ func headerName(h string) string {
 var tableHeader = regexp.MustCompile(`^\s*\[\s*"?([^"\]]*?)"?\s*\]`)
 
 // errorf names the line that sets key, looked for in key's own table
-// (runs at the top and workload.runs are two lines), or the file.
+// (runs at the top and workload.runs are two lines), else as a dotted key
+// or in an inline table (workload.runs = 3, workload = {runs = 3}): the
+// first line assigning its name anywhere. Failing both, it names the file.
 func (c *configFile) errorf(key, format string, a ...any) error {
+	where := c.path
+	if i := c.keyLine(key); i >= 0 {
+		where = fmt.Sprintf("%s:%d", c.path, i+1)
+	}
+	return usageErr("--config %s: %s: %s", where, key, fmt.Sprintf(format, a...))
+}
+
+// keyLine is the index of the line that sets key, or -1.
+func (c *configFile) keyLine(key string) int {
 	table, name, _ := strings.Cut(key, ".")
 	if name == "" {
 		table, name = "", key
 	}
-	assign := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(name) + `"?\s*=`)
-	where, in := c.path, ""
+	quoted := `"?` + regexp.QuoteMeta(name) + `"?\s*=`
+	assign := regexp.MustCompile(`^\s*` + quoted)
+	in := ""
 	for i, l := range c.lines {
 		m := tableHeader.FindStringSubmatch(l)
 		if m != nil {
 			in = m[1]
 		}
 		if m != nil && table == "" && in == name || m == nil && in == table && assign.MatchString(l) {
-			where = fmt.Sprintf("%s:%d", c.path, i+1)
-			break
+			return i
 		}
 	}
-	return usageErr("--config %s: %s: %s", where, key, fmt.Sprintf(format, a...))
+	anywhere := regexp.MustCompile(`(^|[\s.{,])` + quoted)
+	for i, l := range c.lines {
+		if tableHeader.FindStringSubmatch(l) == nil && anywhere.MatchString(l) {
+			return i
+		}
+	}
+	return -1
 }
 
 // set gives a flag the file's value unless the command line set it.

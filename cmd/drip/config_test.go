@@ -156,12 +156,15 @@ func TestRunConfigArrays(t *testing.T) {
 }
 
 // A key set twice is named at its own line: workload.runs at the one in
-// [workload], not at the top-level runs before it.
+// [workload], not at the top-level runs before it; a dotted key or an
+// inline table is named at its line too (it named the file alone).
 func TestRunConfigErrorNamesTheKeysOwnLine(t *testing.T) {
 	for _, tc := range []struct{ text, msg string }{
 		{"runs = 2\ntargets = [\"http://127.0.0.1:1\"]\n[workload]\nruns = 3\n", "drip.toml:4: workload.runs: --runs is set twice"},
 		{"targets = [\"http://127.0.0.1:1\"]\n[request]\nmodel = \"a\"\n[workload]\nmodel = \"b\"\n", "drip.toml:5: workload.model: --model is set twice"},
 		{"targets = [\"http://127.0.0.1:1\"]\n[gates]\nruns = \"x\"\n[workload]\nruns = 3\n", "drip.toml:3: gates.runs: invalid argument"},
+		{"targets = [\"http://127.0.0.1:1\"]\nmodel = \"m\"\nworkload.runs = [1, 3]\n", "drip.toml:3: workload.runs: --runs takes one value"},
+		{"targets = [\"http://127.0.0.1:1\"]\nworkload = { warmup = 1, runs = [1, 3] }\n", "drip.toml:2: workload.runs: --runs takes one value"},
 	} {
 		code, _, stderr := drip(t, "run", "--config", writeConfig(t, tc.text))
 		if code != exitUsage || !strings.Contains(stderr, tc.msg) {
