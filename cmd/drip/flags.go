@@ -257,18 +257,31 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 // buildFor turns the flags, a URL and a model into a probe target and
 // options.
 func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Options, error) {
+	t, err := f.target(rawURL, model)
+	if err != nil {
+		return probe.Target{}, probe.Options{}, err
+	}
+	o, err := f.options()
+	if err != nil {
+		return probe.Target{}, probe.Options{}, err
+	}
+	return t, o, nil
+}
+
+// target is the request the flags, a URL and a model describe.
+func (f *requestFlags) target(rawURL, model string) (probe.Target, error) {
 	if f.format != "" && f.format != adapters.Auto.Name {
 		if _, err := adapters.Resolve(f.format); err != nil {
-			return probe.Target{}, probe.Options{}, usageErr("--format: %v", err)
+			return probe.Target{}, usageErr("--format: %v", err)
 		}
 	}
 	u, format, err := probe.ResolveEndpoint(rawURL, f.format, model)
 	if err != nil {
-		return probe.Target{}, probe.Options{}, usageErr("%v", err)
+		return probe.Target{}, usageErr("%v", err)
 	}
 	set, err := f.promptSet()
 	if err != nil {
-		return probe.Target{}, probe.Options{}, err
+		return probe.Target{}, err
 	}
 	t := probe.Target{
 		URL:     u,
@@ -279,27 +292,32 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 	for _, h := range f.headers {
 		name, value, err := parseHeader(h)
 		if err != nil {
-			return t, probe.Options{}, err
+			return probe.Target{}, err
 		}
 		t.Header.Add(name, value)
 	}
 	if t.Sign, err = f.aws.signer(t); err != nil {
-		return t, probe.Options{}, err
+		return probe.Target{}, err
 	}
 	if err := f.body(&t); err != nil {
-		return t, probe.Options{}, err
+		return probe.Target{}, err
 	}
 	if err := f.fixedBody(&t, modelInURL(rawURL, format)); err != nil {
-		return t, probe.Options{}, err
+		return probe.Target{}, err
 	}
+	return t, nil
+}
+
+// options are the probe's timeouts and bounds the flags set.
+func (f *requestFlags) options() (probe.Options, error) {
 	if err := f.checkNumbers(); err != nil {
-		return t, probe.Options{}, err
+		return probe.Options{}, err
 	}
 	maxFrames, maxBytes, err := f.bounds.check()
 	if err != nil {
-		return t, probe.Options{}, err
+		return probe.Options{}, err
 	}
-	o := probe.Options{
+	return probe.Options{
 		ConnectTimeout:  f.connect,
 		IdleTimeout:     f.idleTimeout,
 		Timeout:         f.timeout,
@@ -309,8 +327,7 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 		FollowRedirects: f.follow,
 		MaxFrames:       maxFrames,
 		MaxBytes:        maxBytes,
-	}
-	return t, o, nil
+	}, nil
 }
 
 // checkNumbers checks the numeric request flags, naming the first bad one.
