@@ -45,6 +45,13 @@ func ResolveURL(raw, format string) (string, *adapters.Format, error) {
 	return ResolveEndpoint(raw, format, "")
 }
 
+// ModelInEndpoint is whether ResolveEndpoint puts the model into the
+// endpoint for u and f: u has no path and f's endpoint path names {model}.
+func ModelInEndpoint(u *url.URL, f *adapters.Format) bool {
+	path, _, _ := strings.Cut(f.Path, "?")
+	return strings.Trim(u.Path, "/") == "" && strings.Contains(path, "{model}")
+}
+
 // ResolveEndpoint picks the format and the full endpoint URL for a user's
 // URL, --format ("auto" or a name) and model. A base URL without a path
 // gets the format's endpoint path (with {model} filled in and its query,
@@ -77,7 +84,7 @@ func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error
 		if path == "" {
 			return "", nil, fmt.Errorf("format %s has no default endpoint: give the full URL", f.Name)
 		}
-		if strings.Contains(path, "{model}") {
+		if ModelInEndpoint(u, f) {
 			if model == "" {
 				return "", nil, fmt.Errorf("format %s names the model in its endpoint: give -m MODEL or the full URL", f.Name)
 			}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -152,8 +151,8 @@ func (f *requestFlags) fixedBody(t *probe.Target, modelInURL bool) error {
 // modelInURL is whether ResolveEndpoint put the model in the endpoint's
 // path (Gemini, Bedrock given a bare base URL).
 func modelInURL(rawURL string, f *adapters.Format) bool {
-	u, err := url.Parse(rawURL)
-	return err == nil && strings.Trim(u.Path, "/") == "" && strings.Contains(f.Path, "{model}")
+	u, err := probe.ParseHTTPURL(rawURL)
+	return err == nil && probe.ModelInEndpoint(u, f)
 }
 
 // errJSONOneTarget is run's and watch's refusal of --json with several
