@@ -66,7 +66,9 @@ func anthropicMaxTokens(n int) int {
 // NewAnthropicDecoder decodes an Anthropic Messages stream.
 func NewAnthropicDecoder(limit int) *SSE {
 	c := &anthropicClassifier{}
-	return &SSE{Limit: limit, Classify: func(dst []Frame, ev *Event) []Frame {
+	s := &SSE{Limit: limit}
+	c.bad = &s.bad
+	s.Classify = func(dst []Frame, ev *Event) []Frame {
 		if ev.Keepalive {
 			return append(dst, Frame{Kind: KindPing, Bytes: ev.Bytes})
 		}
@@ -75,7 +77,8 @@ func NewAnthropicDecoder(limit int) *SSE {
 			typ = nil // the default type: let the payload's "type" decide
 		}
 		return append(dst, c.classify(typ, ev.Data, ev.Bytes))
-	}}
+	}
+	return s
 }
 
 // anthropicEvent is the part of an event the classifier reads, Bedrock's
@@ -179,7 +182,10 @@ func (a *anthropicInfo) parseFast(data []byte) bool {
 }
 
 // anthropicClassifier classifies events, reusing its parse buffers.
-type anthropicClassifier struct{ a anthropicInfo }
+type anthropicClassifier struct {
+	a   anthropicInfo
+	bad *badEvents
+}
 
 // classify classifies one event; typ is the SSE event name, or nil to go
 // by the payload's "type".
@@ -189,8 +195,9 @@ func (c *anthropicClassifier) classify(typ, data []byte, n int) Frame {
 	if !parseEither(a, data) {
 		if string(typ) == "error" {
 			f.Kind, f.Text = KindError, string(data)
+			return f
 		}
-		return f // not JSON: metadata, never a crash
+		return c.bad.frame(data, n) // kept, and the stream fails decode
 	}
 	t := a.typ
 	if len(typ) > 0 {

@@ -79,7 +79,9 @@ func exceptionFrame(m *EventMessage, n int) (Frame, bool) {
 // NewBedrockConverseDecoder decodes a ConverseStream event stream.
 func NewBedrockConverseDecoder(limit int) *EventStream {
 	c := &converseClassifier{}
-	return NewBedrockDecoder(limit, c.classify)
+	d := NewBedrockDecoder(limit, c.classify)
+	c.bad = &d.bad
+	return d
 }
 
 // converseEvent is the part of a ConverseStream event the classifier
@@ -164,7 +166,10 @@ func (c *converseInfo) parseFast(data []byte) bool {
 	})
 }
 
-type converseClassifier struct{ e converseInfo }
+type converseClassifier struct {
+	e   converseInfo
+	bad *badEvents
+}
 
 func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Frame {
 	if f, ok := exceptionFrame(m, n); ok {
@@ -173,7 +178,7 @@ func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Fra
 	f := Frame{Kind: KindMeta, Bytes: n}
 	e := &c.e
 	if !parseEither(e, m.Payload) {
-		return append(dst, f)
+		return append(dst, c.bad.frame(m.Payload, n)) // kept, and the stream fails decode
 	}
 	switch string(m.EventType) {
 	case "messageStart":
@@ -207,7 +212,9 @@ func (c *converseClassifier) classify(dst []Frame, m *EventMessage, n int) []Fra
 // stream of Anthropic events, with one Anthropic classifier per stream.
 func NewBedrockInvokeDecoder(limit int) *EventStream {
 	c := &invokeClassifier{}
-	return NewBedrockDecoder(limit, c.classify)
+	d := NewBedrockDecoder(limit, c.classify)
+	c.anthropic.bad = &d.bad
+	return d
 }
 
 // invokeInfo is a chunk's "bytes", base64-decoded into a reused buffer:
@@ -269,8 +276,11 @@ func (c *invokeClassifier) classify(dst []Frame, m *EventMessage, n int) []Frame
 	if f, ok := exceptionFrame(m, n); ok {
 		return append(dst, f)
 	}
-	if string(m.EventType) != "chunk" || !parseEither(&c.e, m.Payload) {
+	if string(m.EventType) != "chunk" {
 		return append(dst, Frame{Kind: KindMeta, Bytes: n})
+	}
+	if !parseEither(&c.e, m.Payload) {
+		return append(dst, c.anthropic.bad.frame(m.Payload, n)) // kept, and the stream fails decode
 	}
 	return append(dst, c.anthropic.classify(nil, c.e.bytes, n))
 }

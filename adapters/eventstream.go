@@ -48,6 +48,7 @@ type EventStream struct {
 	buf []byte
 	msg EventMessage // handed to Classify; kept here so it does not escape
 	err error
+	bad badEvents // messages Classify could not read
 }
 
 // NewBedrockDecoder returns an event-stream decoder with a classifier.
@@ -117,6 +118,7 @@ func (d *EventStream) messages(dst []Frame, data []byte) ([]Frame, []byte, error
 		if err := d.msg.parse(data[:total]); err != nil {
 			return dst, data, err
 		}
+		d.bad.events++
 		dst = d.Classify(dst, &d.msg, total)
 		data = data[total:]
 	}
@@ -144,9 +146,13 @@ func (d *EventStream) prelude(b []byte) (int, error) {
 }
 
 // Close ends the stream; bytes of an unfinished message make it truncated.
+// A message Classify could not read is reported first (ErrUndecodable).
 func (d *EventStream) Close(dst []Frame) ([]Frame, error) {
 	if d.err != nil {
 		return dst, d.err
+	}
+	if err := d.bad.err(); err != nil {
+		return dst, err
 	}
 	if len(d.buf) > 0 {
 		return dst, ErrTruncated

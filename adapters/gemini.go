@@ -202,13 +202,16 @@ type geminiClassifier struct {
 	finished  bool
 	lastUsage int
 	g         geminiInfo
+	bad       *badEvents
 }
 
 // NewGeminiDecoder decodes a Gemini SSE stream.
 func NewGeminiDecoder(limit int) Decoder {
 	c := &geminiClassifier{}
+	s := &SSE{Limit: limit, Classify: c.classify}
+	c.bad = &s.bad
 	return &eofEnd{
-		Decoder: &SSE{Limit: limit, Classify: c.classify},
+		Decoder: s,
 		ready:   func() bool { return c.finished },
 	}
 }
@@ -221,7 +224,7 @@ func (c *geminiClassifier) classify(dst []Frame, ev *Event) []Frame {
 	}
 	g := &c.g
 	if !parseEither(g, ev.Data) {
-		return append(dst, f)
+		return append(dst, c.bad.frame(ev.Data, ev.Bytes)) // kept, and the stream fails decode
 	}
 	if len(g.errVal) > 0 && isTruthy(g.errVal) {
 		f.Kind, f.Text = KindError, ErrorMessage(ev.Data)

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 )
@@ -102,6 +103,7 @@ type Lines struct {
 	buf  []byte // a line not yet ended
 	skip int    // bytes of blank lines before the next record
 	err  error
+	bad  badEvents // lines Classify could not read
 }
 
 // Feed decodes p and appends the frames of every line it completes.
@@ -146,25 +148,26 @@ func (l *Lines) line(dst []Frame, line []byte, n int) []Frame {
 	}
 	n += l.skip
 	l.skip = 0
+	l.bad.events++
 	return l.Classify(dst, bytes.TrimSuffix(line, []byte{'\r'}), n)
 }
 
 // Close ends the stream. A last line without its LF is dispatched when it
 // is a complete JSON value (a server that omits the final newline), and
-// reported as ErrTruncated otherwise.
+// reported as ErrTruncated otherwise. A line Classify could not read is
+// reported (ErrUndecodable) before either.
 func (l *Lines) Close(dst []Frame) ([]Frame, error) {
 	if l.err != nil {
 		return dst, l.err
 	}
-	if len(bytes.TrimSpace(l.buf)) == 0 {
-		return dst, nil
+	if len(bytes.TrimSpace(l.buf)) > 0 {
+		if !json.Valid(l.buf) {
+			return dst, cmp.Or(l.bad.err(), ErrTruncated)
+		}
+		dst = l.line(dst, l.buf, len(l.buf))
+		l.buf = l.buf[:0]
 	}
-	if !json.Valid(l.buf) {
-		return dst, ErrTruncated
-	}
-	dst = l.line(dst, l.buf, len(l.buf))
-	l.buf = l.buf[:0]
-	return dst, nil
+	return dst, l.bad.err()
 }
 
 // NewGenericNDJSONDecoder decodes any NDJSON stream: a JSON object with a

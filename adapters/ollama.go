@@ -158,17 +158,22 @@ func (o *ollamaInfo) parseFast(line []byte) bool {
 // NewOllamaDecoder decodes an Ollama /api/chat or /api/generate stream.
 func NewOllamaDecoder(limit int) *Lines {
 	c := &ollamaClassifier{}
-	return &Lines{Limit: limit, Classify: c.classify}
+	l := &Lines{Limit: limit, Classify: c.classify}
+	c.bad = &l.bad
+	return l
 }
 
 // ollamaClassifier classifies lines, reusing its parse buffers.
-type ollamaClassifier struct{ o ollamaInfo }
+type ollamaClassifier struct {
+	o   ollamaInfo
+	bad *badEvents
+}
 
 func (c *ollamaClassifier) classify(dst []Frame, line []byte, n int) []Frame {
 	f := Frame{Kind: KindMeta, Bytes: n}
 	o := &c.o
 	if !parseEither(o, line) {
-		return append(dst, f) // not JSON: metadata, never a crash
+		return append(dst, c.bad.frame(line, n)) // kept, and the stream fails decode
 	}
 	if len(o.errVal) > 0 && isTruthy(o.errVal) {
 		f.Kind, f.Text = KindError, ErrorMessage(line)

@@ -63,7 +63,9 @@ func bearerAuth(env string) func(http.Header, func(string) string) {
 // streams (choices[].delta or choices[].text).
 func NewOpenAIDecoder(limit int) *SSE {
 	c := &openAIClassifier{}
-	return &SSE{Classify: c.classify, Limit: limit}
+	s := &SSE{Classify: c.classify, Limit: limit}
+	c.bad = &s.bad
+	return s
 }
 
 // openAIChunk is the part of a chunk the classifier reads. encoding/json
@@ -149,6 +151,7 @@ type openAIClassifier struct {
 	lastUsage int // completion_tokens of the previous usage report
 	usageSeen bool
 	ci        chunkInfo
+	bad       *badEvents
 }
 
 var doneMarker = []byte("[DONE]")
@@ -165,7 +168,8 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 	default:
 		ci := &c.ci
 		if !parseEither(ci, ev.Data) {
-			break // not JSON: metadata, never a crash
+			f = c.bad.frame(ev.Data, ev.Bytes) // kept, and the stream fails decode
+			break
 		}
 		if ci.errObj || (ci.errVal != nil && isTruthy(ci.errVal)) {
 			f.Kind, f.Text = KindError, ErrorMessage(ev.Data)

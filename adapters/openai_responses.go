@@ -32,7 +32,9 @@ func init() {
 // NewResponsesDecoder decodes an OpenAI Responses stream.
 func NewResponsesDecoder(limit int) *SSE {
 	c := &responsesClassifier{}
-	return &SSE{Classify: c.classify, Limit: limit}
+	s := &SSE{Classify: c.classify, Limit: limit}
+	c.bad = &s.bad
+	return s
 }
 
 // responsesEvent is the part of an event the classifier reads.
@@ -109,7 +111,10 @@ func (r *responsesInfo) parseFast(data []byte) bool {
 }
 
 // responsesClassifier classifies events, reusing its parse buffers.
-type responsesClassifier struct{ r responsesInfo }
+type responsesClassifier struct {
+	r   responsesInfo
+	bad *badEvents
+}
 
 func (c *responsesClassifier) classify(dst []Frame, ev *Event) []Frame {
 	f := Frame{Kind: KindMeta, Bytes: ev.Bytes}
@@ -121,8 +126,9 @@ func (c *responsesClassifier) classify(dst []Frame, ev *Event) []Frame {
 	if !parseEither(e, ev.Data) {
 		if string(ev.Type) == "error" {
 			f.Kind, f.Text = KindError, string(ev.Data)
+			return append(dst, f)
 		}
-		return append(dst, f) // not JSON: metadata, never a crash
+		return append(dst, c.bad.frame(ev.Data, ev.Bytes)) // kept, and the stream fails decode
 	}
 	typ := e.typ
 	if len(ev.Type) > 0 && !bytes.Equal(ev.Type, []byte("message")) {

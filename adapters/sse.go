@@ -44,7 +44,8 @@ type SSE struct {
 	skipLF    bool // the previous read ended with CR: a leading LF belongs to it
 	started   bool // past the optional leading BOM
 	err       error
-	ev        Event // handed to Classify; kept here so it does not escape per event
+	ev        Event     // handed to Classify; kept here so it does not escape per event
+	bad       badEvents // events Classify could not read
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
@@ -175,9 +176,13 @@ func lineEnd(p []byte, lf int) int {
 
 // Close ends the stream. WHATWG: an event not ended by a blank line is
 // discarded; drip reports it as ErrTruncated rather than dropping it silently.
+// An event Classify could not read is reported first (ErrUndecodable).
 func (s *SSE) Close(dst []Frame) ([]Frame, error) {
 	if s.err != nil {
 		return dst, s.err
+	}
+	if err := s.bad.err(); err != nil {
+		return dst, err
 	}
 	if len(s.line) > 0 || s.hasData {
 		return dst, ErrTruncated
@@ -239,6 +244,7 @@ func (s *SSE) dispatch(dst []Frame) []Frame {
 	default: // a stray blank line: its bytes join the next block
 		return dst
 	}
+	s.bad.events++
 	dst = s.Classify(dst, ev)
 	s.data, s.dataOff, s.inPlace, s.typ = s.data[:0], 0, nil, s.typ[:0]
 	s.hasData, s.hasFields, s.blockLen = false, false, 0

@@ -108,14 +108,15 @@ func (t *tgiInfo) parseFast(data []byte) bool {
 // NewTGIDecoder decodes a TGI /generate_stream stream.
 func NewTGIDecoder(limit int) *SSE {
 	var e tgiInfo
-	return &SSE{Limit: limit, Classify: func(dst []Frame, ev *Event) []Frame {
+	s := &SSE{Limit: limit}
+	s.Classify = func(dst []Frame, ev *Event) []Frame {
 		f := Frame{Kind: KindMeta, Bytes: ev.Bytes}
 		if ev.Keepalive {
 			f.Kind = KindPing
 			return append(dst, f)
 		}
 		if !parseEither(&e, ev.Data) {
-			return append(dst, f)
+			return append(dst, s.bad.frame(ev.Data, ev.Bytes)) // kept, and the stream fails decode
 		}
 		if len(e.errVal) > 0 && isTruthy(e.errVal) {
 			f.Kind, f.Text = KindError, ErrorMessage(ev.Data)
@@ -140,5 +141,6 @@ func NewTGIDecoder(limit int) *SSE {
 		}
 		endFrame.Bytes = f.Bytes
 		return append(dst, endFrame)
-	}}
+	}
+	return s
 }

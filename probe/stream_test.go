@@ -422,3 +422,27 @@ func TestStreamNamesABrokenGzipBody(t *testing.T) {
 		}
 	}
 }
+
+// An event that is not JSON fails the stream with class decode, naming it,
+// though [DONE] came after; its frame is kept with its text, bytes and time.
+func TestStreamFailsDecodeOnAnEventThatIsNotJSON(t *testing.T) {
+	body := "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: {\"choices\":[{\"delta\":\n\ndata: [DONE]\n\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	u, f, _ := probe.ResolveURL(srv.URL, "auto")
+	r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &record.Record{}, nil)
+	want := `undecodable event: event 2 is not JSON: {"choices":[{"delta":`
+	if r.Status != record.StatusFailed || r.Complete || r.Error == nil || r.Error.Class != record.ErrDecode || r.Error.Message != want {
+		t.Fatalf("status %s, complete %v, error %+v; want failed with class decode, %q", r.Status, r.Complete, r.Error, want)
+	}
+	if len(r.Frames) != 3 {
+		t.Fatalf("%d frames, want 3", len(r.Frames))
+	}
+	bad := r.Frames[1]
+	if bad.Kind != record.KindMeta || bad.Text != `{"choices":[{"delta":` || bad.Bytes != len(`data: {"choices":[{"delta":`)+2 || bad.TMS < r.Frames[0].TMS || bad.TMS > r.Frames[2].TMS {
+		t.Errorf("the undecodable frame is %+v; want meta with its text and bytes, at its read's time", bad)
+	}
+}
