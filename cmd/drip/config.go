@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/driplab/drip/internal/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -44,9 +45,9 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // not, and returns the URLs to run: the arguments, else the file's
 // targets. Every error names the file and line and is a usage error.
 func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, error) {
-	text, err := os.ReadFile(path)
+	text, err := userfile.Read(cmd.Context(), path, kindConfig, nil)
 	if err != nil {
-		return nil, usageErr("--config: %v", err)
+		return nil, usageErr("--config %v", err)
 	}
 	var tree map[string]any
 	if _, err := toml.Decode(string(text), &tree); err != nil {

@@ -121,6 +121,7 @@ func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
 // while [headers]' were sent, even beside a -H of the same name.
 func TestRunConfigHeadersAddToTheCommandLinesAndLoseToIt(t *testing.T) {
 	cmd := newRunCmd()
+	cmd.SetContext(t.Context())
 	for _, h := range []string{"X-A: cli", "x-c: cli"} {
 		if err := cmd.Flags().Set("header", h); err != nil {
 			t.Fatal(err)
@@ -147,6 +148,7 @@ func TestRunConfigArrays(t *testing.T) {
 		t.Errorf("runs = [1, 3]: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 	cmd := newRunCmd()
+	cmd.SetContext(t.Context())
 	if _, err := applyConfig(cmd, writeConfig(t, "targets = [\"http://x\"]\nconcurrency = [1, 2, 4]\n"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -172,3 +174,4 @@ func TestRunConfigErrorNamesTheKeysOwnLine(t *testing.T) {
 		}
 	}
 }
+

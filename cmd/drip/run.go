@@ -111,7 +111,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 // plan fills a plan with the workload flags; the plan checks itself
 // (probe.Plan.Validate). What is checked here is only how the flags go
 // together.
-func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
+func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
 	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
 	switch {
 	case f.maxInflight < 1:
@@ -123,7 +123,7 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 	case f.prompts != "" && f.prompts != "builtin":
 		return usageErr("--prompts knows one set: builtin")
 	}
-	set, err := f.promptSet(req)
+	set, err := f.promptSet(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -147,8 +147,8 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 }
 
 // promptSet is -p and --prompt-file's prompts, or the builtin set.
-func (f *workloadFlags) promptSet(req *requestFlags) ([]probe.Prompt, error) {
-	set, err := req.promptSet()
+func (f *workloadFlags) promptSet(ctx context.Context, req *requestFlags) ([]probe.Prompt, error) {
+	set, err := req.promptSet(ctx)
 	if err != nil || f.prompts != "builtin" {
 		return set, err
 	}
@@ -211,7 +211,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if len(args) > 1 || len(f.req.models) > 1 {
 		return runTargets(cmd, args, &f.req, &f.load, &f.out)
 	}
-	plan, sp, err := f.plan(cmd.Flags(), args[0])
+	plan, sp, err := f.plan(cmd.Context(), cmd.Flags(), args[0])
 	if err != nil {
 		return err
 	}
@@ -229,14 +229,14 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 
 // plan is the run the flags describe against url: one plan, or a sweep
 // (non-nil) of it, the GC tuned for its heaviest load.
-func (f *runFlags) plan(fs *pflag.FlagSet, url string) (probe.Plan, *sweep.Plan, error) {
-	t, o, err := f.req.build(url)
+func (f *runFlags) plan(ctx context.Context, fs *pflag.FlagSet, url string) (probe.Plan, *sweep.Plan, error) {
+	t, o, err := f.req.build(ctx, url)
 	if err != nil {
 		return probe.Plan{}, nil, err
 	}
 	plan := probe.Plan{Target: t, Options: o}
 	for _, step := range []func() error{
-		func() error { return f.load.plan(fs, &f.req, &plan) },
+		func() error { return f.load.plan(ctx, fs, &f.req, &plan) },
 		func() error { return f.fleet.apply(&plan) },
 		func() error { return f.fleet.applyShard(fs, &plan) },
 	} {

@@ -34,7 +34,7 @@ func newWatchCmd() *cobra.Command {
 			if err := out.parseGates(); err != nil {
 				return err
 			}
-			ts, err := req.targets(args)
+			ts, err := req.targets(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
