@@ -231,6 +231,11 @@ func (c *configFile) headers(v any) error {
 		if !ok {
 			return c.errorf("headers."+name, "want a string")
 		}
+		if !validHeaderName(name) {
+			// "X-A: Authorization" = "…" would send X-A with the secret
+			// in a value nobody reads as one.
+			return c.errorf("headers."+name, "not a valid header name (a token: no ':', space or separator)")
+		}
 		if c.cmdHeader[http.CanonicalHeaderKey(name)] {
 			continue // a -H of this name wins; its ${ENV} need not be set
 		}

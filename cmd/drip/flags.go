@@ -403,8 +403,17 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", usageErr("-H: bad header: want 'Name: value'")
 	case strings.ContainsAny(h, "\r\n\x00"):
 		return "", "", usageErr("-H %s: a header may not hold CR, LF or NUL (it would inject headers)", sanitize.Line(name))
-	case strings.ContainsAny(name, " \t\"(),/:;<=>?@[\\]{}"):
+	case !validHeaderName(name):
 		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
 	}
 	return name, value, nil
+}
+
+// validHeaderName says name is an HTTP token (RFC 9110): no separator
+// (a ':' would end the name and put the rest in the value), no space, no
+// control.
+func validHeaderName(name string) bool {
+	return name != "" && !strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r)
+	})
 }
