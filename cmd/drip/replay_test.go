@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/driplab/drip/compare"
@@ -294,5 +295,53 @@ func TestRecordCountsNameCanceledStreams(t *testing.T) {
 	s.Canceled.Store(1)
 	if got, want := counts(&s), "3 exchanges (3 streams, 0 failed, 1 canceled, 0 passthrough)"; got != want {
 		t.Errorf("one canceled: %q, want %q", got, want)
+	}
+}
+
+// A crafted recording whose streams DELETE a file and PUT an admin key
+// sends neither with the environment's key: stderr says what was left out
+// and how to send it, and the POST alone is replayed. --allow-method
+// sends the one it names; a name that is no method is a usage error.
+func TestReplaySendsOnlyPOSTAndGETUnlessAllowed(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		sent []string
+	)
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		r.Method = http.MethodPost // the fixture answers POSTs
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-REPLAY-METHOD-0123")
+	var recs []*record.Record
+	for i, m := range []string{"POST", "DELETE", "PUT"} {
+		path := map[string]string{"POST": "/v1/chat/completions", "DELETE": "/v1/files/file-1", "PUT": "/v1/organization/admin_api_keys"}[m]
+		x := &record.Exchange{Method: m, Path: path, Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"steady","stream":true}`))
+		recs = append(recs, &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "steady", Status: record.StatusComplete, Exchange: x})
+	}
+	rec := tempRecords(t, recs)
+	took := func() []string { // and forget
+		mu.Lock()
+		defer mu.Unlock()
+		s := sent
+		sent = nil
+		return s
+	}
+	code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--no-tui")
+	if sent := took(); code != exitOK || !slices.Equal(sent, []string{"POST /v1/chat/completions"}) ||
+		!strings.Contains(stderr, "not replayed: 1 stream sent with DELETE (only POST and GET are replayed: --allow-method DELETE sends it), 1 stream sent with PUT") {
+		t.Errorf("exit %d, sent %q, stderr:\n%s\nwant 0, the POST alone and the DELETE and PUT said", code, sent, stderr)
+	}
+	code, _, stderr = drip(t, "replay", rec, "--against", srv.URL, "--no-tui", "--allow-method", "put")
+	if sent := took(); code != exitOK || !slices.Contains(sent, "PUT /v1/organization/admin_api_keys") || slices.Contains(sent, "DELETE /v1/files/file-1") {
+		t.Errorf("--allow-method put: exit %d, sent %q\n%s", code, sent, stderr)
+	}
+	if code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--allow-method", "PUT X"); code != exitUsage || !strings.Contains(stderr, `--allow-method "PUT X"`) {
+		t.Errorf("--allow-method 'PUT X': exit %d %q; want 2 naming it", code, stderr)
 	}
 }
