@@ -102,6 +102,8 @@ func TestDecodeRefusesWhatIsNoRecord(t *testing.T) {
 		{"negative connect wait", edit(func(r *record.Record) { w := -1.0; r.ConnectWaitMS = &w }), "line 2: connect_wait_ms is -1"},
 		{"negative rate", edit(func(r *record.Record) { r.Workload = &record.RecordWorkload{Rate: -1} }), "line 2: workload: max_tokens 0, concurrency 0, rate -1"},
 		{"reads past the response", edit(func(r *record.Record) { r.Exchange.Reads[1].N = 30 }), "line 2: exchange read 1 of 30 bytes: past the kept response (7 bytes, 3 left"},
+		{"a header name that is no token", edit(func(r *record.Record) { r.Exchange.Header = map[string][]string{"X-Ok": {"1"}, "X Bad:": {"v"}} }), `line 2: exchange header "X Bad:": not a valid header name`},
+		{"a header value with a line end", edit(func(r *record.Record) { r.Exchange.Header = map[string][]string{"X-A": {"v\r\nX-B: 1"}} }), `line 2: exchange header "X-A": its value holds a control byte`},
 		{"reads short of the response", edit(func(r *record.Record) { r.Exchange.Reads[1].N = 2 }), "line 2: exchange reads bring 6 bytes, its kept response has 7"},
 		// 2^63−1 twice and 9 wrap to 7, the response's length.
 		{"reads whose sum overflows", edit(func(r *record.Record) {

@@ -13,6 +13,7 @@ import (
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
 )
 
 // A config file (--config drip.toml) holds what a CI job would otherwise
@@ -231,7 +232,7 @@ func (c *configFile) headers(v any) error {
 		if !ok {
 			return c.errorf("headers."+name, "want a string")
 		}
-		if !validHeaderName(name) {
+		if !httpguts.ValidHeaderFieldName(name) {
 			// "X-A: Authorization" = "…" would send X-A with the secret
 			// in a value nobody reads as one.
 			return c.errorf("headers."+name, "not a valid header name (a token: no ':', space or separator)")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/userfile"
@@ -403,17 +404,8 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", usageErr("-H: bad header: want 'Name: value'")
 	case strings.ContainsAny(h, "\r\n\x00"):
 		return "", "", usageErr("-H %s: a header may not hold CR, LF or NUL (it would inject headers)", sanitize.Line(name))
-	case !validHeaderName(name):
+	case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token: no separator, space or control
 		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
 	}
 	return name, value, nil
-}
-
-// validHeaderName says name is an HTTP token (RFC 9110): no separator
-// (a ':' would end the name and put the rest in the value), no space, no
-// control.
-func validHeaderName(name string) bool {
-	return name != "" && !strings.ContainsFunc(name, func(r rune) bool {
-		return r <= ' ' || r >= 0x7f || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r)
-	})
 }

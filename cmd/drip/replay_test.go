@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/driplab/drip/compare"
@@ -343,5 +344,21 @@ func TestReplaySendsOnlyPOSTAndGETUnlessAllowed(t *testing.T) {
 	}
 	if code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--allow-method", "PUT X"); code != exitUsage || !strings.Contains(stderr, `--allow-method "PUT X"`) {
 		t.Errorf("--allow-method 'PUT X': exit %d %q; want 2 naming it", code, stderr)
+	}
+}
+
+// A recording whose exchange holds a header name that is no HTTP token
+// (no drip record writes one) is refused naming the header, nothing sent:
+// each stream failed as "reset", a transport error that named nothing.
+func TestReplayRefusesARecordedHeaderNameThatIsNoToken(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, Header: map[string][]string{"X Trace Id": {"7"}}}
+	x.SetBody([]byte(`{"model":"m","stream":true}`))
+	rec := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Format: "openai-chat", Status: record.StatusComplete, Exchange: x}})
+	code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--no-tui")
+	if want := `line 1: exchange header "X Trace Id": not a valid header name`; code != exitCannotGo || !strings.Contains(stderr, want) || hits.Load() != 0 {
+		t.Errorf("exit %d, %d requests, stderr %q; want 3 saying %q and none sent", code, hits.Load(), stderr, want)
 	}
 }
