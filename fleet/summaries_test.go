@@ -18,7 +18,7 @@ import (
 // gaps, some of them stalls; every fifth one fails after its first frames,
 // one in 11 is a 429 with no frames at all (no token count) and one in 3
 // carries the server's usage report (the rest are approximated).
-func randomRecord(t testing.TB, rng *rand.Rand, host string, seq int) *record.Record {
+func randomRecord(t *testing.T, rng *rand.Rand, host string, seq int) *record.Record {
 	r := &record.Record{RunID: host, Seq: seq, Phase: record.PhaseMeasure, PromptID: "p", Target: "http://x/v1/chat/completions",
 		Format: "openai-chat", Host: host}
 	at := math.Exp(rng.NormFloat64()*0.5 + 5)
