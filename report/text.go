@@ -113,6 +113,9 @@ func headText(w io.Writer, s *stats.Summary) {
 		fmt.Fprintf(w, " · model %s", sanitize.Line(wl.Model))
 	}
 	fmt.Fprintln(w)
+	if wl.TLSInsecure {
+		fmt.Fprintln(w, "WARNING   TLS certificate NOT verified (-k/--insecure): these figures may be another server's")
+	}
 	st := &s.Streams
 	Para(w, "streams   ", "          ", fmt.Sprintf("%d attempted · %d admitted · %d completed · %d failed%s",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, ByClass(st.FailedBy)))

@@ -38,6 +38,7 @@ type requestFlags struct {
 	bounds      boundFlags
 	aws         awsFlags
 	shape       shapeFlags
+	tls         tlsFlags
 }
 
 const defaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
@@ -61,6 +62,8 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+	f.tls.register(fs)
+	registerNoBuffer(fs)
 }
 
 // boundFlags are --max-frames and --max-bytes, the bounds on one stream
@@ -295,6 +298,9 @@ func (f *requestFlags) target(rawURL, model string) (probe.Target, error) {
 		}
 		t.Header.Add(name, value)
 	}
+	if t.Header.Get("User-Agent") == "" {
+		t.Header.Set("User-Agent", userAgent) // so server logs can tell drip's traffic apart
+	}
 	if t.Sign, err = f.aws.signer(t); err != nil {
 		return probe.Target{}, err
 	}
@@ -316,7 +322,12 @@ func (f *requestFlags) options() (probe.Options, error) {
 	if err != nil {
 		return probe.Options{}, err
 	}
+	tlsConf, err := f.tls.config()
+	if err != nil {
+		return probe.Options{}, err
+	}
 	return probe.Options{
+		TLS:             tlsConf,
 		ConnectTimeout:  f.connect,
 		IdleTimeout:     f.idleTimeout,
 		Timeout:         f.timeout,

@@ -148,7 +148,7 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v\nsee '%s --help'", plainFlagValue(err), c.CommandPath())
+		return usageErr("%v%s\nsee '%s --help'", plainFlagValue(err), suggestFlag(c, err), c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording

@@ -193,6 +193,7 @@ func newRunCmd() *cobra.Command {
 	f.fleet.register(fs)
 	f.sw.register(fs, &f.out)
 	f.out.export.register(fs)
+	acceptAliases(fs)
 	return cmd
 }
 
@@ -298,6 +299,8 @@ second.
 Ctrl-C stops admitting, cancels the streams in flight (recorded as
 canceled), prints the summary of what finished and exits 130 (143 after
 SIGTERM); a second Ctrl-C exits at once.` + runTargetsHelp + `
+
+` + aliasHelp + `
 
 Each stream is bounded by --max-frames and --max-bytes: past either it is
 stopped, kept up to the limit and recorded incomplete (error class limit).
@@ -435,6 +438,7 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	pl.Attach(sinks...)
 	preparePlan(plan)
 	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
+	warnInsecure(stderr, plan.Options)
 	return pl, nil
 }
 

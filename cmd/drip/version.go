@@ -70,6 +70,9 @@ func (id buildID) String() string {
 // version is drip's version as records and summaries carry it.
 var version = readBuildID().Version
 
+// userAgent is the User-Agent drip's requests carry unless -H sets one.
+var userAgent = "drip/" + version
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
