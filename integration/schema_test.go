@@ -82,6 +82,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"in-stream-error", []string{srv.URL + "/v1/messages", "-m", "in-stream-error", "--runs", "1"}},
 		{"reasoning", []string{srv.URL + "/v1/responses", "-m", "reasoning", "--runs", "1", "--keep-request"}},
 		{"sweep", []string{srv.URL, "-m", "steady", "--concurrency", "1,2", "--runs-per-level", "2", "--stop-when", "ttft.p95 > 1h"}},
+		{"names-vllm", []string{srv.URL, "-m", "steady", "--runs", "2", "--slo", "ttft<1s", "--names", "vllm"}},
+		{"names-aiperf", []string{srv.URL, "-m", "steady", "--runs", "2", "--slo", "ttft<1s", "--names", "aiperf"}},
 	}
 	var files []string
 	var summaries [][]byte
@@ -148,7 +150,7 @@ func summaryKeysAreDocumented(t *testing.T, summaries [][]byte) {
 			}
 		}
 	}
-	for _, k := range []string{"client", "sweep", "goodput"} {
+	for _, k := range []string{"client", "sweep", "goodput", "vllm", "aiperf"} {
 		if !seen[k] {
 			t.Errorf("no summary of the runs has %q: the schema test no longer covers it", k)
 		}

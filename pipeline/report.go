@@ -18,6 +18,7 @@ type Run struct {
 	Workload    stats.Workload
 	Gates       []stats.Gate
 	JSON        bool          // the summary as one JSON object
+	Names       string        // with JSON: another tool's field names beside drip's (report.ToolNames)
 	Markdown    bool          // a sweep's table as Markdown
 	Sweep       *sweep.Result // a sweep's levels, once it has ended
 	Interrupted bool          // the user stopped it (Ctrl-C, q)
@@ -92,11 +93,24 @@ func printRun(w io.Writer, s *stats.Summary, r *Run) error {
 		sweep.Markdown(w, r.Sweep)
 	case r.JSON:
 		var v any = s
-		if r.Sweep != nil {
+		switch {
+		case r.Sweep != nil:
 			v = struct {
 				stats.Summary
 				Sweep *sweep.Result `json:"sweep"`
 			}{*s, r.Sweep}
+		case r.Names != "":
+			named := struct {
+				stats.Summary
+				VLLM   map[string]any `json:"vllm,omitempty"`
+				AIPerf map[string]any `json:"aiperf,omitempty"`
+			}{Summary: *s}
+			if r.Names == report.NamesVLLM {
+				named.VLLM = report.ToolNames(r.Names, s)
+			} else {
+				named.AIPerf = report.ToolNames(r.Names, s)
+			}
+			v = named
 		}
 		return WriteJSON(w, v)
 	default:

@@ -28,6 +28,7 @@ import (
 type outputFlags struct {
 	out      string
 	json     bool
+	names    string // --names: another tool's field names in --json
 	csv      string
 	noTUI    bool
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
@@ -41,6 +42,7 @@ type outputFlags struct {
 func (f *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write one JSON record per stream to this file (JSON Lines, mode 0600), each as it ends")
 	fs.BoolVar(&f.json, "json", false, "print the summary as one JSON object on stdout")
+	fs.StringVar(&f.names, "names", "", "with --json, add the figures under another tool's field names: vllm (vllm bench serve's result keys) or aiperf (profile_export_aiperf.json's metrics); docs/metrics.md")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per stream to this file")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain output even on a terminal (automatic when stdout is not one)")
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds, e.g. 'ttft.p95 > 800ms', 'gap.p99 >= 0.25s', 'failed > 0' (repeatable)")
@@ -51,11 +53,18 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 	fs.StringVar(&f.sloExpr, "slo", "", "goodput: the share of streams that complete and meet every per-stream term, e.g. 'ttft<500ms,gap.p99<250ms' (gate it with --fail-if 'goodput < 90')")
 }
 
-// parseGates checks every --fail-if and --slo before anything is sent. It
+// parseGates checks every --fail-if and --slo (and --names) before
+// anything is sent. It
 // serves the commands that measure without a baseline (run, watch, demo),
 // so a relative gate is refused here, up front; compare and replay, which
 // have a baseline, parse their own.
 func (f *outputFlags) parseGates() error {
+	switch {
+	case f.names != "" && f.names != report.NamesVLLM && f.names != report.NamesAIPerf:
+		return usageErr("--names %s: want vllm or aiperf", sanitize.Line(f.names))
+	case f.names != "" && !f.json:
+		return usageErr("--names maps the JSON summary's figures: add --json")
+	}
 	if f.sloExpr != "" {
 		slo, err := stats.ParseSLO(f.sloExpr)
 		if err != nil {
@@ -397,7 +406,7 @@ func preparePlan(plan *probe.Plan) {
 // report is how a run of plan is reported, by the output flags.
 func (f *outputFlags) report(plan *probe.Plan, st *stats.RunStats, sw *sweep.Result, interrupted bool) pipeline.Run {
 	return pipeline.Run{
-		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Markdown: f.markdown,
+		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown,
 		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL),
 	}
 }
