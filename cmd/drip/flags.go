@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -405,4 +407,24 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
 	}
 	return name, value, nil
+}
+
+// checkOutPath refuses, before anything is sent, an output file whose
+// directory is missing or is no directory, saying what to create: a run
+// would otherwise fail at its first record, or lose its traffic.
+func checkOutPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErr("%s %s: the directory %s does not exist: create it first (mkdir -p %s) or write elsewhere", flag, sanitize.Line(path), sanitize.Line(dir), sanitize.Line(dir))
+	case err != nil:
+		return usageErr("%s %s: %v", flag, sanitize.Line(path), err)
+	case !fi.IsDir():
+		return usageErr("%s %s: %s is a file, not a directory", flag, sanitize.Line(path), sanitize.Line(dir))
+	}
+	return nil
 }
