@@ -66,12 +66,14 @@ func validate(t *testing.T, s *jsonschema.Schema, what string, data []byte) {
 	}
 }
 
-// dripBinary builds cmd/drip once for the tests of this file.
+// dripBinary builds cmd/drip once for the tests of this file, in
+// binaryDir, which TestMain removes.
 var dripBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "drip-schema-")
 	if err != nil {
 		return "", err
 	}
+	binaryDir = dir
 	bin := filepath.Join(dir, "drip")
 	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build: %v\n%s", err, out)
@@ -85,8 +87,17 @@ func buildDrip(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(bin)) })
 	return bin
+}
+
+var binaryDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
 }
 
 func TestOutputsMatchTheirSchemas(t *testing.T) {
