@@ -233,12 +233,22 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
 	fr.text = NewFrameText(mask)
-	if t.Format == adapters.Auto {
-		// The URL did not say: the response's type and first bytes do.
-		fr.det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
+	return finish(rec, o, start, decodeBody(ctx, resp, t.Format, fr, o, start, idle), mask, observe)
+}
+
+// decodeBody reads a 2xx response's body through fr to its end, and
+// returns what ended it. Under auto the response's type and first bytes
+// pick the decoder; a stream that fails to decode as the format asked for
+// says which format it looks like (formatMismatch).
+func decodeBody(ctx context.Context, resp *http.Response, f *adapters.Format, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
+	contentType := resp.Header.Get("Content-Type")
+	if f == adapters.Auto {
+		fr.det = adapters.NewDetector(contentType, o.FrameLimit)
 		fr.dec = fr.det
+		return readBody(ctx, decompressed(resp, fr.rec), fr, o, start, idle)
 	}
-	return finish(rec, o, start, readBody(ctx, decompressed(resp, rec), fr, o, start, idle), mask, observe)
+	head := &formatHead{r: decompressed(resp, fr.rec)}
+	return formatMismatch(readBody(ctx, head, fr, o, start, idle), f, contentType, head.head)
 }
 
 // begin sets what rec says of t, and clears what a stream fills in.

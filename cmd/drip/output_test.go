@@ -65,3 +65,20 @@ func testUnwritableOut(t *testing.T) {
 		t.Errorf("%d requests reached the server; want none before the refusal", n)
 	}
 }
+
+func TestFormatMismatchNamesWhatTheBytesLookLike(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := serveInMemory(t, fixtures.NewServer())
+		out := t.TempDir() + "/rec.jsonl"
+		code, _, stderr := drip(t, "run", srv.URL+"/v1/chat/completions", "--format", "anthropic", "-m", "steady", "--runs", "1", "--out", out)
+		recs := readRecords(t, out)
+		want := "the stream looks like openai-chat, not anthropic: try --format openai-chat"
+		if code != exitCannotGo || len(recs) != 1 || recs[0].Error == nil || !strings.Contains(recs[0].Error.Message, want) || !strings.Contains(stderr, want) {
+			t.Fatalf("--format anthropic against an OpenAI stream: exit %d, records %+v, stderr %s; want class decode saying %q", code, recs, stderr, want)
+		}
+		code, _, _ = drip(t, "run", srv.URL+"/v1/chat/completions", "--format", "openai-chat", "-m", "steady", "--runs", "1", "--out", out)
+		if recs = readRecords(t, out); code != exitOK || recs[0].Error != nil {
+			t.Errorf("the right format: exit %d, error %+v", code, recs[0].Error)
+		}
+	})
+}
