@@ -62,6 +62,9 @@ func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, wl func(*reco
 			fmt.Fprintln(w)
 		}
 		s := groups[k].agg.Summary(groups[k].wl)
-		report.Text(w, &s)
+		report.TextBody(w, &s)
+		if i == len(order)-1 { // said once, after every summary
+			report.Conventions(w, s.Conventions)
+		}
 	}
 }

@@ -41,6 +41,9 @@ func newWatchCmd() *cobra.Command {
 			if len(ts) > 1 && out.json {
 				return errJSONOneTarget
 			}
+			if len(ts) > 1 || useTUI(&out) {
+				warnInsecure(cmd.ErrOrStderr(), ts[0].o) // the headless run says it with its plan
+			}
 			if len(ts) > 1 {
 				return watchTargets(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), ts, &out, alternate)
 			}
