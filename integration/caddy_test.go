@@ -7,11 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -27,36 +25,14 @@ const caddyConf = `{"admin": {"disabled": true}, "apps": {"http": {"servers": {"
 // own directory.
 func startCaddy(t *testing.T, upstream string) string {
 	t.Helper()
-	bin := testenv.LookPath(t, "caddy", "apt-get install -y caddy")
-	dir := t.TempDir()
-	for attempt := 0; ; attempt++ {
-		port := freePort(t)
+	base, _ := startPart(t, "caddy", "apt-get install -y caddy", func(bin, dir string, port int) (*exec.Cmd, error) {
 		conf := filepath.Join(dir, "caddy.json")
-		if err := os.WriteFile(conf, fmt.Appendf(nil, caddyConf, port, upstream), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		err := os.WriteFile(conf, fmt.Appendf(nil, caddyConf, port, upstream), 0o600)
 		cmd := exec.Command(bin, "run", "--config", conf)
 		cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_DATA_HOME="+dir, "XDG_CONFIG_HOME="+dir)
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("caddy: %v", err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		if waitListening(addr, exited) {
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				<-exited
-			})
-			return "http://" + addr
-		}
-		cmd.Process.Kill()
-		if attempt == 2 {
-			t.Fatalf("caddy did not start on %s: %s", addr, out.String())
-		}
-	}
+		return cmd, err
+	})
+	return base
 }
 
 // Behind caddy's defaults (it flushes an event stream as it comes) the

@@ -7,11 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -35,35 +33,12 @@ backend fixture
 // test ends and returns its base URL.
 func startHaproxy(t *testing.T, upstream string) string {
 	t.Helper()
-	bin := testenv.LookPath(t, "haproxy", "apt-get install -y haproxy")
-	dir := t.TempDir()
-	for attempt := 0; ; attempt++ {
-		port := freePort(t)
+	base, _ := startPart(t, "haproxy", "apt-get install -y haproxy", func(bin, dir string, port int) (*exec.Cmd, error) {
 		conf := filepath.Join(dir, "haproxy.cfg")
-		if err := os.WriteFile(conf, fmt.Appendf(nil, haproxyConf, port, upstream), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, "-db", "-f", conf) // -db: in the foreground, no daemon
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("haproxy: %v", err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		addr := fmt.Sprintf("127.0.0.1:%d", port)
-		if waitListening(addr, exited) {
-			t.Cleanup(func() {
-				cmd.Process.Kill()
-				<-exited
-			})
-			return "http://" + addr
-		}
-		cmd.Process.Kill()
-		if attempt == 2 {
-			t.Fatalf("haproxy did not start on %s: %s", addr, out.String())
-		}
-	}
+		err := os.WriteFile(conf, fmt.Appendf(nil, haproxyConf, port, upstream), 0o600)
+		return exec.Command(bin, "-db", "-f", conf), err // -db: in the foreground, no daemon
+	})
+	return base
 }
 
 // Behind haproxy's defaults every stream stutters: bursts at a regular

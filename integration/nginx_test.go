@@ -62,19 +62,33 @@ const (
 // ends and returns its base URL and process ID.
 func startNginx(t *testing.T, upstream, proxy string) (string, int) {
 	t.Helper()
-	bin := testenv.LookPath(t, "nginx", "apt-get install -y nginx")
-	prefix := t.TempDir()
+	return startPart(t, "nginx", "apt-get install -y nginx", func(bin, dir string, port int) (*exec.Cmd, error) {
+		conf := filepath.Join(dir, "nginx.conf")
+		err := os.WriteFile(conf, fmt.Appendf(nil, nginxConf, dir, port, upstream, proxy), 0o600)
+		return exec.Command(bin, "-p", dir, "-c", conf, "-e", filepath.Join(dir, "error.log")), err
+	})
+}
+
+// startPart runs a real part (name, found on PATH, else install says
+// how to get it) on a free loopback port until the test ends and returns
+// its base URL and process ID. command writes the part's configuration
+// for port into dir and returns its command line. A port taken between
+// freePort and the start costs an attempt; the third failure ends the
+// test with the part's output and error.log.
+func startPart(t *testing.T, name, install string, command func(bin, dir string, port int) (*exec.Cmd, error)) (string, int) {
+	t.Helper()
+	bin := testenv.LookPath(t, name, install)
+	dir := t.TempDir()
 	for attempt := 0; ; attempt++ {
 		port := freePort(t)
-		conf := filepath.Join(prefix, "nginx.conf")
-		if err := os.WriteFile(conf, fmt.Appendf(nil, nginxConf, prefix, port, upstream, proxy), 0o600); err != nil {
+		cmd, err := command(bin, dir, port)
+		if err != nil {
 			t.Fatal(err)
 		}
-		cmd := exec.Command(bin, "-p", prefix, "-c", conf, "-e", filepath.Join(prefix, "error.log"))
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
-			t.Fatalf("nginx: %v", err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
@@ -87,9 +101,9 @@ func startNginx(t *testing.T, upstream, proxy string) (string, int) {
 			return "http://" + addr, cmd.Process.Pid
 		}
 		cmd.Process.Kill()
-		log, _ := os.ReadFile(filepath.Join(prefix, "error.log"))
+		log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
 		if attempt == 2 {
-			t.Fatalf("nginx did not start on %s: %s %s", addr, out.String(), log)
+			t.Fatalf("%s did not start on %s: %s %s", name, addr, out.String(), log)
 		}
 	}
 }
