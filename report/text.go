@@ -207,6 +207,11 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	}
 	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s ms\n",
 		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, FormatFloat(sl.ThresholdMS))
+	if f := &s.Freezes; f.Streams > 0 {
+		Para(w, "freezes   ", "          ", fmt.Sprintf("%d in %s that stuttered (bursts every %s–%s ms) · longest %s ms · "+
+			"counted whatever the stall threshold · first content held in %d (ITL withheld)",
+			f.Count, stats.Count(f.Streams, "stream"), Num(f.PeriodMinMS), Num(f.PeriodMaxMS), Num(f.LongestMS), f.FirstHeld))
+	}
 	if s.TokensApproxPct != nil {
 		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count,\n          approximated (1 per content frame) in %s%%\n",
 			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))

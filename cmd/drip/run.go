@@ -556,6 +556,9 @@ func progressLine(r *record.Record) string {
 			s += " (" + r.Delivery.Rule + ")"
 		}
 	}
+	if d := r.Delivery; d != nil && d.Freezes != nil && d.PeriodMS != nil {
+		s += fmt.Sprintf("  stutter (%d freezes, every %s ms)", d.Freezes.Count, report.Num(d.PeriodMS))
+	}
 	if r.HeldMS != nil {
 		s += "  held " + report.Num(r.HeldMS) + " ms"
 	}
