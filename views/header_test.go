@@ -128,3 +128,28 @@ func TestHeaderCutsAMessageAtAWord(t *testing.T) {
 		}
 	}
 }
+
+// TestElideURLsKeepsTargetsApart: a run that sent to two endpoints has
+// the target "A, B"; cut as one URL it read as one (the first's host
+// before the second's path). Each is cut on its own, or counted.
+func TestElideURLsKeepsTargetsApart(t *testing.T) {
+	two := "http://127.0.0.1:18947/v1/chat/completions, http://127.0.0.1:18947/v1/messages"
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{200, two},
+		// Each its half: the second whole, the first to its host and path's end.
+		{70, "http://127.0.0.1:18947…completions, http://127.0.0.1:18947/v1/messages"},
+		// Halves would cut a host: the first, and the other counted.
+		{50, "http://127.0.0.1:18947…/chat/completions, +1 more"},
+	} {
+		got := ElideURLs(two, tc.width)
+		if got != tc.want {
+			t.Errorf("ElideURLs at %d = %q, want %q", tc.width, got, tc.want)
+		}
+		if w := Width(got); w > tc.width {
+			t.Errorf("ElideURLs at %d: %d columns", tc.width, w)
+		}
+	}
+}

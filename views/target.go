@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -26,7 +27,7 @@ func whatLine(target string, width int, st *Styles, alts ...[]string) string {
 		}
 		room := width - Width(label) - Width(rest)
 		if room >= Width(url) || i == len(alts)-1 {
-			u := ElideURL(url, min(width-Width(label), max(room, urlMin(url, urlFloor))))
+			u := ElideURLs(url, min(width-Width(label), max(room, urlMin(url, urlFloor))))
 			// The parts that still do not fit are cut at their end, the
 			// URL's end kept; a stub too short to read goes.
 			if left := width - Width(label) - Width(u); Width(rest) > left {
@@ -107,6 +108,39 @@ func ElideURL(u string, width int) string {
 		tail = tail[i:]
 	}
 	return head + "…" + tail
+}
+
+// targetSep joins the targets of a run that sent to several
+// (compare.Workload's "a, b"): ElideURL cut the pair as one URL, the
+// first one's host before the second one's path.
+const targetSep = ", "
+
+// ElideURLs is ElideURL for a list of targets joined by ", ": each cut
+// to its share of width (no less than its host and path's last word, or
+// urlFloor), the ones that still do not fit counted ("+2 more").
+func ElideURLs(list string, width int) string {
+	urls := strings.Split(list, targetSep)
+	if len(urls) == 1 || Width(list) <= width {
+		return ElideURL(list, width)
+	}
+	for n := len(urls); n > 1; n-- {
+		more := ""
+		if n < len(urls) {
+			more = fmt.Sprintf("%s+%d more", targetSep, len(urls)-n)
+		}
+		share := (width - Width(more) - Width(targetSep)*(n-1)) / n
+		parts := make([]string, n)
+		fits := true
+		for i, u := range urls[:n] {
+			parts[i] = ElideURL(u, share)
+			fits = fits && share >= urlMin(u, urlFloor)
+		}
+		if fits {
+			return strings.Join(parts, targetSep) + more
+		}
+	}
+	more := fmt.Sprintf("%s+%d more", targetSep, len(urls)-1)
+	return ElideURL(urls[0], max(width-Width(more), 1)) + more
 }
 
 // whatParts are the parts after a header's target, richest first: with
