@@ -57,7 +57,12 @@ func (s *streamScreen) relayout() {
 	if w >= 72 {
 		cw := s.clocksWidth(w)
 		clockH = s.clocksHeight(cw)
-		mid := max(min(rest, clockH+1), (rest*55)/100)
+		// The text and the clocks get the clocks' rows, the rest goes to
+		// the gaps, ttft and heatmap: given 55 % of the rows at 200×50
+		// the demo left 7 rows empty beside the clocks (the text, 117
+		// columns wide, was three lines), 2 at 120×40. A longer text
+		// scrolls, following its tail.
+		mid := min(rest, clockH+1)
 		bottom := rest - mid
 		if bottom < 4 {
 			mid, bottom = rest, 0

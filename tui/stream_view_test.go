@@ -220,3 +220,22 @@ func TestViewNamesItsFileAndPicksAnyStream(t *testing.T) {
 		t.Errorf("drip view at 80×24 does not name its file:\n%s", s)
 	}
 }
+
+// TestStreamScreenFillsTheTerminal: at 200×50 the demo's screen left 7
+// rows empty beside the clocks (the text, 117 columns wide, was given 55 %
+// of the rows for three lines), 2 at 120×40; the rows go to the gaps
+// below. No row of the screen is empty at either size.
+func TestStreamScreenFillsTheTerminal(t *testing.T) {
+	h := newHarness(t, Config{Records: []*record.Record{recorded(t, "mid-sentence-stall")}})
+	for _, sz := range [][2]int{{200, 50}, {120, 40}} {
+		h.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		s := h.screen()
+		checkFits(t, s, sz[0], sz[1])
+		for i, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) == "" {
+				t.Errorf("%v: row %d is empty:\n%s", sz, i+1, s)
+				break
+			}
+		}
+	}
+}
