@@ -98,6 +98,10 @@ func TestElideURLKeepsWhatFits(t *testing.T) {
 		{"https://averylonghostname.example.com", 35, "averylonghostname.example.com"},
 		{"https://averylonghostname.example.com", 20, "averylongh…ample.com"},
 		{"http://127.0.0.1:8089/v1/chat/completions", 80, "http://127.0.0.1:8089/v1/chat/completions"},
+		// Too narrow for 8 cells of host and "completions": a short host
+		// stays whole (it read "localhost:…pletions").
+		{"http://localhost:18947/v1/chat/completions", 19, "localhost:18947…"},
+		{"http://localhost:18947/v1/chat/completions", 20, "localhost:18947…ions"},
 	} {
 		got := ElideURL(tc.url, tc.width)
 		if got != tc.want {
