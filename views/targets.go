@@ -51,20 +51,11 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		}
 		return line
 	}
-	// A URL gives way as every header's does (ElideURL): its host and
-	// its path's end kept, down to urlFloor, before the status loses
-	// more; where nothing else is left to cut, to the room there is.
+	// A URL gives way as every header's does, down to urlFloor, before
+	// the status loses more; where nothing else is left to cut, to the
+	// room there is.
 	elide := func(floor int) func() bool {
-		return func() bool {
-			room := max(width-(Width(build())-Width(name)), min(floor, Width(full)))
-			short := ElideURL(full, room)
-			if !strings.Contains(full, "://") {
-				short = ansi.Truncate(full, room, "…")
-			}
-			cut := short != name
-			name = short
-			return cut
-		}
+		return func() bool { return elideName(&name, full, width-(Width(build())-Width(name)), floor) }
 	}
 	cuts := []func() bool{
 		func() bool { return drop(&firstByte) },
@@ -87,6 +78,20 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		line = build()
 	}
 	return Fit(line, width, 1)
+}
+
+// elideName cuts a pane's name (full) to room, no less than floor: a URL
+// as every header cuts one (ElideURL: host and path's end kept), another
+// name at its end; false when that did not change it.
+func elideName(name *string, full string, room, floor int) bool {
+	room = max(room, min(floor, Width(full)))
+	short := ElideURL(full, room)
+	if !strings.Contains(full, "://") {
+		short = ansi.Truncate(full, room, "…")
+	}
+	cut := short != *name
+	*name = short
+	return cut
 }
 
 // cutMessage shortens the message after a status's " — " by over cells
