@@ -63,6 +63,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		out.Workload.Hosts = union(out.Workload.Hosts, s.Workload.Hosts)
 		out.Workload.PromptIDs = union(out.Workload.PromptIDs, s.Workload.PromptIDs)
 		addStalls(&out.Stalls, &s.Stalls)
+		out.Freezes.Add(s.Freezes)
 		addSignals(&out.Signals, &s.Signals)
 		out.Throughput.OutputTokens += s.Throughput.OutputTokens
 		n, err := approximated(&s, sources[i])
@@ -158,6 +159,7 @@ func addSignals(dst, s *stats.Signals) {
 	dst.ContentFrames += s.ContentFrames
 	dst.CoalescedFrames += s.CoalescedFrames
 	dst.FirstBursts += s.FirstBursts
+	dst.Stutter += s.Stutter
 	dst.FirstBurstMax = max(dst.FirstBurstMax, s.FirstBurstMax)
 	dst.ZeroContent += s.ZeroContent
 	dst.NoFrames += s.NoFrames

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +43,7 @@ type requestFlags struct {
 	bounds      boundFlags
 	aws         awsFlags
 	shape       shapeFlags
+	tls         tlsFlags
 }
 
 const defaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
@@ -64,6 +67,8 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+	f.tls.register(fs)
+	registerNoBuffer(fs)
 }
 
 // boundFlags are --max-frames and --max-bytes, the bounds on one stream
@@ -309,6 +314,9 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 		}
 		t.Header.Add(name, value)
 	}
+	if t.Header.Get("User-Agent") == "" {
+		t.Header.Set("User-Agent", userAgent) // so server logs can tell drip's traffic apart
+	}
 	if t.Sign, err = f.aws.signer(t); err != nil {
 		return probe.Target{}, err
 	}
@@ -330,7 +338,12 @@ func (f *requestFlags) options() (probe.Options, error) {
 	if err != nil {
 		return probe.Options{}, err
 	}
+	tlsConf, err := f.tls.config()
+	if err != nil {
+		return probe.Options{}, err
+	}
 	return probe.Options{
+		TLS:             tlsConf,
 		ConnectTimeout:  f.connect,
 		IdleTimeout:     f.idleTimeout,
 		Timeout:         f.timeout,
@@ -408,4 +421,24 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
 	}
 	return name, value, nil
+}
+
+// checkOutPath refuses, before anything is sent, an output file whose
+// directory is missing or is no directory, saying what to create: a run
+// would otherwise fail at its first record, or lose its traffic.
+func checkOutPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErr("%s %s: the directory %s does not exist: create it first (mkdir -p %s) or write elsewhere", flag, sanitize.Line(path), sanitize.Line(dir), sanitize.Line(dir))
+	case err != nil:
+		return usageErr("%s %s: %v", flag, sanitize.Line(path), err)
+	case !fi.IsDir():
+		return usageErr("%s %s: %s is a file, not a directory", flag, sanitize.Line(path), sanitize.Line(dir))
+	}
+	return nil
 }

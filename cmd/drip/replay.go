@@ -126,6 +126,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
+	if err := checkOutPath("--out", f.out); err != nil {
+		return err
+	}
 	gates, err := parseFailIf(f.failIf)
 	if err != nil {
 		return err

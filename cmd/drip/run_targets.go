@@ -102,6 +102,7 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	for i, t := range ts {
 		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, describe(t.t))
 	}
+	warnInsecure(stderr, plans[0].Options)
 	if !useTUI(out) {
 		log := streamLog{w: stderr}
 		interleave(ctx, plans, func(i int, r *record.Record) {
