@@ -71,7 +71,10 @@ func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, s Session) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		report.Text(w, &sums[i])
+		report.TextBody(w, &sums[i])
+		if i == len(sums)-1 { // said once, after every summary
+			report.Conventions(w, sums[i].Conventions)
+		}
 	}
 }
 

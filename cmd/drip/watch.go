@@ -34,12 +34,15 @@ func newWatchCmd() *cobra.Command {
 			if err := out.parseGates(); err != nil {
 				return err
 			}
-			ts, err := req.targets(args)
+			ts, err := req.targets(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
 			if len(ts) > 1 && out.json {
 				return errJSONOneTarget
+			}
+			if len(ts) > 1 || useTUI(&out) {
+				warnInsecure(cmd.ErrOrStderr(), ts[0].o) // the headless run says it with its plan
 			}
 			if len(ts) > 1 {
 				return watchTargets(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), ts, &out, alternate)
