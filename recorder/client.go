@@ -137,7 +137,7 @@ func (e *exchange) readBody(r *http.Request) error {
 	in := clientBody{r.Body, e.conn}
 	switch n := r.ContentLength; {
 	case n > maxRequestBody:
-		e.omit(in, fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20))
+		e.omit(in, tooLong)
 	case n >= 0: // its length known, it is kept whole or not at all
 		if !e.p.bodies.take(int(n)) {
 			e.omit(in, e.p.overBound())
@@ -164,7 +164,7 @@ func (e *exchange) readChunked(in io.Reader) error {
 		chunk := min(cap(e.body)-len(e.body), readBufferSize, maxRequestBody+1-len(e.body))
 		switch {
 		case chunk == 0:
-			e.omit(in, fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20))
+			e.omit(in, tooLong)
 			return nil
 		case !e.p.bodies.take(chunk):
 			e.omit(in, e.p.overBound())
@@ -182,6 +182,9 @@ func (e *exchange) readChunked(in io.Reader) error {
 		}
 	}
 }
+
+// tooLong is body_omitted for a body longer than a record keeps.
+var tooLong = fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20)
 
 // overBound is body_omitted for a body the bound on bodies in flight
 // had no room for.
