@@ -155,6 +155,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		fmt.Fprintf(stderr, " (not replayed: %s)", not)
 	}
 	fmt.Fprintln(stderr)
+	if masked := replay.MaskedBodies(streams); masked != "" {
+		fmt.Fprintln(stderr, "drip replay: note:", masked)
+	}
 	if sentTo, instead := replay.RepeatedBase(streams, f.against); sentTo != "" {
 		fmt.Fprintf(stderr, "drip replay: warning: every recorded path already starts with --against's path, so the first is sent to %s; give the origin, --against %s, to send the recorded paths as they were\n",
 			sanitize.Line(probe.RedactURL(sentTo)), sanitize.Line(probe.RedactURL(instead)))
