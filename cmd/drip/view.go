@@ -10,10 +10,12 @@ import (
 
 func newViewCmd() *cobra.Command {
 	var out outputFlags
+	var html string
 	cmd := &cobra.Command{
 		Use: "view FILE.jsonl",
 		Example: `  drip view runs.jsonl
-  drip view runs.jsonl --no-tui --json`,
+  drip view runs.jsonl --no-tui --json
+  drip view runs.jsonl --no-tui --html report.html`,
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
 view's s key, and show them through the same views as a live stream, all
@@ -21,27 +23,42 @@ at once: the last record is the current run, earlier ones are the dimmer
 rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
 
-Without a terminal, or with --no-tui or --json, it prints the summary.`,
+Without a terminal, or with --no-tui or --json, it prints the summary.
+--html FILE also writes the report as one HTML file (docs/html-report.md).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// The one reader of every command: the same mistake, the same exit.
-			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			recs := in.Records
-			stallMS := recs[len(recs)-1].StallMS
-			if useTUI(&out) {
-				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
-			}
-			pl := pipeline.New(stallMS, nil)
-			for _, r := range recs {
-				pl.Add(r)
-			}
-			return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json})
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html) },
 	}
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
 	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
+	registerHTML(cmd.Flags(), &html)
 	return cmd
+}
+
+// runView is drip view: the records on the screen, or their summary
+// printed; --html writes the report file either way.
+func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string) error {
+	// The one reader of every command: the same mistake, the same exit.
+	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	recs := in.Records
+	stallMS := recs[len(recs)-1].StallMS
+	pl := pipeline.New(stallMS, nil)
+	html, err := openHTML(htmlPath, pl)
+	if err != nil {
+		return err
+	}
+	defer html.Close()
+	for _, r := range recs {
+		pl.Add(r)
+	}
+	run := pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html}
+	if useTUI(out) {
+		if err := pl.WriteHTML(run); err != nil {
+			return err
+		}
+		return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
+	}
+	return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), run)
 }
