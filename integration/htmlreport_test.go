@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"image"
 	"image/png"
 	"math"
@@ -44,12 +45,11 @@ func chromium(t testing.TB) string {
 }
 
 // browse runs headless Chromium on a file with its own profile; extra
-// says what to produce (--dump-dom, --screenshot=…). The virtual time
-// budget lets every timer, load and script the page could start run out.
+// says what to produce (--dump-dom, --screenshot=…).
 func browse(t testing.TB, bin, file string, extra ...string) []byte {
 	t.Helper()
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=3000"}, extra...)
+		"--user-data-dir=" + t.TempDir()}, extra...)
 	cmd := exec.Command(bin, append(args, "file://"+file)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -278,7 +278,9 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 		if n := bytes.Count(raw, []byte("<script")); n != 1 {
 			t.Errorf("%s: %d <script elements, want the report's one", filepath.Base(page), n)
 		}
-		dom := string(browse(t, browser, page, "--dump-dom"))
+		// The virtual time budget lets every timer, load and script the
+		// page could start run out before the DOM is read.
+		dom := string(browse(t, browser, page, "--virtual-time-budget=3000", "--dump-dom"))
 		if m := regexp.MustCompile(`data-pwned="[^"]*"`).FindString(dom); m != "" {
 			t.Errorf("%s: a record's script ran: %s", filepath.Base(page), m)
 		}
@@ -291,5 +293,179 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the browser made %d requests to the hostile records' URLs", n)
+	}
+}
+
+// manyStreams writes n records made from the stall fixture's, each its
+// own stream in sequence, a run offset apart, for the scale figures.
+func manyStreams(t testing.TB, path string, n int) {
+	t.Helper()
+	base := readRecords(t, "../compare/testdata/stall.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	enc := json.NewEncoder(f)
+	for i := range n {
+		r := *base[i%len(base)]
+		r.Seq, r.RunOffsetMS = i, float64(i)*50
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// maxBytes10k is the size docs/html-report.md states a 10,000-stream
+// report stays under, read from its line "… stays under N MB …".
+func maxBytes10k(t *testing.T) int64 {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/html-report.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`10,000-stream report stays under (\d+(?:\.\d+)?) MB`).FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/html-report.md states no size for 10,000 streams")
+	}
+	mb, _ := strconv.ParseFloat(string(m[1]), 64)
+	return int64(mb * 1e6)
+}
+
+// TestHTMLReport10000Streams holds a 10,000-stream report to the size the
+// docs state and checks the page says which streams got a timeline.
+func TestHTMLReport10000Streams(t *testing.T) {
+	limit := maxBytes10k(t)
+	bin := buildDrip(t)
+	dir := t.TempDir()
+	recs, page := filepath.Join(dir, "10k.jsonl"), filepath.Join(dir, "10k.html")
+	manyStreams(t, recs, 10000)
+	drip(t, bin, "view", recs, "--no-tui", "--html", page)
+	st, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > limit {
+		t.Errorf("a 10,000-stream report is %d bytes, over the %d docs/html-report.md states", st.Size(), limit)
+	}
+	raw, _ := os.ReadFile(page)
+	if want := "Timelines of 30 of 10000 measured streams"; !bytes.Contains(raw, []byte(want)) {
+		t.Errorf("the page does not say which streams got a timeline (%q)", want)
+	}
+	t.Logf("10,000 streams: %d bytes", st.Size())
+}
+
+// BenchmarkHTMLReport renders reports of 100, 1,000 and 10,000 streams
+// in Chromium: the time per op is Chromium's, from start to the DOM after
+// scripts, its own start-up included (streams=0 is an empty page: that
+// start-up alone); bytes is the file's size. The figures are in
+// docs/html-report.md.
+func BenchmarkHTMLReport(b *testing.B) {
+	browser := chromium(b)
+	bin := buildDrip(b)
+	b.Run("streams=0", func(b *testing.B) {
+		page := filepath.Join(b.TempDir(), "empty.html")
+		if err := os.WriteFile(page, []byte("<!DOCTYPE html><title>empty</title>"), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			browse(b, browser, page, "--dump-dom")
+		}
+	})
+	for _, n := range []int{100, 1000, 10000} {
+		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			recs, page := filepath.Join(dir, "recs.jsonl"), filepath.Join(dir, "report.html")
+			manyStreams(b, recs, n)
+			drip(b, bin, "view", recs, "--no-tui", "--html", page)
+			st, err := os.Stat(page)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				browse(b, browser, page, "--dump-dom")
+			}
+			b.ReportMetric(float64(st.Size()), "bytes")
+		})
+	}
+}
+
+var (
+	comparisonRE = regexp.MustCompile(`(?s)<table id="comparison">(.*?)</table>`)
+	sweepRE      = regexp.MustCompile(`(?s)<table id="sweep">(.*?)</table>`)
+	rowRE        = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
+	cellRE       = regexp.MustCompile(`(?s)<t[dh][^>]*>(.*?)</t[dh]>`)
+)
+
+// tableRows are a table's rows as their cells' text.
+func tableRows(table string) [][]string {
+	var out [][]string
+	for _, r := range rowRE.FindAllStringSubmatch(table, -1) {
+		var cells []string
+		for _, c := range cellRE.FindAllStringSubmatch(r[1], -1) {
+			cells = append(cells, strings.TrimSpace(html.UnescapeString(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(c[1], ""))))
+		}
+		out = append(out, cells)
+	}
+	return out
+}
+
+// TestHTMLCompareAndSweep renders drip compare A B --html and a sweep
+// (drip run's levels, and compare --by level of its records) and reads
+// their tables from the DOM: every row of the comparison with its deltas
+// and intervals as compare computes them, a row per level and the knee's
+// verdict.
+func TestHTMLCompareAndSweep(t *testing.T) {
+	browser := chromium(t)
+	bin := buildDrip(t)
+	dir := t.TempDir()
+	a, b := "../compare/testdata/steady.jsonl", "../compare/testdata/stall.jsonl"
+	page := filepath.Join(dir, "compare.html")
+	drip(t, bin, "compare", a, b, "--no-tui", "--html", page)
+	c, err := compare.New([]compare.Input{{Label: "A", Records: readRecords(t, a)}, {Label: "B", Records: readRecords(t, b)}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := string(browse(t, browser, page, "--dump-dom"))
+	var want [][]string
+	want = append(want, []string{"", "A (baseline)", "B", "Δ B", "% B", "95% CI B"})
+	for _, s := range c.Sections {
+		want = append(want, []string{s.Title})
+		for _, r := range s.Rows {
+			d := r.Deltas[1]
+			ci := ""
+			if d.CI != nil {
+				ci = "[" + report.Num(&d.CI.Lo) + ", " + report.Num(&d.CI.Hi) + "]"
+			}
+			want = append(want, []string{r.Label, compare.FormatValue(r, r.Values[0]), compare.FormatValue(r, r.Values[1]),
+				strings.TrimSpace(compare.FormatDeltaAbs(r, d) + " " + compare.Marks(d)), compare.FormatDeltaPct(d), ci})
+		}
+	}
+	m := comparisonRE.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("no comparison table")
+	}
+	if got := tableRows(m[1]); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("comparison table:\n got %q\nwant %q", got, want)
+	}
+
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	recs, runPage, byLevel := filepath.Join(dir, "sweep.jsonl"), filepath.Join(dir, "sweep.html"), filepath.Join(dir, "by-level.html")
+	drip(t, bin, "run", srv.URL, "-m", "steady", "--concurrency", "1,2", "--runs-per-level", "3", "--no-tui", "--out", recs, "--html", runPage)
+	drip(t, bin, "compare", "--by", "level", recs, "--no-tui", "--html", byLevel)
+	for _, p := range []string{runPage, byLevel} {
+		dom := string(browse(t, browser, p, "--dump-dom"))
+		m := sweepRE.FindStringSubmatch(dom)
+		if m == nil {
+			t.Fatalf("%s: no sweep table", filepath.Base(p))
+		}
+		rows := tableRows(m[1])
+		if len(rows) != 3 || rows[0][0] != "concurrency" || rows[1][0] != "1" || rows[2][0] != "2" || rows[1][1] != "3" || rows[2][1] != "3" {
+			t.Errorf("%s: sweep table %q, want a head and levels 1 and 2 of 3 streams each", filepath.Base(p), rows)
+		}
+		if !regexp.MustCompile(`<p id="knee"><b>knee: `).MatchString(dom) {
+			t.Errorf("%s: no knee verdict", filepath.Base(p))
+		}
 	}
 }

@@ -20,26 +20,18 @@ const (
 // gap index (or group), shaded by gap on a log scale, the last shade a
 // stall.
 type heatmap struct {
-	Cells   []heatCell
-	Labels  []axisTick // X is the row's top
-	Height  float64
-	RowH    float64
-	LabelDY float64
-	Note    string
-	Legend  []string
+	Cells  []heatCell
+	Labels []axisTick // X is the row's middle
+	Height float64
+	RowH   float64
+	Note   string
+	Legend []string
 }
 
 type heatCell struct {
 	X, Y, W float64
 	Shade   int
 	Tip     string
-}
-
-// heatEdges are the upper edges of the first shades: 10 ms and 50 ms,
-// kept below the stall threshold, as on the screens' heatmap.
-func heatEdges(stallMS float64) [3]float64 {
-	e2 := min(50, stallMS)
-	return [3]float64{min(10, e2), e2, stallMS}
 }
 
 func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
@@ -56,10 +48,10 @@ func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
 	perCol := (maxGaps + heatCols - 1) / heatCols
 	cols := (maxGaps + perCol - 1) / perCol
 	cellW := heatW / float64(cols)
-	edges := heatEdges(stallMS)
+	edges := views.HeatShadeEdges(stallMS)
 	rows := (len(recs) + perRow - 1) / perRow
 	rowH := r1(min(14, max(3, 360/float64(rows))))
-	h := heatmap{Height: float64(rows) * rowH, RowH: rowH, LabelDY: min(rowH, 10)}
+	h := heatmap{Height: float64(rows) * rowH, RowH: rowH}
 	labelEvery := int(math.Ceil(12 / rowH))
 	for row := 0; row*perRow < len(recs); row++ {
 		a, b := row*perRow, min(len(recs), (row+1)*perRow)
@@ -68,7 +60,7 @@ func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
 			who = "streams " + who + " – " + views.RunLabel(recs[b-1].Seq+1, recs[b-1])
 		}
 		if row%labelEvery == 0 {
-			h.Labels = append(h.Labels, axisTick{X: float64(row) * rowH, Label: views.RunLabel(recs[a].Seq+1, recs[a])})
+			h.Labels = append(h.Labels, axisTick{X: (float64(row) + 0.5) * rowH, Label: views.RunLabel(recs[a].Seq+1, recs[a])})
 		}
 		h.Cells = append(h.Cells, heatRow(gaps[a:b], perCol, cellW, float64(row)*rowH, edges, who)...)
 	}
@@ -92,9 +84,9 @@ func heatRow(gaps [][]float64, perCol int, cellW, y float64, edges [3]float64, w
 	}
 	var out []heatCell
 	for c := 0; c < len(largest); {
-		sh := shade(largest[c], edges)
+		sh := views.HeatShade(largest[c], edges)
 		top, d := largest[c], c+1
-		for ; d < len(largest) && shade(largest[d], edges) == sh; d++ {
+		for ; d < len(largest) && views.HeatShade(largest[d], edges) == sh; d++ {
 			top = max(top, largest[d])
 		}
 		if sh > 0 {
@@ -104,13 +96,4 @@ func heatRow(gaps [][]float64, perCol int, cellW, y float64, edges [3]float64, w
 		c = d
 	}
 	return out
-}
-
-func shade(v float64, edges [3]float64) int {
-	for i, e := range edges {
-		if v < e {
-			return i
-		}
-	}
-	return 3
 }

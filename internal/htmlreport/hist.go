@@ -5,12 +5,8 @@ import (
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/views"
 )
-
-// gapEdges are the upper edges (ms) of the gap histogram's log buckets, a
-// 1-2-5 series as on the screens' gap panel: a lone 700 ms stall gets its
-// own row beside a mass at 25 ms.
-var gapEdges = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
 
 // histogram is the gaps of every measured stream of a run in log buckets.
 type histogram struct {
@@ -51,44 +47,25 @@ func newHistogram(recs []*record.Record, stallMS float64) histogram {
 		h.Note = "no gaps: they need two content frames in a stream"
 		return h
 	}
-	counts := make([]int, len(gapEdges)+1)
+	counts := views.GapBucketCounts(gaps)
 	lo, hi, most := len(counts), 0, 0
-	for _, g := range gaps {
-		i := bucket(g)
-		counts[i]++
-		lo, hi, most = min(lo, i), max(hi, i), max(most, counts[i])
+	for i, n := range counts {
+		if n > 0 {
+			lo, hi, most = min(lo, i), max(hi, i), max(most, n)
+		}
 	}
 	for i := lo; i <= hi; i++ {
 		w := histBarW * float64(counts[i]) / float64(most)
 		if counts[i] > 0 {
 			w = max(w, 2)
 		}
-		label := bucketLabel(i)
+		label := views.GapBucketLabel(i)
 		h.Bars = append(h.Bars, bar{Y: float64(i-lo) * histRowH, W: r1(w), Label: label, Count: counts[i], CountX: r1(histLabelW + w + 4),
-			Stall: i > 0 && gapEdges[i-1] >= stallMS,
+			Stall: i > 0 && views.GapBucketFrom(i) >= stallMS,
 			Tip:   fmt.Sprintf("%s: %d of %d gaps (%.1f%%)", label, counts[i], len(gaps), 100*float64(counts[i])/float64(len(gaps)))})
 	}
 	h.Note = fmt.Sprintf("%d gaps of every measured stream, log buckets; hatched: at or above the %s stall threshold", len(gaps), roundLabel(stallMS))
 	return h
-}
-
-func bucket(v float64) int {
-	for i, e := range gapEdges {
-		if v < e {
-			return i
-		}
-	}
-	return len(gapEdges)
-}
-
-func bucketLabel(i int) string {
-	switch i {
-	case 0:
-		return "< 1 ms"
-	case len(gapEdges):
-		return "≥ " + roundLabel(gapEdges[i-1])
-	}
-	return roundLabel(gapEdges[i-1]) + " – " + roundLabel(gapEdges[i])
 }
 
 // Height is the histogram's drawing height.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 )
@@ -72,7 +73,7 @@ func newDoc(title string) *doc {
 func WriteRun(w io.Writer, r Run) error {
 	d := newDoc("drip report · " + r.Summary.Workload.Target)
 	d.Run = newRunPage(r)
-	return page.Execute(w, d)
+	return execute(w, d)
 }
 
 // Comparison is what a comparison's report is made of.
@@ -86,8 +87,13 @@ type Comparison struct {
 func WriteComparison(w io.Writer, c Comparison) error {
 	d := newDoc("drip compare · " + c.Comparison.Runs[0].Label)
 	d.Compare = newComparePage(c)
-	return page.Execute(w, d)
+	return execute(w, d)
 }
+
+// execute writes the page through sanitize.Writer: whatever string from a
+// record was not passed through sanitize on its way in, no control byte
+// reaches the file (the page's own text has none, so the hashes hold).
+func execute(w io.Writer, d *doc) error { return page.Execute(sanitize.NewWriter(w), d) }
 
 // funcs are the template's arithmetic: offsets of labels from their marks.
 var funcs = template.FuncMap{"add": func(a, b float64) float64 { return a + b }}
