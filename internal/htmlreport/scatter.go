@@ -23,16 +23,18 @@ const (
 // where drip's diagnosis splits them: TTFT at stats.QueueTTFTMS, gaps at
 // the stall threshold.
 type scatter struct {
-	Points  []point
-	Bulk    []bulk // past scMaxTipped: one path of dots per series
-	XTicks  []axisTick
-	YTicks  []axisTick
-	QueueX  float64
-	StallY  float64
-	Quads   []quad
-	Series  []series
-	Skipped int
-	Note    string
+	Points []point
+	Bulk   []bulk // past scMaxTipped: one path of dots per series
+	XTicks []axisTick
+	YTicks []axisTick
+	QueueX float64
+	StallY float64
+	// QueueAt and StallAt are the splits in words: "1 s", "250 ms".
+	QueueAt, StallAt string
+	Quads            []quad
+	Series           []series
+	Skipped          int
+	Note             string
 }
 
 type point struct {
@@ -94,6 +96,7 @@ func newScatter(runs []scatterRun, stallMS float64) scatter {
 	x := func(v float64) float64 { return r1(scLeft + v/xMax*(scW-scLeft-8)) }
 	y := func(v float64) float64 { return r1((scH - scBottom) - v/yMax*(scH-scBottom-8)) }
 	sc.QueueX, sc.StallY = x(stats.QueueTTFTMS), y(stallMS)
+	sc.QueueAt, sc.StallAt = roundLabel(stats.QueueTTFTMS), roundLabel(stallMS)
 	counts := [4]int{}
 	paths := make([]strings.Builder, len(runs))
 	for _, p := range pts {
