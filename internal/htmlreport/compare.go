@@ -72,7 +72,7 @@ func newComparePage(in Comparison) *comparePage {
 		r := &c.Runs[i]
 		letter := compare.Letter(i)
 		recs := measured(r.Records)
-		h := newHeader(&r.Summary, r.Records)
+		h := newHeader(&r.Summary, r.Records, nil)
 		cr := compareRun{Letter: letter, Label: sanitize.Line(r.Label), Facts: h.Facts, Accounting: h.Accounting, Figures: h.Figures}
 		for _, d := range r.Summary.Diagnosis {
 			cr.Hints = append(cr.Hints, hint{d.Shape, d.Hint, d.Evidence})

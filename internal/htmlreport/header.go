@@ -10,6 +10,7 @@ import (
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // header is what was measured, the accounting, the figures of note, the
@@ -33,8 +34,9 @@ type gate struct {
 	Tripped bool
 }
 
-func newHeader(s *stats.Summary, recs []*record.Record) header {
-	h := header{Facts: facts(s, recs), Accounting: accounting(&s.Streams), Figures: figures(s), Hints: s.Diagnosis}
+// newHeader is the header of a run; sw is its sweep (nil: none).
+func newHeader(s *stats.Summary, recs []*record.Record, sw *sweep.Result) header {
+	h := header{Facts: facts(s, recs, sw), Accounting: accounting(&s.Streams), Figures: figures(s), Hints: s.Diagnosis}
 	for _, g := range s.Gates {
 		h.Gates = append(h.Gates, gate{Expr: g.Expr, Message: g.Message, Tripped: g.Tripped})
 	}
@@ -43,13 +45,13 @@ func newHeader(s *stats.Summary, recs []*record.Record) header {
 
 // facts are the workload as the summary states it and the time span of
 // the records.
-func facts(s *stats.Summary, recs []*record.Record) []fact {
+func facts(s *stats.Summary, recs []*record.Record, sw *sweep.Result) []fact {
 	wl := &s.Workload
 	fs := []fact{{"target", wl.Target}, {"format", wl.Format}}
 	if wl.Model != "" {
 		fs = append(fs, fact{"model", wl.Model})
 	}
-	fs = append(fs, fact{"workload", workloadLine(wl)}, fact{"warmup", warmupLine(s.Streams.Warmup, wl)})
+	fs = append(fs, fact{"workload", workloadLine(wl, sw)}, fact{"warmup", warmupLine(s.Streams.Warmup, wl)})
 	if when := span(recs); when != "" {
 		fs = append(fs, fact{"when", when})
 	}
@@ -65,8 +67,13 @@ func facts(s *stats.Summary, recs []*record.Record) []fact {
 	return fs
 }
 
-func workloadLine(wl *stats.Workload) string {
+// workloadLine is the load in words; a sweep's workload.runs is per
+// level, as in the text report.
+func workloadLine(wl *stats.Workload, sw *sweep.Result) string {
 	parts := []string{stats.Count(wl.Runs, "measured stream")}
+	if sw != nil {
+		parts = []string{stats.Count(wl.Runs, "measured stream") + " per level", fmt.Sprintf("%s at %d levels", sw.Kind, len(sw.Levels))}
+	}
 	if wl.Concurrency > 0 {
 		parts = append(parts, "concurrency "+strconv.Itoa(wl.Concurrency))
 	}

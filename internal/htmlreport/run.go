@@ -35,7 +35,7 @@ func newRunPage(r Run) *runPage {
 	s := r.Summary
 	recs := measured(r.Records)
 	p := &runPage{
-		Header:    newHeader(s, r.Records),
+		Header:    newHeader(s, r.Records, r.Sweep),
 		Clocks:    clockRows(s.Metrics),
 		Histogram: newHistogram(recs, s.Stalls.ThresholdMS),
 		Heatmap:   newHeatmap(recs, s.Stalls.ThresholdMS),
