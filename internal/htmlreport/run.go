@@ -45,6 +45,9 @@ func newRunPage(r Run) *runPage {
 	var picked []chosen
 	picked, p.Selection = selectStreams(recs, maxTimelines)
 	p.Streams = streams(picked, "")
+	if len(p.Streams) > 0 {
+		p.Streams[0].Open = true
+	}
 	return p
 }
 

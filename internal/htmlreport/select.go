@@ -26,7 +26,8 @@ func measured(recs []*record.Record) []*record.Record {
 	return out
 }
 
-// chosen is a record picked for a timeline, and why.
+// chosen is a record picked for a timeline, and why ("" when every
+// stream has one).
 type chosen struct {
 	r   *record.Record
 	why string
@@ -38,7 +39,7 @@ func selectStreams(recs []*record.Record, limit int) ([]chosen, string) {
 	if len(recs) <= limit {
 		out := make([]chosen, len(recs))
 		for i, r := range recs {
-			out[i] = chosen{r, "every stream"}
+			out[i] = chosen{r, ""}
 		}
 		return out, fmt.Sprintf("Timelines of every measured stream (%d).", len(recs))
 	}

@@ -22,7 +22,7 @@ type stream struct {
 	Label  string // "#12", as the screens number streams
 	Run    string // the run's letter in a comparison
 	Status string
-	Why    string // why it was chosen: "slowest", "stalls", "sample", "all"
+	Why    string // why it was chosen: "slowest", "longest stalls", "sample"; "" when all were
 	Clocks string // the three clocks in words
 	Stalls int
 	Bands  []band
@@ -32,6 +32,7 @@ type stream struct {
 	Axis   []axisTick
 	End    *mark // how a failed stream ended
 	Text   []segment
+	Open   bool // its text unfolded: the first stream's, so the page shows one
 }
 
 // band is one of the three clocks on the timeline.
