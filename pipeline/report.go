@@ -18,7 +18,9 @@ type Run struct {
 	Workload    stats.Workload
 	Gates       []stats.Gate
 	JSON        bool          // the summary as one JSON object
+	Names       string        // with JSON: another tool's field names beside drip's (report.ToolNames)
 	Markdown    bool          // a sweep's table as Markdown
+	Quiet       bool          // the text report's figures alone (report.Figures)
 	Sweep       *sweep.Result // a sweep's levels, once it has ended
 	Interrupted bool          // the user stopped it (Ctrl-C, q)
 	Target      string        // the redacted URL, for "no response from"
@@ -60,22 +62,12 @@ func (p *Pipeline) Report(stdout, stderr io.Writer, r Run) error {
 // tripped.
 func (p *Pipeline) summary(r *Run) (stats.Summary, bool) {
 	s := p.agg.Summary(r.Workload)
+	s.Workload.Format = p.found(s.Workload.Format)
 	if r.Sweep != nil {
 		// The levels say the load; workload.runs is per level.
 		s.Workload.Concurrency, s.Workload.Rate = 0, 0
 	}
 	return s, Judge(&s, r.Gates)
-}
-
-// WriteHTML writes r.HTML without the rest of the report, for a command
-// whose report is a screen (drip view on a terminal); exit 3 when it
-// cannot.
-func (p *Pipeline) WriteHTML(r Run) error {
-	s, _ := p.summary(&r)
-	if err := r.HTML.run(&s, r.Sweep); err != nil {
-		return Cannot(err)
-	}
-	return nil
 }
 
 // Outcome is the exit a reported run ends with once its records are safe:
@@ -115,13 +107,29 @@ func printRun(w io.Writer, s *stats.Summary, r *Run) error {
 		sweep.Markdown(w, r.Sweep)
 	case r.JSON:
 		var v any = s
-		if r.Sweep != nil {
+		switch {
+		case r.Sweep != nil:
 			v = struct {
 				stats.Summary
 				Sweep *sweep.Result `json:"sweep"`
 			}{*s, r.Sweep}
+		case r.Names != "":
+			named := struct {
+				stats.Summary
+				VLLM   map[string]any `json:"vllm,omitempty"`
+				AIPerf map[string]any `json:"aiperf,omitempty"`
+			}{Summary: *s}
+			if r.Names == report.NamesVLLM {
+				named.VLLM = report.ToolNames(r.Names, s)
+			} else {
+				named.AIPerf = report.ToolNames(r.Names, s)
+			}
+			v = named
 		}
 		return WriteJSON(w, v)
+	case r.Quiet:
+		report.Figures(w, s)
+		WriteSweep(w, r.Sweep)
 	default:
 		report.Text(w, s)
 		WriteSweep(w, r.Sweep)

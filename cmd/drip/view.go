@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
@@ -23,8 +25,10 @@ at once: the last record is the current run, earlier ones are the dimmer
 rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
 
-Without a terminal, or with --no-tui or --json, it prints the summary.
---html FILE also writes the report as one HTML file (docs/html-report.md).`,
+Press [ and ] to show another stream of the file. On quit it prints the
+file's summary; without a terminal, or with --no-tui or --json, it prints
+only the summary. --html FILE also writes the report as one HTML file
+(docs/html-report.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html) },
 	}
@@ -34,8 +38,8 @@ Without a terminal, or with --no-tui or --json, it prints the summary.
 	return cmd
 }
 
-// runView is drip view: the records on the screen, or their summary
-// printed; --html writes the report file either way.
+// runView is drip view: the records on the screen, then their summary
+// printed, and --html's page.
 func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string) error {
 	// The one reader of every command: the same mistake, the same exit.
 	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
@@ -50,15 +54,16 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string)
 		return err
 	}
 	defer html.Close()
+	if useTUI(out) {
+		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Color: os.Getenv("NO_COLOR") == ""}
+		if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
+			return err
+		}
+	}
+	// The summary is printed after the screen too, as run and watch print
+	// theirs: the figures stay in the scrollback.
 	for _, r := range recs {
 		pl.Add(r)
 	}
-	run := pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html}
-	if useTUI(out) {
-		if err := pl.WriteHTML(run); err != nil {
-			return err
-		}
-		return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
-	}
-	return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), run)
+	return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html})
 }
