@@ -31,15 +31,6 @@ import (
 // These tests open drip's --html reports (docs/html-report.md) in a real
 // headless Chromium and read the DOM after the report's script ran.
 
-func buildDrip(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "drip")
-	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func chromium(t testing.TB) string {
 	return testenv.LookPath(t, "chromium", "apt-get install -y chromium")
 }
