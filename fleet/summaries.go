@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +11,20 @@ import (
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
+
+// ReadSummary reads one drip run --json summary, b, that source names: a
+// JSON object with this drip's record version and a workload target ("{}"
+// or a compare --json has none).
+func ReadSummary(b []byte, source string) (stats.Summary, error) {
+	var s stats.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return stats.Summary{}, fmt.Errorf("%s: not a drip run --json summary: %v", source, err)
+	}
+	if s.V != record.RecordVersion || s.Workload.Target == "" {
+		return stats.Summary{}, fmt.Errorf("%s: not a drip run --json summary (no \"v\": %d and workload.target)", source, record.RecordVersion)
+	}
+	return s, nil
+}
 
 // MergeSummaries pools the --json summaries of runs of one workload, when
 // the raw records are too big to move: counts are added, and every

@@ -201,6 +201,8 @@ type Workload struct {
 	Order       string   `json:"order,omitempty"`
 	Version     string   `json:"drip_version,omitempty"`
 	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
+	// TLSInsecure: -k/--insecure, the server's certificate was not verified.
+	TLSInsecure bool `json:"tls_insecure,omitempty"`
 }
 
 // TokensApproxDefinition is tokens_approx_pct's rule. A stream that failed

@@ -25,6 +25,10 @@ type Clocks struct {
 	Stalling bool
 }
 
+// ClocksAllWidth is the least width the clocks panel shows the all-runs
+// column in.
+const ClocksAllWidth = 64
+
 // clockLabelW is the width of the labels' column.
 const clockLabelW = 15
 
@@ -101,7 +105,7 @@ func ClocksHeight(c Clocks, width int) int {
 // clockTable is the panel's rows and whether they carry the all-runs
 // column (two runs or more, and the width for it).
 func clockTable(c Clocks, width int) ([]clockRow, bool) {
-	showAll := c.All != nil && width >= 64
+	showAll := c.All != nil && width >= ClocksAllWidth
 	var rows []clockRow
 	for _, m := range clockMetrics() {
 		rows = append(rows, clockRows(c, m, showAll, width-clockLabelW)...)
