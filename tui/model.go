@@ -48,6 +48,9 @@ type Config struct {
 	StallMS float64
 	Color   bool             // false: NO_COLOR
 	SaveDir string           // where s writes records; "" is the working directory
+	// Warning is said first in every screen's header, kept however narrow
+	// the terminal: what the user must not forget while watching (-k).
+	Warning string
 	Clock   func() time.Time // nil: time.Now
 }
 
