@@ -96,21 +96,29 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 		if len(s.line)+i+s.dataLen() > s.limit() {
 			return dst, s.fail()
 		}
-		ln, held := p[:i], len(s.line) > 0
-		if held {
-			s.line = append(s.line, ln...)
-			ln = s.line
-		}
-		s.blockLen += len(ln) + 1
-		if p[i] == '\r' {
-			s.skipLF = true
-		}
+		ln, held := s.endLine(p, i)
 		advance(i + 1)
 		dst = s.processLine(dst, ln, held)
 		s.line = s.line[:0]
 	}
 	s.ownData() // the next read may reuse p's buffer
 	return dst, nil
+}
+
+// endLine is the line p ends at p[i] (CR or LF), joined to the partial
+// line held from earlier reads if any (held), counted in the block; a CR
+// marks a following LF as its own.
+func (s *SSE) endLine(p []byte, i int) (ln []byte, held bool) {
+	ln, held = p[:i], len(s.line) > 0
+	if held {
+		s.line = append(s.line, ln...)
+		ln = s.line
+	}
+	s.blockLen += len(ln) + 1
+	if p[i] == '\r' {
+		s.skipLF = true
+	}
+	return ln, held
 }
 
 // dataLen is the length of the block's data so far.

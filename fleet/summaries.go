@@ -71,13 +71,8 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 			return out, err
 		}
 		approx += n
-		for name, h := range s.Histograms.Metrics {
-			if samplers[name] == nil {
-				samplers[name] = &stats.Sampler{}
-			}
-			if err := samplers[name].MergeJSON(h); err != nil {
-				return out, fmt.Errorf("%s: histogram %s: %w", sources[i], name, err)
-			}
+		if err := mergeHistograms(samplers, s.Histograms.Metrics, sources[i]); err != nil {
+			return out, err
 		}
 	}
 	out.Metrics = metricsOf(samplers)
@@ -93,6 +88,20 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 	}
 	out.Diagnosis = stats.Diagnose(&out)
 	return out, nil
+}
+
+// mergeHistograms merges one summary's histograms, read from source, into
+// the samplers by metric name.
+func mergeHistograms(samplers map[string]*stats.Sampler, hists map[string]stats.HistogramJSON, source string) error {
+	for name, h := range hists {
+		if samplers[name] == nil {
+			samplers[name] = &stats.Sampler{}
+		}
+		if err := samplers[name].MergeJSON(h); err != nil {
+			return fmt.Errorf("%s: histogram %s: %w", source, name, err)
+		}
+	}
+	return nil
 }
 
 // approximated recovers a summary's count of streams whose token count is

@@ -444,25 +444,29 @@ func (a *Aggregate) goodput(s *Summary) *Goodput {
 	return g
 }
 
+// summaryConventions says how a summary's figures are counted; a merged
+// summary (fleet) restates its percentiles.
+var summaryConventions = Conventions{
+	Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each; exact up to 50000 samples per metric, beyond that read from a log-bucketed histogram within 0.5% (from_histogram)",
+	TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",
+	Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
+	Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
+	Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld; a stutter stream (>=3 regular freezes between bursts, period <=1 s) is not buffered and keeps its ITL unless its first content was held",
+	Tokens:      "from the server's usage report when present, else one per content frame (approx); " + TokensApproxDefinition,
+}
+
 // Summary computes the run's summary from everything added so far.
 func (a *Aggregate) Summary(w Workload) Summary {
 	s := Summary{
-		V: record.RecordVersion,
-		Conventions: Conventions{
-			Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each; exact up to 50000 samples per metric, beyond that read from a log-bucketed histogram within 0.5% (from_histogram)",
-			TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",
-			Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
-			Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
-			Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld; a stutter stream (>=3 regular freezes between bursts, period <=1 s) is not buffered and keeps its ITL unless its first content was held",
-			Tokens:      "from the server's usage report when present, else one per content frame (approx); " + TokensApproxDefinition,
-		},
-		Workload:  w,
-		Streams:   a.streams,
-		Metrics:   Metrics{},
-		Stalls:    a.stalls,
-		Freezes:   a.freezes,
-		Diagnosis: []Diagnosis{},
-		Gates:     []GateResult{},
+		V:           record.RecordVersion,
+		Conventions: summaryConventions,
+		Workload:    w,
+		Streams:     a.streams,
+		Metrics:     Metrics{},
+		Stalls:      a.stalls,
+		Freezes:     a.freezes,
+		Diagnosis:   []Diagnosis{},
+		Gates:       []GateResult{},
 	}
 	for k, d := range a.dists {
 		s.Metrics[k] = d.Dist()

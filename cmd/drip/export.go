@@ -17,18 +17,8 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-func newExportCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Write a recording in another tool's format",
-		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
-  aiperf profile --input-file trace.jsonl --custom-dataset-type mooncake_trace`,
-	}
-	var out string
-	aiperf := &cobra.Command{
-		Use:   "aiperf REC.jsonl [--out trace.jsonl]",
-		Short: "A mooncake-style trace of a recording, for NVIDIA AIPerf",
-		Long: `Write the streams of a 'drip record' file as a mooncake-style trace, one
+// exportAIPerfLong is drip export aiperf's --help.
+var exportAIPerfLong = `Write the streams of a 'drip record' file as a mooncake-style trace, one
 line per request in the order they started: timestamp (ms from the first
 line's request: 0 on the first line), input_length (prompt tokens, as the
 server's usage report said) and output_length (output tokens). AIPerf can
@@ -43,41 +33,58 @@ content (its output length is unknown).
 Exit codes: 0 the trace was written, 2 a usage error (a flag, a missing
 file, a file with no stream 'drip record' made), 3 the file does not
 parse or holds no records, no stream is left for the trace, or --out
-cannot be created or written.`,
+cannot be created or written.`
+
+func newExportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write a recording in another tool's format",
+		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
+  aiperf profile --input-file trace.jsonl --custom-dataset-type mooncake_trace`,
+	}
+	var out string
+	aiperf := &cobra.Command{
+		Use:   "aiperf REC.jsonl [--out trace.jsonl]",
+		Short: "A mooncake-style trace of a recording, for NVIDIA AIPerf",
+		Long:  exportAIPerfLong,
 		Example: `  drip export aiperf rec.jsonl --out trace.jsonl
   drip export aiperf rec.jsonl | head -3`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			streams := replay.Recorded(in.Records)
-			if len(streams) == 0 {
-				return usageErr("%s: no recorded streams (record them with drip record)", args[0])
-			}
-			st, err := writeTrace(cmd.OutOrStdout(), out, streams)
-			if err != nil {
-				return err
-			}
-			if out != "" && st.Lines > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %s written to %s\n", stats.Count(st.Lines, "request"), sanitize.Line(out))
-			}
-			if st.NoOutput > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s that failed before any content (no output_length is known)\n", stats.Count(st.NoOutput, "stream"))
-			}
-			if st.NoInputCount > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s whose server reported no prompt tokens (AIPerf needs an input_length; OpenAI reports usage in a stream only with stream_options.include_usage)\n", stats.Count(st.NoInputCount, "stream"))
-			}
-			if st.Lines == 0 {
-				return cannotErr(fmt.Errorf("%s: no stream has both an input and an output length: the trace is empty", sanitize.Line(args[0])))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runExportAIPerf(cmd, args[0], out) },
 	}
 	aiperf.Flags().StringVar(&out, "out", "", "write the trace to this file (default: stdout)")
 	cmd.AddCommand(aiperf)
 	return cmd
+}
+
+// runExportAIPerf writes the AIPerf trace of the record file at path to out
+// (stdout when empty) and says on stderr what it left out.
+func runExportAIPerf(cmd *cobra.Command, path, out string) error {
+	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	streams := replay.Recorded(in.Records)
+	if len(streams) == 0 {
+		return usageErr("%s: no recorded streams (record them with drip record)", path)
+	}
+	st, err := writeTrace(cmd.OutOrStdout(), out, streams)
+	if err != nil {
+		return err
+	}
+	if out != "" && st.Lines > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "drip export: %s written to %s\n", stats.Count(st.Lines, "request"), sanitize.Line(out))
+	}
+	if st.NoOutput > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s that failed before any content (no output_length is known)\n", stats.Count(st.NoOutput, "stream"))
+	}
+	if st.NoInputCount > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "drip export: left out %s whose server reported no prompt tokens (AIPerf needs an input_length; OpenAI reports usage in a stream only with stream_options.include_usage)\n", stats.Count(st.NoInputCount, "stream"))
+	}
+	if st.Lines == 0 {
+		return cannotErr(fmt.Errorf("%s: no stream has both an input and an output length: the trace is empty", sanitize.Line(path)))
+	}
+	return nil
 }
 
 // writeTrace writes the AIPerf trace to out (stdout when empty); a failed

@@ -46,12 +46,9 @@ type replayFlags struct {
 	aws                 awsFlags
 }
 
-func newReplayCmd() *cobra.Command {
-	var f replayFlags
-	cmd := &cobra.Command{
-		Use:   "replay REC.jsonl --against URL",
-		Short: "Send recorded requests again and compare the replay with the recording",
-		Long: `Re-send the streaming requests a 'drip record' file holds to --against (each
+// replayLong and replayExample are drip replay's --help.
+var (
+	replayLong = `Re-send the streaming requests a 'drip record' file holds to --against (each
 recorded path joined to its URL: give the origin, not .../v1, as the
 recorded paths hold the /v1), record the replayed streams, and report
 replayed beside recorded for every figure: the change, marked ! when it is
@@ -93,12 +90,21 @@ replayed), 3 no replayed stream
 completed, the file does not parse or holds no records, or the replay
 could not be carried out.
 
-` + gateAliasHelp,
-		Example: `  drip replay rec.jsonl --against http://localhost:8000
+` + gateAliasHelp
+	replayExample = `  drip replay rec.jsonl --against http://localhost:8000
   drip replay rec.jsonl --against http://staging:8000 --concurrency 4 --duration 60s --out replayed.jsonl
-  drip replay rec.jsonl --against http://localhost:8000 --fail-if 'ttft.p95 > +10%' --fail-if 'failed > 0'`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runReplay(cmd, args[0], &f) },
+  drip replay rec.jsonl --against http://localhost:8000 --fail-if 'ttft.p95 > +10%' --fail-if 'failed > 0'`
+)
+
+func newReplayCmd() *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:     "replay REC.jsonl --against URL",
+		Short:   "Send recorded requests again and compare the replay with the recording",
+		Long:    replayLong,
+		Example: replayExample,
+		Args:    cobra.ExactArgs(1),
+		RunE:    func(cmd *cobra.Command, args []string) error { return runReplay(cmd, args[0], &f) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
