@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -41,6 +42,9 @@ type Source struct {
 type Config struct {
 	Sources []Source         // what r re-runs; n cycles between several
 	Records []*record.Record // saved records shown at once (drip view)
+	// Relay is each saved record beside a relay's record of it (drip view
+	// --relay): the hops panel and the stalls' owners. Nil: no relay.
+	Relay map[*record.Record]*hops.Stream
 	// Sink receives every finished record on the probe's goroutine, also
 	// those that end after the view has quit (e.g. --out).
 	Sink    func(*record.Record)

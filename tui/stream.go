@@ -77,7 +77,7 @@ func newStreamScreen(m *Model) *streamScreen {
 	s.cur = views.Stream{Record: &record.Record{StallMS: s.stallMS}}
 	if n := len(cfg.Records); n > 0 {
 		s.history = append(s.history, cfg.Records...)
-		s.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1]}
+		s.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1], Hops: s.hopsOf(cfg.Records[n-1])}
 	}
 	s.lay = newStreamLayout(s)
 	s.summarise()
@@ -248,7 +248,7 @@ func (s *streamScreen) freeze(on bool) {
 // (the dimmer timeline rows and the heatmap; rec last when finished).
 func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
 	s.history = hist
-	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec}
+	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec, Hops: s.hopsOf(rec)}
 	s.keys.Freeze.SetEnabled(len(s.m.cfg.Sources) > 0 || phase != views.PhaseDone)
 	s.startedAt = start
 	s.note = note

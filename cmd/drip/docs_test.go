@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -425,7 +426,7 @@ func docsFiles(args []string) (ins map[string]string, outs map[string]bool) {
 	ins, outs = map[string]string{}, map[string]bool{}
 	server := docsServer(args)
 	recording := len(args) > 0 && (args[0] == "replay" || args[0] == "export")
-	hops := len(args) > 0 && args[0] == "hops"
+	hops := len(args) > 0 && (args[0] == "hops" || args[0] == "view" && slices.Contains(args, "--relay"))
 	for i, a := range args {
 		prev := ""
 		if i > 0 {

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"errors"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 )
 
@@ -22,21 +23,13 @@ func newHopsCmd() *cobra.Command {
 			if asJSON && markdown {
 				return usageErr("--json and --markdown: pick one")
 			}
-			files := make([]hops.File, len(args))
-			for i, path := range args {
-				in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				files[i] = hops.File{Name: sanitize.Line(path), Records: in.Records} // the report prints it
-			}
-			rep, err := hops.Analyse(files[0], files[1:])
-			var fe *hops.FileError
-			if errors.As(err, &fe) {
-				return usageErr("%s", fe.Error())
-			}
+			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
 			if err != nil {
-				return cannotErr(err)
+				return err
+			}
+			rep, err := hopsReport(args[0], in.Records, args[1:], cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
 			switch {
 			case asJSON:
@@ -50,6 +43,28 @@ func newHopsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the verdict and the per-stream table as Markdown")
 	return cmd
+}
+
+// hopsReport puts the client's records (read from client) beside the
+// relays' files (drip hops, drip view --relay); nil without any. A file
+// that does not belong is a usage error naming it.
+func hopsReport(client string, recs []*record.Record, relays []string, stderr io.Writer) (*hops.Report, error) {
+	if len(relays) == 0 {
+		return nil, nil
+	}
+	files := make([]hops.File, len(relays))
+	for i, path := range relays {
+		in, err := pipeline.Read(path, path, stderr)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = hops.File{Name: sanitize.Line(path), Records: in.Records} // the report prints it
+	}
+	rep, err := hops.Analyse(hops.File{Name: sanitize.Line(client), Records: recs}, files)
+	if err != nil { // a *hops.FileError, naming the file
+		return nil, usageErr("%v", err)
+	}
+	return rep, nil
 }
 
 // hopsLong is drip hops' --help text.

@@ -1,25 +1,36 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/tui"
 )
 
 func newViewCmd() *cobra.Command {
-	var out outputFlags
+	var (
+		out    outputFlags
+		relays []string
+	)
 	cmd := &cobra.Command{
-		Use: "view FILE.jsonl",
+		Use: "view FILE.jsonl [--relay RELAY.jsonl]",
 		Example: `  drip view runs.jsonl
-  drip view runs.jsonl --no-tui --json`,
+  drip view runs.jsonl --no-tui --json
+  drip view client.jsonl --relay relay.jsonl`,
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
 view's s key, and show them through the same views as a live stream, all
 at once: the last record is the current run, earlier ones are the dimmer
 rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
+With --relay (drip record's file of the same streams, as drip hops reads
+it), each stall says its owner on the timeline and in the text ("⏸ 700ms
+upstream", "⏸ 430ms path") and the hops panel takes the clocks' place.
 
 Without a terminal, or with --no-tui or --json, it prints the summary.`,
 		Args: cobra.ExactArgs(1),
@@ -31,17 +42,41 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 			}
 			recs := in.Records
 			stallMS := recs[len(recs)-1].StallMS
+			rep, err := hopsReport(args[0], recs, relays, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
 			if useTUI(&out) {
-				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
+				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS, Relay: relayOf(rep, recs)}, &outputFlags{})
 			}
 			pl := pipeline.New(stallMS, nil)
 			for _, r := range recs {
 				pl.Add(r)
 			}
-			return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json})
+			if err := pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json}); err != nil || rep == nil || out.json {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
+			return rep.Text(cmd.OutOrStdout())
 		},
 	}
+	cmd.Flags().StringArrayVar(&relays, "relay", nil, "a relay's record file of the same streams (drip record --out): each stall's owner, upstream or path (repeatable)")
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
 	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
 	return cmd
+}
+
+// relayOf is each record beside its relay's, for the view; nil without a
+// report.
+func relayOf(rep *hops.Report, recs []*record.Record) map[*record.Record]*hops.Stream {
+	if rep == nil {
+		return nil
+	}
+	m := map[*record.Record]*hops.Stream{}
+	for _, r := range recs {
+		if h := rep.For(r); h != nil {
+			m[r] = h
+		}
+	}
+	return m
 }

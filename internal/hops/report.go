@@ -3,6 +3,7 @@ package hops
 import (
 	"fmt"
 
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -73,6 +74,17 @@ func Analyse(client File, relays []File) (*Report, error) {
 	rep.Pooled = pool(rep.Streams)
 	rep.Verdict = verdict(rep.Pooled, rep.Streams[0].StallMS)
 	return rep, nil
+}
+
+// For is the stream of the report that is the client's record r; nil
+// when no relay exchange matched it.
+func (r *Report) For(c *record.Record) *Stream {
+	for i := range r.Streams {
+		if s := &r.Streams[i]; s.Seq == c.Seq && s.ID == c.StreamKey() {
+			return s
+		}
+	}
+	return nil
 }
 
 func pool(ss []Stream) Pooled {
