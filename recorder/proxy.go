@@ -57,6 +57,9 @@ type Options struct {
 	MaxFrames  int
 	FrameLimit int // largest frame the decoders accept; 0: theirs
 	RunID      string
+	// Live keeps each stream's read times by its record.StreamHeader id
+	// while it runs, for HopsHandler (drip record --hops-addr).
+	Live bool
 }
 
 // Stats count exchanges while the proxy runs, for its live line.
@@ -87,6 +90,7 @@ type Proxy struct {
 	// upstreamSecrets are --upstream's user info and secret query values,
 	// masked in every record as the request's own credentials are.
 	upstreamSecrets []string
+	live            *live // nil unless Options.Live
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
@@ -122,7 +126,11 @@ func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
 	if o.RunID == "" {
 		o.RunID = probe.NewRunID()
 	}
-	return &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
+	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
+	if o.Live {
+		p.live = &live{by: map[string]*LiveReads{}}
+	}
+	return p
 }
 
 // Wait returns once every exchange begun has been handed to the sink.
@@ -152,7 +160,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
-	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
+	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask, live: p.live.begin(x.StreamKey())}
 	if omitted {
 		// The upstream gets it all, as the client sent it; the record
 		// keeps none of it, and replay cannot send it again.
