@@ -6,42 +6,30 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/internal/hops"
 )
 
 // liveKept is how many streams' times the hops endpoint keeps after they
 // end, for a client that asks once its stream is over.
 const liveKept = 1024
 
-// LiveReads is what the hops endpoint serves for one stream id while the
-// exchange runs and after: when the upstream's headers and each read came
-// (ms from the relay's request to the upstream) and how many bytes each
-// brought, as forwarded. It holds no byte of any body and no header value:
-// a client aligns the reads with its own frames by their bytes.
-type LiveReads struct {
-	ID        string        `json:"id"`
-	HeadersMS *float64      `json:"headers_ms"`
-	Reads     []record.Read `json:"reads"`
-	Done      bool          `json:"done"`
-}
-
 // live is the proxy's streams by id, for the hops endpoint; nil unless
 // Options.Live.
 type live struct {
 	mu    sync.Mutex
-	by    map[string]*LiveReads
+	by    map[string]*hops.Relayed
 	order []string // ids in the order they began, for eviction
 }
 
 // begin starts an exchange's live times; nil (nothing kept) without live
 // or without an id.
-func (l *live) begin(id string) *LiveReads {
+func (l *live) begin(id string) *hops.Relayed {
 	if l == nil || id == "" {
 		return nil
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	lr := &LiveReads{ID: id}
+	lr := &hops.Relayed{ID: id}
 	if _, ok := l.by[id]; !ok {
 		l.order = append(l.order, id)
 	}
@@ -54,7 +42,7 @@ func (l *live) begin(id string) *LiveReads {
 }
 
 // update changes lr under the lock the endpoint reads it with.
-func (l *live) update(lr *LiveReads, f func(*LiveReads)) {
+func (l *live) update(lr *hops.Relayed, f func(*hops.Relayed)) {
 	if lr == nil {
 		return
 	}
@@ -63,7 +51,8 @@ func (l *live) update(lr *LiveReads, f func(*LiveReads)) {
 	f(lr)
 }
 
-// HopsHandler serves GET /hops/{id}: the stream's LiveReads as JSON, 404
+// HopsHandler serves GET /hops/{id}: the stream's times (hops.Relayed:
+// no byte of any body, no header value) as JSON, 404
 // for an id the relay has not seen (or no longer keeps). Nil unless the
 // proxy was made with Options.Live.
 func (p *Proxy) HopsHandler() http.Handler {

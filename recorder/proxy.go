@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
@@ -128,7 +129,7 @@ func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
 	}
 	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 	if o.Live {
-		p.live = &live{by: map[string]*LiveReads{}}
+		p.live = &live{by: map[string]*hops.Relayed{}}
 	}
 	return p
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
@@ -94,7 +95,7 @@ func TestTheHopsEndpointHoldsNoCredentialNorBody(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	code, body := get("/hops/a1b2c3d4e5f6-9")
-	var lr recorder.LiveReads
+	var lr hops.Relayed
 	if err := json.Unmarshal([]byte(body), &lr); code != 200 || err != nil || !lr.Done || lr.HeadersMS == nil || len(lr.Reads) == 0 {
 		t.Fatalf("GET /hops/ID: %d %q (%v): want the stream's times, done", code, body, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -217,5 +218,28 @@ func TestAJitteryPathOwnsTheJitterOnly(t *testing.T) {
 	}
 	if *s.Delay.Max > 40 || *s.Delay.Min != 0 {
 		t.Errorf("path delay min %v max %v, want 0 to 40", *s.Delay.Min, *s.Delay.Max)
+	}
+}
+
+// Live aligns a relay's read times with the client's frames by their
+// wire bytes: the relay's reads of the fixture's body, one a frame, give
+// back the relay's own stalls; a client past the relay's last read is cut
+// there.
+func TestLiveAlignsTheRelaysReadsByBytes(t *testing.T) {
+	c, r := recordtest.Hops(t)
+	rel := hops.Relayed{ID: c.StreamKey(), HeadersMS: ptr(1)}
+	for _, f := range r.Frames {
+		rel.Reads = append(rel.Reads, record.Read{TMS: f.TMS, N: f.Bytes})
+	}
+	s := hops.Live(c, rel)
+	if s == nil {
+		t.Fatal("no stream")
+	}
+	if got := owners(*s); got != "freeze path 0+580; freeze both 700+450; stall upstream 300+0" {
+		t.Errorf("stalls %q, want those drip hops finds in the records", got)
+	}
+	rel.Reads = rel.Reads[:10]
+	if s := hops.Live(c, rel); s == nil || s.Aligned != 9 {
+		t.Errorf("a relay 10 reads in: %+v, want the 9 content frames they cover aligned", s)
 	}
 }
