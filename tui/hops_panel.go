@@ -2,6 +2,9 @@ package tui
 
 import (
 	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/record"
@@ -23,6 +26,78 @@ func (p streamHops) draw(b box) string {
 	}
 	return title(&s.sh.styles, "hops", note, b.w, false) + "\n" +
 		views.HopsPanel(s.cur.Hops, b.w, b.h-1, &s.sh.styles.Views)
+}
+
+// beside says the screen shows streams beside a relay's records or times.
+func (s *streamScreen) beside() bool {
+	return s.m.cfg.Relay != nil || s.m.cfg.RelayFetch != nil
+}
+
+// relayEvery is how often the relay is asked for a running stream's times.
+const relayEvery = 250 * time.Millisecond
+
+// relayMsg is a relay's times for the stream of id.
+type relayMsg struct {
+	id  string
+	rel hops.Relayed
+	err error
+}
+
+// relayAgainMsg asks the relay again for a finished stream's times.
+type relayAgainMsg struct{}
+
+// relayAsk is where the screen is in asking the relay: a question in
+// flight, when the last answer came, and the stream whose times it has
+// whole (no more to ask).
+type relayAsk struct {
+	busy  bool
+	at    time.Time
+	whole string
+}
+
+// fetchRelay asks the relay for the current stream's times, at most every
+// relayEvery and one question at a time, until it has them whole for a
+// finished stream.
+func (s *streamScreen) fetchRelay() tea.Cmd {
+	fetch, id := s.m.cfg.RelayFetch, s.cur.Record.StreamKey()
+	if fetch == nil || id == "" || s.relay.busy || s.relay.whole == id || s.sh.now().Sub(s.relay.at) < relayEvery && s.live() {
+		return nil
+	}
+	s.relay.busy = true
+	ctx := s.m.ctx
+	return func() tea.Msg {
+		rel, err := fetch(ctx, id)
+		return relayMsg{id, rel, err}
+	}
+}
+
+// takeRelay puts the relay's times beside the stream they are of; for a
+// finished stream whose times the relay has not finished, it asks again.
+func (s *streamScreen) takeRelay(msg relayMsg) tea.Cmd {
+	s.relay.busy, s.relay.at = false, s.sh.now()
+	if msg.id != s.cur.Record.StreamKey() {
+		return nil
+	}
+	if msg.err != nil {
+		s.note = "relay: " + msg.err.Error()
+		s.renderHeader()
+		return nil
+	}
+	if strings.HasPrefix(s.note, "relay: ") {
+		s.note = ""
+	}
+	s.cur.Hops = hops.Live(s.cur.Record, msg.rel)
+	done := s.cur.Phase == views.PhaseDone
+	if done && msg.rel.Done {
+		s.relay.whole = msg.id
+	}
+	s.dirtyData, s.dirtyText = true, true
+	s.relayout()
+	s.render(true)
+	if done && !msg.rel.Done {
+		return s.m.after(relayEvery, relayAgainMsg{})
+	}
+	return nil
 }
 
 // hopsOf is rec beside the relay's record of it; nil without a relay or a

@@ -45,6 +45,10 @@ type Config struct {
 	// Relay is each saved record beside a relay's record of it (drip view
 	// --relay): the hops panel and the stalls' owners. Nil: no relay.
 	Relay map[*record.Record]*hops.Stream
+	// RelayFetch asks a relay (drip record --hops-addr) for a stream's
+	// times by its record.StreamKey while it runs (drip watch --relay): the
+	// stalls' owners live. Nil: none.
+	RelayFetch func(ctx context.Context, id string) (hops.Relayed, error)
 	// Sink receives every finished record on the probe's goroutine, also
 	// those that end after the view has quit (e.g. --out).
 	Sink    func(*record.Record)

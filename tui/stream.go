@@ -65,6 +65,7 @@ type streamScreen struct {
 	redraw       frameTick
 	lastHeavy    time.Time // when the O(n) panels were last redrawn
 	dropped      int       // stale events dropped
+	relay        relayAsk  // drip watch --relay
 }
 
 func newStreamScreen(m *Model) *streamScreen {
@@ -283,8 +284,13 @@ func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.render(false)
 		if s.live() {
-			return s.armTick()
+			return tea.Batch(s.armTick(), s.fetchRelay())
 		}
+		return s.fetchRelay()
+	case relayMsg:
+		return s.takeRelay(msg)
+	case relayAgainMsg:
+		return s.fetchRelay()
 	case savedMsg:
 		if msg.err != nil {
 			s.note = "save failed: " + msg.err.Error()

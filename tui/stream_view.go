@@ -32,7 +32,7 @@ func newStreamLayout(s *streamScreen) streamLayout {
 		gaps: slot{p: streamGaps{s}}, heat: slot{p: streamHeatmap{s}},
 		help: slot{p: helpPanel{&s.help, &s.keys, &s.keys.Help, &s.keys.Quit}},
 	}
-	if s.m.cfg.Relay != nil {
+	if s.beside() {
 		l.clocks.p, l.gaps.p = streamHops{s}, streamClocks{s}
 	}
 	return l
@@ -261,7 +261,7 @@ func (s *streamScreen) clocks() views.Clocks {
 // clocksHeight is the clocks panel's rows at width, its title left out
 // (the hops panel's, which takes its place with a relay).
 func (s *streamScreen) clocksHeight(width int) int {
-	if s.m.cfg.Relay != nil {
+	if s.beside() {
 		return views.HopsHeight(s.cur.Hops, width)
 	}
 	return views.ClocksHeight(s.clocks(), width)

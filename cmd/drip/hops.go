@@ -1,12 +1,21 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 )
@@ -65,6 +74,32 @@ func hopsReport(client string, recs []*record.Record, relays []string, stderr io
 		return nil, usageErr("%v", err)
 	}
 	return rep, nil
+}
+
+// relayFetch asks a relay's hops endpoint (drip record --hops-addr, base
+// its URL) for a stream's times by its id, for drip watch --relay.
+func relayFetch(base string) (func(context.Context, string) (hops.Relayed, error), error) {
+	u, err := probe.ParseHTTPURL(base)
+	if err != nil {
+		return nil, usageErr("--relay %v", err)
+	}
+	client := &http.Client{Timeout: 2 * time.Second}
+	return func(ctx context.Context, id string) (hops.Relayed, error) {
+		var rel hops.Relayed
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(u.String(), "/")+"/hops/"+url.PathEscape(id), nil)
+		if err != nil {
+			return rel, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return rel, errors.New("the relay does not answer (drip record --hops-addr on it?)")
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return rel, fmt.Errorf("HTTP %d: the relay has not seen this stream (is it on the stream's path, with --hops-addr?)", resp.StatusCode)
+		}
+		return rel, json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&rel)
+	}, nil
 }
 
 // hopsLong is drip hops' --help text.
