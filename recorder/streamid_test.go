@@ -34,18 +34,7 @@ func TestARecordKeepsTheStreamIDAndNoCredential(t *testing.T) {
 	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { w.Write(r) })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
-	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions"+hostileQuery, strings.NewReader(`{"model":"m","stream":true}`))
-	for k, v := range hostileHeaders {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set(record.StreamHeader, "a1b2c3d4e5f6-7")
-	resp, err := rawClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	p.Wait()
+	sendWithID(t, p, proxy.URL, `{"model":"m","stream":true}`, "a1b2c3d4e5f6-7")
 	if i := bytes.Index(buf.Bytes(), []byte("SECRET")); i >= 0 {
 		t.Errorf("the recording holds a secret: …%s…", buf.Bytes()[max(i-80, 0):min(i+20, buf.Len())])
 	}
@@ -73,18 +62,7 @@ func TestTheHopsEndpointHoldsNoCredentialNorBody(t *testing.T) {
 	defer proxy.Close()
 	hopsSrv := httptest.NewServer(p.HopsHandler())
 	defer hopsSrv.Close()
-	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions"+hostileQuery, strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"PROMPT-BODY-MARK"}]}`))
-	for k, v := range hostileHeaders {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set(record.StreamHeader, "a1b2c3d4e5f6-9")
-	resp, err := rawClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	p.Wait()
+	sendWithID(t, p, proxy.URL, `{"model":"m","stream":true,"messages":[{"role":"user","content":"PROMPT-BODY-MARK"}]}`, "a1b2c3d4e5f6-9")
 	get := func(path string) (int, string) {
 		resp, err := rawClient.Get(hopsSrv.URL + path)
 		if err != nil {
@@ -117,4 +95,23 @@ func TestTheHopsEndpointHoldsNoCredentialNorBody(t *testing.T) {
 	if recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) {}).HopsHandler() != nil {
 		t.Error("a proxy not asked to keep times serves them")
 	}
+}
+
+// sendWithID streams body through the proxy p (at base) with every
+// credential a client may carry and the stream id, and waits for the
+// record.
+func sendWithID(t *testing.T, p *recorder.Proxy, base, body, id string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/v1/chat/completions"+hostileQuery, strings.NewReader(body))
+	for k, v := range hostileHeaders {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set(record.StreamHeader, id)
+	resp, err := rawClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	p.Wait()
 }
