@@ -88,6 +88,9 @@ func (s *streamScreen) takeRelay(msg relayMsg) tea.Cmd {
 	}
 	s.cur.Hops = hops.Live(s.cur.Record, msg.rel)
 	done := s.cur.Phase == views.PhaseDone
+	if s.cur.Hops != nil && !done {
+		s.cur.Hops.Holding = hops.Holding(s.cur.Record, msg.rel)
+	}
 	if done && msg.rel.Done {
 		s.relay.whole = msg.id
 	}

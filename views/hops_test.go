@@ -76,3 +76,14 @@ func TestHopsOwnersVisible(t *testing.T) {
 		t.Error("no panel without a relay's record: want a note saying so")
 	}
 }
+
+// A stall in progress says who holds it, from the relay's times.
+func TestLiveStallSaysWhoHoldsIt(t *testing.T) {
+	st := NewStyles(true, false)
+	cur, _ := hopsStream(t)
+	cur.Phase, cur.ElapsedMS = PhaseStreaming, cur.Record.LastContentMS()+900
+	cur.Hops.Holding = hops.OwnerPath
+	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "⏸ 900ms… path holds") {
+		t.Errorf("the stall in progress does not say the path holds it:\n%s", tl)
+	}
+}

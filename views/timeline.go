@@ -150,7 +150,7 @@ func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, s
 	end := cur.endMS()
 	row, stallLabels := timelineRow(cur.Record, cur.Hops, end, false, ax, st)
 	if gap, ok := LiveStall(cur); ok {
-		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, ax, st)...)
+		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, cur.Hops, ax, st)...)
 	}
 	lines = append(lines, st.Value.Render(padRight(RunLabel(cur.Run, cur.Record), labelWidth))+row.String())
 	if height >= 2 {
@@ -182,13 +182,17 @@ func LiveStall(s *Stream) (gapMS float64, ok bool) {
 }
 
 // liveStallRow draws the stall in progress from its start to now, with a
-// label that says it is still growing.
-func liveStallRow(row cellRow, at, gap float64, ax axis, st *Styles) []stallLabel {
+// label that says it is still growing (and, with a relay's times, who
+// holds it: "⏸ 745ms… path holds").
+func liveStallRow(row cellRow, at, gap float64, h *hops.Stream, ax axis, st *Styles) []stallLabel {
 	a, b := ax.cell(at)+1, ax.cell(at+gap)
 	for c := max(a, 0); c <= b; c++ {
 		row.set(c, glyphStall, &st.Stall)
 	}
 	text := "⏸ " + fmtMS(gap) + "…"
+	if h != nil && h.Holding != "" {
+		text += " " + h.Holding + " holds"
+	}
 	if n := len([]rune(text)); b-a+1 >= n+2 {
 		row.put(a+(b-a+1-n)/2, text, &st.Stall, func(int) bool { return true })
 		return nil

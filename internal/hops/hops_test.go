@@ -243,3 +243,22 @@ func TestLiveAlignsTheRelaysReadsByBytes(t *testing.T) {
 		t.Errorf("a relay 10 reads in: %+v, want the 9 content frames they cover aligned", s)
 	}
 }
+
+// Holding: while a stream runs, a relay that has passed on bytes the
+// client has no frame of says the path holds them; one that has passed on
+// no more than the client has says the upstream is the one not sending.
+func TestHoldingSaysWhoHasTheBytes(t *testing.T) {
+	c, r := recordtest.Hops(t)
+	rel := hops.Relayed{ID: c.StreamKey()}
+	for _, f := range r.Frames[:10] {
+		rel.Reads = append(rel.Reads, record.Read{TMS: f.TMS, N: f.Bytes})
+	}
+	client := &record.Record{Frames: c.Frames[:10]}
+	if got := hops.Holding(client, rel); got != hops.OwnerUpstream {
+		t.Errorf("the relay passed on what the client has: %s, want upstream", got)
+	}
+	client.Frames = c.Frames[:8]
+	if got := hops.Holding(client, rel); got != hops.OwnerPath {
+		t.Errorf("the relay passed on two frames more than the client has: %s, want path", got)
+	}
+}

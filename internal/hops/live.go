@@ -54,3 +54,20 @@ func Live(client *record.Record, rel Relayed) *Stream {
 	}
 	return &s
 }
+
+// Holding says who holds what a running stream's client has not got: the
+// path when the relay has passed on bytes the client has no frame of
+// (what a server writes, it writes in whole frames), else the upstream.
+func Holding(client *record.Record, rel Relayed) string {
+	passed, got := 0, 0
+	for _, r := range rel.Reads {
+		passed += r.N
+	}
+	for _, f := range client.Frames {
+		got += f.Bytes
+	}
+	if passed > got {
+		return OwnerPath
+	}
+	return OwnerUpstream
+}

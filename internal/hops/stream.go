@@ -85,6 +85,9 @@ type Stream struct {
 	// path made.
 	Bursts  int       `json:"path_bursts"`
 	StallMS float64   `json:"stall_threshold_ms"`
+	// Holding is, for a stream still running, who holds what has not
+	// reached the client (the func Holding); empty once it ended.
+	Holding string `json:"holding,omitempty"`
 	delays  []float64 // for the pool
 }
 
