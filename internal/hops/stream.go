@@ -83,11 +83,11 @@ type Stream struct {
 	// Bursts are reads at the client carrying stats.BurstFrames or more
 	// content frames that the relay got in more than one read: bursts the
 	// path made.
-	Bursts  int       `json:"path_bursts"`
-	StallMS float64   `json:"stall_threshold_ms"`
+	Bursts  int     `json:"path_bursts"`
+	StallMS float64 `json:"stall_threshold_ms"`
 	// Holding is, for a stream still running, who holds what has not
 	// reached the client (the func Holding); empty once it ended.
-	Holding string `json:"holding,omitempty"`
+	Holding string    `json:"holding,omitempty"`
 	delays  []float64 // for the pool
 }
 
