@@ -118,6 +118,14 @@ func (d *Detector) start(dst []Frame, f *Format, b []byte) ([]Frame, error) {
 	return d.dec.Feed(dst, b)
 }
 
+// Sniff is the format a response's first bytes look like, as auto would
+// pick it: for a stream that fails to decode as the format it was asked
+// for, to say which it is.
+func Sniff(contentType string, b []byte) *Format {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return detect(strings.ToLower(strings.TrimSpace(mt)), b, true)
+}
+
 // detect picks a format for a response's first bytes b; it returns nil to
 // wait for more, unless final.
 func detect(ct string, b []byte, final bool) *Format {

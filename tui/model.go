@@ -42,6 +42,7 @@ type Source struct {
 type Config struct {
 	Sources []Source         // what r re-runs; n cycles between several
 	Records []*record.Record // saved records shown at once (drip view)
+	File    string           // the file Records came from, named in the header
 	// Relay is each saved record beside a relay's record of it (drip view
 	// --relay): the hops panel and the stalls' owners. Nil: no relay.
 	Relay map[*record.Record]*hops.Stream

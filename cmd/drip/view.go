@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,9 @@ With --relay (drip record's file of the same streams, as drip hops reads
 it), each stall says its owner on the timeline and in the text ("⏸ 700ms
 upstream", "⏸ 430ms path") and the hops panel takes the clocks' place.
 
-Without a terminal, or with --no-tui or --json, it prints the summary.`,
+Press [ and ] to show another stream of the file. On quit it prints the
+file's summary; without a terminal, or with --no-tui or --json, it prints
+only the summary.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The one reader of every command: the same mistake, the same exit.
@@ -47,8 +50,13 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 				return err
 			}
 			if useTUI(&out) {
-				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS, Relay: relayOf(rep, recs)}, &outputFlags{})
+				cfg := tui.Config{Records: recs, File: args[0], StallMS: stallMS, Relay: relayOf(rep, recs), Color: os.Getenv("NO_COLOR") == ""}
+				if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
+					return err
+				}
 			}
+			// The summary is printed after the screen too, as run and
+			// watch print theirs: the figures stay in the scrollback.
 			pl := pipeline.New(stallMS, nil)
 			for _, r := range recs {
 				pl.Add(r)

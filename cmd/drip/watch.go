@@ -35,7 +35,7 @@ func newWatchCmd() *cobra.Command {
 			if err := out.parseGates(); err != nil {
 				return err
 			}
-			ts, err := req.targets(args)
+			ts, err := req.targets(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
@@ -44,6 +44,9 @@ func newWatchCmd() *cobra.Command {
 			}
 			if relay != "" && (len(ts) > 1 || !useTUI(&out)) {
 				return usageErr("--relay shows one stream's owners on the screen: give one target, on a terminal (without one, drip hops reads drip record's file)")
+			}
+			if len(ts) > 1 || useTUI(&out) {
+				warnInsecure(cmd.ErrOrStderr(), ts[0].o) // the headless run says it with its plan
 			}
 			if len(ts) > 1 {
 				return watchTargets(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), ts, &out, alternate)
@@ -133,7 +136,9 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 	if err := runProgram(ctx, m); err != nil {
 		return err
 	}
-	return pl.ReportSession(stdout, sanitize.NewWriter(os.Stderr), pipeline.Session{Gates: out.gates, Out: out.out, Workload: pipeline.SessionWorkload(version)})
+	// Several sources are the demo's scenarios: a tour of them is a table.
+	table := len(cfg.Sources) > 1
+	return pl.ReportSession(stdout, sanitize.NewWriter(os.Stderr), pipeline.Session{Gates: out.gates, Out: out.out, Workload: pipeline.SessionWorkload(version), Table: table})
 }
 
 // runProgram runs a live view until the user quits, then waits for its
