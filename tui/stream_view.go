@@ -191,7 +191,7 @@ func (s *streamScreen) wrapText() {
 		return
 	}
 	if s.cur.Hops != nil {
-		s.text.wrapped.SetMarks(s.cur.Hops.Marks(s.cur.Record))
+		s.text.wrapped.SetMarks(s.cur.Hops.Marks())
 	} else {
 		s.text.wrapped.SetMarks(nil)
 	}

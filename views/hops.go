@@ -74,14 +74,29 @@ func hopsSplit(s hops.Split) string {
 	return fmt.Sprintf("%s = %s upstream + %s path", fmtMS(*s.ClientMS), fmtMS(*s.UpstreamMS), fmtMS(*s.PathMS))
 }
 
-// ownedStalls lists the stalls with their owners, as the text marks them.
+// ownedStalls lists the stalls with their owners, as the text marks them,
+// and counts the freezes by owner.
 func ownedStalls(h *hops.Stream) string {
-	if len(h.Stalls) == 0 {
-		return "none at the client"
+	var parts []string
+	freezes := map[string]int{}
+	for _, s := range h.Stalls {
+		if s.Kind == hops.KindFreeze {
+			freezes[s.Owner]++
+			continue
+		}
+		parts = append(parts, "⏸ "+s.Label(fmtMS))
 	}
-	parts := make([]string, len(h.Stalls))
-	for i, s := range h.Stalls {
-		parts[i] = "⏸ " + s.Label(fmtMS)
+	if len(parts) == 0 {
+		parts = append(parts, "no stall at the client")
+	}
+	var fz []string
+	for _, o := range []string{hops.OwnerUpstream, hops.OwnerPath, hops.OwnerBoth} {
+		if n := freezes[o]; n > 0 {
+			fz = append(fz, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if len(fz) > 0 {
+		parts = append(parts, "freezes: "+strings.Join(fz, ", "))
 	}
 	return strings.Join(parts, " · ")
 }

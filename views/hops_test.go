@@ -22,7 +22,7 @@ func hopsStream(t *testing.T) (*Stream, []hops.Mark) {
 		t.Fatal(err)
 	}
 	h := &rep.Streams[0]
-	return &Stream{Run: 1, Phase: PhaseDone, Record: c, Hops: h}, h.Marks(c)
+	return &Stream{Run: 1, Phase: PhaseDone, Record: c, Hops: h}, h.Marks()
 }
 
 // TestHopsViews draws a stream beside its relay's record at 40, 80 and

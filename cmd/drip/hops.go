@@ -122,8 +122,9 @@ host's clock.
                  and they explain all but less than a stall of it;
                  path: the relay saw none (the frames were on their way);
                  both: the relay saw some, and the path added a stall more.
-                 A freeze is a silence that ended in a burst (the path let
-                 held frames go at once).
+                 Freezes (silences between content reads under the stall
+                 threshold, as docs/delivery.md counts them: 50 ms and 4x
+                 the stream's mean spacing) are owned the same way.
 
 Exit codes: 2 a file that does not belong (a relay file none of whose
 exchanges matches a client stream, a client file that is a relay's), named;

@@ -30,8 +30,8 @@ func writeRecordFile(t *testing.T, path string, recs ...*record.Record) string {
 	return path
 }
 
-// drip hops gives each stall at the client its owner: the path's freeze,
-// the freeze both made (the server's 700 ms stall in it) and the server's
+// drip hops gives each stall at the client its owner: the path's hold,
+// the stall both made (the server's 700 ms stall in it) and the server's
 // 300 ms stall; --json says the same.
 func TestHopsOwnsEachStall(t *testing.T) {
 	dir := t.TempDir()
@@ -39,7 +39,7 @@ func TestHopsOwnsEachStall(t *testing.T) {
 	client := writeRecordFile(t, filepath.Join(dir, "client.jsonl"), c)
 	relay := writeRecordFile(t, filepath.Join(dir, "relay.jsonl"), r)
 	code, out, errs := drip(t, "hops", client, relay)
-	for _, want := range []string{"freeze 580.0ms path: 0 + 580.0", "freeze 1150ms both: 700.0 + 450.0", "stall 300.0ms upstream: 300.0 + 0", "[path-holds]", "2 bursts the path made"} {
+	for _, want := range []string{"stall 580.0ms path: 0 + 580.0", "stall 1150ms both: 700.0 + 450.0", "stall 300.0ms upstream: 300.0 + 0", "[path-holds]", "2 bursts the path made"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, stdout lacks %q:\n%s%s", code, want, out, errs)
 		}

@@ -120,8 +120,7 @@ func TestAPathThatAddsNothingOwnsNoStall(t *testing.T) {
 // A buffering proxy: it holds words 4 to 15 and lets them go in one read
 // after the relay's word 15, and the rest one a read. The silence before
 // word 4 holds both upstream stalls (1000 ms) and the path's wait past
-// them; it is a freeze (a burst ended it), owned by both, and the burst is
-// the path's.
+// them: a stall owned by both, and the burst is the path's.
 func TestABufferingPathSharesTheSilence(t *testing.T) {
 	rf := relayFrames()
 	relay := withID(stream(t, "r", 0, true, rf), "run1-0")
@@ -139,7 +138,7 @@ func TestABufferingPathSharesTheSilence(t *testing.T) {
 	rep := analyse(t, stream(t, "run1", 0, false, cf), relay)
 	s := rep.Streams[0]
 	silence := rf[15].t + 300 - rf[3].t
-	if got, want := owners(s), fmt.Sprintf("freeze both 1000+%.0f", silence-1000); got != want {
+	if got, want := owners(s), fmt.Sprintf("stall both 1000+%.0f", silence-1000); got != want {
 		t.Errorf("stalls %q, want %q", got, want)
 	}
 	if st := s.Stalls[0]; len(st.Upstream) != 2 || st.Upstream[0].GapMS != 700 || st.Upstream[1].GapMS != 300 || st.Upstream[0].Frame != 8 {
@@ -235,7 +234,7 @@ func TestLiveAlignsTheRelaysReadsByBytes(t *testing.T) {
 	if s == nil {
 		t.Fatal("no stream")
 	}
-	if got := owners(*s); got != "freeze path 0+580; freeze both 700+450; stall upstream 300+0" {
+	if got := owners(*s); got != "stall path 0+580; stall both 700+450; stall upstream 300+0" {
 		t.Errorf("stalls %q, want those drip hops finds in the records", got)
 	}
 	rel.Reads = rel.Reads[:10]
@@ -260,5 +259,23 @@ func TestHoldingSaysWhoHasTheBytes(t *testing.T) {
 	client.Frames = c.Frames[:8]
 	if got := hops.Holding(client, rel); got != hops.OwnerPath {
 		t.Errorf("the relay passed on two frames more than the client has: %s, want path", got)
+	}
+}
+
+// A path that hands the stream on in bursts every 5 words (a stutter, as
+// haproxy's defaults do) makes freezes under the stall threshold, each
+// the path's: the relay got the words 25 ms apart.
+func TestAStutteringPathOwnsItsFreezes(t *testing.T) {
+	var rf, cf []frame
+	for i := range 20 {
+		rf = append(rf, frame{fmt.Sprintf("w%02d ", i), 180 + 25*float64(i), i})
+	}
+	for i, f := range rf {
+		last := rf[min(i/5*5+4, 19)]
+		cf = append(cf, frame{f.text, last.t + 3, i / 5})
+	}
+	s := analyse(t, stream(t, "run1", 0, false, cf), withID(stream(t, "r", 0, true, rf), "run1-0")).Streams[0]
+	if got := owners(s); got != "freeze path 0+125; freeze path 0+125; freeze path 0+125" {
+		t.Errorf("silences %q, want three freezes of 125 ms, the path's", got)
 	}
 }

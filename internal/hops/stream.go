@@ -17,8 +17,8 @@ const (
 
 // Kinds of silence at the client.
 const (
-	KindStall  = "stall"  // the stream came back one frame at a time
-	KindFreeze = "freeze" // it came back in a burst: frames held, then let go at once
+	KindStall  = "stall"  // a gap between content frames at or over the stall threshold
+	KindFreeze = "freeze" // a shorter silence between content reads, a freeze as docs/delivery.md has it
 )
 
 // Split is a time at the client, split at the relay: Upstream is the
@@ -53,6 +53,7 @@ type Stall struct {
 	UpstreamMS float64      `json:"upstream_ms"`
 	PathMS     float64      `json:"path_ms"`
 	Upstream   []RelayStall `json:"upstream,omitempty"`
+	mid        bool         // the client saw it mid-sentence
 }
 
 // RelayStall is a stall the relay saw inside a silence at the client.
@@ -111,35 +112,45 @@ func analyse(p pair) Stream {
 	return s
 }
 
-// stallsOf gives each of the client's stalls inside the aligned frames
-// its owner.
+// stallsOf gives each silence at the client inside the aligned frames
+// its owner: every stall, and every freeze (a silence between content
+// reads of stats.FreezeMinMS and stats.FreezePaceRatio times the stream's
+// mean spacing, as the delivery rule counts them) under the stall
+// threshold.
 func stallsOf(c *record.Record, a *alignment) []Stall {
-	pos := map[int]int{} // record frame index → content index
-	for i, fi := range a.c.idx[:len(a.at)] {
-		pos[fi] = i
-	}
-	out := []Stall{}
+	mid := map[int]bool{}
 	for _, cs := range c.Stalls {
-		b, ok := pos[cs.Frame]
-		if !ok || b == 0 {
+		mid[cs.Frame] = cs.MidSentence
+	}
+	n := len(a.c.t)
+	if n < 2 {
+		return []Stall{}
+	}
+	minFreeze := max(stats.FreezeMinMS, stats.FreezePaceRatio*(a.c.t[n-1]-a.c.t[0])/float64(n-1))
+	out := []Stall{}
+	for b := 1; b < len(a.at); b++ {
+		gap := a.c.t[b] - a.c.t[b-1]
+		if a.c.read[b] == a.c.read[b-1] || gap < min(minFreeze, c.StallMS) {
 			continue
 		}
-		out = append(out, own(cs, b, a, c.StallMS))
+		st := Stall{Frame: a.c.idx[b], AtMS: a.c.t[b-1], GapMS: gap, Kind: KindStall, mid: mid[a.c.idx[b]]}
+		th := c.StallMS
+		if gap < c.StallMS {
+			st.Kind, th = KindFreeze, minFreeze
+		}
+		out = append(out, own(st, b, a, min(minFreeze, c.StallMS), th))
 	}
 	return out
 }
 
 // own splits the client's silence before content frame b between the
-// upstream and the path.
-func own(cs record.Stall, b int, a *alignment, threshold float64) Stall {
-	st := Stall{Frame: cs.Frame, AtMS: cs.AtMS, GapMS: cs.GapMS, Kind: KindStall}
-	e := a.lastOfRead(b)
-	if e-b+1 >= stats.BurstFrames {
-		st.Kind = KindFreeze
-	}
+// upstream (the relay's gaps of at least seen inside it) and the path; the
+// path owns it alone when the relay saw none, shares it when its own
+// share is th or more.
+func own(st Stall, b int, a *alignment, seen, th float64) Stall {
 	sum := 0.0
-	for j := a.at[b-1] + 1; j <= a.at[e]; j++ {
-		if g := a.r.t[j] - a.r.t[j-1]; g >= threshold {
+	for j := a.at[b-1] + 1; j <= a.at[a.lastOfRead(b)]; j++ {
+		if g := a.r.t[j] - a.r.t[j-1]; g >= seen {
 			sum += g
 			start := 0
 			if j > 0 {
@@ -148,12 +159,12 @@ func own(cs record.Stall, b int, a *alignment, threshold float64) Stall {
 			st.Upstream = append(st.Upstream, RelayStall{Frame: a.c.idx[a.clientFrameOfByte(start)], GapMS: g})
 		}
 	}
-	st.UpstreamMS = min(sum, cs.GapMS)
-	st.PathMS = cs.GapMS - st.UpstreamMS
+	st.UpstreamMS = min(sum, st.GapMS)
+	st.PathMS = st.GapMS - st.UpstreamMS
 	switch {
 	case st.UpstreamMS == 0:
 		st.Owner = OwnerPath
-	case st.PathMS >= threshold:
+	case st.PathMS >= th:
 		st.Owner = OwnerBoth
 	default:
 		st.Owner = OwnerUpstream
@@ -200,18 +211,17 @@ type Mark struct {
 // order: a stall of one owner where the client saw it; a stall of both
 // split, each of the relay's stalls where the upstream made it and the
 // path's share where the client's silence ended.
-func (s *Stream) Marks(c *record.Record) []Mark {
-	mid := map[int]bool{}
-	for _, cs := range c.Stalls {
-		mid[cs.Frame] = cs.MidSentence
-	}
+func (s *Stream) Marks() []Mark {
 	var out []Mark
 	for _, st := range s.Stalls {
+		if st.Kind == KindFreeze {
+			continue // the text marks stalls; a freeze is in the panel
+		}
 		if st.Owner != OwnerBoth {
-			out = append(out, Mark{st.Frame, st.GapMS, st.Owner, mid[st.Frame]})
+			out = append(out, Mark{st.Frame, st.GapMS, st.Owner, st.mid})
 			continue
 		}
-		out = append(out, Mark{st.Frame, st.PathMS, OwnerPath, mid[st.Frame]})
+		out = append(out, Mark{st.Frame, st.PathMS, OwnerPath, st.mid})
 		for _, u := range st.Upstream {
 			out = append(out, Mark{u.Frame, u.GapMS, OwnerUpstream, false})
 		}
