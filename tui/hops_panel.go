@@ -19,7 +19,7 @@ func (p streamHops) draw(b box) string {
 	s := p.s
 	note := "no relay exchange matched"
 	switch {
-	case s.lay.left != "": // the clocks, in the gaps' place, went for room
+	case s.lay.gaps.b.h == 0: // the clocks, in the gaps' place, went for room
 		note = strings.Replace(s.lay.left, "gaps", "clocks", 1)
 	case s.cur.Hops != nil:
 		note = "beside " + s.cur.Hops.RelayFile
