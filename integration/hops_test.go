@@ -35,10 +35,11 @@ func newChain(t *testing.T) *chain {
 	srv := httptest.NewServer(c.fx)
 	t.Cleanup(srv.Close)
 	u, _ := url.Parse(srv.URL)
-	c.relay = recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) {
+	c.relay = recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.recs = append(c.recs, r)
+		return nil
 	})
 	rs := httptest.NewServer(c.relay)
 	t.Cleanup(rs.Close)

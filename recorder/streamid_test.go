@@ -31,7 +31,7 @@ func TestARecordKeepsTheStreamIDAndNoCredential(t *testing.T) {
 	u, _ := url.Parse(up.URL)
 	var buf bytes.Buffer
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { w.Write(r) })
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error { return w.Write(r) })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
 	sendWithID(t, p, proxy.URL, `{"model":"m","stream":true}`, "a1b2c3d4e5f6-7")
@@ -57,7 +57,7 @@ func TestTheHopsEndpointHoldsNoCredentialNorBody(t *testing.T) {
 	}))
 	defer up.Close()
 	u, _ := url.Parse(up.URL + "?token=" + upToken)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Live: true}, func(*record.Record) {})
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Live: true}, func(*record.Record) error { return nil })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
 	hopsSrv := httptest.NewServer(p.HopsHandler())
@@ -92,7 +92,7 @@ func TestTheHopsEndpointHoldsNoCredentialNorBody(t *testing.T) {
 	if code, _ := get("/hops/unknown-1"); code != http.StatusNotFound {
 		t.Errorf("an id never seen: %d, want 404", code)
 	}
-	if recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) {}).HopsHandler() != nil {
+	if recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) error { return nil }).HopsHandler() != nil {
 		t.Error("a proxy not asked to keep times serves them")
 	}
 }

@@ -16,12 +16,14 @@ import (
 func newViewCmd() *cobra.Command {
 	var (
 		out    outputFlags
+		html   string
 		relays []string
 	)
 	cmd := &cobra.Command{
 		Use: "view FILE.jsonl [--relay RELAY.jsonl]",
 		Example: `  drip view runs.jsonl
   drip view runs.jsonl --no-tui --json
+  drip view runs.jsonl --no-tui --html report.html
   drip view client.jsonl --relay relay.jsonl`,
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
@@ -35,42 +37,15 @@ upstream", "⏸ 430ms path") and the hops panel takes the clocks' place.
 
 Press [ and ] to show another stream of the file. On quit it prints the
 file's summary; without a terminal, or with --no-tui or --json, it prints
-only the summary.`,
+only the summary. --html FILE also writes the report as one HTML file
+(docs/html-report.md).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// The one reader of every command: the same mistake, the same exit.
-			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			recs := in.Records
-			stallMS := recs[len(recs)-1].StallMS
-			rep, err := hopsReport(args[0], recs, relays, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			if useTUI(&out) {
-				cfg := tui.Config{Records: recs, File: args[0], StallMS: stallMS, Relay: relayOf(rep, recs), Color: os.Getenv("NO_COLOR") == ""}
-				if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
-					return err
-				}
-			}
-			// The summary is printed after the screen too, as run and
-			// watch print theirs: the figures stay in the scrollback.
-			pl := pipeline.New(stallMS, nil)
-			for _, r := range recs {
-				pl.Add(r)
-			}
-			if err := pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json}); err != nil || rep == nil || out.json {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout())
-			return rep.Text(cmd.OutOrStdout())
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html, relays) },
 	}
 	cmd.Flags().StringArrayVar(&relays, "relay", nil, "a relay's record file of the same streams (drip record --out): each stall's owner, upstream or path (repeatable)")
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
 	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
+	registerHTML(cmd.Flags(), &html)
 	return cmd
 }
 
@@ -87,4 +62,42 @@ func relayOf(rep *hops.Report, recs []*record.Record) map[*record.Record]*hops.S
 		}
 	}
 	return m
+}
+
+// runView is drip view: the records on the screen, then their summary
+// printed, and --html's page.
+func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string, relays []string) error {
+	// The one reader of every command: the same mistake, the same exit.
+	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	recs := in.Records
+	stallMS := recs[len(recs)-1].StallMS
+	rep, err := hopsReport(path, recs, relays, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	pl := pipeline.New(stallMS, nil)
+	html, err := openHTML(htmlPath, pl)
+	if err != nil {
+		return err
+	}
+	defer html.Close()
+	if useTUI(out) {
+		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Relay: relayOf(rep, recs), Color: os.Getenv("NO_COLOR") == ""}
+		if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
+			return err
+		}
+	}
+	// The summary is printed after the screen too, as run and watch print
+	// theirs: the figures stay in the scrollback.
+	for _, r := range recs {
+		pl.Add(r)
+	}
+	if err := pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html}); err != nil || rep == nil || out.json {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout())
+	return rep.Text(cmd.OutOrStdout())
 }
