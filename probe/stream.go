@@ -60,6 +60,9 @@ type Options struct {
 	MaxBytes    int64
 	Getenv      func(string) string // nil: os.Getenv
 	KeepRequest bool
+	// NoStreamID leaves the request without record.StreamHeader, which
+	// otherwise carries the stream's key to any relay on the way.
+	NoStreamID bool
 	// FollowRedirects follows a redirect to another origin, without any
 	// credential header (see redirectPolicy).
 	FollowRedirects bool
@@ -185,7 +188,11 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	defer cancel(nil)
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
 	defer cancelTotal()
-	req, body, e := buildRequest(ctx, t, o)
+	streamKey := ""
+	if !o.NoStreamID {
+		streamKey = rec.StreamKey()
+	}
+	req, body, e := buildRequest(ctx, t, o, streamKey)
 	if e != nil {
 		return finish(rec, o, time.Time{}, e, nil, observe)
 	}
@@ -263,7 +270,9 @@ func begin(rec *record.Record, t Target) {
 
 // buildRequest builds t's request and its body, signed when t says so. A
 // request that cannot be built or signed is class request: nothing was sent.
-func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []byte, *record.Error) {
+// A streamKey is sent in record.StreamHeader, before signing (a signer may
+// cover every header).
+func buildRequest(ctx context.Context, t Target, o Options, streamKey string) (*http.Request, []byte, *record.Error) {
 	body := t.Body
 	if body == nil {
 		var err error
@@ -288,6 +297,9 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 	req.Header.Set("Accept-Encoding", "identity")
 	for k, vs := range t.Header {
 		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if streamKey != "" {
+		req.Header.Set(record.StreamHeader, streamKey)
 	}
 	if t.Format.Auth != nil {
 		t.Format.Auth(req.Header, o.Getenv)

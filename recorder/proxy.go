@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
@@ -63,6 +64,9 @@ type Options struct {
 	// 256 MiB).
 	MaxBodiesInFlight int
 	RunID             string
+	// Live keeps each stream's read times by its record.StreamHeader id
+	// while it runs, for HopsHandler (drip record --hops-addr).
+	Live bool
 }
 
 // Stats count exchanges while the proxy runs, for its live line.
@@ -99,6 +103,7 @@ type Proxy struct {
 	// upstreamSecrets are --upstream's user info and secret query values,
 	// masked in every record as the request's own credentials are.
 	upstreamSecrets []string
+	live            *live // nil unless Options.Live
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
@@ -140,6 +145,9 @@ func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy
 	}
 	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 	p.bodies.give(o.MaxBodiesInFlight)
+	if o.Live {
+		p.live = &live{by: map[string]*hops.Relayed{}}
+	}
 	return p
 }
 
@@ -170,6 +178,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.rec = &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
+	e.live = p.live.begin(x.StreamKey())
 	e.run(w, r)
 	if e.rest != nil {
 		e.dropBody() // a prefix: no model, prompt or stream flag to find in it
