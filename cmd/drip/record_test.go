@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/record"
 )
 
 // startRecord starts the real drip record with args after its --listen
@@ -99,5 +100,33 @@ func TestRecordStopsAtTheFirstFailedWrite(t *testing.T) {
 		if _, err := http.Post(addr+"/v1/chat/completions", "application/json", strings.NewReader(`{}`)); err == nil {
 			t.Errorf("SIGTERM %v: drip record still accepts", signal)
 		}
+	}
+}
+
+// drip replay of a recording whose request bodies drip record masked says,
+// before sending, how many streams send the mask; the server gets the
+// body as recorded. Today's replay said nothing.
+func TestReplaySaysItSendsMaskedBodies(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(b))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream", Removed: []string{"body api_key"}}
+	x.SetBody([]byte(`{"model":"m","stream":true,"api_key":"REDACTED"}`))
+	path := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Status: record.StatusComplete, Exchange: x}})
+	_, _, stderr := drip(t, "replay", path, "--against", srv.URL, "--no-tui")
+	if !strings.Contains(stderr, "drip replay: note: sending the request body as drip record masked it (REDACTED, or * for each byte, where a credential stood; exchange.removed names them) for 1 stream\n") {
+		t.Errorf("stderr:\n%s\nwant the masked body said", stderr)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"api_key":"REDACTED"`) {
+		t.Errorf("the server got %q, want the body as recorded", got)
 	}
 }
