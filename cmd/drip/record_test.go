@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -128,5 +129,32 @@ func TestReplaySaysItSendsMaskedBodies(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0], `"api_key":"REDACTED"`) {
 		t.Errorf("the server got %q, want the body as recorded", got)
+	}
+}
+
+// A kept-alive connection left idle is closed after --idle-timeout, and
+// so is one that never sends its request's headers. Today's drip record
+// kept the first open for ever.
+func TestRecordClosesIdleConnections(t *testing.T) {
+	bin := builtDrip(t)
+	fx := httptest.NewServer(fixtures.NewServer())
+	defer fx.Close()
+	cmd, addr, _ := startRecord(t, bin, "--upstream", fx.URL, "--out", t.TempDir()+"/r.jsonl", "--idle-timeout", "500ms")
+	defer cmd.Process.Signal(syscall.SIGTERM)
+	for _, request := range []string{"GET /v1/models?scenario=rate-limited HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/models HTTP/1.1\r\n"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(addr, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, request)
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound on the test, not a timing
+		r := bufio.NewReader(conn)
+		if resp, err := http.ReadResponse(r, nil); err == nil {
+			io.Copy(io.Discard, resp.Body)
+		}
+		if _, err := r.ReadByte(); err != io.EOF {
+			t.Errorf("%q: the connection was not closed (%v), want EOF after the idle timeout", request, err)
+		}
+		conn.Close()
 	}
 }
