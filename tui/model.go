@@ -46,8 +46,11 @@ type Config struct {
 	// those that end after the view has quit (e.g. --out).
 	Sink    func(*record.Record)
 	StallMS float64
-	Color   bool             // false: NO_COLOR
-	SaveDir string           // where s writes records; "" is the working directory
+	Color   bool   // false: NO_COLOR
+	SaveDir string // where s writes records; "" is the working directory
+	// Warning is said first in every screen's header, kept however narrow
+	// the terminal: what the user must not forget while watching (-k).
+	Warning string
 	Clock   func() time.Time // nil: time.Now
 }
 

@@ -583,3 +583,23 @@ func stallEvents(evs []probe.Event) []stallEvent {
 	}
 	return out
 }
+
+// TestWarningLeadsTheHeader: the session's warning (-k's) is the first
+// part of the stream screen's header, kept at 80 columns where the rest of
+// the note (the demo's scenario, n's hint) is cut.
+func TestWarningLeadsTheHeader(t *testing.T) {
+	h, observe := startStream(t, Config{Warning: "TLS NOT VERIFIED (-k)"}, 80, 24)
+	rec := recorded(t, "steady")
+	h.push(observe, events(rec)...)
+	h.advance(frameInterval)
+	first, _, _ := strings.Cut(h.screen(), "\n")
+	if !strings.Contains(first, "TLS NOT VERIFIED (-k)") {
+		t.Fatalf("the header does not say the warning:\n%s", first)
+	}
+	h2, observe2 := startStream(t, Config{}, 80, 24)
+	h2.push(observe2, events(rec)...)
+	h2.advance(frameInterval)
+	if strings.Contains(h2.screen(), "NOT VERIFIED") {
+		t.Fatal("a session with no warning says one")
+	}
+}

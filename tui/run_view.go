@@ -175,7 +175,7 @@ func (rs *runScreen) renderFrame(snap *views.RunSnapshot, counts string, all boo
 	}
 	rs.renderSweep(all)
 	l.sweep.redraw()
-	l.header.view = views.RunHeader(snap, note, rs.sh.width, l.header.b.h, &rs.sh.styles.Views)
+	l.header.view = views.RunHeader(snap, warned(rs.m.cfg.Warning, note), rs.sh.width, l.header.b.h, &rs.sh.styles.Views)
 	l.counts.view = counts
 	l.tabs.redraw()
 	l.help.redraw()

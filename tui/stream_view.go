@@ -221,7 +221,7 @@ func (p streamHeader) draw(b box) string {
 			note = name + " · n: next scenario"
 		}
 	}
-	return views.Header(&s.cur, note, b.w, b.h, &s.sh.styles.Views)
+	return views.Header(&s.cur, warned(s.m.cfg.Warning, note), b.w, b.h, &s.sh.styles.Views)
 }
 
 // viewNote is what drip view's header says of where it is: the file, the
@@ -350,4 +350,11 @@ func (p streamHeatmap) draw(b box) string {
 	runs := s.runs()
 	return title(&s.sh.styles, "heatmap", mode, b.w, s.focus == focusHeatmap) + "\n" +
 		views.Heatmap(runs, s.heatByTime, s.heatSkip, b.w, b.h-1, &s.sh.styles.Views)
+}
+
+// warned puts the session's warning (Config.Warning) before a header's
+// note: the header drops a note's parts from the end as the width runs
+// out, so the warning is the last thing cut.
+func warned(warning, note string) string {
+	return strings.Join(nonEmpty([]string{warning, note}), " · ")
 }

@@ -328,7 +328,11 @@ func (ts *targetsScreen) header(w int) string {
 	if ts.alternate {
 		how = "one after another"
 	}
-	line := st.Title.Render("drip watch") + st.Dim.Render(fmt.Sprintf(" · %d targets %s · round %d ", len(ts.panes), how, ts.round))
+	line := st.Title.Render("drip watch")
+	if w := ts.m.cfg.Warning; w != "" {
+		line += st.Dim.Render(" · ") + st.Failed.Render(w)
+	}
+	line += st.Dim.Render(fmt.Sprintf(" · %d targets %s · round %d ", len(ts.panes), how, ts.round))
 	line += tabs(st, pageNames[:], nil, int(ts.page))
 	return views.Fit(line, w, 1)
 }

@@ -88,7 +88,8 @@ comparison.
 Exit codes: 0 the replay ran and no gate tripped, 1 a gate tripped, 2 a
 usage error (a flag, a missing file, a file with no recorded stream to
 send: records 'drip record' did not make, exchanges that did not stream,
-streams whose request body was too long to keep), 3 no replayed stream
+streams whose request body was too long to keep or whose method is not
+replayed), 3 no replayed stream
 completed, the file does not parse or holds no records, or the replay
 could not be carried out.
 

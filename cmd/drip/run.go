@@ -402,7 +402,7 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 	// The runner calls the sink from one goroutine at a time; the figures
 	// are read after the screen's Wait, once that goroutine has ended.
 	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: plan.Describe()}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(plan.Options)})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}

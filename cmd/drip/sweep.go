@@ -198,7 +198,7 @@ func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, 
 	shown.Runs *= len(sp.Levels)
 	shown.Duration *= time.Duration(len(sp.Levels))
 	rc := tui.RunConfig{Plan: shown, Workload: workloadOf(&sp.Base), Load: sp.Describe(), Sweep: &sp}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: sp.Base.Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: sp.Base.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(sp.Base.Options)})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}

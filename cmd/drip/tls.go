@@ -69,3 +69,12 @@ func warnInsecure(w io.Writer, o probe.Options) {
 		fmt.Fprintln(w, insecureWarning)
 	}
 }
+
+// screenWarning is what the screens say first in their header while -k is
+// on, so the warning printed before the screen opened is not lost behind it.
+func screenWarning(o probe.Options) string {
+	if o.TLS != nil && o.TLS.InsecureSkipVerify {
+		return "TLS NOT VERIFIED (-k)"
+	}
+	return ""
+}

@@ -60,7 +60,7 @@ func newWatchCmd() *cobra.Command {
 				rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
 				return probe.Stream(ctx, t, o, rec, observe)
 			}}
-			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS}, &out)
+			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}, &out)
 		},
 	}
 	req.register(cmd.Flags())

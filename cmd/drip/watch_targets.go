@@ -48,7 +48,7 @@ func watchTargets(ctx context.Context, stdout, stderr io.Writer, ts []target, ou
 	defer recs.Close()
 	srcs := sources(ts, recs)
 	if useTUI(out) {
-		m := tui.NewTargets(ctx, tui.Config{Sources: srcs, StallMS: ts[0].o.StallMS, Sink: recs.Add, Color: os.Getenv("NO_COLOR") == ""}, alternate)
+		m := tui.NewTargets(ctx, tui.Config{Sources: srcs, StallMS: ts[0].o.StallMS, Sink: recs.Add, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(ts[0].o)}, alternate)
 		if err := runProgram(ctx, m); err != nil {
 			return err
 		}
