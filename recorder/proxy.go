@@ -89,12 +89,13 @@ type Proxy struct {
 	mu   sync.Mutex // serializes sink
 	// bodies is what is left of MaxBodiesInFlight; held is the bytes of
 	// bodies the exchanges written held, since memory was last returned.
-	bodies budget
-	held   atomic.Int64
-	start  time.Time
-	seq    atomic.Int64
-	wg     sync.WaitGroup
-	Stats  Stats
+	bodies    budget
+	held      atomic.Int64
+	returning atomic.Bool // a return of memory is under way
+	start     time.Time
+	seq       atomic.Int64
+	wg        sync.WaitGroup
+	Stats     Stats
 
 	qmu      sync.Mutex // guards queue and draining
 	queue    []*exchange
@@ -216,7 +217,7 @@ func (p *Proxy) drain() {
 		if len(p.queue) == 0 {
 			p.draining = false
 			p.qmu.Unlock()
-			p.returnMemory()
+			p.returnMemory(returnAfter / 4)
 			return
 		}
 		e := p.queue[0]
@@ -228,25 +229,32 @@ func (p *Proxy) drain() {
 		e.dropBody()
 		p.emit(e.rec)
 		p.wg.Done()
+		p.returnMemory(returnAfter)
 	}
 }
 
-// returnAfter is how many bytes of bodies the exchanges held between two
-// returns of free memory to the system. At GOGC 400 (gctune) and with no
+// returnAfter is how many bytes of bodies the exchanges written may have
+// held before free memory is returned to the system, a quarter of it when
+// the queue of records has emptied. At GOGC 400 (gctune) and with no
 // memory limit, the heap a burst of large exchanges grew stays resident
 // until the next forced collection, minutes later, with nothing left in
 // it: 30 uploads of 33 MB held 4.5 GB.
 const returnAfter = 64 << 20
 
 // returnMemory returns free memory to the system once the exchanges
-// written since it last did held returnAfter bytes, when every exchange
-// written is out of the heap: a collection and a scavenge then, at most
-// once per 64 MiB that went through.
-func (p *Proxy) returnMemory() {
-	if p.held.Load() >= returnAfter {
-		p.held.Store(0)
-		go debug.FreeOSMemory()
+// written since it last did held atLeast bytes: a collection and a
+// scavenge, one at a time, so the garbage of large bodies (the copies
+// made to mask and write them) does not pile up to GOGC's five times the
+// live heap, nor stay once they are written.
+func (p *Proxy) returnMemory(atLeast int64) {
+	if p.held.Load() < atLeast || !p.returning.CompareAndSwap(false, true) {
+		return
 	}
+	p.held.Store(0)
+	go func() {
+		debug.FreeOSMemory()
+		p.returning.Store(false)
+	}()
 }
 
 func (p *Proxy) emit(rec *record.Record) {
