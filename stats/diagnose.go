@@ -112,6 +112,14 @@ func (x *figures) uneven() bool { return x.gapsFat() || x.coalescedPct >= BurstS
 
 func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
 
+// osLimited: the OS says the client was starved (ClientOS.Limited), and
+// the bursts its starving does not explain (streams still buffered by
+// their reads) are under proxy-buffering's share: else those are a
+// proxy's or the server's, and proxy-buffering says so.
+func (x *figures) osLimited() bool {
+	return x.s.Client != nil && x.s.Client.OS != nil && x.s.Client.OS.Limited && x.readBufferedPct < BurstSharePct
+}
+
 func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
 
 // rule is one row of the diagnosis table: a shape, the condition over the
@@ -133,13 +141,16 @@ var rules = []rule{
 		shape: ShapeClientLimited,
 		hint: fixed("drip itself is the bottleneck: this machine ran its readers, writers or schedule late, " +
 			"so the latency figures are largely the client's own delay, not the endpoint's (lower --concurrency or --rate, or give drip more cores)"),
-		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() },
+		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() || x.osLimited() },
 		evidence: func(x *figures) []string {
 			var ev []string
 			if x.schedLimited() {
 				sl := x.s.Client.SchedLatency
 				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s = max(%s, %g × ttft p50 %s) after they became runnable (p50 %s, n=%d sampled)",
 					msText(val(sl.P99)), msText(x.s.Client.BoundMS), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
+			}
+			if x.osLimited() {
+				ev = append(ev, osEvidence(x.s.Client.OS))
 			}
 			if x.scheduleLimited() {
 				ol := x.s.OpenLoop
