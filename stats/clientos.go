@@ -32,16 +32,16 @@ func clientStarved(c *record.ClientCPU) bool {
 }
 
 // excuseStarved lifts the buffered rule (bursts, instant: what a late
-// reader makes) a stream with a starved client met, keeping it as
-// excused_rule, so the stream keeps its ITL — when the client's wait
-// explains the bursts: the content came in two reads or more and the
-// process waited runnable at least as long as the longest silence
-// between them. A proxy holding the answer for longer than the client
-// waited stays buffered, and so does an answer in one read (nothing tells
-// a late reader from a proxy that held it all).
+// reader makes) a stream met when its client's wait explains the bursts,
+// keeping it as excused_rule, so the stream keeps its ITL: the content
+// came in two reads or more and the process waited runnable at least
+// StarvedWaitMS and at least the longest silence between them. A proxy
+// holding the answer for longer than the client waited stays buffered,
+// and so does an answer in one read (nothing tells a late reader from a
+// proxy that held it all).
 func excuseStarved(r *record.Record) {
 	c, d := r.ClientCPU, r.Delivery
-	if c == nil || d == nil || !c.Starved || d.Reads < 2 || c.RunQueueWaitMS < d.LongestSilenceMS {
+	if c == nil || d == nil || d.Reads < 2 || c.RunQueueWaitMS < max(StarvedWaitMS, d.LongestSilenceMS) {
 		return
 	}
 	if d.Rule == DeliveryBursts || d.Rule == DeliveryInstant {
@@ -54,7 +54,7 @@ func excuseStarved(r *record.Record) {
 type ClientOS struct {
 	Available bool   `json:"available"`
 	Streams   int    `json:"streams"` // with the OS's figures
-	Starved   int    `json:"starved"`
+	Starved   int    `json:"starved"` // starved, or their bursts excused by the client's wait
 	Rule      string `json:"rule"`
 	// Limited: at least StarvedStreamsPct of Streams were starved.
 	Limited bool `json:"limited"`
@@ -80,7 +80,7 @@ func (o *clientOS) add(r *record.Record) {
 		return
 	}
 	o.streams++
-	if c.Starved {
+	if c.Starved || c.ExcusedRule != "" {
 		o.starved++
 	}
 	o.wait.Add(c.RunQueueWaitMS)
@@ -108,8 +108,8 @@ func (o *clientOS) summary() *ClientOS {
 
 // osEvidence is the client-limited rule's evidence from the OS.
 func osEvidence(c *ClientOS) string {
-	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client, ≥ %g%%: %s; run-queue wait p50 %s (%s of the window), max %s",
-		c.Starved, c.Streams, pctText(pct(c.Starved, c.Streams)), StarvedStreamsPct, c.Rule,
+	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client (%s, or bursts its wait explains), ≥ %g%%; run-queue wait p50 %s (%s of the window), max %s",
+		c.Starved, c.Streams, pctText(pct(c.Starved, c.Streams)), c.Rule, StarvedStreamsPct,
 		msText(val(c.RunQueueWait.P50)), pctText(val(c.WaitPct.P50)), msText(val(c.RunQueueWait.Max)))
 	if c.Pressure.N > 0 {
 		ev += fmt.Sprintf("; machine CPU pressure p50 %s (some task waiting, /proc/pressure/cpu)", pctText(val(c.Pressure.P50)))
