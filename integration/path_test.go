@@ -23,10 +23,7 @@ import (
 // the round trip's figure, never queue or "server slower".
 func TestSecondHostReadsNetworkPath(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "drip")
-	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildDrip(t, dir)
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	upstream := strings.TrimPrefix(srv.URL, "http://")
@@ -61,6 +58,16 @@ func TestSecondHostReadsNetworkPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildDrip builds the drip binary into dir and returns its path.
+func buildDrip(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "drip")
+	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
+		t.Fatalf("building drip: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // runHost runs the steady scenario against url as host name (--host-label:

@@ -65,10 +65,7 @@ func validate(t *testing.T, s *jsonschema.Schema, what string, data []byte) {
 func TestOutputsMatchTheirSchemas(t *testing.T) {
 	schemas := compileSchemas(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "drip")
-	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildDrip(t, dir)
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	runs := []struct {
