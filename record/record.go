@@ -228,9 +228,10 @@ type ClientCPU struct {
 	// where the kernel does not say.
 	PressurePct *float64 `json:"cpu_pressure_pct"`
 	StealPct    *float64 `json:"steal_pct"`
-	// Starved is derived (stats.ClientStarved): the process waited for a
-	// core long enough to make its own bursts. ExcusedRule is the
-	// buffered rule its reads met, not applied for that reason.
+	// Starved and ExcusedRule are derived (stats, docs/delivery.md):
+	// the process waited for a core for a good share of the window; the
+	// buffered rule the stream's reads met, not applied because the
+	// client's wait explains its bursts.
 	Starved     bool   `json:"starved"`
 	ExcusedRule string `json:"excused_rule,omitempty"`
 }

@@ -31,20 +31,23 @@ func clientStarved(c *record.ClientCPU) bool {
 	return c.RunQueueWaitMS >= max(StarvedWaitMS, StarvedWaitPct/100*c.WindowMS)
 }
 
-// excuseStarved lifts the buffered rule (bursts, instant: what a late
-// reader makes) a stream met when its client's wait explains the bursts,
-// keeping it as excused_rule, so the stream keeps its ITL: the content
-// came in two reads or more and the process waited runnable at least
-// StarvedWaitMS and at least the longest silence between them. A proxy
-// holding the answer for longer than the client waited stays buffered,
-// and so does an answer in one read (nothing tells a late reader from a
-// proxy that held it all).
-func excuseStarved(r *record.Record) {
+// excuseStarved lifts the bursts rule a stream met when its client's wait
+// explains the bursts, keeping it as excused_rule, so the stream keeps
+// its ITL: the content came in two reads or more, spread over time (its
+// span, last − first content, at least max(1 ms, InstantMSPerToken per
+// token): a late reader gathers what the server wrote meanwhile, it does
+// not make an answer arrive at once), and the process waited runnable at
+// least StarvedWaitMS and at least the longest silence between the reads.
+// A proxy holding content longer than the client waited stays buffered,
+// and so does an answer that came at once, in one read or a few
+// back to back (nothing tells a late reader from a proxy that held it all).
+func excuseStarved(r *record.Record, spanMS float64) {
 	c, d := r.ClientCPU, r.Delivery
-	if c == nil || d == nil || d.Reads < 2 || c.RunQueueWaitMS < max(StarvedWaitMS, d.LongestSilenceMS) {
+	if c == nil || d == nil || d.Rule != DeliveryBursts || d.Reads < 2 {
 		return
 	}
-	if d.Rule == DeliveryBursts || d.Rule == DeliveryInstant {
+	spread := spanMS >= max(1, InstantMSPerToken*float64(r.OutputTokens))
+	if spread && c.RunQueueWaitMS >= max(StarvedWaitMS, d.LongestSilenceMS) {
 		c.ExcusedRule, d.Rule = d.Rule, ""
 	}
 }

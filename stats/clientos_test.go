@@ -80,6 +80,19 @@ func TestClientLimitedFromTheOS(t *testing.T) {
 			t.Errorf("%s client: shapes %v, want proxy-buffering, no client-limited", name, got)
 		}
 	}
+	// 3 of 10 stay buffered (silences longer than the wait), fewer than
+	// the 10 starved: the client's starving outweighs them.
+	n := 0
+	mixed := shapes(run(func() *record.ClientCPU {
+		n++
+		if n%10 < 3 {
+			return &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 12}
+		}
+		return &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 24}
+	}))
+	if _, ok := mixed[ShapeClientLimited]; !ok || mixed[ShapeProxyBuffering] != "" {
+		t.Errorf("mostly starved client, 3 of 10 unexplained: shapes %v, want client-limited only", mixed)
+	}
 	none := run(func() *record.ClientCPU { return nil })
 	if none.Client == nil || none.Client.OS == nil || none.Client.OS.Available || !strings.Contains(none.Client.OS.Note, "not available") {
 		t.Errorf("no OS figures: client %+v, want os.available false with a note", none.Client)

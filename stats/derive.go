@@ -182,7 +182,7 @@ func deriveTokens(r *record.Record, sc *frameScan) {
 // complete stream, e2e, tail, ITL and tps from the first and last content.
 func deriveTimes(r *record.Record, first, last float64) {
 	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
-	excuseStarved(r)
+	excuseStarved(r, last-first)
 	r.Buffered = r.Delivery.Rule != ""
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = ptr(first - sft)

@@ -113,11 +113,16 @@ func (x *figures) uneven() bool { return x.gapsFat() || x.coalescedPct >= BurstS
 func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
 
 // osLimited: the OS says the client was starved (ClientOS.Limited), and
-// the bursts its starving does not explain (streams still buffered by
-// their reads) are under proxy-buffering's share: else those are a
-// proxy's or the server's, and proxy-buffering says so.
+// the streams whose bursts its starving does not explain (still buffered
+// by their reads) are under proxy-buffering's share or fewer than the
+// starved ones: else those are a proxy's or the server's, and
+// proxy-buffering says so (a buffering proxy on a busy machine).
 func (x *figures) osLimited() bool {
-	return x.s.Client != nil && x.s.Client.OS != nil && x.s.Client.OS.Limited && x.readBufferedPct < BurstSharePct
+	o := x.s.Client
+	if o == nil || o.OS == nil || !o.OS.Limited {
+		return false
+	}
+	return x.readBufferedPct < BurstSharePct || x.s.Signals.ReadBuffered < o.OS.Starved
 }
 
 func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
