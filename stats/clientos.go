@@ -57,7 +57,7 @@ func excuseStarved(r *record.Record, spanMS float64) {
 type ClientOS struct {
 	Available bool   `json:"available"`
 	Streams   int    `json:"streams"` // with the OS's figures
-	Starved   int    `json:"starved"` // starved, or their bursts excused by the client's wait
+	Starved   int    `json:"starved"`
 	Rule      string `json:"rule"`
 	// Limited: at least StarvedStreamsPct of Streams were starved.
 	Limited bool `json:"limited"`
@@ -83,7 +83,7 @@ func (o *clientOS) add(r *record.Record) {
 		return
 	}
 	o.streams++
-	if c.Starved || c.ExcusedRule != "" {
+	if c.Starved {
 		o.starved++
 	}
 	o.wait.Add(c.RunQueueWaitMS)
@@ -111,7 +111,7 @@ func (o *clientOS) summary() *ClientOS {
 
 // osEvidence is the client-limited rule's evidence from the OS.
 func osEvidence(c *ClientOS) string {
-	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client (%s, or bursts its wait explains), ≥ %g%%; run-queue wait p50 %s (%s of the window), max %s",
+	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client (%s), ≥ %g%%; run-queue wait p50 %s (%s of the window), max %s",
 		c.Starved, c.Streams, pctText(pct(c.Starved, c.Streams)), c.Rule, StarvedStreamsPct,
 		msText(val(c.RunQueueWait.P50)), pctText(val(c.WaitPct.P50)), msText(val(c.RunQueueWait.Max)))
 	if c.Pressure.N > 0 {
