@@ -95,6 +95,9 @@ func Text(w io.Writer, s *stats.Summary) {
 	for _, d := range s.Diagnosis {
 		Para(w, "hint      ", "          ", d.Shape+": "+d.Hint+" ("+d.Evidence+")")
 	}
+	if c := s.Client; c != nil && c.OS != nil && !c.OS.Available {
+		Para(w, "client    ", "          ", c.OS.Note) // a starved client cannot be ruled out
+	}
 	fmt.Fprintln(w)
 	Para(w, "conventions: ", "  ", "percentiles "+s.Conventions.Percentiles+".")
 	Para(w, "  TTFT = ", "  ", s.Conventions.TTFT+".")
