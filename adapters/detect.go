@@ -175,6 +175,14 @@ func (d *Detector) NotStream() string {
 	return fmt.Sprintf("not a stream: the response is %s and its body starts %q", d.contentType, d.first)
 }
 
+// Sniff is the format a response's first bytes look like, as auto would
+// pick it: for a stream that fails to decode as the format it was asked
+// for, to say which it is.
+func Sniff(contentType string, b []byte) *Format {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return detect(strings.ToLower(strings.TrimSpace(mt)), b, true)
+}
+
 // detect picks a format for a response's first bytes b; it returns nil to
 // wait for more, unless final.
 func detect(ct string, b []byte, final bool) *Format {

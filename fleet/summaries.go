@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -10,6 +11,20 @@ import (
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
+
+// ReadSummary reads one drip run --json summary, b, that source names: a
+// JSON object with this drip's record version and a workload target ("{}"
+// or a compare --json has none).
+func ReadSummary(b []byte, source string) (stats.Summary, error) {
+	var s stats.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return stats.Summary{}, fmt.Errorf("%s: not a drip run --json summary: %v", source, err)
+	}
+	if s.V != record.RecordVersion || s.Workload.Target == "" {
+		return stats.Summary{}, fmt.Errorf("%s: not a drip run --json summary (no \"v\": %d and workload.target)", source, record.RecordVersion)
+	}
+	return s, nil
+}
 
 // MergeSummaries pools the --json summaries of runs of one workload, when
 // the raw records are too big to move: counts are added, and every
@@ -48,6 +63,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		out.Workload.Hosts = union(out.Workload.Hosts, s.Workload.Hosts)
 		out.Workload.PromptIDs = union(out.Workload.PromptIDs, s.Workload.PromptIDs)
 		addStalls(&out.Stalls, &s.Stalls)
+		out.Freezes.Add(s.Freezes)
 		addSignals(&out.Signals, &s.Signals)
 		out.Throughput.OutputTokens += s.Throughput.OutputTokens
 		n, err := approximated(&s, sources[i])
@@ -143,6 +159,7 @@ func addSignals(dst, s *stats.Signals) {
 	dst.ContentFrames += s.ContentFrames
 	dst.CoalescedFrames += s.CoalescedFrames
 	dst.FirstBursts += s.FirstBursts
+	dst.Stutter += s.Stutter
 	dst.FirstBurstMax = max(dst.FirstBurstMax, s.FirstBurstMax)
 	dst.ZeroContent += s.ZeroContent
 	dst.NoFrames += s.NoFrames

@@ -23,7 +23,7 @@ import (
 // the round trip's figure, never queue or "server slower".
 func TestSecondHostReadsNetworkPath(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildDrip(t, dir)
+	bin := buildDrip(t)
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	upstream := strings.TrimPrefix(srv.URL, "http://")
@@ -58,16 +58,6 @@ func TestSecondHostReadsNetworkPath(t *testing.T) {
 			}
 		})
 	}
-}
-
-// buildDrip builds the drip binary into dir and returns its path.
-func buildDrip(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "drip")
-	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
-		t.Fatalf("building drip: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // runHost runs the steady scenario against url as host name (--host-label:

@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -62,10 +66,44 @@ func validate(t *testing.T, s *jsonschema.Schema, what string, data []byte) {
 	}
 }
 
+// dripBinary builds cmd/drip once for the tests of this file, in
+// binaryDir, which TestMain removes.
+var dripBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "drip-schema-")
+	if err != nil {
+		return "", err
+	}
+	binaryDir = dir
+	bin := filepath.Join(dir, "drip")
+	if out, err := exec.Command("go", "build", "-C", "..", "-o", bin, "./cmd/drip").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func buildDrip(t *testing.T) string {
+	t.Helper()
+	bin, err := dripBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+var binaryDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryDir != "" {
+		os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
+
 func TestOutputsMatchTheirSchemas(t *testing.T) {
 	schemas := compileSchemas(t)
 	dir := t.TempDir()
-	bin := buildDrip(t, dir)
+	bin := buildDrip(t)
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	runs := []struct {
@@ -79,6 +117,8 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"in-stream-error", []string{srv.URL + "/v1/messages", "-m", "in-stream-error", "--runs", "1"}},
 		{"reasoning", []string{srv.URL + "/v1/responses", "-m", "reasoning", "--runs", "1", "--keep-request"}},
 		{"sweep", []string{srv.URL, "-m", "steady", "--concurrency", "1,2", "--runs-per-level", "2", "--stop-when", "ttft.p95 > 1h"}},
+		{"names-vllm", []string{srv.URL, "-m", "steady", "--runs", "2", "--slo", "ttft<1s", "--names", "vllm"}},
+		{"names-aiperf", []string{srv.URL, "-m", "steady", "--runs", "2", "--slo", "ttft<1s", "--names", "aiperf"}},
 	}
 	var files []string
 	var summaries [][]byte
@@ -145,7 +185,7 @@ func summaryKeysAreDocumented(t *testing.T, summaries [][]byte) {
 			}
 		}
 	}
-	for _, k := range []string{"client", "sweep", "goodput"} {
+	for _, k := range []string{"client", "sweep", "goodput", "vllm", "aiperf"} {
 		if !seen[k] {
 			t.Errorf("no summary of the runs has %q: the schema test no longer covers it", k)
 		}
@@ -168,5 +208,66 @@ func summaryKeysAreDocumented(t *testing.T, summaries [][]byte) {
 		if k != "v" && !strings.Contains(table, "| `"+k+"`") && !strings.Contains(table, "`"+k+"` |") && !strings.Contains(table, ", `"+k+"`") {
 			t.Errorf("docs/records.md's Summary table has no row for %q", k)
 		}
+	}
+}
+
+// TestRecordingsMatchTheRecordSchema: every record drip record writes
+// validates, a stream's and an exchange that did not stream (phase
+// passthrough) alike.
+func TestRecordingsMatchTheRecordSchema(t *testing.T) {
+	schemas := compileSchemas(t)
+	bin := buildDrip(t)
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" { // an answer that does not stream: passthrough
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"object":"list","data":[{"id":"steady","object":"model"}]}`)
+			return
+		}
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "rec.jsonl")
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	cmd := exec.Command(bin, "record", "--listen", addr, "--upstream", srv.URL, "--out", file)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if !waitListening(addr, exited) {
+		t.Fatalf("drip record did not listen on %s:\n%s", addr, stderr.String())
+	}
+	for _, req := range []struct{ method, path, body string }{
+		{"POST", "/v1/chat/completions", `{"model":"steady","stream":true,"messages":[{"role":"user","content":"hi"}]}`},
+		{"POST", "/v1/messages", `{"model":"mid-sentence-stall","stream":true,"max_tokens":50,"messages":[{"role":"user","content":"hi"}]}`},
+		{"POST", "/v1/chat/completions", `{"model":"rate-limited","stream":true,"messages":[{"role":"user","content":"hi"}]}`},
+		{"GET", "/v1/models", ""},
+	} {
+		r, _ := http.NewRequest(req.method, "http://"+addr+req.path, strings.NewReader(req.body))
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	cmd.Process.Signal(os.Interrupt)
+	<-exited
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v; stderr:\n%s", err, stderr.String())
+	}
+	phases := map[string]int{}
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		validate(t, schemas["record.v1"], fmt.Sprintf("drip record's record %d", i+1), []byte(line))
+		var rec struct{ Phase string }
+		json.Unmarshal([]byte(line), &rec)
+		phases[rec.Phase]++
+	}
+	if phases["measure"] != 3 || phases["passthrough"] != 1 {
+		t.Errorf("records by phase %v; want 3 streams (measure) and 1 passthrough", phases)
 	}
 }

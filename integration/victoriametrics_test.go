@@ -145,7 +145,7 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 	vm := startVM(t, bin, metricsAddr)
 
 	dir := t.TempDir()
-	drip := buildDrip(t, dir)
+	drip := buildDrip(t)
 	recsPath := filepath.Join(dir, "recs.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
@@ -29,6 +30,7 @@ type Pipeline struct {
 	reachable bool           // a response came from the server (any HTTP status)
 	measured  int            // records not of the warmup
 	failures  map[string]int // measured streams that did not complete, by error class
+	formats   []string       // the formats the records were decoded as, in order first seen
 	err       error          // the first failed write
 	stop      context.CancelFunc
 }
@@ -69,6 +71,9 @@ func (p *Pipeline) Add(r *record.Record) {
 		p.records = append(p.records, r)
 	}
 	p.reachable = p.reachable || r.HTTPStatus != 0
+	if !slices.Contains(p.formats, r.Format) {
+		p.formats = append(p.formats, r.Format)
+	}
 	if r.Phase != record.PhaseWarmup {
 		p.measured++
 		if !r.Complete {
@@ -90,6 +95,22 @@ func (p *Pipeline) Add(r *record.Record) {
 			}
 		}
 	}
+}
+
+// found is the format a summary names: under auto, the one the
+// responses were decoded as (several joined by commas), so no report
+// says auto where the bytes said which; auto when none was detected.
+func (p *Pipeline) found(format string) string {
+	if format != adapters.Auto.Name {
+		return format
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	detected := slices.DeleteFunc(slices.Clone(p.formats), func(f string) bool { return f == adapters.Auto.Name || f == "" })
+	if len(detected) == 0 {
+		return format
+	}
+	return strings.Join(detected, ",")
 }
 
 // Close closes every sink. A record file is not whole until it is closed,

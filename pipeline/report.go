@@ -18,7 +18,9 @@ type Run struct {
 	Workload    stats.Workload
 	Gates       []stats.Gate
 	JSON        bool          // the summary as one JSON object
+	Names       string        // with JSON: another tool's field names beside drip's (report.ToolNames)
 	Markdown    bool          // a sweep's table as Markdown
+	Quiet       bool          // the text report's figures alone (report.Figures)
 	Sweep       *sweep.Result // a sweep's levels, once it has ended
 	Interrupted bool          // the user stopped it (Ctrl-C, q)
 	Target      string        // the redacted URL, for "no response from"
@@ -36,6 +38,7 @@ func (p *Pipeline) Report(stdout, stderr io.Writer, r Run) error {
 		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
 	}
 	s := p.agg.Summary(r.Workload)
+	s.Workload.Format = p.found(s.Workload.Format)
 	if r.Sweep != nil {
 		// The levels say the load; workload.runs is per level.
 		s.Workload.Concurrency, s.Workload.Rate = 0, 0
@@ -92,13 +95,29 @@ func printRun(w io.Writer, s *stats.Summary, r *Run) error {
 		sweep.Markdown(w, r.Sweep)
 	case r.JSON:
 		var v any = s
-		if r.Sweep != nil {
+		switch {
+		case r.Sweep != nil:
 			v = struct {
 				stats.Summary
 				Sweep *sweep.Result `json:"sweep"`
 			}{*s, r.Sweep}
+		case r.Names != "":
+			named := struct {
+				stats.Summary
+				VLLM   map[string]any `json:"vllm,omitempty"`
+				AIPerf map[string]any `json:"aiperf,omitempty"`
+			}{Summary: *s}
+			if r.Names == report.NamesVLLM {
+				named.VLLM = report.ToolNames(r.Names, s)
+			} else {
+				named.AIPerf = report.ToolNames(r.Names, s)
+			}
+			v = named
 		}
 		return WriteJSON(w, v)
+	case r.Quiet:
+		report.Figures(w, s)
+		WriteSweep(w, r.Sweep)
 	default:
 		report.Text(w, s)
 		WriteSweep(w, r.Sweep)

@@ -104,6 +104,7 @@ func (t *Targets) Report(stdout, stderr io.Writer, gates []stats.Gate, wl func(i
 		return werr
 	}
 	inputs := make([]compare.Input, 0, len(t.P))
+	var conventions *stats.Conventions // said once, after every target's summary
 	for i, p := range t.P {
 		fmt.Fprintf(stdout, "── %s %s ──\n", compare.Letter(i), t.Names[i])
 		recs := p.Records()
@@ -112,13 +113,21 @@ func (t *Targets) Report(stdout, stderr io.Writer, gates []stats.Gate, wl func(i
 			continue
 		}
 		s := p.agg.Summary(wl(i, recs[0]))
-		report.Text(stdout, &s)
+		s.Workload.Format = p.found(s.Workload.Format)
+		report.TextBody(stdout, &s)
 		fmt.Fprintln(stdout)
+		if conventions == nil {
+			conventions = &s.Conventions
+		}
 		label := t.Names[i]
 		if t.Files != nil {
 			label = t.Files[i]
 		}
 		inputs = append(inputs, compare.Input{Label: label, Records: recs})
+	}
+	if conventions != nil {
+		report.Conventions(stdout, *conventions)
+		fmt.Fprintln(stdout)
 	}
 	if len(inputs) == len(t.P) {
 		if c, err := compare.New(inputs, compare.Options{}); err == nil {

@@ -19,6 +19,7 @@ func WorkloadOf(p *probe.Plan, version string) stats.Workload {
 	if p.Duration > 0 {
 		w.Duration = p.Duration.String()
 	}
+	w.TLSInsecure = p.Options.TLS != nil && p.Options.TLS.InsecureSkipVerify
 	w.WarmupRule = "no warmup"
 	if p.Warmup > 0 {
 		w.WarmupRule = stats.Count(p.Warmup, "warmup stream") + " per prompt before measuring, excluded from every figure"

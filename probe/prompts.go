@@ -3,15 +3,17 @@ package probe
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/internal/userfile"
 )
 
 // DefaultPromptID names the one prompt of a command given none (-p,
@@ -40,13 +42,18 @@ func BuiltinPrompts() []Prompt {
 // ErrPromptFile reports a prompt file drip cannot use.
 var ErrPromptFile = errors.New("bad prompt file")
 
-// LoadPromptFile reads prompts from path: a .jsonl file holds one
-// {"id","prompt"[,"max_tokens"]} object per line; any other file is one
-// prompt, its ID the file's base name without extension.
-func LoadPromptFile(path string) ([]Prompt, error) {
-	b, err := os.ReadFile(path)
+// promptFile is the kind of file --prompt-file names: read whole, up to
+// as much as a request body drip sends.
+var promptFile = userfile.Kind{What: "a prompt file", Limit: 32 << 20}
+
+// LoadPromptFile reads prompts from path, a regular file (userfile): a
+// .jsonl file holds one {"id","prompt"[,"max_tokens"]} object per line;
+// any other file is one prompt, its ID the file's base name without
+// extension.
+func LoadPromptFile(ctx context.Context, path string) ([]Prompt, error) {
+	b, err := userfile.Read(ctx, path, promptFile, nil)
 	if err != nil {
-		return nil, fmt.Errorf("prompt file: %w", err)
+		return nil, err
 	}
 	if strings.EqualFold(filepath.Ext(path), ".jsonl") {
 		ps, err := ParsePromptsJSONL(bytes.NewReader(b))

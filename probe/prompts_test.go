@@ -1,6 +1,7 @@
 package probe_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -52,21 +53,21 @@ func TestLoadPromptFile(t *testing.T) {
 	dir := t.TempDir()
 	text := filepath.Join(dir, "essay.txt")
 	os.WriteFile(text, []byte("Write an essay.\n\nAbout rivers.\n"), 0o600)
-	ps, err := probe.LoadPromptFile(text)
+	ps, err := probe.LoadPromptFile(context.Background(), text)
 	if err != nil || len(ps) != 1 || ps[0].ID != "essay" || ps[0].Text != "Write an essay.\n\nAbout rivers." {
 		t.Errorf("text file: %+v, %v", ps, err)
 	}
 	jl := filepath.Join(dir, "set.jsonl")
 	os.WriteFile(jl, []byte(`{"id":"q","prompt":"?"}`+"\nnot json\n"), 0o600)
-	if _, err := probe.LoadPromptFile(jl); err == nil || !strings.Contains(err.Error(), "set.jsonl: line 2:") {
+	if _, err := probe.LoadPromptFile(context.Background(), jl); err == nil || !strings.Contains(err.Error(), "set.jsonl: line 2:") {
 		t.Errorf("jsonl error %v", err)
 	}
 	empty := filepath.Join(dir, "empty.txt")
 	os.WriteFile(empty, []byte(" \n"), 0o600)
-	if _, err := probe.LoadPromptFile(empty); err == nil {
+	if _, err := probe.LoadPromptFile(context.Background(), empty); err == nil {
 		t.Error("an empty prompt file loaded")
 	}
-	if _, err := probe.LoadPromptFile(filepath.Join(dir, "missing.txt")); err == nil {
+	if _, err := probe.LoadPromptFile(context.Background(), filepath.Join(dir, "missing.txt")); err == nil {
 		t.Error("a missing file loaded")
 	}
 }

@@ -63,6 +63,9 @@ type Options struct {
 	// FollowRedirects follows a redirect to another origin, without any
 	// credential header (see redirectPolicy).
 	FollowRedirects bool
+	// TLS is the client's TLS setup (--cacert, --cert/--key, -k); nil:
+	// the system's roots, no client certificate.
+	TLS *tls.Config
 	// ConnectTurns are the turns to connect, as many as its room; nil: the
 	// process-wide MaxConnecting. A test makes its own in its synctest
 	// bubble, where a wait on the process-wide ones is not durably
@@ -102,19 +105,20 @@ var (
 // NewClient returns a client fit for streams: no overall timeout (it would
 // cut long streams), no compression, many idle connections per host.
 func NewClient(connectTimeout time.Duration) *http.Client {
-	return newClient(connectTimeout, nil)
+	return newClient(Options{ConnectTimeout: connectTimeout})
 }
 
 // ClientFor is the client Run makes for o when o.Client is nil: NewClient
 // dialing with o.Dial. Several runs that should share connections (a
 // sweep's levels) share one.
-func ClientFor(o Options) *http.Client { return newClient(o.ConnectTimeout, o.Dial) }
+func ClientFor(o Options) *http.Client { return newClient(o) }
 
 // DialFunc connects to a server: http.Transport.DialContext's signature.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// newClient is NewClient dialing with dial (nil: TCP).
-func newClient(connectTimeout time.Duration, dial DialFunc) *http.Client {
+// newClient is NewClient dialing with o.Dial (nil: TCP), with o.TLS.
+func newClient(o Options) *http.Client {
+	connectTimeout, dial := o.ConnectTimeout, o.Dial
 	if connectTimeout <= 0 {
 		connectTimeout = DefaultConnectTimeout
 	}
@@ -125,6 +129,7 @@ func newClient(connectTimeout time.Duration, dial DialFunc) *http.Client {
 		Proxy:               http.ProxyFromEnvironment,
 		DialContext:         dial,
 		TLSHandshakeTimeout: connectTimeout,
+		TLSClientConfig:     o.TLS,
 		DisableCompression:  true,
 		// Each connection keeps its buffers for life. A request is written
 		// once, and a read returns what has arrived, at 20 frames/s one
@@ -218,13 +223,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
 	fr.text = NewFrameText(mask)
-	var det *adapters.Detector
-	if t.Format == adapters.Auto {
-		// The URL did not say: the response's type and first bytes do.
-		det = adapters.NewDetector(resp.Header.Get("Content-Type"), o.FrameLimit)
-		fr.det, fr.dec = det, det
-	}
-	return end(start, notStream(det, readBody(ctx, decompressed(resp, rec), fr, o, start, idle)))
+	return end(start, decodeBody(ctx, resp, t.Format, fr, o, start, idle))
 }
 
 // send sends req for rec, timing its connection and its headers from
@@ -256,16 +255,32 @@ func send(req *http.Request, o Options, rec *record.Record, observe func(Event),
 
 // notStream is e, what ended a body det picked the format of, unless the
 // body was no stream at all (adapters.Detector.NotStream): then that,
-// whatever a stream's decoder made of it. det is nil when the format was
-// named: an explicit --format takes anything.
+// whatever a stream's decoder made of it. Only under auto: an explicit
+// --format takes anything.
 func notStream(det *adapters.Detector, e *record.Error) *record.Error {
-	if det == nil || e != nil && e.Class != record.ErrDecode {
+	if e != nil && e.Class != record.ErrDecode {
 		return e
 	}
 	if why := det.NotStream(); why != "" {
 		return &record.Error{Class: record.ErrNotStream, Message: why}
 	}
 	return e
+}
+
+// decodeBody reads a 2xx response's body through fr to its end, and
+// returns what ended it. Under auto the response's type and first bytes
+// pick the decoder, and a body that is no stream says so (notStream); a
+// stream that fails to decode as the format asked for says which format
+// it looks like (formatMismatch).
+func decodeBody(ctx context.Context, resp *http.Response, f *adapters.Format, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
+	contentType := resp.Header.Get("Content-Type")
+	if f == adapters.Auto {
+		det := adapters.NewDetector(contentType, o.FrameLimit)
+		fr.det, fr.dec = det, det
+		return notStream(det, readBody(ctx, decompressed(resp, fr.rec), fr, o, start, idle))
+	}
+	head := &formatHead{r: decompressed(resp, fr.rec)}
+	return formatMismatch(readBody(ctx, head, fr, o, start, idle), f, contentType, head.head)
 }
 
 // begin sets what rec says of t, and clears what a stream fills in.
@@ -656,7 +671,7 @@ func (o Options) withDefaults() Options {
 		o.Clock = time.Now
 	}
 	if o.Client == nil {
-		o.Client = newClient(o.ConnectTimeout, o.Dial)
+		o.Client = newClient(o)
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout

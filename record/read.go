@@ -10,6 +10,9 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"slices"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // MaxLine bounds one line of a record file: 1 GiB, as the scanner before
@@ -226,24 +229,55 @@ func Check(r *Record) error {
 	return nil
 }
 
-// checkExchange checks that an exchange's reads cut its kept response
-// into pieces, in time order: drip fixtures serve --from writes them so.
+// checkExchange checks that an exchange's headers are HTTP headers and
+// that its reads cut its kept response into pieces, in time order: drip
+// fixtures serve --from writes them so. Each read is held to the bytes
+// still left, so no sum of reads can overflow (2^63−1 twice wraps to a
+// small total that would match).
 func checkExchange(x *Exchange) error {
-	total, prev := 0, 0.0
+	if err := checkHeader(x.Header); err != nil {
+		return err
+	}
+	n := x.ResponseLen()
+	left, prev := n, 0.0
 	for i, rd := range x.Reads {
 		switch {
 		case rd.N <= 0:
 			return fmt.Errorf("exchange read %d of %d bytes: a read brings at least one", i, rd.N)
+		case rd.N > left:
+			return fmt.Errorf("exchange read %d of %d bytes: past the kept response (%d bytes, %d left after the reads before it)", i, rd.N, n, left)
 		case !okTime(rd.TMS) || rd.TMS < prev:
 			return fmt.Errorf("exchange read %d at %v ms: want 0 to %g, not before the read before it (%v ms)", i, rd.TMS, maxTimeMS, prev)
 		}
-		total += rd.N
+		left -= rd.N
 		prev = rd.TMS
 	}
-	if n := x.ResponseLen(); len(x.Reads) > 0 && total != n {
-		return fmt.Errorf("exchange reads bring %d bytes, its kept response has %d", total, n)
+	if len(x.Reads) > 0 && left != 0 {
+		return fmt.Errorf("exchange reads bring %d bytes, its kept response has %d", n-left, n)
 	}
 	return nil
+}
+
+// checkHeader refuses a header name that is no HTTP token and a value
+// with a control byte: drip record keeps what its HTTP server took, and
+// replay sent such a header into a transport error read as "reset". Of
+// several, it names the first in sorted order (a map has none), without
+// allocating for a good one.
+func checkHeader(h map[string][]string) error {
+	var bad string
+	var err error
+	for name, vs := range h {
+		var e error
+		if !httpguts.ValidHeaderFieldName(name) {
+			e = fmt.Errorf("exchange header %q: not a valid header name", name)
+		} else if slices.ContainsFunc(vs, func(v string) bool { return !httpguts.ValidHeaderFieldValue(v) }) {
+			e = fmt.Errorf("exchange header %q: its value holds a control byte", name)
+		}
+		if e != nil && (err == nil || name < bad) {
+			bad, err = name, e
+		}
+	}
+	return err
 }
 
 func okTime(v float64) bool { return !math.IsNaN(v) && v >= 0 && v <= maxTimeMS }

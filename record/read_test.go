@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -100,7 +101,14 @@ func TestDecodeRefusesWhatIsNoRecord(t *testing.T) {
 		{"negative keepalives", edit(func(r *record.Record) { r.Keepalives = -2 }), "line 2: keepalives -2"},
 		{"negative connect wait", edit(func(r *record.Record) { w := -1.0; r.ConnectWaitMS = &w }), "line 2: connect_wait_ms is -1"},
 		{"negative rate", edit(func(r *record.Record) { r.Workload = &record.RecordWorkload{Rate: -1} }), "line 2: workload: max_tokens 0, concurrency 0, rate -1"},
-		{"reads past the response", edit(func(r *record.Record) { r.Exchange.Reads[1].N = 30 }), "line 2: exchange reads bring 34 bytes, its kept response has 7"},
+		{"reads past the response", edit(func(r *record.Record) { r.Exchange.Reads[1].N = 30 }), "line 2: exchange read 1 of 30 bytes: past the kept response (7 bytes, 3 left"},
+		{"a header name that is no token", edit(func(r *record.Record) { r.Exchange.Header = map[string][]string{"X-Ok": {"1"}, "X Bad:": {"v"}} }), `line 2: exchange header "X Bad:": not a valid header name`},
+		{"a header value with a line end", edit(func(r *record.Record) { r.Exchange.Header = map[string][]string{"X-A": {"v\r\nX-B: 1"}} }), `line 2: exchange header "X-A": its value holds a control byte`},
+		{"reads short of the response", edit(func(r *record.Record) { r.Exchange.Reads[1].N = 2 }), "line 2: exchange reads bring 6 bytes, its kept response has 7"},
+		// 2^63−1 twice and 9 wrap to 7, the response's length.
+		{"reads whose sum overflows", edit(func(r *record.Record) {
+			r.Exchange.Reads = []record.Read{{TMS: 1, N: math.MaxInt}, {TMS: 2, N: math.MaxInt}, {TMS: 3, N: 9}}
+		}), "line 2: exchange read 0 of 9223372036854775807 bytes: past the kept response (7 bytes, 7 left"},
 		{"a read of no bytes", edit(func(r *record.Record) { r.Exchange.Reads[0].N = 0 }), "line 2: exchange read 0 of 0 bytes"},
 		{"reads out of order", edit(func(r *record.Record) { r.Exchange.Reads[1].TMS = 5 }), "line 2: exchange read 1 at 5 ms"},
 		{"a read 10^300 ms in", edit(func(r *record.Record) { r.Exchange.Reads[1].TMS = 1e300 }), "line 2: exchange read 1 at 1e+300 ms"},

@@ -243,10 +243,18 @@ type Redirect struct {
 	CrossOrigin bool   `json:"cross_origin,omitempty"`
 }
 
-// Delivery is how a stream's content arrived: the evidence for its
-// buffered flag.
+// Delivery classes: how the content reached drip.
+const (
+	DeliveryClean    = "clean"    // about as the server wrote it
+	DeliveryStutter  = "stutter"  // in bursts at a regular interval, the answer not held whole
+	DeliveryBuffered = "buffered" // gathered and handed over: ITL withheld
+)
+
+// Delivery is how a stream's content arrived: its class and the evidence
+// for it.
 type Delivery struct {
-	Reads int `json:"reads"` // reads that carried content
+	Class string `json:"class"` // DeliveryClean, DeliveryStutter or DeliveryBuffered
+	Reads int    `json:"reads"` // reads that carried content
 	// Bursts are reads carrying BurstFrames or more content frames, and
 	// BurstFrames the content frames they carried.
 	Bursts      int `json:"bursts"`
@@ -257,7 +265,22 @@ type Delivery struct {
 	LargestBurstBytes  int `json:"largest_burst_bytes"`
 	// LongestSilenceMS is the longest wait between two content reads.
 	LongestSilenceMS float64 `json:"longest_silence_ms"`
-	Rule             string  `json:"rule,omitempty"` // the rule that made it buffered; empty when not
+	Rule             string  `json:"rule,omitempty"` // the rule that made it buffered or stutter; empty when clean
+	// The stutter evidence, set only for that class: the median time
+	// between the starts of bursts, the freezes between them, and whether
+	// the first content read carried more than one content frame (then
+	// the first content was held and ITL is withheld).
+	PeriodMS  *float64 `json:"period_ms,omitempty"`
+	Freezes   *Freezes `json:"freezes,omitempty"`
+	FirstHeld *bool    `json:"first_held,omitempty"`
+}
+
+// Freezes are the silences a reader saw between a stutter stream's
+// bursts, whatever the stall threshold.
+type Freezes struct {
+	Count     int     `json:"count"`
+	P50MS     float64 `json:"p50_ms"`
+	LongestMS float64 `json:"longest_ms"`
 }
 
 // Gaps returns the differences between consecutive content frame times.

@@ -8,6 +8,8 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -38,12 +40,33 @@ type Options struct {
 	Duration time.Duration
 	RunID    string
 	Progress *probe.Progress // updated live when set
+	// AllowMethods are the methods replayed besides POST and GET
+	// (--allow-method), upper case.
+	AllowMethods []string
 }
 
+// Methods are the request methods replayed without --allow-method: POST,
+// which every streaming API drip knows answers, and GET, which is safe
+// (RFC 9110: it changes nothing on the server) and is how a server-sent
+// events endpoint is read. A recording is a file anyone can hand over: a
+// crafted one with "DELETE /v1/files/…" would otherwise be sent with the
+// environment's key.
+var Methods = []string{http.MethodPost, http.MethodGet}
+
 // Streams returns the records of a recording that can be replayed: the
-// Recorded streams whose request body drip record kept.
-func Streams(recs []*record.Record) []*record.Record {
-	return slices.DeleteFunc(Recorded(recs), func(r *record.Record) bool { return r.Exchange.BodyOmitted != "" })
+// Recorded streams whose request body drip record kept, sent with one of
+// Methods or allow.
+func Streams(recs []*record.Record, allow ...string) []*record.Record {
+	return slices.DeleteFunc(Recorded(recs), func(r *record.Record) bool {
+		return r.Exchange.BodyOmitted != "" || !replayedMethod(r.Exchange.Method, allow)
+	})
+}
+
+// replayedMethod says a recorded method is replayed: one of Methods or
+// allow ("" is probe's POST).
+func replayedMethod(m string, allow []string) bool {
+	m = strings.ToUpper(m)
+	return m == "" || slices.Contains(Methods, m) || slices.Contains(allow, m)
 }
 
 // Recorded returns the streams drip record saw (an exchange, not
@@ -73,9 +96,10 @@ func isStream(r *record.Record) bool {
 
 // NotReplayed says in words which records of a recording Streams leaves
 // out and why, or "" when it leaves out none.
-func NotReplayed(recs []*record.Record) string {
+func NotReplayed(recs []*record.Record, allow ...string) string {
 	var parts []string
 	var runs, passthrough, omitted int
+	methods := map[string]int{}
 	for _, r := range recs {
 		switch {
 		case r.Exchange == nil:
@@ -84,6 +108,8 @@ func NotReplayed(recs []*record.Record) string {
 			passthrough++
 		case r.Exchange.BodyOmitted != "":
 			omitted++
+		case !replayedMethod(r.Exchange.Method, allow):
+			methods[strings.ToUpper(r.Exchange.Method)]++
 		}
 	}
 	if runs > 0 {
@@ -95,7 +121,18 @@ func NotReplayed(recs []*record.Record) string {
 	if omitted > 0 {
 		parts = append(parts, stats.Count(omitted, "stream")+" whose request body was too long to keep")
 	}
+	for _, m := range slices.Sorted(maps.Keys(methods)) {
+		parts = append(parts, fmt.Sprintf("%s sent with %s (only %s are replayed: --allow-method %s sends %s)",
+			stats.Count(methods[m], "stream"), m, strings.Join(Methods, " and "), m, pronoun(methods[m])))
+	}
 	return strings.Join(parts, ", ")
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // Policy says in words how the replay was paced, for the report.
@@ -127,6 +164,11 @@ func (o Options) Check() error {
 		return errors.New("--rate " + ftoa(o.Rate) + ": must not be negative")
 	case o.Duration < 0:
 		return errors.New("--duration " + o.Duration.String() + ": must not be negative")
+	}
+	for _, m := range o.AllowMethods {
+		if m == "" || m != strings.ToUpper(m) || strings.ContainsFunc(m, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+			return fmt.Errorf("--allow-method %q: want a method name such as PUT", m)
+		}
 	}
 	return nil
 }

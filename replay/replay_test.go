@@ -187,8 +187,9 @@ func parseGates(t *testing.T, exprs ...string) []stats.Gate {
 }
 
 // TestReplaySendsTheRecordedMethodPathAndQuery records a GET and a PUT
-// stream (not only POST) through drip record and replays them: the server
-// under test gets each request's method, path, query and body as recorded.
+// stream (not only POST) through drip record and replays them, PUT
+// allowed: the server under test gets each request's method, path, query
+// and body as recorded.
 func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 	const events = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"
 	var (
@@ -224,7 +225,7 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 		resp.Body.Close()
 	}
 	p.Wait()
-	streams := replay.Streams(recs)
+	streams := replay.Streams(recs, "PUT")
 	if len(streams) != 2 {
 		t.Fatalf("%d replayable streams recorded, want 2: %+v", len(streams), recs)
 	}
@@ -297,4 +298,37 @@ func stallThresholds(recs []*record.Record) []float64 {
 		ms = append(ms, r.StallMS)
 	}
 	return ms
+}
+
+// A recording is a file anyone can hand over: its streams sent with a
+// method other than POST or GET (a crafted DELETE of a file, a PUT of an
+// admin key) are left out unless allowed, and NotReplayed says which and
+// how to send them; "" is probe's POST.
+func TestReplayLeavesOutMethodsNotAllowed(t *testing.T) {
+	var recs []*record.Record
+	for i, m := range []string{"POST", "", "GET", "DELETE", "PUT", "delete", "PATCH"} {
+		x := &record.Exchange{Method: m, Path: "/v1/files/f-1", Streamed: true}
+		recs = append(recs, &record.Record{Seq: i, RunOffsetMS: float64(i), Exchange: x})
+	}
+	methods := func(rs []*record.Record) (out []string) {
+		for _, r := range rs {
+			out = append(out, r.Exchange.Method)
+		}
+		return out
+	}
+	if got := methods(replay.Streams(recs)); !slices.Equal(got, []string{"POST", "", "GET"}) {
+		t.Errorf("replayed %q, want POST, \"\" and GET", got)
+	}
+	if got := methods(replay.Streams(recs, "DELETE")); !slices.Equal(got, []string{"POST", "", "GET", "DELETE", "delete"}) {
+		t.Errorf("with DELETE allowed, replayed %q", got)
+	}
+	want := "2 streams sent with DELETE (only POST and GET are replayed: --allow-method DELETE sends them), " +
+		"1 stream sent with PATCH (only POST and GET are replayed: --allow-method PATCH sends it), " +
+		"1 stream sent with PUT (only POST and GET are replayed: --allow-method PUT sends it)"
+	if got := replay.NotReplayed(recs); got != want {
+		t.Errorf("NotReplayed:\n%s\nwant\n%s", got, want)
+	}
+	if got := replay.NotReplayed(recs, "DELETE", "PATCH", "PUT"); got != "" {
+		t.Errorf("NotReplayed with every method allowed: %q", got)
+	}
 }

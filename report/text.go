@@ -79,8 +79,34 @@ func rows(m stats.Metrics) []metricRow {
 	return out
 }
 
-// Text writes the human report of a summary.
-func Text(w io.Writer, s *stats.Summary) {
+// Text writes the human report of a summary, its conventions included.
+func Text(w io.Writer, s *stats.Summary) { text(w, s, true) }
+
+// TextBody is Text without the conventions block, for an output of
+// several summaries that says the conventions once (Conventions).
+func TextBody(w io.Writer, s *stats.Summary) { text(w, s, false) }
+
+// Figures is the report's figures alone (-q): the accounting (a failed
+// stream is never left out), the table of distributions, stalls, tokens,
+// throughput and goodput, then the gates' verdicts.
+func Figures(w io.Writer, s *stats.Summary) {
+	streamsText(w, s)
+	fmt.Fprintln(w)
+	distText(w, s)
+	figuresText(w, s)
+	gatesText(w, s)
+}
+
+// Conventions writes how every figure of a summary was computed: the
+// percentiles, what TTFT is, what is excluded.
+func Conventions(w io.Writer, c stats.Conventions) {
+	fmt.Fprintln(w)
+	Para(w, "conventions: ", "  ", "percentiles "+c.Percentiles+".")
+	Para(w, "  TTFT = ", "  ", c.TTFT+".")
+	Para(w, "  excluded: ", "  ", c.Excluded+".")
+}
+
+func text(w io.Writer, s *stats.Summary, conventions bool) {
 	headText(w, s)
 	distText(w, s)
 	figuresText(w, s)
@@ -98,10 +124,14 @@ func Text(w io.Writer, s *stats.Summary) {
 	if c := s.Client; c != nil && c.OS != nil && !c.OS.Available {
 		Para(w, "client    ", "          ", c.OS.Note) // a starved client cannot be ruled out
 	}
-	fmt.Fprintln(w)
-	Para(w, "conventions: ", "  ", "percentiles "+s.Conventions.Percentiles+".")
-	Para(w, "  TTFT = ", "  ", s.Conventions.TTFT+".")
-	Para(w, "  excluded: ", "  ", s.Conventions.Excluded+".")
+	if conventions {
+		Conventions(w, s.Conventions)
+	}
+	gatesText(w, s)
+}
+
+// gatesText is the gates' verdicts under their heading, when there are some.
+func gatesText(w io.Writer, s *stats.Summary) {
 	if len(s.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates:")
 		GateLines(w, s.Gates)
@@ -116,12 +146,21 @@ func headText(w io.Writer, s *stats.Summary) {
 		fmt.Fprintf(w, " · model %s", sanitize.Line(wl.Model))
 	}
 	fmt.Fprintln(w)
+	streamsText(w, s)
+	Para(w, "warmup    ", "          ", warmupLine(s.Streams.Warmup, wl))
+	fmt.Fprintln(w)
+}
+
+// streamsText is the accounting, under a warning when the server's
+// certificate was not verified: -q keeps both.
+func streamsText(w io.Writer, s *stats.Summary) {
+	if s.Workload.TLSInsecure {
+		fmt.Fprintln(w, "WARNING   TLS certificate NOT verified (-k/--insecure): these figures may be another server's")
+	}
 	st := &s.Streams
 	Para(w, "streams   ", "          ", fmt.Sprintf("%d attempted · %d admitted · %d completed · %d failed%s",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, ByClass(st.FailedBy)))
 	fmt.Fprintf(w, "          %d incomplete · %d canceled · %d buffered\n", st.Incomplete, st.Canceled, st.Buffered)
-	Para(w, "warmup    ", "          ", warmupLine(st.Warmup, wl))
-	fmt.Fprintln(w)
 }
 
 // warmupLine is the report's warmup line: the streams left out and the
@@ -171,6 +210,11 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	}
 	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s ms\n",
 		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, FormatFloat(sl.ThresholdMS))
+	if f := &s.Freezes; f.Streams > 0 {
+		Para(w, "freezes   ", "          ", fmt.Sprintf("%d in %s that stuttered (bursts every %s–%s ms) · longest %s ms · "+
+			"counted whatever the stall threshold · first content held in %d (ITL withheld)",
+			f.Count, stats.Count(f.Streams, "stream"), Num(f.PeriodMinMS), Num(f.PeriodMaxMS), Num(f.LongestMS), f.FirstHeld))
+	}
 	if s.TokensApproxPct != nil {
 		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count,\n          approximated (1 per content frame) in %s%%\n",
 			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))

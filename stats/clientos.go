@@ -48,7 +48,7 @@ func excuseStarved(r *record.Record, spanMS float64) {
 	}
 	spread := spanMS >= max(1, InstantMSPerToken*float64(r.OutputTokens))
 	if spread && c.RunQueueWaitMS >= max(StarvedWaitMS, d.LongestSilenceMS) {
-		c.ExcusedRule, d.Rule = d.Rule, ""
+		c.ExcusedRule, d.Rule, d.Class = d.Rule, "", record.DeliveryClean
 	}
 }
 

@@ -183,7 +183,7 @@ func deriveTokens(r *record.Record, sc *frameScan) {
 func deriveTimes(r *record.Record, first, last float64) {
 	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
 	excuseStarved(r, last-first)
-	r.Buffered = r.Delivery.Rule != ""
+	r.Buffered = r.Delivery.Class == record.DeliveryBuffered
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = ptr(first - sft)
 	}
@@ -196,13 +196,22 @@ func deriveTimes(r *record.Record, first, last float64) {
 	}
 	r.E2EMS = ptr(last)
 	r.TailMS = ptr(r.DurationMS - last)
-	if !r.Buffered && r.OutputTokens >= 2 {
+	if !WithholdsITL(r.Delivery) && r.OutputTokens >= 2 {
 		itl := (last - first) / float64(r.OutputTokens-1)
 		r.ITLMS = ptr(itl)
 		if itl > 0 {
 			r.TPSUser = ptr(1000 / itl)
 		}
 	}
+}
+
+// WithholdsITL reports whether a stream's delivery leaves its ITL
+// undefined: buffered, or stutter whose first content was held (then
+// the first content time is the proxy's, not the server's). A stutter
+// stream whose first frame passed at once keeps its end-to-end ITL: the
+// bursts move frames between its first and last, not those two.
+func WithholdsITL(d *record.Delivery) bool {
+	return d != nil && (d.Class == record.DeliveryBuffered || d.FirstHeld != nil && *d.FirstHeld)
 }
 
 func checkTimes(r *record.Record) error {

@@ -39,6 +39,14 @@ const (
 	// CoalescedFlagPct: flag coalescing when this share of content frames
 	// shared a read.
 	CoalescedFlagPct = 10.0
+	// ColdStartRatio, ColdStartMinExtraMS and ColdStartMinRest: the first
+	// stream of a run without warmup started cold when its TTFT is at
+	// least ColdStartRatio times the median TTFT of the streams after it
+	// (ColdStartWindow at most, ColdStartMinRest at least) and at least
+	// ColdStartMinExtraMS more: a wait a reader notices, not a handshake.
+	ColdStartRatio      = 5.0
+	ColdStartMinExtraMS = 250.0
+	ColdStartMinRest    = 3
 	// gapFloorMS floors gap p50 in the gap ratios: below a millisecond a
 	// ratio of gaps says nothing.
 	gapFloorMS = 1.0
@@ -50,6 +58,8 @@ const (
 const (
 	ShapeClientLimited  = "client-limited"
 	ShapeProxyBuffering = "proxy-buffering"
+	ShapeProxyStutter   = "proxy-stutter"
+	ShapeColdStart      = "cold-start"
 	ShapeQueue          = "queue"
 	ShapeTransport      = "transport"
 	ShapeLongAnswer     = "long-answer"
@@ -62,7 +72,7 @@ const (
 
 // timingShapes are the shapes read from drip's timings, which a starved
 // client distorts.
-var timingShapes = []string{ShapeProxyBuffering, ShapeQueue, ShapeTransport, ShapeLongAnswer,
+var timingShapes = []string{ShapeProxyBuffering, ShapeProxyStutter, ShapeQueue, ShapeTransport, ShapeLongAnswer,
 	ShapeSharedCapacity, ShapeFirstBurst, ShapeCoalesced}
 
 // figures are the named numbers the rules read, taken once from a summary.
@@ -106,9 +116,20 @@ func (x *figures) gapsFat() bool {
 	return x.haveGaps && (x.gap99 >= x.stall || x.gap99 >= FatGapRatio*max(x.gap50, gapFloorMS))
 }
 
-// uneven is the transport rule's delivery condition: a fat gap tail or
-// frames coalesced in reads.
-func (x *figures) uneven() bool { return x.gapsFat() || x.coalescedPct >= BurstSharePct }
+// uneven is the transport rule's delivery condition: a fat gap tail,
+// silences well above the median gap. Frames sharing reads alone are not
+// a hop's signature: at a sub-millisecond cadence several frames meet in
+// one read by nature (the fixture's fast scenario, direct: 64 tokens
+// 0.5 ms apart, 86–92 % of frames in shared reads, gap p99 under 10 ms).
+func (x *figures) uneven() bool { return x.gapsFat() }
+
+// heldFar: the first token waited in transit (held_ms p50, from the
+// server's own timings) FatGapRatio times the median gap or more, the
+// same bar a gap's tail must clear to be fat.
+func (x *figures) heldFar() bool {
+	h := x.s.Metrics["held_ms"]
+	return h.N > 0 && x.haveGaps && val(h.P50) >= FatGapRatio*max(x.gap50, gapFloorMS)
+}
 
 func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
 
@@ -206,6 +227,37 @@ var rules = []rule{
 		excludes: []string{ShapeQueue, ShapeTransport, ShapeLongAnswer, ShapeSharedCapacity, ShapeFirstBurst, ShapeCoalesced},
 	},
 	{
+		shape: ShapeProxyStutter,
+		hint: func(x *figures) string {
+			f := &x.s.Freezes
+			h := fmt.Sprintf("content arrives in bursts every %s, the reader seeing the text freeze between them: "+
+				"a proxy forwarding on an interval (haproxy's defaults do, merging small writes; option http-no-delay turns it off), not one holding the answer; ",
+				periodText(f))
+			switch passed := f.Streams - f.FirstHeld; {
+			case f.FirstHeld == 0:
+				return h + "ITL is end to end, the first content having passed at once"
+			case passed == 0:
+				return h + "ITL is withheld, the first content having been held"
+			default:
+				return h + fmt.Sprintf("ITL is end to end for the %s whose first content passed at once, withheld for the %d whose first content was held",
+					Count(passed, "stream"), f.FirstHeld)
+			}
+		},
+		when: func(x *figures) bool {
+			return x.s.Signals.ContentStreams > 0 && pct(x.s.Signals.Stutter, x.s.Signals.ContentStreams) >= BurstSharePct
+		},
+		evidence: func(x *figures) []string {
+			sg, f := &x.s.Signals, &x.s.Freezes
+			return []string{
+				fmt.Sprintf("%d of %d streams with content (%s) stutter (≥ %d freezes — silences between content reads ≥ max(%s, %g × the stream's mean spacing) — within %g%% of their median, most content frames sharing a read, period ≤ %s; threshold %g%% of streams)",
+					sg.Stutter, sg.ContentStreams, pctText(pct(sg.Stutter, sg.ContentStreams)), StutterMinFreezes, msText(FreezeMinMS), FreezePaceRatio, 100*StutterTolerance, msText(StutterMaxPeriodMS), BurstSharePct),
+				fmt.Sprintf("period %s; %d freezes, longest %s", periodText(f), f.Count, msText(val(f.LongestMS))),
+				fmt.Sprintf("first content held (first read carried > 1 content frame) in %d of %d", f.FirstHeld, f.Streams),
+			}
+		},
+		excludes: []string{ShapeTransport, ShapeFirstBurst, ShapeCoalesced},
+	},
+	{
 		shape: ShapeQueue,
 		hint:  fixed("a queue in front of the model: requests wait, then generate normally"),
 		when:  func(x *figures) bool { return x.haveTTFT && x.ttft50 >= QueueTTFTMS && x.gapsTight() },
@@ -220,13 +272,18 @@ var rules = []rule{
 			if x.uneven() {
 				return "the model answers on time but delivery is uneven: suspect a proxy or compression on the way"
 			}
+			if x.s.Signals.Compressed == 0 {
+				return "the model answers on time but its first token waited on the way: suspect a proxy holding it"
+			}
 			const compressed = "the responses were compressed on the way (by a proxy or the server): compression can gather frames and delay them, "
 			if !x.haveGaps {
 				return compressed + "but there were too few gaps here to judge delivery; if stalls show up, suspect it first"
 			}
 			return compressed + "though delivery here was even; if stalls show up, suspect it first"
 		},
-		when: func(x *figures) bool { return x.ttftTight() && (x.uneven() || x.s.Signals.Compressed > 0) },
+		when: func(x *figures) bool {
+			return x.ttftTight() && (x.uneven() || x.heldFar() || x.s.Signals.Compressed > 0)
+		},
 		evidence: func(x *figures) []string {
 			ev := []string{fmt.Sprintf("ttft p90 %s ≤ %s = %g × p50 %s", msText(x.ttft90), msText(TightTTFTRatio*x.ttft50), TightTTFTRatio, msText(x.ttft50))}
 			switch {
@@ -236,16 +293,20 @@ var rules = []rule{
 				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ %s = %g × max(gap p50 %s, %s)",
 					msText(x.gap99), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
 			}
-			if x.coalescedPct >= BurstSharePct {
+			if x.uneven() && x.coalescedPct >= BurstSharePct {
 				ev = append(ev, fmt.Sprintf("%s of content frames coalesced (≥ %g%%)", pctText(x.coalescedPct), BurstSharePct))
+			}
+			if x.heldFar() {
+				h := x.s.Metrics["held_ms"]
+				ev = append(ev, fmt.Sprintf("the first token was held in transit held_ms p50 %s ≥ %s = %g × max(gap p50 %s, %s) (server-reported, n=%d)",
+					msText(val(h.P50)), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS), h.N))
 			}
 			if n := x.s.Signals.Compressed; n > 0 {
 				ev = append(ev, Count(n, "stream")+" compressed")
 			}
 			if !x.uneven() && x.haveGaps {
-				ev = append(ev, fmt.Sprintf("delivery even: gap p99 %s < the %s stall threshold and < %s = %g × max(gap p50 %s, %s); %s of content frames coalesced (< %g%%)",
-					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS),
-					pctText(x.coalescedPct), BurstSharePct))
+				ev = append(ev, fmt.Sprintf("delivery even: gap p99 %s < the %s stall threshold and < %s = %g × max(gap p50 %s, %s)",
+					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
 			}
 			if !x.haveGaps {
 				ev = append(ev, fmt.Sprintf("gap n=%d: too few (< 2) to judge delivery", x.s.Metrics["gap_ms"].N))
@@ -267,6 +328,25 @@ var rules = []rule{
 				"output tokens p50 " + numText(val(x.s.Metrics["output_tokens"].P50)),
 			}
 		},
+	},
+	{
+		shape: ShapeColdStart,
+		hint: func(x *figures) string {
+			fs := x.s.FirstStream
+			return fmt.Sprintf("the first stream started cold: first TTFT %s against %s for the rest; use --warmup 1",
+				msText(fs.TTFTMS), msText(fs.RestTTFTP50MS))
+		},
+		when: func(x *figures) bool {
+			fs := x.s.FirstStream
+			return x.s.Workload.Warmup == 0 && fs != nil && fs.RestN >= ColdStartMinRest &&
+				fs.TTFTMS >= ColdStartRatio*fs.RestTTFTP50MS && fs.TTFTMS-fs.RestTTFTP50MS >= ColdStartMinExtraMS
+		},
+		evidence: func(x *figures) []string {
+			fs := x.s.FirstStream
+			return []string{fmt.Sprintf("no warmup; the first stream's ttft %s ≥ %g × %s, the median ttft of the %d streams after it, and %s more (≥ %s)",
+				msText(fs.TTFTMS), ColdStartRatio, msText(fs.RestTTFTP50MS), fs.RestN, msText(fs.TTFTMS-fs.RestTTFTP50MS), msText(ColdStartMinExtraMS))}
+		},
+		excludes: []string{ShapeSharedCapacity}, // the spread is the cold stream's
 	},
 	{
 		shape:    ShapeSharedCapacity,
@@ -364,6 +444,15 @@ func spreadEvidence(s *Summary) []string {
 		}
 	}
 	return nil
+}
+
+// periodText is the stutter streams' period: one figure, or their range.
+func periodText(f *Freezes) string {
+	lo, hi := val(f.PeriodMinMS), val(f.PeriodMaxMS)
+	if msText(lo) == msText(hi) {
+		return msText(lo)
+	}
+	return numText(lo) + "–" + msText(hi)
 }
 
 func val(p *float64) float64 {

@@ -125,6 +125,53 @@ type Stalls struct {
 	LongestMS        *float64 `json:"longest_ms"`
 }
 
+// Freezes counts what the readers of stutter streams (delivery class
+// stutter) saw between bursts, under the stall threshold or not: each
+// freeze is a silence a reader watched, even when no stall counts it.
+type Freezes struct {
+	Streams int `json:"streams"` // stutter streams
+	// FirstHeld counts the stutter streams whose first content read
+	// carried more than one content frame: their ITL is withheld.
+	FirstHeld   int      `json:"first_held"`
+	Count       int      `json:"count"`
+	LongestMS   *float64 `json:"longest_ms"`
+	PeriodMinMS *float64 `json:"period_min_ms"` // the shortest stream's period
+	PeriodMaxMS *float64 `json:"period_max_ms"`
+}
+
+// Add pools another run's (or stream's) freezes: counts add, the longest
+// freeze and the period range widen.
+func (f *Freezes) Add(o Freezes) {
+	f.Streams += o.Streams
+	f.FirstHeld += o.FirstHeld
+	f.Count += o.Count
+	f.LongestMS = extreme(f.LongestMS, o.LongestMS, 1)
+	f.PeriodMinMS = extreme(f.PeriodMinMS, o.PeriodMinMS, -1)
+	f.PeriodMaxMS = extreme(f.PeriodMaxMS, o.PeriodMaxMS, 1)
+}
+
+// extreme is the larger of a and b (sign 1) or the smaller (sign -1),
+// either of them nil when absent.
+func extreme(a, b *float64, sign float64) *float64 {
+	if b == nil || a != nil && sign*(*b-*a) <= 0 {
+		return a
+	}
+	return ptr(*b)
+}
+
+// freezesOf is one record's freezes: none unless it stuttered.
+func freezesOf(r *record.Record) Freezes {
+	d := r.Delivery
+	if d == nil || d.Class != record.DeliveryStutter || d.Freezes == nil {
+		return Freezes{}
+	}
+	f := Freezes{Streams: 1, Count: d.Freezes.Count, LongestMS: ptr(d.Freezes.LongestMS), PeriodMinMS: d.PeriodMS, PeriodMaxMS: d.PeriodMS}
+	if d.FirstHeld != nil && *d.FirstHeld {
+		f.FirstHeld = 1
+	}
+	return f
+}
+
 // Conventions state how every figure was computed.
 type Conventions struct {
 	Percentiles string `json:"percentiles"`
@@ -154,6 +201,8 @@ type Workload struct {
 	Order       string   `json:"order,omitempty"`
 	Version     string   `json:"drip_version,omitempty"`
 	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
+	// TLSInsecure: -k/--insecure, the server's certificate was not verified.
+	TLSInsecure bool `json:"tls_insecure,omitempty"`
 }
 
 // TokensApproxDefinition is tokens_approx_pct's rule. A stream that failed
@@ -176,6 +225,7 @@ type Summary struct {
 	Metrics         Metrics         `json:"metrics"`
 	Throughput      Throughput      `json:"throughput"`
 	Stalls          Stalls          `json:"stalls"`
+	Freezes         Freezes         `json:"freezes"`
 	TokensApproxPct *float64        `json:"tokens_approx_pct"` // TokensApproxDefinition
 	Server          map[string]Dist `json:"server,omitempty"`
 	PerPrompt       []PromptStats   `json:"per_prompt"`
@@ -184,6 +234,7 @@ type Summary struct {
 	Client          *Client         `json:"client,omitempty"`
 	ConnectRamp     *ConnectRamp    `json:"connect_ramp,omitempty"`
 	Signals         Signals         `json:"signals"`
+	FirstStream     *FirstStream    `json:"first_stream,omitempty"`
 	Diagnosis       []Diagnosis     `json:"diagnosis"`
 	Gates           []GateResult    `json:"gates"`
 	// Histograms hold every distribution's values mergeably, so summaries
@@ -249,6 +300,7 @@ type Aggregate struct {
 	connectWait      Sampler
 	server           map[string]*Sampler
 	stalls           Stalls
+	freezes          Freezes
 	approx           int // streams with a token count that is approximated
 	tokens           int
 	winStart, winEnd float64
@@ -369,6 +421,7 @@ func (a *Aggregate) addStalls(r *record.Record) {
 	if len(r.Stalls) > 0 {
 		a.stalls.StreamsWithStall++
 	}
+	a.freezes.Add(freezesOf(r))
 }
 
 // addWindow widens the run window: from the first request sent to the
@@ -413,6 +466,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		Streams:   a.streams,
 		Metrics:   Metrics{},
 		Stalls:    a.stalls,
+		Freezes:   a.freezes,
 		Diagnosis: []Diagnosis{},
 		Gates:     []GateResult{},
 	}

@@ -58,12 +58,65 @@ type Signals struct {
 	// how their content arrived (the bursts or instant delivery rule).
 	ContentStreams int `json:"content_streams"`
 	ReadBuffered   int `json:"read_buffered"`
+	Stutter        int `json:"stutter"` // of them, delivered in regular bursts (class stutter)
 	// Over the read-buffered streams: the largest burst (content frames
 	// of one read, and that read's bytes) and the longest silence between
 	// content reads.
 	LargestBurstFrames int     `json:"largest_burst_frames"`
 	LargestBurstBytes  int     `json:"largest_burst_bytes"`
 	LongestSilenceMS   float64 `json:"longest_silence_ms"`
+}
+
+// FirstStream is the cold-start rule's figures: the TTFT of the run's
+// first measured stream (lowest seq) and the median TTFT of the streams
+// after it, up to ColdStartWindow streams in all, RestN of them. Absent
+// without two streams with a TTFT, and from merged summaries (each run
+// has its own first stream).
+type FirstStream struct {
+	TTFTMS        float64 `json:"ttft_ms"`
+	RestTTFTP50MS float64 `json:"rest_ttft_p50_ms"`
+	RestN         int     `json:"rest_n"`
+}
+
+// ColdStartWindow bounds the streams the cold-start rule compares the
+// first one with: the first ones of the run, where a cold start shows.
+const ColdStartWindow = 32
+
+// seqTTFT is one stream's place in the run and its TTFT.
+type seqTTFT struct {
+	seq  int
+	ttft float64
+}
+
+// earliest keeps the TTFTs of the ColdStartWindow streams of lowest seq.
+type earliest []seqTTFT
+
+func (e *earliest) add(r *record.Record) {
+	if r.TTFTMS == nil {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(*e, r.Seq, func(x seqTTFT, seq int) int { return x.seq - seq })
+	if i >= ColdStartWindow {
+		return
+	}
+	*e = slices.Insert(*e, i, seqTTFT{r.Seq, *r.TTFTMS})
+	if len(*e) > ColdStartWindow {
+		*e = (*e)[:ColdStartWindow]
+	}
+}
+
+// firstStream is the first TTFT and the median of the rest; nil with
+// fewer than two.
+func (e earliest) firstStream() *FirstStream {
+	if len(e) < 2 {
+		return nil
+	}
+	rest := make([]float64, 0, len(e)-1)
+	for _, x := range e[1:] {
+		rest = append(rest, x.ttft)
+	}
+	slices.Sort(rest)
+	return &FirstStream{TTFTMS: e[0].ttft, RestTTFTP50MS: Percentile(rest, 50), RestN: len(rest)}
 }
 
 // workloadStats is the part of an Aggregate that knows about prompts,
@@ -75,6 +128,7 @@ type workloadStats struct {
 	e2eUser  Sampler
 	open     bool
 	signals  Signals
+	first    earliest
 	run      *RunStats
 }
 
@@ -104,6 +158,7 @@ func (w *workloadStats) add(r *record.Record) {
 		}
 	}
 	w.signals.add(r)
+	w.first.add(r)
 }
 
 // addPrompt counts the record for its prompt.
@@ -144,6 +199,9 @@ func (sg *Signals) add(r *record.Record) {
 	}
 	if d := r.Delivery; d != nil {
 		sg.ContentStreams++
+		if d.Class == record.DeliveryStutter {
+			sg.Stutter++
+		}
 		if d.Rule == DeliveryBursts || d.Rule == DeliveryInstant {
 			sg.ReadBuffered++
 			if d.LargestBurstFrames > sg.LargestBurstFrames {
@@ -212,6 +270,7 @@ func (w *workloadStats) fill(s *Summary) {
 		s.PerPrompt = append(s.PerPrompt, st)
 	}
 	s.Signals = w.signals
+	s.FirstStream = w.first.firstStream()
 	if w.run != nil && w.run.SchedLatency.N > 0 {
 		sl := w.run.SchedLatency
 		bound := ClientLagBoundMS

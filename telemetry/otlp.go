@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/redact"
 	"github.com/driplab/drip/stats"
 )
 
@@ -42,6 +43,35 @@ type OTLPConfig struct {
 // a run pushes without --otlp.
 func OTLPFromEnv() bool {
 	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
+}
+
+// headerVars are the variables that give the exporter headers to send:
+// name=value pairs, comma-separated, the values URL-encoded.
+var headerVars = []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_METRICS_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}
+
+// HeaderSecrets masks the values of the headers headerVars give, as sent
+// and as written (redact.CredentialValues: a Bearer's token alone too),
+// and as a JSON error body escapes them ("\/" for "/"). A collector that
+// echoes its credential in an error body has it in the exporter's error,
+// and drip says that error on stderr: every line of it passes through
+// here first.
+func HeaderSecrets() *redact.Masker {
+	var values []string
+	for _, name := range headerVars {
+		for _, kv := range strings.Split(os.Getenv(name), ",") {
+			_, v, ok := strings.Cut(kv, "=")
+			if v = strings.TrimSpace(v); !ok || v == "" {
+				continue
+			}
+			if dec, err := url.PathUnescape(v); err == nil {
+				v = dec
+			}
+			for _, s := range redact.CredentialValues(v) {
+				values = append(values, s, strings.ReplaceAll(s, "/", `\/`))
+			}
+		}
+	}
+	return redact.NewMasker(values)
 }
 
 // CheckProtocol refuses an OTLP protocol drip does not speak: it pushes
@@ -89,10 +119,10 @@ func NewOTLP(ctx context.Context, c OTLPConfig) (*OTLP, error) {
 	o := &OTLP{prompts: promptLabels{}}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(o.noteErr))
 	attrs := []attribute.KeyValue{
-		attribute.String("service.name", "drip"), attribute.String("service.version", c.Version), attribute.String("host.name", c.Host),
+		attribute.String("service.name", "drip"), attribute.String("service.version", c.Version), attribute.String("host.name", label(c.Host)),
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Labels)) {
-		attrs = append(attrs, attribute.String(k, c.Labels[k]))
+		attrs = append(attrs, attribute.String(k, label(c.Labels[k])))
 	}
 	res := resource.NewSchemaless(attrs...)
 	var mopts []otlpmetrichttp.Option
@@ -163,9 +193,9 @@ func (o *OTLP) Add(r *record.Record) error {
 		return nil
 	}
 	set := metric.WithAttributeSet(attribute.NewSet(attrs...))
-	status := []attribute.KeyValue{attribute.String("drip.stream.status", r.Status)}
+	status := []attribute.KeyValue{attribute.String("drip.stream.status", label(r.Status))}
 	if r.Status == record.StatusFailed && r.Error != nil {
-		status = append(status, attribute.String("error.type", r.Error.Class))
+		status = append(status, attribute.String("error.type", label(r.Error.Class)))
 	}
 	o.ins.streams.Add(ctx, 1, set, metric.WithAttributes(status...))
 	o.ins.duration.Record(ctx, r.DurationMS/1000, set, metric.WithAttributes(status[1:]...))
@@ -196,13 +226,13 @@ func (o *OTLP) span(r *record.Record, attrs []attribute.KeyValue) {
 	start := time.Unix(0, r.StartUnixNS)
 	name := operationName(r.Format)
 	if r.Model != "" {
-		name += " " + r.Model
+		name += " " + label(r.Model)
 	}
 	_, sp := o.tracer.Start(context.Background(), name, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attrs...), trace.WithAttributes(
-			attribute.String("drip.phase", r.Phase), attribute.Int("drip.seq", r.Seq), attribute.String("drip.run_id", r.RunID),
-			attribute.String("drip.stream.status", r.Status), attribute.Int("gen_ai.usage.output_tokens", r.OutputTokens)))
-	sp.SetAttributes(attribute.String("drip.prompt_id", r.PromptID)) // a span is one stream: no cap
+			attribute.String("drip.phase", label(r.Phase)), attribute.Int("drip.seq", r.Seq), attribute.String("drip.run_id", label(r.RunID)),
+			attribute.String("drip.stream.status", label(r.Status)), attribute.Int("gen_ai.usage.output_tokens", r.OutputTokens)))
+	sp.SetAttributes(attribute.String("drip.prompt_id", label(r.PromptID))) // a span is one stream: no cap
 	if r.TTFTMS != nil {
 		sp.SetAttributes(attribute.Float64("gen_ai.response.time_to_first_chunk", *r.TTFTMS/1000))
 	}
@@ -211,8 +241,8 @@ func (o *OTLP) span(r *record.Record, attrs []attribute.KeyValue) {
 			attribute.Float64("drip.stall.gap_ms", st.GapMS), attribute.Bool("drip.stall.mid_sentence", st.MidSentence)))
 	}
 	if r.Status == record.StatusFailed && r.Error != nil {
-		sp.SetAttributes(attribute.String("error.type", r.Error.Class))
-		sp.SetStatus(codes.Error, r.Error.Class)
+		sp.SetAttributes(attribute.String("error.type", label(r.Error.Class)))
+		sp.SetStatus(codes.Error, label(r.Error.Class))
 	}
 	sp.End(trace.WithTimestamp(start.Add(msDuration(r.DurationMS))))
 }
@@ -224,16 +254,16 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 func genAIAttrs(r *record.Record, promptID string) []attribute.KeyValue {
 	a := []attribute.KeyValue{
 		attribute.String("gen_ai.operation.name", operationName(r.Format)),
-		attribute.String("gen_ai.provider.name", providerName(r.Format)),
-		attribute.String("gen_ai.request.model", r.Model),
-		attribute.String("drip.format", r.Format),
+		attribute.String("gen_ai.provider.name", label(providerName(r.Format))),
+		attribute.String("gen_ai.request.model", label(r.Model)),
+		attribute.String("drip.format", label(r.Format)),
 		attribute.String("drip.prompt_id", promptID),
-		attribute.String("drip.target", r.Target),
+		attribute.String("drip.target", label(r.Target)),
 	}
 	if u, err := url.Parse(r.Target); err == nil && u.Hostname() != "" {
-		a = append(a, attribute.String("server.address", u.Hostname()))
+		a = append(a, attribute.String("server.address", label(u.Hostname())))
 		if p := u.Port(); p != "" {
-			a = append(a, attribute.String("server.port", p))
+			a = append(a, attribute.String("server.port", label(p)))
 		}
 	}
 	return a

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/sanitize"
 )
 
 // Buckets are the classic histogram boundaries in seconds, shared by the
@@ -43,19 +44,35 @@ const MaxPromptLabels = 32
 // OtherPrompts is the prompt_id of streams past MaxPromptLabels.
 const OtherPrompts = "_other"
 
-// promptLabels hands out prompt id labels, capped at MaxPromptLabels. Its
-// owner calls it from one goroutine (the record sink).
+// promptLabels hands out prompt id labels, capped at MaxPromptLabels and
+// sanitised (label). Its owner calls it from one goroutine (the record
+// sink).
 type promptLabels map[string]bool
 
 func (p promptLabels) label(id string) string {
 	if p[id] {
-		return id
+		return label(id)
 	}
 	if len(p) >= MaxPromptLabels {
 		return OtherPrompts
 	}
 	p[id] = true
-	return id
+	return label(id)
+}
+
+// label is a value as a label or attribute carries it: one line, no
+// control byte, valid UTF-8 (sanitize.Line). A prompt id, a model or a
+// target comes from a file or a server; an OSC 52 in it reached every
+// scrape and every collector, and whoever read them on a terminal.
+func label(v string) string { return sanitize.Line(v) }
+
+// labels is every value of m sanitised (label).
+func labels(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = label(v)
+	}
+	return out
 }
 
 // streamLabels are the labels of every series that vary per record; host
@@ -75,13 +92,13 @@ type Prometheus struct {
 
 // NewPrometheus listens on addr (host:port; port 0 picks one) and serves
 // /metrics. host and labels are constant labels of every series.
-func NewPrometheus(addr, host string, labels map[string]string) (*Prometheus, error) {
+func NewPrometheus(addr, host string, userLabels map[string]string) (*Prometheus, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	cl := prometheus.Labels{"host": host}
-	maps.Copy(cl, labels)
+	cl := prometheus.Labels{"host": label(host)}
+	maps.Copy(cl, labels(userLabels))
 	hist := func(name, help string) *prometheus.HistogramVec {
 		return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "drip", Name: name, Help: help, ConstLabels: cl, Buckets: Buckets,
@@ -118,12 +135,12 @@ func (p *Prometheus) Add(r *record.Record) error {
 	if r.Phase == record.PhaseWarmup {
 		return nil
 	}
-	lv := []string{r.Target, r.Model, r.Format, p.prompts.label(r.PromptID)}
+	lv := []string{label(r.Target), label(r.Model), label(r.Format), p.prompts.label(r.PromptID)}
 	class := ""
 	if r.Status == record.StatusFailed && r.Error != nil {
 		class = r.Error.Class
 	}
-	p.streams.WithLabelValues(append(slices.Clone(lv), r.Status, class)...).Inc()
+	p.streams.WithLabelValues(append(slices.Clone(lv), label(r.Status), label(class))...).Inc()
 	observe(p.ttft.WithLabelValues(lv...), r.TTFTMS)
 	gap := p.gap.WithLabelValues(lv...)
 	for _, g := range r.Gaps() {

@@ -17,6 +17,7 @@ import (
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/record"
@@ -356,4 +357,107 @@ func TestPromptLabelsAreCapped(t *testing.T) {
 	if len(ids) != telemetry.MaxPromptLabels+1 || ids[telemetry.OtherPrompts] != 8 {
 		t.Errorf("%d prompt_id values, %v under %s; want %d and 8", len(ids), ids[telemetry.OtherPrompts], telemetry.OtherPrompts, telemetry.MaxPromptLabels+1)
 	}
+}
+
+// osc52 sets the clipboard of a terminal that shows it.
+const osc52 = "\x1b]52;c;ZWNobyBvd25lZA==\x07"
+
+// hostile is a record whose prompt id, model, target and error class
+// carry terminal controls (a prompt file's id, a server's model name).
+func hostile(t *testing.T) []*record.Record {
+	recs := records(t)[1:]
+	for _, r := range recs {
+		r.PromptID, r.Model, r.RunID = "p"+osc52, "m\x1b[31m\x9b", "r"+osc52
+		r.Target = "http://127.0.0.1:9/v1/chat/completions?x=" + osc52
+		if r.Error != nil {
+			r.Error.Class = "refused" + osc52
+		}
+	}
+	return recs
+}
+
+// controlIn says where s holds a control byte other than a line end.
+func controlIn(s string) int {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r >= 0x7f && r < 0xa0 })
+}
+
+// Label values carry no control: prompt ids carrying OSC 52 reached the
+// scrape as 8,416 raw ESC and BEL bytes.
+func TestPrometheusLabelsCarryNoControl(t *testing.T) {
+	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1\x1b[2J", map[string]string{"region": "eu" + osc52})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background(), 0)
+	for _, r := range hostile(t) {
+		p.Add(r)
+	}
+	resp, err := http.Get("http://" + p.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if i := controlIn(string(b)); i >= 0 || !strings.Contains(string(b), `prompt_id="p"`) {
+		t.Errorf("the scrape holds a control at %d (%q), or not the prompt id without it", i, b[max(i-40, 0):min(i+40, len(b))])
+	}
+}
+
+// OTLP attributes, span names and statuses carry no control either.
+func TestOTLPAttributesCarryNoControl(t *testing.T) {
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	o, err := telemetry.NewOTLP(context.Background(), telemetry.OTLPConfig{Endpoint: srv.URL + "/otlp", Traces: true,
+		Host: "h1" + osc52, Labels: map[string]string{"region": "eu" + osc52}, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range hostile(t) {
+		o.Add(r)
+	}
+	if err := o.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var texts []string
+	for _, m := range rc.metrics {
+		texts = append(texts, protoStrings(m)...)
+	}
+	for _, tr := range rc.traces {
+		texts = append(texts, protoStrings(tr)...)
+	}
+	if len(texts) == 0 {
+		t.Fatal("nothing arrived")
+	}
+	for _, s := range texts {
+		if controlIn(s) >= 0 {
+			t.Errorf("pushed %q", s)
+		}
+	}
+}
+
+// protoStrings is every string field of m, at any depth.
+func protoStrings(m proto.Message) []string {
+	var out []string
+	var walk func(protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			case fd.IsList() || fd.IsMap():
+			case fd.Message() != nil:
+				walk(v.Message())
+			case fd.Kind() == protoreflect.StringKind:
+				out = append(out, v.String())
+			}
+			return true
+		})
+	}
+	walk(m.ProtoReflect())
+	return out
 }

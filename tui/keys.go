@@ -9,6 +9,7 @@ import (
 type KeyMap struct {
 	Rerun, Freeze, Focus, Zoom, HeatMode, Next, Save, Help, Quit key.Binding
 	Back                                                         key.Binding // to the compare or run screen the stream was opened from
+	PrevStream, NextStream                                       key.Binding // drip view: another stream of the file
 	Up, Down, PageUp, PageDown, Bottom                           key.Binding
 }
 
@@ -25,23 +26,26 @@ func DefaultKeyMap() KeyMap {
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"), key.WithDisabled()),
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "follow the tail")),
+		// "[" and "]" as in a pager's previous/next; only drip view has a file to move through.
+		PrevStream: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "earlier stream"), key.WithDisabled()),
+		NextStream: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "later stream"), key.WithDisabled()),
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end", "follow the tail")),
 	}
 }
 
 // ShortHelp is the help bar.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Back, k.Rerun, k.Next, k.Freeze, k.Focus, k.Zoom, k.HeatMode, k.Save, k.Help, k.Quit}
+	return []key.Binding{k.Back, k.PrevStream, k.NextStream, k.Rerun, k.Next, k.Freeze, k.Focus, k.Zoom, k.HeatMode, k.Save, k.Help, k.Quit}
 }
 
 // FullHelp is the help shown with "?".
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Rerun, k.Next, k.Freeze, k.Save},
+		{k.Rerun, k.Next, k.PrevStream, k.NextStream, k.Freeze, k.Save},
 		{k.Focus, k.Up, k.Down, k.PageUp, k.PageDown, k.Bottom},
 		{k.Zoom, k.HeatMode, k.Back, k.Help, k.Quit},
 	}

@@ -41,6 +41,7 @@ type Source struct {
 type Config struct {
 	Sources []Source         // what r re-runs; n cycles between several
 	Records []*record.Record // saved records shown at once (drip view)
+	File    string           // the file Records came from, named in the header
 	// Sink receives every finished record on the probe's goroutine, also
 	// those that end after the view has quit (e.g. --out).
 	Sink    func(*record.Record)

@@ -328,7 +328,7 @@ func TestKeys(t *testing.T) {
 	h.update(press("z"))
 	h.update(press("b"))
 	if s := h.screen(); !strings.Contains(s, "runs × time") || !strings.Contains(s, "time 0–") {
-		t.Error("heatmap did not switch to time buckets")
+		t.Errorf("heatmap did not switch to time buckets:\n%s", s)
 	}
 	h.update(press("tab"))
 	if h.m.stream.focus != focusHeatmap {
@@ -456,12 +456,12 @@ func TestSavedWarmupStreamsMarked(t *testing.T) {
 	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	screen := h.screen()
 	for _, label := range []string{"#1w", "#2w"} {
-		if n := strings.Count(screen, label+" "); n != 2 {
-			t.Errorf("%s on %d rows, want 2 (timeline and heatmap):\n%s", label, n, screen)
+		if n := strings.Count(screen, label+" "); n != 3 {
+			t.Errorf("%s on %d rows, want 3 (timeline, ttft and heatmap):\n%s", label, n, screen)
 		}
 	}
-	if strings.Contains(screen, "#3w") || strings.Count(screen, "#3 ") != 2 {
-		t.Errorf("measured #3 is not on 2 rows unmarked:\n%s", screen)
+	if strings.Contains(screen, "#3w") || strings.Count(screen, "#3 ") != 3 {
+		t.Errorf("measured #3 is not on 3 rows unmarked:\n%s", screen)
 	}
 	if want := "#nw: 2 warmup, left out of the all-runs figures"; !strings.Contains(screen, want) {
 		t.Errorf("header lacks %q:\n%s", want, screen)

@@ -40,7 +40,10 @@ func (rs *runScreen) ttftNote(long bool) string {
 	if !long {
 		return fmt.Sprintf("n=%d · %d in flight · %d waiting", rs.ttft.N(), len(rs.live), waiting)
 	}
-	return fmt.Sprintf("n=%d finished · %d in flight, %d without a first token yet · log buckets", rs.ttft.N(), len(rs.live), waiting)
+	// The figures of the summary the header and the report show; its n is
+	// the finished streams the histogram holds.
+	figures := views.TTFTFigures(rs.sum.Metrics["ttft_ms"])
+	return fmt.Sprintf("%s finished · %d in flight, %d without a first token yet · log buckets", figures, len(rs.live), waiting)
 }
 
 // emptyTTFT and emptyGaps are what the histograms, which hold finished

@@ -15,7 +15,7 @@ import (
 
 // runLayout places the run screen's panels; a box's h counts its title
 // line, and 0 hides it. Everything shows at 120×40; below 100 columns the
-// TTFT histogram goes and the gap histogram sits beside the heatmap; as
+// TTFT and gap histograms sit beside the heatmap; as
 // rows run out the heatmap goes, then the timeline. Pages 2 and 3 show
 // one panel, page, below the header, counts and tabs.
 type runLayout struct {
@@ -76,10 +76,11 @@ func (rs *runScreen) layout(countsH int) {
 	}
 	l.table.b = box{w, rest}
 	if l.heat.b.h > 0 && w >= 72 {
-		l.gaps.b = box{w / 2, l.heat.b.h}
-		l.heat.b.w = w - w/2 - 1
+		// The TTFT beside the gaps, as the wide layout stacks them.
+		l.gaps.b, l.ttft.b = box{w / 3, l.heat.b.h}, box{w / 3, l.heat.b.h}
+		l.heat.b.w = w - 2*(w/3) - 2
 	}
-	l.rows = append(top, []*slot{&l.sweep}, []*slot{&l.table}, []*slot{&l.gaps, &l.heat}, []*slot{&l.tl}, []*slot{&l.help})
+	l.rows = append(top, []*slot{&l.sweep}, []*slot{&l.table}, []*slot{&l.gaps, &l.ttft, &l.heat}, []*slot{&l.tl}, []*slot{&l.help})
 }
 
 // layoutWide puts the histograms in a column beside the table, TTFT over
@@ -302,10 +303,20 @@ func (p runTable) draw(b box) string {
 	return title(&rs.sh.styles, "streams", note, b.w, true) + "\n" + views.Fit(rs.table.View(), b.w, b.h-1)
 }
 
+// draw shows the TTFT histogram: its p50 and p99 with their n and the
+// streams in flight in its title, or the figures on a line of their own
+// where the title has no room for both.
 func (p runTTFT) draw(b box) string {
 	rs := p.rs
-	return title(&rs.sh.styles, "ttft ms", rs.ttftNote(false), b.w, false) + "\n" +
-		views.Histogram(&rs.ttft, math.Inf(1), rs.emptyTTFT(), b.w, b.h-1, &rs.sh.styles.Views)
+	st := &rs.sh.styles
+	note, figures := rs.ttftNote(false), views.TTFTFigures(rs.sum.Metrics["ttft_ms"])
+	_, inFlight, _ := strings.Cut(note, " · ") // the n is the figures'
+	head, h := title(st, "ttft ms", figures+" · "+inFlight, b.w, false), b.h-1
+	if views.Width(" ttft ms  "+figures+" · "+inFlight) > b.w && b.h > 2 {
+		line := st.Views.Value.Render(views.FitParts(strings.ReplaceAll(figures, " · ", " "), b.w))
+		head, h = title(st, "ttft ms", note, b.w, false)+"\n"+line, b.h-2
+	}
+	return head + "\n" + views.Histogram(&rs.ttft, math.Inf(1), rs.emptyTTFT(), b.w, h, &st.Views)
 }
 
 func (p runGaps) draw(b box) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -36,6 +37,7 @@ type streamScreen struct {
 
 	// The current stream and the finished runs before it.
 	src       int
+	pick      int // drip view: the index in cfg.Records of the stream shown
 	tag       int // feed tag of the current stream; events of other tags are stale
 	seq       int // runs started from the current source
 	cancelRun context.CancelFunc
@@ -73,10 +75,13 @@ func newStreamScreen(m *Model) *streamScreen {
 	s.keys.Next.SetEnabled(len(cfg.Sources) > 1)
 	s.keys.Rerun.SetEnabled(len(cfg.Sources) > 0)
 	s.keys.Freeze.SetEnabled(len(cfg.Sources) > 0) // saved records never move
+	s.keys.PrevStream.SetEnabled(len(cfg.Records) > 1)
+	s.keys.NextStream.SetEnabled(len(cfg.Records) > 1)
 	s.restyle()
 	s.cur = views.Stream{Record: &record.Record{StallMS: s.stallMS}}
 	if n := len(cfg.Records); n > 0 {
 		s.history = append(s.history, cfg.Records...)
+		s.pick = n - 1
 		s.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1]}
 	}
 	s.lay = newStreamLayout(s)
@@ -224,13 +229,32 @@ func (s *streamScreen) summarise() {
 	}
 }
 
-// earlier is the finished runs before the current one, oldest first.
+// earlier is the finished runs other than the current one, oldest first:
+// those before it, and in drip view those after the stream picked.
 func (s *streamScreen) earlier() []*record.Record {
 	h := s.history
 	if n := len(h); n > 0 && h[n-1] == s.cur.Record {
-		h = h[:n-1]
+		return h[:n-1]
+	}
+	if i := slices.Index(h, s.cur.Record); i >= 0 {
+		return slices.Delete(slices.Clone(h), i, i+1)
 	}
 	return h
+}
+
+// pickStream shows another stream of drip view's file, by steps of d
+// (wrapping around), the rest of the file staying the dimmer rows and the
+// all-runs column.
+func (s *streamScreen) pickStream(d int) {
+	recs := s.m.cfg.Records
+	s.pick = (s.pick + d + len(recs)) % len(recs)
+	r := recs[s.pick]
+	s.cur = views.Stream{Run: r.Seq + 1, Phase: views.PhaseDone, Record: r}
+	s.heatSkip, s.follow = 0, true
+	s.dirtyData, s.dirtyText = true, true
+	s.text.wrapped = views.WrappedText{}
+	s.relayout()
+	s.render(true)
 }
 
 // freeze stops drawing the panels (or starts again) and says in the help
@@ -327,6 +351,10 @@ func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		s.history, s.seq, s.note = nil, 0, ""
 		clear(s.cut) // a run of the last scenario is not one of this one's
 		return s.startRun()
+	case key.Matches(msg, k.PrevStream):
+		s.pickStream(-1)
+	case key.Matches(msg, k.NextStream):
+		s.pickStream(1)
 	case key.Matches(msg, k.Freeze):
 		s.freeze(!s.frozen)
 		s.render(!s.frozen)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -15,8 +16,8 @@ import (
 // clocks stacked below 72 columns, and panels dropped (heatmap and gaps
 // first) when rows run out.
 type streamLayout struct {
-	header, timeline, text, clocks, gaps, heat, help slot
-	rows                                             grid
+	header, timeline, text, clocks, gaps, ttft, heat, help slot
+	rows                                                   grid
 	// left is what the clocks' title says of the panels left out: the
 	// gaps and the heatmap went without a word at 80×24.
 	left string
@@ -27,7 +28,7 @@ func newStreamLayout(s *streamScreen) streamLayout {
 	return streamLayout{
 		header: slot{p: streamHeader{s}}, timeline: slot{p: streamTimeline{s}},
 		text: slot{p: streamText{s}}, clocks: slot{p: streamClocks{s}},
-		gaps: slot{p: streamGaps{s}}, heat: slot{p: streamHeatmap{s}},
+		gaps: slot{p: streamGaps{s}}, ttft: slot{p: streamTTFT{s}}, heat: slot{p: streamHeatmap{s}},
 		help: slot{p: helpPanel{&s.help, &s.keys, &s.keys.Help, &s.keys.Quit}},
 	}
 }
@@ -51,39 +52,67 @@ func (s *streamScreen) relayout() {
 	maxEarlier := max(0, min(avail/5, 8)-3)
 	l.timeline.b = box{w, min(avail, 4+min(len(s.earlier()), maxEarlier))}
 	rest := avail - l.timeline.b.h
-	l.text.b, l.clocks.b, l.gaps.b, l.heat.b = box{}, box{}, box{}, box{}
+	l.text.b, l.clocks.b, l.gaps.b, l.ttft.b, l.heat.b = box{}, box{}, box{}, box{}, box{}
 	var clockH int // the rows the clocks panel draws at its width
 	if w >= 72 {
-		cw := 40
-		switch {
-		case w >= 160:
-			cw = 82
-		case w >= 120:
-			cw = 46
-		}
+		cw := s.clocksWidth(w)
 		clockH = s.clocksHeight(cw)
-		mid := max(min(rest, clockH+1), (rest*55)/100)
+		// The text and the clocks get the clocks' rows, the rest goes to
+		// the gaps, ttft and heatmap: given 55 % of the rows at 200×50
+		// the demo left 7 rows empty beside the clocks (the text, 117
+		// columns wide, was three lines), 2 at 120×40. A longer text
+		// scrolls, following its tail.
+		mid := min(rest, clockH+1)
 		bottom := rest - mid
 		if bottom < 4 {
 			mid, bottom = rest, 0
 		}
 		l.text.b, l.clocks.b = box{w - cw - 1, max(mid, 0)}, box{cw, mid}
-		l.left = "gaps, heatmap: more rows"
+		l.left = "gaps, ttft, heatmap: more rows"
 		if bottom > 0 {
-			l.gaps.b, l.heat.b = box{w / 2, bottom}, box{w - w/2 - 1, bottom}
-			l.left = ""
+			l.layoutBottom(w, bottom)
 		}
-		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.heat}, {&l.help}}
+		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.ttft, &l.heat}, {&l.help}}
 	} else {
 		clockH = s.clocksHeight(w)
 		ch := min(clockH+1, rest/2)
 		l.clocks.b, l.text.b = box{w, ch}, box{w, max(rest-ch, 0)}
-		l.left = "gaps, heatmap: 72+ columns"
+		l.left = "gaps, ttft, heatmap: 72+ columns"
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.clocks}, {&l.text}, {&l.help}}
 	}
 	s.layEarlier, s.layClocks = len(s.earlier()), clockH
 	s.text.width, s.text.height = l.text.b.w, max(0, l.text.b.h-1)
 	s.help.SetWidth(w)
+}
+
+// layoutBottom sizes the row under the text and clocks, bottom rows
+// high: the gaps, the TTFT of each run beside them from 100 columns, and
+// the heatmap.
+func (l *streamLayout) layoutBottom(w, bottom int) {
+	l.left = ""
+	if w < 100 {
+		l.gaps.b, l.heat.b = box{w / 2, bottom}, box{w - w/2 - 1, bottom}
+		l.left = "ttft: 100+ columns"
+		return
+	}
+	tw := 38               // its title's figures whole: " ttft  p50 181.4 · p99 188.5 ms · n=4"
+	gw := (w - tw - 2) / 3 // the heatmap's columns are frames, and its legend says what they are: it keeps the most
+	l.gaps.b, l.ttft.b, l.heat.b = box{gw, bottom}, box{tw, bottom}, box{w - gw - tw - 2, bottom}
+}
+
+// clocksWidth is the clocks panel's width beside the text at w columns
+// (72 or more): from 120 columns, once there are runs to sum, wide
+// enough for the all-runs column (a file in drip view has them at once).
+func (s *streamScreen) clocksWidth(w int) int {
+	switch {
+	case w >= 160:
+		return 82
+	case w >= 120 && s.all != nil:
+		return views.ClocksAllWidth
+	case w >= 120:
+		return 46
+	}
+	return 40
 }
 
 // view joins the cached panels. The text and the help bar cost only the
@@ -112,7 +141,8 @@ func (s *streamScreen) render(all bool) {
 	heavy := !frozen && (all || !s.live() || len(s.cur.Record.Frames) < bigRecord || now.Sub(s.lastHeavy) >= slowInterval)
 	if s.dirtyData && heavy {
 		s.summarise()
-		if s.layClocks != s.clocksHeight(s.lay.clocks.b.w) {
+		wide := s.sh.width >= 72 && s.lay.clocks.b.w != s.clocksWidth(s.sh.width)
+		if wide || s.layClocks != s.clocksHeight(s.lay.clocks.b.w) {
 			s.relayout() // a row came (ttfo, held) or the all-runs column did
 			all = true
 		}
@@ -141,6 +171,7 @@ func (s *streamScreen) render(all bool) {
 	}
 	if all || s.dirtyData {
 		l.gaps.redraw()
+		l.ttft.redraw()
 		l.heat.redraw()
 	}
 	s.dirtyData, s.dirtyText = false, false
@@ -166,6 +197,7 @@ type (
 	streamText     struct{ s *streamScreen }
 	streamClocks   struct{ s *streamScreen }
 	streamGaps     struct{ s *streamScreen }
+	streamTTFT     struct{ s *streamScreen }
 	streamHeatmap  struct{ s *streamScreen }
 )
 
@@ -178,6 +210,9 @@ func (p streamHeader) draw(b box) string {
 	if w := warmupNote(s.history); w != "" && note == "" {
 		note = w
 	}
+	if recs := s.m.cfg.Records; s.m.cfg.File != "" {
+		note = strings.Join(nonEmpty([]string{viewNote(s.m.cfg.File, recs, s.pick), note}), " · ")
+	}
 	if srcs := s.m.cfg.Sources; len(srcs) > 1 {
 		name := "scenario " + srcs[s.src].Name
 		if note != "" {
@@ -187,6 +222,35 @@ func (p streamHeader) draw(b box) string {
 		}
 	}
 	return views.Header(&s.cur, note, b.w, b.h, &s.sh.styles.Views)
+}
+
+// viewNote is what drip view's header says of where it is: the file, the
+// stream shown among its streams, and what wrote them, so a screen seen
+// later (a capture, a second window) still says which file it is. The
+// header leaves the last parts out as the width runs out, the file kept.
+func viewNote(file string, recs []*record.Record, pick int) string {
+	parts := []string{"file " + filepath.Base(file), fmt.Sprintf("stream %d of %d", pick+1, len(recs))}
+	if src := recordSource(recs[pick]); src != "" {
+		parts = append(parts, src)
+	}
+	return strings.Join(parts, " · ") // the footer says what [ and ] do
+}
+
+// recordSource says what wrote a record: drip record's proxy (it holds
+// the exchange) or a drip command that measured it, with the version
+// and host the record names.
+func recordSource(r *record.Record) string {
+	src := "from drip"
+	if r.Exchange != nil {
+		src = "from drip record"
+	}
+	if w := r.Workload; w != nil && w.Version != "" {
+		src += " " + w.Version
+	}
+	if r.Host != "" {
+		src += " on " + r.Host
+	}
+	return src
 }
 
 // warmupNote explains the w on the rows of warmup streams (saved records
@@ -258,14 +322,32 @@ func (p streamGaps) draw(b box) string {
 		views.Gaps(s.cur.Record, b.w, b.h-1, &s.sh.styles.Views)
 }
 
+// draw shows every run's TTFT (the heatmap's runs), its title the p50
+// and p99 over the finished runs, as the clocks' all-runs column counts
+// them.
+func (p streamTTFT) draw(b box) string {
+	s := p.s
+	sum := s.this
+	if s.all != nil {
+		sum = s.all
+	}
+	return title(&s.sh.styles, "ttft", views.TTFTFigures(sum.Metrics["ttft_ms"]), b.w, false) + "\n" +
+		views.TTFTRuns(s.runs(), s.live(), b.w, b.h-1, &s.sh.styles.Views)
+}
+
+// runs are the runs other than the current one, then the current one.
+func (s *streamScreen) runs() []*record.Record {
+	runs := s.earlier()
+	return append(runs[:len(runs):len(runs)], s.cur.Record)
+}
+
 func (p streamHeatmap) draw(b box) string {
 	s := p.s
 	mode := "runs × frame index · b: time"
 	if s.heatByTime {
 		mode = "runs × time · b: frame index"
 	}
-	runs := s.earlier()
-	runs = append(runs[:len(runs):len(runs)], s.cur.Record)
+	runs := s.runs()
 	return title(&s.sh.styles, "heatmap", mode, b.w, s.focus == focusHeatmap) + "\n" +
 		views.Heatmap(runs, s.heatByTime, s.heatSkip, b.w, b.h-1, &s.sh.styles.Views)
 }

@@ -136,8 +136,9 @@ func TestRerunKeepsTheRunItCut(t *testing.T) {
 	again.Seq = 1
 	h.push(second, events(&again)...)
 	h.advance(frameInterval)
-	// Run 1 has its row on the timeline and in the heatmap, beside run 2.
-	if s := h.screen(); strings.Count(s, "#1 ") != 2 || strings.Count(s, "#2 ") != 2 {
+	// Run 1 has its row on the timeline, the ttft panel and the heatmap,
+	// beside run 2.
+	if s := h.screen(); strings.Count(s, "#1 ") != 3 || strings.Count(s, "#2 ") != 3 {
 		t.Errorf("after r cut run 1 short, its rows are not on the screen:\n%s", s)
 	}
 	// After n the history is the new scenario's: a run of the last one
@@ -151,29 +152,90 @@ func TestRerunKeepsTheRunItCut(t *testing.T) {
 	<-h.observers
 	h.push(third, probe.Event{Type: probe.EventDone, Record: cut})
 	h.advance(frameInterval)
-	if s := h.screen(); strings.Contains(s, "#2 ") || strings.Count(s, "#1 ") != 2 {
+	if s := h.screen(); strings.Contains(s, "#2 ") || strings.Count(s, "#1 ") != 3 {
 		t.Errorf("after n, the history holds more than the new scenario's cut run:\n%s", s)
 	}
 }
 
-// TestStreamScreenSaysWhereTheGapsWent: where the gaps and the heatmap
-// get no rows (80×24) or no columns (60×20) the clocks' title says so;
-// they went without a word. At 120×40 they show and nothing is said.
+// TestStreamScreenSaysWhereTheGapsWent: where the gaps, the ttft and the
+// heatmap get no rows (80×24) or no columns (60×20) the clocks' title
+// says so; they went without a word. At 120×40 they show and nothing is
+// said; at 90×30 the ttft alone goes, said.
 func TestStreamScreenSaysWhereTheGapsWent(t *testing.T) {
 	h := newHarness(t, Config{Records: []*record.Record{recorded(t, "mid-sentence-stall")}})
 	for _, tc := range []struct {
 		size  [2]int
 		shown bool
 		note  string
-	}{{[2]int{80, 24}, false, "clocks  gaps, heatmap: more rows"}, {[2]int{60, 20}, false, "clocks  gaps, heatmap: 72+ columns"}, {[2]int{120, 40}, true, ""}} {
+	}{{[2]int{80, 24}, false, "clocks  gaps, ttft, heatmap: more rows"}, {[2]int{60, 20}, false, "clocks  gaps, ttft, heatmap: 72+ columns"},
+		{[2]int{120, 40}, true, ""}, {[2]int{90, 30}, true, "clocks  ttft: 100+ columns"}} {
 		h.update(tea.WindowSizeMsg{Width: tc.size[0], Height: tc.size[1]})
 		s := h.screen()
 		checkFits(t, s, tc.size[0], tc.size[1])
 		if shown := strings.Contains(s, " gaps  log buckets") && strings.Contains(s, " heatmap "); shown != tc.shown {
 			t.Errorf("%v: gaps and heatmap shown %v, want %v:\n%s", tc.size, shown, tc.shown, s)
 		}
-		if said := strings.Contains(s, "gaps, heatmap:"); tc.note == "" && said || tc.note != "" && !strings.Contains(s, tc.note) {
+		if ttft := strings.Contains(s, " ttft  p50 180.0 · p99 180.0 ms · n=1"); ttft != (tc.size[0] >= 100) {
+			t.Errorf("%v: ttft panel shown %v:\n%s", tc.size, ttft, s)
+		}
+		if said := strings.Contains(s, "heatmap: more") || strings.Contains(s, "heatmap: 72") || strings.Contains(s, "ttft: 100"); tc.note == "" && said || tc.note != "" && !strings.Contains(s, tc.note) {
 			t.Errorf("%v: want the note %q (said: %v):\n%s", tc.size, tc.note, said, s)
+		}
+	}
+}
+
+// TestViewNamesItsFileAndPicksAnyStream: drip view says which file it
+// shows, which of its streams and what wrote them; ] and [ move through
+// every stream, wrapping around, the header, the clocks and the text
+// following; the whole file's column shows from 120 columns (it needed
+// 160).
+func TestViewNamesItsFileAndPicksAnyStream(t *testing.T) {
+	recs := []*record.Record{recorded(t, "steady"), recorded(t, "buffered-burst"), recorded(t, "mid-sentence-stall")}
+	for i, r := range recs {
+		r.Seq, r.Host, r.Workload = i, "lab-1", &record.RecordWorkload{Version: "v1.2.0"}
+	}
+	h := newHarness(t, Config{Records: recs, File: "/data/runs/main.jsonl"})
+	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	s := h.screen()
+	for _, want := range []string{"file main.jsonl", "stream 3 of 3", "from drip v1.2.0 on lab-1", "all 3 runs", "⏸ 700ms"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("drip view at 120×40 lacks %q:\n%s", want, s)
+		}
+	}
+	h.update(press("]")) // wraps to the first
+	if s := h.screen(); !strings.Contains(s, "stream 1 of 3") || !strings.Contains(s, "run 1 ·") {
+		t.Errorf("] from the last stream did not show the first:\n%s", s)
+	}
+	h.update(press("["))
+	h.update(press("["))
+	s = h.screen()
+	if !strings.Contains(s, "stream 2 of 3") || !strings.Contains(s, "buffered") || !strings.Contains(s, "stalls         0 (0 mid-sentence)") {
+		t.Errorf("[ [ from the first did not show the second (buffered, no stall of its own):\n%s", s)
+	}
+	checkFits(t, s, 120, 40)
+	h.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s = h.screen()
+	checkFits(t, s, 80, 24)
+	if !strings.Contains(s, "file main.jsonl") {
+		t.Errorf("drip view at 80×24 does not name its file:\n%s", s)
+	}
+}
+
+// TestStreamScreenFillsTheTerminal: at 200×50 the demo's screen left 7
+// rows empty beside the clocks (the text, 117 columns wide, was given 55 %
+// of the rows for three lines), 2 at 120×40; the rows go to the gaps
+// below. No row of the screen is empty at either size.
+func TestStreamScreenFillsTheTerminal(t *testing.T) {
+	h := newHarness(t, Config{Records: []*record.Record{recorded(t, "mid-sentence-stall")}})
+	for _, sz := range [][2]int{{200, 50}, {120, 40}} {
+		h.update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		s := h.screen()
+		checkFits(t, s, sz[0], sz[1])
+		for i, l := range strings.Split(s, "\n") {
+			if strings.TrimSpace(l) == "" {
+				t.Errorf("%v: row %d is empty:\n%s", sz, i+1, s)
+				break
+			}
 		}
 	}
 }

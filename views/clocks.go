@@ -25,6 +25,10 @@ type Clocks struct {
 	Stalling bool
 }
 
+// ClocksAllWidth is the least width the clocks panel shows the all-runs
+// column in.
+const ClocksAllWidth = 64
+
 // clockLabelW is the width of the labels' column.
 const clockLabelW = 15
 
@@ -101,7 +105,7 @@ func ClocksHeight(c Clocks, width int) int {
 // clockTable is the panel's rows and whether they carry the all-runs
 // column (two runs or more, and the width for it).
 func clockTable(c Clocks, width int) ([]clockRow, bool) {
-	showAll := c.All != nil && width >= 64
+	showAll := c.All != nil && width >= ClocksAllWidth
 	var rows []clockRow
 	for _, m := range clockMetrics() {
 		rows = append(rows, clockRows(c, m, showAll, width-clockLabelW)...)
@@ -165,14 +169,37 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 	return []clockRow{row}
 }
 
-// gapRows are the gap distribution's n, p50 p95, p99 max, and the stalls.
+// gapRows are the gap distribution's n, p50 p95, p99 max, the stalls,
+// and the freezes when this stream or any run stuttered.
 func gapRows(c Clocks, g stats.Dist, all func(func(*stats.Summary) string) string, room int) []clockRow {
-	return []clockRow{
+	rows := []clockRow{
 		{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", s.Metrics["gap_ms"].N) })},
 		{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P50, s.Metrics["gap_ms"].P95) })},
 		{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P99, s.Metrics["gap_ms"].Max) })},
 		{"stalls", thisStalls(c, room), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
 	}
+	if f := c.Record.Delivery; (f == nil || f.Freezes == nil) && (c.All == nil || c.All.Freezes.Streams == 0) {
+		return rows
+	}
+	return append(rows, clockRow{"freezes", thisFreezes(c.Record, room), all(func(s *stats.Summary) string {
+		return fmt.Sprintf("%d in %s", s.Freezes.Count, stats.Count(s.Freezes.Streams, "stream"))
+	})})
+}
+
+// thisFreezes is the stream's freezes (stutter delivery, counted under
+// the stall threshold too) with its period and the longest, said shorter
+// when room is short of it; 0 for a stream that did not stutter.
+func thisFreezes(r *record.Record, room int) string {
+	d := r.Delivery
+	if d == nil || d.Freezes == nil || d.PeriodMS == nil {
+		return "0"
+	}
+	f := d.Freezes
+	long := fmt.Sprintf("%d · every %s · longest %s", f.Count, ms(d.PeriodMS), ms(&f.LongestMS))
+	if Width(long) <= room {
+		return long
+	}
+	return fmt.Sprintf("%d · every %s", f.Count, ms(d.PeriodMS))
 }
 
 // figure is a value in the metric's unit: times in ms, rates bare.
@@ -261,10 +288,13 @@ func perFrame(r *record.Record, room int) string {
 }
 
 // itl is the stream's ITL, or why it is withheld: the delivery rule that
-// made the stream buffered.
+// made the stream buffered, or a stutter whose first content was held.
 func itl(r *record.Record, d stats.Dist) string {
 	if r.Buffered && r.Delivery != nil && r.Delivery.Rule != "" {
 		return "— buffered (" + r.Delivery.Rule + ")"
+	}
+	if r.Delivery != nil && r.Delivery.Class == record.DeliveryStutter && stats.WithholdsITL(r.Delivery) {
+		return "— stutter, first held"
 	}
 	return ms(d.P50)
 }

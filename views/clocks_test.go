@@ -153,3 +153,64 @@ func TestClocksCountTokensWhole(t *testing.T) {
 		}
 	}
 }
+
+// stutterRecord is the fixture's steady stream as haproxy's defaults
+// forward it: the first word at once at 180 ms, then every word written
+// meanwhile in one read every 224 ms, the last at once.
+func stutterRecord(t *testing.T) *record.Record {
+	t.Helper()
+	r := &record.Record{Status: record.StatusComplete}
+	const end = 180 + 25*37
+	read, tick := 0, 180.0
+	for i := range 38 {
+		at := 180 + 25*float64(i)
+		for tick < at {
+			read, tick = read+1, min(tick+224, end)
+		}
+		r.Frames = append(r.Frames, record.Frame{TMS: tick, Read: read, Kind: record.KindContent, Text: " w", Bytes: 180})
+	}
+	r.Frames = append(r.Frames, record.Frame{TMS: end, Read: read, Kind: record.KindEnd})
+	r.DurationMS = end + 1
+	if err := stats.Derive(r, stats.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	if r.Delivery.Class != record.DeliveryStutter {
+		t.Fatalf("delivery %+v: not the stutter the test needs", *r.Delivery)
+	}
+	return r
+}
+
+// A stutter stream's freezes are a row of the clocks panel — counted
+// under the stall threshold, with the period, shorter where room is
+// short — and the all-runs column counts them; a clean stream alone has
+// no such row.
+func TestClocksCountFreezes(t *testing.T) {
+	st := NewStyles(true, false)
+	r := stutterRecord(t)
+	f := r.Delivery.Freezes
+	for _, tc := range []struct {
+		width int
+		all   bool
+		want  string
+	}{
+		{40, false, fmt.Sprintf("freezes %d · every %s ms", f.Count, report.FormatFloat(*r.Delivery.PeriodMS))},
+		{120, true, fmt.Sprintf("freezes %d · every %s ms · longest %s ms %d in 2 streams", f.Count, report.FormatFloat(*r.Delivery.PeriodMS),
+			report.FormatFloat(f.LongestMS), 2*f.Count)},
+	} {
+		c := Clocks{Record: r, This: summaryOf(r)}
+		if tc.all {
+			c.All = summaryOf(r, r)
+		}
+		panel := ansi.Strip(ClocksPanel(c, tc.width, ClocksHeight(c, tc.width), &st))
+		if !strings.Contains(strings.Join(strings.Fields(panel), " "), tc.want) {
+			t.Errorf("width %d: want %q:\n%s", tc.width, tc.want, panel)
+		}
+		if c.This.Stalls.Count != 0 {
+			t.Errorf("%d stalls: the freezes are under the threshold", c.This.Stalls.Count)
+		}
+	}
+	clean := replay(t, "steady", 0)
+	if panel := ansi.Strip(ClocksPanel(Clocks{Record: clean, This: summaryOf(clean)}, 80, 30, &st)); strings.Contains(panel, "freezes") {
+		t.Errorf("a clean stream has a freezes row:\n%s", panel)
+	}
+}

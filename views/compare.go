@@ -74,7 +74,7 @@ func differenceLine(d compare.Difference, width int, st *Styles) string {
 	for i, v := range values {
 		shown := v
 		if fixed+whole > width {
-			shown = ElideURL(v, max((width-fixed)/len(values), 8))
+			shown = ElideURLs(v, max((width-fixed)/len(values), 8))
 		}
 		parts[i] = st.Value.Render(strings.Join(runs[v], ", ")) + " " + shown
 	}
@@ -116,7 +116,7 @@ func runLine(c *compare.Comparison, i, width int, st *Styles) string {
 	if room < min(Width(target), minTargetRoom) {
 		return line(format)
 	}
-	return line(format) + st.Dim.Render(" · "+ElideURL(target, room))
+	return line(format) + st.Dim.Render(" · "+ElideURLs(target, room))
 }
 
 // minTargetRoom is the least room a run's target is shown in.

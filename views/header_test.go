@@ -98,6 +98,10 @@ func TestElideURLKeepsWhatFits(t *testing.T) {
 		{"https://averylonghostname.example.com", 35, "averylonghostname.example.com"},
 		{"https://averylonghostname.example.com", 20, "averylongh…ample.com"},
 		{"http://127.0.0.1:8089/v1/chat/completions", 80, "http://127.0.0.1:8089/v1/chat/completions"},
+		// Too narrow for 8 cells of host and "completions": a short host
+		// stays whole (it read "localhost:…pletions").
+		{"http://localhost:18947/v1/chat/completions", 19, "localhost:18947…"},
+		{"http://localhost:18947/v1/chat/completions", 20, "localhost:18947…ions"},
 	} {
 		got := ElideURL(tc.url, tc.width)
 		if got != tc.want {
@@ -125,6 +129,31 @@ func TestHeaderCutsAMessageAtAWord(t *testing.T) {
 		}
 		if ansi.StringWidth(line) > 80 {
 			t.Errorf("note %q: %d columns: %q", note, ansi.StringWidth(line), line)
+		}
+	}
+}
+
+// TestElideURLsKeepsTargetsApart: a run that sent to two endpoints has
+// the target "A, B"; cut as one URL it read as one (the first's host
+// before the second's path). Each is cut on its own, or counted.
+func TestElideURLsKeepsTargetsApart(t *testing.T) {
+	two := "http://127.0.0.1:18947/v1/chat/completions, http://127.0.0.1:18947/v1/messages"
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{200, two},
+		// Each its half: the second whole, the first to its host and path's end.
+		{70, "http://127.0.0.1:18947…completions, http://127.0.0.1:18947/v1/messages"},
+		// Halves would cut a host: the first, and the other counted.
+		{50, "http://127.0.0.1:18947…/chat/completions, +1 more"},
+	} {
+		got := ElideURLs(two, tc.width)
+		if got != tc.want {
+			t.Errorf("ElideURLs at %d = %q, want %q", tc.width, got, tc.want)
+		}
+		if w := Width(got); w > tc.width {
+			t.Errorf("ElideURLs at %d: %d columns", tc.width, w)
 		}
 	}
 }

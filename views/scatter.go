@@ -117,12 +117,6 @@ func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int
 	return lines
 }
 
-// wrapWords breaks s into rows of at most width cells at its spaces (a
-// word wider than a row stays whole, for Fit to cut).
-func wrapWords(s string, width int) []string {
-	return joinRows(strings.Fields(s), " ", width)
-}
-
 // joinRows joins items with sep into rows of at most width cells, as many
 // to a row as fit (an item wider than a row has one of its own).
 func joinRows(items []string, sep string, width int) []string {

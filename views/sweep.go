@@ -144,7 +144,7 @@ func sweepTitles(cols []sweep.Column) []string {
 // wrapLine cuts a long verdict into lines of the panel's width.
 func wrapLine(s string, width int, style interface{ Render(...string) string }) []string {
 	var out []string
-	for _, l := range strings.Split(ansi.Wrap(sanitize.Line(s), max(width, 20), ""), "\n") {
+	for _, l := range wrapWords(sanitize.Line(s), max(width, 20)) {
 		out = append(out, style.Render(l))
 	}
 	return out

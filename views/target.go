@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -26,7 +27,7 @@ func whatLine(target string, width int, st *Styles, alts ...[]string) string {
 		}
 		room := width - Width(label) - Width(rest)
 		if room >= Width(url) || i == len(alts)-1 {
-			u := ElideURL(url, min(width-Width(label), max(room, urlMin(url, urlFloor))))
+			u := ElideURLs(url, min(width-Width(label), max(room, urlMin(url, urlFloor))))
 			// The parts that still do not fit are cut at their end, the
 			// URL's end kept; a stub too short to read goes.
 			if left := width - Width(label) - Width(u); Width(rest) > left {
@@ -70,7 +71,8 @@ func splitURL(u string) (head, path string) {
 // scheme and host, and the path's end ("http://host…/chat/completions"),
 // cut at a slash where one fits; a query goes first ("…/completions?…");
 // where the host does not fit, its start and the path's last word
-// ("bedrock-runtime.us-e…/invoke-with-response-stream").
+// ("bedrock-runtime.us-e…/invoke-with-response-stream"); narrower, a short
+// host whole and what of the path's end fits ("localhost:18947…tions").
 func ElideURL(u string, width int) string {
 	switch {
 	case Width(u) <= width:
@@ -100,6 +102,17 @@ func ElideURL(u string, width int) string {
 		if start := width - 2 - Width(last); last != "" && start >= 8 {
 			return ansi.Truncate(base, start, "") + "…/" + last
 		}
+		if host := base[:strings.IndexByte(base+"/", '/')]; Width(host) <= shortHost && Width(host)+1 < width {
+			// Too narrow for 8 cells of the host and the path's last
+			// word: a short host (an address and its port, localhost)
+			// whole, where its start and end read "localhost:…pletions",
+			// then what of the path's end fits, if enough to read.
+			tail := ansi.TruncateLeft(path, Width(path)-(width-Width(host)-1), "")
+			if Width(tail) < 4 {
+				tail = ""
+			}
+			return host + "…" + tail
+		}
 		return ansi.Truncate(base, (width+1)/2, "") + "…" + ansi.TruncateLeft(base, Width(base)-(width-1-(width+1)/2), "")
 	}
 	tail := ansi.TruncateLeft(path, Width(path)-room, "")
@@ -108,6 +121,45 @@ func ElideURL(u string, width int) string {
 	}
 	return head + "…" + tail
 }
+
+// targetSep joins the targets of a run that sent to several
+// (compare.Workload's "a, b"): ElideURL cut the pair as one URL, the
+// first one's host before the second one's path.
+const targetSep = ", "
+
+// ElideURLs is ElideURL for a list of targets joined by ", ": each cut
+// to its share of width (no less than its host and path's last word, or
+// urlFloor), the ones that still do not fit counted ("+2 more").
+func ElideURLs(list string, width int) string {
+	urls := strings.Split(list, targetSep)
+	if len(urls) == 1 || Width(list) <= width {
+		return ElideURL(list, width)
+	}
+	for n := len(urls); n > 1; n-- {
+		more := ""
+		if n < len(urls) {
+			more = fmt.Sprintf("%s+%d more", targetSep, len(urls)-n)
+		}
+		share := (width - Width(more) - Width(targetSep)*(n-1)) / n
+		parts := make([]string, n)
+		fits := true
+		for i, u := range urls[:n] {
+			parts[i] = ElideURL(u, share)
+			fits = fits && share >= urlMin(u, urlFloor)
+		}
+		if fits {
+			return strings.Join(parts, targetSep) + more
+		}
+	}
+	more := fmt.Sprintf("%s+%d more", targetSep, len(urls)-1)
+	return ElideURL(urls[0], max(width-Width(more), 1)) + more
+}
+
+// shortHost is the longest host (without the scheme) ElideURL keeps
+// whole where the path's last word does not fit beside 8 cells of it: an
+// address and its port, localhost, a short name. A longer one (a cloud
+// endpoint's) is cut at both ends.
+const shortHost = 24
 
 // whatParts are the parts after a header's target, richest first: with
 // the format, then without it (the load and the model matter more than

@@ -17,13 +17,18 @@ import (
 // known, a stall in progress growing, a buffered stream's end-to-end rate.
 //
 // A line too wide for width loses whole parts, never a stub ("· f…"):
-// first byte first, then the end of an error's message (the pane's text
-// shows it whole), then the status's last parts (a rate, a frame count),
-// then the stalls (their mid-sentence count first); the TTFT goes last.
+// first byte first, then the name, a URL cut in its middle as every
+// header cuts one (ElideURL: host and path's end kept, down to urlFloor),
+// then the end of an error's message (the pane's text shows it whole),
+// then the status's last parts (a rate, a frame count), then the stalls
+// (their mid-sentence count first), then the TTFT; the name last.
 func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	status, stStyle := statusText(s, st)
-	head := st.TitleFocused.Render(" "+letter+" ") + " " + st.Value.Render(sanitize.Line(name)) +
-		st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run))
+	full := sanitize.Line(name)
+	name = full
+	head := func() string {
+		return st.TitleFocused.Render(" "+letter+" ") + " " + st.Value.Render(name) + st.Dim.Render(fmt.Sprintf(" · run %d · ", s.Run))
+	}
 	r := s.Record
 	var firstByte, ttft, stalls string
 	if s.Phase == PhaseStreaming || s.Phase == PhaseDone {
@@ -38,7 +43,7 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		}
 	}
 	build := func() string {
-		line := head + stStyle.Render(status)
+		line := head() + stStyle.Render(status)
 		for _, e := range []string{firstByte, ttft, stalls} {
 			if e != "" {
 				line += st.Dim.Render(" · ") + st.Label.Render(e)
@@ -46,8 +51,15 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		}
 		return line
 	}
+	// A URL gives way as every header's does, down to urlFloor, before
+	// the status loses more; where nothing else is left to cut, to the
+	// room there is.
+	elide := func(floor int) func() bool {
+		return func() bool { return elideName(&name, full, width-(Width(build())-Width(name)), floor) }
+	}
 	cuts := []func() bool{
 		func() bool { return drop(&firstByte) },
+		elide(urlMin(full, urlFloor)),
 		func() bool { return cutMessage(&status, Width(build())-width) },
 		func() bool { return dropLastPart(&status) },
 		func() bool { // "2 stalls (1 mid-sentence)", then "2 stalls"
@@ -56,6 +68,7 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 			return ok || drop(&stalls)
 		},
 		func() bool { return drop(&ttft) },
+		elide(10),
 	}
 	line := build()
 	for i := 0; i < len(cuts) && Width(line) > width; {
@@ -65,6 +78,20 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		line = build()
 	}
 	return Fit(line, width, 1)
+}
+
+// elideName cuts a pane's name (full) to room, no less than floor: a URL
+// as every header cuts one (ElideURL: host and path's end kept), another
+// name at its end; false when that did not change it.
+func elideName(name *string, full string, room, floor int) bool {
+	room = max(room, min(floor, Width(full)))
+	short := ElideURL(full, room)
+	if !strings.Contains(full, "://") {
+		short = ansi.Truncate(full, room, "…")
+	}
+	cut := short != *name
+	*name = short
+	return cut
 }
 
 // cutMessage shortens the message after a status's " — " by over cells

@@ -384,3 +384,26 @@ func TestTargetClocksLineUpUnderTheHeading(t *testing.T) {
 		}
 	}
 }
+
+// TestTargetURLsCutOneWay: three targets at 80 columns had their URLs cut
+// three ways (A and B whole, the status cut; C cut at its end, losing the
+// path that names the endpoint). Every pane title now cuts a URL as every
+// header does (ElideURL): the host and the path's end, the status kept.
+func TestTargetURLsCutOneWay(t *testing.T) {
+	st := NewStyles(true, false)
+	done := &Stream{Run: 1, Phase: PhaseDone, Record: replay(t, "mid-sentence-stall", 0)}
+	for _, u := range []string{
+		"http://127.0.0.1:18947/v1/chat/completions",
+		"https://inference.example-cloud.internal:8443/v1/chat/completions",
+		"http://127.0.0.1:18947/v1beta/models/mid-sentence-stall:streamGenerateContent?alt=sse",
+	} {
+		line := strings.TrimRight(ansi.Strip(TargetTitle("C", u, done, 80, &st)), " ")
+		shown, _, _ := strings.Cut(strings.TrimPrefix(line, " C  "), " · run 1")
+		if shown != ElideURL(u, Width(shown)) || !strings.Contains(line, "· run 1 · done") || !strings.Contains(line, "ttft 1") {
+			t.Errorf("%s at 80 columns: %q, want the URL as ElideURL cuts it (%q), the status and the ttft", u, line, ElideURL(u, Width(shown)))
+		}
+		if w := ansi.StringWidth(line); w > 80 {
+			t.Errorf("%s: %d columns: %q", u, w, line)
+		}
+	}
+}

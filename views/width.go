@@ -112,3 +112,20 @@ func CutWords(s string, width int) string {
 	}
 	return cut + "…"
 }
+
+// wrapWords breaks s into rows of at most width cells at its spaces only,
+// escape sequences measured as nothing: a word is never split at a hyphen
+// or a sign ("-0.0%" stays whole, where ansi.Wrap broke it after the
+// "-"), and a word wider than a row is cut into rows of its own.
+func wrapWords(s string, width int) []string {
+	var words []string
+	// Plain spaces only: a no-break space holds what it joins.
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' }) {
+		if Width(w) > width && width > 0 {
+			words = append(words, strings.Split(ansi.Hardwrap(w, width, false), "\n")...)
+			continue
+		}
+		words = append(words, w)
+	}
+	return joinRows(words, " ", width)
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 
@@ -78,9 +79,7 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		err := runCompareTUI(cmd.Context(), out, c)
-		pipeline.WriteSweep(out, levels)
-		return err
+		return runCompareTUI(cmd.Context(), out, c, levels)
 	}
 	return pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown, Sweep: levels})
 }
@@ -165,16 +164,17 @@ var compareExample = `  drip compare before.jsonl after.jsonl
   drip compare --by level sweep.jsonl`
 
 // runCompareTUI opens the compare screen until the user quits, then prints
-// the gate verdicts, which the screen does not show, and exits 1 when one
-// tripped, as the headless report does.
-func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison) error {
+// the comparison as the headless report does (its figures stay in the
+// scrollback, with the gate verdicts the screen does not show) and exits 1
+// when a gate tripped.
+func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison, levels *sweep.Result) error {
 	m := tui.NewCompare(ctx, c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	m.Wait()
 	if err := screenEnded(ctx, "compare screen", err); err != nil {
 		return err
 	}
-	return pipeline.ComparisonVerdicts(out, c)
+	return pipeline.ReportComparison(out, c, pipeline.Comparison{Sweep: levels})
 }
 
 // defaultLabels names runs by their file names, or by their paths when two

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/driplab/drip/internal/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
 )
 
 // A config file (--config drip.toml) holds what a CI job would otherwise
@@ -44,9 +46,9 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // not, and returns the URLs to run: the arguments, else the file's
 // targets. Every error names the file and line and is a usage error.
 func applyConfig(cmd *cobra.Command, path string, args []string) ([]string, error) {
-	text, err := os.ReadFile(path)
+	text, err := userfile.Read(cmd.Context(), path, kindConfig, nil)
 	if err != nil {
-		return nil, usageErr("--config: %v", err)
+		return nil, usageErr("--config %v", err)
 	}
 	var tree map[string]any
 	if _, err := toml.Decode(string(text), &tree); err != nil {
@@ -229,6 +231,11 @@ func (c *configFile) headers(v any) error {
 		s, ok := t[name].(string)
 		if !ok {
 			return c.errorf("headers."+name, "want a string")
+		}
+		if !httpguts.ValidHeaderFieldName(name) {
+			// "X-A: Authorization" = "…" would send X-A with the secret
+			// in a value nobody reads as one.
+			return c.errorf("headers."+name, "not a valid header name (a token: no ':', space or separator)")
 		}
 		if c.cmdHeader[http.CanonicalHeaderKey(name)] {
 			continue // a -H of this name wins; its ${ENV} need not be set

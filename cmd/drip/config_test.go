@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
@@ -121,6 +122,7 @@ func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
 // while [headers]' were sent, even beside a -H of the same name.
 func TestRunConfigHeadersAddToTheCommandLinesAndLoseToIt(t *testing.T) {
 	cmd := newRunCmd()
+	cmd.SetContext(t.Context())
 	for _, h := range []string{"X-A: cli", "x-c: cli"} {
 		if err := cmd.Flags().Set("header", h); err != nil {
 			t.Fatal(err)
@@ -147,6 +149,7 @@ func TestRunConfigArrays(t *testing.T) {
 		t.Errorf("runs = [1, 3]: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 	cmd := newRunCmd()
+	cmd.SetContext(t.Context())
 	if _, err := applyConfig(cmd, writeConfig(t, "targets = [\"http://x\"]\nconcurrency = [1, 2, 4]\n"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -170,5 +173,24 @@ func TestRunConfigErrorNamesTheKeysOwnLine(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tc.msg) {
 			t.Errorf("config\n%s\nexit %d, stderr %q; want 2 and %q", tc.text, code, stderr, tc.msg)
 		}
+	}
+}
+
+// A [headers] name that is no token is refused, naming its line: "X-A:
+// Authorization" became the header X-A with "Authorization: <the secret>"
+// as its value, sent where no redaction looks for a credential.
+func TestRunConfigRefusesAHeaderNameThatIsNoToken(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); http.NotFound(w, r) }))
+	defer srv.Close()
+	for _, name := range []string{"X-A: Authorization", "X A", "X-\u00e9"} {
+		cfg := writeConfig(t, "targets = [\""+srv.URL+"\"]\n[headers]\n\""+name+"\" = \"Bearer sk-secret\"\n")
+		code, _, stderr := drip(t, "run", "--config", cfg, "--runs", "1")
+		if want := "drip.toml:3: headers." + name + ": not a valid header name"; code != exitUsage || !strings.Contains(stderr, want) || strings.Contains(stderr, "sk-secret") {
+			t.Errorf("%q: exit %d %q; want 2 saying %q", name, code, stderr, want)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests went out", n)
 	}
 }

@@ -1,20 +1,25 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
@@ -38,6 +43,7 @@ type requestFlags struct {
 	bounds      boundFlags
 	aws         awsFlags
 	shape       shapeFlags
+	tls         tlsFlags
 }
 
 const defaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
@@ -61,6 +67,8 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
 	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+	f.tls.register(fs)
+	registerNoBuffer(fs)
 }
 
 // boundFlags are --max-frames and --max-bytes, the bounds on one stream
@@ -94,9 +102,20 @@ func (b *boundFlags) check() (frames int, bytes int64, err error) {
 // stdin is where -d - reads the body; tests replace it.
 var stdin io.Reader = os.Stdin
 
+// The kinds of file drip run's flags name, each read whole (userfile):
+// a request body (--body, -d @FILE, -d -) up to what drip record keeps of
+// one, a config far above any a person writes, a merge --summaries input
+// far above a summary of thousands of prompts.
+var (
+	kindBody      = userfile.Kind{What: "a request body", Limit: 32 << 20}
+	kindBodyStdin = userfile.Kind{What: kindBody.What, Limit: kindBody.Limit, Stdin: true}
+	kindConfig    = userfile.Kind{What: "a config file", Limit: 1 << 20}
+	kindSummary   = userfile.Kind{What: "a summary", Limit: 64 << 20}
+)
+
 // body fills the target's fixed body (--body, -d) or the fields merged
 // into the generated one (--extra-body).
-func (f *requestFlags) body(t *probe.Target) error {
+func (f *requestFlags) body(ctx context.Context, t *probe.Target) error {
 	var err error
 	switch {
 	case f.bodyFile != "" && f.shape.data != "":
@@ -104,11 +123,11 @@ func (f *requestFlags) body(t *probe.Target) error {
 	case f.shape.extraBody != "" && (f.bodyFile != "" || f.shape.data != ""):
 		return usageErr("--extra-body merges into the body drip generates; with --body or -d, put the fields in that body")
 	case f.bodyFile != "":
-		if t.Body, err = os.ReadFile(f.bodyFile); err != nil {
-			return usageErr("--body: %v", err)
+		if t.Body, err = userfile.Read(ctx, f.bodyFile, kindBody, nil); err != nil {
+			return usageErr("--body %v", err)
 		}
 	case f.shape.data != "":
-		t.Body, err = f.shape.body(stdin)
+		t.Body, err = f.shape.body(ctx, stdin)
 	case f.shape.extraBody != "":
 		t.Extra, err = f.shape.extra()
 	}
@@ -242,7 +261,7 @@ var dial probe.DialFunc
 
 // build turns the flags and a URL into a probe target and options, for a
 // command that takes one model.
-func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error) {
+func (f *requestFlags) build(ctx context.Context, rawURL string) (probe.Target, probe.Options, error) {
 	if len(f.models) > 1 {
 		return probe.Target{}, probe.Options{}, usageErr("-m given %s: this command takes one model", times(len(f.models)))
 	}
@@ -250,13 +269,13 @@ func (f *requestFlags) build(rawURL string) (probe.Target, probe.Options, error)
 	if len(f.models) == 1 {
 		model = f.models[0]
 	}
-	return f.buildFor(rawURL, model)
+	return f.buildFor(ctx, rawURL, model)
 }
 
 // buildFor turns the flags, a URL and a model into a probe target and
 // options.
-func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Options, error) {
-	t, err := f.target(rawURL, model)
+func (f *requestFlags) buildFor(ctx context.Context, rawURL, model string) (probe.Target, probe.Options, error) {
+	t, err := f.target(ctx, rawURL, model)
 	if err != nil {
 		return probe.Target{}, probe.Options{}, err
 	}
@@ -268,7 +287,7 @@ func (f *requestFlags) buildFor(rawURL, model string) (probe.Target, probe.Optio
 }
 
 // target is the request the flags, a URL and a model describe.
-func (f *requestFlags) target(rawURL, model string) (probe.Target, error) {
+func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.Target, error) {
 	if f.format != "" && f.format != adapters.Auto.Name {
 		if _, err := adapters.Resolve(f.format); err != nil {
 			return probe.Target{}, usageErr("--format: %v", err)
@@ -278,7 +297,7 @@ func (f *requestFlags) target(rawURL, model string) (probe.Target, error) {
 	if err != nil {
 		return probe.Target{}, usageErr("%v", err)
 	}
-	set, err := f.promptSet()
+	set, err := f.promptSet(ctx)
 	if err != nil {
 		return probe.Target{}, err
 	}
@@ -295,10 +314,13 @@ func (f *requestFlags) target(rawURL, model string) (probe.Target, error) {
 		}
 		t.Header.Add(name, value)
 	}
+	if t.Header.Get("User-Agent") == "" {
+		t.Header.Set("User-Agent", userAgent) // so server logs can tell drip's traffic apart
+	}
 	if t.Sign, err = f.aws.signer(t); err != nil {
 		return probe.Target{}, err
 	}
-	if err := f.body(&t); err != nil {
+	if err := f.body(ctx, &t); err != nil {
 		return probe.Target{}, err
 	}
 	if err := f.fixedBody(&t, modelInURL(rawURL, format)); err != nil {
@@ -316,7 +338,12 @@ func (f *requestFlags) options() (probe.Options, error) {
 	if err != nil {
 		return probe.Options{}, err
 	}
+	tlsConf, err := f.tls.config()
+	if err != nil {
+		return probe.Options{}, err
+	}
 	return probe.Options{
+		TLS:             tlsConf,
 		ConnectTimeout:  f.connect,
 		IdleTimeout:     f.idleTimeout,
 		Timeout:         f.timeout,
@@ -345,13 +372,13 @@ func (f *requestFlags) checkNumbers() error {
 // promptSet is every prompt -p and --prompt-file name, in order: -p values
 // are p1, p2, …; a text file is named by its base name. With neither, the
 // default prompt, named probe.DefaultPromptID.
-func (f *requestFlags) promptSet() ([]probe.Prompt, error) {
+func (f *requestFlags) promptSet(ctx context.Context) ([]probe.Prompt, error) {
 	var set []probe.Prompt
 	for i, p := range f.prompts {
 		set = append(set, probe.Prompt{ID: fmt.Sprintf("p%d", i+1), Text: p})
 	}
 	for _, path := range f.promptFiles {
-		ps, err := probe.LoadPromptFile(path)
+		ps, err := probe.LoadPromptFile(ctx, path)
 		if err != nil {
 			return nil, usageErr("--prompt-file: %v", err)
 		}
@@ -390,8 +417,28 @@ func parseHeader(h string) (name, value string, err error) {
 		return "", "", usageErr("-H: bad header: want 'Name: value'")
 	case strings.ContainsAny(h, "\r\n\x00"):
 		return "", "", usageErr("-H %s: a header may not hold CR, LF or NUL (it would inject headers)", sanitize.Line(name))
-	case strings.ContainsAny(name, " \t\"(),/:;<=>?@[\\]{}"):
+	case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token: no separator, space or control
 		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
 	}
 	return name, value, nil
+}
+
+// checkOutPath refuses, before anything is sent, an output file whose
+// directory is missing or is no directory, saying what to create: a run
+// would otherwise fail at its first record, or lose its traffic.
+func checkOutPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErr("%s %s: the directory %s does not exist: create it first (mkdir -p %s) or write elsewhere", flag, sanitize.Line(path), sanitize.Line(dir), sanitize.Line(dir))
+	case err != nil:
+		return usageErr("%s %s: %v", flag, sanitize.Line(path), err)
+	case !fi.IsDir():
+		return usageErr("%s %s: %s is a file, not a directory", flag, sanitize.Line(path), sanitize.Line(dir))
+	}
+	return nil
 }

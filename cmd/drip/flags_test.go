@@ -399,3 +399,18 @@ func sizedRecording(t *testing.T) string {
 	return tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Exchange: x, DurationMS: 182,
 		Frames: []record.Frame{{TMS: 180, Kind: record.KindContent, Text: "hi"}, {TMS: 181, Kind: record.KindEnd}}}})
 }
+
+func TestNamesNeedJSONAndAKnownTool(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--json", "--names", "guidellm"}, "--names guidellm: want vllm or aiperf"},
+		{[]string{"--names", "vllm"}, "add --json"},
+	} {
+		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
+	}
+}

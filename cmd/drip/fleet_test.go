@@ -213,6 +213,27 @@ func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
 	}
 }
 
+// A collector that echoes the credential drip sent it (from
+// OTEL_EXPORTER_OTLP_HEADERS) in its error body, as sent or JSON-escaped,
+// does not get it printed: every --otlp line masks the header's values.
+func TestOTLPCollectorsEchoedCredentialIsMasked(t *testing.T) {
+	const token = "sk-otel-9f8e/7d6c+5b4a"
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get("Authorization")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":"bad credential `+got+`","raw":"`+strings.ReplaceAll(got, "/", `\/`)+`"}`)
+	}))
+	defer recv.Close()
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20"+strings.NewReplacer("/", "%2F", "+", "%2B").Replace(token))
+	code, _, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "1", "--no-tui", "--otlp", recv.URL, "--otlp-traces")
+	if code != exitOK || !strings.Contains(stderr, "401 Unauthorized") || !strings.Contains(stderr, "bad credential ****") ||
+		strings.Contains(stderr, "9f8e") || strings.Contains(stderr, "5b4a") {
+		t.Errorf("exit %d; stderr %q: want 0, the 401 said and the token masked", code, stderr)
+	}
+}
+
 // A receiver that rejects with a 1 MiB HTML page (the exporter copies up
 // to 4 MiB of it into its error) is a few bounded lines on stderr, not a
 // line for each line of the page.

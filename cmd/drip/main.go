@@ -144,11 +144,12 @@ failed and incomplete streams.
 Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       readBuildID().String(),
+		Version:       version, // --version prints fullBuildID, through the template
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
+	cobra.AddTemplateFunc("buildLine", func() string { return fullBuildID().String() })
+	root.SetVersionTemplate("{{buildLine}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v\nsee '%s --help'", plainFlagValue(err), c.CommandPath())
+		return usageErr("%v%s\nsee '%s --help'", plainFlagValue(err), suggestFlag(c, err), c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fleet"
+	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -31,7 +33,7 @@ func newMergeCmd() *cobra.Command {
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if summaries {
-				return mergeSummaries(cmd.OutOrStdout(), args, out)
+				return mergeSummaries(cmd.Context(), cmd.OutOrStdout(), args, out)
 			}
 			if out == "" {
 				return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
@@ -133,20 +135,17 @@ func writeRecords(path string, recs []*record.Record) error {
 }
 
 // mergeSummaries reads --json summaries and writes their pooled summary.
-func mergeSummaries(stdout io.Writer, paths []string, out string) error {
+func mergeSummaries(ctx context.Context, stdout io.Writer, paths []string, out string) error {
 	sums := make([]stats.Summary, len(paths))
 	for i, p := range paths {
-		b, err := readFile(p)
+		b, err := userfile.Read(ctx, p, kindSummary, nil)
 		if err != nil {
-			return err
+			return usageErr("--summaries %v", err)
 		}
 		// A file that opens but is no summary is exit 3, as a record file
-		// that does not parse: "{}" or a compare --json has no workload.
-		if err := json.Unmarshal(b, &sums[i]); err != nil {
-			return cannotErr(fmt.Errorf("%s: not a drip run --json summary: %v", sanitize.Line(p), err))
-		}
-		if sums[i].V != record.RecordVersion || sums[i].Workload.Target == "" {
-			return cannotErr(fmt.Errorf("%s: not a drip run --json summary (no \"v\": %d and workload.target)", sanitize.Line(p), record.RecordVersion))
+		// that does not parse.
+		if sums[i], err = fleet.ReadSummary(b, sanitize.Line(p)); err != nil {
+			return cannotErr(err)
 		}
 	}
 	m, err := fleet.MergeSummaries(sums, paths)
@@ -173,19 +172,4 @@ func mergeSummaries(stdout io.Writer, paths []string, out string) error {
 		return cannotErr(fmt.Errorf("--out: %w", err))
 	}
 	return nil
-}
-
-// readFile reads a file the command was given, with the pipeline's
-// rule: a missing or unreadable one is exit 2.
-func readFile(path string) ([]byte, error) {
-	f, err := pipeline.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, cannotErr(fmt.Errorf("%s: %w", sanitize.Line(path), err))
-	}
-	return b, nil
 }

@@ -32,6 +32,7 @@ var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic to
 type replayFlags struct {
 	against             string
 	headers             []string
+	allowMethods        []string
 	out                 string
 	failIf              []string
 	asJSON, markdown    bool
@@ -62,7 +63,10 @@ hold the same partial stream. Each stream is decoded in its recorded
 format; one the server answers in another (an OpenAI chat recording
 against an Anthropic server) fails with class decode, naming both.
 Stalls are counted at each recorded stream's own threshold (drip record
---stall), so the two sides count them alike.
+--stall), so the two sides count them alike. Only streams sent with POST
+or GET are replayed (a recording is a file anyone can hand over: a crafted
+DELETE would be sent with your key); --allow-method PUT sends those too.
+Every stream left out is said on stderr, with why.
 
 Pacing: by default the recorded order and spacing; --concurrency N keeps N
 in flight (closed loop), --rate R starts R per second (open loop);
@@ -97,6 +101,7 @@ could not be carried out.
 	fs := cmd.Flags()
 	fs.StringVar(&f.against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable), e.g. a key the recording left out")
+	fs.StringArrayVar(&f.allowMethods, "allow-method", nil, "also replay streams recorded with this method, e.g. PUT (repeatable; POST and GET always are)")
 	fs.StringVar(&f.out, "out", "", "write the replayed streams' records to this file (JSON Lines, mode 0600)")
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds for the replay, e.g. 'ttft.p95 > +10%', 'failed > 0' (repeatable)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison as one JSON object")
@@ -121,6 +126,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
+	if err := checkOutPath("--out", f.out); err != nil {
+		return err
+	}
 	gates, err := parseFailIf(f.failIf)
 	if err != nil {
 		return err
@@ -133,9 +141,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err != nil {
 		return err
 	}
-	streams := replay.Streams(in.Records)
+	streams := replay.Streams(in.Records, o.AllowMethods...)
 	if len(streams) == 0 {
-		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records))
+		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records, o.AllowMethods...))
 	}
 	if o.Sign, err = f.aws.signer(probe.Target{URL: f.against, Format: signedFormat(streams)}); err != nil {
 		return err
@@ -143,7 +151,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "drip replay: %s from %s → %s, paced by %s", stats.Count(len(streams), "recorded stream"),
 		sanitize.Line(path), sanitize.Line(probe.RedactURL(f.against)), o.Policy())
-	if not := replay.NotReplayed(in.Records); not != "" {
+	if not := replay.NotReplayed(in.Records, o.AllowMethods...); not != "" {
 		fmt.Fprintf(stderr, " (not replayed: %s)", not)
 	}
 	fmt.Fprintln(stderr)
@@ -205,7 +213,8 @@ func compareReplay(recorded, replayed compare.Input, gates []stats.Gate) (*compa
 func (f *replayFlags) options() (replay.Options, error) {
 	o := replay.Options{
 		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
-		Probe: probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
+		Probe:        probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
+		AllowMethods: upper(f.allowMethods),
 	}
 	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate)); err != nil {
 		return o, err
@@ -329,4 +338,14 @@ func liveUpdates(ctx context.Context, prog *tea.Program, ran <-chan struct{}, bu
 			prog.Send(tui.CompareUpdateMsg{C: build(false)})
 		}
 	}
+}
+
+// upper is each method in upper case, as replay compares them: --allow-method
+// put allows PUT.
+func upper(methods []string) []string {
+	out := make([]string, len(methods))
+	for i, m := range methods {
+		out[i] = strings.ToUpper(strings.TrimSpace(m))
+	}
+	return out
 }

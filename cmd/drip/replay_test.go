@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/driplab/drip/compare"
@@ -294,5 +296,69 @@ func TestRecordCountsNameCanceledStreams(t *testing.T) {
 	s.Canceled.Store(1)
 	if got, want := counts(&s), "3 exchanges (3 streams, 0 failed, 1 canceled, 0 passthrough)"; got != want {
 		t.Errorf("one canceled: %q, want %q", got, want)
+	}
+}
+
+// A crafted recording whose streams DELETE a file and PUT an admin key
+// sends neither with the environment's key: stderr says what was left out
+// and how to send it, and the POST alone is replayed. --allow-method
+// sends the one it names; a name that is no method is a usage error.
+func TestReplaySendsOnlyPOSTAndGETUnlessAllowed(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		sent []string
+	)
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		sent = append(sent, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		r.Method = http.MethodPost // the fixture answers POSTs
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-REPLAY-METHOD-0123")
+	var recs []*record.Record
+	for i, m := range []string{"POST", "DELETE", "PUT"} {
+		path := map[string]string{"POST": "/v1/chat/completions", "DELETE": "/v1/files/file-1", "PUT": "/v1/organization/admin_api_keys"}[m]
+		x := &record.Exchange{Method: m, Path: path, Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"steady","stream":true}`))
+		recs = append(recs, &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "steady", Status: record.StatusComplete, Exchange: x})
+	}
+	rec := tempRecords(t, recs)
+	took := func() []string { // and forget
+		mu.Lock()
+		defer mu.Unlock()
+		s := sent
+		sent = nil
+		return s
+	}
+	code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--no-tui")
+	if sent := took(); code != exitOK || !slices.Equal(sent, []string{"POST /v1/chat/completions"}) ||
+		!strings.Contains(stderr, "not replayed: 1 stream sent with DELETE (only POST and GET are replayed: --allow-method DELETE sends it), 1 stream sent with PUT") {
+		t.Errorf("exit %d, sent %q, stderr:\n%s\nwant 0, the POST alone and the DELETE and PUT said", code, sent, stderr)
+	}
+	code, _, stderr = drip(t, "replay", rec, "--against", srv.URL, "--no-tui", "--allow-method", "put")
+	if sent := took(); code != exitOK || !slices.Contains(sent, "PUT /v1/organization/admin_api_keys") || slices.Contains(sent, "DELETE /v1/files/file-1") {
+		t.Errorf("--allow-method put: exit %d, sent %q\n%s", code, sent, stderr)
+	}
+	if code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--allow-method", "PUT X"); code != exitUsage || !strings.Contains(stderr, `--allow-method "PUT X"`) {
+		t.Errorf("--allow-method 'PUT X': exit %d %q; want 2 naming it", code, stderr)
+	}
+}
+
+// A recording whose exchange holds a header name that is no HTTP token
+// (no drip record writes one) is refused naming the header, nothing sent:
+// each stream failed as "reset", a transport error that named nothing.
+func TestReplayRefusesARecordedHeaderNameThatIsNoToken(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, Header: map[string][]string{"X Trace Id": {"7"}}}
+	x.SetBody([]byte(`{"model":"m","stream":true}`))
+	rec := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Format: "openai-chat", Status: record.StatusComplete, Exchange: x}})
+	code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--no-tui")
+	if want := `line 1: exchange header "X Trace Id": not a valid header name`; code != exitCannotGo || !strings.Contains(stderr, want) || hits.Load() != 0 {
+		t.Errorf("exit %d, %d requests, stderr %q; want 3 saying %q and none sent", code, hits.Load(), stderr, want)
 	}
 }

@@ -28,6 +28,8 @@ import (
 type outputFlags struct {
 	out      string
 	json     bool
+	names    string // --names: another tool's field names in --json
+	quiet    bool   // -q: the figures alone, no progress on stderr
 	csv      string
 	noTUI    bool
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
@@ -41,7 +43,9 @@ type outputFlags struct {
 func (f *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write one JSON record per stream to this file (JSON Lines, mode 0600), each as it ends")
 	fs.BoolVar(&f.json, "json", false, "print the summary as one JSON object on stdout")
+	fs.StringVar(&f.names, "names", "", "with --json, add the figures under another tool's field names: vllm (vllm bench serve's result keys) or aiperf (profile_export_aiperf.json's metrics); docs/metrics.md")
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per stream to this file")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "figures only: the report's table, figures and gates, without the head, hints and conventions, and no progress on stderr (warnings and errors still)")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain output even on a terminal (automatic when stdout is not one)")
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds, e.g. 'ttft.p95 > 800ms', 'gap.p99 >= 0.25s', 'failed > 0' (repeatable)")
 }
@@ -51,11 +55,21 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 	fs.StringVar(&f.sloExpr, "slo", "", "goodput: the share of streams that complete and meet every per-stream term, e.g. 'ttft<500ms,gap.p99<250ms' (gate it with --fail-if 'goodput < 90')")
 }
 
-// parseGates checks every --fail-if and --slo before anything is sent. It
+// parseGates checks every --fail-if and --slo (and --names, and that
+// --out and --csv can be created) before anything is sent. It
 // serves the commands that measure without a baseline (run, watch, demo),
 // so a relative gate is refused here, up front; compare and replay, which
 // have a baseline, parse their own.
 func (f *outputFlags) parseGates() error {
+	if err := firstErr(checkOutPath("--out", f.out), checkOutPath("--csv", f.csv)); err != nil {
+		return err
+	}
+	switch {
+	case f.names != "" && f.names != report.NamesVLLM && f.names != report.NamesAIPerf:
+		return usageErr("--names %s: want vllm or aiperf", sanitize.Line(f.names))
+	case f.names != "" && !f.json:
+		return usageErr("--names maps the JSON summary's figures: add --json")
+	}
 	if f.sloExpr != "" {
 		slo, err := stats.ParseSLO(f.sloExpr)
 		if err != nil {
@@ -79,6 +93,9 @@ func (f *outputFlags) parseGates() error {
 	return nil
 }
 
+// defaultRuns is drip run's --runs without --duration.
+const defaultRuns = 3
+
 // workloadFlags shape a run's load.
 type workloadFlags struct {
 	runs        int
@@ -96,7 +113,9 @@ type workloadFlags struct {
 }
 
 func (f *workloadFlags) register(fs *pflag.FlagSet) {
-	fs.IntVarP(&f.runs, "runs", "n", 3, "measured streams in all (with --duration: at most this many; 0 = no limit)")
+	// The default is said in the text: pflag's "(default 3)" would be
+	// wrong with --duration, which makes it no limit.
+	fs.IntVarP(&f.runs, "runs", "n", 0, fmt.Sprintf("measured streams in all (default %d; with --duration: no limit, or at most this many; 0 = no limit)", defaultRuns))
 	fs.IntVar(&f.warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
 	f.concurrencyLevels.whole = true
 	fs.VarP(&f.concurrencyLevels, "concurrency", "c", "closed loop: keep this many streams in flight (default 1); a rising list 1,2,4,8 sweeps them")
@@ -111,7 +130,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 // plan fills a plan with the workload flags; the plan checks itself
 // (probe.Plan.Validate). What is checked here is only how the flags go
 // together.
-func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
+func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
 	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
 	switch {
 	case f.maxInflight < 1:
@@ -123,13 +142,16 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 	case f.prompts != "" && f.prompts != "builtin":
 		return usageErr("--prompts knows one set: builtin")
 	}
-	set, err := f.promptSet(req)
+	set, err := f.promptSet(ctx, req)
 	if err != nil {
 		return err
 	}
 	p.Prompts, p.Runs, p.Warmup, p.Duration, p.Seed = set, f.runs, f.warmup, f.duration, f.seed
-	if f.duration > 0 && !fs.Changed("runs") {
-		p.Runs = 0 // the duration decides
+	if !fs.Changed("runs") {
+		p.Runs = defaultRuns
+		if f.duration > 0 {
+			p.Runs = 0 // the duration decides
+		}
 	}
 	if !fs.Changed("seed") {
 		p.Seed = probe.NewSeed()
@@ -147,8 +169,8 @@ func (f *workloadFlags) plan(fs *pflag.FlagSet, req *requestFlags, p *probe.Plan
 }
 
 // promptSet is -p and --prompt-file's prompts, or the builtin set.
-func (f *workloadFlags) promptSet(req *requestFlags) ([]probe.Prompt, error) {
-	set, err := req.promptSet()
+func (f *workloadFlags) promptSet(ctx context.Context, req *requestFlags) ([]probe.Prompt, error) {
+	set, err := req.promptSet(ctx)
 	if err != nil || f.prompts != "builtin" {
 		return set, err
 	}
@@ -193,6 +215,7 @@ func newRunCmd() *cobra.Command {
 	f.fleet.register(fs)
 	f.sw.register(fs, &f.out)
 	f.out.export.register(fs)
+	acceptAliases(fs)
 	return cmd
 }
 
@@ -211,7 +234,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if len(args) > 1 || len(f.req.models) > 1 {
 		return runTargets(cmd, args, &f.req, &f.load, &f.out)
 	}
-	plan, sp, err := f.plan(cmd.Flags(), args[0])
+	plan, sp, err := f.plan(cmd.Context(), cmd.Flags(), args[0])
 	if err != nil {
 		return err
 	}
@@ -229,14 +252,14 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 
 // plan is the run the flags describe against url: one plan, or a sweep
 // (non-nil) of it, the GC tuned for its heaviest load.
-func (f *runFlags) plan(fs *pflag.FlagSet, url string) (probe.Plan, *sweep.Plan, error) {
-	t, o, err := f.req.build(url)
+func (f *runFlags) plan(ctx context.Context, fs *pflag.FlagSet, url string) (probe.Plan, *sweep.Plan, error) {
+	t, o, err := f.req.build(ctx, url)
 	if err != nil {
 		return probe.Plan{}, nil, err
 	}
 	plan := probe.Plan{Target: t, Options: o}
 	for _, step := range []func() error{
-		func() error { return f.load.plan(fs, &f.req, &plan) },
+		func() error { return f.load.plan(ctx, fs, &f.req, &plan) },
 		func() error { return f.fleet.apply(&plan) },
 		func() error { return f.fleet.applyShard(fs, &plan) },
 	} {
@@ -299,6 +322,8 @@ Ctrl-C stops admitting, cancels the streams in flight (recorded as
 canceled), prints the summary of what finished and exits 130 (143 after
 SIGTERM); a second Ctrl-C exits at once.` + runTargetsHelp + `
 
+` + aliasHelp + `
+
 Each stream is bounded by --max-frames and --max-bytes: past either it is
 stopped, kept up to the limit and recorded incomplete (error class limit).
 Redirects are followed only to the same origin (307/308);
@@ -339,10 +364,11 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 		return err
 	}
 	defer pl.Close()
-	// One stream at a time gets a line each; under load a line a second.
-	perStream := plan.Rate == 0 && plan.Concurrency <= 1
+	// One stream at a time gets a line each; under load a line a second;
+	// with -q neither.
+	perStream := plan.Rate == 0 && plan.Concurrency <= 1 && !out.quiet
 	stopTicker := func() {}
-	if !perStream {
+	if !perStream && !out.quiet {
 		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
 	}
 	log := streamLog{w: stderr}
@@ -394,7 +420,7 @@ func preparePlan(plan *probe.Plan) {
 // report is how a run of plan is reported, by the output flags.
 func (f *outputFlags) report(plan *probe.Plan, st *stats.RunStats, sw *sweep.Result, interrupted bool) pipeline.Run {
 	return pipeline.Run{
-		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Markdown: f.markdown,
+		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown, Quiet: f.quiet,
 		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL),
 	}
 }
@@ -434,7 +460,10 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	}
 	pl.Attach(sinks...)
 	preparePlan(plan)
-	fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
+	if !out.quiet {
+		fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
+	}
+	warnInsecure(stderr, plan.Options)
 	return pl, nil
 }
 
@@ -526,6 +555,9 @@ func progressLine(r *record.Record) string {
 		if r.Delivery != nil {
 			s += " (" + r.Delivery.Rule + ")"
 		}
+	}
+	if d := r.Delivery; d != nil && d.Freezes != nil && d.PeriodMS != nil {
+		s += fmt.Sprintf("  stutter (%d freezes, every %s ms)", d.Freezes.Count, report.Num(d.PeriodMS))
 	}
 	if r.HeldMS != nil {
 		s += "  held " + report.Num(r.HeldMS) + " ms"

@@ -29,11 +29,11 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	if err := checkTargetFlags(cmd.Flags(), load, out); err != nil {
 		return err
 	}
-	ts, err := req.targets(args)
+	ts, err := req.targets(cmd.Context(), args)
 	if err != nil {
 		return err
 	}
-	plans, err := targetPlans(cmd.Flags(), ts, req, load)
+	plans, err := targetPlans(cmd.Context(), cmd.Flags(), ts, req, load)
 	if err != nil {
 		return err
 	}
@@ -79,11 +79,11 @@ func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) 
 }
 
 // targetPlans is one plan per target, one prompt order for all.
-func targetPlans(fs *pflag.FlagSet, ts []target, req *requestFlags, load *workloadFlags) ([]probe.Plan, error) {
+func targetPlans(ctx context.Context, fs *pflag.FlagSet, ts []target, req *requestFlags, load *workloadFlags) ([]probe.Plan, error) {
 	plans := make([]probe.Plan, len(ts))
 	for i, t := range ts {
 		p := probe.Plan{Target: t.t, Options: t.o, RunID: probe.NewRunID()}
-		if err := load.plan(fs, req, &p); err != nil {
+		if err := load.plan(ctx, fs, req, &p); err != nil {
 			return nil, err
 		}
 		if i > 0 {
@@ -102,6 +102,7 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	for i, t := range ts {
 		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, describe(t.t))
 	}
+	warnInsecure(stderr, plans[0].Options)
 	if !useTUI(out) {
 		log := streamLog{w: stderr}
 		interleave(ctx, plans, func(i int, r *record.Record) {

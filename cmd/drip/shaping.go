@@ -2,18 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
 )
 
@@ -41,19 +42,20 @@ func (f *shapeFlags) registerLengths(fs *pflag.FlagSet) {
 // body reads -d: inline, @file or - (stdin). It must be JSON, the body
 // drip itself sends in every format; --body FILE sends any bytes (a raw
 // or sse endpoint's own body).
-func (f *shapeFlags) body(stdin io.Reader) ([]byte, error) {
+func (f *shapeFlags) body(ctx context.Context, stdin io.Reader) ([]byte, error) {
 	var b []byte
 	var err error
 	switch {
 	case f.data == "-":
-		b, err = io.ReadAll(stdin)
+		if b, err = userfile.Read(ctx, "-", kindBodyStdin, stdin); err != nil {
+			return nil, usageErr("-d -: %v", err)
+		}
 	case strings.HasPrefix(f.data, "@"):
-		b, err = os.ReadFile(f.data[1:])
+		if b, err = userfile.Read(ctx, f.data[1:], kindBody, nil); err != nil {
+			return nil, usageErr("-d @%v", err)
+		}
 	default:
 		b = []byte(f.data)
-	}
-	if err != nil {
-		return nil, usageErr("-d %s: %v", f.data, err)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, usageErr("-d: the body is empty")

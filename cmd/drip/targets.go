@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
@@ -18,7 +19,7 @@ type target struct {
 // targets pairs the URLs with the -m values: none or one -m applies to
 // every URL, one per URL pairs them in order, and several with one URL
 // make one target per model.
-func (f *requestFlags) targets(urls []string) ([]target, error) {
+func (f *requestFlags) targets(ctx context.Context, urls []string) ([]target, error) {
 	models := f.models
 	switch {
 	case len(models) <= 1:
@@ -37,7 +38,7 @@ func (f *requestFlags) targets(urls []string) ([]target, error) {
 	}
 	out := make([]target, len(urls))
 	for i := range urls {
-		t, o, err := f.buildFor(urls[i], models[i])
+		t, o, err := f.buildFor(ctx, urls[i], models[i])
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -27,7 +28,7 @@ func TestTargetsPairing(t *testing.T) {
 		{[]string{"http://a:1"}, []string{"x", "y", "z"}, []string{"x@a:1", "y@a:1", "z@a:1"}, []string{"x", "y", "z"}},
 	} {
 		f := requestFlags{models: c.models, format: "auto", timeout: 1, idleTimeout: 1, connect: 1, stall: 1, bounds: boundFlags{frames: 1, bytes: "1"}}
-		ts, err := f.targets(c.urls)
+		ts, err := f.targets(context.Background(), c.urls)
 		if err != nil {
 			t.Fatalf("%v %v: %v", c.urls, c.models, err)
 		}
@@ -41,7 +42,7 @@ func TestTargetsPairing(t *testing.T) {
 		}
 	}
 	f := requestFlags{models: []string{"x", "y"}, format: "auto", timeout: 1, idleTimeout: 1, connect: 1, stall: 1, bounds: boundFlags{frames: 1, bytes: "1"}}
-	if _, err := f.targets([]string{"http://a", "http://b", "http://c"}); err == nil || !strings.Contains(err.Error(), "-m given 2 times for 3 URLs") {
+	if _, err := f.targets(context.Background(), []string{"http://a", "http://b", "http://c"}); err == nil || !strings.Contains(err.Error(), "-m given 2 times for 3 URLs") {
 		t.Errorf("2 models for 3 URLs: %v", err)
 	}
 	if code, _, stderr := drip(t, "watch", "http://a", "--alternate"); code != exitUsage || !strings.Contains(stderr, "--alternate") {

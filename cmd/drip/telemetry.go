@@ -79,7 +79,7 @@ func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Pl
 			for _, s := range sinks {
 				s.Close()
 			}
-			return nil, usageErr("--otlp: %v", err)
+			return nil, usageErr("--otlp: %s", telemetry.HeaderSecrets().String(err.Error()))
 		}
 		sinks = append(sinks, pipeline.Sink{Name: "--otlp", Write: o.Add, Close: func() error {
 			if err := o.Close(context.WithoutCancel(ctx)); err != nil {
@@ -98,16 +98,18 @@ func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Pl
 const otlpErrorLine = 300
 
 // otlpErrorLines says an OTLP close error a line per error it joined. A
-// receiver's body is its text, not ours: its newlines folded, its control
-// sequences gone, cut to otlpErrorLine bytes.
+// receiver's body is its text, not ours: the exporter's header values
+// masked (a collector that echoes its credential), its newlines folded,
+// its control sequences gone, cut to otlpErrorLine bytes.
 func otlpErrorLines(err error) []string {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
 	}
+	mask := telemetry.HeaderSecrets()
 	lines := make([]string, 0, len(errs))
 	for _, e := range errs {
-		lines = append(lines, ellipsis.Cut(sanitize.Line(e.Error()), otlpErrorLine))
+		lines = append(lines, ellipsis.Cut(sanitize.Line(mask.String(e.Error())), otlpErrorLine))
 	}
 	return lines
 }

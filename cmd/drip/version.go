@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -22,6 +26,9 @@ type buildID struct {
 	Commit   string // VCS revision, "" when unknown
 	Modified bool   // built from a tree with uncommitted changes
 	Go       string // the toolchain that built it
+	// FromGit: the build had no commit (-buildvcs=false, go run), so
+	// Commit is the HEAD of the checkout it was built from, read now.
+	FromGit bool
 }
 
 // readBuildID prefers what the linker was told, then the module build
@@ -64,11 +71,54 @@ func (id buildID) String() string {
 	if id.Modified {
 		commit += "+modified"
 	}
+	if id.FromGit {
+		commit += ", from git: the build was not stamped"
+	}
 	return fmt.Sprintf("drip %s (commit %s, %s, %s/%s)", id.Version, commit, id.Go, runtime.GOOS, runtime.GOARCH)
+}
+
+// fullBuildID is readBuildID, its commit read from git when the build has
+// none: a build in a checkout with VCS stamping off (GOFLAGS=-buildvcs=false,
+// go run) still names its commit. Only drip version and --version ask, so
+// no other command runs git.
+func fullBuildID() buildID {
+	id := readBuildID()
+	if id.Commit == "" {
+		id.Commit, id.Modified = checkoutHead(sourceDir())
+		id.FromGit = id.Commit != ""
+	}
+	return id
+}
+
+// sourceDir is the directory this file was compiled from: the checkout's
+// cmd/drip, unless the build trimmed paths (-trimpath, as a release's).
+func sourceDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(file)
+}
+
+// checkoutHead is the HEAD commit of the git checkout holding dir and
+// whether tracked files differ from it; "" when there is none (or no git).
+func checkoutHead(dir string) (commit string, modified bool) {
+	if dir == "" {
+		return "", false
+	}
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	status, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	return strings.TrimSpace(string(out)), err == nil && len(bytes.TrimSpace(status)) > 0
 }
 
 // version is drip's version as records and summaries carry it.
 var version = readBuildID().Version
+
+// userAgent is the User-Agent drip's requests carry unless -H sets one.
+var userAgent = "drip/" + version
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
@@ -77,12 +127,14 @@ func newVersionCmd() *cobra.Command {
 		Long: `Print the version drip was built as, the commit it was built from and the
 Go toolchain that built it. A release build names its tag; go install
 …@v1.2.3 names the module version; a build in a checkout names its commit
-(with +modified for uncommitted changes) and says dev.`,
+(with +modified for uncommitted changes) and says dev; a build that was not
+stamped (GOFLAGS=-buildvcs=false, go run) names the HEAD of the checkout it
+was built from, read with git, and says so.`,
 		Example: `  drip version
   drip --version`,
 		Args: cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintln(cmd.OutOrStdout(), readBuildID())
+			fmt.Fprintln(cmd.OutOrStdout(), fullBuildID())
 		},
 	}
 }

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/driplab/drip/internal/testenv"
 )
 
 func TestVersionNamesVersionCommitAndGo(t *testing.T) {
@@ -25,5 +28,24 @@ func TestVersionLinkerValuesWin(t *testing.T) {
 	want := "drip v1.4.0 (commit 0123456789ab, " + runtime.Version()
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("release build says %q, want it to start %q", got, want)
+	}
+}
+
+// TestVersionFallsBackToGit: a test binary, like a build with
+// -buildvcs=false, carries no commit; drip version names the checkout's
+// HEAD, read with git, and says where it came from.
+func TestVersionFallsBackToGit(t *testing.T) {
+	git := testenv.LookPath(t, "git", "apt-get install -y git")
+	if id := readBuildID(); id.Commit != "" {
+		t.Skipf("this build is stamped (commit %s): no fallback to test", id.Commit)
+	}
+	head, err := exec.Command(git, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("not in a git checkout: %v", err)
+	}
+	_, got, _ := drip(t, "version")
+	want := "(commit " + string(head[:12])
+	if !strings.Contains(got, want) || !strings.Contains(got, "from git") {
+		t.Errorf("drip version %q: want %q… and 'from git'", got, want)
 	}
 }

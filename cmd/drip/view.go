@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
@@ -21,7 +23,9 @@ at once: the last record is the current run, earlier ones are the dimmer
 rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
 
-Without a terminal, or with --no-tui or --json, it prints the summary.`,
+Press [ and ] to show another stream of the file. On quit it prints the
+file's summary; without a terminal, or with --no-tui or --json, it prints
+only the summary.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The one reader of every command: the same mistake, the same exit.
@@ -32,8 +36,13 @@ Without a terminal, or with --no-tui or --json, it prints the summary.`,
 			recs := in.Records
 			stallMS := recs[len(recs)-1].StallMS
 			if useTUI(&out) {
-				return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Records: recs, StallMS: stallMS}, &outputFlags{})
+				cfg := tui.Config{Records: recs, File: args[0], StallMS: stallMS, Color: os.Getenv("NO_COLOR") == ""}
+				if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
+					return err
+				}
 			}
+			// The summary is printed after the screen too, as run and
+			// watch print theirs: the figures stay in the scrollback.
 			pl := pipeline.New(stallMS, nil)
 			for _, r := range recs {
 				pl.Add(r)

@@ -34,12 +34,15 @@ func newWatchCmd() *cobra.Command {
 			if err := out.parseGates(); err != nil {
 				return err
 			}
-			ts, err := req.targets(args)
+			ts, err := req.targets(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
 			if len(ts) > 1 && out.json {
 				return errJSONOneTarget
+			}
+			if len(ts) > 1 || useTUI(&out) {
+				warnInsecure(cmd.ErrOrStderr(), ts[0].o) // the headless run says it with its plan
 			}
 			if len(ts) > 1 {
 				return watchTargets(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), ts, &out, alternate)
@@ -122,7 +125,9 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 	if err := runProgram(ctx, m); err != nil {
 		return err
 	}
-	return pl.ReportSession(stdout, sanitize.NewWriter(os.Stderr), pipeline.Session{Gates: out.gates, Out: out.out, Workload: pipeline.SessionWorkload(version)})
+	// Several sources are the demo's scenarios: a tour of them is a table.
+	table := len(cfg.Sources) > 1
+	return pl.ReportSession(stdout, sanitize.NewWriter(os.Stderr), pipeline.Session{Gates: out.gates, Out: out.out, Workload: pipeline.SessionWorkload(version), Table: table})
 }
 
 // runProgram runs a live view until the user quits, then waits for its

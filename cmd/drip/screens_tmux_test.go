@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/internal/testenv"
+)
+
+// tmuxPane is the real binary on a real terminal: a tmux session of its
+// own, 120×40, read back with capture-pane.
+type tmuxPane struct {
+	t    *testing.T
+	tmux string
+	name string
+}
+
+func newTmuxPane(t *testing.T, args ...string) *tmuxPane {
+	t.Helper()
+	p := &tmuxPane{t: t, tmux: testenv.LookPath(t, "tmux", "apt-get install tmux"), name: fmt.Sprintf("drip-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	bin := builtDrip(t)
+	// The shell stays after drip ends, so its last output can be read.
+	cmd := fmt.Sprintf("%s %s; echo EXIT=$?; sleep 600", bin, strings.Join(args, " "))
+	if out, err := exec.Command(p.tmux, "new-session", "-d", "-x", "120", "-y", "40", "-s", p.name, "-e", "NO_COLOR=1", "sh", "-c", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(p.tmux, "kill-session", "-t", p.name).Run() })
+	return p
+}
+
+// capture is the pane with its scrollback.
+func (p *tmuxPane) capture() string {
+	out, err := exec.Command(p.tmux, "capture-pane", "-p", "-S", "-500", "-t", p.name).Output()
+	if err != nil {
+		p.t.Fatalf("tmux capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+// waitFor polls the pane until it shows s, failing after a minute (a
+// loaded machine; the screens show in a second or two).
+func (p *tmuxPane) waitFor(s string) string {
+	p.t.Helper()
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if c := p.capture(); strings.Contains(c, s) {
+			return c
+		}
+	}
+	p.t.Fatalf("the pane never showed %q:\n%s", s, p.capture())
+	return ""
+}
+
+func (p *tmuxPane) keys(k string) {
+	if out, err := exec.Command(p.tmux, "send-keys", "-t", p.name, k).CombinedOutput(); err != nil {
+		p.t.Fatalf("tmux send-keys: %v\n%s", err, out)
+	}
+}
+
+// TestScreensPrintTheirSummaryOnQuit: on a real terminal, drip view and
+// drip compare print their summary once q closes the screen (they printed
+// nothing), so the figures stay in the scrollback; a tour of the demo's
+// scenarios prints one table, a row per scenario (356 lines before).
+func TestScreensPrintTheirSummaryOnQuit(t *testing.T) {
+	t.Run("view", func(t *testing.T) {
+		p := newTmuxPane(t, "view", recordFile("stall.jsonl"))
+		p.waitFor("file stall.jsonl")
+		p.keys("q")
+		out := p.waitFor("EXIT=0")
+		for _, want := range []string{"ttft ms", "gap ms", "stalls"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("drip view printed no summary on quit (no %q):\n%s", want, out)
+			}
+		}
+	})
+	t.Run("compare", func(t *testing.T) {
+		p := newTmuxPane(t, "compare", recordFile("stall.jsonl"), recordFile("steady.jsonl"))
+		p.waitFor("drip compare · 2 runs")
+		p.keys("q")
+		out := p.waitFor("EXIT=0")
+		if !strings.Contains(out, "stall.jsonl") || !strings.Contains(out, "ttft p50") || strings.Count(out, "steady.jsonl") < 2 {
+			t.Errorf("drip compare printed no comparison on quit:\n%s", out)
+		}
+	})
+	t.Run("demo", func(t *testing.T) {
+		p := newTmuxPane(t, "demo")
+		p.waitFor("scenario mid-sentence-stall")
+		p.keys("n")
+		p.waitFor("scenario buffered-burst")
+		p.waitFor("done")
+		p.keys("q")
+		out := p.waitFor("EXIT=0")
+		_, table, _ := strings.Cut(out, "model ")
+		rows := strings.Split(strings.TrimSpace(table), "\n")
+		if !strings.Contains(rows[0], "streams  failed  ttft p50 ms") || len(rows) != 4 ||
+			!strings.HasPrefix(rows[1], "mid-sentence-stall  1") || !strings.HasPrefix(rows[2], "buffered-burst      1") {
+			t.Errorf("the demo's tour did not end in a table of its two scenarios:\n%s", out)
+		}
+	})
+}
