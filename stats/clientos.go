@@ -31,23 +31,35 @@ func clientStarved(c *record.ClientCPU) bool {
 	return c.RunQueueWaitMS >= max(StarvedWaitMS, StarvedWaitPct/100*c.WindowMS)
 }
 
+// A late reader's bursts: what a stream's content must look like for the
+// client's wait to explain them. An answer a proxy held and handed over
+// at once, read by a late reader, spreads only by the reader's own delays
+// (a few ms for a whole answer: 0.04–0.3 ms for 55 tokens at load 10) over
+// the reads the read buffer's doubling needs (1, 2, 4, 8, 16 KiB: 4–6 for
+// an answer of a few KiB); a paced stream read late keeps its pace and
+// comes in many reads.
+const (
+	// ExcuseMinReads: at least this many content reads.
+	ExcuseMinReads = 8
+	// ExcuseMinMSPerToken: content spread over at least this per token
+	// (4 × InstantMSPerToken).
+	ExcuseMinMSPerToken = 4 * InstantMSPerToken
+)
+
 // excuseStarved lifts the bursts rule a stream met when its client's wait
-// explains the bursts, keeping it as excused_rule, so the stream keeps
-// its ITL: the content came in two reads or more, spread over time (its
-// span, last − first content, at least max(1 ms, InstantMSPerToken per
-// token): a late reader gathers what the server wrote meanwhile, it does
-// not make an answer arrive at once), and the process waited runnable at
-// least StarvedWaitMS and at least the longest silence between the reads.
-// A proxy holding content longer than the client waited stays buffered,
-// and so does an answer that came at once, in one read or a few
-// back to back (nothing tells a late reader from a proxy that held it all).
+// explains the bursts, keeping it as excused_rule and making the delivery
+// clean, so the stream keeps its ITL: the content came in ExcuseMinReads
+// reads or more, spread over ExcuseMinMSPerToken a token or more, and the
+// process waited runnable at least StarvedWaitMS and at least the longest
+// silence between the reads. A proxy holding content longer than the
+// client waited stays buffered, and so does an answer that came at once.
 func excuseStarved(r *record.Record, spanMS float64) {
 	c, d := r.ClientCPU, r.Delivery
-	if c == nil || d == nil || d.Rule != DeliveryBursts || d.Reads < 2 {
+	if c == nil || d == nil || d.Rule != DeliveryBursts || d.Reads < ExcuseMinReads {
 		return
 	}
-	spread := spanMS >= max(1, InstantMSPerToken*float64(r.OutputTokens))
-	if spread && c.RunQueueWaitMS >= max(StarvedWaitMS, d.LongestSilenceMS) {
+	paced := spanMS >= ExcuseMinMSPerToken*float64(max(r.OutputTokens-1, 1))
+	if paced && c.RunQueueWaitMS >= max(StarvedWaitMS, d.LongestSilenceMS) {
 		c.ExcusedRule, d.Rule, d.Class = d.Rule, "", record.DeliveryClean
 	}
 }

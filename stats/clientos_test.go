@@ -7,15 +7,15 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// burstRecord is a complete stream of 20 content frames that came in
-// reads of 5, 0.5 ms of generation apart: the bursts rule's shape, with
-// the OS's figures cpu (nil: none).
+// burstRecord is a complete stream of 40 content frames that came in 8
+// reads of 5, 20 ms apart: the bursts rule's shape, paced, with the OS's
+// figures cpu (nil: none).
 func burstRecord(t *testing.T, seq int, cpu *record.ClientCPU) *record.Record {
-	r := &record.Record{Seq: seq, Phase: record.PhaseMeasure, PromptID: "p", HTTPStatus: 200, DurationMS: 90, ClientCPU: cpu}
-	for i := range 20 {
+	r := &record.Record{Seq: seq, Phase: record.PhaseMeasure, PromptID: "p", HTTPStatus: 200, DurationMS: 160, ClientCPU: cpu}
+	for i := range 40 {
 		r.Frames = append(r.Frames, content(10+float64(i/5)*20, i/5, "w "))
 	}
-	r.Frames = append(r.Frames, record.Frame{TMS: 80, Read: 4, Kind: record.KindEnd})
+	r.Frames = append(r.Frames, record.Frame{TMS: 155, Read: 8, Kind: record.KindEnd})
 	derive(t, r, DefaultStall)
 	return r
 }
@@ -38,6 +38,18 @@ func TestStarvedClientKeepsITL(t *testing.T) {
 	held := burstRecord(t, 2, &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 12})
 	if !held.Buffered || !held.ClientCPU.Starved || held.ClientCPU.ExcusedRule != "" {
 		t.Errorf("held: buffered %v client %+v; want buffered, starved, nothing excused", held.Buffered, held.ClientCPU)
+	}
+	// A whole answer held, then read late: 4 reads (the buffer doubling)
+	// spread 3 ms by the reader's own delays, however long it waited.
+	blob := &record.Record{Seq: 3, Phase: record.PhaseMeasure, PromptID: "p", HTTPStatus: 200, DurationMS: 810,
+		ClientCPU: &record.ClientCPU{WindowMS: 810, RunQueueWaitMS: 90}}
+	for i := range 55 {
+		blob.Frames = append(blob.Frames, content(800+float64(i/14), i/14, "w "))
+	}
+	blob.Frames = append(blob.Frames, record.Frame{TMS: 805, Read: 3, Kind: record.KindEnd})
+	derive(t, blob, DefaultStall)
+	if !blob.Buffered || blob.ClientCPU.ExcusedRule != "" {
+		t.Errorf("a held answer read late: buffered %v client %+v; want buffered, nothing excused", blob.Buffered, blob.ClientCPU)
 	}
 }
 
