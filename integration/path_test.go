@@ -66,7 +66,7 @@ func TestSecondHostReadsNetworkPath(t *testing.T) {
 func runHost(t *testing.T, bin, url, name, dir string) string {
 	t.Helper()
 	out := filepath.Join(dir, name+".jsonl")
-	cmd := exec.Command(bin, "run", url, "-m", "steady", "--runs", "16", "--concurrency", "4", "--host-label", name, "--no-tui", "--out", out)
+	cmd := exec.Command(bin, "run", url, "-m", "steady", "--runs", "24", "--concurrency", "4", "--host-label", name, "--no-tui", "--out", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("drip run (host %s): %v\n%s", name, err, b)
 	}
@@ -87,10 +87,17 @@ func compareByHost(t *testing.T, bin, a, b string) string {
 	var c struct {
 		Readings []struct {
 			Verdict string `json:"verdict"`
+			Clocks  []struct {
+				Clock    string `json:"clock"`
+				Evidence string `json:"evidence"`
+			} `json:"clocks"`
 		} `json:"readings"`
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &c); err != nil || len(c.Readings) != 1 {
 		t.Fatalf("compare --json: %v, %d readings\n%.2000s", err, len(c.Readings), stdout.String())
+	}
+	for _, m := range c.Readings[0].Clocks {
+		t.Logf("  %s: %s", m.Clock, m.Evidence)
 	}
 	return c.Readings[0].Verdict
 }

@@ -110,3 +110,23 @@ func TestClientLimitedFromTheOS(t *testing.T) {
 		t.Errorf("no OS figures: client %+v, want os.available false with a note", none.Client)
 	}
 }
+
+// A starved client does not hide a proxy's stutter: freezes at an interval
+// outnumbering the starved streams are the proxy's, whatever the client
+// waited; with fewer of them the run is client-limited.
+func TestStarvedClientLeavesStutterToTheProxy(t *testing.T) {
+	for _, tc := range []struct {
+		stutter, starved int
+		want             string
+	}{{4, 2, ShapeProxyStutter}, {1, 4, ShapeClientLimited}} {
+		s := &Summary{Metrics: Metrics{}, Signals: Signals{ContentStreams: 4, ContentFrames: 100, Stutter: tc.stutter},
+			Client: &Client{OS: &ClientOS{Available: true, Streams: 4, Starved: tc.starved, Limited: true}}}
+		var got []string
+		for _, d := range Diagnose(s) {
+			got = append(got, d.Shape)
+		}
+		if len(got) == 0 || got[0] != tc.want {
+			t.Errorf("%d stutter streams, %d starved: diagnosis %v, want %s first", tc.stutter, tc.starved, got, tc.want)
+		}
+	}
+}

@@ -135,15 +135,18 @@ func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.L
 
 // osLimited: the OS says the client was starved (ClientOS.Limited), and
 // the streams whose bursts its starving does not explain (still buffered
-// by their reads) are under proxy-buffering's share or fewer than the
-// starved ones: else those are a proxy's or the server's, and
-// proxy-buffering says so (a buffering proxy on a busy machine).
+// by their reads, or stutter: freezes at an interval no late reader
+// keeps) are under proxy-buffering's share or fewer than the starved
+// ones: else those are a proxy's or the server's, and proxy-buffering or
+// proxy-stutter says so (a proxy on a busy machine).
 func (x *figures) osLimited() bool {
 	o := x.s.Client
 	if o == nil || o.OS == nil || !o.OS.Limited {
 		return false
 	}
-	return x.readBufferedPct < BurstSharePct || x.s.Signals.ReadBuffered < o.OS.Starved
+	sg := &x.s.Signals
+	held := sg.ReadBuffered + sg.Stutter
+	return pct(held, sg.ContentStreams) < BurstSharePct || held < o.OS.Starved
 }
 
 func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
