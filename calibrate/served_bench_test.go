@@ -423,7 +423,7 @@ func target(base, model string) probe.Target {
 func recordCalibrate(b *testing.B, upstream string) *record.Record {
 	u, _ := url.Parse(upstream)
 	var recs []*record.Record
-	proxy := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { recs = append(recs, r) })
+	proxy := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error { recs = append(recs, r); return nil })
 	ps := httptest.NewServer(proxy)
 	defer ps.Close()
 	got := probe.Stream(context.Background(), target(ps.URL, calibrate.Scenario), probe.Options{}, &record.Record{}, nil)

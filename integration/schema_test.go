@@ -66,7 +66,7 @@ func validate(t *testing.T, s *jsonschema.Schema, what string, data []byte) {
 	}
 }
 
-// dripBinary builds cmd/drip once for the tests of this file, in
+// dripBinary builds cmd/drip once for the tests of this module, in
 // binaryDir, which TestMain removes.
 var dripBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "drip-schema-")
@@ -81,7 +81,7 @@ var dripBinary = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-func buildDrip(t *testing.T) string {
+func buildDrip(t testing.TB) string {
 	t.Helper()
 	bin, err := dripBinary()
 	if err != nil {

@@ -77,7 +77,7 @@ func TestNodeSDKsSeeAnUpstreamCutThroughRecord(t *testing.T) {
 	up := httptest.NewServer(fixtures.NewServer())
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) {})
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) error { return nil })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
 	for _, s := range sdks {
@@ -106,10 +106,10 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 		buf bytes.Buffer
 	)
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) {
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
-		w.Write(r)
+		return w.Write(r)
 	})
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()

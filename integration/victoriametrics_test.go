@@ -20,7 +20,6 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/testenv"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/telemetry"
 )
@@ -193,15 +192,7 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 		await(t, vm, q, float64(want), deadline)
 	}
 
-	f, err := os.Open(recsPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readRecords(t, recsPath)
 	var gaps, ttfts []float64
 	for _, r := range recs {
 		gaps = append(gaps, r.Gaps()...)

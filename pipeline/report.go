@@ -24,6 +24,9 @@ type Run struct {
 	Sweep       *sweep.Result // a sweep's levels, once it has ended
 	Interrupted bool          // the user stopped it (Ctrl-C, q)
 	Target      string        // the redacted URL, for "no response from"
+	// HTML, when set, gets the report as a web page too, from the
+	// records its Sink was given.
+	HTML *HTML
 }
 
 // Report prints the summary of a finished run on stdout, its gates
@@ -37,14 +40,11 @@ func (p *Pipeline) Report(stdout, stderr io.Writer, r Run) error {
 	if r.Interrupted {
 		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
 	}
-	s := p.agg.Summary(r.Workload)
-	s.Workload.Format = p.found(s.Workload.Format)
-	if r.Sweep != nil {
-		// The levels say the load; workload.runs is per level.
-		s.Workload.Concurrency, s.Workload.Rate = 0, 0
-	}
-	tripped := Judge(&s, r.Gates)
+	s, tripped := p.summary(&r)
 	printed := printRun(stdout, &s, &r)
+	if printed == nil {
+		printed = r.HTML.run(&s, r.Sweep)
+	}
 	werr := p.Err()
 	cerr := p.Close()
 	switch {
@@ -56,6 +56,18 @@ func (p *Pipeline) Report(stdout, stderr io.Writer, r Run) error {
 		return Cannot(fmt.Errorf("writing records: %w: the report covers what was measured", cerr))
 	}
 	return p.Outcome(&s, r, tripped)
+}
+
+// summary is the run's summary with its gates judged, and whether one
+// tripped.
+func (p *Pipeline) summary(r *Run) (stats.Summary, bool) {
+	s := p.agg.Summary(r.Workload)
+	s.Workload.Format = p.found(s.Workload.Format)
+	if r.Sweep != nil {
+		// The levels say the load; workload.runs is per level.
+		s.Workload.Concurrency, s.Workload.Rate = 0, 0
+	}
+	return s, Judge(&s, r.Gates)
 }
 
 // Outcome is the exit a reported run ends with once its records are safe:

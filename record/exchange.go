@@ -21,7 +21,7 @@ type Exchange struct {
 	// Header is the request's headers without credentials or hop-by-hop
 	// headers.
 	Header  map[string][]string `json:"header,omitempty"`
-	Removed []string            `json:"removed,omitempty"`  // dropped as credentials: header names, "query NAME"
+	Removed []string            `json:"removed,omitempty"`  // dropped as credentials: header names, "query NAME"; masked in the body: "body NAME"
 	Body    json.RawMessage     `json:"body,omitempty"`     // the request body, when it is JSON
 	BodyB64 []byte              `json:"body_b64,omitempty"` // any other request body
 	// BodyOmitted says why the request body is not kept (it was too long

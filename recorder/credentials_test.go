@@ -99,10 +99,10 @@ func TestNoCredentialReachesTheRecord(t *testing.T) {
 		buf bytes.Buffer
 	)
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) {
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
-		w.Write(r)
+		return w.Write(r)
 	})
 	proxy := httptest.NewServer(p)
 	t.Cleanup(proxy.Close)
@@ -212,7 +212,7 @@ func recordOne(t *testing.T, o recorder.Options, said, key string) (*record.Reco
 	u, _ := url.Parse(up.URL)
 	var got []*record.Record
 	o.Upstream = u
-	p := recorder.New(context.Background(), o, func(r *record.Record) { got = append(got, r) })
+	p := recorder.New(context.Background(), o, func(r *record.Record) error { got = append(got, r); return nil })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
 	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions", strings.NewReader(`{"model":"m","stream":true}`))
@@ -247,7 +247,7 @@ func TestARecordMasksTheKeyInTheRequestBody(t *testing.T) {
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
 	var got []*record.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { got = append(got, r) })
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error { got = append(got, r); return nil })
 	proxy := httptest.NewServer(p)
 	t.Cleanup(proxy.Close)
 	req, _ := http.NewRequest("POST", proxy.URL+"/v1/chat/completions", strings.NewReader(sent))

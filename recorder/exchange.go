@@ -32,11 +32,17 @@ type exchange struct {
 	p    *Proxy
 	rec  *record.Record
 	x    *record.Exchange
+	conn *client
 	body []byte
-	rest io.Reader      // the request body past body, when it was too long to keep
-	path string         // the client's request path
-	mask *redact.Masker // the request's credentials, kept out of the record
-	resp []byte         // the response body as it came, up to MaxBytes
+	// rest is the request body past body, when the record does not keep
+	// it (omitted says why); reserved is what body took of the bound on
+	// bodies in flight.
+	rest     io.Reader
+	omitted  string
+	reserved int
+	path     string         // the client's request path
+	mask     *redact.Masker // the request's credentials, kept out of the record
+	resp     []byte         // the response body as it came, up to MaxBytes
 	// What forwarding saw, for finish: when it began and ended, the reads
 	// and how it ended.
 	start, end time.Time
@@ -70,6 +76,10 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	defer stop()
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
 	defer cancelTotal()
+	// Past its time, or drip record stopping, the exchange waits on its
+	// client no more (a client that stopped reading, or sending).
+	uncut := context.AfterFunc(ctx, e.conn.cut)
+	defer uncut() // before cancel: an exchange that ended cuts nothing
 
 	var reqBody io.Reader = bytes.NewReader(e.body)
 	length := int64(len(e.body))
@@ -124,8 +134,10 @@ func copyHeader(to, from http.Header) {
 // each, and keeps each read's arrival time for the record.
 func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWriter, body io.Reader, idle *probe.IdleWatch, start time.Time) ([]record.Read, *record.Error) {
 	o := &e.p.o
-	rc := http.NewResponseController(w)
-	clientGone := rc.Flush() != nil
+	c := e.conn
+	c.wait(c.rc.SetWriteDeadline)
+	werr := c.rc.Flush()
+	clientGone := werr != nil
 	var reads []record.Read
 	b := bufs.Get().(*[readBufferSize]byte)
 	defer bufs.Put(b)
@@ -135,12 +147,18 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 		n, rerr := body.Read(buf)
 		now := o.Clock() // the upstream arrival time: stamp before anything else
 		if n > 0 {
-			idle.Touch(now)
 			// The client first, the bookkeeping after: nothing the record
 			// needs stands between an upstream read and the client.
-			if _, err := w.Write(buf[:n]); err != nil || rc.Flush() != nil {
-				clientGone = true
+			// The upstream is silent only while it is read: a write the
+			// client is slow to take is its own deadline's to judge, so
+			// the watch is pushed past it until the write is done.
+			idle.Touch(now.Add(o.IdleTimeout))
+			c.wait(c.rc.SetWriteDeadline)
+			if _, werr = w.Write(buf[:n]); werr == nil {
+				werr = c.rc.Flush()
 			}
+			clientGone = werr != nil
+			idle.Touch(o.Clock())
 			reads = e.keep(reads, buf[:n], ms(now.Sub(start)))
 		}
 		if rerr == io.EOF {
@@ -152,7 +170,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 		}
 	}
 	if clientGone && streamErr == nil {
-		streamErr = &record.Error{Class: record.ErrCanceled, Message: "the client closed the connection"}
+		streamErr = c.gone(ctx, r, werr)
 	}
 	return reads, streamErr
 }
@@ -204,6 +222,7 @@ func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *record.Err
 func (e *exchange) finish() {
 	rec, o, start, reads, perr := e.rec, &e.p.o, e.start, e.reads, e.perr
 	rec.PromptID, rec.Model = promptID(e.body), requestModel(e.body, e.path)
+	e.keepBody()
 	rec.Target = probe.RedactURL(e.p.upstreamURL(e.path, "").String())
 	e.x.Location = keptLocation(e.location, e.sent, o.Upstream, e.mask)
 	if rec.HTTPStatus != 0 { // a response came (fail judged one that did not)
@@ -213,7 +232,7 @@ func (e *exchange) finish() {
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
 	rec.DurationMS = ms(e.end.Sub(start))
 	body, reads, encErr := e.decompress(rec.ContentEncoding, e.resp, reads)
-	body = e.mask.BytesCut(body) // an upstream that echoes the key: the client got it, the record does not
+	body = e.mask.JSONEscaped(e.mask.BytesCut(body)) // a key echoed, as it came or JSON-escaped: the client got it, the record does not
 	if encErr != nil {
 		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came
 	}

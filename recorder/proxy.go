@@ -13,10 +13,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,7 +32,10 @@ const (
 	// maxRequestBody bounds the request body a record keeps, which must be
 	// held to be kept; a longer one is forwarded whole, not kept.
 	maxRequestBody = 32 << 20
-	readBufferSize = 32 << 10
+	// maxBodiesInFlight is Options.MaxBodiesInFlight's default: 30
+	// uploads of 33 MB at once would otherwise hold a gigabyte.
+	maxBodiesInFlight = 256 << 20
+	readBufferSize    = 32 << 10
 )
 
 var (
@@ -56,12 +58,18 @@ type Options struct {
 	MaxBytes   int
 	MaxFrames  int
 	FrameLimit int // largest frame the decoders accept; 0: theirs
-	RunID      string
+	// MaxBodiesInFlight bounds the request-body bytes all exchanges keep
+	// at once; a body that would pass it is forwarded, not kept (0:
+	// 256 MiB).
+	MaxBodiesInFlight int
+	RunID             string
 }
 
 // Stats count exchanges while the proxy runs, for its live line.
 type Stats struct {
 	Recorded    atomic.Int64 // exchanges written
+	Lost        atomic.Int64 // exchanges whose record could not be written
+	Unread      atomic.Int64 // requests whose body never came whole: not forwarded, not recorded
 	Streams     atomic.Int64 // of which streamed
 	Passthrough atomic.Int64 // of which did not stream
 	Failed      atomic.Int64 // streams recorded as failed
@@ -71,14 +79,18 @@ type Stats struct {
 
 // Proxy is the recording reverse proxy, an http.Handler.
 type Proxy struct {
-	o     Options
-	ctx   context.Context
-	sink  func(*record.Record)
-	mu    sync.Mutex // serializes sink
-	start time.Time
-	seq   atomic.Int64
-	wg    sync.WaitGroup
-	Stats Stats
+	o    Options
+	ctx  context.Context
+	sink func(*record.Record) error
+	mu   sync.Mutex // serializes sink
+	// bodies is what is left of MaxBodiesInFlight; held is the bytes of
+	// bodies the exchanges written held, since memory was last returned.
+	bodies budget
+	held   atomic.Int64
+	start  time.Time
+	seq    atomic.Int64
+	wg     sync.WaitGroup
+	Stats  Stats
 
 	qmu      sync.Mutex // guards queue and draining
 	queue    []*exchange
@@ -90,9 +102,10 @@ type Proxy struct {
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
-// one call at a time, as the exchange ends. When ctx is done, exchanges in
-// flight are canceled and recorded as canceled.
-func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
+// one call at a time, as the exchange ends; an error says it was not
+// written (Stats.Lost). When ctx is done, exchanges in flight are
+// canceled and recorded as canceled, and no client is waited on.
+func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy {
 	if o.Client == nil {
 		o.Client = probe.NewClient(0)
 	}
@@ -122,7 +135,12 @@ func New(ctx context.Context, o Options, sink func(*record.Record)) *Proxy {
 	if o.RunID == "" {
 		o.RunID = probe.NewRunID()
 	}
-	return &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
+	if o.MaxBodiesInFlight <= 0 {
+		o.MaxBodiesInFlight = maxBodiesInFlight
+	}
+	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
+	p.bodies.give(o.MaxBodiesInFlight)
+	return p
 }
 
 // Wait returns once every exchange begun has been handed to the sink.
@@ -133,35 +151,29 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.wg.Done()
 	p.Stats.InFlight.Add(1)
 	defer p.Stats.InFlight.Add(-1)
+	c := p.watchClient(w)
+	defer c.release()
 
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
-	if err != nil {
-		http.Error(w, "drip record: reading the request body: "+err.Error(), http.StatusBadRequest)
+	e := &exchange{p: p, conn: c, path: r.URL.Path, mask: redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))}
+	if err := e.readBody(r); err != nil {
+		// Nothing was sent: there is no exchange to record.
+		e.dropBody()
+		p.Stats.Unread.Add(1)
+		if p.ctx.Err() == nil {
+			http.Error(w, "drip record: reading the request body: "+err.Error(), http.StatusRequestTimeout)
+		}
 		return
 	}
-	mask := redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))
-	// The upstream gets the body as the client sent it; the record keeps
-	// it with the request's own credentials starred (a prompt that quotes
-	// the key), so a replay sends the stars, never the key.
-	omitted := len(body) > maxRequestBody
-	var kept []byte
-	if !omitted {
-		kept = mask.Bytes(body)
-	}
-	x := newExchange(r, kept)
-	rec := &record.Record{
+	x := newExchange(r)
+	x.BodyOmitted = e.omitted
+	e.x = x
+	e.rec = &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
-	}
-	e := &exchange{p: p, rec: rec, x: x, body: body, path: r.URL.Path, mask: mask}
-	if omitted {
-		// The upstream gets it all, as the client sent it; the record
-		// keeps none of it, and replay cannot send it again.
-		e.rest = r.Body
-		x.BodyOmitted = fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20)
 	}
 	e.run(w, r)
 	if e.rest != nil {
-		e.body, e.rest = nil, nil // a prefix: no model, prompt or stream flag to find in it
+		e.dropBody() // a prefix: no model, prompt or stream flag to find in it
+		e.rest = nil
 	}
 	// Decoding and writing the record wait for no client: the handler
 	// returns, ending the response (and freeing a kept-alive connection
@@ -195,6 +207,7 @@ func (p *Proxy) drain() {
 		if len(p.queue) == 0 {
 			p.draining = false
 			p.qmu.Unlock()
+			p.returnMemory()
 			return
 		}
 		e := p.queue[0]
@@ -202,15 +215,38 @@ func (p *Proxy) drain() {
 		p.queue = p.queue[1:]
 		p.qmu.Unlock()
 		e.finish()
+		p.held.Add(int64(len(e.resp) + e.reserved))
+		e.dropBody()
 		p.emit(e.rec)
 		p.wg.Done()
+	}
+}
+
+// returnAfter is how many bytes of bodies the exchanges held between two
+// returns of free memory to the system. At GOGC 400 (gctune) and with no
+// memory limit, the heap a burst of large exchanges grew stays resident
+// until the next forced collection, minutes later, with nothing left in
+// it: 30 uploads of 33 MB held 4.5 GB.
+const returnAfter = 64 << 20
+
+// returnMemory returns free memory to the system once the exchanges
+// written since it last did held returnAfter bytes, when every exchange
+// written is out of the heap: a collection and a scavenge then, at most
+// once per 64 MiB that went through.
+func (p *Proxy) returnMemory() {
+	if p.held.Load() >= returnAfter {
+		p.held.Store(0)
+		go debug.FreeOSMemory()
 	}
 }
 
 func (p *Proxy) emit(rec *record.Record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sink(rec)
+	if p.sink(rec) != nil {
+		p.Stats.Lost.Add(1)
+		return
+	}
 	p.Stats.Recorded.Add(1)
 	if rec.Phase == record.PhasePassthrough {
 		p.Stats.Passthrough.Add(1)

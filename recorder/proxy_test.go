@@ -48,10 +48,11 @@ func startProxy(t *testing.T, ctx context.Context, h http.Handler, o recorder.Op
 		mu   sync.Mutex
 		recs []*record.Record
 	)
-	p := recorder.New(ctx, o, func(r *record.Record) {
+	p := recorder.New(ctx, o, func(r *record.Record) error {
 		mu.Lock()
 		recs = append(recs, r)
 		mu.Unlock()
+		return nil
 	})
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
@@ -283,7 +284,7 @@ func TestUpstreamDownIsRecordedAsAFailedStream(t *testing.T) {
 	u, _ := url.Parse(dead.URL)
 	dead.Close()
 	var recs []*record.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { recs = append(recs, r) })
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error { recs = append(recs, r); return nil })
 	w := httptest.NewRecorder()
 	p.ServeHTTP(w, httptest.NewRequest("POST", "/v1/chat/completions", strings.NewReader(`{"stream":true}`)))
 	p.Wait()
@@ -331,7 +332,7 @@ func TestRecordsNameTheirRequestsModelPromptAndTarget(t *testing.T) {
 	u, _ := url.Parse(dead.URL)
 	dead.Close()
 	var failed []*record.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { failed = append(failed, r) })
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error { failed = append(failed, r); return nil })
 	p.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/model/claude-z/invoke-with-response-stream", strings.NewReader(`{}`)))
 	p.Wait()
 	if len(failed) != 1 || failed[0].Model != "claude-z" || !failed[0].Exchange.Streamed || failed[0].PromptID == "" {

@@ -57,35 +57,49 @@ func URL(raw string) string {
 // decode (key=sk-S%zz) or a pair url.ParseQuery would drop (key=sk-S;x=1)
 // is redacted all the same; everything else is kept byte for byte.
 func Query(raw string) string {
+	q, _ := redactQuery(raw)
+	return q
+}
+
+// redactQuery is Query, with the names of the parameters it redacted.
+func redactQuery(raw string) (string, []string) {
 	if raw == "" {
-		return raw
+		return raw, nil
 	}
-	var b strings.Builder
+	var (
+		b     strings.Builder
+		names []string
+	)
 	start := 0
 	for i := 0; i <= len(raw); i++ {
 		if i < len(raw) && raw[i] != '&' && raw[i] != ';' {
 			continue
 		}
-		b.WriteString(pair(raw[start:i]))
+		p, name := pair(raw[start:i])
+		b.WriteString(p)
+		if name != "" {
+			names = append(names, name)
+		}
 		if i < len(raw) {
 			b.WriteByte(raw[i])
 		}
 		start = i + 1
 	}
-	return b.String()
+	return b.String(), names
 }
 
-// pair redacts one name=value pair of a raw query.
-func pair(p string) string {
+// pair redacts one name=value pair of a raw query, and names it (decoded)
+// when it did.
+func pair(p string) (string, string) {
 	name, _, hasValue := strings.Cut(p, "=")
 	decoded, err := url.QueryUnescape(name)
 	if err != nil {
 		decoded = name
 	}
 	if !hasValue || !IsSecret(decoded) {
-		return p
+		return p, ""
 	}
-	return name + "=" + Redacted
+	return name + "=" + Redacted, decoded
 }
 
 // DropCredentials deletes every credential header from h, in place: those

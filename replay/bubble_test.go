@@ -38,7 +38,7 @@ func testLoopInBubble(t *testing.T, format string) {
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
 	var recs []*record.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Client: up.Client()}, func(r *record.Record) { recs = append(recs, r) })
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u, Client: up.Client()}, func(r *record.Record) error { recs = append(recs, r); return nil })
 	proxy := memnet.NewServer(p)
 	defer proxy.Close()
 

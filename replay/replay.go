@@ -128,6 +128,24 @@ func NotReplayed(recs []*record.Record, allow ...string) string {
 	return strings.Join(parts, ", ")
 }
 
+// MaskedBodies says in words how many of streams send a request body
+// drip record masked (exchange.removed "body …": a secret member or URL
+// query Redacted, the request's own key starred): the server gets the
+// mask where the recording's client sent a secret, and may refuse it.
+// "" when none does.
+func MaskedBodies(streams []*record.Record) string {
+	n := 0
+	for _, r := range streams {
+		if slices.ContainsFunc(r.Exchange.Removed, func(s string) bool { return strings.HasPrefix(s, "body ") }) {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return stats.Count(n, "stream") + " send the request body with the credentials drip record masked in it (REDACTED, or * for each byte), as recorded: exchange.removed names them"
+}
+
 func pronoun(n int) string {
 	if n == 1 {
 		return "it"

@@ -51,12 +51,13 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 		buf bytes.Buffer
 	)
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) {
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if err := w.Write(r); err != nil {
 			t.Error(err)
 		}
+		return nil
 	})
 	proxy := httptest.NewServer(p)
 	t.Cleanup(proxy.Close)
@@ -208,7 +209,7 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
 	var recs []*record.Record
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) { recs = append(recs, r) })
+	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error { recs = append(recs, r); return nil })
 	proxy := httptest.NewServer(p)
 	t.Cleanup(proxy.Close)
 	sent := []string{"GET /v1/events?after=3&stream=1 ", `PUT /v1/chat/completions?api-version=2 {"stream":true}`}
@@ -255,10 +256,11 @@ func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
 		recs []*record.Record
 	)
 	recordAt := func(stallMS float64, prompt string) {
-		p := recorder.New(context.Background(), recorder.Options{Upstream: u, StallMS: stallMS}, func(r *record.Record) {
+		p := recorder.New(context.Background(), recorder.Options{Upstream: u, StallMS: stallMS}, func(r *record.Record) error {
 			mu.Lock()
 			defer mu.Unlock()
 			recs = append(recs, r)
+			return nil
 		})
 		proxy := httptest.NewServer(p)
 		defer proxy.Close()

@@ -459,7 +459,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 			TTFT:        "first content frame (text, reasoning or tool arguments); role chunks, keepalives and usage never count",
 			Gaps:        "differences between consecutive content frame arrival times; frames of one read give 0 and are kept",
 			Excluded:    "warmup streams; e2e, tail, ITL, tps_user and token counts use completed streams only",
-			Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld",
+			Buffered:    "from the reads (docs/delivery.md): fewer than 3 content frames, or >=50% of content frames in reads of >=4, or >=10 tokens under 0.05 ms apart: ITL and tps_user withheld; a stutter stream (>=3 regular freezes between bursts, period <=1 s) is not buffered and keeps its ITL unless its first content was held",
 			Tokens:      "from the server's usage report when present, else one per content frame (approx); " + TokensApproxDefinition,
 		},
 		Workload:  w,

@@ -95,8 +95,8 @@ func (l *streamLayout) layoutBottom(w, bottom int) {
 		l.left = "ttft: 100+ columns"
 		return
 	}
-	tw := 38               // its title's figures whole: " ttft  p50 181.4 · p99 188.5 ms · n=4"
-	gw := (w - tw - 2) / 3 // the heatmap's columns are frames, and its legend says what they are: it keeps the most
+	tw := 38                    // its title's figures whole: " ttft  p50 181.4 · p99 188.5 ms · n=4"
+	gw := (w - tw - 2) * 3 / 10 // the heatmap's columns are frames, and its legend says what they are: it keeps the most
 	l.gaps.b, l.ttft.b, l.heat.b = box{gw, bottom}, box{tw, bottom}, box{w - gw - tw - 2, bottom}
 }
 

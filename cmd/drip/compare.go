@@ -25,6 +25,7 @@ type compareFlags struct {
 	markdown       bool
 	noTUI          bool
 	by             string
+	html           string
 }
 
 func newCompareCmd() *cobra.Command {
@@ -44,6 +45,7 @@ func newCompareCmd() *cobra.Command {
 	fs.BoolVar(&f.asJSON, "json", false, "print each run's summary with its deltas as one JSON object")
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds for a run, e.g. 'ttft.p95 > +10%', 'gap.p99 > +20ms', 'failed > 0' (repeatable)")
+	registerHTML(fs, &f.html)
 	return cmd
 }
 
@@ -76,6 +78,9 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	c, err := compare.New(inputs, compare.Options{Gates: gates})
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if err := writeComparisonHTML(f.html, c, levels); err != nil {
+		return err
 	}
 	out := cmd.OutOrStdout()
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {

@@ -534,7 +534,7 @@ var (
 )
 
 // dripBinary builds the drip binary once per test process.
-func dripBinary(t *testing.T) string {
+func dripBinary(t testing.TB) string {
 	dripBinOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "drip-docs-bin-")
 		if err != nil {

@@ -197,13 +197,17 @@ func peakRSS(cmd *exec.Cmd) (kib int64, output []byte, err error) {
 }
 
 // vmHWM is the VmHWM line of a /proc status file in KiB, 0 if unreadable.
-func vmHWM(path string) int64 {
+func vmHWM(path string) int64 { return statusKiB(path, "VmHWM:") }
+
+// statusKiB is a line of a /proc status file in KiB (field "VmRSS:"), 0
+// if unreadable.
+func statusKiB(path, field string) int64 {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return n
 		}

@@ -70,8 +70,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code = exitUsage
 	}
 	// A run stopped by a signal says so in its exit, 128 + the signal's
-	// number as a shell reports it, whatever the report found.
-	if sig, ok := caught().(syscall.Signal); ok {
+	// number as a shell reports it, whatever the report found; but not
+	// drip record's lost records, which the signal's code would hide.
+	if sig, ok := caught().(syscall.Signal); ok && !errors.As(err, new(errRecordsLost)) {
 		return 128 + int(sig)
 	}
 	return code

@@ -15,6 +15,7 @@ import (
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
@@ -87,10 +88,16 @@ Credentials are forwarded but never written: Authorization, x-api-key,
 x-goog-api-key, api-key, cookies, AWS signature headers (x-amz-*), any
 header or query parameter whose name looks secret, and URL user info are
 dropped from the record and listed in its exchange.removed; where the
-upstream echoes one back (an error quoting the key), the record has '*'
-for each of its bytes. Proxy-Authorization is dropped and listed too; as a
-hop-by-hop header it is not forwarded either. A redirect goes to the client
-as it came: drip record follows none.
+upstream echoes one back (an error quoting the key, JSON-escaped or not),
+the record has '*' for each of its bytes. Proxy-Authorization is dropped and
+listed too; as a hop-by-hop header it is not forwarded either. A redirect
+goes to the client as it came: drip record follows none. In the request
+body the record keeps (and a replay sends), the value of every JSON member
+whose name looks secret (api_key, password, client_secret), at any depth,
+the secret query values of URLs in it (a presigned X-Amz-Signature) and a
+form's secret fields are REDACTED, the request's own keys starred; each is
+listed in exchange.removed as "body NAME". The upstream gets the body as it
+was sent.
 
 Requests that do not stream are passed through and recorded without
 frames (phase "passthrough"; no figure counts them). A compressed response
@@ -101,25 +108,39 @@ Per exchange the same bounds as drip run hold: --idle-timeout, --timeout,
 before (error class limit) and the client still gets all of it. A response
 in more reads than --max-frames keeps the rest as one read, served back at
 once, and is marked limit too, with the frames of the reads before it. A
-request body over 32 MiB is forwarded whole but not kept
-(exchange.body_omitted): that exchange cannot be replayed.
+request body over 32 MiB, or one that would take the bodies kept at once
+past 256 MiB, is forwarded whole but not kept (exchange.body_omitted):
+that exchange cannot be replayed.
+
+No client holds drip record: each read of a request body and each write
+of a response must be done within --idle-timeout (a client that stalls its
+body is answered 408 and not recorded; one that stops reading is let go,
+its stream recorded as canceled), as must a kept-alive connection's next
+request; --timeout bounds the whole exchange, the client's side included.
 
 A line on stderr counts the exchanges. Ctrl-C stops listening, cancels the
 exchanges in flight (recorded as canceled, their clients' responses cut
-off, not ended) and finishes writing the file.
+off, not ended), waits on no client, and finishes writing the file; a
+connection still open 5 s later is closed. A record that cannot be written
+(a full disk) stops drip record at once the same way: it says so, and its
+last line counts the exchanges not written.
 
 Exit codes: 2 a usage error (a flag; without --out, a rec.jsonl that holds
-an earlier recording), 3 --listen cannot be had or --out cannot be
-written, 130 after Ctrl-C and 143 after SIGTERM, every exchange that began
-written.`
+an earlier recording), 3 --listen cannot be had or a record could not be
+written (after a signal too), 130 after Ctrl-C and 143 after SIGTERM, every
+exchange that ended written.`
 
 // recordExample is drip record's --help examples.
 var recordExample = `  drip record --upstream https://api.openai.com --out rec.jsonl
   OPENAI_BASE_URL=http://127.0.0.1:4143/v1 python my_app.py   # in another shell
   drip record --listen 127.0.0.1:0 --upstream http://127.0.0.1:8089 --out rec.jsonl`
 
-// runRecorder runs the proxy until ctx is done, then waits for every exchange
-// to be written.
+// shutdownGrace is how long drip record waits, once stopped, for its
+// clients' connections to close before it closes them.
+const shutdownGrace = 5 * time.Second
+
+// runRecorder runs the proxy until ctx is done or a record cannot be
+// written, then waits for every exchange to be written.
 func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
 	// Listen first: an address in use must not cost the --out file it
@@ -134,36 +155,65 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 		return err
 	}
 	pl := pipeline.ForFiles(w)
-	p := recorder.New(ctx, o, pl.Add)
+	ctx = pl.StopOnWriteError(ctx) // the first lost record stops the proxy, as drip run stops
+	p := recorder.New(ctx, o, func(r *record.Record) error { pl.Add(r); return pl.Err() })
 	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
 		ln.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(out))
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	// A client is waited on for no longer than the idle timeout: for its
+	// headers, between requests on a kept-alive connection, and (the
+	// proxy's own deadlines) for each read of its body and write of its
+	// response.
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: min(10*time.Second, o.IdleTimeout), IdleTimeout: o.IdleTimeout}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	var line io.Writer = stderr
-	tty := term.IsTerminal(os.Stderr.Fd())
-	if tty {
-		line = os.Stderr // the line is drip's own counts; sanitize would show its \r as ^M
-	}
-	stopLine := liveLine(line, &p.Stats, tty)
+	stopLine := showCounts(stderr, &p.Stats)
 	select {
 	case <-ctx.Done():
 	case err = <-served:
 	}
-	// The exchanges in flight see ctx done and end as canceled; Shutdown
-	// waits for their handlers, then every record has reached the sink.
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	srv.Shutdown(sctx)
-	p.Wait()
+	if werr := pl.Err(); werr != nil {
+		fmt.Fprintf(stderr, "drip record: writing records failed (%s): stopped accepting, canceling the exchanges in flight\n", sanitize.Line(werr.Error()))
+	}
+	stop(srv, p)
 	stopLine()
 	werr := pl.Finish()
-	fmt.Fprintf(stderr, "drip record: %s written to %s\n", counts(&p.Stats), sanitize.Line(out))
+	fmt.Fprintf(stderr, "drip record: %s written to %s%s\n", counts(&p.Stats), sanitize.Line(out), lost(&p.Stats))
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return cannotErr(err)
 	}
-	return werr
+	if werr != nil {
+		return errRecordsLost{werr}
+	}
+	return nil
 }
+
+// stop stops the server and waits for every exchange to be written. The
+// exchanges in flight see ctx done, end as canceled and wait on no client;
+// Shutdown waits for their handlers, and past the grace period the
+// connections still open are closed.
+func stop(srv *http.Server, p *recorder.Proxy) {
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if srv.Shutdown(sctx) != nil {
+		srv.Close()
+	}
+	p.Wait()
+}
+
+// lost names the exchanges whose records were not written, if any were.
+func lost(s *recorder.Stats) string {
+	if n := s.Lost.Load(); n > 0 {
+		return fmt.Sprintf("; %s not written", stats.Count(int(n), "exchange"))
+	}
+	return ""
+}
+
+// errRecordsLost is drip record's failed write: its exit, 3, stands after
+// a signal too, for the file lacks exchanges the signal's code would not
+// tell of.
+type errRecordsLost struct{ error }
+
+func (e errRecordsLost) Unwrap() error { return e.error }
 
 // counts is the record line's tally; canceled streams are named only when
 // there are some (a client went away, or Ctrl-C cut a stream in flight).
@@ -172,8 +222,21 @@ func counts(s *recorder.Stats) string {
 	if n := s.Canceled.Load(); n > 0 {
 		canceled = fmt.Sprintf(", %d canceled", n)
 	}
+	if n := s.Unread.Load(); n > 0 {
+		canceled += fmt.Sprintf(", %s whose body never came whole", stats.Count(int(n), "request"))
+	}
 	return fmt.Sprintf("%s (%s, %d failed%s, %d passthrough)",
 		stats.Count(int(s.Recorded.Load()), "exchange"), stats.Count(int(s.Streams.Load()), "stream"), s.Failed.Load(), canceled, s.Passthrough.Load())
+}
+
+// showCounts starts the live line on stderr: on a terminal, on the
+// terminal itself, since the line is drip's own counts and sanitize
+// would show its \r as ^M.
+func showCounts(stderr io.Writer, s *recorder.Stats) (stop func()) {
+	if term.IsTerminal(os.Stderr.Fd()) {
+		return liveLine(os.Stderr, s, true)
+	}
+	return liveLine(stderr, s, false)
 }
 
 // liveLine keeps one line on stderr with the exchange counts: rewritten in

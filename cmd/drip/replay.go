@@ -34,6 +34,7 @@ type replayFlags struct {
 	headers             []string
 	allowMethods        []string
 	out                 string
+	html                string
 	failIf              []string
 	asJSON, markdown    bool
 	noTUI               bool
@@ -107,6 +108,7 @@ could not be carried out.
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison as one JSON object")
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "print the comparison even on a terminal")
+	registerHTML(fs, &f.html)
 	fs.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
 	fs.Float64Var(&f.rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
 	fs.DurationVar(&f.duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
@@ -155,41 +157,62 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		fmt.Fprintf(stderr, " (not replayed: %s)", not)
 	}
 	fmt.Fprintln(stderr)
+	if masked := replay.MaskedBodies(streams); masked != "" {
+		fmt.Fprintln(stderr, "drip replay: note:", masked)
+	}
 	if sentTo, instead := replay.RepeatedBase(streams, f.against); sentTo != "" {
 		fmt.Fprintf(stderr, "drip replay: warning: every recorded path already starts with --against's path, so the first is sent to %s; give the origin, --against %s, to send the recorded paths as they were\n",
 			sanitize.Line(probe.RedactURL(sentTo)), sanitize.Line(probe.RedactURL(instead)))
 	}
-	pl := pipeline.ForFiles()
-	pl.KeepRecords()
-	if f.out != "" {
-		s, err := pipeline.JSONL("--out", f.out)
-		if err != nil {
-			return err
-		}
-		pl.Attach(s)
+	pl, html, err := f.sinks()
+	if err != nil {
+		return err
 	}
 	defer pl.Close()
+	defer html.Close()
 	recorded := compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped}
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, recorded, streams, o, gates, pl)
+		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, recorded, streams, o, gates, pl, html)
 	}
 	replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
 		pl.Add(r)
 		fmt.Fprintln(stderr, "  "+progressLine(r))
 	})
-	return reportReplay(cmd.OutOrStdout(), recorded, pl, f.out, gates, f)
+	return reportReplay(cmd.OutOrStdout(), recorded, pl, html, gates, f)
+}
+
+// sinks are where the replayed records go: kept for the comparison, and
+// to --out; --html is opened too, before anything is sent.
+func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
+	pl := pipeline.ForFiles()
+	pl.KeepRecords()
+	if f.out != "" {
+		s, err := pipeline.JSONL("--out", f.out)
+		if err != nil {
+			return nil, nil, err
+		}
+		pl.Attach(s)
+	}
+	html, err := openHTML(f.html, nil)
+	if err != nil {
+		pl.Close()
+	}
+	return pl, html, err
 }
 
 // reportReplay prints the comparison of the replay with the recording and
 // judges the gates; a failed write of the replayed records is exit 3.
-func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, source string, gates []stats.Gate, f *replayFlags) error {
+func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, html *pipeline.HTML, gates []stats.Gate, f *replayFlags) error {
 	replayed := pl.Records()
 	if len(replayed) == 0 {
 		return firstErr(pl.Finish(), cannotErr(fmt.Errorf("no stream was replayed")))
 	}
-	c, err := compareReplay(recorded, compare.Input{Label: "replayed", Source: source, Records: replayed}, gates)
+	c, err := compareReplay(recorded, compare.Input{Label: "replayed", Source: f.out, Records: replayed}, gates)
 	if err != nil {
 		return cannotErr(err)
+	}
+	if err := html.Comparison(c, nil); err != nil {
+		return firstErr(pl.Finish(), err)
 	}
 	err = pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown})
 	if werr := pl.Finish(); werr != nil {
@@ -258,7 +281,7 @@ func signedFormat(streams []*record.Record) *adapters.Format {
 // second: each update recomputes the comparison and its bootstrap). Quitting
 // stops the replay; the gates are judged on what was replayed, and stderr
 // says how much that was.
-func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, pl *pipeline.Pipeline) error {
+func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, pl *pipeline.Pipeline, html *pipeline.HTML) error {
 	ctx, cancel := context.WithCancel(pl.StopOnWriteError(ctx))
 	defer cancel()
 	build := func(final bool) *compare.Comparison {
@@ -292,7 +315,8 @@ func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Inp
 		fmt.Fprintf(stderr, "drip replay: stopped on the screen after %s%s: the comparison and the gates judge those\n",
 			stats.Count(len(pl.Records()), "replayed stream"), of)
 	}
-	return firstErr(pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, build(true)))
+	final := build(true)
+	return firstErr(html.Comparison(final, nil), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, final))
 }
 
 func isClosed(c <-chan struct{}) bool {

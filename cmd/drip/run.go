@@ -38,6 +38,8 @@ type outputFlags struct {
 	sloExpr  string      // --slo (drip run registers it)
 	slo      *stats.SLO  // parsed by parseGates; nil without --slo
 	export   exportFlags // drip run only
+	htmlPath string      // --html (drip run registers it)
+	html     *pipeline.HTML
 }
 
 func (f *outputFlags) register(fs *pflag.FlagSet) {
@@ -215,6 +217,7 @@ func newRunCmd() *cobra.Command {
 	f.fleet.register(fs)
 	f.sw.register(fs, &f.out)
 	f.out.export.register(fs)
+	registerHTML(fs, &f.out.htmlPath)
 	acceptAliases(fs)
 	return cmd
 }
@@ -421,12 +424,16 @@ func preparePlan(plan *probe.Plan) {
 func (f *outputFlags) report(plan *probe.Plan, st *stats.RunStats, sw *sweep.Result, interrupted bool) pipeline.Run {
 	return pipeline.Run{
 		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown, Quiet: f.quiet,
-		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL),
+		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL), HTML: f.html,
 	}
 }
 
-// attach opens --out and --csv as p's sinks.
+// attach opens --out, --csv and --html as p's sinks.
 func (f *outputFlags) attach(p *pipeline.Pipeline) error {
+	var err error
+	if f.html, err = openHTML(f.htmlPath, p); err != nil {
+		return err
+	}
 	if f.out != "" {
 		s, err := pipeline.JSONL("--out", f.out)
 		if err != nil {

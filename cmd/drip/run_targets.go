@@ -64,7 +64,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 
 // checkTargetFlags refuses what several targets cannot do.
 func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) error {
-	for _, name := range []string{"rate", "duration", "runs-per-level", "duration-per-level", "stop-when", "metrics-addr", "otlp", "otlp-traces"} {
+	for _, name := range []string{"rate", "duration", "runs-per-level", "duration-per-level", "stop-when", "metrics-addr", "otlp", "otlp-traces", "html"} {
 		if fs.Lookup(name) != nil && fs.Changed(name) {
 			return usageErr("several targets run interleaved turns of --runs: --%s takes one target", name)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,32 +12,39 @@ import (
 	"github.com/driplab/drip/internal/testenv"
 )
 
-// tmuxPane is the real binary on a real terminal: a tmux session of its
-// own, 120×40, read back with capture-pane.
+// tmuxPane is the real binary on a real terminal: a tmux server and
+// session of its own (its own socket: a server shared between tests
+// exits when one's last session is killed, failing the next one's
+// new-session), 120×40, read back with capture-pane.
 type tmuxPane struct {
-	t    *testing.T
-	tmux string
-	name string
+	t            *testing.T
+	tmux, socket string
+	name         string
+}
+
+// run runs a tmux command on the pane's own server.
+func (p *tmuxPane) run(args ...string) ([]byte, error) {
+	return exec.Command(p.tmux, append([]string{"-S", p.socket, "-f", os.DevNull}, args...)...).CombinedOutput()
 }
 
 func newTmuxPane(t *testing.T, args ...string) *tmuxPane {
 	t.Helper()
-	p := &tmuxPane{t: t, tmux: testenv.LookPath(t, "tmux", "apt-get install tmux"), name: fmt.Sprintf("drip-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	p := &tmuxPane{t: t, tmux: testenv.LookPath(t, "tmux", "apt-get install tmux"), socket: filepath.Join(t.TempDir(), "tmux"), name: "drip"}
 	bin := builtDrip(t)
 	// The shell stays after drip ends, so its last output can be read.
 	cmd := fmt.Sprintf("%s %s; echo EXIT=$?; sleep 600", bin, strings.Join(args, " "))
-	if out, err := exec.Command(p.tmux, "new-session", "-d", "-x", "120", "-y", "40", "-s", p.name, "-e", "NO_COLOR=1", "sh", "-c", cmd).CombinedOutput(); err != nil {
+	if out, err := p.run("new-session", "-d", "-x", "120", "-y", "40", "-s", p.name, "-e", "NO_COLOR=1", "sh", "-c", cmd); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { exec.Command(p.tmux, "kill-session", "-t", p.name).Run() })
+	t.Cleanup(func() { p.run("kill-server") })
 	return p
 }
 
 // capture is the pane with its scrollback.
 func (p *tmuxPane) capture() string {
-	out, err := exec.Command(p.tmux, "capture-pane", "-p", "-S", "-500", "-t", p.name).Output()
+	out, err := p.run("capture-pane", "-p", "-S", "-500", "-t", p.name)
 	if err != nil {
-		p.t.Fatalf("tmux capture-pane: %v", err)
+		p.t.Fatalf("tmux capture-pane: %v\n%s", err, out)
 	}
 	return string(out)
 }
@@ -55,7 +63,7 @@ func (p *tmuxPane) waitFor(s string) string {
 }
 
 func (p *tmuxPane) keys(k string) {
-	if out, err := exec.Command(p.tmux, "send-keys", "-t", p.name, k).CombinedOutput(); err != nil {
+	if out, err := p.run("send-keys", "-t", p.name, k); err != nil {
 		p.t.Fatalf("tmux send-keys: %v\n%s", err, out)
 	}
 }

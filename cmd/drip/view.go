@@ -12,10 +12,12 @@ import (
 
 func newViewCmd() *cobra.Command {
 	var out outputFlags
+	var html string
 	cmd := &cobra.Command{
 		Use: "view FILE.jsonl",
 		Example: `  drip view runs.jsonl
-  drip view runs.jsonl --no-tui --json`,
+  drip view runs.jsonl --no-tui --json
+  drip view runs.jsonl --no-tui --html report.html`,
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
 view's s key, and show them through the same views as a live stream, all
@@ -25,32 +27,43 @@ Every record is re-derived from its raw frame times as it is read.
 
 Press [ and ] to show another stream of the file. On quit it prints the
 file's summary; without a terminal, or with --no-tui or --json, it prints
-only the summary.`,
+only the summary. --html FILE also writes the report as one HTML file
+(docs/html-report.md).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			// The one reader of every command: the same mistake, the same exit.
-			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			recs := in.Records
-			stallMS := recs[len(recs)-1].StallMS
-			if useTUI(&out) {
-				cfg := tui.Config{Records: recs, File: args[0], StallMS: stallMS, Color: os.Getenv("NO_COLOR") == ""}
-				if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
-					return err
-				}
-			}
-			// The summary is printed after the screen too, as run and
-			// watch print theirs: the figures stay in the scrollback.
-			pl := pipeline.New(stallMS, nil)
-			for _, r := range recs {
-				pl.Add(r)
-			}
-			return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json})
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html) },
 	}
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
 	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
+	registerHTML(cmd.Flags(), &html)
 	return cmd
+}
+
+// runView is drip view: the records on the screen, then their summary
+// printed, and --html's page.
+func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string) error {
+	// The one reader of every command: the same mistake, the same exit.
+	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	recs := in.Records
+	stallMS := recs[len(recs)-1].StallMS
+	pl := pipeline.New(stallMS, nil)
+	html, err := openHTML(htmlPath, pl)
+	if err != nil {
+		return err
+	}
+	defer html.Close()
+	if useTUI(out) {
+		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Color: os.Getenv("NO_COLOR") == ""}
+		if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
+			return err
+		}
+	}
+	// The summary is printed after the screen too, as run and watch print
+	// theirs: the figures stay in the scrollback.
+	for _, r := range recs {
+		pl.Add(r)
+	}
+	return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html})
 }

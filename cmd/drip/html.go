@@ -1,0 +1,41 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/sweep"
+)
+
+// htmlUsage is --html's help line, the same on every command that has it.
+const htmlUsage = "also write the report as one self-contained HTML file (inline SVG, no network load; mode 0600: it holds the streams' text); see docs/html-report.md"
+
+// registerHTML adds --html FILE.
+func registerHTML(fs *pflag.FlagSet, path *string) { fs.StringVar(path, "html", "", htmlUsage) }
+
+// openHTML creates the --html file (nil without one), before anything is
+// measured or read so a path that cannot be written fails first. Given a
+// pipeline, it becomes one of its sinks: it keeps the records for the
+// streams' timelines.
+func openHTML(path string, pl *pipeline.Pipeline) (*pipeline.HTML, error) {
+	if path == "" {
+		return nil, nil
+	}
+	h, err := pipeline.OpenHTML(path)
+	if err == nil && pl != nil {
+		pl.Attach(h.Sink())
+	}
+	return h, err
+}
+
+// writeComparisonHTML writes --html for runs side by side (nothing
+// without it).
+func writeComparisonHTML(path string, c *compare.Comparison, levels *sweep.Result) error {
+	h, err := openHTML(path, nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return h.Comparison(c, levels)
+}

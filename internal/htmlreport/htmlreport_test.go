@@ -1,0 +1,134 @@
+package htmlreport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/recordtest"
+	"github.com/driplab/drip/record"
+)
+
+const testdata = "../../compare/testdata"
+
+func runReport(t *testing.T, in compare.Input) string {
+	t.Helper()
+	s := compare.Summarize(in)
+	var b bytes.Buffer
+	if err := WriteRun(&b, Run{Summary: &s, Records: in.Records}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestRunReportHasItsParts(t *testing.T) {
+	in := recordtest.Inputs(t, testdata, "stall.jsonl")[0]
+	out := runReport(t, in)
+	for _, want := range []string{`id="measured"`, `id="accounting"`, `id="hints"`, `id="clocks"`, `class="hist"`, `class="heatmap"`, `class="scatter"`,
+		"Timelines of every measured stream (6).", "⏸ 700.2 ms", `<mark class="st"`, "transport (6)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if n := strings.Count(out, `<section class="stream"`); n != 6 {
+		t.Errorf("%d stream sections, want 6", n)
+	}
+}
+
+// TestPolicyAllowsOnlyTheReportsScript holds the CSP to the page: the one
+// script's and style's hashes are the ones it names, and it forbids every
+// load.
+func TestPolicyAllowsOnlyTheReportsScript(t *testing.T) {
+	out := runReport(t, recordtest.Inputs(t, testdata, "steady.jsonl")[0])
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	}
+	script := regexp.MustCompile(`(?s)<script>(.*)</script>`).FindStringSubmatch(out)
+	style := regexp.MustCompile(`(?s)<style>(.*)</style>`).FindStringSubmatch(out)
+	policy := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]+)">`).FindStringSubmatch(out)
+	if script == nil || style == nil || policy == nil {
+		t.Fatal("the page lacks its script, style or policy")
+	}
+	for _, want := range []string{"default-src 'none'", "script-src " + hash(script[1]) + ";", "style-src " + hash(style[1]) + ";", "connect-src 'none'", "img-src 'none'"} {
+		if !strings.Contains(policy[1], strings.ReplaceAll(want, "'", "&#39;")) {
+			t.Errorf("policy %s lacks %s", policy[1], want)
+		}
+	}
+}
+
+// TestHostileStringsStayText puts markup in every string a record gives
+// the page: none of it reaches the page as markup.
+func TestHostileStringsStayText(t *testing.T) {
+	const evil = "\x1b]0;x\x07</script><script>alert(1)</script><img src=x onerror=alert(2)><a href=\"javascript:alert(3)\">"
+	in := recordtest.Inputs(t, testdata, "stall.jsonl")[0]
+	for _, r := range in.Records {
+		r.Target, r.Model, r.PromptID, r.Status = evil, evil, evil, record.StatusFailed
+		r.Error = &record.Error{Class: evil, Message: evil}
+		for i := range r.Frames {
+			r.Frames[i].Text = evil
+		}
+	}
+	in.Label = evil
+	runs := []string{runReport(t, in)}
+	c, err := compare.New([]compare.Input{in, recordtest.Inputs(t, testdata, "steady.jsonl")[0]}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteComparison(&b, Comparison{Comparison: c}); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range append(runs, b.String()) {
+		if n := strings.Count(out, "<script"); n != 1 {
+			t.Errorf("%d <script in the page, want the report's one", n)
+		}
+		for _, bad := range []string{"<img", "<a ", "\x1b", "\x07"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("the page holds %q from a record", bad)
+			}
+		}
+		if !strings.Contains(out, "&lt;img src=x onerror=alert(2)&gt;") {
+			t.Error("the hostile string is not shown as text")
+		}
+	}
+}
+
+// TestManyStreamsTimelinesAreAStatedSelection: past maxTimelines, the
+// slowest, the longest stalls and a sample, and the page says so.
+func TestManyStreamsTimelinesAreAStatedSelection(t *testing.T) {
+	var recs []*record.Record
+	for i := range 100 {
+		r := &record.Record{Seq: i, DurationMS: float64(1000 + i)}
+		if i%10 == 0 {
+			r.Stalls = []record.Stall{{GapMS: float64(300 + i)}}
+		}
+		recs = append(recs, r)
+	}
+	picked, said := selectStreams(recs, maxTimelines)
+	if len(picked) != maxTimelines {
+		t.Fatalf("%d timelines, want %d", len(picked), maxTimelines)
+	}
+	why := map[string][]int{}
+	for _, c := range picked {
+		why[c.why] = append(why[c.why], c.r.Seq)
+	}
+	// The 10 slowest are 90–99; of the stalled, 90 is taken already, so the
+	// longest stalls are 80, 70, … 0; the sample is the other 10.
+	if got := why["slowest"]; len(got) != 10 || got[0] != 99 || got[9] != 90 {
+		t.Errorf("slowest %v", got)
+	}
+	if got := why["longest stalls"]; len(got) != 9 || got[0] != 80 || got[8] != 0 {
+		t.Errorf("longest stalls %v", got)
+	}
+	if got := why["sample"]; len(got) != 11 {
+		t.Errorf("sample %v", got)
+	}
+	if want := "Timelines of 30 of 100 measured streams: the 10 slowest (by duration), the 9 with the longest stalls (of 10 with a stall), and 11 sampled evenly in sequence."; !strings.HasPrefix(said, want) {
+		t.Errorf("said %q\nwant %q", said, want)
+	}
+}

@@ -1,0 +1,58 @@
+package redact
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Secret members at any depth and presigned URLs anywhere in a JSON body
+// are masked, named, and nothing else of the body changes: counts named
+// like secrets ("max_tokens": 100) stay, and so does the layout.
+func TestJSONMasksSecretMembersAndURLQueriesAtAnyDepth(t *testing.T) {
+	in := `{"model":"m", "max_tokens": 100, "api_key":"sk-BODY-1",
+  "auth":{"password":"hunter2","client_secret":"cs-2","nested":[{"session_token":"st-3"}]},
+  "messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://b.s3.amazonaws.com/x.png?X-Amz-Credential=AKIA4%2F20260101&X-Amz-Signature=f00d&w=1#top"}},
+    {"type":"text","text":"see <https://h.example/a?token=tk-4&q=cats> and \u00e9"}]}],
+  "empty_key":"", "stream":true}`
+	out, removed := JSON([]byte(in))
+	for _, s := range []string{"sk-BODY-1", "hunter2", "cs-2", "st-3", "AKIA4", "f00d", "tk-4"} {
+		if strings.Contains(string(out), s) {
+			t.Errorf("the body keeps %q:\n%s", s, out)
+		}
+	}
+	want := strings.NewReplacer(`"sk-BODY-1"`, `"REDACTED"`, `"hunter2"`, `"REDACTED"`, `"cs-2"`, `"REDACTED"`, `"st-3"`, `"REDACTED"`,
+		"AKIA4%2F20260101", "REDACTED", "=f00d", "=REDACTED", "tk-4", "REDACTED", `\u00e9`, "é").Replace(in) // a masked string is encoded again
+	if string(out) != want {
+		t.Errorf("JSON =\n%s\nwant\n%s", out, want)
+	}
+	wantRemoved := []string{"api_key", "client_secret", "password", "query X-Amz-Credential", "query X-Amz-Signature", "query token", "session_token"}
+	if !slices.Equal(removed, wantRemoved) {
+		t.Errorf("removed %q, want %q", removed, wantRemoved)
+	}
+	if !json.Valid(out) {
+		t.Errorf("the masked body is not JSON:\n%s", out)
+	}
+	clean := `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":"hi https://h.example/?q=1"}]}`
+	if out, removed := JSON([]byte(clean)); string(out) != clean || removed != nil {
+		t.Errorf("a body with no secret came back %s, removed %q", out, removed)
+	}
+}
+
+// A key a server echoes JSON-escaped (\/ for /, \u002b for +) is starred
+// where the body spells it, escapes whole; the body stays JSON of the same
+// length.
+func TestJSONEscapedMasksAKeyOnlyAnEscapeHides(t *testing.T) {
+	m := NewMasker([]string{"sk-ab/cd+efKEY"})
+	for _, c := range []struct{ in, want string }{
+		{`{"error":{"message":"invalid key sk-ab\/cd+efKEY"}}`, `{"error":{"message":"invalid key ***************"}}`},
+		{`data: {"m":"k=sk-ab\/cd\u002befKEY."}` + "\n\n", `data: {"m":"k=********************."}` + "\n\n"},
+		{`{"m":"a\"b sk-ab/cd+efKEY"}`, `{"m":"a\"b **************"}`}, // whole, beside an escape
+		{`{"m":"no key\/here"}`, `{"m":"no key\/here"}`},
+	} {
+		if got := string(m.JSONEscaped([]byte(c.in))); got != c.want {
+			t.Errorf("JSONEscaped(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
