@@ -23,6 +23,7 @@ func newWatchCmd() *cobra.Command {
 		req       requestFlags
 		out       outputFlags
 		alternate bool
+		relay     string
 	)
 	cmd := &cobra.Command{
 		Use:     "watch URL [URL…]",
@@ -41,6 +42,9 @@ func newWatchCmd() *cobra.Command {
 			if len(ts) > 1 && out.json {
 				return errJSONOneTarget
 			}
+			if relay != "" && (len(ts) > 1 || !useTUI(&out)) {
+				return usageErr("--relay shows one stream's owners on the screen: give one target, on a terminal (without one, drip hops reads drip record's file)")
+			}
 			if len(ts) > 1 || useTUI(&out) {
 				warnInsecure(cmd.ErrOrStderr(), ts[0].o) // the headless run says it with its plan
 			}
@@ -50,23 +54,37 @@ func newWatchCmd() *cobra.Command {
 			if alternate {
 				return usageErr("--alternate takes turns between several targets: give two or more URLs or -m values")
 			}
-			t, o := ts[0].t, ts[0].o
 			if !useTUI(&out) {
-				plan := probe.Plan{Target: t, Options: o, Runs: 1}
+				plan := probe.Plan{Target: ts[0].t, Options: ts[0].o, Runs: 1}
 				return runHeadless(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), plan, &out)
 			}
-			runID := probe.NewRunID()
-			src := tui.Source{Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
-				rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
-				return probe.Stream(ctx, t, o, rec, observe)
-			}}
-			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}, &out)
+			return watchScreen(cmd.Context(), cmd.OutOrStdout(), ts[0], &out, relay)
 		},
 	}
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
+	cmd.Flags().StringVar(&relay, "relay", "", "a relay's stream times (drip record --hops-addr, e.g. http://127.0.0.1:4144): each stall's owner, upstream or path, live")
 	cmd.Flags().BoolVar(&alternate, "alternate", false, "send the prompt to the targets one after another instead of at once (targets that share a host)")
 	return cmd
+}
+
+// watchScreen opens the stream screen on one target, each stall's owner
+// read live from the relay when --relay names one.
+func watchScreen(ctx context.Context, stdout io.Writer, tg target, out *outputFlags, relay string) error {
+	t, o := tg.t, tg.o
+	runID := probe.NewRunID()
+	src := tui.Source{Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
+		rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
+		return probe.Stream(ctx, t, o, rec, observe)
+	}}
+	cfg := tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}
+	if relay != "" {
+		var err error
+		if cfg.RelayFetch, err = relayFetch(relay); err != nil {
+			return err
+		}
+	}
+	return runTUI(ctx, stdout, cfg, out)
 }
 
 // watchLong is drip watch's --help text.
