@@ -175,11 +175,10 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
 		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, recorded, streams, o, gates, pl, html)
 	}
-	st := replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
+	sayLag(stderr, o, replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
 		pl.Add(r)
 		fmt.Fprintln(stderr, "  "+progressLine(r))
-	})
-	sayLag(stderr, o, st)
+	}))
 	return reportReplay(cmd.OutOrStdout(), recorded, pl, html, gates, f)
 }
 
