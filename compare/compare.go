@@ -233,10 +233,10 @@ func runSpecs(sides []side) []spec {
 		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Stalls.StreamsWithStall }},
 		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: stats.LowerIsBetter, value: func(s *stats.Summary) *float64 { return s.Stalls.LongestMS }},
 		spec{section: "tokens", key: "output_tokens", label: "output tokens", count: func(s *stats.Summary) int { return s.Throughput.OutputTokens }},
-		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return s.Metrics["output_tokens"].P50 }},
+		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return stats.OutputTokens.Of(s.Metrics).P50 }},
 		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *stats.Summary) *float64 { return s.TokensApproxPct }},
 		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.TokensPerS }},
-		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Metrics["tps_user"].P50 }},
+		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return stats.TPSUser.Of(s.Metrics).P50 }},
 		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.MeanTPSUser }},
 		spec{section: "throughput", key: "streams_per_s", label: "streams/s", unit: "/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.StreamsPerS }},
 	)
@@ -251,9 +251,9 @@ func promptSpecs() []spec {
 	}
 	for _, d := range distributions() {
 		switch d.Key {
-		case "ttft", "e2e":
+		case stats.TTFT.Key, stats.E2E.Key:
 			specs = append(specs, distRows(d, "p50", "p95")...)
-		case "gap":
+		case stats.Gap.Key:
 			specs = append(specs, distRows(d, "p95", "p99")...)
 		}
 	}

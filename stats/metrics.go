@@ -95,6 +95,35 @@ var Registry = []Metric{
 		Definition: "ttft − the server's own time to its first token: how long the first token was in transit", Value: func(r *record.Record) *float64 { return r.HeldMS }},
 }
 
+// The metrics product code reads by name, each its Registry entry: a
+// figure is read as TTFT.Of(s.Metrics), never by a string.
+var (
+	TTFT         = registered("ttft")
+	TTFO         = registered("ttfo")
+	Gap          = registered("gap")
+	ITL          = registered("itl")
+	E2E          = registered("e2e")
+	Held         = registered("held")
+	TPSUser      = registered("tps_user")
+	OutputTokens = registered("output_tokens")
+	InputTokens  = registered("input_tokens")
+)
+
+// registered is the Registry entry of key; a key missing is a bug in
+// this file, caught as the package loads.
+func registered(key string) *Metric {
+	for i := range Registry {
+		if Registry[i].Key == key {
+			return &Registry[i]
+		}
+	}
+	panic("stats: no metric " + key + " in the registry")
+}
+
+// Of is the metric's distribution in ms: the zero Dist (N 0) where ms
+// has none.
+func (m *Metric) Of(ms Metrics) Dist { return ms[m.JSON] }
+
 // MetricByKey finds a metric by its gate and compare name.
 func MetricByKey(key string) (Metric, bool) {
 	for _, m := range Registry {
