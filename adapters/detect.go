@@ -3,8 +3,10 @@ package adapters
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"net"
+	"slices"
 	"strings"
 )
 
@@ -63,6 +65,12 @@ type Detector struct {
 	buf         []byte
 	format      *Format
 	dec         Decoder
+	// first is an excerpt of the body's first bytes, kept at detection
+	// for NotStream's message; docs says the body may be one document
+	// (a document content type), until a second line opens a JSON value.
+	first     string
+	docs      bool
+	lineStart bool // the last read ended a line
 }
 
 // NewDetector returns a detector for a response with that Content-Type.
@@ -80,6 +88,9 @@ func (d *Detector) Format() *Format { return d.format }
 // must wait for more (a first event that straddles reads) are held.
 func (d *Detector) Feed(dst []Frame, p []byte) ([]Frame, error) {
 	if d.dec != nil {
+		if d.docs {
+			d.watch(p)
+		}
 		return d.dec.Feed(dst, p)
 	}
 	held := len(d.buf) > 0
@@ -115,7 +126,53 @@ func (d *Detector) Close(dst []Frame) ([]Frame, error) {
 // start picks f's decoder and feeds it b, the bytes detection read.
 func (d *Detector) start(dst []Frame, f *Format, b []byte) ([]Frame, error) {
 	d.format, d.dec = f, f.NewDecoder(d.limit)
+	d.first = excerpt(string(bytes.TrimLeft(b[:min(len(b), 4*excerptRunes)], " \t\r\n\xef\xbb\xbf")))
+	d.docs = documentType(d.contentType) && slices.Contains(wholeFormats, f.Name)
+	d.watch(b)
 	return d.dec.Feed(dst, b)
+}
+
+// wholeFormats are the formats detection picks for a body that may be one
+// document: no stream's framing, or JSON lines (a non-streamed Ollama
+// answer reads as its first line).
+var wholeFormats = []string{"raw", "ndjson", "ollama-chat", "ollama-generate"}
+
+// documentTypes are content types of a whole document, not a stream.
+var documentTypes = []string{"text/html", "application/xhtml+xml", "text/xml", "application/xml", "application/json"}
+
+func documentType(ct string) bool {
+	return slices.Contains(documentTypes, ct) || strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "+xml")
+}
+
+// watch looks for NDJSON's second line in p, a read of the body: a line
+// after the first that opens a JSON value at its start. A pretty-printed
+// document's inner lines are indented, and its closing brace opens
+// nothing. It stops looking once found, so a stream pays for a read or two.
+func (d *Detector) watch(p []byte) {
+	for b := p; len(b) > 0; {
+		if d.lineStart && (b[0] == '{' || b[0] == '[') {
+			d.docs = false
+			return
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			d.lineStart = false
+			return
+		}
+		b, d.lineStart = b[i+1:], true
+	}
+}
+
+// NotStream says why a finished response is no stream, or "": a document
+// content type (HTML, XML, JSON) whose body was no stream format's, or
+// one JSON document where NDJSON would have a line per event. Under
+// --format auto such a 2xx is an answer of another kind (a login page, a
+// whole non-streamed answer), not a stream to time.
+func (d *Detector) NotStream() string {
+	if !d.docs {
+		return ""
+	}
+	return fmt.Sprintf("not a stream: the response is %s and its body starts %q", d.contentType, d.first)
 }
 
 // Sniff is the format a response's first bytes look like, as auto would

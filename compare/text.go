@@ -152,7 +152,7 @@ func writeReadings(w io.Writer, c *Comparison) {
 	for _, rd := range c.Readings {
 		fmt.Fprintf(w, "  %-2s %s\n", Letter(rd.Run), sanitize.Line(rd.Label))
 		for _, m := range rd.Clocks {
-			fmt.Fprintf(w, "     %-5s %-9s %s\n", m.Clock, movedWord(m.Moved), m.Evidence)
+			report.Para(w, fmt.Sprintf("     %-11s %-7s", m.Clock, movedWord(m.Moved)), strings.Repeat(" ", 25), m.Evidence)
 		}
 		report.Para(w, "     reading: ", "       ", rd.Verdict)
 	}

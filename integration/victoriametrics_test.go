@@ -144,10 +144,7 @@ func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
 	vm := startVM(t, bin, metricsAddr)
 
 	dir := t.TempDir()
-	drip := filepath.Join(dir, "drip")
-	if out, err := exec.Command("go", "build", "-C", "..", "-o", drip, "./cmd/drip").CombinedOutput(); err != nil {
-		t.Fatalf("building drip: %v\n%s", err, out)
-	}
+	drip := buildDrip(t)
 	recsPath := filepath.Join(dir, "recs.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

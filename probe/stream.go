@@ -60,6 +60,9 @@ type Options struct {
 	MaxBytes    int64
 	Getenv      func(string) string // nil: os.Getenv
 	KeepRequest bool
+	// NoStreamID leaves the request without record.StreamHeader, which
+	// otherwise carries the stream's key to any relay on the way.
+	NoStreamID bool
 	// FollowRedirects follows a redirect to another origin, without any
 	// credential header (see redirectPolicy).
 	FollowRedirects bool
@@ -185,7 +188,11 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	defer cancel(nil)
 	ctx, cancelTotal := context.WithTimeoutCause(ctx, o.Timeout, errTotal)
 	defer cancelTotal()
-	req, body, e := buildRequest(ctx, t, o)
+	streamKey := ""
+	if !o.NoStreamID {
+		streamKey = rec.StreamKey()
+	}
+	req, body, e := buildRequest(ctx, t, o, streamKey)
 	if e != nil {
 		return finish(rec, o, time.Time{}, e, nil, observe)
 	}
@@ -207,6 +214,30 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	idle := WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.Stop()
 
+	cpu0 := sampleCPU()
+	end := func(start time.Time, e *record.Error) *record.Record {
+		rec.ClientCPU = clientCPU(cpu0, sampleCPU())
+		return finish(rec, o, start, e, mask, observe)
+	}
+	start, resp, err := send(req, o, rec, observe, idle)
+	if err != nil {
+		return end(start, classify(ctx, err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+		return end(start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body))
+	}
+	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
+	fr.text = NewFrameText(mask)
+	return end(start, decodeBody(ctx, resp, t.Format, fr, o, start, idle))
+}
+
+// send sends req for rec, timing its connection and its headers from
+// start, the moment before it went.
+func send(req *http.Request, o Options, rec *record.Record, observe func(Event), idle *IdleWatch) (time.Time, *http.Response, error) {
+	conn := &connTimer{}
+	req = conn.trace(req)
 	rec.StartUnixNS = time.Now().UnixNano()
 	observe(Event{Seq: rec.Seq, Type: EventStart, Record: rec})
 	start := o.Clock()
@@ -214,38 +245,46 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	client := *o.Client // this stream's redirect policy
 	client.CheckRedirect = (&redirectPolicy{rec: rec, follow: o.FollowRedirects}).check
 	resp, err := client.Do(req)
+	rec.ConnectMS = conn.connectMS()
 	if err != nil {
 		if resp != nil { // a refused redirect: the server answered
 			rec.HTTPStatus = resp.StatusCode
 		}
-		return finish(rec, o, start, classify(ctx, err), mask, observe)
+		return start, nil, err
 	}
-	defer resp.Body.Close()
 	headers := o.Clock()
 	rec.HeadersMS = ptr(ms(headers.Sub(start)))
 	rec.HTTPStatus = resp.StatusCode
 	idle.Touch(headers)
 	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
+	return start, resp, nil
+}
 
-	if resp.StatusCode >= 300 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-		return finish(rec, o, start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body), mask, observe)
+// notStream is e, what ended a body det picked the format of, unless the
+// body was no stream at all (adapters.Detector.NotStream): then that,
+// whatever a stream's decoder made of it. Only under auto: an explicit
+// --format takes anything.
+func notStream(det *adapters.Detector, e *record.Error) *record.Error {
+	if e != nil && e.Class != record.ErrDecode {
+		return e
 	}
-	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.text = NewFrameText(mask)
-	return finish(rec, o, start, decodeBody(ctx, resp, t.Format, fr, o, start, idle), mask, observe)
+	if why := det.NotStream(); why != "" {
+		return &record.Error{Class: record.ErrNotStream, Message: why}
+	}
+	return e
 }
 
 // decodeBody reads a 2xx response's body through fr to its end, and
 // returns what ended it. Under auto the response's type and first bytes
-// pick the decoder; a stream that fails to decode as the format asked for
-// says which format it looks like (formatMismatch).
+// pick the decoder, and a body that is no stream says so (notStream); a
+// stream that fails to decode as the format asked for says which format
+// it looks like (formatMismatch).
 func decodeBody(ctx context.Context, resp *http.Response, f *adapters.Format, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
 	contentType := resp.Header.Get("Content-Type")
 	if f == adapters.Auto {
-		fr.det = adapters.NewDetector(contentType, o.FrameLimit)
-		fr.dec = fr.det
-		return readBody(ctx, decompressed(resp, fr.rec), fr, o, start, idle)
+		det := adapters.NewDetector(contentType, o.FrameLimit)
+		fr.det, fr.dec = det, det
+		return notStream(det, readBody(ctx, decompressed(resp, fr.rec), fr, o, start, idle))
 	}
 	head := &formatHead{r: decompressed(resp, fr.rec)}
 	return formatMismatch(readBody(ctx, head, fr, o, start, idle), f, contentType, head.head)
@@ -258,12 +297,14 @@ func begin(rec *record.Record, t Target) {
 	rec.Format = t.Format.Name
 	rec.Model = t.Request.Model
 	rec.Frames = nil // never reuse frames an observer may keep (Event)
-	rec.Server, rec.Redirects, rec.Keepalives, rec.ConnectWaitMS = nil, nil, 0, nil
+	rec.Server, rec.Redirects, rec.Keepalives, rec.ConnectWaitMS, rec.ConnectMS = nil, nil, 0, nil, nil
 }
 
 // buildRequest builds t's request and its body, signed when t says so. A
 // request that cannot be built or signed is class request: nothing was sent.
-func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []byte, *record.Error) {
+// A streamKey is sent in record.StreamHeader, before signing (a signer may
+// cover every header).
+func buildRequest(ctx context.Context, t Target, o Options, streamKey string) (*http.Request, []byte, *record.Error) {
 	body := t.Body
 	if body == nil {
 		var err error
@@ -288,6 +329,9 @@ func buildRequest(ctx context.Context, t Target, o Options) (*http.Request, []by
 	req.Header.Set("Accept-Encoding", "identity")
 	for k, vs := range t.Header {
 		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	if streamKey != "" {
+		req.Header.Set(record.StreamHeader, streamKey)
 	}
 	if t.Format.Auth != nil {
 		t.Format.Auth(req.Header, o.Getenv)

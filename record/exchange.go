@@ -2,12 +2,30 @@ package record
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
 // PhasePassthrough marks a recorded exchange that did not stream (drip
 // record): kept for replay and serving, left out of every figure.
 const PhasePassthrough = "passthrough"
+
+// StreamHeader is the request header drip run and drip watch send with
+// each stream's key (Record.StreamKey), so a relay's record of the
+// exchange (drip record keeps it: it is no credential) can be matched
+// with the client's record of the same stream (drip hops).
+const StreamHeader = "X-Drip-Stream"
+
+// StreamKey is the stream id a relay saw in StreamHeader; "" when the
+// client sent none.
+func (x *Exchange) StreamKey() string {
+	for k, vs := range x.Header {
+		if len(vs) > 0 && strings.EqualFold(k, StreamHeader) {
+			return vs[0]
+		}
+	}
+	return ""
+}
 
 // Exchange is what drip record saw of one client request and its response:
 // enough to send the request again (drip replay) and to serve the response

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strconv"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -100,6 +101,16 @@ type StreamID struct {
 
 // StreamID is r's.
 func (r *Record) StreamID() StreamID { return StreamID{r.RunID, r.Host, r.Seq} }
+
+// StreamKey is the id drip sends with r's request (StreamHeader): its run
+// and seq, which tell a run's streams apart across hosts (a shard's seq is
+// the one a single agent would give it); "" for a stream of no run.
+func (r *Record) StreamKey() string {
+	if r.RunID == "" {
+		return ""
+	}
+	return r.RunID + "-" + strconv.Itoa(r.Seq)
+}
 
 // unwrap is r to read lines from: gunzipped when it starts with gzip's
 // magic, past a UTF-8 byte order mark.

@@ -81,6 +81,9 @@ const (
 	ErrRedirect     = "redirect" // a redirect drip refused to follow
 	ErrLimit        = "limit"    // past a per-stream bound (--max-frames, --max-bytes)
 	ErrRequest      = "request"  // the request could not be built or signed: nothing was sent
+	// ErrNotStream: under --format auto, a 2xx whose content type and
+	// bytes are no stream format (a login page, a whole JSON answer).
+	ErrNotStream = "not_stream"
 )
 
 // Stall is a gap between content frames at or above the stall threshold.
@@ -115,20 +118,33 @@ type Record struct {
 	// ConnectWaitMS is how long the stream waited for its turn to connect
 	// (MaxConnecting) before its request was sent; absent when it did not
 	// wait. Its other times start after the wait.
-	ConnectWaitMS *float64  `json:"connect_wait_ms,omitempty"`
-	HeadersMS     *float64  `json:"headers_ms"`
-	FirstByteMS   *float64  `json:"first_byte_ms"`
-	FirstEventMS  *float64  `json:"first_event_ms"`
-	TTFTMS        *float64  `json:"ttft_ms"`
-	TTFOMS        *float64  `json:"ttfo_ms"`
-	E2EMS         *float64  `json:"e2e_ms"`
-	DurationMS    float64   `json:"duration_ms"`
-	TailMS        *float64  `json:"tail_ms"`
-	ITLMS         *float64  `json:"itl_ms"`
-	TPSUser       *float64  `json:"tps_user"`
-	Complete      bool      `json:"complete"`
-	Buffered      bool      `json:"buffered"`
-	Delivery      *Delivery `json:"delivery"` // how the content arrived; null without content
+	ConnectWaitMS *float64 `json:"connect_wait_ms,omitempty"`
+	// ConnectMS is how long the stream took to get a new connection: the
+	// dial and, over https, the TLS handshake. Null on a reused connection
+	// (its headers_ms holds no connect) and when none was made.
+	ConnectMS    *float64 `json:"connect_ms"`
+	HeadersMS    *float64 `json:"headers_ms"`
+	FirstByteMS  *float64 `json:"first_byte_ms"`
+	FirstEventMS *float64 `json:"first_event_ms"`
+	TTFTMS       *float64 `json:"ttft_ms"`
+	// TTFTPathMS and TTFTServerMS split TTFT at the headers: the path's
+	// part is the round trip the headers show (min(headers_ms, ttft_ms):
+	// most servers send headers at once), the server's the first content
+	// after them. Null without content or headers.
+	TTFTPathMS   *float64  `json:"ttft_path_ms"`
+	TTFTServerMS *float64  `json:"ttft_server_ms"`
+	TTFOMS       *float64  `json:"ttfo_ms"`
+	E2EMS        *float64  `json:"e2e_ms"`
+	DurationMS   float64   `json:"duration_ms"`
+	TailMS       *float64  `json:"tail_ms"`
+	ITLMS        *float64  `json:"itl_ms"`
+	TPSUser      *float64  `json:"tps_user"`
+	Complete     bool      `json:"complete"`
+	Buffered     bool      `json:"buffered"`
+	Delivery     *Delivery `json:"delivery"` // how the content arrived; null without content
+	// ClientCPU is what the OS says of drip's own process over the
+	// stream; absent where /proc is not there to ask (not Linux).
+	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`
 	// HeldMS is TTFT minus when the server says its first token was ready
 	// (serverFirstTokenMS): the time the first token spent in transit.
 	// Null when the server does not say.
@@ -193,6 +209,31 @@ func (r *Record) MidSentenceStalls() int {
 		}
 	}
 	return n
+}
+
+// ClientCPU is the OS's account of drip's whole process (every thread)
+// over one stream's window, from before its request to its end: how long
+// its threads waited runnable for a core (/proc/self/task/*/schedstat,
+// second field), how long they ran, and the machine's CPU pressure and
+// steal as context. Other streams in flight share the process, so the
+// figures are the process's, not one reader's.
+type ClientCPU struct {
+	WindowMS       float64 `json:"window_ms"`
+	RunQueueWaitMS float64 `json:"run_queue_wait_ms"`
+	OnCPUMS        float64 `json:"on_cpu_ms"`
+	Slices         int     `json:"slices"` // times the threads got a core
+	// PressurePct is the share of the window in which some task of the
+	// machine waited for a CPU (/proc/pressure/cpu), StealPct the share
+	// of the machine's CPU time a hypervisor took (/proc/stat); null
+	// where the kernel does not say.
+	PressurePct *float64 `json:"cpu_pressure_pct"`
+	StealPct    *float64 `json:"steal_pct"`
+	// Starved and ExcusedRule are derived (stats, docs/delivery.md):
+	// the process waited for a core for a good share of the window; the
+	// buffered rule the stream's reads met, not applied because the
+	// client's wait explains its bursts.
+	Starved     bool   `json:"starved"`
+	ExcusedRule string `json:"excused_rule,omitempty"`
 }
 
 // Redirect is one redirect a stream followed.

@@ -21,6 +21,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
@@ -60,6 +61,7 @@ type exchange struct {
 	// ran) whose frames have the last read's time, not their own.
 	mergedReads bool
 	merged      int
+	live        *hops.Relayed // this stream's times for the hops endpoint; nil when not kept
 }
 
 // bufs are the forwarding loops' read buffers: 100 streams would
@@ -105,6 +107,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	e.rec.HeadersMS = ptr(ms(o.Clock().Sub(start)))
+	e.p.live.update(e.live, func(l *hops.Relayed) { l.HeadersMS = e.rec.HeadersMS })
 	e.rec.HTTPStatus = resp.StatusCode
 	idle.Touch(o.Clock())
 	e.x.ContentType = resp.Header.Get("Content-Type")
@@ -160,6 +163,13 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 			clientGone = werr != nil
 			idle.Touch(o.Clock())
 			reads = e.keep(reads, buf[:n], ms(now.Sub(start)))
+			if e.live != nil {
+				e.p.live.update(e.live, func(l *hops.Relayed) {
+					if len(l.Reads) < o.MaxFrames { // as keep bounds the record's
+						l.Reads = append(l.Reads, record.Read{TMS: ms(now.Sub(start)), N: n})
+					}
+				})
+			}
 		}
 		if rerr == io.EOF {
 			break
@@ -178,6 +188,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 // done notes how forwarding ended.
 func (e *exchange) done(start time.Time, reads []record.Read, perr *record.Error) {
 	e.start, e.end, e.reads, e.perr = start, e.p.o.Clock(), reads, perr
+	e.p.live.update(e.live, func(l *hops.Relayed) { l.Done = true })
 }
 
 // keep adds one read to the record's copy of the body, up to MaxBytes.

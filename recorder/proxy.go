@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/redact"
@@ -63,6 +64,9 @@ type Options struct {
 	// 256 MiB).
 	MaxBodiesInFlight int
 	RunID             string
+	// Live keeps each stream's read times by its record.StreamHeader id
+	// while it runs, for HopsHandler (drip record --hops-addr).
+	Live bool
 }
 
 // Stats count exchanges while the proxy runs, for its live line.
@@ -85,12 +89,13 @@ type Proxy struct {
 	mu   sync.Mutex // serializes sink
 	// bodies is what is left of MaxBodiesInFlight; held is the bytes of
 	// bodies the exchanges written held, since memory was last returned.
-	bodies budget
-	held   atomic.Int64
-	start  time.Time
-	seq    atomic.Int64
-	wg     sync.WaitGroup
-	Stats  Stats
+	bodies    budget
+	held      atomic.Int64
+	returning atomic.Bool // a return of memory is under way
+	start     time.Time
+	seq       atomic.Int64
+	wg        sync.WaitGroup
+	Stats     Stats
 
 	qmu      sync.Mutex // guards queue and draining
 	queue    []*exchange
@@ -99,6 +104,7 @@ type Proxy struct {
 	// upstreamSecrets are --upstream's user info and secret query values,
 	// masked in every record as the request's own credentials are.
 	upstreamSecrets []string
+	live            *live // nil unless Options.Live
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
@@ -140,6 +146,9 @@ func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy
 	}
 	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 	p.bodies.give(o.MaxBodiesInFlight)
+	if o.Live {
+		p.live = &live{by: map[string]*hops.Relayed{}}
+	}
 	return p
 }
 
@@ -170,6 +179,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.rec = &record.Record{
 		V: record.RecordVersion, RunID: p.o.RunID, Seq: int(p.seq.Add(1) - 1), Phase: record.PhaseMeasure, Exchange: x,
 	}
+	e.live = p.live.begin(x.StreamKey())
 	e.run(w, r)
 	if e.rest != nil {
 		e.dropBody() // a prefix: no model, prompt or stream flag to find in it
@@ -207,7 +217,7 @@ func (p *Proxy) drain() {
 		if len(p.queue) == 0 {
 			p.draining = false
 			p.qmu.Unlock()
-			p.returnMemory()
+			p.returnMemory(returnAfter / 4)
 			return
 		}
 		e := p.queue[0]
@@ -219,25 +229,32 @@ func (p *Proxy) drain() {
 		e.dropBody()
 		p.emit(e.rec)
 		p.wg.Done()
+		p.returnMemory(returnAfter)
 	}
 }
 
-// returnAfter is how many bytes of bodies the exchanges held between two
-// returns of free memory to the system. At GOGC 400 (gctune) and with no
+// returnAfter is how many bytes of bodies the exchanges written may have
+// held before free memory is returned to the system, a quarter of it when
+// the queue of records has emptied. At GOGC 400 (gctune) and with no
 // memory limit, the heap a burst of large exchanges grew stays resident
 // until the next forced collection, minutes later, with nothing left in
 // it: 30 uploads of 33 MB held 4.5 GB.
 const returnAfter = 64 << 20
 
 // returnMemory returns free memory to the system once the exchanges
-// written since it last did held returnAfter bytes, when every exchange
-// written is out of the heap: a collection and a scavenge then, at most
-// once per 64 MiB that went through.
-func (p *Proxy) returnMemory() {
-	if p.held.Load() >= returnAfter {
-		p.held.Store(0)
-		go debug.FreeOSMemory()
+// written since it last did held atLeast bytes: a collection and a
+// scavenge, one at a time, so the garbage of large bodies (the copies
+// made to mask and write them) does not pile up to GOGC's five times the
+// live heap, nor stay once they are written.
+func (p *Proxy) returnMemory(atLeast int64) {
+	if p.held.Load() < atLeast || !p.returning.CompareAndSwap(false, true) {
+		return
 	}
+	p.held.Store(0)
+	go func() {
+		debug.FreeOSMemory()
+		p.returning.Store(false)
+	}()
 }
 
 func (p *Proxy) emit(rec *record.Record) {

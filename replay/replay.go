@@ -143,7 +143,7 @@ func MaskedBodies(streams []*record.Record) string {
 	if n == 0 {
 		return ""
 	}
-	return stats.Count(n, "stream") + " send the request body with the credentials drip record masked in it (REDACTED, or * for each byte), as recorded: exchange.removed names them"
+	return "sending the request body as drip record masked it (REDACTED, or * for each byte, where a credential stood; exchange.removed names them) for " + stats.Count(n, "stream")
 }
 
 func pronoun(n int) string {

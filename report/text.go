@@ -121,6 +121,9 @@ func text(w io.Writer, s *stats.Summary, conventions bool) {
 	for _, d := range s.Diagnosis {
 		Para(w, "hint      ", "          ", d.Shape+": "+d.Hint+" ("+d.Evidence+")")
 	}
+	if c := s.Client; c != nil && c.OS != nil && !c.OS.Available {
+		Para(w, "client    ", "          ", c.OS.Note) // a starved client cannot be ruled out
+	}
 	if conventions {
 		Conventions(w, s.Conventions)
 	}

@@ -58,6 +58,10 @@ func resetDerived(r *record.Record, stallMS float64) {
 	r.FirstEventMS, r.TTFTMS, r.TTFOMS, r.E2EMS, r.TailMS = nil, nil, nil, nil, nil
 	r.ITLMS, r.TPSUser, r.TokensPerFrame = nil, nil, nil
 	r.Delivery, r.HeldMS = nil, nil
+	r.TTFTPathMS, r.TTFTServerMS = nil, nil
+	if c := r.ClientCPU; c != nil {
+		c.Starved, c.ExcusedRule = clientStarved(c), ""
+	}
 	r.Stalls = nil
 	r.ContentFrames, r.CoalescedFrames, r.Reads = 0, 0, 0
 }
@@ -178,9 +182,14 @@ func deriveTokens(r *record.Record, sc *frameScan) {
 // complete stream, e2e, tail, ITL and tps from the first and last content.
 func deriveTimes(r *record.Record, first, last float64) {
 	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
+	excuseStarved(r, last-first)
 	r.Buffered = r.Delivery.Class == record.DeliveryBuffered
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = ptr(first - sft)
+	}
+	if r.HeadersMS != nil {
+		path := min(*r.HeadersMS, first)
+		r.TTFTPathMS, r.TTFTServerMS = ptr(path), ptr(first-path)
 	}
 	if !r.Complete {
 		return

@@ -133,6 +133,22 @@ func (x *figures) heldFar() bool {
 
 func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
 
+// osLimited: the OS says the client was starved (ClientOS.Limited), and
+// the streams whose bursts its starving does not explain (still buffered
+// by their reads, or stutter: freezes at an interval no late reader
+// keeps) are under proxy-buffering's share or fewer than the starved
+// ones: else those are a proxy's or the server's, and proxy-buffering or
+// proxy-stutter says so (a proxy on a busy machine).
+func (x *figures) osLimited() bool {
+	o := x.s.Client
+	if o == nil || o.OS == nil || !o.OS.Limited {
+		return false
+	}
+	sg := &x.s.Signals
+	held := sg.ReadBuffered + sg.Stutter
+	return pct(held, sg.ContentStreams) < BurstSharePct || held < o.OS.Starved
+}
+
 func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
 
 // rule is one row of the diagnosis table: a shape, the condition over the
@@ -154,13 +170,16 @@ var rules = []rule{
 		shape: ShapeClientLimited,
 		hint: fixed("drip itself is the bottleneck: this machine ran its readers, writers or schedule late, " +
 			"so the latency figures are largely the client's own delay, not the endpoint's (lower --concurrency or --rate, or give drip more cores)"),
-		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() },
+		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() || x.osLimited() },
 		evidence: func(x *figures) []string {
 			var ev []string
 			if x.schedLimited() {
 				sl := x.s.Client.SchedLatency
 				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s = max(%s, %g × ttft p50 %s) after they became runnable (p50 %s, n=%d sampled)",
 					msText(val(sl.P99)), msText(x.s.Client.BoundMS), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
+			}
+			if x.osLimited() {
+				ev = append(ev, osEvidence(x.s.Client.OS))
 			}
 			if x.scheduleLimited() {
 				ol := x.s.OpenLoop

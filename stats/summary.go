@@ -266,6 +266,10 @@ type Client struct {
 	BoundMS float64 `json:"bound_ms"`
 	Limited bool    `json:"limited"`
 	Source  string  `json:"source"`
+	// OS is the OS's account of the process over each stream: the
+	// run-queue wait the Go runtime cannot see (the OS taking the CPU from
+	// the whole process), or that it was not available.
+	OS *ClientOS `json:"os,omitempty"`
 }
 
 // ConnectRamp is the streams that waited for a turn to connect (the probe
@@ -304,6 +308,7 @@ type Aggregate struct {
 	workload         workloadStats
 	hosts            map[string]bool
 	runIDs           map[string]bool
+	os               clientOS
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
@@ -336,6 +341,7 @@ func (a *Aggregate) Add(r *record.Record) {
 		}
 	}
 	a.connectWait.AddPtr(r.ConnectWaitMS)
+	a.os.add(r)
 	if r.Complete {
 		a.tokens += r.OutputTokens
 	}
@@ -499,6 +505,12 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		s.ConnectRamp = &ConnectRamp{Waited: n, Wait: a.connectWait.Dist()}
 	}
 	a.workload.fill(&s)
+	if o := a.os.summary(); o != nil {
+		if s.Client == nil {
+			s.Client = &Client{}
+		}
+		s.Client.OS = o
+	}
 	s.Diagnosis = Diagnose(&s)
 	s.Histograms = a.histograms()
 	if len(s.Workload.Hosts) == 0 && len(a.hosts) > 0 {

@@ -104,13 +104,13 @@ func TestCompareScreenWide(t *testing.T) {
 // At 100×30 the table is one column that scrolls under its headings.
 func TestCompareScreenScrolls(t *testing.T) {
 	m := compareModel(t, 100, 30, "steady.jsonl", "stall.jsonl")
-	wantOnScreen(t, m, "1–21/71 ↓", "A steady.jsonl  B stall.jsonl", "attempted", "↑/↓ scroll")
+	wantOnScreen(t, m, "1–21/81 ↓", "A steady.jsonl  B stall.jsonl", "attempted", "↑/↓ scroll")
 	send(m, keys("down", "down", "down")...)
-	wantOnScreen(t, m, "4–24/71 ↓", "A steady.jsonl  B stall.jsonl")
+	wantOnScreen(t, m, "4–24/81 ↓", "A steady.jsonl  B stall.jsonl")
 	send(m, keys("pgdown", "pgdown", "pgdown")...)
-	wantOnScreen(t, m, "51–71/71", "streams/s          1.80     0.804")
+	wantOnScreen(t, m, "61–81/81", "streams/s          1.80     0.804")
 	send(m, keys("g")...)
-	wantOnScreen(t, m, "1–21/71 ↓")
+	wantOnScreen(t, m, "1–21/81 ↓")
 }
 
 // tab, shift+tab and 1-4 switch panels; each shows what it is for.

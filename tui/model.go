@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -42,6 +43,13 @@ type Config struct {
 	Sources []Source         // what r re-runs; n cycles between several
 	Records []*record.Record // saved records shown at once (drip view)
 	File    string           // the file Records came from, named in the header
+	// Relay is each saved record beside a relay's record of it (drip view
+	// --relay): the hops panel and the stalls' owners. Nil: no relay.
+	Relay map[*record.Record]*hops.Stream
+	// RelayFetch asks a relay (drip record --hops-addr) for a stream's
+	// times by its record.StreamKey while it runs (drip watch --relay): the
+	// stalls' owners live. Nil: none.
+	RelayFetch func(ctx context.Context, id string) (hops.Relayed, error)
 	// Sink receives every finished record on the probe's goroutine, also
 	// those that end after the view has quit (e.g. --out).
 	Sink    func(*record.Record)

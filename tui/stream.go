@@ -67,6 +67,7 @@ type streamScreen struct {
 	redraw       frameTick
 	lastHeavy    time.Time // when the O(n) panels were last redrawn
 	dropped      int       // stale events dropped
+	relay        relayAsk  // drip watch --relay
 }
 
 func newStreamScreen(m *Model) *streamScreen {
@@ -82,7 +83,7 @@ func newStreamScreen(m *Model) *streamScreen {
 	if n := len(cfg.Records); n > 0 {
 		s.history = append(s.history, cfg.Records...)
 		s.pick = n - 1
-		s.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1]}
+		s.cur = views.Stream{Run: cfg.Records[n-1].Seq + 1, Phase: views.PhaseDone, Record: cfg.Records[n-1], Hops: s.hopsOf(cfg.Records[n-1])}
 	}
 	s.lay = newStreamLayout(s)
 	s.summarise()
@@ -249,7 +250,7 @@ func (s *streamScreen) pickStream(d int) {
 	recs := s.m.cfg.Records
 	s.pick = (s.pick + d + len(recs)) % len(recs)
 	r := recs[s.pick]
-	s.cur = views.Stream{Run: r.Seq + 1, Phase: views.PhaseDone, Record: r}
+	s.cur = views.Stream{Run: r.Seq + 1, Phase: views.PhaseDone, Record: r, Hops: s.hopsOf(r)}
 	s.heatSkip, s.follow = 0, true
 	s.dirtyData, s.dirtyText = true, true
 	s.text.wrapped = views.WrappedText{}
@@ -272,7 +273,7 @@ func (s *streamScreen) freeze(on bool) {
 // (the dimmer timeline rows and the heatmap; rec last when finished).
 func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
 	s.history = hist
-	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec}
+	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec, Hops: s.hopsOf(rec)}
 	s.keys.Freeze.SetEnabled(len(s.m.cfg.Sources) > 0 || phase != views.PhaseDone)
 	s.startedAt = start
 	s.note = note
@@ -307,8 +308,13 @@ func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.render(false)
 		if s.live() {
-			return s.armTick()
+			return tea.Batch(s.armTick(), s.fetchRelay())
 		}
+		return s.fetchRelay()
+	case relayMsg:
+		return s.takeRelay(msg)
+	case relayAgainMsg:
+		return s.fetchRelay()
 	case savedMsg:
 		if msg.err != nil {
 			s.note = "save failed: " + msg.err.Error()

@@ -25,13 +25,19 @@ type streamLayout struct {
 }
 
 // newStreamLayout gives each slot its panel; relayout sizes them.
+// With a relay's records the hops panel takes the clocks' place and the
+// clocks the gaps'.
 func newStreamLayout(s *streamScreen) streamLayout {
-	return streamLayout{
+	l := streamLayout{
 		header: slot{p: streamHeader{s}}, timeline: slot{p: streamTimeline{s}},
 		text: slot{p: streamText{s}}, clocks: slot{p: streamClocks{s}},
 		gaps: slot{p: streamGaps{s}}, ttft: slot{p: streamTTFT{s}}, heat: slot{p: streamHeatmap{s}},
 		help: slot{p: helpPanel{&s.help, &s.keys, &s.keys.Help, &s.keys.Quit}},
 	}
+	if s.beside() {
+		l.clocks.p, l.gaps.p = streamHops{s}, streamClocks{s}
+	}
+	return l
 }
 
 // relayout sizes the panels for the shell's size and arranges them.
@@ -185,6 +191,11 @@ func (s *streamScreen) wrapText() {
 	if s.lay.text.b.h <= 1 {
 		return
 	}
+	if s.cur.Hops != nil {
+		s.text.wrapped.SetMarks(s.cur.Hops.Marks())
+	} else {
+		s.text.wrapped.SetMarks(nil)
+	}
 	s.text.wrapped.Update(s.cur.Record, s.lay.text.b.w)
 	if s.follow {
 		s.text.gotoBottom()
@@ -312,8 +323,12 @@ func (s *streamScreen) clocks() views.Clocks {
 	return views.Clocks{Record: s.cur.Record, This: s.this, All: s.all, Stalling: stalling}
 }
 
-// clocksHeight is the clocks panel's rows at width, its title left out.
+// clocksHeight is the clocks panel's rows at width, its title left out
+// (the hops panel's, which takes its place with a relay).
 func (s *streamScreen) clocksHeight(width int) int {
+	if s.beside() {
+		return views.HopsHeight(s.cur.Hops, width)
+	}
 	return views.ClocksHeight(s.clocks(), width)
 }
 

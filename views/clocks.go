@@ -128,7 +128,7 @@ func clockMetrics() []stats.Metric {
 // clockRows are a metric's rows: its p50 for this run and p50 (n) over all
 // runs, except where the panel says more (gaps, tokens, ITL) or leaves a
 // figure out that adds nothing (TTFO equal to TTFT, held with no server
-// timing). room is the width beside the label.
+// timing), or pairs it (TTFT's path and server parts). room is the width beside the label.
 func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 	r, this := c.Record, c.This.Metrics[m.JSON]
 	all := func(f func(*stats.Summary) string) string {
@@ -160,6 +160,11 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 		}
 	case stats.ITL.Key:
 		row.this = itl(r, this)
+	case "ttft_path": // TTFT split at the headers: the path's part / the server's
+		row.this = pair(this.P50, c.This.Metrics["ttft_server_ms"].P50)
+		row.all = all(func(s *stats.Summary) string {
+			return pair(s.Metrics[m.JSON].P50, s.Metrics["ttft_server_ms"].P50)
+		})
 	}
 	return []clockRow{row}
 }

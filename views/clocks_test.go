@@ -80,10 +80,13 @@ func TestClocksSayWhatTheyLeaveOut(t *testing.T) {
 			t.Errorf("width %d, height %d (ClocksHeight): not every row:\n%s", width, full, whole)
 		}
 		short := strings.Split(ansi.Strip(ClocksPanel(c, width, full-2, &st)), "\n")
-		want := "not shown: headers, first event, 2nd token"
-		if width == 40 { // an 80-column screen's panel: as many whole as fit
-			want = "not shown: headers, first event, +1 more"
-		}
+		// An 80-column screen's panel (40) and a narrow one (46): as many
+		// whole as fit.
+		want := map[int]string{
+			40: "not shown: path / server, +2 more",
+			46: "not shown: path / server, first event, +1 more",
+			82: "not shown: path / server, first event, 2nd token",
+		}[width]
 		if got := strings.TrimSpace(short[len(short)-1]); got != want {
 			t.Errorf("width %d, height %d: last line %q, want %q", width, full-2, got, want)
 		}

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/record"
 )
 
@@ -23,6 +24,9 @@ type Stream struct {
 	Phase     Phase
 	ElapsedMS float64 // live clock: ms since the request was sent
 	Record    *record.Record
+	// Hops is the stream beside a relay's record of it (drip view
+	// --relay): its stalls' owners; nil without one.
+	Hops *hops.Stream
 }
 
 // endMS is the right edge of the stream on a time axis.

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/record"
 )
 
@@ -143,13 +144,13 @@ func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, s
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
 		label := st.Dim.Render(padRight(RunLabel(r.Seq+1, r), labelWidth))
-		row, _ := timelineRow(r, r.DurationMS, true, ax, st)
+		row, _ := timelineRow(r, nil, r.DurationMS, true, ax, st)
 		lines = append(lines, label+row.String())
 	}
 	end := cur.endMS()
-	row, stallLabels := timelineRow(cur.Record, end, false, ax, st)
+	row, stallLabels := timelineRow(cur.Record, cur.Hops, end, false, ax, st)
 	if gap, ok := LiveStall(cur); ok {
-		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, ax, st)...)
+		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, cur.Hops, ax, st)...)
 	}
 	lines = append(lines, st.Value.Render(padRight(RunLabel(cur.Run, cur.Record), labelWidth))+row.String())
 	if height >= 2 {
@@ -181,13 +182,17 @@ func LiveStall(s *Stream) (gapMS float64, ok bool) {
 }
 
 // liveStallRow draws the stall in progress from its start to now, with a
-// label that says it is still growing.
-func liveStallRow(row cellRow, at, gap float64, ax axis, st *Styles) []stallLabel {
+// label that says it is still growing (and, with a relay's times, who
+// holds it: "⏸ 745ms… path holds").
+func liveStallRow(row cellRow, at, gap float64, h *hops.Stream, ax axis, st *Styles) []stallLabel {
 	a, b := ax.cell(at)+1, ax.cell(at+gap)
 	for c := max(a, 0); c <= b; c++ {
 		row.set(c, glyphStall, &st.Stall)
 	}
 	text := "⏸ " + fmtMS(gap) + "…"
+	if h != nil && h.Holding != "" {
+		text += " " + h.Holding + " holds"
+	}
 	if n := len([]rune(text)); b-a+1 >= n+2 {
 		row.put(a+(b-a+1-n)/2, text, &st.Stall, func(int) bool { return true })
 		return nil
@@ -236,10 +241,11 @@ func glyphOf(f *record.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, in
 // timelineRow draws a stream's lane: the wait, the stalls (their
 // durations inside them when they fit, else returned as labels for the
 // marker row) and the frames; an earlier run is dimmed but its stalls.
-func timelineRow(r *record.Record, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
+// With h (a relay's view of the stream) each stall says its owner.
+func timelineRow(r *record.Record, h *hops.Stream, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
 	row := newCellRow(ax.cells, ' ', nil)
 	waitRow(row, r, end, ax, st)
-	labels := stallsRow(row, r, ax, st)
+	labels := stallsRow(row, r, h, ax, st)
 	framesRow(row, r, ax, st)
 	brokenEnd(row, r, end, ax, st)
 	if earlier {
@@ -268,9 +274,10 @@ func waitRow(row cellRow, r *record.Record, end float64, ax axis, st *Styles) {
 	}
 }
 
-// stallsRow draws the stalls, each with its duration inside it when it
-// fits; the labels that do not fit are returned.
-func stallsRow(row cellRow, r *record.Record, ax axis, st *Styles) []stallLabel {
+// stallsRow draws the stalls, each with its duration (and with h its
+// owner: "⏸ 700ms upstream") inside it when it fits; the labels that do
+// not fit are returned.
+func stallsRow(row cellRow, r *record.Record, h *hops.Stream, ax axis, st *Styles) []stallLabel {
 	var labels []stallLabel
 	for _, s := range r.Stalls {
 		a, b := ax.cell(s.AtMS)+1, ax.cell(s.AtMS+s.GapMS)-1
@@ -285,6 +292,9 @@ func stallsRow(row cellRow, r *record.Record, ax axis, st *Styles) []stallLabel 
 			row.set(c, glyphStall, stl)
 		}
 		text := "⏸ " + fmtMS(s.GapMS)
+		if owned, ok := h.StallAt(s.Frame); ok {
+			text = "⏸ " + owned.Label(fmtMS)
+		}
 		n := len([]rune(text))
 		if b-a+1 >= n+2 {
 			row.put(a+(b-a+1-n)/2, text, stl, func(int) bool { return true })

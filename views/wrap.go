@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 )
@@ -48,6 +50,18 @@ type WrappedText struct {
 	lines   [][]cell // the last line is the one being filled
 	stalls  []textStall
 	failed  bool // the error line is written
+	// marks, when set, are the stalls to mark with their owners (a
+	// relay's view of the stream), in place of the record's own.
+	marks []hops.Mark
+}
+
+// SetMarks marks the stalls with their owners ("⏸ 700ms upstream", drip
+// view --relay) in place of the record's own stalls; nil goes back to
+// those. New marks wrap the text again.
+func (t *WrappedText) SetMarks(m []hops.Mark) {
+	if !slices.Equal(m, t.marks) {
+		*t = WrappedText{marks: m}
+	}
 }
 
 // textStall is where a stall marker went.
@@ -64,12 +78,12 @@ func (t *WrappedText) Update(r *record.Record, width int) {
 		width = 1
 	}
 	if width != t.width || len(r.Frames) < t.frames || t.failed && r.Error == nil {
-		*t = WrappedText{width: width}
+		*t = WrappedText{width: width, marks: t.marks}
 	}
 	if len(t.lines) == 0 {
 		t.lines = [][]cell{nil}
 	}
-	stalls := r.Stalls
+	stalls, marks := r.Stalls, t.marks
 	for ; t.frames < len(r.Frames); t.frames++ {
 		f := &r.Frames[t.frames]
 		if !f.IsContent() {
@@ -86,8 +100,11 @@ func (t *WrappedText) Update(r *record.Record, width int) {
 		for len(stalls) > 0 && stalls[0].Frame < t.frames {
 			stalls = stalls[1:]
 		}
-		if len(stalls) > 0 && stalls[0].Frame == t.frames {
-			t.stallMarker(stalls[0].GapMS, stalls[0].MidSentence, f.Text)
+		switch {
+		case marks != nil:
+			marks = t.ownedMarkers(marks, f.Text)
+		case len(stalls) > 0 && stalls[0].Frame == t.frames:
+			t.stallMarker(stalls[0].GapMS, "", stalls[0].MidSentence, f.Text)
 		}
 		t.write(sanitize.Text(f.Text), styleOf(f.Channel))
 	}
@@ -130,15 +147,32 @@ func (t *WrappedText) channelLabel(ch adapters.Channel) {
 	t.write(label, styleOf(ch))
 }
 
-// stallMarker writes "⏸ 712ms" before the frame that ended the stall,
-// kept on one line when the text wraps.
-func (t *WrappedText) stallMarker(gapMS float64, mid bool, next string) {
+// ownedMarkers writes the marks of the frame being taken in, before its
+// text, and returns the marks after it.
+func (t *WrappedText) ownedMarkers(marks []hops.Mark, next string) []hops.Mark {
+	for len(marks) > 0 && marks[0].Frame <= t.frames {
+		if m := marks[0]; m.Frame == t.frames {
+			t.stallMarker(m.GapMS, m.Owner, m.Mid, next)
+		}
+		marks = marks[1:]
+	}
+	return marks
+}
+
+// stallMarker writes "⏸ 712ms" (with its owner, when known: "⏸ 712ms
+// upstream") before the frame that ended the stall, kept on one line
+// when the text wraps.
+func (t *WrappedText) stallMarker(gapMS float64, owner string, mid bool, next string) {
 	style := cellStall
 	if mid {
 		style = cellStallMid
 	}
 	t.write(" ", cellAnswer)
-	marker := []rune("⏸" + nbsp + fmtMS(gapMS))
+	label := "⏸" + nbsp + fmtMS(gapMS)
+	if owner != "" && utf8.RuneCountInString(label)+1+len(owner) <= t.width { // the narrowest texts keep the gap
+		label += nbsp + owner
+	}
+	marker := []rune(label)
 	if t.lineWidth()+len(marker) > t.width {
 		t.newline()
 	}

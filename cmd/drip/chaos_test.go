@@ -21,7 +21,7 @@ import (
 
 // chaosRSSBound is the resident memory drip record returns to once a chaos
 // load is over (docs/security.md, "The relay under load").
-const chaosRSSBound = 96 << 10 // KiB
+const chaosRSSBound = 128 << 10 // KiB
 
 // chaosUpstream streams to every request: 20 events 10 ms apart, or, for
 // ?big, 8 MB at once, more than the socket buffers between drip record

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -425,6 +426,7 @@ func docsFiles(args []string) (ins map[string]string, outs map[string]bool) {
 	ins, outs = map[string]string{}, map[string]bool{}
 	server := docsServer(args)
 	recording := len(args) > 0 && (args[0] == "replay" || args[0] == "export")
+	hops := len(args) > 0 && (args[0] == "hops" || args[0] == "view" && slices.Contains(args, "--relay"))
 	for i, a := range args {
 		prev := ""
 		if i > 0 {
@@ -451,7 +453,9 @@ func docsFiles(args []string) (ins map[string]string, outs map[string]bool) {
 			ins[path] = "prompt.txt"
 		case prev == "--body" || strings.HasPrefix(a, "@") && (prev == "-d" || prev == "--data"):
 			ins[path] = "body.json"
-		case ext == ".jsonl" && (recording || prev == "--from"):
+		case ext == ".jsonl" && hops && i == 1:
+			ins[path] = "hops-client.jsonl"
+		case ext == ".jsonl" && (recording || hops || prev == "--from" || prev == "--relay"):
 			ins[path] = "recording.jsonl"
 		case ext == ".jsonl":
 			ins[path] = "records.jsonl"
@@ -495,19 +499,22 @@ func stockFiles(t *testing.T, bin, base string) map[string][]byte {
 		t.Fatalf("making the stock record file: %v\n%s", err, out)
 	}
 	b, _ := os.ReadFile(recs)
+	recording, client := stockRecording(t, bin, base, dir)
 	return map[string][]byte{
-		"records.jsonl":   b,
-		"recording.jsonl": stockRecording(t, bin, base, dir),
-		"prompts.jsonl":   []byte(`{"id":"short","prompt":"Say hello."}` + "\n" + `{"id":"count","prompt":"Count to five."}` + "\n"),
-		"prompt.txt":      []byte("Explain streaming in one sentence.\n"),
-		"body.json":       []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`),
-		"drip.toml":       []byte("targets = [\"" + base + "\"]\nmodel = \"steady\"\n\n[workload]\nruns = 2\n"),
+		"records.jsonl":     b,
+		"recording.jsonl":   recording,
+		"hops-client.jsonl": client,
+		"prompts.jsonl":     []byte(`{"id":"short","prompt":"Say hello."}` + "\n" + `{"id":"count","prompt":"Count to five."}` + "\n"),
+		"prompt.txt":        []byte("Explain streaming in one sentence.\n"),
+		"body.json":         []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"Say hello."}]}`),
+		"drip.toml":         []byte("targets = [\"" + base + "\"]\nmodel = \"steady\"\n\n[workload]\nruns = 2\n"),
 	}
 }
 
 // stockRecording is what drip record writes while drip run streams through
-// it to the fixture server.
-func stockRecording(t *testing.T, bin, base, dir string) []byte {
+// it to the fixture server, and what drip run writes (drip hops reads the
+// two together).
+func stockRecording(t *testing.T, bin, base, dir string) (recording, client []byte) {
 	path := filepath.Join(dir, "recording.jsonl")
 	rec := exec.Command(bin, "record", "--listen", "127.0.0.1:0", "--upstream", base, "--out", path)
 	stderr, _ := rec.StderrPipe()
@@ -517,14 +524,16 @@ func stockRecording(t *testing.T, bin, base, dir string) []byte {
 	line, _ := bufio.NewReader(stderr).ReadString('\n') // drip record: http://ADDR → …
 	addr, _, _ := strings.Cut(strings.TrimPrefix(line, "drip record: "), " ")
 	go io.Copy(io.Discard, stderr)
-	out, err := exec.Command(bin, "run", addr, "-m", "steady", "--runs", "3", "--no-tui").CombinedOutput()
+	clientPath := filepath.Join(dir, "hops-client.jsonl")
+	out, err := exec.Command(bin, "run", addr, "-m", "steady", "--runs", "3", "--no-tui", "--out", clientPath).CombinedOutput()
 	rec.Process.Signal(syscall.SIGINT)
 	rec.Wait()
 	if err != nil {
 		t.Fatalf("making the stock recording through %q: %v\n%s", addr, err, out)
 	}
-	b, _ := os.ReadFile(path)
-	return b
+	recording, _ = os.ReadFile(path)
+	client, _ = os.ReadFile(clientPath)
+	return recording, client
 }
 
 var (

@@ -21,6 +21,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
@@ -39,6 +40,7 @@ type requestFlags struct {
 	connect     time.Duration
 	stall       time.Duration
 	keepRequest bool
+	noStreamID  bool
 	follow      bool
 	bounds      boundFlags
 	aws         awsFlags
@@ -62,6 +64,7 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.connect, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	fs.DurationVar(&f.stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	fs.BoolVar(&f.keepRequest, "keep-request", false, "store the request body in each record (never credentials)")
+	fs.BoolVar(&f.noStreamID, "no-stream-id", false, "send no "+record.StreamHeader+" header (by default each request carries its stream's id, for drip hops to match a relay's record with this one)")
 	f.bounds.register(fs, boundStops)
 	fs.BoolVar(&f.follow, "follow-redirects", false, "follow a 307/308 redirect to another origin, sending it no credential header (same-origin ones are always followed)")
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
@@ -349,6 +352,7 @@ func (f *requestFlags) options() (probe.Options, error) {
 		Timeout:         f.timeout,
 		StallMS:         float64(f.stall) / float64(time.Millisecond),
 		KeepRequest:     f.keepRequest,
+		NoStreamID:      f.noStreamID,
 		Dial:            dial,
 		FollowRedirects: f.follow,
 		MaxFrames:       maxFrames,

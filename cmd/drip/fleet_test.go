@@ -49,7 +49,7 @@ func testMergeAndCompareByHostSeesTheTransport(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("compare: exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"A  host=host-a", "B  host=host-b", "ttft  held", "gap   moved", "reading: transport:"} {
+	for _, want := range []string{"A  host=host-a", "B  host=host-b", "ttft        held", "gap         moved", "reading: transport:"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("compare --by host lacks %q:\n%s", want, stdout)
 		}

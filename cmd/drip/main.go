@@ -152,7 +152,7 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v%s\nsee '%s --help'", plainFlagValue(err), suggestFlag(c, err), c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd())
+	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd(), newHopsCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
 	root.AddCommand(newVersionCmd(), newManCmd())
 	addCompletions(root)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -24,6 +25,7 @@ import (
 func newRecordCmd() *cobra.Command {
 	var (
 		listen, upstream, out string
+		hopsAddr              string
 		stall, timeout, idle  time.Duration
 		bounds                boundFlags
 	)
@@ -60,9 +62,9 @@ func newRecordCmd() *cobra.Command {
 			}
 			o := recorder.Options{
 				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
-				Timeout: timeout, IdleTimeout: idle, MaxBytes: int(mb), MaxFrames: maxFrames,
+				Timeout: timeout, IdleTimeout: idle, MaxBytes: int(mb), MaxFrames: maxFrames, Live: hopsAddr != "",
 			}
-			return runRecorder(cmd.Context(), cmd.ErrOrStderr(), listen, out, o)
+			return runRecorder(cmd.Context(), cmd.ErrOrStderr(), listen, out, hopsAddr, o)
 		},
 	}
 	f := cmd.Flags()
@@ -72,6 +74,7 @@ func newRecordCmd() *cobra.Command {
 	f.DurationVar(&stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
 	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")
+	f.StringVar(&hopsAddr, "hops-addr", "", "serve each stream's read times by its X-Drip-Stream id on this address (GET /hops/ID: times and byte counts, no body, no header value), for drip watch --relay; a port alone binds 127.0.0.1")
 	bounds.register(f, boundPassing)
 	return cmd
 }
@@ -141,7 +144,7 @@ const shutdownGrace = 5 * time.Second
 
 // runRecorder runs the proxy until ctx is done or a record cannot be
 // written, then waits for every exchange to be written.
-func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o recorder.Options) error {
+func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr string, o recorder.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
 	// Listen first: an address in use must not cost the --out file it
 	// would have truncated.
@@ -157,6 +160,13 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out string, o re
 	pl := pipeline.ForFiles(w)
 	ctx = pl.StopOnWriteError(ctx) // the first lost record stops the proxy, as drip run stops
 	p := recorder.New(ctx, o, func(r *record.Record) error { pl.Add(r); return pl.Err() })
+	stopHops, err := serveHops(stderr, hopsAddr, p)
+	if err != nil {
+		ln.Close()
+		pl.Finish()
+		return err
+	}
+	defer stopHops()
 	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
 		ln.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(out))
 	// A client is waited on for no longer than the idle timeout: for its
@@ -214,6 +224,25 @@ func lost(s *recorder.Stats) string {
 type errRecordsLost struct{ error }
 
 func (e errRecordsLost) Unwrap() error { return e.error }
+
+// serveHops serves the proxy's stream times on addr (--hops-addr; a port
+// alone binds loopback) until the returned stop; nothing without addr.
+func serveHops(stderr io.Writer, addr string, p *recorder.Proxy) (stop func(), err error) {
+	if addr == "" {
+		return func() {}, nil
+	}
+	if host, _, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = "127.0.0.1" + addr
+	}
+	ln, err := listenOn("--hops-addr", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: p.HopsHandler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	fmt.Fprintf(stderr, "drip record: stream times for drip watch --relay on http://%s/hops/ID\n", ln.Addr())
+	return func() { srv.Close() }, nil
+}
 
 // counts is the record line's tally; canceled streams are named only when
 // there are some (a client went away, or Ctrl-C cut a stream in flight).

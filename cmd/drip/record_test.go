@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/record"
 )
 
 // startRecord starts the real drip record with args after its --listen
@@ -101,5 +103,60 @@ func TestRecordStopsAtTheFirstFailedWrite(t *testing.T) {
 		if _, err := http.Post(addr+"/v1/chat/completions", "application/json", strings.NewReader(`{}`)); err == nil {
 			t.Errorf("SIGTERM %v: drip record still accepts", signal)
 		}
+	}
+}
+
+// drip replay of a recording whose request bodies drip record masked says,
+// before sending, how many streams send the mask; the server gets the
+// body as recorded. Today's replay said nothing.
+func TestReplaySaysItSendsMaskedBodies(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	fx := fixtures.NewServer()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(b))
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		fx.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream", Removed: []string{"body api_key"}}
+	x.SetBody([]byte(`{"model":"m","stream":true,"api_key":"REDACTED"}`))
+	path := tempRecords(t, []*record.Record{{V: record.RecordVersion, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Status: record.StatusComplete, Exchange: x}})
+	_, _, stderr := drip(t, "replay", path, "--against", srv.URL, "--no-tui")
+	if !strings.Contains(stderr, "drip replay: note: sending the request body as drip record masked it (REDACTED, or * for each byte, where a credential stood; exchange.removed names them) for 1 stream\n") {
+		t.Errorf("stderr:\n%s\nwant the masked body said", stderr)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `"api_key":"REDACTED"`) {
+		t.Errorf("the server got %q, want the body as recorded", got)
+	}
+}
+
+// A kept-alive connection left idle is closed after --idle-timeout, and
+// so is one that never sends its request's headers. Today's drip record
+// kept the first open for ever.
+func TestRecordClosesIdleConnections(t *testing.T) {
+	bin := builtDrip(t)
+	fx := httptest.NewServer(fixtures.NewServer())
+	defer fx.Close()
+	cmd, addr, _ := startRecord(t, bin, "--upstream", fx.URL, "--out", t.TempDir()+"/r.jsonl", "--idle-timeout", "500ms")
+	defer cmd.Process.Signal(syscall.SIGTERM)
+	for _, request := range []string{"GET /v1/models?scenario=rate-limited HTTP/1.1\r\nHost: x\r\n\r\n", "GET /v1/models HTTP/1.1\r\n"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(addr, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, request)
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // a bound on the test, not a timing
+		r := bufio.NewReader(conn)
+		if resp, err := http.ReadResponse(r, nil); err == nil {
+			io.Copy(io.Discard, resp.Body)
+		}
+		if _, err := r.ReadByte(); err != io.EOF {
+			t.Errorf("%q: the connection was not closed (%v), want EOF after the idle timeout", request, err)
+		}
+		conn.Close()
 	}
 }

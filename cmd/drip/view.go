@@ -1,46 +1,72 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/tui"
 )
 
 func newViewCmd() *cobra.Command {
-	var out outputFlags
-	var html string
+	var (
+		out    outputFlags
+		html   string
+		relays []string
+	)
 	cmd := &cobra.Command{
-		Use: "view FILE.jsonl",
+		Use: "view FILE.jsonl [--relay RELAY.jsonl]",
 		Example: `  drip view runs.jsonl
   drip view runs.jsonl --no-tui --json
-  drip view runs.jsonl --no-tui --html report.html`,
+  drip view runs.jsonl --no-tui --html report.html
+  drip view client.jsonl --relay relay.jsonl`,
 		Short: "Open saved records in the live view's panels",
 		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
 view's s key, and show them through the same views as a live stream, all
 at once: the last record is the current run, earlier ones are the dimmer
 rows and the heatmap's rows.
 Every record is re-derived from its raw frame times as it is read.
+With --relay (drip record's file of the same streams, as drip hops reads
+it), each stall says its owner on the timeline and in the text ("⏸ 700ms
+upstream", "⏸ 430ms path") and the hops panel takes the clocks' place.
 
 Press [ and ] to show another stream of the file. On quit it prints the
 file's summary; without a terminal, or with --no-tui or --json, it prints
 only the summary. --html FILE also writes the report as one HTML file
 (docs/html-report.md).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html, relays) },
 	}
+	cmd.Flags().StringArrayVar(&relays, "relay", nil, "a relay's record file of the same streams (drip record --out): each stall's owner, upstream or path (repeatable)")
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
 	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
 	registerHTML(cmd.Flags(), &html)
 	return cmd
 }
 
+// relayOf is each record beside its relay's, for the view; nil without a
+// report.
+func relayOf(rep *hops.Report, recs []*record.Record) map[*record.Record]*hops.Stream {
+	if rep == nil {
+		return nil
+	}
+	m := map[*record.Record]*hops.Stream{}
+	for _, r := range recs {
+		if h := rep.For(r); h != nil {
+			m[r] = h
+		}
+	}
+	return m
+}
+
 // runView is drip view: the records on the screen, then their summary
 // printed, and --html's page.
-func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string) error {
+func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string, relays []string) error {
 	// The one reader of every command: the same mistake, the same exit.
 	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
 	if err != nil {
@@ -48,6 +74,10 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string)
 	}
 	recs := in.Records
 	stallMS := recs[len(recs)-1].StallMS
+	rep, err := hopsReport(path, recs, relays, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
 	pl := pipeline.New(stallMS, nil)
 	html, err := openHTML(htmlPath, pl)
 	if err != nil {
@@ -55,7 +85,7 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string)
 	}
 	defer html.Close()
 	if useTUI(out) {
-		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Color: os.Getenv("NO_COLOR") == ""}
+		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Relay: relayOf(rep, recs), Color: os.Getenv("NO_COLOR") == ""}
 		if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
 			return err
 		}
@@ -65,5 +95,9 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string)
 	for _, r := range recs {
 		pl.Add(r)
 	}
-	return pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html})
+	if err := pl.Report(cmd.OutOrStdout(), cmd.ErrOrStderr(), pipeline.Run{Workload: compare.WorkloadOf(recs), JSON: out.json, HTML: html}); err != nil || rep == nil || out.json {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout())
+	return rep.Text(cmd.OutOrStdout())
 }

@@ -23,6 +23,7 @@ func newWatchCmd() *cobra.Command {
 		req       requestFlags
 		out       outputFlags
 		alternate bool
+		relay     string
 	)
 	cmd := &cobra.Command{
 		Use:     "watch URL [URL…]",
@@ -40,6 +41,9 @@ func newWatchCmd() *cobra.Command {
 			}
 			if len(ts) > 1 && out.json {
 				return errJSONOneTarget
+			}
+			if relay != "" && (len(ts) > 1 || !useTUI(&out)) {
+				return usageErr("--relay shows one stream's owners on the screen: give one target, on a terminal (without one, drip hops reads drip record's file)")
 			}
 			if len(ts) > 1 || useTUI(&out) {
 				warnInsecure(cmd.ErrOrStderr(), ts[0].o) // the headless run says it with its plan
@@ -60,11 +64,18 @@ func newWatchCmd() *cobra.Command {
 				rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
 				return probe.Stream(ctx, t, o, rec, observe)
 			}}
-			return runTUI(cmd.Context(), cmd.OutOrStdout(), tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}, &out)
+			cfg := tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}
+			if relay != "" {
+				if cfg.RelayFetch, err = relayFetch(relay); err != nil {
+					return err
+				}
+			}
+			return runTUI(cmd.Context(), cmd.OutOrStdout(), cfg, &out)
 		},
 	}
 	req.register(cmd.Flags())
 	out.register(cmd.Flags())
+	cmd.Flags().StringVar(&relay, "relay", "", "a relay's stream times (drip record --hops-addr, e.g. http://127.0.0.1:4144): each stall's owner, upstream or path, live")
 	cmd.Flags().BoolVar(&alternate, "alternate", false, "send the prompt to the targets one after another instead of at once (targets that share a host)")
 	return cmd
 }

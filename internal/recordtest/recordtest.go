@@ -57,3 +57,42 @@ func Scenario(t testing.TB, scenario string, rec *record.Record) *record.Record 
 	}
 	return rec
 }
+
+// Hops is one stream of mid-sentence-stall at two vantage points: the
+// relay's record (drip record's, beside the server: the fixture's own
+// times) and the client's, seen through a path that adds 2 ms to every
+// frame, holds content frames 6 to 10 back to let them go with 11 in one
+// read, 430 ms late (a freeze of 580 ms the path made), and frames 20 to
+// 29 to let them go with 30, 200 ms later still (a freeze of 1.18 s
+// holding the server's 700 ms stall: both own it); the server's 300 ms
+// stall reaches the client as it was.
+func Hops(t testing.TB) (client, relay *record.Record) {
+	t.Helper()
+	relay = Scenario(t, "mid-sentence-stall", &record.Record{V: record.RecordVersion, RunID: "relay0", Seq: 4, Phase: record.PhaseMeasure})
+	relay.Exchange = &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true,
+		Header: map[string][]string{record.StreamHeader: {"c11e47-0"}}}
+	client = Scenario(t, "mid-sentence-stall", &record.Record{V: record.RecordVersion, RunID: "c11e47", Seq: 0, Phase: record.PhaseMeasure})
+	var content []int
+	for i := range client.Frames {
+		if client.Frames[i].IsContent() {
+			content = append(content, i)
+		}
+		client.Frames[i].TMS += 2
+		if n := len(content); n > 20 {
+			client.Frames[i].TMS += 630
+		} else if n > 6 {
+			client.Frames[i].TMS += 430
+		}
+	}
+	for _, held := range [][2]int{{6, 11}, {20, 30}} {
+		last := client.Frames[content[held[1]]]
+		for _, i := range content[held[0]:held[1]] {
+			client.Frames[i].TMS, client.Frames[i].Read = last.TMS, last.Read
+		}
+	}
+	client.DurationMS += 632
+	if err := stats.Derive(client, stats.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	return client, relay
+}

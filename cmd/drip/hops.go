@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/sanitize"
+)
+
+func newHopsCmd() *cobra.Command {
+	var asJSON, markdown bool
+	cmd := &cobra.Command{
+		Use:     "hops CLIENT.jsonl RELAY.jsonl [RELAY2.jsonl …] [--json|--markdown]",
+		Short:   "Give every stall an owner: the upstream or the path, from a client's and a relay's records",
+		Long:    hopsLong,
+		Example: hopsExample,
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON && markdown {
+				return usageErr("--json and --markdown: pick one")
+			}
+			in, err := pipeline.Read(args[0], args[0], cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			rep, err := hopsReport(args[0], in.Records, args[1:], cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			switch {
+			case asJSON:
+				return rep.JSON(cmd.OutOrStdout())
+			case markdown:
+				return rep.Markdown(cmd.OutOrStdout())
+			}
+			return rep.Text(cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the verdict and the per-stream table as Markdown")
+	return cmd
+}
+
+// hopsReport puts the client's records (read from client) beside the
+// relays' files (drip hops, drip view --relay); nil without any. A file
+// that does not belong is a usage error naming it.
+func hopsReport(client string, recs []*record.Record, relays []string, stderr io.Writer) (*hops.Report, error) {
+	if len(relays) == 0 {
+		return nil, nil
+	}
+	files := make([]hops.File, len(relays))
+	for i, path := range relays {
+		in, err := pipeline.Read(path, path, stderr)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = hops.File{Name: sanitize.Line(path), Records: in.Records} // the report prints it
+	}
+	rep, err := hops.Analyse(hops.File{Name: sanitize.Line(client), Records: recs}, files)
+	if err != nil { // a *hops.FileError, naming the file
+		return nil, usageErr("%v", err)
+	}
+	return rep, nil
+}
+
+// relayFetch asks a relay's hops endpoint (drip record --hops-addr, base
+// its URL) for a stream's times by its id, for drip watch --relay.
+func relayFetch(base string) (func(context.Context, string) (hops.Relayed, error), error) {
+	u, err := probe.ParseHTTPURL(base)
+	if err != nil {
+		return nil, usageErr("--relay %v", err)
+	}
+	client := &http.Client{Timeout: 2 * time.Second}
+	return func(ctx context.Context, id string) (hops.Relayed, error) {
+		var rel hops.Relayed
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(u.String(), "/")+"/hops/"+url.PathEscape(id), nil)
+		if err != nil {
+			return rel, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return rel, errors.New("the relay does not answer (drip record --hops-addr on it?)")
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return rel, fmt.Errorf("HTTP %d: the relay has not seen this stream (is it on the stream's path, with --hops-addr?)", resp.StatusCode)
+		}
+		return rel, json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&rel)
+	}, nil
+}
+
+// hopsLong is drip hops' --help text.
+var hopsLong = `Put a client's records (drip run --out) beside a relay's (drip record
+--out, the relay running next to the model server) and give every stall
+the client saw an owner.
+
+Streams are matched by the id drip run and drip watch send in
+X-Drip-Stream (drip record keeps it), else by the request body, in order
+(drip run --keep-request keeps the client's). Frames are aligned by their
+content, byte by byte, so a hop that merges or splits frames is followed.
+The hosts' clocks are never compared: every time is an offset on its own
+host's clock.
+
+  TTFT split     upstream = the relay's time to first content; path = the
+                 client's TTFT less it. The same for the headers.
+  path delay     per frame, the client's time less the relay's, relative
+                 to the least of them: what the path added over its best.
+  stall owner    upstream: the relay saw stalls inside the client's silence
+                 and they explain all but less than a stall of it;
+                 path: the relay saw none (the frames were on their way);
+                 both: the relay saw some, and the path added a stall more.
+                 Freezes (silences between content reads under the stall
+                 threshold, as docs/delivery.md counts them: 50 ms and 4x
+                 the stream's mean spacing) are owned the same way.
+
+Exit codes: 2 a file that does not belong (a relay file none of whose
+exchanges matches a client stream, a client file that is a relay's), named;
+3 a file that cannot be read.`
+
+// hopsExample is drip hops' --help examples.
+var hopsExample = `  drip hops client.jsonl relay.jsonl
+  drip hops client.jsonl relay-a.jsonl relay-b.jsonl --markdown`

@@ -1,0 +1,131 @@
+// Package hops puts two vantage points of one stream side by side: the
+// client's record (drip run, drip watch) and a relay's record of the same
+// exchange (drip record, beside the model server). It matches them, aligns
+// their frames by content and gives every stall at the client an owner:
+// the upstream (the relay saw the same gap) or the path after the relay
+// (it did not). The hosts' clocks are never compared: each side's times
+// are offsets from its own start, and the path's delay per frame is the
+// difference of the two, relative to its minimum.
+package hops
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+)
+
+// File is one record file, named for the errors that refuse it.
+type File struct {
+	Name    string
+	Records []*record.Record
+}
+
+// FileError refuses a file that does not belong with the others: the
+// command exits 2 naming it.
+type FileError struct {
+	File string
+	Msg  string
+}
+
+func (e *FileError) Error() string { return e.File + ": " + e.Msg }
+
+// Ways a client stream was matched with a relay exchange.
+const (
+	ByID   = "id"   // the stream's key in record.StreamHeader
+	ByBody = "body" // the same request body, in order
+)
+
+// pair is a client stream and the relay exchange that carried it.
+type pair struct {
+	client, relay *record.Record
+	file, by      string
+}
+
+// match pairs each of client's streams with a relay exchange: by the id
+// the client sent, else by the request body (kept with --keep-request),
+// the first exchange not yet taken with the same body. A relay file none
+// of whose exchanges matches, or a client file that is a relay's, is
+// refused.
+func match(client File, relays []File) ([]pair, int, error) {
+	if len(client.Records) > 0 && client.Records[0].Exchange != nil {
+		return nil, 0, &FileError{client.Name, "a relay's record (drip record), not a client's: give the client's file (drip run --out) first"}
+	}
+	byID := map[string]*record.Record{}
+	byBody := map[string][]*record.Record{}
+	fileOf := map[*record.Record]string{}
+	for _, f := range relays {
+		for _, r := range f.Records {
+			if r.Exchange == nil {
+				return nil, 0, &FileError{f.Name, "not a relay's record file (drip record --out): its records have no exchange"}
+			}
+			if r.Phase == record.PhasePassthrough {
+				continue
+			}
+			fileOf[r] = f.Name
+			if k := r.Exchange.StreamKey(); k != "" {
+				byID[k] = r
+			}
+			b := compact(r.Exchange.RequestBody())
+			byBody[b] = append(byBody[b], r)
+		}
+	}
+	var pairs []pair
+	taken := map[*record.Record]bool{}
+	unmatched := 0
+	for _, c := range client.Records {
+		r, by := byID[c.StreamKey()], ByID
+		if r == nil || c.StreamKey() == "" || taken[r] {
+			r, by = firstFree(byBody[compact(c.Request)], taken, len(c.Request) > 0), ByBody
+		}
+		if r == nil {
+			unmatched++
+			continue
+		}
+		taken[r] = true
+		pairs = append(pairs, pair{client: c, relay: r, file: fileOf[r], by: by})
+	}
+	return pairs, unmatched, refuseStrangers(client, relays, pairs)
+}
+
+// firstFree is the first of rs not taken; nil when ok is false (a client
+// stream with no kept body matches no body).
+func firstFree(rs []*record.Record, taken map[*record.Record]bool, ok bool) *record.Record {
+	if !ok {
+		return nil
+	}
+	for _, r := range rs {
+		if !taken[r] {
+			return r
+		}
+	}
+	return nil
+}
+
+// refuseStrangers refuses a relay file that matched none of the client's
+// streams: it was not recorded on this client's path.
+func refuseStrangers(client File, relays []File, pairs []pair) error {
+	used := map[string]bool{}
+	for _, p := range pairs {
+		used[p.file] = true
+	}
+	for _, f := range relays {
+		if !used[f.Name] {
+			return &FileError{f.Name, fmt.Sprintf("none of its %s matches a stream of %s by its %s id or its request body (kept with drip run --keep-request): not recorded on this client's path?",
+				stats.Count(len(f.Records), "exchange"), client.Name, record.StreamHeader)}
+		}
+	}
+	return nil
+}
+
+// compact is a JSON body without insignificant space, so a body a relay
+// kept matches the one the client kept; any other body as it is.
+func compact(b []byte) string {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return string(b)
+	}
+	return out.String()
+}

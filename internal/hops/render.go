@@ -1,0 +1,111 @@
+package hops
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/driplab/drip/stats"
+)
+
+// JSON writes the report as one JSON object.
+func (r *Report) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// rows are the per-stream lines: TTFT and headers split, the path's delay
+// per frame, and each stall with its owner.
+func (r *Report) rows() [][]string {
+	out := [][]string{{"stream", "ttft client", "= upstream", "+ path", "headers client/relay", "path delay p50/p99/max", "stalls (owner: upstream + path ms)"}}
+	for _, s := range r.Streams {
+		var stalls []string
+		for _, st := range s.Stalls {
+			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, ms(st.GapMS), st.Owner, stats.FormatFloat(st.UpstreamMS), relayStalls(st), stats.FormatFloat(st.PathMS)))
+		}
+		if len(stalls) == 0 {
+			stalls = []string{"none"}
+		}
+		out = append(out, []string{
+			fmt.Sprintf("%d (%s)", s.Seq, s.MatchedBy),
+			f(s.TTFT.ClientMS), f(s.TTFT.UpstreamMS), f(s.TTFT.PathMS),
+			f(s.Headers.ClientMS) + " / " + f(s.Headers.UpstreamMS),
+			f(s.Delay.P50) + " / " + f(s.Delay.P99) + " / " + f(s.Delay.Max),
+			strings.Join(stalls, "; "),
+		})
+	}
+	return out
+}
+
+// relayStalls lists the relay's stalls inside a client's, "(700.2, 300.1)"
+// when there are more than one.
+func relayStalls(st Stall) string {
+	if len(st.Upstream) < 2 {
+		return ""
+	}
+	gaps := make([]string, len(st.Upstream))
+	for i, u := range st.Upstream {
+		gaps[i] = stats.FormatFloat(u.GapMS)
+	}
+	return " (" + strings.Join(gaps, ", ") + ")"
+}
+
+func ms(v float64) string { return stats.FormatFloat(v) + "ms" }
+
+// Text writes the report for a terminal: the verdict first, then a line
+// per stream and the pooled figures.
+func (r *Report) Text(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "hops: %s (client) beside %s (relay)\n", r.Client, strings.Join(r.Relays, ", "))
+	fmt.Fprintf(&b, "verdict   %s [%s]\n          %s\n\n", r.Verdict.Text, r.Verdict.Rule, r.Verdict.Evidence)
+	rows := r.rows()
+	width := make([]int, len(rows[0]))
+	for _, rw := range rows {
+		for i, c := range rw[:len(rw)-1] {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	for _, rw := range rows {
+		for i, c := range rw[:len(rw)-1] {
+			fmt.Fprintf(&b, "%-*s  ", width[i], c)
+		}
+		b.WriteString(rw[len(rw)-1] + "\n")
+	}
+	r.pooledText(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) pooledText(b *strings.Builder) {
+	p := r.Pooled
+	fmt.Fprintf(b, "\npooled over %s", stats.Count(len(r.Streams), "stream"))
+	if r.Unmatched > 0 {
+		fmt.Fprintf(b, " (%d of the client's not matched)", r.Unmatched)
+	}
+	fmt.Fprintf(b, ":\n  ttft upstream   p50 %s  max %s ms\n  ttft path       p50 %s  max %s ms\n", f(p.TTFTUpstream.P50), f(p.TTFTUpstream.Max), f(p.TTFTPath.P50), f(p.TTFTPath.Max))
+	fmt.Fprintf(b, "  path delay      p50 %s  p99 %s  max %s ms per frame (n=%d, relative to its least)\n", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
+	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both; %s ms upstream, %s ms path; %s; %s the path made\n",
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], stats.FormatFloat(p.UpstreamMS), stats.FormatFloat(p.PathMS),
+		stats.Count(p.Freezes, "freeze"), stats.Count(p.Bursts, "burst"))
+	for _, s := range r.Streams {
+		if s.DiffersAt != nil {
+			fmt.Fprintf(b, "  stream %d: its content parts from the relay's at byte %d: %d of %d frames aligned\n", s.Seq, *s.DiffersAt, s.Aligned, s.Frames)
+		}
+	}
+}
+
+// Markdown writes the report as Markdown: the verdict and a table.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** (`%s`): %s\n\n%s\n\n", "Verdict", r.Verdict.Rule, r.Verdict.Text, r.Verdict.Evidence)
+	for i, rw := range r.rows() {
+		b.WriteString("| " + strings.Join(rw, " | ") + " |\n")
+		if i == 0 {
+			b.WriteString(strings.Repeat("|---", len(rw)) + "|\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,145 @@
+package hops
+
+import (
+	"fmt"
+
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+)
+
+// Report is a client file beside its relays': each matched stream, and the
+// figures pooled over them.
+type Report struct {
+	Client    string   `json:"client"`
+	Relays    []string `json:"relays"`
+	Streams   []Stream `json:"streams"`
+	Unmatched int      `json:"unmatched_streams"` // client streams no relay exchange matched
+	Pooled    Pooled   `json:"pooled"`
+	Verdict   Verdict  `json:"verdict"`
+}
+
+// Pooled is every matched stream's figures together.
+type Pooled struct {
+	TTFTUpstream stats.Dist `json:"ttft_upstream_ms"`
+	TTFTPath     stats.Dist `json:"ttft_path_ms"`
+	Delay        stats.Dist `json:"path_delay_ms"` // over every aligned frame
+	// Stalls by owner: how many, and the milliseconds each hop's share
+	// of them adds up to.
+	Stalls     map[string]int `json:"stalls"`
+	UpstreamMS float64        `json:"stall_upstream_ms"`
+	PathMS     float64        `json:"stall_path_ms"`
+	Freezes    int            `json:"freezes"`
+	Bursts     int            `json:"path_bursts"`
+}
+
+// Verdict says in words which hop holds the stream, by a named rule, with
+// the figures that decided it.
+type Verdict struct {
+	Rule     string `json:"rule"`
+	Text     string `json:"text"`
+	Evidence string `json:"evidence"`
+}
+
+// Verdict rules.
+const (
+	RulePathHolds     = "path-holds"      // the path owns a stall, or a stall's worth of TTFT at the median
+	RuleUpstreamStall = "upstream-stalls" // every stall is the upstream's
+	RuleClean         = "no-stalls"       // no stall at the client
+)
+
+// Analyse matches client's streams with the relays' exchanges and puts
+// each pair side by side. It refuses (a *FileError) a file that does not
+// belong: a relay file none of whose exchanges matches, a client file that
+// is a relay's, or a client none of whose streams shares content with its
+// match.
+func Analyse(client File, relays []File) (*Report, error) {
+	pairs, unmatched, err := match(client, relays)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Client: client.Name, Unmatched: unmatched}
+	for _, f := range relays {
+		rep.Relays = append(rep.Relays, f.Name)
+	}
+	for _, p := range pairs {
+		if s := analyse(p); s.Aligned > 0 {
+			rep.Streams = append(rep.Streams, s)
+		} else {
+			rep.Unmatched++
+		}
+	}
+	if len(rep.Streams) == 0 {
+		return nil, &FileError{client.Name, fmt.Sprintf("its streams match %s by id or body, yet none shares content with its match: not the same streams", relays[0].Name)}
+	}
+	rep.Pooled = pool(rep.Streams)
+	rep.Verdict = verdict(rep.Pooled, rep.Streams[0].StallMS)
+	return rep, nil
+}
+
+// For is the stream of the report that is the client's record r; nil
+// when no relay exchange matched it.
+func (r *Report) For(c *record.Record) *Stream {
+	for i := range r.Streams {
+		if s := &r.Streams[i]; s.Seq == c.Seq && s.ID == c.StreamKey() {
+			return s
+		}
+	}
+	return nil
+}
+
+func pool(ss []Stream) Pooled {
+	p := Pooled{Stalls: map[string]int{OwnerUpstream: 0, OwnerPath: 0, OwnerBoth: 0}}
+	var up, path, delay []float64
+	for _, s := range ss {
+		if s.TTFT.PathMS != nil {
+			up, path = append(up, *s.TTFT.UpstreamMS), append(path, *s.TTFT.PathMS)
+		}
+		delay = append(delay, s.delays...)
+		for _, st := range s.Stalls {
+			p.Stalls[st.Owner]++
+			p.UpstreamMS += st.UpstreamMS
+			p.PathMS += st.PathMS
+			if st.Kind == KindFreeze {
+				p.Freezes++
+			}
+		}
+		p.Bursts += s.Bursts
+	}
+	p.TTFTUpstream, p.TTFTPath, p.Delay = stats.NewDist(up), stats.NewDist(path), stats.NewDist(delay)
+	return p
+}
+
+// verdict names the hop that holds the stream: the path, when it owns (or
+// shares) a stall or adds a stall's worth to the median TTFT; else the
+// upstream, when there are stalls; else neither.
+func verdict(p Pooled, threshold float64) Verdict {
+	pathStalls := p.Stalls[OwnerPath] + p.Stalls[OwnerBoth]
+	ttftPath := 0.0
+	if p.TTFTPath.P50 != nil {
+		ttftPath = *p.TTFTPath.P50
+	}
+	delay := "path delay per frame: none aligned"
+	if p.Delay.N > 0 {
+		delay = fmt.Sprintf("path delay per frame p50 %s, p99 %s, max %s ms (n=%d)", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
+	}
+	ev := fmt.Sprintf("stalls: %d upstream, %d path, %d both (upstream %s ms, path %s ms); TTFT p50 upstream %s, path %s ms; %s; %s; stall threshold %s ms",
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], stats.FormatFloat(p.UpstreamMS), stats.FormatFloat(p.PathMS),
+		f(p.TTFTUpstream.P50), f(p.TTFTPath.P50), stats.Count(p.Bursts, "burst")+" the path made", delay, stats.FormatFloat(threshold))
+	switch {
+	case pathStalls > 0 || ttftPath >= threshold:
+		return Verdict{RulePathHolds, fmt.Sprintf("the path after the relay holds the stream: it added %s ms of stalls in %s and %s ms to TTFT at the median",
+			stats.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), stats.FormatFloat(ttftPath)), ev}
+	case p.Stalls[OwnerUpstream] > 0:
+		return Verdict{RuleUpstreamStall, fmt.Sprintf("the upstream makes the stalls: %s, %s ms, each seen at the relay; the path adds jitter only (p99 %s ms per frame)",
+			stats.Count(p.Stalls[OwnerUpstream], "stall"), stats.FormatFloat(p.UpstreamMS), f(p.Delay.P99)), ev}
+	}
+	return Verdict{RuleClean, fmt.Sprintf("no stall at the client; the path adds p99 %s ms per frame", f(p.Delay.P99)), ev}
+}
+
+// f prints a figure, or null.
+func f(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return stats.FormatFloat(*v)
+}

@@ -1,0 +1,245 @@
+package hops
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+)
+
+// Owners of a stall at the client.
+const (
+	OwnerUpstream = "upstream" // the relay saw the gap: the server (or what is before the relay) made it
+	OwnerPath     = "path"     // the relay did not: the path after it (a proxy, the network, the client) made it
+	OwnerBoth     = "both"     // the relay saw stalls inside it, and the path added a stall's worth
+)
+
+// Kinds of silence at the client.
+const (
+	KindStall  = "stall"  // a gap between content frames at or over the stall threshold
+	KindFreeze = "freeze" // a shorter silence between content reads, a freeze as docs/delivery.md has it
+)
+
+// Split is a time at the client, split at the relay: Upstream is the
+// relay's own figure, Path the rest. Each is a duration on one host's
+// clock; no two hosts' clocks are compared. Null when either side has
+// none.
+type Split struct {
+	ClientMS   *float64 `json:"client_ms"`
+	UpstreamMS *float64 `json:"upstream_ms"`
+	PathMS     *float64 `json:"path_ms"`
+}
+
+func split(client, relay *float64) Split {
+	s := Split{ClientMS: client, UpstreamMS: relay}
+	if client != nil && relay != nil {
+		s.PathMS = ptr(*client - *relay)
+	}
+	return s
+}
+
+// Stall is a silence at the client (one of its record's stalls) with its
+// owner: UpstreamMS is the stalls the relay saw among the frames the
+// silence held back (from the frame before it to the last frame of the
+// read that ended it), at most the silence; PathMS is the rest, the hold
+// the path added.
+type Stall struct {
+	Frame      int          `json:"frame"` // index in the client record's Frames of the frame that ended it
+	AtMS       float64      `json:"at_ms"` // on the client's clock
+	GapMS      float64      `json:"gap_ms"`
+	Kind       string       `json:"kind"`
+	Owner      string       `json:"owner"`
+	UpstreamMS float64      `json:"upstream_ms"`
+	PathMS     float64      `json:"path_ms"`
+	Upstream   []RelayStall `json:"upstream,omitempty"`
+	mid        bool         // the client saw it mid-sentence
+}
+
+// RelayStall is a stall the relay saw inside a silence at the client.
+type RelayStall struct {
+	Frame int     `json:"frame"`  // the client record's frame whose text it came before
+	GapMS float64 `json:"gap_ms"` // on the relay's clock
+}
+
+// Stream is one client stream beside its relay exchange.
+type Stream struct {
+	Seq       int    `json:"seq"`
+	ID        string `json:"id,omitempty"`
+	RelayFile string `json:"relay_file"`
+	RelaySeq  int    `json:"relay_seq"`
+	MatchedBy string `json:"matched_by"`
+	// Aligned is the client's content frames aligned with the relay's, of
+	// Frames; DiffersAt, when set, is the byte of content where the two
+	// records part (the frames after it are not aligned).
+	Aligned   int   `json:"aligned_frames"`
+	Frames    int   `json:"content_frames"`
+	DiffersAt *int  `json:"content_differs_at,omitempty"`
+	TTFT      Split `json:"ttft"`
+	Headers   Split `json:"headers"`
+	// Delay is the path's added delay per aligned frame (relative to the
+	// least, ms).
+	Delay  stats.Dist `json:"path_delay_ms"`
+	Stalls []Stall    `json:"stalls"`
+	// Bursts are reads at the client carrying stats.BurstFrames or more
+	// content frames that the relay got in more than one read: bursts the
+	// path made.
+	Bursts  int     `json:"path_bursts"`
+	StallMS float64 `json:"stall_threshold_ms"`
+	// Holding is, for a stream still running, who holds what has not
+	// reached the client (the func Holding); empty once it ended.
+	Holding string    `json:"holding,omitempty"`
+	delays  []float64 // for the pool
+}
+
+// analyse puts one matched pair side by side.
+func analyse(p pair) Stream {
+	c, r := p.client, p.relay
+	a := align(c, r)
+	s := Stream{
+		Seq: c.Seq, ID: c.StreamKey(), RelayFile: p.file, RelaySeq: r.Seq, MatchedBy: p.by,
+		Aligned: len(a.at), Frames: len(a.c.idx), StallMS: c.StallMS,
+		TTFT: split(c.TTFTMS, r.TTFTMS), Headers: split(c.HeadersMS, r.HeadersMS),
+	}
+	if a.same < len(a.c.text) {
+		same := a.same
+		s.DiffersAt = &same
+	}
+	s.delays = a.delays()
+	s.Delay = stats.NewDist(append([]float64(nil), s.delays...))
+	s.Stalls = stallsOf(c, &a)
+	s.Bursts = pathBursts(&a)
+	return s
+}
+
+// stallsOf gives each silence at the client inside the aligned frames
+// its owner: every stall, and every freeze (a silence between content
+// reads of stats.FreezeMinMS and stats.FreezePaceRatio times the stream's
+// mean spacing, as the delivery rule counts them) under the stall
+// threshold.
+func stallsOf(c *record.Record, a *alignment) []Stall {
+	mid := map[int]bool{}
+	for _, cs := range c.Stalls {
+		mid[cs.Frame] = cs.MidSentence
+	}
+	n := len(a.c.t)
+	if n < 2 {
+		return []Stall{}
+	}
+	minFreeze := max(stats.FreezeMinMS, stats.FreezePaceRatio*(a.c.t[n-1]-a.c.t[0])/float64(n-1))
+	out := []Stall{}
+	for b := 1; b < len(a.at); b++ {
+		gap := a.c.t[b] - a.c.t[b-1]
+		if a.c.read[b] == a.c.read[b-1] || gap < min(minFreeze, c.StallMS) {
+			continue
+		}
+		st := Stall{Frame: a.c.idx[b], AtMS: a.c.t[b-1], GapMS: gap, Kind: KindStall, mid: mid[a.c.idx[b]]}
+		th := c.StallMS
+		if gap < c.StallMS {
+			st.Kind, th = KindFreeze, minFreeze
+		}
+		out = append(out, own(st, b, a, min(minFreeze, c.StallMS), th))
+	}
+	return out
+}
+
+// own splits the client's silence before content frame b between the
+// upstream (the relay's gaps of at least seen inside it) and the path; the
+// path owns it alone when the relay saw none, shares it when its own
+// share is th or more.
+func own(st Stall, b int, a *alignment, seen, th float64) Stall {
+	sum := 0.0
+	for j := a.at[b-1] + 1; j <= a.at[a.lastOfRead(b)]; j++ {
+		if g := a.r.t[j] - a.r.t[j-1]; g >= seen {
+			sum += g
+			start := 0
+			if j > 0 {
+				start = a.r.end[j-1]
+			}
+			st.Upstream = append(st.Upstream, RelayStall{Frame: a.c.idx[a.clientFrameOfByte(start)], GapMS: g})
+		}
+	}
+	st.UpstreamMS = min(sum, st.GapMS)
+	st.PathMS = st.GapMS - st.UpstreamMS
+	switch {
+	case st.UpstreamMS == 0:
+		st.Owner = OwnerPath
+	case st.PathMS >= th:
+		st.Owner = OwnerBoth
+	default:
+		st.Owner = OwnerUpstream
+	}
+	return st
+}
+
+// pathBursts counts the client's reads of stats.BurstFrames or more
+// content frames whose frames the relay got in more than one read.
+func pathBursts(a *alignment) int {
+	n := 0
+	for i := 0; i < len(a.at); {
+		e := a.lastOfRead(i)
+		if e-i+1 >= stats.BurstFrames && a.r.read[a.at[i]] != a.r.read[a.at[e]] {
+			n++
+		}
+		i = e + 1
+	}
+	return n
+}
+
+// Label is how a stall reads on screen and in the text: "700ms upstream",
+// "430ms path", "1.47s: 1.00s upstream + 474ms path".
+func (s Stall) Label(fmtMS func(float64) string) string {
+	if s.Owner == OwnerBoth {
+		return fmt.Sprintf("%s: %s upstream + %s path", fmtMS(s.GapMS), fmtMS(s.UpstreamMS), fmtMS(s.PathMS))
+	}
+	return fmtMS(s.GapMS) + " " + s.Owner
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// Mark is where a view marks a stall in the client's text: before the
+// frame whose text came after it (an index in the client record's
+// Frames), its length and its owner.
+type Mark struct {
+	Frame int
+	GapMS float64
+	Owner string
+	Mid   bool // the client's own stall, mid-sentence
+}
+
+// Marks are s's stalls as a view marks them in the text, in the text's
+// order: a stall of one owner where the client saw it; a stall of both
+// split, each of the relay's stalls where the upstream made it and the
+// path's share where the client's silence ended.
+func (s *Stream) Marks() []Mark {
+	var out []Mark
+	for _, st := range s.Stalls {
+		if st.Kind == KindFreeze {
+			continue // the text marks stalls; a freeze is in the panel
+		}
+		if st.Owner != OwnerBoth {
+			out = append(out, Mark{st.Frame, st.GapMS, st.Owner, st.mid})
+			continue
+		}
+		out = append(out, Mark{st.Frame, st.PathMS, OwnerPath, st.mid})
+		for _, u := range st.Upstream {
+			out = append(out, Mark{u.Frame, u.GapMS, OwnerUpstream, false})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Mark) int { return a.Frame - b.Frame })
+	return out
+}
+
+// StallAt is the stall of s that ended at the client record's frame i;
+// none when s is nil.
+func (s *Stream) StallAt(i int) (Stall, bool) {
+	if s == nil {
+		return Stall{}, false
+	}
+	for _, st := range s.Stalls {
+		if st.Frame == i {
+			return st, true
+		}
+	}
+	return Stall{}, false
+}

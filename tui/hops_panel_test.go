@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/recordtest"
+	"github.com/driplab/drip/record"
+)
+
+// drip view --relay: the hops panel takes the clocks' place and the text
+// marks each stall with its owner, at 80×24 and 120×40; where the clocks
+// went for room, the hops panel's title says so.
+func TestViewBesideARelayShowsOwners(t *testing.T) {
+	c, r := recordtest.Hops(t)
+	rep, err := hops.Analyse(hops.File{Name: "client.jsonl", Records: []*record.Record{c}}, []hops.File{{Name: "relay.jsonl", Records: []*record.Record{r}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{Records: []*record.Record{c}, Relay: map[*record.Record]*hops.Stream{c: rep.For(c)}})
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		h.update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		s := h.screen()
+		checkFits(t, s, size[0], size[1])
+		s = strings.ReplaceAll(s, "\u00a0", " ") // the text keeps a marker on one line
+		for _, want := range []string{" hops  ", "182ms = 180ms upstream + 2ms", "⏸ 580ms path not.", "⏸ 700ms upstream sentence"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%v: the screen lacks %q:\n%s", size, want, s)
+			}
+		}
+	}
+}
+
+// drip watch --relay: the screen asks the relay for the running stream's
+// times by its id, and once it has them the hops panel and the owners
+// show, in the text too; a relay that has not seen the stream is said in
+// the header.
+func TestWatchAsksTheRelayForOwners(t *testing.T) {
+	c, r := recordtest.Hops(t)
+	rel := hops.Relayed{ID: c.StreamKey(), HeadersMS: ptr(1), Done: true}
+	for _, f := range r.Frames {
+		rel.Reads = append(rel.Reads, record.Read{TMS: f.TMS, N: f.Bytes})
+	}
+	var asked []string
+	fetch := func(_ context.Context, id string) (hops.Relayed, error) {
+		asked = append(asked, id)
+		if id != rel.ID {
+			return hops.Relayed{}, errors.New("HTTP 404: the relay has not seen this stream")
+		}
+		return rel, nil
+	}
+	h, observe := startStream(t, Config{RelayFetch: fetch}, 120, 40)
+	evs := events(c)
+	evs[0].Record.RunID = c.RunID
+	h.push(observe, evs...)
+	cmd := nextTick(h)
+	if cmd == nil {
+		t.Fatal("the screen did not ask the relay")
+	}
+	h.update(cmd())
+	s := h.screen()
+	for _, want := range []string{" hops  beside relay", "⏸ 580ms path not.", "⏸ 700ms upstream sentence", "1.15s: 700ms upstream + 450ms path"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, s)
+		}
+	}
+	if len(asked) != 1 || asked[0] != "c11e47-0" || h.update(relayAgainMsg{}) != nil {
+		t.Errorf("asked %q, then again: want once for c11e47-0, no more once the times are whole", asked)
+	}
+
+	h, observe = startStream(t, Config{RelayFetch: fetch}, 120, 40)
+	unseen := *c
+	unseen.RunID = "unseen"
+	evs = events(&unseen)
+	evs[0].Record.RunID = unseen.RunID
+	h.push(observe, evs...)
+	h.update(nextTick(h)())
+	if s := h.screen(); !strings.Contains(s, "relay: HTTP 404") {
+		t.Errorf("a relay that has not seen the stream is not said:\n%s", s)
+	}
+}
+
+// nextTick delivers the next frame tick due and returns its command (the
+// harness's advance drops commands; the relay's question is one).
+func nextTick(h *harness) tea.Cmd {
+	for i, sc := range h.sched {
+		if _, ok := sc.msg.(frameMsg); ok {
+			h.sched = append(h.sched[:i], h.sched[i+1:]...)
+			if sc.at.After(h.now) {
+				h.now = sc.at
+			}
+			return h.update(sc.msg)
+		}
+	}
+	return nil
+}
