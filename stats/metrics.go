@@ -110,9 +110,13 @@ var Registry = []Metric{
 var (
 	TTFT         = registered("ttft")
 	TTFO         = registered("ttfo")
+	TTFTPath     = registered("ttft_path")
+	TTFTServer   = registered("ttft_server")
 	Gap          = registered("gap")
 	ITL          = registered("itl")
 	E2E          = registered("e2e")
+	Tail         = registered("tail")
+	Headers      = registered("headers")
 	Held         = registered("held")
 	TPSUser      = registered("tps_user")
 	OutputTokens = registered("output_tokens")

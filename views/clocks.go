@@ -160,10 +160,10 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 		}
 	case stats.ITL.Key:
 		row.this = itl(r, this)
-	case "ttft_path": // TTFT split at the headers: the path's part / the server's
-		row.this = pair(this.P50, c.This.Metrics["ttft_server_ms"].P50)
+	case stats.TTFTPath.Key: // TTFT split at the headers: the path's part / the server's
+		row.this = pair(this.P50, stats.TTFTServer.Of(c.This.Metrics).P50)
 		row.all = all(func(s *stats.Summary) string {
-			return pair(s.Metrics[m.JSON].P50, s.Metrics["ttft_server_ms"].P50)
+			return pair(s.Metrics[m.JSON].P50, stats.TTFTServer.Of(s.Metrics).P50)
 		})
 	}
 	return []clockRow{row}
