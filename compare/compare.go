@@ -171,18 +171,6 @@ type spec struct {
 	pct                       float64                        // the percentile the interval is for
 }
 
-// distributions are the registry's metrics compare shows, in report
-// order. Their observations are the aggregate's (Metric.Observations).
-func distributions() []stats.Metric {
-	var out []stats.Metric
-	for _, m := range stats.Registry {
-		if m.Out&stats.InCompare != 0 {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // distRows are the rows of a distribution; p50 and p95 get intervals.
 func distRows(m stats.Metric, names ...string) []spec {
 	var out []spec
@@ -224,7 +212,7 @@ func runSpecs(sides []side) []spec {
 		spec{section: "streams", key: "canceled", label: "canceled", count: func(s *stats.Summary) int { return s.Streams.Canceled }},
 		spec{section: "streams", key: "buffered", label: "buffered", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Buffered }},
 	)
-	for _, d := range distributions() {
+	for _, d := range stats.MetricsIn(stats.InCompare) {
 		specs = append(specs, distRows(d, "p50", "p95", "p99", "max")...)
 	}
 	specs = append(specs,
@@ -249,7 +237,7 @@ func promptSpecs() []spec {
 		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, count: func(s *stats.Summary) int { return s.Streams.Completed }},
 		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Failed }},
 	}
-	for _, d := range distributions() {
+	for _, d := range stats.MetricsIn(stats.InCompare) {
 		switch d.Key {
 		case stats.TTFT.Key, stats.E2E.Key:
 			specs = append(specs, distRows(d, "p50", "p95")...)

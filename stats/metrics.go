@@ -138,6 +138,18 @@ func registered(key string) *Metric {
 // has none.
 func (m *Metric) Of(ms Metrics) Dist { return ms[m.JSON] }
 
+// MetricsIn are the registry's metrics that appear in o, in registry
+// order.
+func MetricsIn(o Outputs) []Metric {
+	var out []Metric
+	for _, m := range Registry {
+		if m.Out&o != 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // MetricByKey finds a metric by its gate and compare name.
 func MetricByKey(key string) (Metric, bool) {
 	for _, m := range Registry {

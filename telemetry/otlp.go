@@ -187,7 +187,7 @@ func NewOTLP(ctx context.Context, c OTLPConfig) (*OTLP, error) {
 
 func (in *otlpInstruments) create(m metric.Meter) error {
 	var errs []error
-	for _, reg := range exported() {
+	for _, reg := range stats.MetricsIn(stats.InTelemetry) {
 		h, err := newOTLPHist(m, reg)
 		in.hists, errs = append(in.hists, h), append(errs, err)
 	}

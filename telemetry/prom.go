@@ -156,12 +156,13 @@ type promHist struct {
 	vec *prometheus.HistogramVec
 }
 
-// promHists are the registry's exported metrics as histograms, named
+// promHists are the registry's InTelemetry metrics as histograms (a metric
+// added there is a series with no other edit), named
 // drip_<key>_seconds for times and drip_<key> otherwise, with const labels
 // cl on every series.
 func promHists(cl prometheus.Labels) []promHist {
 	var out []promHist
-	for _, m := range exported() {
+	for _, m := range stats.MetricsIn(stats.InTelemetry) {
 		name, buckets := m.Key, CountBuckets
 		if m.Unit == "ms" {
 			name, buckets = m.Key+"_seconds", Buckets

@@ -40,22 +40,14 @@ func TestARegistryEntryReachesEveryOutput(t *testing.T) {
 	inSummary(t, &s)
 	inGateAndCSV(t, &s, recs[1])
 	inCompare(t, recs)
-	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1", map[string]string{"region": "eu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background(), 0)
-	for _, r := range recs {
-		p.Add(r)
-	}
-	scraped := scrape(t, "http://"+p.Addr()+"/metrics")
+	scraped := scrapeRun(t, recs)
 	if got := scraped["drip_half_duration_seconds_count"]; got != float64(d.N) {
 		t.Errorf("drip_half_duration_seconds_count = %v, want the summary's n %d", got, d.N)
 	}
 	if got, want := scraped["drip_half_duration_seconds_sum"], *d.Mean*float64(d.N)/1000; !near(got, want) {
 		t.Errorf("drip_half_duration_seconds_sum = %v, want %v", got, want)
 	}
-	pushed := pushOTLP(t, recs)
+	pushed := pushOTLP(t, recs, false).lastPoints(t)
 	if got := pushed["drip.stream.half_duration"]; got != float64(d.N) {
 		t.Errorf("OTLP drip.stream.half_duration count = %v, want the summary's n %d", got, d.N)
 	}
@@ -125,13 +117,15 @@ func inCompare(t *testing.T, recs []*record.Record) {
 	t.Errorf("compare has no %q section", halfDuration.Label)
 }
 
-// pushOTLP pushes recs and returns the last export's points.
-func pushOTLP(t *testing.T, recs []*record.Record) map[string]float64 {
+// pushOTLP pushes recs (and their spans when traces) and returns the
+// receiver, locked until the test ends.
+func pushOTLP(t *testing.T, recs []*record.Record, traces bool) *receiver {
 	t.Helper()
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()
-	o, err := telemetry.NewOTLP(context.Background(), telemetry.OTLPConfig{Endpoint: srv.URL + "/otlp", Host: "h1", Labels: map[string]string{"region": "eu"}})
+	o, err := telemetry.NewOTLP(context.Background(), telemetry.OTLPConfig{Endpoint: srv.URL + "/otlp", Traces: traces,
+		Host: "h1", Labels: map[string]string{"region": "eu"}, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +136,6 @@ func pushOTLP(t *testing.T, recs []*record.Record) map[string]float64 {
 		t.Fatal(err)
 	}
 	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.lastPoints(t)
+	t.Cleanup(rc.mu.Unlock)
+	return rc
 }

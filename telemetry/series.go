@@ -11,19 +11,6 @@ import (
 // last, to past 800,000.
 var CountBuckets = prometheus.ExponentialBuckets(1, BucketFactor, 62)
 
-// exported are the registry's metrics that telemetry sends (InTelemetry),
-// in registry order: each one a histogram on /metrics and in the OTLP
-// push, so a metric added to the registry is sent with no other edit.
-func exported() []stats.Metric {
-	var out []stats.Metric
-	for _, m := range stats.Registry {
-		if m.Out&stats.InTelemetry != 0 {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // divisor turns a metric's figure into the unit sent: seconds for the
 // times drip holds in ms, the figure itself otherwise.
 func divisor(m *stats.Metric) float64 {
