@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // MovedPct is the smallest change, as a share of the baseline's figure,
@@ -16,7 +17,7 @@ const MovedPct = 5.0
 var MovedRule = fmt.Sprintf("a clock moved when the 95%% bootstrap interval of its p50 or p95 difference excludes 0 and the difference is at least %g%% of the baseline's figure", MovedPct)
 
 // clocks are the figures the reading is about, in report order.
-var clocks = []string{"ttft", "headers", "ttft_server", "gap", "itl", "e2e", "tail"}
+var clocks = []string{stats.TTFT.Key, stats.Headers.Key, stats.TTFTServer.Key, stats.Gap.Key, stats.ITL.Key, stats.E2E.Key, stats.Tail.Key}
 
 // ClockMove is whether one clock of a run moved against the baseline.
 type ClockMove struct {
@@ -49,8 +50,8 @@ func readings(c *Comparison) []Reading {
 			moved[clk] = m.Moved
 			rd.Clocks = append(rd.Clocks, m)
 		}
-		rd.Verdict = clockVerdict(moved["ttft"], moved["gap"])
-		if isFalse(moved["ttft"]) && isFalse(moved["gap"]) && isTrue(moved["e2e"]) {
+		rd.Verdict = clockVerdict(moved[stats.TTFT.Key], moved[stats.Gap.Key])
+		if isFalse(moved[stats.TTFT.Key]) && isFalse(moved[stats.Gap.Key]) && isTrue(moved[stats.E2E.Key]) {
 			rd.Verdict = "ttft and the p50/p95 gaps held while e2e moved: the time went into a few long gaps (see stalls) or more tokens, not into every gap or the wait for the first"
 		}
 		if v, ok := pathVerdict(c.Sections, i, moved); ok {
@@ -133,13 +134,13 @@ var PathRule = fmt.Sprintf("network-path when ttft and headers both moved, their
 
 // pathVerdict is the network-path reading of run i, when its rule holds.
 func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
-	ttft, hdr, srv := rowDelta(secs, "ttft", "p50", i), rowDelta(secs, "headers", "p50", i), rowDelta(secs, "ttft_server", "p50", i)
-	if !isTrue(moved["ttft"]) || !isTrue(moved["headers"]) || ttft == nil || hdr == nil || srv == nil || srv.CI == nil {
+	ttft, hdr, srv := rowDelta(secs, stats.TTFT.Key, "p50", i), rowDelta(secs, stats.Headers.Key, "p50", i), rowDelta(secs, stats.TTFTServer.Key, "p50", i)
+	if !isTrue(moved[stats.TTFT.Key]) || !isTrue(moved[stats.Headers.Key]) || ttft == nil || hdr == nil || srv == nil || srv.CI == nil {
 		return "", false
 	}
 	dt, dh, ds := *ttft.Abs, *hdr.Abs, *srv.Abs
 	same := math.Abs(dt-dh) <= max(PathSameMS, PathSamePct/100*math.Abs(dh))
-	held := !isTrue(moved["ttft_server"]) || math.Abs(ds) <= ServerHeldShare*math.Abs(dh)
+	held := !isTrue(moved[stats.TTFTServer.Key]) || math.Abs(ds) <= ServerHeldShare*math.Abs(dh)
 	if !same || !held {
 		return "", false
 	}
@@ -150,7 +151,7 @@ func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 
 // gapOnPath says what the gaps did beside a network-path reading.
 func gapOnPath(secs []Section, i int) string {
-	p50, p95, p99 := rowDelta(secs, "gap", "p50", i), rowDelta(secs, "gap", "p95", i), rowDelta(secs, "gap", "p99", i)
+	p50, p95, p99 := rowDelta(secs, stats.Gap.Key, "p50", i), rowDelta(secs, stats.Gap.Key, "p95", i), rowDelta(secs, stats.Gap.Key, "p99", i)
 	const tail = " while the gap p50 held: the path's jitter or loss (chunks held, then released together)"
 	switch {
 	case p50 == nil || p50.CI == nil:

@@ -171,18 +171,6 @@ type spec struct {
 	pct                       float64                        // the percentile the interval is for
 }
 
-// distributions are the registry's metrics compare shows, in report
-// order. Their observations are the aggregate's (Metric.Observations).
-func distributions() []stats.Metric {
-	var out []stats.Metric
-	for _, m := range stats.Registry {
-		if m.Out&stats.InCompare != 0 {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // distRows are the rows of a distribution; p50 and p95 get intervals.
 func distRows(m stats.Metric, names ...string) []spec {
 	var out []spec
@@ -224,7 +212,7 @@ func runSpecs(sides []side) []spec {
 		spec{section: "streams", key: "canceled", label: "canceled", count: func(s *stats.Summary) int { return s.Streams.Canceled }},
 		spec{section: "streams", key: "buffered", label: "buffered", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Buffered }},
 	)
-	for _, d := range distributions() {
+	for _, d := range stats.MetricsIn(stats.InCompare) {
 		specs = append(specs, distRows(d, "p50", "p95", "p99", "max")...)
 	}
 	specs = append(specs,
@@ -233,10 +221,10 @@ func runSpecs(sides []side) []spec {
 		spec{section: "stalls", key: "streams_with_stall", label: "streams stalled", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Stalls.StreamsWithStall }},
 		spec{section: "stalls", key: "stalls.longest", label: "longest", unit: "ms", better: stats.LowerIsBetter, value: func(s *stats.Summary) *float64 { return s.Stalls.LongestMS }},
 		spec{section: "tokens", key: "output_tokens", label: "output tokens", count: func(s *stats.Summary) int { return s.Throughput.OutputTokens }},
-		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return s.Metrics["output_tokens"].P50 }},
+		spec{section: "tokens", key: "output_tokens.p50", label: "per stream p50", value: func(s *stats.Summary) *float64 { return stats.OutputTokens.Of(s.Metrics).P50 }},
 		spec{section: "tokens", key: "tokens_approx_pct", label: "approximated %", unit: "%", value: func(s *stats.Summary) *float64 { return s.TokensApproxPct }},
 		spec{section: "throughput", key: "throughput", label: "tokens/s", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.TokensPerS }},
-		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Metrics["tps_user"].P50 }},
+		spec{section: "throughput", key: "tps_user.p50", label: "tps/user p50", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return stats.TPSUser.Of(s.Metrics).P50 }},
 		spec{section: "throughput", key: "tps_user.mean", label: "tps/user mean", unit: "tok/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.MeanTPSUser }},
 		spec{section: "throughput", key: "streams_per_s", label: "streams/s", unit: "/s", better: stats.HigherIsBetter, value: func(s *stats.Summary) *float64 { return s.Throughput.StreamsPerS }},
 	)
@@ -249,11 +237,11 @@ func promptSpecs() []spec {
 		{section: "streams", key: "completed", label: "completed", better: stats.HigherIsBetter, count: func(s *stats.Summary) int { return s.Streams.Completed }},
 		{section: "streams", key: "failed", label: "failed", better: stats.LowerIsBetter, count: func(s *stats.Summary) int { return s.Streams.Failed }},
 	}
-	for _, d := range distributions() {
+	for _, d := range stats.MetricsIn(stats.InCompare) {
 		switch d.Key {
-		case "ttft", "e2e":
+		case stats.TTFT.Key, stats.E2E.Key:
 			specs = append(specs, distRows(d, "p50", "p95")...)
-		case "gap":
+		case stats.Gap.Key:
 			specs = append(specs, distRows(d, "p95", "p99")...)
 		}
 	}

@@ -76,7 +76,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		}
 	}
 	out.Metrics = metricsOf(samplers)
-	out.Throughput.MeanTPSUser = out.Metrics["tps_user"].Mean
+	out.Throughput.MeanTPSUser = stats.TPSUser.Of(out.Metrics).Mean
 	out.Throughput.Definition = "output tokens of completed streams, summed over the merged summaries; tokens/s is not pooled (each run's window is on its own host's clock): see each summary"
 	if n := out.Streams.WithTokenCount; n > 0 {
 		out.TokensApproxPct = new(100 * float64(approx) / float64(n))

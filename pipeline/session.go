@@ -91,7 +91,7 @@ func groupTable(w io.Writer, sums []stats.Summary) {
 			name = s.Workload.Target
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d (%d)\t%s\t\n", name, s.Streams.Attempted, s.Streams.Failed,
-			orDash(s.Metrics["ttft_ms"].P50), orDash(s.Metrics["gap_ms"].P99), s.Stalls.Count, s.Stalls.MidSentence, orDash(s.Metrics["e2e_ms"].P50))
+			orDash(stats.TTFT.Of(s.Metrics).P50), orDash(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, orDash(stats.E2E.Of(s.Metrics).P50))
 	}
 	tw.Flush()
 }

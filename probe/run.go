@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -263,88 +262,47 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, k int, int
 // has been recorded.
 func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase string, pick *picker) {
 	pg := r.plan.Progress
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Go(func() {
-			for ctx.Err() == nil && (deadline.IsZero() || r.o.Clock().Before(deadline)) {
-				pr, k, ok := pick.next()
-				if !ok {
-					return
-				}
-				if phase == record.PhaseMeasure {
-					pg.Attempted.Add(1)
-					pg.Admitted.Add(1)
-				}
-				pg.InFlight.Add(1)
-				r.stream(ctx, phase, pr, k, nil)
-				pg.InFlight.Add(-1)
-			}
-		})
-	}
-	wg.Wait()
+	ClosedLoop(ctx, conc, func() bool {
+		if !deadline.IsZero() && !r.o.Clock().Before(deadline) {
+			return false
+		}
+		pr, k, ok := pick.next()
+		if !ok {
+			return false
+		}
+		if phase == record.PhaseMeasure {
+			pg.Attempted.Add(1)
+			pg.Admitted.Add(1)
+		}
+		pg.InFlight.Add(1)
+		r.stream(ctx, phase, pr, k, nil)
+		pg.InFlight.Add(-1)
+		return true
+	})
 }
 
-// open sends arrivals on the plan's schedule, each in its own goroutine so
-// a slow stream never delays the next arrival, and admits an arrival only
-// while fewer than MaxInflight streams are in flight.
+// open sends arrivals on the plan's schedule (OpenLoop), admitting an
+// arrival only while fewer than MaxInflight streams are in flight.
 func (r *runner) open(ctx context.Context, pick *picker) stats.RunStats {
 	p := &r.plan
-	pg := p.Progress
-	limit := p.InflightLimit()
-	arr := newArrivals(p.Arrival, p.Rate, p.Seed)
 	origin := r.o.Clock()
 	originMS := ms(origin.Sub(r.start))
-	var (
-		lag         stats.Sampler
-		notAdmitted int
-		inflight    atomic.Int64
-		wg          sync.WaitGroup
-	)
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for i := 0; p.Runs <= 0 || i < p.Runs; i++ {
-		at := arr.next()
-		if p.Duration > 0 && at >= p.Duration {
-			break
-		}
+	l := OpenLoop{
+		Pacer: Bounded(ArrivalPacer(p.Arrival, p.Rate, p.Seed), p.Runs, p.Duration),
+		Limit: p.InflightLimit(), Clock: r.o.Clock, Progress: p.Progress,
+	}
+	return l.Run(ctx, origin, func(i int) func(time.Duration) {
 		// Drawn for every arrival, admitted or not, so an arrival's prompt
 		// does not depend on which shard sends it or what was dropped.
 		pr, _, _ := pick.next()
 		if p.Shards > 1 && i%p.Shards != p.Shard {
-			continue
+			return nil
 		}
-		due := origin.Add(at)
-		if d := due.Sub(r.o.Clock()); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		late := max(r.o.Clock().Sub(due), 0)
-		lag.Add(ms(late))
-		pg.Attempted.Add(1) // first, so a live "k of n" never has k > n
-		pg.addLag(late)
-		if inflight.Load() >= int64(limit) {
-			notAdmitted++
-			pg.NotAdmitted.Add(1)
-			continue
-		}
-		intended := originMS + ms(at)
-		inflight.Add(1)
-		pg.Admitted.Add(1)
-		pg.InFlight.Add(1)
-		wg.Go(func() {
+		return func(at time.Duration) {
+			intended := originMS + ms(at)
 			r.stream(ctx, record.PhaseMeasure, pr, i, &intended)
-			inflight.Add(-1)
-			pg.InFlight.Add(-1)
-		})
-	}
-	wg.Wait()
-	return stats.NewRunStats(notAdmitted, &lag)
+		}
+	})
 }
 
 func ptr[T any](v T) *T { return &v }

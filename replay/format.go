@@ -121,3 +121,28 @@ func (w *formatWatch) explain(rec *record.Record, recorded string) {
 		"the server answered %s, not in %s as recorded, so no %s end marker came: replay against a server that speaks %s", as, recorded, recorded, recorded)}
 	stats.Derive(rec, rec.StallMS) // failed, as the record read back derives it
 }
+
+// Lag says in words how closely a replay paced by a schedule kept to it
+// (st from Run): its schedule lag, judged against the bound that makes a
+// run client-limited, and the arrivals not admitted. "" for a closed loop,
+// which has no schedule.
+func (o Options) Lag(st stats.RunStats) string {
+	if o.Concurrency > 0 {
+		return ""
+	}
+	verdict := "within"
+	if st.ClientLimited {
+		verdict = "OVER: client-limited, the replay's load is shaped by this machine, not the schedule"
+	}
+	l := &st.Lag
+	return fmt.Sprintf("schedule lag p50 %s p99 %s max %s ms (n=%d), bound p99 %s ms: %s · %d not admitted (over %d in flight)",
+		num(l.P50), num(l.P99), num(l.Max), l.N, stats.FormatFloat(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
+}
+
+// num formats an optional figure; undefined is an em dash, never 0.
+func num(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return stats.FormatFloat(*v)
+}

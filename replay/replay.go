@@ -193,10 +193,12 @@ func (o Options) Check() error {
 
 // Run replays streams (from Streams) and hands every replayed record to
 // sink, one call at a time, as each ends. When ctx is done it stops
-// sending, and streams in flight end as canceled.
-func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*record.Record)) {
+// sending, and streams in flight end as canceled. Paced by a schedule (the
+// recorded one, or Rate), it returns how closely it kept to it: the lag of
+// every arrival and those not admitted over probe.DefaultMaxInflight.
+func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*record.Record)) stats.RunStats {
 	if len(streams) == 0 {
-		return
+		return stats.RunStats{}
 	}
 	r := &runner{o: o, streams: streams, sink: sink}
 	r.probe = o.Probe
@@ -213,12 +215,11 @@ func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*re
 		r.o.Progress = &probe.Progress{}
 	}
 	r.start = r.probe.Clock()
-	switch {
-	case o.Concurrency > 0:
+	if o.Concurrency > 0 {
 		r.closed(ctx)
-	default:
-		r.open(ctx)
+		return stats.RunStats{}
 	}
+	return r.open(ctx)
 }
 
 type runner struct {
@@ -248,61 +249,52 @@ func (r *runner) next(i int) (*record.Record, bool) {
 
 // closed keeps Concurrency streams in flight.
 func (r *runner) closed(ctx context.Context) {
-	var (
-		wg sync.WaitGroup
-		i  atomic.Int64
-	)
-	for range r.o.Concurrency {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				rec, ok := r.next(int(i.Add(1) - 1))
-				if !ok {
-					return
-				}
-				r.send(ctx, rec, nil)
-			}
-		})
-	}
-	wg.Wait()
+	var i atomic.Int64
+	pg := r.o.Progress
+	probe.ClosedLoop(ctx, r.o.Concurrency, func() bool {
+		rec, ok := r.next(int(i.Add(1) - 1))
+		if !ok {
+			return false
+		}
+		pg.Attempted.Add(1)
+		pg.Admitted.Add(1)
+		pg.InFlight.Add(1)
+		r.send(ctx, rec, nil)
+		pg.InFlight.Add(-1)
+		return true
+	})
 }
 
-// open starts each stream at its time: the recorded offset (from the first
-// stream's), or every 1/Rate; a late start is sent at once, and its lag
-// stays visible in the record's intended start.
-func (r *runner) open(ctx context.Context) {
-	var wg sync.WaitGroup
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	first := r.streams[0].RunOffsetMS
-	for i := 0; ctx.Err() == nil; i++ {
-		rec, ok := r.next(i)
-		if !ok {
-			break
+// open starts each stream at its time (pacer); a late start is sent at
+// once, and its lag stays visible in the record's intended start.
+func (r *runner) open(ctx context.Context) stats.RunStats {
+	l := probe.OpenLoop{Pacer: r.pacer(), Limit: probe.DefaultMaxInflight, Clock: r.probe.Clock, Progress: r.o.Progress}
+	return l.Run(ctx, r.start, func(i int) func(time.Duration) {
+		rec := r.streams[i%len(r.streams)]
+		return func(at time.Duration) {
+			intended := float64(at) / float64(time.Millisecond)
+			r.send(ctx, rec, &intended)
 		}
-		var at time.Duration
-		if r.o.Rate > 0 {
-			at = time.Duration(float64(i) / r.o.Rate * float64(time.Second))
-		} else {
-			round := time.Duration(i/len(r.streams)) * r.span()
-			at = round + time.Duration((rec.RunOffsetMS-first)*float64(time.Millisecond))
-		}
-		if r.o.Duration > 0 && at >= r.o.Duration {
-			break
-		}
-		if d := r.start.Add(at).Sub(r.probe.Clock()); d > 0 {
-			timer.Reset(d)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		intended := float64(at) / float64(time.Millisecond)
-		wg.Go(func() { r.send(ctx, rec, &intended) })
+	})
+}
+
+// pacer is the replay's schedule: every 1/Rate, or each stream at its
+// recorded offset from the first stream's, round after round while
+// Duration lasts; without Duration each stream once.
+func (r *runner) pacer() probe.Pacer {
+	n := len(r.streams)
+	first, span := r.streams[0].RunOffsetMS, r.span()
+	at := probe.Offsets(func(i uint64) time.Duration {
+		round := time.Duration(i/uint64(n)) * span
+		return round + time.Duration((r.streams[i%uint64(n)].RunOffsetMS-first)*float64(time.Millisecond))
+	})
+	if r.o.Rate > 0 {
+		at = probe.ArrivalPacer(probe.ArrivalConstant, r.o.Rate, 0)
 	}
-	wg.Wait()
+	if r.o.Duration > 0 {
+		n = 0
+	}
+	return probe.Bounded(at, n, r.o.Duration)
 }
 
 // span is one pass through the recording when it repeats: from the first
@@ -320,11 +312,6 @@ func (r *runner) span() time.Duration {
 
 // send replays one recorded stream and hands its record on.
 func (r *runner) send(ctx context.Context, orig *record.Record, intended *float64) {
-	pg := r.o.Progress
-	pg.Attempted.Add(1)
-	pg.Admitted.Add(1)
-	pg.InFlight.Add(1)
-	defer pg.InFlight.Add(-1)
 	rec := &record.Record{
 		RunID: r.o.RunID, Seq: int(r.seq.Add(1) - 1), Phase: record.PhaseMeasure,
 		PromptID: orig.PromptID, IntendedStartMS: intended,
@@ -342,7 +329,7 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 	r.mu.Lock()
 	r.sink(rec)
 	r.mu.Unlock()
-	pg.Finished.Add(1)
+	r.o.Progress.Finished.Add(1)
 }
 
 // errHungUp cancels a replayed stream where its recording was canceled;

@@ -77,8 +77,8 @@ type csvColumn struct {
 }
 
 // csvColumns are csvLayout's columns, then every other registry metric
-// with a CSV column.
-var csvColumns = func() []csvColumn {
+// with a CSV column, as the registry is when a CSV starts.
+func csvColumns() []csvColumn {
 	var cols []csvColumn
 	laid := map[string]bool{}
 	for _, name := range csvLayout {
@@ -95,7 +95,7 @@ var csvColumns = func() []csvColumn {
 		}
 	}
 	return cols
-}()
+}
 
 // metricCell is a registry metric's figure for a stream: times and rates
 // with three decimals, counts whole; empty when undefined.
@@ -115,13 +115,16 @@ func metricCell(name string) func(*record.Record) string {
 }
 
 // CSV writes one row per stream; undefined figures are empty cells.
-type CSV struct{ w *csv.Writer }
+type CSV struct {
+	w    *csv.Writer
+	cols []csvColumn
+}
 
 // NewCSV writes the header row.
 func NewCSV(w io.Writer) (*CSV, error) {
-	c := &CSV{csv.NewWriter(w)}
-	head := make([]string, len(csvColumns))
-	for i, col := range csvColumns {
+	c := &CSV{csv.NewWriter(w), csvColumns()}
+	head := make([]string, len(c.cols))
+	for i, col := range c.cols {
 		head[i] = col.name
 	}
 	return c, c.flush(head)
@@ -129,8 +132,8 @@ func NewCSV(w io.Writer) (*CSV, error) {
 
 // Write adds a record's row and flushes it.
 func (c *CSV) Write(r *record.Record) error {
-	row := make([]string, len(csvColumns))
-	for i, col := range csvColumns {
+	row := make([]string, len(c.cols))
+	for i, col := range c.cols {
 		row[i] = col.cell(r)
 	}
 	return c.flush(row)

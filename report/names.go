@@ -28,8 +28,11 @@ func ToolNames(tool string, s *stats.Summary) map[string]any {
 
 // vllmMetrics pairs vLLM's metric names with drip's distributions: vLLM's
 // itl is every gap between chunks (drip's gap), its tpot drip's itl.
-var vllmMetrics = []struct{ vllm, drip string }{
-	{"ttft", "ttft_ms"}, {"tpot", "itl_ms"}, {"itl", "gap_ms"}, {"e2el", "e2e_ms"},
+var vllmMetrics = []struct {
+	vllm string
+	drip *stats.Metric
+}{
+	{"ttft", stats.TTFT}, {"tpot", stats.ITL}, {"itl", stats.Gap}, {"e2el", stats.E2E},
 }
 
 func vllmNames(s *stats.Summary) map[string]any {
@@ -44,7 +47,7 @@ func vllmNames(s *stats.Summary) map[string]any {
 		out["request_goodput"] = s.Goodput.PerS
 	}
 	for _, m := range vllmMetrics {
-		d := s.Metrics[m.drip]
+		d := m.drip.Of(s.Metrics)
 		out["mean_"+m.vllm+"_ms"] = d.Mean
 		out["median_"+m.vllm+"_ms"] = d.P50
 		out["p90_"+m.vllm+"_ms"] = d.P90
@@ -56,12 +59,15 @@ func vllmNames(s *stats.Summary) map[string]any {
 
 // aiperfMetrics pairs AIPerf's metric tags and units with drip's
 // distributions.
-var aiperfMetrics = []struct{ aiperf, unit, drip string }{
-	{"time_to_first_token", "ms", "ttft_ms"},
-	{"inter_token_latency", "ms", "itl_ms"},
-	{"request_latency", "ms", "e2e_ms"},
-	{"output_token_throughput_per_user", "tokens/sec/user", "tps_user"},
-	{"output_sequence_length", "tokens", "output_tokens"},
+var aiperfMetrics = []struct {
+	aiperf, unit string
+	drip         *stats.Metric
+}{
+	{"time_to_first_token", "ms", stats.TTFT},
+	{"inter_token_latency", "ms", stats.ITL},
+	{"request_latency", "ms", stats.E2E},
+	{"output_token_throughput_per_user", "tokens/sec/user", stats.TPSUser},
+	{"output_sequence_length", "tokens", stats.OutputTokens},
 }
 
 // aiperfStat is one metric block of AIPerf's JSON export.
@@ -86,7 +92,7 @@ func aiperfNames(s *stats.Summary) map[string]any {
 		out["goodput"] = aiperfStat{Unit: "requests/sec", Avg: s.Goodput.PerS}
 	}
 	for _, m := range aiperfMetrics {
-		d := s.Metrics[m.drip]
+		d := m.drip.Of(s.Metrics)
 		n := d.N
 		out[m.aiperf] = aiperfStat{Unit: m.unit, Avg: d.Mean, Min: d.Min, Max: d.Max, P50: d.P50, P90: d.P90, P95: d.P95, P99: d.P99, Count: &n}
 	}

@@ -193,7 +193,7 @@ func distText(w io.Writer, s *stats.Summary) {
 		}
 		line(r.name, r.d, num)
 	}
-	if d := s.Metrics["held_ms"]; d.N > 0 {
+	if d := stats.Held.Of(s.Metrics); d.N > 0 {
 		line("held ms", d, Num)
 		Para(w, "  held = ", "    ", "TTFT − the server's own time to its first token: how long the first token was in transit")
 	}
@@ -230,7 +230,7 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	} else {
 		fmt.Fprintln(w, "throughput — (no completed stream)")
 	}
-	if in := s.Metrics["input_tokens"]; in.N > 0 {
+	if in := stats.InputTokens.Of(s.Metrics); in.N > 0 {
 		Para(w, "prompts   ", "          ", fmt.Sprintf("input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)",
 			Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N))
 	}
@@ -277,8 +277,8 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
 		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
 		for _, r := range []metricRow{
-			{name: "ttft ms, from send (service)", d: s.Metrics["ttft_ms"]}, {name: "ttft ms, from intended (user)", d: ol.TTFTUser},
-			{name: "e2e ms, from send (service)", d: s.Metrics["e2e_ms"]}, {name: "e2e ms, from intended (user)", d: ol.E2EUser},
+			{name: "ttft ms, from send (service)", d: stats.TTFT.Of(s.Metrics)}, {name: "ttft ms, from intended (user)", d: ol.TTFTUser},
+			{name: "e2e ms, from send (service)", d: stats.E2E.Of(s.Metrics)}, {name: "e2e ms, from intended (user)", d: ol.E2EUser},
 			{name: "client queue ms (difference)", d: ol.ClientQueue},
 		} {
 			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))

@@ -85,7 +85,7 @@ type figures struct {
 }
 
 func newFigures(s *Summary) *figures {
-	ttft, gap, e2e := s.Metrics["ttft_ms"], s.Metrics["gap_ms"], s.Metrics["e2e_ms"]
+	ttft, gap, e2e := TTFT.Of(s.Metrics), Gap.Of(s.Metrics), E2E.Of(s.Metrics)
 	x := &figures{s: s, stall: s.Stalls.ThresholdMS}
 	if x.stall <= 0 {
 		x.stall = DefaultStall
@@ -109,7 +109,7 @@ func (x *figures) gapsTightWhy() string {
 }
 
 func (x *figures) ttftTight() bool {
-	return x.s.Metrics["ttft_ms"].N >= minTTFTSamples && x.ttft90 <= TightTTFTRatio*x.ttft50
+	return TTFT.Of(x.s.Metrics).N >= minTTFTSamples && x.ttft90 <= TightTTFTRatio*x.ttft50
 }
 
 func (x *figures) gapsFat() bool {
@@ -127,7 +127,7 @@ func (x *figures) uneven() bool { return x.gapsFat() }
 // server's own timings) FatGapRatio times the median gap or more, the
 // same bar a gap's tail must clear to be fat.
 func (x *figures) heldFar() bool {
-	h := x.s.Metrics["held_ms"]
+	h := Held.Of(x.s.Metrics)
 	return h.N > 0 && x.haveGaps && val(h.P50) >= FatGapRatio*max(x.gap50, gapFloorMS)
 }
 
@@ -219,7 +219,7 @@ var rules = []rule{
 			} else {
 				ev = append(ev, "each stream's content came in one read")
 			}
-			if h := x.s.Metrics["held_ms"]; h.N > 0 {
+			if h := Held.Of(x.s.Metrics); h.N > 0 {
 				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", msText(val(h.P50)), h.N))
 			}
 			if sg.Compressed > 0 {
@@ -300,7 +300,7 @@ var rules = []rule{
 				ev = append(ev, fmt.Sprintf("%s of content frames coalesced (≥ %g%%)", pctText(x.coalescedPct), BurstSharePct))
 			}
 			if x.heldFar() {
-				h := x.s.Metrics["held_ms"]
+				h := Held.Of(x.s.Metrics)
 				ev = append(ev, fmt.Sprintf("the first token was held in transit held_ms p50 %s ≥ %s = %g × max(gap p50 %s, %s) (server-reported, n=%d)",
 					msText(val(h.P50)), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS), h.N))
 			}
@@ -312,7 +312,7 @@ var rules = []rule{
 					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
 			}
 			if !x.haveGaps {
-				ev = append(ev, fmt.Sprintf("gap n=%d: too few (< 2) to judge delivery", x.s.Metrics["gap_ms"].N))
+				ev = append(ev, fmt.Sprintf("gap n=%d: too few (< 2) to judge delivery", Gap.Of(x.s.Metrics).N))
 			}
 			return ev
 		},
@@ -328,7 +328,7 @@ var rules = []rule{
 				fmt.Sprintf("e2e p50 %s ≥ %s", msText(x.e2e50), msText(LongE2EMS)),
 				fmt.Sprintf("ttft p50 %s < %s = %g × e2e p50", msText(x.ttft50), msText(LongTTFTShare*x.e2e50), LongTTFTShare),
 				x.gapsTightWhy(),
-				"output tokens p50 " + numText(val(x.s.Metrics["output_tokens"].P50)),
+				"output tokens p50 " + numText(val(OutputTokens.Of(x.s.Metrics).P50)),
 			}
 		},
 	},

@@ -31,13 +31,14 @@ const (
 	InText                          // a row of the text report
 	InCSV                           // a column of the CSV, from Value
 	InHistogram                     // a mergeable histogram in the summary
-	everywhere  = InGate | InCompare | InText | InCSV | InHistogram
+	InTelemetry                     // a histogram on /metrics and in the OTLP push
+	everywhere  = InGate | InCompare | InText | InCSV | InHistogram | InTelemetry
 )
 
 // A Metric is one distribution drip reports. Its entry in Registry is the
 // only place it is defined: the aggregate pools it, the summary's JSON,
-// the gates, compare, the text report, the CSV and the clocks panel are
-// built from the table.
+// the gates, compare, the text report, the CSV, the clocks panel and the
+// Prometheus and OTLP series are built from the table.
 type Metric struct {
 	Key        string // gate and compare name: "ttft" (gates say ttft.p95)
 	JSON       string // name in the summary's metrics and histograms, and the CSV column: "ttft_ms"
@@ -57,11 +58,14 @@ type Metric struct {
 	// cut (its last line names them), so the figures added last come last.
 	Clock      int
 	ClockLabel string
+	// OTel names the OTLP histogram where the OpenTelemetry GenAI semantic
+	// conventions name the figure; empty: drip.stream.<Key>.
+	OTel string
 }
 
 // Registry lists every metric in report order.
 var Registry = []Metric{
-	{Key: "ttft", JSON: "ttft_ms", Label: "ttft ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 10, ClockLabel: "wait (ttft)",
+	{Key: "ttft", JSON: "ttft_ms", Label: "ttft ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 10, ClockLabel: "wait (ttft)", OTel: "gen_ai.client.operation.time_to_first_chunk",
 		Definition: "first content frame (text, reasoning or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFTMS }},
 	{Key: "ttft_path", JSON: "ttft_path_ms", Label: "ttft path ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 112, ClockLabel: "path / server",
 		Definition: "the path's part of ttft: min(headers, ttft), the round trip the headers show (most servers send headers at once)", Value: func(r *record.Record) *float64 { return r.TTFTPathMS }},
@@ -71,7 +75,7 @@ var Registry = []Metric{
 		Definition: "first content that is not reasoning (answer text or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFOMS }},
 	{Key: "first_byte", JSON: "first_byte_ms", Label: "first byte ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, Clock: 40, ClockLabel: "first byte",
 		Definition: "first body bytes received", Value: func(r *record.Record) *float64 { return r.FirstByteMS }},
-	{Key: "gap", JSON: "gap_ms", Label: "gap ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCSV, Clock: 60,
+	{Key: "gap", JSON: "gap_ms", Label: "gap ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCSV, Clock: 60, OTel: "gen_ai.client.operation.time_per_output_chunk",
 		Definition: "differences between consecutive content frame times", Samples: (*record.Record).Gaps},
 	{Key: "itl", JSON: "itl_ms", Label: "itl ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 80, ClockLabel: "itl",
 		Definition: "(e2e − ttft) / (output tokens − 1); withheld for buffered streams", Value: func(r *record.Record) *float64 { return r.ITLMS }},
@@ -89,16 +93,61 @@ var Registry = []Metric{
 		Definition: "the content frame that brought the second output token (a frame counts its tokens when the format says, else one)", Value: secondTokenMS},
 	{Key: "stream", JSON: "stream_ms", Label: "stream ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 20, ClockLabel: "stream",
 		Definition: "the middle clock: last content frame − first content frame", Value: streamMS},
-	{Key: "duration", JSON: "duration_ms", Label: "duration ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare,
+	{Key: "duration", JSON: "duration_ms", Label: "duration ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, OTel: "gen_ai.client.operation.duration",
 		Definition: "end of the stream − start", Value: func(r *record.Record) *float64 { return ptr(r.DurationMS) }},
 	{Key: "tps_user", JSON: "tps_user", Label: "tps/user", Unit: "tok/s", Better: HigherIsBetter, Out: everywhere &^ InCompare, Completed: true, Clock: 90, ClockLabel: "tok/s per user",
 		Definition: "1000 / itl", Value: func(r *record.Record) *float64 { return r.TPSUser }},
-	{Key: "output_tokens", JSON: "output_tokens", Label: "tokens", Better: Neutral, Out: everywhere &^ InCompare, Completed: true, Clock: 70,
+	{Key: "output_tokens", JSON: "output_tokens", Label: "tokens", Better: Neutral, Out: everywhere &^ InCompare, Completed: true, Clock: 70, OTel: "gen_ai.client.token.usage",
 		Definition: "output tokens of a stream (the server's usage report, else one per content frame)", Value: func(r *record.Record) *float64 { return ptr(float64(r.OutputTokens)) }},
 	{Key: "input_tokens", JSON: "input_tokens", Label: "input tokens", Better: Neutral, Out: InCSV | InHistogram,
 		Definition: "the prompt's tokens as the server's usage report gave them", Value: inputTokens},
 	{Key: "held", JSON: "held_ms", Label: "held ms", Unit: "ms", Better: LowerIsBetter, Clock: 100, ClockLabel: "held (server)",
 		Definition: "ttft − the server's own time to its first token: how long the first token was in transit", Value: func(r *record.Record) *float64 { return r.HeldMS }},
+}
+
+// The metrics product code reads by name, each its Registry entry: a
+// figure is read as TTFT.Of(s.Metrics), never by a string.
+var (
+	TTFT         = registered("ttft")
+	TTFO         = registered("ttfo")
+	TTFTPath     = registered("ttft_path")
+	TTFTServer   = registered("ttft_server")
+	Gap          = registered("gap")
+	ITL          = registered("itl")
+	E2E          = registered("e2e")
+	Tail         = registered("tail")
+	Headers      = registered("headers")
+	Held         = registered("held")
+	TPSUser      = registered("tps_user")
+	OutputTokens = registered("output_tokens")
+	InputTokens  = registered("input_tokens")
+)
+
+// registered is the Registry entry of key; a key missing is a bug in
+// this file, caught as the package loads.
+func registered(key string) *Metric {
+	for i := range Registry {
+		if Registry[i].Key == key {
+			return &Registry[i]
+		}
+	}
+	panic("stats: no metric " + key + " in the registry")
+}
+
+// Of is the metric's distribution in ms: the zero Dist (N 0) where ms
+// has none.
+func (m *Metric) Of(ms Metrics) Dist { return ms[m.JSON] }
+
+// MetricsIn are the registry's metrics that appear in o, in registry
+// order.
+func MetricsIn(o Outputs) []Metric {
+	var out []Metric
+	for _, m := range Registry {
+		if m.Out&o != 0 {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // MetricByKey finds a metric by its gate and compare name.

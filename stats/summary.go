@@ -481,7 +481,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 	s.Throughput = Throughput{
 		OutputTokens: a.tokens,
 		Definition:   "output tokens of completed streams / run window (first request sent to last content received)",
-		MeanTPSUser:  s.Metrics["tps_user"].Mean,
+		MeanTPSUser:  TPSUser.Of(s.Metrics).Mean,
 	}
 	if len(a.runIDs) > 1 {
 		s.Throughput.Runs = len(a.runIDs)

@@ -274,7 +274,7 @@ func (w *workloadStats) fill(s *Summary) {
 	if w.run != nil && w.run.SchedLatency.N > 0 {
 		sl := w.run.SchedLatency
 		bound := ClientLagBoundMS
-		if p := s.Metrics["ttft_ms"].P50; p != nil {
+		if p := TTFT.Of(s.Metrics).P50; p != nil {
 			bound = max(bound, ClientLagShare**p)
 		}
 		s.Client = &Client{

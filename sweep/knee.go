@@ -44,8 +44,8 @@ type kneeMetric struct {
 }
 
 var kneeMetrics = []kneeMetric{
-	{"ttft p95", 95, func(m stats.Metrics) *float64 { return m["ttft_ms"].P95 }, func(o *observations) [][]float64 { return o.ttft }},
-	{"gap p99", 99, func(m stats.Metrics) *float64 { return m["gap_ms"].P99 }, func(o *observations) [][]float64 { return o.gap }},
+	{"ttft p95", 95, func(m stats.Metrics) *float64 { return stats.TTFT.Of(m).P95 }, func(o *observations) [][]float64 { return o.ttft }},
+	{"gap p99", 99, func(m stats.Metrics) *float64 { return stats.Gap.Of(m).P99 }, func(o *observations) [][]float64 { return o.gap }},
 }
 
 // judgeable says whether KneeRule can compare cur with prev: neither was

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/stats"
 )
 
 // Column is one column of the per-level table.
@@ -26,11 +27,11 @@ func Columns(kind string, levels []Level) []Column {
 		{kind, func(l *Level) string { return LevelNum(l.Level) }},
 		{"streams", func(l *Level) string { return strconv.Itoa(l.Streams) }},
 		{"failed", func(l *Level) string { return strconv.Itoa(l.Failed) }},
-		{"ttft p50", func(l *Level) string { return report.Num(l.Metrics["ttft_ms"].P50) }},
-		{"ttft p95", func(l *Level) string { return report.Num(l.Metrics["ttft_ms"].P95) }},
-		{"gap p99", func(l *Level) string { return report.Num(l.Metrics["gap_ms"].P99) }},
+		{"ttft p50", func(l *Level) string { return report.Num(stats.TTFT.Of(l.Metrics).P50) }},
+		{"ttft p95", func(l *Level) string { return report.Num(stats.TTFT.Of(l.Metrics).P95) }},
+		{"gap p99", func(l *Level) string { return report.Num(stats.Gap.Of(l.Metrics).P99) }},
 		{"stalls/str", func(l *Level) string { return report.Num(l.StallsPerStream) }},
-		{"itl p50", func(l *Level) string { return report.Num(l.Metrics["itl_ms"].P50) }},
+		{"itl p50", func(l *Level) string { return report.Num(stats.ITL.Of(l.Metrics).P50) }},
 		{"tok/s", func(l *Level) string { return report.Num(l.Throughput.TokensPerS) }},
 	}
 	if slices.ContainsFunc(levels, func(l Level) bool { return l.Goodput != nil }) {

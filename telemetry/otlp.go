@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,10 +101,37 @@ type OTLP struct {
 }
 
 type otlpInstruments struct {
-	duration, ttft, chunk, itl, e2e metric.Float64Histogram
-	tokens                          metric.Int64Histogram
-	streams, stalls                 metric.Int64Counter
+	hists           []otlpHist
+	streams, stalls metric.Int64Counter
 }
+
+// An otlpHist is a registry metric's OTLP histogram.
+type otlpHist struct {
+	m   stats.Metric
+	h   metric.Float64Histogram
+	c   convention
+	opt metric.RecordOption // the convention's fixed attributes
+}
+
+// A convention is what the GenAI semantic conventions say of an
+// instrument they name beyond its name.
+type convention struct {
+	unit      string
+	bounds    []float64
+	errorType bool // a failed stream's error.type beside its attributes
+	tokenType bool // gen_ai.token.type: the metric's key before "_tokens"
+}
+
+// conventions are the GenAI instruments with more than a name to keep.
+var conventions = map[string]convention{
+	"gen_ai.client.operation.duration": {errorType: true},
+	"gen_ai.client.token.usage": {unit: "{token}", tokenType: true,
+		bounds: []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}},
+}
+
+// otelUnits are the units sent for the registry's units (UCUM, as the
+// conventions write them); times are sent in seconds.
+var otelUnits = map[string]string{"ms": "s", "tok/s": "{token}/s", "": "1"}
 
 // secondsView gives every seconds histogram drip's own boundaries (Buckets)
 // rather than the conventions' advisory ones, so a quantile read from the
@@ -159,26 +187,37 @@ func NewOTLP(ctx context.Context, c OTLPConfig) (*OTLP, error) {
 
 func (in *otlpInstruments) create(m metric.Meter) error {
 	var errs []error
-	hist := func(name, desc string) metric.Float64Histogram {
-		h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc))
-		errs = append(errs, err)
-		return h
+	for _, reg := range stats.MetricsIn(stats.InTelemetry) {
+		h, err := newOTLPHist(m, reg)
+		in.hists, errs = append(in.hists, h), append(errs, err)
 	}
-	in.duration = hist("gen_ai.client.operation.duration", "Duration of each measured stream, request sent to body drained (drip's duration_ms)")
-	in.ttft = hist("gen_ai.client.operation.time_to_first_chunk", "Time to the first content frame (drip's ttft_ms)")
-	in.chunk = hist("gen_ai.client.operation.time_per_output_chunk", "Time between consecutive content frames, per frame after the first (drip's gaps)")
-	in.itl = hist("drip.stream.itl", "Inter-token latency of completed, unbuffered streams: (e2e - ttft) / (tokens - 1)")
-	in.e2e = hist("drip.stream.e2e", "Request latency to the last content frame, completed streams")
 	var err error
-	in.tokens, err = m.Int64Histogram("gen_ai.client.token.usage", metric.WithUnit("{token}"),
-		metric.WithDescription("Output tokens per completed stream (gen_ai.token.type output)"),
-		metric.WithExplicitBucketBoundaries(1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864))
-	errs = append(errs, err)
 	in.streams, err = m.Int64Counter("drip.streams", metric.WithUnit("{stream}"), metric.WithDescription("Measured streams by drip.stream.status and error.type"))
 	errs = append(errs, err)
 	in.stalls, err = m.Int64Counter("drip.stream.stalls", metric.WithUnit("{stall}"), metric.WithDescription("Gaps at or above the stall threshold"))
 	errs = append(errs, err)
 	return errors.Join(errs...)
+}
+
+// newOTLPHist is reg's histogram, named by the conventions (reg.OTel) or
+// drip.stream.<key>; times get Buckets from secondsView, other figures
+// CountBuckets unless their convention gives boundaries.
+func newOTLPHist(m metric.Meter, reg stats.Metric) (otlpHist, error) {
+	name := cmp.Or(reg.OTel, "drip.stream."+reg.Key)
+	c := conventions[reg.OTel]
+	opts := []metric.Float64HistogramOption{metric.WithUnit(cmp.Or(c.unit, otelUnits[reg.Unit])), metric.WithDescription(help(&reg))}
+	if bounds := c.bounds; reg.Unit != "ms" {
+		if bounds == nil {
+			bounds = CountBuckets
+		}
+		opts = append(opts, metric.WithExplicitBucketBoundaries(bounds...))
+	}
+	var fixed []attribute.KeyValue
+	if c.tokenType {
+		fixed = append(fixed, attribute.String("gen_ai.token.type", strings.TrimSuffix(reg.Key, "_tokens")))
+	}
+	h, err := m.Float64Histogram(name, opts...)
+	return otlpHist{m: reg, h: h, c: c, opt: metric.WithAttributes(fixed...)}, err
 }
 
 // Add pushes one finished record's figures (measured streams) and its span
@@ -198,24 +237,19 @@ func (o *OTLP) Add(r *record.Record) error {
 		status = append(status, attribute.String("error.type", label(r.Error.Class)))
 	}
 	o.ins.streams.Add(ctx, 1, set, metric.WithAttributes(status...))
-	o.ins.duration.Record(ctx, r.DurationMS/1000, set, metric.WithAttributes(status[1:]...))
-	if r.TTFTMS != nil {
-		o.ins.ttft.Record(ctx, *r.TTFTMS/1000, set)
-	}
-	for _, g := range r.Gaps() {
-		o.ins.chunk.Record(ctx, g/1000, set)
+	failed := metric.WithAttributes(status[1:]...)
+	for _, h := range o.ins.hists {
+		opts := []metric.RecordOption{set, h.opt}
+		if h.c.errorType {
+			opts = append(opts, failed)
+		}
+		div := divisor(&h.m)
+		for _, v := range h.m.Observations(r) {
+			h.h.Record(ctx, v/div, opts...)
+		}
 	}
 	if n := len(r.Stalls); n > 0 {
 		o.ins.stalls.Add(ctx, int64(n), set)
-	}
-	if r.Complete {
-		if r.E2EMS != nil {
-			o.ins.e2e.Record(ctx, *r.E2EMS/1000, set)
-		}
-		if r.ITLMS != nil {
-			o.ins.itl.Record(ctx, *r.ITLMS/1000, set)
-		}
-		o.ins.tokens.Record(ctx, int64(r.OutputTokens), set, metric.WithAttributes(attribute.String("gen_ai.token.type", "output")))
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 )
 
 // Buckets are the classic histogram boundaries in seconds, shared by the
@@ -82,7 +83,7 @@ var streamLabels = []string{"target", "model", "format", "prompt_id"}
 // Prometheus is a /metrics endpoint with the run's figures.
 type Prometheus struct {
 	reg                  *prometheus.Registry
-	ttft, gap, itl, e2e  *prometheus.HistogramVec
+	hists                []promHist
 	streams              *prometheus.CounterVec
 	stalls, outputTokens *prometheus.CounterVec
 	srv                  *http.Server
@@ -99,19 +100,8 @@ func NewPrometheus(addr, host string, userLabels map[string]string) (*Prometheus
 	}
 	cl := prometheus.Labels{"host": label(host)}
 	maps.Copy(cl, labels(userLabels))
-	hist := func(name, help string) *prometheus.HistogramVec {
-		return prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "drip", Name: name, Help: help, ConstLabels: cl, Buckets: Buckets,
-			// Native histograms too, for scrapers that ask for them.
-			NativeHistogramBucketFactor: 1.1,
-		}, streamLabels)
-	}
 	p := &Prometheus{
-		reg: prometheus.NewRegistry(), prompts: promptLabels{},
-		ttft: hist("ttft_seconds", "Time to first content frame, per measured stream that had content."),
-		gap:  hist("gap_seconds", "Gaps between consecutive content frames, per gap, measured streams."),
-		itl:  hist("itl_seconds", "Inter-token latency (e2e - ttft) / (tokens - 1), per completed stream that is not buffered."),
-		e2e:  hist("e2e_seconds", "Request latency to the last content frame, per completed stream."),
+		reg: prometheus.NewRegistry(), prompts: promptLabels{}, hists: promHists(cl),
 		streams: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "drip", Name: "streams_total", ConstLabels: cl,
 			Help: "Measured streams by status and error class (error_class is empty unless failed)."}, append(slices.Clone(streamLabels), "status", "error_class")),
 		stalls: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "drip", Name: "stalls_total", ConstLabels: cl,
@@ -119,7 +109,10 @@ func NewPrometheus(addr, host string, userLabels map[string]string) (*Prometheus
 		outputTokens: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "drip", Name: "output_tokens_total", ConstLabels: cl,
 			Help: "Output tokens of completed streams (the summary's throughput.output_tokens)."}, streamLabels),
 	}
-	p.reg.MustRegister(p.ttft, p.gap, p.itl, p.e2e, p.streams, p.stalls, p.outputTokens)
+	for _, h := range p.hists {
+		p.reg.MustRegister(h.vec)
+	}
+	p.reg.MustRegister(p.streams, p.stalls, p.outputTokens)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{}))
 	p.srv, p.ln = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ln
@@ -141,24 +134,46 @@ func (p *Prometheus) Add(r *record.Record) error {
 		class = r.Error.Class
 	}
 	p.streams.WithLabelValues(append(slices.Clone(lv), label(r.Status), label(class))...).Inc()
-	observe(p.ttft.WithLabelValues(lv...), r.TTFTMS)
-	gap := p.gap.WithLabelValues(lv...)
-	for _, g := range r.Gaps() {
-		gap.Observe(g / 1000)
+	for _, h := range p.hists {
+		if h.m.Completed && !r.Complete {
+			continue
+		}
+		o, div := h.vec.WithLabelValues(lv...), divisor(&h.m)
+		for _, v := range h.m.Observations(r) {
+			o.Observe(v / div)
+		}
 	}
 	p.stalls.WithLabelValues(lv...).Add(float64(len(r.Stalls)))
 	if r.Complete {
-		observe(p.e2e.WithLabelValues(lv...), r.E2EMS)
-		observe(p.itl.WithLabelValues(lv...), r.ITLMS)
 		p.outputTokens.WithLabelValues(lv...).Add(float64(r.OutputTokens))
 	}
 	return nil
 }
 
-func observe(o prometheus.Observer, ms *float64) {
-	if ms != nil {
-		o.Observe(*ms / 1000)
+// A promHist is a registry metric's histogram on /metrics.
+type promHist struct {
+	m   stats.Metric
+	vec *prometheus.HistogramVec
+}
+
+// promHists are the registry's InTelemetry metrics as histograms (a metric
+// added there is a series with no other edit), named
+// drip_<key>_seconds for times and drip_<key> otherwise, with const labels
+// cl on every series.
+func promHists(cl prometheus.Labels) []promHist {
+	var out []promHist
+	for _, m := range stats.MetricsIn(stats.InTelemetry) {
+		name, buckets := m.Key, CountBuckets
+		if m.Unit == "ms" {
+			name, buckets = m.Key+"_seconds", Buckets
+		}
+		out = append(out, promHist{m, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "drip", Name: name, Help: help(&m), ConstLabels: cl, Buckets: buckets,
+			// Native histograms too, for scrapers that ask for them.
+			NativeHistogramBucketFactor: 1.1,
+		}, streamLabels)})
 	}
+	return out
 }
 
 // Close keeps serving for linger (a last scrape after the run), cut short

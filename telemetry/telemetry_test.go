@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -103,15 +104,7 @@ func labelValue(labels, key string) string {
 func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 	recs := records(t)
 	s := summary(recs)
-	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1", map[string]string{"region": "eu"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background(), 0)
-	for _, r := range recs {
-		p.Add(r)
-	}
-	got := scrape(t, "http://"+p.Addr()+"/metrics")
+	got := scrapeRun(t, recs)
 	for name, want := range map[string]int{
 		"drip_streams_total":                s.Streams.Admitted,
 		"drip_streams_total/failed/refused": s.Streams.FailedBy[record.ErrRefused],
@@ -133,6 +126,45 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 	if want := *s.Metrics["ttft_ms"].Mean * float64(s.Metrics["ttft_ms"].N) / 1000; !near(got["drip_ttft_seconds_sum"], want) {
 		t.Errorf("drip_ttft_seconds_sum = %v, want %v", got["drip_ttft_seconds_sum"], want)
 	}
+}
+
+// Every registry metric sent is a histogram on /metrics with the
+// summary's count and sum.
+func TestPrometheusHasEveryRegistryMetric(t *testing.T) {
+	recs := records(t)
+	s := summary(recs)
+	got := scrapeRun(t, recs)
+	for _, m := range stats.MetricsIn(stats.InTelemetry) {
+		name, div := "drip_"+m.Key, 1.0
+		if m.Unit == "ms" {
+			name, div = name+"_seconds", 1000
+		}
+		d := s.Metrics[m.JSON]
+		if got[name+"_count"] != float64(d.N) || d.N > 0 && !near(got[name+"_sum"], *d.Mean*float64(d.N)/div) {
+			t.Errorf("%s: count %v sum %v, the summary's %s n %d mean %v", name, got[name+"_count"], got[name+"_sum"], m.JSON, d.N, num(d.Mean))
+		}
+	}
+}
+
+func num(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
+// scrapeRun serves recs on /metrics and scrapes it once.
+func scrapeRun(t *testing.T, recs []*record.Record) map[string]float64 {
+	t.Helper()
+	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1", map[string]string{"region": "eu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background(), 0)
+	for _, r := range recs {
+		p.Add(r)
+	}
+	return scrape(t, "http://"+p.Addr()+"/metrics")
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
@@ -221,24 +253,9 @@ func attrs(kvs []*commonpb.KeyValue) map[string]string {
 }
 
 func TestOTLPPushesTheSummarysFiguresAndASpanPerStream(t *testing.T) {
-	rc := &receiver{}
-	srv := httptest.NewServer(rc)
-	defer srv.Close()
 	recs := records(t)
 	s := summary(recs)
-	o, err := telemetry.NewOTLP(context.Background(), telemetry.OTLPConfig{Endpoint: srv.URL + "/otlp", Traces: true,
-		Host: "h1", Labels: map[string]string{"region": "eu"}, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
-		o.Add(r)
-	}
-	if err := o.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
+	rc := pushOTLP(t, recs, true)
 	got := rc.lastPoints(t)
 	for name, want := range map[string]float64{
 		"gen_ai.client.operation.duration":              float64(s.Metrics["duration_ms"].N),
@@ -253,6 +270,11 @@ func TestOTLPPushesTheSummarysFiguresAndASpanPerStream(t *testing.T) {
 	} {
 		if got[name] != want {
 			t.Errorf("%s = %v, want %v (the summary's)", name, got[name], want)
+		}
+	}
+	for _, m := range stats.MetricsIn(stats.InTelemetry) { // every registry metric sent, by its name
+		if name := cmp.Or(m.OTel, "drip.stream."+m.Key); got[name] != float64(s.Metrics[m.JSON].N) {
+			t.Errorf("%s = %v, want the summary's %s n %d", name, got[name], m.JSON, s.Metrics[m.JSON].N)
 		}
 	}
 	var spans []*tracepb.Span

@@ -14,6 +14,7 @@ import (
 
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -337,7 +338,7 @@ func (cs *compareScreen) scatter(w, h int) string {
 	skipped := 0
 	for i := range cs.c.Runs {
 		mt := cs.c.Runs[i].Summary.Metrics
-		t50, g99 := mt["ttft_ms"].P50, mt["gap_ms"].P99
+		t50, g99 := stats.TTFT.Of(mt).P50, stats.Gap.Of(mt).P99
 		ttft.Values, gap.Values = append(ttft.Values, t50), append(gap.Values, g99)
 		if t50 == nil || g99 == nil {
 			skipped++

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -42,7 +43,7 @@ func (rs *runScreen) ttftNote(long bool) string {
 	}
 	// The figures of the summary the header and the report show; its n is
 	// the finished streams the histogram holds.
-	figures := views.TTFTFigures(rs.sum.Metrics["ttft_ms"])
+	figures := views.TTFTFigures(stats.TTFT.Of(rs.sum.Metrics))
 	return fmt.Sprintf("%s finished · %d in flight, %d without a first token yet · log buckets", figures, len(rs.live), waiting)
 }
 

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -309,7 +310,7 @@ func (p runTable) draw(b box) string {
 func (p runTTFT) draw(b box) string {
 	rs := p.rs
 	st := &rs.sh.styles
-	note, figures := rs.ttftNote(false), views.TTFTFigures(rs.sum.Metrics["ttft_ms"])
+	note, figures := rs.ttftNote(false), views.TTFTFigures(stats.TTFT.Of(rs.sum.Metrics))
 	_, inFlight, _ := strings.Cut(note, " · ") // the n is the figures'
 	head, h := title(st, "ttft ms", figures+" · "+inFlight, b.w, false), b.h-1
 	if views.Width(" ttft ms  "+figures+" · "+inFlight) > b.w && b.h > 2 {

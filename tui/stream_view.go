@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -346,7 +347,7 @@ func (p streamTTFT) draw(b box) string {
 	if s.all != nil {
 		sum = s.all
 	}
-	return title(&s.sh.styles, "ttft", views.TTFTFigures(sum.Metrics["ttft_ms"]), b.w, false) + "\n" +
+	return title(&s.sh.styles, "ttft", views.TTFTFigures(stats.TTFT.Of(sum.Metrics)), b.w, false) + "\n" +
 		views.TTFTRuns(s.runs(), s.live(), b.w, b.h-1, &s.sh.styles.Views)
 }
 

@@ -139,17 +139,17 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 	}
 	row := clockRow{m.ClockLabel, figure(m, this.P50), all(func(s *stats.Summary) string { return withN(s.Metrics[m.JSON]) })}
 	switch m.Key {
-	case "ttfo":
+	case stats.TTFO.Key:
 		if r.TTFOMS == nil || (r.TTFTMS != nil && *r.TTFOMS == *r.TTFTMS) {
 			return nil
 		}
-	case "held":
+	case stats.Held.Key:
 		if r.HeldMS == nil && (!showAll || c.All.Metrics[m.JSON].N == 0) {
 			return nil
 		}
-	case "gap":
+	case stats.Gap.Key:
 		return gapRows(c, this, all, room)
-	case "output_tokens":
+	case stats.OutputTokens.Key:
 		tokens := "—" // nothing to count: no usage report, no content
 		if stats.HasTokenCount(r) {
 			tokens = fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource)
@@ -158,12 +158,12 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 			{"tokens", tokens, all(func(s *stats.Summary) string { return countWithN(s.Metrics[m.JSON]) })},
 			{"tokens/frame", perFrame(r, room), ""},
 		}
-	case "itl":
+	case stats.ITL.Key:
 		row.this = itl(r, this)
-	case "ttft_path": // TTFT split at the headers: the path's part / the server's
-		row.this = pair(this.P50, c.This.Metrics["ttft_server_ms"].P50)
+	case stats.TTFTPath.Key: // TTFT split at the headers: the path's part / the server's
+		row.this = pair(this.P50, stats.TTFTServer.Of(c.This.Metrics).P50)
 		row.all = all(func(s *stats.Summary) string {
-			return pair(s.Metrics[m.JSON].P50, s.Metrics["ttft_server_ms"].P50)
+			return pair(s.Metrics[m.JSON].P50, stats.TTFTServer.Of(s.Metrics).P50)
 		})
 	}
 	return []clockRow{row}
@@ -173,9 +173,9 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 // and the freezes when this stream or any run stuttered.
 func gapRows(c Clocks, g stats.Dist, all func(func(*stats.Summary) string) string, room int) []clockRow {
 	rows := []clockRow{
-		{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", s.Metrics["gap_ms"].N) })},
-		{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P50, s.Metrics["gap_ms"].P95) })},
-		{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(s.Metrics["gap_ms"].P99, s.Metrics["gap_ms"].Max) })},
+		{"gaps", fmt.Sprintf("n %d", g.N), all(func(s *stats.Summary) string { return fmt.Sprintf("n %d", stats.Gap.Of(s.Metrics).N) })},
+		{"gap p50 p95", pair(g.P50, g.P95), all(func(s *stats.Summary) string { return pair(stats.Gap.Of(s.Metrics).P50, stats.Gap.Of(s.Metrics).P95) })},
+		{"gap p99 max", pair(g.P99, g.Max), all(func(s *stats.Summary) string { return pair(stats.Gap.Of(s.Metrics).P99, stats.Gap.Of(s.Metrics).Max) })},
 		{"stalls", thisStalls(c, room), all(func(s *stats.Summary) string { return stalls(&s.Stalls) })},
 	}
 	if f := c.Record.Delivery; (f == nil || f.Freezes == nil) && (c.All == nil || c.All.Freezes.Streams == 0) {

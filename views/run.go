@@ -203,15 +203,15 @@ func pctl(name string, d stats.Dist, st *Styles) string {
 // that "ttft —" or "stalls 0" here does not count.
 func figureItems(s *stats.Summary, inFlight int64, st *Styles) []string {
 	m := s.Metrics
-	ttft := pctl("ttft", m["ttft_ms"], st)
+	ttft := pctl("ttft", stats.TTFT.Of(m), st)
 	if inFlight > 0 {
 		ttft = st.Dim.Render("finished streams only: ") + ttft
 	}
-	items := []string{ttft, pctl("gap", m["gap_ms"], st)}
-	if e2e := m["e2e_ms"]; e2e.N > 0 {
+	items := []string{ttft, pctl("gap", stats.Gap.Of(m), st)}
+	if e2e := stats.E2E.Of(m); e2e.N > 0 {
 		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(report.Num(e2e.P50))+st.Label.Render(" ms"))
 	}
-	if itl := m["itl_ms"]; itl.N > 0 {
+	if itl := stats.ITL.Of(m); itl.N > 0 {
 		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(report.Num(itl.P50))+st.Label.Render(" ms"))
 	}
 	if tp := s.Throughput.TokensPerS; tp != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/sweep"
 )
 
@@ -161,7 +162,7 @@ func SweepPointsOf(levels []sweep.Level) []SweepPoint {
 	out := make([]SweepPoint, len(levels))
 	for i := range levels {
 		l := &levels[i]
-		out[i] = SweepPoint{Label: sweep.LevelNum(l.Level), Throughput: l.Throughput.TokensPerS, TTFTP95: l.Metrics["ttft_ms"].P95, GapP99: l.Metrics["gap_ms"].P99}
+		out[i] = SweepPoint{Label: sweep.LevelNum(l.Level), Throughput: l.Throughput.TokensPerS, TTFTP95: stats.TTFT.Of(l.Metrics).P95, GapP99: stats.Gap.Of(l.Metrics).P99}
 	}
 	return out
 }

@@ -60,6 +60,9 @@ type chaosFigures struct {
 // mid-stream. Then the load ends (the stallers and non-readers keep at
 // it), the relay's RSS is watched until it is under chaosRSSBound (for
 // up to 15 s), and SIGTERM comes.
+// letGoMark is in the record of a stream whose client stopped reading.
+const letGoMark = "the client read nothing for the idle timeout"
+
 func recordChaos(tb testing.TB, clients int, dur time.Duration) chaosFigures {
 	bin := builtDrip(tb)
 	up := httptest.NewServer(chaosUpstream)
@@ -82,6 +85,14 @@ func recordChaos(tb testing.TB, clients int, dur time.Duration) chaosFigures {
 			break
 		}
 	}
+	// A client that stopped reading is let go once the relay's writes to it
+	// block for the idle timeout: on a loaded machine the socket buffers
+	// take longer than the load to fill, so wait (bounded) for the first.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		if b, _ := os.ReadFile(out); bytes.Contains(b, []byte(letGoMark)) {
+			break
+		}
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	f.exit = waitExit(tb, cmd, time.Minute)
 	endHostile()
@@ -94,7 +105,7 @@ func recordChaos(tb testing.TB, clients int, dur time.Duration) chaosFigures {
 		}
 		f.inFile++
 	}
-	f.letGo = bytes.Count(b, []byte("the client read nothing for the idle timeout"))
+	f.letGo = bytes.Count(b, []byte(letGoMark))
 	inFile := map[string]bool{}
 	for _, part := range bytes.Split(b, []byte(`"user":"`))[1:] {
 		id, _, _ := bytes.Cut(part, []byte(`"`))

@@ -181,10 +181,10 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
 		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, recorded, streams, o, gates, pl, html)
 	}
-	replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
+	sayLag(stderr, o, replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
 		pl.Add(r)
 		fmt.Fprintln(stderr, "  "+progressLine(r))
-	})
+	}))
 	return reportReplay(cmd.OutOrStdout(), recorded, pl, html, gates, f)
 }
 
@@ -298,9 +298,10 @@ func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Inp
 	prog := tea.NewProgram(m, tea.WithContext(ctx))
 	var wg sync.WaitGroup
 	ran := make(chan struct{})
+	var st stats.RunStats
 	wg.Go(func() {
 		defer close(ran)
-		replay.Run(ctx, streams, o, pl.Add)
+		st = replay.Run(ctx, streams, o, pl.Add)
 	})
 	wg.Go(func() { liveUpdates(ctx, prog, ran, build) })
 	_, err := prog.Run()
@@ -314,6 +315,7 @@ func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Inp
 	if err := pl.Finish(); err != nil {
 		return err
 	}
+	sayLag(stderr, o, st)
 	if cut {
 		of := fmt.Sprintf(" of %d", len(streams))
 		if o.Duration > 0 {
@@ -324,6 +326,13 @@ func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Inp
 	}
 	final := build(true)
 	return firstErr(html.Comparison(final, nil), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, final))
+}
+
+// sayLag tells how closely a paced replay kept to its schedule.
+func sayLag(stderr io.Writer, o replay.Options, st stats.RunStats) {
+	if lag := o.Lag(st); lag != "" {
+		fmt.Fprintln(stderr, "drip replay:", lag)
+	}
 }
 
 func isClosed(c <-chan struct{}) bool {

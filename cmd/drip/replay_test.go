@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -360,5 +361,24 @@ func TestReplayRefusesARecordedHeaderNameThatIsNoToken(t *testing.T) {
 	code, _, stderr := drip(t, "replay", rec, "--against", srv.URL, "--no-tui")
 	if want := `line 1: exchange header "X Trace Id": not a valid header name`; code != exitCannotGo || !strings.Contains(stderr, want) || hits.Load() != 0 {
 		t.Errorf("exit %d, %d requests, stderr %q; want 3 saying %q and none sent", code, hits.Load(), stderr, want)
+	}
+}
+
+// A replay paced by a schedule (the recorded spacing, or --rate) says on
+// stderr how closely it kept to it, as run's open loop does in its
+// report; a closed loop (--concurrency) has no schedule and says nothing.
+func TestReplaySaysItsScheduleLag(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	rec := writeRecording(t, "/v1/chat/completions", "/v1/chat/completions")
+	for _, c := range []struct {
+		flags []string
+		says  bool
+	}{{nil, true}, {[]string{"--rate", "50"}, true}, {[]string{"--concurrency", "2"}, false}} {
+		_, _, stderr := drip(t, append([]string{"replay", rec, "--against", srv.URL, "--no-tui"}, c.flags...)...)
+		said := regexp.MustCompile(`drip replay: schedule lag p50 \S+ p99 \S+ max \S+ ms \(n=2\), bound p99 10.00 ms: (within|OVER: client-limited[^·]*) · 0 not admitted \(over 256 in flight\)\n`).MatchString(stderr)
+		if said != c.says {
+			t.Errorf("replay %v: said the schedule lag %v, want %v; stderr:\n%s", c.flags, said, c.says, stderr)
+		}
 	}
 }

@@ -164,7 +164,7 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 		for ; done < len(r.Levels); done++ {
 			l := &r.Levels[done]
 			fmt.Fprintf(stderr, "  %s done: %d streams, %d failed, ttft p95 %s ms, %s tok/s\n", sweep.Label(l.Kind, l.Level), l.Streams, l.Failed,
-				num(l.Metrics["ttft_ms"].P95), num(l.Throughput.TokensPerS))
+				num(stats.TTFT.Of(l.Metrics).P95), num(l.Throughput.TokensPerS))
 		}
 	})
 	stopTicker()

@@ -32,7 +32,7 @@ const (
 
 // gapObservations are the gaps the summary pools, by the registry's rule.
 func gapObservations(recs []*record.Record) []float64 {
-	m, _ := stats.MetricByKey("gap")
+	m := stats.Gap
 	var out []float64
 	for _, r := range recs {
 		out = append(out, m.Observations(r)...)
