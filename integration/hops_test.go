@@ -14,8 +14,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/integration/delayrelay"
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/recorder"
 	"github.com/driplab/drip/stats"
 )
 
@@ -23,7 +23,7 @@ import (
 // runs beside a model server: what the relay recorded is in records.
 type chain struct {
 	fx    *fixtures.Server
-	relay *recorder.Proxy
+	relay *relay.Proxy
 	addr  string // the relay's host:port
 	mu    sync.Mutex
 	recs  []*record.Record
@@ -35,7 +35,7 @@ func newChain(t *testing.T) *chain {
 	srv := httptest.NewServer(c.fx)
 	t.Cleanup(srv.Close)
 	u, _ := url.Parse(srv.URL)
-	c.relay = recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error {
+	c.relay = relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.recs = append(c.recs, r)

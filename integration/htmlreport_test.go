@@ -19,12 +19,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 
@@ -217,7 +217,7 @@ func hostile(host string) string {
 // hostileRecords writes records whose every string field is hostile.
 func hostileRecords(t *testing.T, path, evil string) {
 	t.Helper()
-	recs := readRecords(t, "../compare/testdata/stall.jsonl")
+	recs := readRecords(t, "../internal/compare/testdata/stall.jsonl")
 	var b bytes.Buffer
 	for i, r := range recs {
 		r.Target, r.Model, r.PromptID, r.RunID, r.Host = evil, evil, evil, evil, evil
@@ -260,7 +260,7 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 	view, cmp := filepath.Join(dir, "view.html"), filepath.Join(dir, "compare.html")
 	drip(t, bin, "view", recs, "--no-tui", "--html", view)
 	// Grouped by model, the runs are named by the hostile model.
-	drip(t, bin, "compare", "--by", "model", recs, "../compare/testdata/steady.jsonl", "--no-tui", "--html", cmp)
+	drip(t, bin, "compare", "--by", "model", recs, "../internal/compare/testdata/steady.jsonl", "--no-tui", "--html", cmp)
 	for _, page := range []string{view, cmp} {
 		raw, err := os.ReadFile(page)
 		if err != nil {
@@ -291,7 +291,7 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 // own stream in sequence, a run offset apart, for the scale figures.
 func manyStreams(t testing.TB, path string, n int) {
 	t.Helper()
-	base := readRecords(t, "../compare/testdata/stall.jsonl")
+	base := readRecords(t, "../internal/compare/testdata/stall.jsonl")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +410,7 @@ func TestHTMLCompareAndSweep(t *testing.T) {
 	browser := chromium(t)
 	bin := buildDrip(t)
 	dir := t.TempDir()
-	a, b := "../compare/testdata/steady.jsonl", "../compare/testdata/stall.jsonl"
+	a, b := "../internal/compare/testdata/steady.jsonl", "../internal/compare/testdata/stall.jsonl"
 	page := filepath.Join(dir, "compare.html")
 	drip(t, bin, "compare", a, b, "--no-tui", "--html", page)
 	c, err := compare.New([]compare.Input{{Label: "A", Records: readRecords(t, a)}, {Label: "B", Records: readRecords(t, b)}}, compare.Options{})

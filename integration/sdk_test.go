@@ -15,10 +15,10 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/recorder"
 )
 
 // sdkKey is the key the SDK clients send; no recording may hold it.
@@ -77,7 +77,7 @@ func TestNodeSDKsSeeAnUpstreamCutThroughRecord(t *testing.T) {
 	up := httptest.NewServer(fixtures.NewServer())
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(*record.Record) error { return nil })
+	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(*record.Record) error { return nil })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
 	for _, s := range sdks {
@@ -106,7 +106,7 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 		buf bytes.Buffer
 	)
 	w := probe.NewWriter(&buf)
-	p := recorder.New(context.Background(), recorder.Options{Upstream: u}, func(r *record.Record) error {
+	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
 		return w.Write(r)

@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/telemetry"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/telemetry"
 )
 
 // vmVersion is the VictoriaMetrics release tools/victoriametrics pins.

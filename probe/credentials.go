@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/redact"
 )
 
 // IsCredentialHeader reports a request header that must never be written

@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/redact"
 )
 
 // A server that quotes the credentials it got, in an in-stream error and

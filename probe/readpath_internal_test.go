@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/redact"
 )
 
 // The idle watch expires a timeout after the last read, not after the

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/redact"
 )
 
 // maxRedirects bounds a chain of redirects, as net/http's default does.

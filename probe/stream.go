@@ -21,8 +21,8 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/ellipsis"
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/redact"
 	"github.com/driplab/drip/stats"
 )
 

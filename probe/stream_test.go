@@ -17,9 +17,9 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 )
 
 // inBubble runs f under testing/synctest with the fixture server on an

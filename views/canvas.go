@@ -11,7 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/internal/report"
 )
 
 // fmtMS prints a duration in ms with a unit suited to its size.

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 

@@ -8,9 +8,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/report"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

@@ -7,8 +7,8 @@ import (
 	"charm.land/bubbles/v2/table"
 	"charm.land/lipgloss/v2"
 
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

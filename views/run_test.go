@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

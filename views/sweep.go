@@ -8,10 +8,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
-	"github.com/driplab/drip/report"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/sweep"
 )
 
 // SweepPanel is a sweep's per-level table — a row per level that finished,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/sanitize"
 )
 
 // whatLine is a header's second line: "target URL" and the parts after

@@ -6,9 +6,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/report"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

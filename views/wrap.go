@@ -10,8 +10,8 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/sanitize"
 )
 
 // cellStyle is what a cell of wrapped text is: plain answer text, reasoning,

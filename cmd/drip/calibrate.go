@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/calibrate"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/calibrate"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/calibrate"
-	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/internal/calibrate"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/stats"
 )
 

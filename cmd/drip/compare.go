@@ -10,11 +10,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/pipeline"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 )
 
-// Record files drip wrote against the fixture server (compare/testdata).
-func recordFile(name string) string { return filepath.Join("..", "..", "compare", "testdata", name) }
+// Record files drip wrote against the fixture server (internal/compare/testdata).
+func recordFile(name string) string { return filepath.Join("..", "..", "internal", "compare", "testdata", name) }
 
 func TestCompareExitCodes(t *testing.T) {
 	steady, stall := recordFile("steady.jsonl"), recordFile("stall.jsonl")

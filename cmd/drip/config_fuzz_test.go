@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/pipeline"
 )
 
 // FuzzConfig: whatever a --config file holds, drip run either takes its

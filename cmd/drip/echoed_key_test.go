@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/redact"
 )
 
 // echoingServer answers every request with the credentials it got quoted

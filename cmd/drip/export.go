@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/export"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/aiperf"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/replay"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/replay"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 
@@ -91,16 +91,16 @@ func runExportAIPerf(cmd *cobra.Command, path, out string) error {
 // write or close of the file is exit 3. The file is created only when the
 // trace has a line: an empty trace is exit 3, and leaves no empty file (or
 // an earlier one truncated) behind.
-func writeTrace(stdout io.Writer, out string, streams []*record.Record) (export.AIPerfStats, error) {
+func writeTrace(stdout io.Writer, out string, streams []*record.Record) (aiperf.TraceStats, error) {
 	if out == "" {
-		st, err := export.AIPerf(stdout, streams)
+		st, err := aiperf.WriteTrace(stdout, streams)
 		if err != nil {
 			return st, cannotErr(err)
 		}
 		return st, nil
 	}
 	var trace bytes.Buffer
-	st, _ := export.AIPerf(&trace, streams) // a bytes.Buffer does not fail a write
+	st, _ := aiperf.WriteTrace(&trace, streams) // a bytes.Buffer does not fail a write
 	if st.Lines == 0 {
 		return st, nil
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/pipeline"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

@@ -19,10 +19,10 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/pipeline"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sanitize"
 )
 
 // Exit codes (docs/records.md, Exit codes): one policy, the pipeline's.

@@ -10,13 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/fleet"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/fleet"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/userfile"
-	"github.com/driplab/drip/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 

@@ -7,7 +7,7 @@ import (
 	"log"
 	"sync"
 
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/sanitize"
 )
 
 // netLog takes what net/http writes to the standard logger ("Unsolicited

@@ -14,11 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/gctune"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/relay"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/recorder"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 )
 
@@ -60,7 +60,7 @@ func newRecordCmd() *cobra.Command {
 				// would truncate the first's traffic, which may not come again.
 				return usageErr("%s holds an earlier recording (%d bytes): name another --out, or --out %s to overwrite it", sanitize.Line(out), fi.Size(), sanitize.Line(out))
 			}
-			o := recorder.Options{
+			o := relay.Options{
 				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
 				Timeout: timeout, IdleTimeout: idle, MaxBytes: int(mb), MaxFrames: maxFrames, Live: hopsAddr != "",
 			}
@@ -144,7 +144,7 @@ const shutdownGrace = 5 * time.Second
 
 // runRecorder runs the proxy until ctx is done or a record cannot be
 // written, then waits for every exchange to be written.
-func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr string, o recorder.Options) error {
+func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr string, o relay.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
 	// Listen first: an address in use must not cost the --out file it
 	// would have truncated.
@@ -159,7 +159,7 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr st
 	}
 	pl := pipeline.ForFiles(w)
 	ctx = pl.StopOnWriteError(ctx) // the first lost record stops the proxy, as drip run stops
-	p := recorder.New(ctx, o, func(r *record.Record) error { pl.Add(r); return pl.Err() })
+	p := relay.New(ctx, o, func(r *record.Record) error { pl.Add(r); return pl.Err() })
 	stopHops, err := serveHops(stderr, hopsAddr, p)
 	if err != nil {
 		ln.Close()
@@ -201,7 +201,7 @@ func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr st
 // exchanges in flight see ctx done, end as canceled and wait on no client;
 // Shutdown waits for their handlers, and past the grace period the
 // connections still open are closed.
-func stop(srv *http.Server, p *recorder.Proxy) {
+func stop(srv *http.Server, p *relay.Proxy) {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if srv.Shutdown(sctx) != nil {
@@ -211,7 +211,7 @@ func stop(srv *http.Server, p *recorder.Proxy) {
 }
 
 // lost names the exchanges whose records were not written, if any were.
-func lost(s *recorder.Stats) string {
+func lost(s *relay.Stats) string {
 	if n := s.Lost.Load(); n > 0 {
 		return fmt.Sprintf("; %s not written", stats.Count(int(n), "exchange"))
 	}
@@ -227,7 +227,7 @@ func (e errRecordsLost) Unwrap() error { return e.error }
 
 // serveHops serves the proxy's stream times on addr (--hops-addr; a port
 // alone binds loopback) until the returned stop; nothing without addr.
-func serveHops(stderr io.Writer, addr string, p *recorder.Proxy) (stop func(), err error) {
+func serveHops(stderr io.Writer, addr string, p *relay.Proxy) (stop func(), err error) {
 	if addr == "" {
 		return func() {}, nil
 	}
@@ -246,7 +246,7 @@ func serveHops(stderr io.Writer, addr string, p *recorder.Proxy) (stop func(), e
 
 // counts is the record line's tally; canceled streams are named only when
 // there are some (a client went away, or Ctrl-C cut a stream in flight).
-func counts(s *recorder.Stats) string {
+func counts(s *relay.Stats) string {
 	canceled := ""
 	if n := s.Canceled.Load(); n > 0 {
 		canceled = fmt.Sprintf(", %d canceled", n)
@@ -261,7 +261,7 @@ func counts(s *recorder.Stats) string {
 // showCounts starts the live line on stderr: on a terminal, on the
 // terminal itself, since the line is drip's own counts and sanitize
 // would show its \r as ^M.
-func showCounts(stderr io.Writer, s *recorder.Stats) (stop func()) {
+func showCounts(stderr io.Writer, s *relay.Stats) (stop func()) {
 	if term.IsTerminal(os.Stderr.Fd()) {
 		return liveLine(os.Stderr, s, true)
 	}
@@ -270,7 +270,7 @@ func showCounts(stderr io.Writer, s *recorder.Stats) (stop func()) {
 
 // liveLine keeps one line on stderr with the exchange counts: rewritten in
 // place on a terminal, a new line for each change elsewhere (a log).
-func liveLine(w io.Writer, s *recorder.Stats, tty bool) (stop func()) {
+func liveLine(w io.Writer, s *relay.Stats, tty bool) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)

@@ -15,12 +15,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/replay"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/replay"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )

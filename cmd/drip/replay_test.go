@@ -16,12 +16,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/recordtest"
+	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/recorder"
 )
 
 // writeRecording writes a recording of one streamed request per path, as
@@ -288,7 +288,7 @@ func TestReplayWarnsWhenAgainstRepeatsTheRecordedBasePath(t *testing.T) {
 // mid-stream) once there are some: "3 streams, 0 failed" alone read as
 // three whole streams.
 func TestRecordCountsNameCanceledStreams(t *testing.T) {
-	var s recorder.Stats
+	var s relay.Stats
 	s.Recorded.Store(3)
 	s.Streams.Store(3)
 	if got, want := counts(&s), "3 exchanges (3 streams, 0 failed, 0 passthrough)"; got != want {

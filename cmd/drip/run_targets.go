@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

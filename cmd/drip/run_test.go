@@ -21,9 +21,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )

@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/fleet"
+	"github.com/driplab/drip/internal/fleet"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/redact"
 )
 
 // channelSplits are where crossChannelServer's model splits splitKey

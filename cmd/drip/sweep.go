@@ -14,13 +14,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/gctune"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 

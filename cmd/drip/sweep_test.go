@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/report"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/stats"
 )
 

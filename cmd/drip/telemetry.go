@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/internal/ellipsis"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/telemetry"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/sanitize"
-	"github.com/driplab/drip/telemetry"
 )
 
 // exportFlags send a run's figures to Prometheus and OpenTelemetry as it

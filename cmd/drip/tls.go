@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/sanitize"
 )
 
 // tlsFlags are curl's TLS flags, for a server with a private CA or one

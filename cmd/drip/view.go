@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/hops"
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/tui"
 )

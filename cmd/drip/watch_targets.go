@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/driplab/drip/pipeline"
+	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

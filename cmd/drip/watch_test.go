@@ -15,11 +15,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/calibrate"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/calibrate"
+	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/report"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/driplab/drip/compare"
-	"github.com/driplab/drip/report"
-	"github.com/driplab/drip/sanitize"
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sanitize"
 )
 
 // comparePage is the report of runs side by side: the baseline A first.

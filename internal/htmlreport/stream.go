@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/sanitize"
 	"github.com/driplab/drip/views"
 )
 

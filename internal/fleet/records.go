@@ -1,0 +1,130 @@
+// Package fleet puts runs from many hosts together: it merges record files
+// into one run after checking they share a workload, and merges summaries
+// through their histograms when the records are too big to move.
+package fleet
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/record"
+)
+
+// WorkloadError is the refusal to merge runs whose workloads differ.
+type WorkloadError struct {
+	Differences []compare.Difference
+	Sources     []string
+}
+
+func (e *WorkloadError) Error() string {
+	var b strings.Builder
+	b.WriteString("the runs do not share a workload, so merged figures would mix two experiments:")
+	for _, d := range e.Differences {
+		fmt.Fprintf(&b, "\n  %s:", d.Setting)
+		for i, v := range d.Values {
+			fmt.Fprintf(&b, " %s = %s;", sanitize.Line(e.Sources[i]), sanitize.Line(v))
+		}
+	}
+	return b.String()
+}
+
+// MergeRecords combines the records of several runs into one stream of
+// records: runs in the order of their first appearance, each run's records
+// in seq order, so the shards of one run (one run id, disjoint seqs) come
+// out as the single agent would have written them. It refuses inputs whose
+// workloads differ (target, format, model, max tokens, load, stall
+// threshold) and the same stream twice (one run id, host and seq).
+func MergeRecords(inputs []compare.Input) ([]*record.Record, error) {
+	if d := compare.MergeDifferences(inputs); len(d) > 0 {
+		src := make([]string, len(inputs))
+		for i, in := range inputs {
+			src[i] = in.Source
+		}
+		return nil, &WorkloadError{Differences: d, Sources: src}
+	}
+	order := map[string]int{}
+	seen := map[record.StreamID]string{}
+	var out []*record.Record
+	for _, in := range inputs {
+		for _, r := range in.Records {
+			k := r.StreamID()
+			if prev, dup := seen[k]; dup {
+				return nil, fmt.Errorf("run %s seq %d (host %q) is in %s and in %s: the same stream twice (two shards with one index?)",
+					sanitize.Line(r.RunID), r.Seq, sanitize.Line(r.Host), sanitize.Line(prev), sanitize.Line(in.Source))
+			}
+			seen[k] = in.Source
+			if _, ok := order[r.RunID]; !ok {
+				order[r.RunID] = len(order)
+			}
+			out = append(out, r)
+		}
+	}
+	if err := checkShards(out); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b *record.Record) int {
+		return cmp.Or(cmp.Compare(order[a.RunID], order[b.RunID]), cmp.Compare(a.Seq, b.Seq))
+	})
+	return out, nil
+}
+
+// checkShards refuses a sharded run with shards missing: merged, its
+// accounting would pass for the whole workload's while a slice of it was
+// never counted. A shard's records carry "i/N" and its run's id.
+func checkShards(recs []*record.Record) error {
+	type run struct {
+		n    int
+		have map[int]bool
+	}
+	runs := map[string]*run{}
+	var ids []string
+	for _, r := range recs {
+		var i, n int
+		if r.Workload == nil {
+			continue
+		}
+		if _, err := fmt.Sscanf(r.Workload.Shard, "%d/%d", &i, &n); err != nil || n < 2 {
+			continue
+		}
+		x := runs[r.RunID]
+		if x == nil {
+			x = &run{n: n, have: map[int]bool{}}
+			runs[r.RunID] = x
+			ids = append(ids, r.RunID)
+		}
+		x.have[i] = true
+	}
+	for _, id := range ids {
+		x := runs[id]
+		var missing []string
+		for i := range x.n {
+			if !x.have[i] {
+				missing = append(missing, fmt.Sprintf("%d/%d", i, x.n))
+			}
+		}
+		switch len(missing) {
+		case 0:
+		case 1:
+			return fmt.Errorf("run %s ran as %d shards and shard %s is missing (no record of it in the files given): merge all %d shards' files", sanitize.Line(id), x.n, missing[0], x.n)
+		default:
+			return fmt.Errorf("run %s ran as %d shards and shards %s are missing (no record of them in the files given): merge all %d shards' files", sanitize.Line(id), x.n, strings.Join(missing, ", "), x.n)
+		}
+	}
+	return nil
+}
+
+// Hosts lists the hosts of records, sorted.
+func Hosts(recs []*record.Record) []string {
+	var hosts []string
+	for _, r := range recs {
+		if !slices.Contains(hosts, r.Host) {
+			hosts = append(hosts, r.Host)
+		}
+	}
+	slices.Sort(hosts)
+	return hosts
+}

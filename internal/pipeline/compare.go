@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/sweep"
+)
+
+// Comparison says how a comparison of runs is reported (compare, replay).
+type Comparison struct {
+	JSON, Markdown bool
+	Sweep          *sweep.Result // compare --by level: the levels recomputed from the records
+}
+
+// ReportComparison prints c as text, JSON or Markdown, and returns
+// ErrGateTripped when a gate tripped for a run.
+func ReportComparison(w io.Writer, c *compare.Comparison, f Comparison) error {
+	switch {
+	case f.JSON:
+		if err := compare.JSON(w, c); err != nil {
+			return Cannot(err)
+		}
+	case f.Markdown:
+		compare.Markdown(w, c)
+		if f.Sweep != nil {
+			fmt.Fprintln(w)
+			sweep.Markdown(w, f.Sweep)
+		}
+	default:
+		compare.Text(w, c)
+		WriteSweep(w, f.Sweep)
+	}
+	return comparisonOutcome(c)
+}
+
+// ComparisonVerdicts prints the gates after a compare screen, which does
+// not show them, with the exit the headless report would end with.
+func ComparisonVerdicts(w io.Writer, c *compare.Comparison) error {
+	compare.GateLines(w, c.Gates)
+	return comparisonOutcome(c)
+}
+
+func comparisonOutcome(c *compare.Comparison) error {
+	if c.Tripped() {
+		return ErrGateTripped
+	}
+	return nil
+}

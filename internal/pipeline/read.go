@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/probe"
+)
+
+// Open opens a file a command was given to read. A missing or unreadable
+// file (a directory included: it opens, but holds nothing to read) is the
+// caller's mistake, in every command: exit 2, the path named. A FIFO is
+// opened without waiting for a writer (one with none reads as empty), so
+// drip never hangs in an open that Ctrl-C cannot reach.
+func Open(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	flag := os.O_RDONLY
+	switch {
+	case st.IsDir():
+		return nil, Usage("%s: a directory, not a file", sanitize.Line(path))
+	case st.Mode()&os.ModeNamedPipe != 0:
+		flag |= syscall.O_NONBLOCK // Go's poller still waits for data once a writer is there
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		return nil, fileErr(path, err)
+	}
+	return f, nil
+}
+
+// fileErr is a file that cannot be opened, as "path: reason": the
+// *fs.PathError's Op ("stat", "open") is Go's word, not the user's.
+func fileErr(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return Usage("%s: %s", sanitize.Line(path), sanitize.Line(err.Error()))
+}
+
+// Read reads one record file, the one reader of every command
+// (record.Decode, each record derived again). A partial final line (a run
+// cut short) is reported on stderr and skipped; any other bad line, named,
+// or a file with no record, is exit 3.
+func Read(path, label string, stderr io.Writer) (compare.Input, error) {
+	f, err := Open(path)
+	if err != nil {
+		return compare.Input{}, err
+	}
+	defer f.Close()
+	recs, skipped, err := probe.ReadRecords(f)
+	if err != nil {
+		return compare.Input{}, Cannot(fmt.Errorf("%s: %s", sanitize.Line(path), sanitize.Line(err.Error())))
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "drip: %s: %s\n", sanitize.Line(path), sanitize.Line(s))
+	}
+	if len(recs) == 0 {
+		return compare.Input{}, Cannot(fmt.Errorf("%s: %w", sanitize.Line(path), ErrNoRecords))
+	}
+	return compare.Input{Label: label, Source: path, Records: recs, Skipped: skipped}, nil
+}

@@ -1,0 +1,173 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/views"
+)
+
+// Run says how a finished run is reported.
+type Run struct {
+	Stats       *stats.RunStats // the runner's own figures; nil for records read from a file
+	Workload    stats.Workload
+	Gates       []stats.Gate
+	JSON        bool          // the summary as one JSON object
+	Names       string        // with JSON: another tool's field names beside drip's (report.ToolNames)
+	Markdown    bool          // a sweep's table as Markdown
+	Quiet       bool          // the text report's figures alone (report.Figures)
+	Sweep       *sweep.Result // a sweep's levels, once it has ended
+	Interrupted bool          // the user stopped it (Ctrl-C, q)
+	Target      string        // the redacted URL, for "no response from"
+	// HTML, when set, gets the report as a web page too, from the
+	// records its Sink was given.
+	HTML *HTML
+}
+
+// Report prints the summary of a finished run on stdout, its gates
+// judged, closes the sinks, and returns the exit the command ends with
+// (Outcome).
+func (p *Pipeline) Report(stdout, stderr io.Writer, r Run) error {
+	if r.Stats != nil {
+		p.agg.SetRun(*r.Stats)
+	}
+	r.Interrupted = r.Interrupted && p.Err() == nil // a failed write stops a run too
+	if r.Interrupted {
+		fmt.Fprintln(stderr, "drip: interrupted: stopped admitting and canceled the streams in flight; the report covers what was recorded")
+	}
+	s, tripped := p.summary(&r)
+	printed := printRun(stdout, &s, &r)
+	if printed == nil {
+		printed = r.HTML.run(&s, r.Sweep)
+	}
+	werr := p.Err()
+	cerr := p.Close()
+	switch {
+	case printed != nil:
+		return Cannot(printed)
+	case werr != nil:
+		return Cannot(fmt.Errorf("writing records: %w: the run stopped at the first failed write; the report covers what was measured", werr))
+	case cerr != nil:
+		return Cannot(fmt.Errorf("writing records: %w: the report covers what was measured", cerr))
+	}
+	return p.Outcome(&s, r, tripped)
+}
+
+// summary is the run's summary with its gates judged, and whether one
+// tripped.
+func (p *Pipeline) summary(r *Run) (stats.Summary, bool) {
+	s := p.agg.Summary(r.Workload)
+	s.Workload.Format = p.found(s.Workload.Format)
+	if r.Sweep != nil {
+		// The levels say the load; workload.runs is per level.
+		s.Workload.Concurrency, s.Workload.Rate = 0, 0
+	}
+	return s, Judge(&s, r.Gates)
+}
+
+// Outcome is the exit a reported run ends with once its records are safe:
+// 3 when no response came or no measured stream completed (unless the
+// user stopped it, or the records are from a file: that run's exit was
+// decided when it ran), then 1 when a gate tripped.
+func (p *Pipeline) Outcome(s *stats.Summary, r Run, tripped bool) error {
+	switch {
+	case r.Interrupted || r.Stats == nil:
+	case !p.Reached() && s.Streams.Admitted > 0:
+		return Cannot(fmt.Errorf("no response from %s: every stream failed before headers", r.Target))
+	case s.Streams.Completed == 0:
+		return Cannot(fmt.Errorf("no measured stream completed (%d attempted%s)", s.Streams.Attempted, p.failureClasses()))
+	}
+	if tripped {
+		return ErrGateTripped
+	}
+	return nil
+}
+
+// Judge evaluates the gates over a summary, adding each verdict to it,
+// and reports whether one tripped.
+func Judge(s *stats.Summary, gates []stats.Gate) (tripped bool) {
+	for _, g := range gates {
+		r := g.Eval(s)
+		tripped = tripped || r.Tripped
+		s.Gates = append(s.Gates, r)
+	}
+	return tripped
+}
+
+// printRun writes the report: a sweep's Markdown table, the JSON
+// summary, or the text report (with a sweep's table and plots).
+func printRun(w io.Writer, s *stats.Summary, r *Run) error {
+	switch {
+	case r.Markdown && r.Sweep != nil:
+		sweep.Markdown(w, r.Sweep)
+	case r.JSON:
+		var v any = s
+		switch {
+		case r.Sweep != nil:
+			v = struct {
+				stats.Summary
+				Sweep *sweep.Result `json:"sweep"`
+			}{*s, r.Sweep}
+		case r.Names != "":
+			named := struct {
+				stats.Summary
+				VLLM   map[string]any `json:"vllm,omitempty"`
+				AIPerf map[string]any `json:"aiperf,omitempty"`
+			}{Summary: *s}
+			if r.Names == report.NamesVLLM {
+				named.VLLM = report.ToolNames(r.Names, s)
+			} else {
+				named.AIPerf = report.ToolNames(r.Names, s)
+			}
+			v = named
+		}
+		return WriteJSON(w, v)
+	case r.Quiet:
+		report.Figures(w, s)
+		WriteSweep(w, r.Sweep)
+	default:
+		report.Text(w, s)
+		WriteSweep(w, r.Sweep)
+	}
+	return nil
+}
+
+// WriteJSON writes v as indented JSON, the form of every --json.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteSweep adds a sweep's table, knee and plots by level to a text
+// report (nothing without a sweep), within 80 columns.
+func WriteSweep(w io.Writer, r *sweep.Result) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	sweep.Text(w, r)
+	st := views.NewStyles(true, false)
+	fmt.Fprintln(w)
+	kind := r.Kind // named as the table's head, so "ttft p95 ms by …" fits a third of 80 columns
+	if kind == sweep.KindConcurrency {
+		kind = "conc"
+	}
+	plots := views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), kind, report.Width, 11, &st), report.Width, 11)
+	for l := range strings.Lines(plots) {
+		fmt.Fprintln(w, strings.TrimRight(l, " \n"))
+	}
+}
+
+// GateLines prints each gate's verdict on its own line, for the reports
+// that do not carry them (a live session's, several targets').
+func GateLines(w io.Writer, s *stats.Summary, gates []stats.Gate) (tripped bool) {
+	tripped = Judge(s, gates)
+	report.GateLines(w, s.Gates)
+	return tripped
+}

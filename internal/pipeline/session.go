@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+)
+
+// Session says how a live session (watch, demo, view on a terminal) is
+// reported once its screen has closed.
+type Session struct {
+	Gates    []stats.Gate
+	Out      string                              // the --out file, named on stderr
+	Workload func(*record.Record) stats.Workload // a group's workload, from its first record
+	// Table prints several groups (the demo's scenarios) as one table, a
+	// row each, instead of a whole summary each (356 lines for a tour of
+	// the demo); a single group keeps its summary.
+	Table bool
+}
+
+// ReportSession closes the sinks, prints the summary of every target and
+// model in the order they first ran (the demo's scenarios are models), and
+// judges the gates over all the records. Needs KeepRecords.
+func (p *Pipeline) ReportSession(stdout, stderr io.Writer, s Session) error {
+	if err := p.Finish(); err != nil {
+		return err
+	}
+	recs := p.Records()
+	p.printGroups(stdout, recs, s)
+	if s.Out != "" {
+		fmt.Fprintf(stderr, "drip: %d records written to %s\n", len(recs), s.Out)
+	}
+	if len(s.Gates) == 0 {
+		return nil
+	}
+	sum := p.agg.Summary(stats.Workload{})
+	if GateLines(stderr, &sum, s.Gates) {
+		return ErrGateTripped
+	}
+	return nil
+}
+
+// printGroups prints a summary per target and model, or their table.
+func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, s Session) {
+	var sums []stats.Summary
+	var aggs []*stats.Aggregate
+	groups := map[string]int{}
+	for _, r := range recs {
+		k := r.Target + "\x00" + r.Model
+		i, ok := groups[k]
+		if !ok {
+			i = len(aggs)
+			groups[k] = i
+			aggs = append(aggs, stats.NewAggregate(p.stallMS))
+			sums = append(sums, stats.Summary{Workload: s.Workload(r)})
+		}
+		aggs[i].Add(r)
+	}
+	for i := range sums {
+		sums[i] = aggs[i].Summary(sums[i].Workload)
+	}
+	if s.Table && len(sums) > 1 {
+		groupTable(w, sums)
+		return
+	}
+	for i := range sums {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		report.TextBody(w, &sums[i])
+		if i == len(sums)-1 { // said once, after every summary
+			report.Conventions(w, sums[i].Conventions)
+		}
+	}
+}
+
+// groupTable is a row per group: its name (the model, the demo's
+// scenario, else the target), its streams and the figures a tour of the
+// scenarios compares. Undefined figures are "—", never 0.
+func groupTable(w io.Writer, sums []stats.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\tstreams\tfailed\tttft p50 ms\tgap p99 ms\tstalls (mid)\te2e p50 ms\t")
+	for i := range sums {
+		s := &sums[i]
+		name := s.Workload.Model
+		if name == "" {
+			name = s.Workload.Target
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d (%d)\t%s\t\n", name, s.Streams.Attempted, s.Streams.Failed,
+			orDash(stats.TTFT.Of(s.Metrics).P50), orDash(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, orDash(stats.E2E.Of(s.Metrics).P50))
+	}
+	tw.Flush()
+}
+
+// orDash is a figure, or "—" when undefined.
+func orDash(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return stats.FormatFloat(*v)
+}

@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+)
+
+// Targets are the pipelines of several targets measured side by side, one
+// each (its own --out file), in the order of their letters.
+type Targets struct {
+	Names []string
+	Files []string // each target's --out file; nil without --out
+	P     []*Pipeline
+
+	mu     sync.Mutex
+	runIDs map[string]int // a target's run IDs → its index
+}
+
+// NewTargets opens a pipeline per target: a record file each under
+// out's name with the target's letter (FILE-A.jsonl, FILE-B.jsonl), one
+// CSV for all.
+func NewTargets(names []string, stallMS float64, out, csv string) (*Targets, error) {
+	t := &Targets{Names: names, P: make([]*Pipeline, len(names)), runIDs: map[string]int{}}
+	var shared []Sink
+	if csv != "" {
+		s, err := CSV("--csv", csv)
+		if err != nil {
+			return nil, err
+		}
+		shared = append(shared, Shared(s))
+	}
+	for i := range names {
+		t.P[i] = New(stallMS, nil)
+		t.P[i].KeepRecords()
+		t.P[i].Attach(shared...)
+		if out == "" {
+			continue
+		}
+		t.Files = append(t.Files, TargetPath(out, i))
+		s, err := JSONL("--out", t.Files[i])
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.P[i].Attach(s)
+	}
+	return t, nil
+}
+
+// Close closes every target's sinks, the errors joined.
+func (t *Targets) Close() error {
+	var errs []error
+	for _, p := range t.P {
+		if p != nil {
+			errs = append(errs, p.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Bind files the records of runID under target i.
+func (t *Targets) Bind(runID string, i int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.runIDs[runID] = i
+}
+
+// Add files a finished record under the target its run ID is bound to.
+func (t *Targets) Add(r *record.Record) {
+	t.mu.Lock()
+	i := t.runIDs[r.RunID]
+	t.mu.Unlock()
+	t.P[i].Add(r)
+}
+
+// TargetPath is target i's record file: --out with the target's letter
+// before the extension (watch.jsonl: watch-A.jsonl, watch-B.jsonl), so
+// each file is one run for drip compare.
+func TargetPath(out string, i int) string {
+	ext := filepath.Ext(out)
+	return fmt.Sprintf("%s-%s%s", strings.TrimSuffix(out, ext), compare.Letter(i), ext)
+}
+
+// Report closes the sinks, prints every target's summary under its
+// letter, then the comparison of their runs against the first, and
+// judges the gates per target.
+func (t *Targets) Report(stdout, stderr io.Writer, gates []stats.Gate, wl func(i int, first *record.Record) stats.Workload) error {
+	var werr error
+	for _, p := range t.P {
+		if err := p.Finish(); werr == nil {
+			werr = err
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	inputs := make([]compare.Input, 0, len(t.P))
+	var conventions *stats.Conventions // said once, after every target's summary
+	for i, p := range t.P {
+		fmt.Fprintf(stdout, "── %s %s ──\n", compare.Letter(i), t.Names[i])
+		recs := p.Records()
+		if len(recs) == 0 {
+			fmt.Fprintln(stdout, "no finished stream")
+			continue
+		}
+		s := p.agg.Summary(wl(i, recs[0]))
+		s.Workload.Format = p.found(s.Workload.Format)
+		report.TextBody(stdout, &s)
+		fmt.Fprintln(stdout)
+		if conventions == nil {
+			conventions = &s.Conventions
+		}
+		label := t.Names[i]
+		if t.Files != nil {
+			label = t.Files[i]
+		}
+		inputs = append(inputs, compare.Input{Label: label, Records: recs})
+	}
+	if conventions != nil {
+		report.Conventions(stdout, *conventions)
+		fmt.Fprintln(stdout)
+	}
+	if len(inputs) == len(t.P) {
+		if c, err := compare.New(inputs, compare.Options{}); err == nil {
+			compare.Text(stdout, c)
+		}
+	}
+	for i, f := range t.Files {
+		fmt.Fprintf(stderr, "drip: %d records written to %s\n", len(t.P[i].Records()), f)
+	}
+	return t.judge(stderr, gates)
+}
+
+// judge prints each target's gate verdicts; ErrGateTripped when one
+// tripped for any target.
+func (t *Targets) judge(stderr io.Writer, gates []stats.Gate) error {
+	if len(gates) == 0 {
+		return nil
+	}
+	var tripped error
+	for i, p := range t.P {
+		fmt.Fprintf(stderr, "gates for %s:\n", compare.Letter(i))
+		s := p.agg.Summary(stats.Workload{})
+		if GateLines(stderr, &s, gates) {
+			tripped = ErrGateTripped
+		}
+	}
+	return tripped
+}
+
+// Unreached is the first target no stream reached (a run that could not
+// be carried out against it), or -1.
+func (t *Targets) Unreached() int {
+	for i, p := range t.P {
+		if len(p.Records()) > 0 && !p.Reached() {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,171 @@
+package relay
+
+import (
+	"bytes"
+	"cmp"
+	"mime"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/driplab/drip/internal/redact"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+)
+
+// hopByHopHeaders belong to one connection and are not forwarded (RFC 9110
+// §7.6.1), nor are the headers a Connection header names.
+var hopByHopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func hopByHop(name string, h http.Header) bool {
+	name = textproto.CanonicalMIMEHeaderKey(name)
+	if slices.Contains(hopByHopHeaders, name) {
+		return true
+	}
+	for _, v := range h.Values("Connection") {
+		for _, f := range strings.Split(v, ",") {
+			if textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(f)) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forwardHeader is the client's request header as the upstream gets it:
+// everything but hop-by-hop headers, credentials included. Host comes from
+// the upstream URL.
+func forwardHeader(in http.Header) http.Header {
+	out := http.Header{}
+	for k, vs := range in {
+		if !hopByHop(k, in) {
+			out[k] = vs
+		}
+	}
+	if _, ok := in["User-Agent"]; !ok {
+		out["User-Agent"] = nil // Go's client adds none either
+	}
+	return out
+}
+
+// newExchange is the record's copy of a request: method, path and
+// headers, every credential dropped and named (the body is finish's).
+func newExchange(r *http.Request) *record.Exchange {
+	x := &record.Exchange{Method: r.Method, Path: r.URL.EscapedPath()}
+	q, removed := probe.StripQuerySecrets(r.URL.RawQuery)
+	if q != "" {
+		x.Path += "?" + q
+	}
+	for k, vs := range r.Header {
+		switch {
+		case probe.IsCredentialHeader(k):
+			removed = append(removed, strings.ToLower(k))
+		case hopByHop(k, r.Header) || k == "Content-Length" || k == "Accept-Encoding":
+		default:
+			if x.Header == nil {
+				x.Header = map[string][]string{}
+			}
+			x.Header[k] = urlsRedacted(vs)
+		}
+	}
+	if r.URL.User != nil {
+		removed = append(removed, "url user info")
+	}
+	slices.Sort(removed)
+	x.Removed = removed
+	return x
+}
+
+// urlsRedacted is a kept header's values with any URL in them redacted: a
+// Referer or Origin can carry a ?key= of its own.
+func urlsRedacted(vs []string) []string {
+	isURL := func(v string) bool { return strings.Contains(v, "://") }
+	if !slices.ContainsFunc(vs, isURL) {
+		return vs
+	}
+	out := slices.Clone(vs)
+	for i, v := range out {
+		if isURL(v) {
+			out[i] = redact.URL(v)
+		}
+	}
+	return out
+}
+
+// keptLocation is a response's Location as the record keeps it: one on
+// the upstream's own origin and under its base path (resolved against the
+// request sent to it) as the client's path and query alone, the base path
+// and the upstream's own query taken off as upstreamURL added them, so a
+// client served the recording back follows it back to the fixture server,
+// not out to the upstream with its own headers; one on that origin but
+// outside the base path resolved, as an absolute URL; one on another
+// origin as it came.
+// Either is kept without user info or secret query values (redact.URL),
+// any byte of the request's credentials starred; one that does not parse,
+// or is opaque (urn:, mailto:), is not kept.
+func keptLocation(v string, sent, upstream *url.URL, mask *redact.Masker) string {
+	if v == "" {
+		return ""
+	}
+	loc, err := url.Parse(v)
+	if err != nil || loc.Opaque != "" {
+		return ""
+	}
+	if to := sent.ResolveReference(loc); probe.SameOrigin(to, sent) {
+		v = to.String()
+		// Outside the base path, or a path of // (read as another host's:
+		// //evil.example/x), it stays absolute.
+		if p, ok := strings.CutPrefix(to.EscapedPath(), strings.TrimRight(upstream.EscapedPath(), "/")); ok && (p == "" || p[0] == '/') && !strings.HasPrefix(p, "//") {
+			v = cmp.Or(p, "/")
+			if q := withoutParams(to.RawQuery, upstream.RawQuery); q != "" {
+				v += "?" + q
+			}
+		}
+	}
+	return mask.String(redact.URL(v))
+}
+
+// withoutParams is a raw query without the parameters of own (the
+// upstream's own query, each taken off once, as it was written).
+func withoutParams(query, own string) string {
+	if own == "" {
+		return query
+	}
+	drop := strings.Split(own, "&")
+	var kept []string
+	for _, kv := range strings.Split(query, "&") {
+		if i := slices.Index(drop, kv); i >= 0 {
+			drop = slices.Delete(drop, i, i+1)
+		} else {
+			kept = append(kept, kv)
+		}
+	}
+	return strings.Join(kept, "&")
+}
+
+// removedRequestKey is the name, after "body ", of a request body's
+// credential the request itself carries (a prompt quoting its key).
+const removedRequestKey = "(a credential of the request's, starred)"
+
+// keepBody stores the request body as the record keeps it and a replay
+// sends it: the values of secret JSON members and of URLs' secret query
+// parameters in it, at any depth, Redacted (redact.JSON), a form's secret
+// fields too, and the request's own credentials starred wherever they
+// stand (as sent, URL- or JSON-escaped). exchange.removed names each
+// thing masked as "body NAME". The upstream got the body as it was sent.
+func (e *exchange) keepBody() {
+	kept, names := redact.JSON(e.body)
+	if mt, _, _ := mime.ParseMediaType(http.Header(e.x.Header).Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
+		kept, names = redact.Form(kept)
+	}
+	if starred := e.mask.JSONEscaped(e.mask.Bytes(kept)); !bytes.Equal(starred, kept) {
+		kept, names = starred, append(names, removedRequestKey)
+	}
+	for _, n := range names {
+		e.x.Removed = append(e.x.Removed, "body "+n)
+	}
+	slices.Sort(e.x.Removed)
+	e.x.SetBody(kept)
+}

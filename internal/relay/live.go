@@ -1,0 +1,82 @@
+package relay
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/driplab/drip/internal/hops"
+)
+
+// liveKept is how many streams' times the hops endpoint keeps after they
+// end, for a client that asks once its stream is over.
+const liveKept = 1024
+
+// live is the proxy's streams by id, for the hops endpoint; nil unless
+// Options.Live.
+type live struct {
+	mu    sync.Mutex
+	by    map[string]*hops.Relayed
+	order []string // ids in the order they began, for eviction
+}
+
+// begin starts an exchange's live times; nil (nothing kept) without live
+// or without an id.
+func (l *live) begin(id string) *hops.Relayed {
+	if l == nil || id == "" {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lr := &hops.Relayed{ID: id}
+	if _, ok := l.by[id]; !ok {
+		l.order = append(l.order, id)
+	}
+	l.by[id] = lr
+	if len(l.order) > liveKept {
+		delete(l.by, l.order[0])
+		l.order = l.order[1:]
+	}
+	return lr
+}
+
+// update changes lr under the lock the endpoint reads it with.
+func (l *live) update(lr *hops.Relayed, f func(*hops.Relayed)) {
+	if lr == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f(lr)
+}
+
+// HopsHandler serves GET /hops/{id}: the stream's times (hops.Relayed:
+// no byte of any body, no header value) as JSON, 404
+// for an id the relay has not seen (or no longer keeps). Nil unless the
+// proxy was made with Options.Live.
+func (p *Proxy) HopsHandler() http.Handler {
+	if p.live == nil {
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, ok := strings.CutPrefix(r.URL.Path, "/hops/")
+		if r.Method != http.MethodGet || !ok || id == "" {
+			http.NotFound(w, r)
+			return
+		}
+		p.live.mu.Lock()
+		lr, found := p.live.by[id]
+		var b []byte
+		if found {
+			b, _ = json.Marshal(lr)
+		}
+		p.live.mu.Unlock()
+		if !found {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	})
+}

@@ -1,0 +1,70 @@
+package replay_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/memnet"
+	"github.com/driplab/drip/internal/replay"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+)
+
+// A replay keeps the recorded spacing on the bubble's clock, where every
+// arrival is on time: each replayed stream's intended start is its
+// recorded offset from the first, and the replay reports the schedule lag
+// of all three arrivals (0 ms), within the bound, none refused.
+func TestReplayReportsItsScheduleLag(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(fixtures.NewServer())
+		defer up.Close()
+		var streams []*record.Record
+		for _, off := range []float64{1000, 1200, 1700} {
+			r := recordedChat("fast", 100, record.StatusComplete)
+			r.RunOffsetMS = off
+			streams = append(streams, r)
+		}
+		o := replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}
+		var intended []float64
+		st := replay.Run(context.Background(), streams, o, func(r *record.Record) { intended = append(intended, *r.IntendedStartMS) })
+		if len(intended) != 3 || intended[0] != 0 || intended[1] != 200 || intended[2] != 700 {
+			t.Errorf("intended starts %v ms, want [0 200 700]", intended)
+		}
+		if st.Lag.N != 3 || st.Lag.Max == nil || *st.Lag.Max != 0 || st.NotAdmitted != 0 || st.ClientLimited {
+			t.Errorf("lag n=%d max %v, %d not admitted, client-limited %v; want 3 arrivals on time", st.Lag.N, st.Lag.Max, st.NotAdmitted, st.ClientLimited)
+		}
+		want := "schedule lag p50 0 p99 0 max 0 ms (n=3), bound p99 10.00 ms: within · 0 not admitted (over 256 in flight)"
+		if got := o.Lag(st); got != want {
+			t.Errorf("said %q, want %q", got, want)
+		}
+		o.Concurrency = 2
+		if got := o.Lag(st); got != "" {
+			t.Errorf("a closed loop said %q of a schedule it does not have", got)
+		}
+	})
+}
+
+// A replay admits at most probe.DefaultMaxInflight streams in flight, as
+// run's open loop does: one more recorded at the same instant, while the
+// others are still in flight, is refused and counted, not queued.
+func TestReplayAdmitsAtMostMaxInflight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(fixtures.NewServer())
+		defer up.Close()
+		streams := make([]*record.Record, probe.DefaultMaxInflight+1)
+		for i := range streams {
+			streams[i] = recordedChat("fast", 100, record.StatusComplete)
+		}
+		n := 0
+		st := replay.Run(context.Background(), streams, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(*record.Record) { n++ })
+		if n != probe.DefaultMaxInflight || st.NotAdmitted != 1 || st.Lag.N != len(streams) {
+			t.Errorf("%d replayed, %d not admitted, lag n=%d; want %d, 1, %d", n, st.NotAdmitted, st.Lag.N, probe.DefaultMaxInflight, len(streams))
+		}
+		if s := (replay.Options{}).Lag(st); !strings.Contains(s, "1 not admitted (over 256 in flight)") {
+			t.Errorf("said %q", s)
+		}
+	})
+}

@@ -1,0 +1,333 @@
+// Package report renders a run's summary for people and machines without a
+// terminal UI: the plain text report, CSV and JSON.
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/stats"
+)
+
+// Num formats an optional figure; undefined is an em dash, never 0.
+func Num(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return FormatFloat(*v)
+}
+
+// Whole formats an optional count: a whole number without decimals (38,
+// not 38.00), else as Num.
+func Whole(v *float64) string {
+	if v != nil && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+		return strconv.FormatFloat(*v, 'f', 0, 64)
+	}
+	return Num(v)
+}
+
+// Width is the width the text report keeps to: an 80-column terminal.
+const Width = 80
+
+// Para writes text as lines of at most Width columns, broken at spaces
+// only (a hyphenated word stays whole): the first after first, the rest
+// after indent. A word longer than a line gets a line of its own.
+func Para(w io.Writer, first, indent, text string) {
+	line, lineW := first, ansi.StringWidth(first)
+	empty := true
+	for _, word := range strings.Fields(text) {
+		ww := ansi.StringWidth(word)
+		if !empty && lineW+1+ww > Width {
+			fmt.Fprintln(w, line)
+			line, lineW, empty = indent, ansi.StringWidth(indent), true
+		}
+		if !empty {
+			line, lineW = line+" ", lineW+1
+		}
+		line, lineW, empty = line+word, lineW+ww, false
+	}
+	fmt.Fprintln(w, line)
+}
+
+// FormatFloat prints a figure with precision that suits its size.
+func FormatFloat(v float64) string { return stats.FormatFloat(v) }
+
+type metricRow struct {
+	name  string
+	d     stats.Dist
+	count bool // a count of tokens: whole figures print whole
+}
+
+// rows lists the summary's distributions of the text report in registry
+// order with their labels.
+func rows(m stats.Metrics) []metricRow {
+	var out []metricRow
+	for _, reg := range stats.Registry {
+		if reg.Out&stats.InText != 0 {
+			out = append(out, metricRow{reg.Label, m[reg.JSON], reg.Unit == ""})
+		}
+	}
+	return out
+}
+
+// Text writes the human report of a summary, its conventions included.
+func Text(w io.Writer, s *stats.Summary) { text(w, s, true) }
+
+// TextBody is Text without the conventions block, for an output of
+// several summaries that says the conventions once (Conventions).
+func TextBody(w io.Writer, s *stats.Summary) { text(w, s, false) }
+
+// Figures is the report's figures alone (-q): the accounting (a failed
+// stream is never left out), the table of distributions, stalls, tokens,
+// throughput and goodput, then the gates' verdicts.
+func Figures(w io.Writer, s *stats.Summary) {
+	streamsText(w, s)
+	fmt.Fprintln(w)
+	distText(w, s)
+	figuresText(w, s)
+	gatesText(w, s)
+}
+
+// Conventions writes how every figure of a summary was computed: the
+// percentiles, what TTFT is, what is excluded.
+func Conventions(w io.Writer, c stats.Conventions) {
+	fmt.Fprintln(w)
+	Para(w, "conventions: ", "  ", "percentiles "+c.Percentiles+".")
+	Para(w, "  TTFT = ", "  ", c.TTFT+".")
+	Para(w, "  excluded: ", "  ", c.Excluded+".")
+}
+
+func text(w io.Writer, s *stats.Summary, conventions bool) {
+	headText(w, s)
+	distText(w, s)
+	figuresText(w, s)
+	workloadText(w, s)
+	if len(s.Server) > 0 {
+		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
+		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
+			d := s.Server[k]
+			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Whole(d.P50), Whole(d.Max))
+		}
+	}
+	for _, d := range s.Diagnosis {
+		Para(w, "hint      ", "          ", d.Shape+": "+d.Hint+" ("+d.Evidence+")")
+	}
+	if c := s.Client; c != nil && c.OS != nil && !c.OS.Available {
+		Para(w, "client    ", "          ", c.OS.Note) // a starved client cannot be ruled out
+	}
+	if conventions {
+		Conventions(w, s.Conventions)
+	}
+	gatesText(w, s)
+}
+
+// gatesText is the gates' verdicts under their heading, when there are some.
+func gatesText(w io.Writer, s *stats.Summary) {
+	if len(s.Gates) > 0 {
+		fmt.Fprintln(w, "\ngates:")
+		GateLines(w, s.Gates)
+	}
+}
+
+// headText is the target and the accounting.
+func headText(w io.Writer, s *stats.Summary) {
+	wl := &s.Workload
+	fmt.Fprintf(w, "drip · %s · format %s", sanitize.Line(wl.Target), sanitize.Line(wl.Format))
+	if wl.Model != "" {
+		fmt.Fprintf(w, " · model %s", sanitize.Line(wl.Model))
+	}
+	fmt.Fprintln(w)
+	streamsText(w, s)
+	Para(w, "warmup    ", "          ", warmupLine(s.Streams.Warmup, wl))
+	fmt.Fprintln(w)
+}
+
+// streamsText is the accounting, under a warning when the server's
+// certificate was not verified: -q keeps both.
+func streamsText(w io.Writer, s *stats.Summary) {
+	if s.Workload.TLSInsecure {
+		fmt.Fprintln(w, "WARNING   TLS certificate NOT verified (-k/--insecure): these figures may be another server's")
+	}
+	st := &s.Streams
+	Para(w, "streams   ", "          ", fmt.Sprintf("%d attempted · %d admitted · %d completed · %d failed%s",
+		st.Attempted, st.Admitted, st.Completed, st.Failed, ByClass(st.FailedBy)))
+	fmt.Fprintf(w, "          %d incomplete · %d canceled · %d buffered\n", st.Incomplete, st.Canceled, st.Buffered)
+}
+
+// warmupLine is the report's warmup line: the streams left out and the
+// rule that left them out (which says they are excluded), or none when
+// none were planned or recorded.
+func warmupLine(n int, wl *stats.Workload) string {
+	if n == 0 && wl.Warmup == 0 {
+		return "none"
+	}
+	count := stats.Count(n, "stream")
+	if wl.WarmupRule == "" {
+		return count + ", excluded from every figure"
+	}
+	return count + ": " + sanitize.Line(wl.WarmupRule)
+}
+
+// distText is the table of distributions, held time when the server
+// gave it.
+func distText(w io.Writer, s *stats.Summary) {
+	// 76 columns: the table fits a terminal of 80.
+	fmt.Fprintf(w, "%-14s %5s %7s %7s %7s %7s %7s %7s %7s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
+	line := func(name string, d stats.Dist, num func(*float64) string) {
+		fmt.Fprintf(w, "%-14s %5d %7s %7s %7s %7s %7s %7s %7s\n", name, d.N,
+			num(d.Min), num(d.P50), num(d.P90), num(d.P95), num(d.P99), num(d.Max), num(d.Mean))
+	}
+	for _, r := range rows(s.Metrics) {
+		num := Num
+		if r.count {
+			num = Whole
+		}
+		line(r.name, r.d, num)
+	}
+	if d := stats.Held.Of(s.Metrics); d.N > 0 {
+		line("held ms", d, Num)
+		Para(w, "  held = ", "    ", "TTFT − the server's own time to its first token: how long the first token was in transit")
+	}
+	fmt.Fprintln(w)
+}
+
+// figuresText is stalls, tokens, throughput, input tokens, goodput and the
+// connection ramp.
+func figuresText(w io.Writer, s *stats.Summary) {
+	sl := &s.Stalls
+	longest := "none"
+	if sl.LongestMS != nil {
+		longest = FormatFloat(*sl.LongestMS) + " ms"
+	}
+	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s ms\n",
+		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, FormatFloat(sl.ThresholdMS))
+	if f := &s.Freezes; f.Streams > 0 {
+		Para(w, "freezes   ", "          ", fmt.Sprintf("%d in %s that stuttered (bursts every %s–%s ms) · longest %s ms · "+
+			"counted whatever the stall threshold · first content held in %d (ITL withheld)",
+			f.Count, stats.Count(f.Streams, "stream"), Num(f.PeriodMinMS), Num(f.PeriodMaxMS), Num(f.LongestMS), f.FirstHeld))
+	}
+	if s.TokensApproxPct != nil {
+		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count,\n          approximated (1 per content frame) in %s%%\n",
+			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))
+	}
+	tp := &s.Throughput
+	if tp.TokensPerS != nil {
+		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window)\n           mean of per-stream tps/user %s\n",
+			FormatFloat(*tp.TokensPerS), tp.OutputTokens, FormatFloat(*tp.WindowMS), Num(tp.MeanTPSUser))
+		if tp.Runs > 1 {
+			Para(w, "           ", "           ", fmt.Sprintf("the window lays %d runs over each other, each from its own first request "+
+				"(hosts' clocks are never compared): their combined rate if they ran at the same time", tp.Runs))
+		}
+	} else {
+		fmt.Fprintln(w, "throughput — (no completed stream)")
+	}
+	if in := stats.InputTokens.Of(s.Metrics); in.N > 0 {
+		Para(w, "prompts   ", "          ", fmt.Sprintf("input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)",
+			Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N))
+	}
+	if g := s.Goodput; g != nil {
+		Para(w, "goodput   ", "          ", fmt.Sprintf("%s%% (%d of %d streams completed and met %s) · %s good streams/s",
+			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS)))
+	}
+	if c := s.ConnectRamp; c != nil {
+		Para(w, "ramp      ", "          ", fmt.Sprintf("%d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)",
+			c.Waited, s.Streams.Attempted, Num(c.Wait.P50), Num(c.Wait.P99), Num(c.Wait.Max)))
+	}
+}
+
+// ByClass is failed streams by error class, most first, in parentheses
+// after a count ("" when none).
+func ByClass(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int { return cmp.Or(m[b]-m[a], strings.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", sanitize.Line(k), m[k])
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// workloadText prints the prompt order, the open loop's two views and the
+// per-prompt breakdown.
+func workloadText(w io.Writer, s *stats.Summary) {
+	if s.Workload.Order != "" {
+		fmt.Fprintf(w, "order     %s\n", s.Workload.Order)
+	}
+	if ol := s.OpenLoop; ol != nil {
+		verdict := "within"
+		if ol.ClientLimited {
+			verdict = "OVER: client-limited"
+		}
+		lag := &ol.ScheduleLag
+		fmt.Fprintf(w, "\nopen loop %s arrivals at %s/s · %d not admitted (over %d in flight)\n",
+			s.Workload.Arrival, FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
+		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d)\n  schedule lag bound p99 %s ms: %s\n",
+			Num(lag.P50), Num(lag.P99), Num(lag.Max), lag.N, FormatFloat(ol.LagBoundMS), verdict)
+		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
+		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
+		for _, r := range []metricRow{
+			{name: "ttft ms, from send (service)", d: stats.TTFT.Of(s.Metrics)}, {name: "ttft ms, from intended (user)", d: ol.TTFTUser},
+			{name: "e2e ms, from send (service)", d: stats.E2E.Of(s.Metrics)}, {name: "e2e ms, from intended (user)", d: ol.E2EUser},
+			{name: "client queue ms (difference)", d: ol.ClientQueue},
+		} {
+			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))
+		}
+	}
+	if len(s.PerPrompt) > 1 {
+		fmt.Fprintf(w, "\n%-12s %7s %9s %6s %8s %8s %7s %7s %6s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens")
+		for _, p := range s.PerPrompt {
+			fmt.Fprintf(w, "%s %7d %9d %6d %8s %8s %7s %7s %6s\n", PromptCell(p.ID), p.Streams, p.Completed, p.Failed,
+				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Whole(p.OutputTokens.P50))
+		}
+		fmt.Fprintln(w, "  latencies in ms; tokens: output tokens p50")
+	}
+}
+
+// PromptCell is a prompt id in the per-prompt table's 12 columns, padded
+// by display width (a wide rune takes two) and cut with … when longer, so
+// the figures after it stay aligned.
+func PromptCell(id string) string { return FitLeft(sanitize.Line(id), 12) }
+
+// PadLeft right-aligns s in width cells (a wide rune takes two); a longer
+// s is left whole.
+func PadLeft(s string, width int) string {
+	if n := ansi.StringWidth(s); n < width {
+		return strings.Repeat(" ", width-n) + s
+	}
+	return s
+}
+
+// FitLeft left-aligns s in exactly width cells, cut with … when too wide.
+func FitLeft(s string, width int) string {
+	s = ansi.Truncate(s, width, "…")
+	return s + strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
+}
+
+// FitRight right-aligns s in exactly width cells, cut with … when too wide.
+func FitRight(s string, width int) string { return PadLeft(ansi.Truncate(s, width, "…"), width) }
+
+// GateLines prints each gate's verdict on its own line.
+func GateLines(w io.Writer, gates []stats.GateResult) {
+	for _, g := range gates {
+		fmt.Fprintf(w, "  %s %s — %s\n", GateMark(g.Tripped), g.Expr, g.Message)
+	}
+}
+
+// GateMark is a verdict's mark in a text report: ok or FAIL, one width.
+func GateMark(tripped bool) string {
+	if tripped {
+		return "FAIL"
+	}
+	return "ok  "
+}
