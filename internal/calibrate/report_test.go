@@ -1,0 +1,46 @@
+package calibrate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/driplab/drip/stats"
+)
+
+func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	p99 := 14.0
+	ld := Load{Cores: 2, ClientLag: stats.Dist{N: 4000, P99: &p99}, DripCores: f(1.9), MachineCores: f(1.98)}
+	line := loadLine(ld, ld.Judge())
+	for _, want := range []string{"client 14.00 ms", "drip 1.90, machine 1.98 of 2 cores", "⚠ saturated (client schedule lag p99 14 ms ≥ 1 ms",
+		"1.98 of 2 cores busy ≥ 90 %", "loaded by drip's own client and server", "this row measures the machine, not drip"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("load line lacks %q:\n%s", want, line)
+		}
+	}
+	var w strings.Builder
+	resolution{saturated: []string{"10"}, small: true}.write(&w, true)
+	if got := w.String(); !strings.Contains(got, "saturated at 10 streams") || !strings.Contains(got, "no unsaturated level") || strings.Contains(got, "--server-proc") {
+		t.Errorf("verdict with only a saturated level, served from a separate process:\n%s", got)
+	}
+}
+
+// A verdict names the levels it read: with 10 streams saturated and left
+// out, the resolution is that of 1 stream, not "up to 10".
+func TestVerdictNamesTheLevelsItRead(t *testing.T) {
+	p99 := 2.58
+	for _, tc := range []struct {
+		upTo      int
+		saturated []string
+		want      string
+	}{
+		{1, []string{"10"}, "verdict: at up to 1 concurrent stream this machine resolves gap differences of 2.58 ms or more"},
+		{10, nil, "verdict: at up to 10 concurrent streams this machine resolves gap differences of 2.58 ms or more"},
+	} {
+		var w strings.Builder
+		resolution{worst: &p99, upTo: tc.upTo, saturated: tc.saturated, small: true}.write(&w, false)
+		if !strings.Contains(strings.Join(strings.Fields(w.String()), " "), tc.want) { // wrapped at 80 columns
+			t.Errorf("up to %d, saturated %v:\n%s\nwant %q", tc.upTo, tc.saturated, w.String(), tc.want)
+		}
+	}
+}
