@@ -4,12 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -76,95 +71,37 @@ func (f *shapeFlags) extra() (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
-// tokenLength is N or N±SD.
-type tokenLength struct{ mean, sd float64 }
-
-var tokenLengthRE = regexp.MustCompile(`^\s*([0-9]+)\s*(?:(?:±|\+-|\+/-)\s*([0-9]+))?\s*$`)
-
-func parseTokenLength(flag, s string) (tokenLength, error) {
-	m := tokenLengthRE.FindStringSubmatch(s)
-	if m == nil {
-		return tokenLength{}, usageErr("%s %q: want N or N±SD (N+-SD), e.g. 512 or 512±64", flag, s)
-	}
-	mean, _ := strconv.ParseFloat(m[1], 64)
-	sd := 0.0
-	if m[2] != "" {
-		sd, _ = strconv.ParseFloat(m[2], 64)
-	}
-	if mean < 1 {
-		return tokenLength{}, usageErr("%s %q: N must be at least 1", flag, s)
-	}
-	return tokenLength{mean, sd}, nil
-}
-
-// sample draws one length, at least 1.
-func (l tokenLength) sample(r *rand.Rand) int {
-	return max(1, int(math.Round(l.mean+l.sd*r.NormFloat64())))
-}
-
-// synthWords are short common words, each about one token for the usual
-// tokenizers.
-var synthWords = strings.Fields(`the of and to in is it you that he was for on are with as his they be at one
-have this from or had by word but what some we can out other were all there when up use your how said an
-each she which do their time if will way about many then them write would like so these her long make thing
-see him two has look more day could go come did number sound no most people my over know water than call
-first who may down side been now find any new work part take get place made live where after back little
-only round man year came show every good me give our under name very through just form sentence great think
-say help low line differ turn cause much mean before move right boy old too same tell does set three want air
-well also play small end put home read hand port large spell add even land here must big high such follow act`)
-
-// synthPrompts makes n seeded prompts of about l words each.
-func synthPrompts(n int, l tokenLength, seed int64) []probe.Prompt {
-	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
-	out := make([]probe.Prompt, n)
-	for i := range out {
-		k := l.sample(r)
-		words := make([]string, k)
-		for j := range words {
-			words[j] = synthWords[r.IntN(len(synthWords))]
-		}
-		out[i] = probe.Prompt{ID: fmt.Sprintf("synthetic-%d", i+1), Text: strings.Join(words, " ")}
-	}
-	return out
-}
-
-// maxSynthPrompts bounds the synthetic set: enough distinct prompts that a
-// prefix cache does not serve every stream, few enough for the per-prompt
-// table.
-const maxSynthPrompts = 64
-
 // applyLengths fills the plan's prompts from --input-tokens and their
 // max_tokens from --output-tokens, once the seed is known.
 func (f *shapeFlags) applyLengths(req *requestFlags, p *probe.Plan, explicitPrompts bool) error {
-	r := rand.New(rand.NewPCG(uint64(p.Seed), 0x0a7))
 	if f.inputTokens != "" {
-		l, err := parseTokenLength("--input-tokens", f.inputTokens)
+		l, err := parseLength("--input-tokens", f.inputTokens)
 		if err != nil {
 			return err
 		}
 		if explicitPrompts || p.Target.Body != nil {
 			return usageErr("--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body")
 		}
-		n := maxSynthPrompts
-		if p.Runs > 0 {
-			n = min(p.Runs, maxSynthPrompts)
-		}
-		if l.sd == 0 {
-			n = min(n, 8)
-		}
-		p.Prompts = synthPrompts(n, l, p.Seed)
+		p.Prompts = probe.SyntheticPrompts(l, p.Runs, p.Seed)
 	}
 	if f.outputTokens != "" {
-		l, err := parseTokenLength("--output-tokens", f.outputTokens)
+		l, err := parseLength("--output-tokens", f.outputTokens)
 		if err != nil {
 			return err
 		}
 		if req.maxTokens > 0 || p.Target.Body != nil {
 			return usageErr("--output-tokens sets max_tokens per prompt: drop --max-tokens, -d and --body")
 		}
-		for i := range p.Prompts {
-			p.Prompts[i].MaxTokens = l.sample(r)
-		}
+		probe.SampleMaxTokens(p.Prompts, l, p.Seed)
 	}
 	return nil
+}
+
+// parseLength reads a length flag's N or N±SD, its errors naming it.
+func parseLength(flag, s string) (probe.Length, error) {
+	l, err := probe.ParseLength(s)
+	if err != nil {
+		return l, usageErr("%s %q: %v", flag, s, err)
+	}
+	return l, nil
 }
