@@ -12,6 +12,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/pipeline"
 )
 
 // Two hosts run one workload against one endpoint; the second's transport
@@ -109,7 +110,7 @@ func testMergeSaysTheDripVersions(t *testing.T) {
 	for _, r := range recs {
 		r.Workload.Version = "v0.9.0"
 	}
-	if err := writeRecords(older, recs); err != nil {
+	if err := pipeline.WriteRecords(older, recs); err != nil {
 		t.Fatal(err)
 	}
 	v := readRecords(t, a)[0].Workload.Version

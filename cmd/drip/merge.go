@@ -6,17 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/fleet"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/userfile"
-	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -35,41 +31,7 @@ func newMergeCmd() *cobra.Command {
 			if summaries {
 				return mergeSummaries(cmd.Context(), cmd.OutOrStdout(), args, out)
 			}
-			if out == "" {
-				return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
-			}
-			inputs := make([]compare.Input, len(args))
-			for i, path := range args {
-				in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
-				if errors.Is(err, pipeline.ErrNoRecords) {
-					return pipeline.Cannot(fmt.Errorf("%w: a host that recorded nothing; leave the file out to merge the others", err))
-				}
-				if err != nil {
-					return err
-				}
-				inputs[i] = in
-			}
-			recs, err := fleet.MergeRecords(inputs)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			if err := writeRecords(out, recs); err != nil {
-				return err
-			}
-			hosts := fleet.Hosts(recs)
-			fmt.Fprintf(cmd.ErrOrStderr(), "drip: merged %s from %s (%s: %s) into %s\n",
-				stats.Count(len(recs), "record"), stats.Count(len(args), "file"), stats.Count(len(hosts), "host"), strings.Join(hosts, ", "), out)
-			for _, in := range inputs {
-				sum := compare.Summarize(in) // a host that sent nothing good is not hidden in the merged counts
-				if none := compare.NoneCompleted(&sum); none != "" {
-					fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: %s: %s\n", sanitize.Line(in.Source), none)
-				}
-			}
-			for _, d := range compare.MergeNotes(inputs) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "drip: note: the files differ in %s (%s): the merged run's figures come from each\n",
-					d.Setting, valuesBySource(d, args))
-			}
-			return nil
+			return mergeRecords(cmd.ErrOrStderr(), args, out)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the merged record file (JSON Lines, mode 0600), required when merging records; with --summaries the merged summary, stdout when --out is not given")
@@ -77,13 +39,27 @@ func newMergeCmd() *cobra.Command {
 	return cmd
 }
 
-// valuesBySource is a difference's values as "a.jsonl = v1; b.jsonl = v2".
-func valuesBySource(d compare.Difference, sources []string) string {
-	parts := make([]string, len(d.Values))
-	for i, v := range d.Values {
-		parts[i] = sanitize.Line(sources[i]) + " = " + sanitize.Line(v)
+// mergeRecords merges the record files at paths into out.
+func mergeRecords(stderr io.Writer, paths []string, out string) error {
+	if out == "" {
+		return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
 	}
-	return strings.Join(parts, "; ")
+	inputs, err := pipeline.ReadAll(paths, paths, stderr)
+	if errors.Is(err, pipeline.ErrNoRecords) {
+		return pipeline.Cannot(fmt.Errorf("%w: a host that recorded nothing; leave the file out to merge the others", err))
+	}
+	if err != nil {
+		return err
+	}
+	recs, err := fleet.MergeRecords(inputs)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := pipeline.WriteRecords(out, recs); err != nil {
+		return err
+	}
+	fleet.WriteNotes(stderr, inputs, recs, out)
+	return nil
 }
 
 // mergeLong is drip merge's --help text.
@@ -121,19 +97,6 @@ var mergeExample = `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
   drip compare --by host all.jsonl
   drip merge shard-*.jsonl --out run.jsonl && drip view run.jsonl`
 
-// writeRecords writes records to a new record file, every error kept.
-func writeRecords(path string, recs []*record.Record) error {
-	s, err := pipeline.JSONL("--out", path)
-	if err != nil {
-		return err
-	}
-	pl := pipeline.ForFiles(s)
-	for _, r := range recs {
-		pl.Add(r)
-	}
-	return pl.Finish()
-}
-
 // mergeSummaries reads --json summaries and writes their pooled summary.
 func mergeSummaries(ctx context.Context, stdout io.Writer, paths []string, out string) error {
 	sums := make([]stats.Summary, len(paths))
@@ -156,20 +119,5 @@ func mergeSummaries(ctx context.Context, stdout io.Writer, paths []string, out s
 	if err != nil {
 		return cannotErr(err)
 	}
-	b = append(b, '\n')
-	if out == "" {
-		if _, err := stdout.Write(b); err != nil {
-			return cannotErr(err)
-		}
-		return nil
-	}
-	f, err := probe.CreatePrivate(out)
-	if err != nil {
-		return cannotErr(fmt.Errorf("--out: %w", err))
-	}
-	_, err = f.Write(b)
-	if err := errors.Join(err, f.Close()); err != nil {
-		return cannotErr(fmt.Errorf("--out: %w", err))
-	}
-	return nil
+	return pipeline.WriteOut(stdout, out, append(b, '\n'))
 }

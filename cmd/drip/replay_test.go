@@ -18,6 +18,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/probe"
@@ -42,7 +43,7 @@ func writeRecording(t *testing.T, paths ...string) string {
 func tempRecords(t *testing.T, recs []*record.Record) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "rec.jsonl")
-	if err := writeRecords(path, recs); err != nil {
+	if err := pipeline.WriteRecords(path, recs); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -4,12 +4,15 @@ package aiperf
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"regexp"
 	"strconv"
 
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // MooncakeLine is one request of a mooncake-style trace, as AIPerf's
@@ -94,4 +97,18 @@ func inputLength(r *record.Record) *int {
 		return nil
 	}
 	return &n
+}
+
+// WriteNotes says on w (stderr) where the trace went (out, "" for stdout)
+// and what it left out.
+func (st TraceStats) WriteNotes(w io.Writer, out string) {
+	if out != "" && st.Lines > 0 {
+		fmt.Fprintf(w, "drip export: %s written to %s\n", stats.Count(st.Lines, "request"), sanitize.Line(out))
+	}
+	if st.NoOutput > 0 {
+		fmt.Fprintf(w, "drip export: left out %s that failed before any content (no output_length is known)\n", stats.Count(st.NoOutput, "stream"))
+	}
+	if st.NoInputCount > 0 {
+		fmt.Fprintf(w, "drip export: left out %s whose server reported no prompt tokens (AIPerf needs an input_length; OpenAI reports usage in a stream only with stream_options.include_usage)\n", stats.Count(st.NoInputCount, "stream"))
+	}
 }

@@ -69,3 +69,16 @@ func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 	}
 	return compare.Input{Label: label, Source: path, Records: recs, Skipped: skipped}, nil
 }
+
+// ReadAll reads each record file of paths with Read, labels[i] naming
+// paths[i]; the first that fails ends it.
+func ReadAll(paths, labels []string, stderr io.Writer) ([]compare.Input, error) {
+	inputs := make([]compare.Input, len(paths))
+	for i, path := range paths {
+		var err error
+		if inputs[i], err = Read(path, labels[i], stderr); err != nil {
+			return nil, err
+		}
+	}
+	return inputs, nil
+}
