@@ -1,13 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"hash/fnv"
 	"os"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -32,77 +26,28 @@ func (f *fleetFlags) register(fs *pflag.FlagSet) {
 
 // applyShard reads --shard / --shards (and JOB_COMPLETION_INDEX) into the
 // plan. Every agent must draw the same workload, so a sharded run needs
-// --seed; the shards share a run id made from the seed and the workload,
-// so their records merge into one run.
+// --seed.
 func (f *fleetFlags) applyShard(fs *pflag.FlagSet, p *probe.Plan) error {
 	if f.shard == "" && f.shards == 0 {
 		return nil
 	}
-	i, n := -1, f.shards
-	if f.shard != "" {
-		a, b, ok := strings.Cut(f.shard, "/")
-		x, err1 := strconv.Atoi(a)
-		y, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || y < 1 || x < 0 || x >= y {
-			return usageErr("--shard %q: want i/N with 0 ≤ i < N, e.g. 0/4", f.shard)
-		}
-		if n != 0 && n != y {
-			return usageErr("--shard %s and --shards %d disagree on the number of shards", f.shard, n)
-		}
-		i, n = x, y
-	} else {
-		env := os.Getenv("JOB_COMPLETION_INDEX")
-		x, err := strconv.Atoi(env)
-		switch {
-		case n < 1:
-			return usageErr("--shards must be at least 1")
-		case env == "" || err != nil || x < 0 || x >= n:
-			return usageErr("--shards %d takes the index from JOB_COMPLETION_INDEX, which is %q: set it (0 ≤ index < %d) or give --shard i/%d", n, env, n, n)
-		}
-		i = x
+	i, n, err := probe.ParseShard(f.shard, f.shards, os.Getenv("JOB_COMPLETION_INDEX"))
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	if !fs.Changed("seed") {
 		return usageErr("--shard: give every agent the same --seed, so they draw one workload")
 	}
-	p.Shard, p.Shards = i, n
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d|%d|%s|%d|%d|%g", p.Seed, n, probe.RedactURL(p.Target.URL), p.Runs, p.Warmup, p.Rate)
-	p.RunID = fmt.Sprintf("s%012x", h.Sum64()&(1<<48-1))
+	p.SetShard(i, n)
 	return nil
 }
-
-// shardLabel is "i/N" for a sharded plan's records, "" otherwise.
-func shardLabel(p *probe.Plan) string {
-	if p.Shards == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d/%d", p.Shard, p.Shards)
-}
-
-// labelKey is a name that every receiver accepts: Prometheus's label rule.
-var labelKey = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
-
-// reservedLabels are names drip sets itself on records or series.
-var reservedLabels = []string{"host", "target", "model", "format", "prompt_id", "status", "error_class", "phase", "le", "job", "instance"}
 
 // apply checks the flags and stamps the plan with the host and labels.
 func (f *fleetFlags) apply(p *probe.Plan) error {
 	for _, kv := range f.labels {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok || v == "":
-			return usageErr("--label %q: want k=v", kv)
-		case !labelKey.MatchString(k):
-			return usageErr("--label %q: the key must be letters, digits and _ (not starting with a digit)", kv)
-		case slices.Contains(reservedLabels, k):
-			return usageErr("--label %q: %s is drip's own (reserved: %s)", kv, k, strings.Join(reservedLabels, ", "))
-		case p.Labels[k] != "":
-			return usageErr("--label %q: %s given twice", kv, k)
+		if err := p.AddLabel(kv); err != nil {
+			return usageErr("--label %q: %v", kv, err)
 		}
-		if p.Labels == nil {
-			p.Labels = map[string]string{}
-		}
-		p.Labels[k] = v
 	}
 	p.Host = f.hostLabel
 	if p.Host == "" {

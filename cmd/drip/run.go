@@ -277,7 +277,7 @@ func (f *runFlags) plan(ctx context.Context, fs *pflag.FlagSet, url string) (pro
 	plan.Workload = &record.RecordWorkload{
 		MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
 	}
-	plan.Workload.Shard = shardLabel(&plan)
+	plan.Workload.Shard = plan.ShardLabel()
 	if sp == nil {
 		gctune.ForStreams(plan.InFlight())
 		return plan, nil, nil
