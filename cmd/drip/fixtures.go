@@ -2,17 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
@@ -77,14 +73,8 @@ func runFixturesServe(cmd *cobra.Command, f *fixturesServeFlags) error {
 	if err != nil {
 		return err
 	}
-	printFixtures(cmd.OutOrStdout(), "http://"+ln.Addr().String())
-	fx := fixtures.NewServer()
-	fx.Logf = logf
-	var h http.Handler = fx
-	if f.slots > 0 {
-		h = fixtures.NewSlots(h, f.slots)
-	}
-	return serveUntilDone(cmd.Context(), ln, fixtures.NewFreezer(h))
+	fixtures.WriteIndex(cmd.OutOrStdout(), "http://"+ln.Addr().String())
+	return serveUntilDone(cmd.Context(), ln, fixtures.Options{Slots: f.slots, Logf: logf}.Handler())
 }
 
 // serveRecording serves --from's exchanges at their recorded cadence.
@@ -155,33 +145,11 @@ var fixturesServeExample = `  drip fixtures serve --addr 127.0.0.1:8089
   drip run http://127.0.0.1:8089 -m steady --concurrency 1,2,4,8,16 --runs-per-level 16
   curl -sN -D - http://127.0.0.1:8089/v1/chat/completions -d '{"model":"my-model"}'   # X-Drip-Scenario: mid-sentence-stall`
 
-// serveUntilDone serves on ln until ctx is done.
-func serveUntilDone(ctx context.Context, ln net.Listener, handler http.Handler) error {
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+// serveUntilDone serves on ln until ctx is done; a failure to serve is
+// exit 3.
+func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
+	if err := fixtures.Serve(ctx, ln, h); err != nil {
 		return cannotErr(err)
 	}
 	return nil
-}
-
-func printFixtures(w io.Writer, base string) {
-	fmt.Fprintf(w, "drip fixture server on %s\n\nendpoints:\n", base)
-	for _, name := range adapters.Names() {
-		if f := adapters.Lookup(name); f.Path != "" {
-			fmt.Fprintf(w, "  %-22s %s%s\n", name, base, f.Path)
-		}
-	}
-	fmt.Fprintf(w, "\nscenarios (the request's model name, or ?scenario=NAME):\n")
-	for _, s := range fixtures.Scenarios() {
-		fmt.Fprintf(w, "  %-20s %s\n", s.Name, s.Description)
-	}
-	fmt.Fprintf(w, "\ntry:  drip run %s -m %s\n", base, fixtures.DefaultScenario)
-	fmt.Fprintf(w, "      curl -N %s%s -d '{\"model\":\"steady\"}'\n", base, adapters.Lookup("openai-chat").Path)
-	fmt.Fprintln(w, strings.Repeat("─", 40))
 }
