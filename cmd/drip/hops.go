@@ -1,22 +1,13 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -61,45 +52,19 @@ func hopsReport(client string, recs []*record.Record, relays []string, stderr io
 	if len(relays) == 0 {
 		return nil, nil
 	}
-	files := make([]hops.File, len(relays))
-	for i, path := range relays {
-		in, err := pipeline.Read(path, path, stderr)
-		if err != nil {
-			return nil, err
-		}
-		files[i] = hops.File{Name: sanitize.Line(path), Records: in.Records} // the report prints it
+	ins, err := pipeline.ReadAll(relays, relays, stderr)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]hops.File, len(ins))
+	for i, in := range ins {
+		files[i] = hops.File{Name: sanitize.Line(in.Source), Records: in.Records} // the report prints it
 	}
 	rep, err := hops.Analyse(hops.File{Name: sanitize.Line(client), Records: recs}, files)
 	if err != nil { // a *hops.FileError, naming the file
 		return nil, usageErr("%v", err)
 	}
 	return rep, nil
-}
-
-// relayFetch asks a relay's hops endpoint (drip record --hops-addr, base
-// its URL) for a stream's times by its id, for drip watch --relay.
-func relayFetch(base string) (func(context.Context, string) (hops.Relayed, error), error) {
-	u, err := probe.ParseHTTPURL(base)
-	if err != nil {
-		return nil, usageErr("--relay %v", err)
-	}
-	client := &http.Client{Timeout: 2 * time.Second}
-	return func(ctx context.Context, id string) (hops.Relayed, error) {
-		var rel hops.Relayed
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(u.String(), "/")+"/hops/"+url.PathEscape(id), nil)
-		if err != nil {
-			return rel, err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return rel, errors.New("the relay does not answer (drip record --hops-addr on it?)")
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return rel, fmt.Errorf("HTTP %d: the relay has not seen this stream (is it on the stream's path, with --hops-addr?)", resp.StatusCode)
-		}
-		return rel, json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&rel)
-	}, nil
 }
 
 // hopsLong is drip hops' --help text.

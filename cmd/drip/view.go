@@ -7,9 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/tui"
 )
 
@@ -49,21 +47,6 @@ only the summary. --html FILE also writes the report as one HTML file
 	return cmd
 }
 
-// relayOf is each record beside its relay's, for the view; nil without a
-// report.
-func relayOf(rep *hops.Report, recs []*record.Record) map[*record.Record]*hops.Stream {
-	if rep == nil {
-		return nil
-	}
-	m := map[*record.Record]*hops.Stream{}
-	for _, r := range recs {
-		if h := rep.For(r); h != nil {
-			m[r] = h
-		}
-	}
-	return m
-}
-
 // runView is drip view: the records on the screen, then their summary
 // printed, and --html's page.
 func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string, relays []string) error {
@@ -85,7 +68,7 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string,
 	}
 	defer html.Close()
 	if useTUI(out) {
-		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Relay: relayOf(rep, recs), Color: os.Getenv("NO_COLOR") == ""}
+		cfg := tui.Config{Records: recs, File: path, StallMS: stallMS, Relay: rep.ByRecord(recs), Color: os.Getenv("NO_COLOR") == ""}
 		if err := runProgram(cmd.Context(), tui.New(cmd.Context(), cfg)); err != nil {
 			return err
 		}

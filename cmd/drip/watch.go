@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
@@ -79,10 +80,11 @@ func watchScreen(ctx context.Context, stdout io.Writer, tg target, out *outputFl
 	}}
 	cfg := tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}
 	if relay != "" {
-		var err error
-		if cfg.RelayFetch, err = relayFetch(relay); err != nil {
-			return err
+		u, err := probe.ParseHTTPURL(relay)
+		if err != nil {
+			return usageErr("--relay %v", err)
 		}
+		cfg.RelayFetch = hops.Fetcher(u)
 	}
 	return runTUI(ctx, stdout, cfg, out)
 }

@@ -87,6 +87,21 @@ func (r *Report) For(c *record.Record) *Stream {
 	return nil
 }
 
+// ByRecord is each of recs beside its relay's stream, for the view; nil
+// without a report.
+func (r *Report) ByRecord(recs []*record.Record) map[*record.Record]*Stream {
+	if r == nil {
+		return nil
+	}
+	m := map[*record.Record]*Stream{}
+	for _, c := range recs {
+		if h := r.For(c); h != nil {
+			m[c] = h
+		}
+	}
+	return m
+}
+
 func pool(ss []Stream) Pooled {
 	p := Pooled{Stalls: map[string]int{OwnerUpstream: 0, OwnerPath: 0, OwnerBoth: 0}}
 	var up, path, delay []float64
