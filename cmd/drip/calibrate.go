@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -25,22 +24,7 @@ func newCalibrateCmd() *cobra.Command {
 		Long:    calibrateLong,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := intRange("--rounds", rounds, 1, 1000); err != nil {
-				return err
-			}
-			var ls []int
-			for _, c := range levels.vals {
-				if err := intRange("--concurrency", int(c), 1, 2000); err != nil {
-					return err
-				}
-				ls = append(ls, int(c))
-			}
-			srv, err := calibrationServer(cmd.Context(), serverProc)
-			if err != nil {
-				return cannotErr(err)
-			}
-			defer srv.Close()
-			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), srv, serverProc, ls, rounds)
+			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), levels.vals, rounds, serverProc)
 		},
 	}
 	cmd.Flags().VarP(&levels, "concurrency", "c", "concurrent streams at each level, a rising list")
@@ -63,24 +47,28 @@ func newCalibrateServerCmd() *cobra.Command {
 	}
 }
 
-func calibrationServer(ctx context.Context, separate bool) (calibrate.Server, error) {
-	if !separate {
-		return calibrate.InProcess(), nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("--server-proc: %w", err)
-	}
-	return calibrate.Process(ctx, exe, "fixtures", "calibrate-server")
-}
-
-func runCalibrate(ctx context.Context, w io.Writer, srv calibrate.Server, separate bool, levels []int, rounds int) error {
-	t, o, err := fixtureTarget(srv.URL(), calibrate.Scenario)
-	if err != nil {
+// runCalibrate is drip calibrate: the server started, the levels streamed
+// and the report written.
+func runCalibrate(ctx context.Context, w io.Writer, levels []float64, rounds int, separate bool) error {
+	if err := intRange("--rounds", rounds, 1, 1000); err != nil {
 		return err
 	}
-	o.Client = probe.NewClient(0)
-	c := calibrate.Config{Server: srv, Separate: separate, Target: t, Options: o, Levels: levels, Rounds: rounds}
+	c := calibrate.Config{Separate: separate, Rounds: rounds}
+	for _, l := range levels {
+		if err := intRange("--concurrency", int(l), 1, 2000); err != nil {
+			return err
+		}
+		c.Levels = append(c.Levels, int(l))
+	}
+	srv, err := calibrate.Start(ctx, separate, "fixtures", "calibrate-server")
+	if err != nil {
+		return cannotErr(err)
+	}
+	defer srv.Close()
+	if c.Target, c.Options, err = fixtureTarget(srv.URL(), calibrate.Scenario); err != nil {
+		return err
+	}
+	c.Server, c.Options.Client = srv, probe.NewClient(0)
 	if err := calibrate.Measure(ctx, w, c); err != nil {
 		return cannotErr(err)
 	}

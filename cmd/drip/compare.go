@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,16 +16,6 @@ import (
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
-
-// compareFlags are drip compare's flags.
-type compareFlags struct {
-	labels, failIf []string
-	asJSON         bool
-	markdown       bool
-	noTUI          bool
-	by             string
-	html           string
-}
 
 func newCompareCmd() *cobra.Command {
 	var f compareFlags
@@ -49,25 +38,33 @@ func newCompareCmd() *cobra.Command {
 	return cmd
 }
 
+// compareFlags are drip compare's flags.
+type compareFlags struct {
+	labels, failIf []string
+	asJSON         bool
+	markdown       bool
+	noTUI          bool
+	by             string
+	html           string
+}
+
 // runCompare is drip compare: the files read, grouped, compared and
 // reported, on the compare screen or printed.
 func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err := f.check(args); err != nil {
 		return err
 	}
-	gates, err := parseFailIf(f.failIf)
+	gates, err := stats.ParseGates(f.failIf)
 	if err != nil {
-		return err
+		return usageErr("--fail-if: %v", err)
 	}
 	labels := f.labels
 	if len(labels) == 0 {
-		labels = defaultLabels(args)
+		labels = compare.DefaultLabels(args)
 	}
-	inputs := make([]compare.Input, len(args))
-	for i, path := range args {
-		if inputs[i], err = pipeline.Read(path, labels[i], cmd.ErrOrStderr()); err != nil {
-			return err
-		}
+	inputs, err := pipeline.ReadAll(args, labels, cmd.ErrOrStderr())
+	if err != nil {
+		return err
 	}
 	levels := sweepOfInputs(f.by, inputs)
 	if f.by != "" {
@@ -109,20 +106,6 @@ func (f *compareFlags) check(args []string) error {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
 	return nil
-}
-
-// parseFailIf parses --fail-if for the commands with a baseline (compare,
-// replay): relative gates are allowed.
-func parseFailIf(exprs []string) ([]stats.Gate, error) {
-	var gates []stats.Gate
-	for _, e := range exprs {
-		g, err := stats.ParseGate(e)
-		if err != nil {
-			return nil, usageErr("--fail-if: %v", err)
-		}
-		gates = append(gates, g)
-	}
-	return gates, nil
 }
 
 // compareLong is drip compare's --help text.
@@ -180,21 +163,4 @@ func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison, le
 		return err
 	}
 	return pipeline.ReportComparison(out, c, pipeline.Comparison{Sweep: levels})
-}
-
-// defaultLabels names runs by their file names, or by their paths when two
-// files share a name.
-func defaultLabels(paths []string) []string {
-	labels := make([]string, len(paths))
-	seen := map[string]int{}
-	for i, p := range paths {
-		labels[i] = filepath.Base(p)
-		seen[labels[i]]++
-	}
-	for i, p := range paths {
-		if seen[labels[i]] > 1 {
-			labels[i] = p
-		}
-	}
-	return labels
 }

@@ -138,9 +138,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err := checkOutPath("--out", f.out); err != nil {
 		return err
 	}
-	gates, err := parseFailIf(f.failIf)
+	gates, err := stats.ParseGates(f.failIf)
 	if err != nil {
-		return err
+		return usageErr("--fail-if: %v", err)
 	}
 	o, err := f.options()
 	if err != nil {

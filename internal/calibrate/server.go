@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -105,6 +106,20 @@ func ServeChild(ctx context.Context, in io.Reader, out io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// Start starts the server Measure streams from: in drip's process, or,
+// when separate (--server-proc), this binary again with args, which runs
+// ServeChild.
+func Start(ctx context.Context, separate bool, args ...string) (Server, error) {
+	if !separate {
+		return InProcess(), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("--server-proc: %w", err)
+	}
+	return Process(ctx, exe, args...)
 }
 
 // Process starts a separate server process (exe args…, which runs

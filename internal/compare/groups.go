@@ -4,12 +4,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/driplab/drip/record"
 )
+
+// DefaultLabels names runs by their file names, or by their paths when two
+// files share a name.
+func DefaultLabels(paths []string) []string {
+	labels := make([]string, len(paths))
+	seen := map[string]int{}
+	for i, p := range paths {
+		labels[i] = filepath.Base(p)
+		seen[labels[i]]++
+	}
+	for i, p := range paths {
+		if seen[labels[i]] > 1 {
+			labels[i] = p
+		}
+	}
+	return labels
+}
 
 // NotRecordedGroup is the group of records that have no value for the key.
 const NotRecordedGroup = "(not recorded)"

@@ -134,3 +134,11 @@ func TestGroupByAnyField(t *testing.T) {
 		}
 	}
 }
+
+// Runs are named by their files, by their paths where two share a name.
+func TestDefaultLabels(t *testing.T) {
+	got := compare.DefaultLabels([]string{"a/run.jsonl", "b/run.jsonl", "c/main.jsonl"})
+	if want := []string{"a/run.jsonl", "b/run.jsonl", "main.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("DefaultLabels = %q, want %q", got, want)
+	}
+}
