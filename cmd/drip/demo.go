@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"slices"
@@ -12,23 +11,12 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
-func newDemoCmd() *cobra.Command {
-	var (
-		out  outputFlags
-		runs int
-	)
-	cmd := &cobra.Command{
-		Use: "demo [scenario]",
-		Example: `  drip demo                      # the live view on mid-sentence-stall
-  drip demo buffered-burst       # a proxy that buffers, seen from the client
-  drip demo steady --no-tui -n 3 # the plain report of three streams`,
-		Short: "Watch drip measure a built-in stream: no endpoint, no key needed",
-		Long: `Start the built-in fixture server in-process and open the live view on one
+// demoLong is drip demo's --help text.
+var demoLong = `Start the built-in fixture server in-process and open the live view on one
 of its scenarios. The default, mid-sentence-stall, streams words at a steady
 pace with a 700 ms freeze in the middle of a sentence: watch it appear on
 the timeline, in the text, in the clocks, the histogram and the heatmap.
@@ -37,8 +25,24 @@ Press r to run it again, n for the next scenario, ? for every key.
 Without a terminal, or with --no-tui or --json, it measures --runs streams
 and prints the headless report.
 
-` + wrapWords("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth) + "\n\n" + gateAliasHelp,
-		Args: cobra.MaximumNArgs(1),
+` + wrapWords("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth) + "\n\n" + gateAliasHelp
+
+// demoExample is drip demo's --help examples.
+var demoExample = `  drip demo                      # the live view on mid-sentence-stall
+  drip demo buffered-burst       # a proxy that buffers, seen from the client
+  drip demo steady --no-tui -n 3 # the plain report of three streams`
+
+func newDemoCmd() *cobra.Command {
+	var (
+		out  outputFlags
+		runs int
+	)
+	cmd := &cobra.Command{
+		Use:     "demo [scenario]",
+		Example: demoExample,
+		Short:   "Watch drip measure a built-in stream: no endpoint, no key needed",
+		Long:    demoLong,
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := fixtures.DefaultScenario
 			if len(args) == 1 {
@@ -89,10 +93,7 @@ func demoSources(baseURL, first string) ([]tui.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		srcs[j] = tui.Source{Name: name, Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
-			rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
-			return probe.Stream(ctx, t, o, rec, observe)
-		}}
+		srcs[j] = tui.StreamSource(name, runID, t, o)
 	}
 	return srcs, nil
 }
