@@ -65,6 +65,15 @@ type compareScreen struct {
 	header, body     string
 }
 
+// RunCompare shows the compare screen for c until the user quits, and
+// returns once its goroutines have ended; the error is the program's.
+func RunCompare(ctx context.Context, c *compare.Comparison, cfg Config) error {
+	m := NewCompare(ctx, c, cfg)
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	m.Wait()
+	return err
+}
+
 // NewCompare returns the root model on the compare screen for c. Any
 // stream of any run opens in the stream screen, and esc comes back.
 func NewCompare(ctx context.Context, c *compare.Comparison, cfg Config) *Model {

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
-	"io"
 	"os"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
@@ -80,10 +76,18 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return runCompareTUI(cmd.Context(), out, c, levels)
+	if !useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
+		return pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown, Sweep: levels})
 	}
-	return pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown, Sweep: levels})
+	// The compare screen until the user quits, then the comparison printed
+	// as the headless report does: its figures stay in the scrollback, with
+	// the gate verdicts the screen does not show, and exit 1 when a gate
+	// tripped.
+	err = tui.RunCompare(cmd.Context(), c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
+	if err := screenEnded(cmd.Context(), "compare screen", err); err != nil {
+		return err
+	}
+	return pipeline.ReportComparison(out, c, pipeline.Comparison{Sweep: levels})
 }
 
 // check refuses flags that do not go together.
@@ -150,17 +154,3 @@ var compareExample = `  drip compare before.jsonl after.jsonl
   drip compare --by host all.jsonl
   drip compare --by region eu.jsonl us.jsonl
   drip compare --by level sweep.jsonl`
-
-// runCompareTUI opens the compare screen until the user quits, then prints
-// the comparison as the headless report does (its figures stay in the
-// scrollback, with the gate verdicts the screen does not show) and exits 1
-// when a gate tripped.
-func runCompareTUI(ctx context.Context, out io.Writer, c *compare.Comparison, levels *sweep.Result) error {
-	m := tui.NewCompare(ctx, c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
-	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
-	m.Wait()
-	if err := screenEnded(ctx, "compare screen", err); err != nil {
-		return err
-	}
-	return pipeline.ReportComparison(out, c, pipeline.Comparison{Sweep: levels})
-}
