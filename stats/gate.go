@@ -181,20 +181,6 @@ var gateAliases = map[string]string{
 	"llm.token-count-approx-pct": "tokens_approx_pct",
 }
 
-// ParseGates parses each gate expression with ParseGate; the first that
-// does not parse ends it.
-func ParseGates(exprs []string) ([]Gate, error) {
-	var gates []Gate
-	for _, e := range exprs {
-		g, err := ParseGate(e)
-		if err != nil {
-			return nil, err
-		}
-		gates = append(gates, g)
-	}
-	return gates, nil
-}
-
 // GateAliasHelp lists the llm.* gate names with the drip metric each
 // means and where the summary's JSON holds it, one per line, for --help.
 func GateAliasHelp() string {

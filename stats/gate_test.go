@@ -199,13 +199,3 @@ func TestStatNamesAreStats(t *testing.T) {
 		}
 	}
 }
-
-func TestParseGates(t *testing.T) {
-	gs, err := ParseGates([]string{"ttft.p95 > 800ms", "failed > 0"})
-	if err != nil || len(gs) != 2 || gs[0].Metric != "ttft.p95" || gs[1].Metric != "failed" {
-		t.Fatalf("ParseGates = %+v, %v", gs, err)
-	}
-	if _, err := ParseGates([]string{"failed > 0", "nonsense"}); err == nil || !strings.Contains(err.Error(), `gate "nonsense"`) {
-		t.Errorf("a bad gate: %v, want its error", err)
-	}
-}

@@ -50,9 +50,9 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err := f.check(args); err != nil {
 		return err
 	}
-	gates, err := stats.ParseGates(f.failIf)
+	gates, err := pipeline.ParseBaselineGates(f.failIf)
 	if err != nil {
-		return usageErr("--fail-if: %v", err)
+		return err
 	}
 	labels := f.labels
 	if len(labels) == 0 {

@@ -138,9 +138,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err := checkOutPath("--out", f.out); err != nil {
 		return err
 	}
-	gates, err := stats.ParseGates(f.failIf)
+	gates, err := pipeline.ParseBaselineGates(f.failIf)
 	if err != nil {
-		return usageErr("--fail-if: %v", err)
+		return err
 	}
 	o, err := f.options()
 	if err != nil {

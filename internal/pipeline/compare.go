@@ -6,7 +6,23 @@ import (
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/stats"
 )
+
+// ParseBaselineGates reads every --fail-if of a command with a baseline
+// (compare, replay): relative gates ('+10%') are allowed. An error is a
+// usage error naming the flag.
+func ParseBaselineGates(failIf []string) ([]stats.Gate, error) {
+	var gates []stats.Gate
+	for _, e := range failIf {
+		g, err := stats.ParseGate(e)
+		if err != nil {
+			return nil, Usage("--fail-if: %v", err)
+		}
+		gates = append(gates, g)
+	}
+	return gates, nil
+}
 
 // Comparison says how a comparison of runs is reported (compare, replay).
 type Comparison struct {
