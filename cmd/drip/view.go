@@ -11,20 +11,8 @@ import (
 	"github.com/driplab/drip/tui"
 )
 
-func newViewCmd() *cobra.Command {
-	var (
-		out    outputFlags
-		html   string
-		relays []string
-	)
-	cmd := &cobra.Command{
-		Use: "view FILE.jsonl [--relay RELAY.jsonl]",
-		Example: `  drip view runs.jsonl
-  drip view runs.jsonl --no-tui --json
-  drip view runs.jsonl --no-tui --html report.html
-  drip view client.jsonl --relay relay.jsonl`,
-		Short: "Open saved records in the live view's panels",
-		Long: `Read records written by 'drip run --out', 'drip watch --out' or the live
+// viewLong is drip view's --help text.
+var viewLong = `Read records written by 'drip run --out', 'drip watch --out' or the live
 view's s key, and show them through the same views as a live stream, all
 at once: the last record is the current run, earlier ones are the dimmer
 rows and the heatmap's rows.
@@ -36,9 +24,27 @@ upstream", "⏸ 430ms path") and the hops panel takes the clocks' place.
 Press [ and ] to show another stream of the file. On quit it prints the
 file's summary; without a terminal, or with --no-tui or --json, it prints
 only the summary. --html FILE also writes the report as one HTML file
-(docs/html-report.md).`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html, relays) },
+(docs/html-report.md).`
+
+// viewExample is drip view's --help examples.
+var viewExample = `  drip view runs.jsonl
+  drip view runs.jsonl --no-tui --json
+  drip view runs.jsonl --no-tui --html report.html
+  drip view client.jsonl --relay relay.jsonl`
+
+func newViewCmd() *cobra.Command {
+	var (
+		out    outputFlags
+		html   string
+		relays []string
+	)
+	cmd := &cobra.Command{
+		Use:     "view FILE.jsonl [--relay RELAY.jsonl]",
+		Example: viewExample,
+		Short:   "Open saved records in the live view's panels",
+		Long:    viewLong,
+		Args:    cobra.ExactArgs(1),
+		RunE:    func(cmd *cobra.Command, args []string) error { return runView(cmd, args[0], &out, html, relays) },
 	}
 	cmd.Flags().StringArrayVar(&relays, "relay", nil, "a relay's record file of the same streams (drip record --out): each stall's owner, upstream or path (repeatable)")
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
