@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/ellipsis"
 	"github.com/driplab/drip/internal/redact"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -775,7 +775,7 @@ func HTTPError(status int, retryAfter string, body []byte) *record.Error {
 	default:
 		e.Class = record.ErrHTTP4xx
 	}
-	msg := ellipsis.Cut(strings.TrimSpace(adapters.ErrorMessage(body)), errorMessageLimit)
+	msg := textfmt.CutBytes(strings.TrimSpace(adapters.ErrorMessage(body)), errorMessageLimit)
 	e.Message = fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
 		e.Message += ": " + msg

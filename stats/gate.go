@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // Gate is one --fail-if condition: METRIC OP VALUE[UNIT]. A value with a
@@ -267,7 +269,7 @@ func Verdict(tripped bool) string {
 // gateFigure prints a gate's value as the report does (184.2 ms, a count
 // whole), apart from the threshold.
 func gateFigure(v, threshold float64, unit string) string {
-	f := FormatFloat(v)
+	f := textfmt.FormatFloat(v)
 	if unit != "ms" && v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		f = strconv.FormatFloat(v, 'f', 0, 64)
 	}

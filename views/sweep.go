@@ -8,9 +8,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -32,7 +32,7 @@ func SweepPanel(r *sweep.Result, width, height int, st *Styles) string {
 	table := strings.Join(rows, "\n")
 	switch beside := height - len(verdict); {
 	case width-tw-2 >= 3*sweepPlotMinW && beside >= 8:
-		top := besideAt(Fit(table, tw, beside), SweepPlots(pts, r.Kind, width-tw-2, beside, st), tw+2, beside)
+		top := besideAt(textfmt.Fit(table, tw, beside), SweepPlots(pts, r.Kind, width-tw-2, beside, st), tw+2, beside)
 		table = strings.Join(append([]string{top}, verdict...), "\n")
 	case height-len(rows)-len(verdict) >= 8:
 		table = strings.Join(append(rows, verdict...), "\n") + "\n" +
@@ -40,7 +40,7 @@ func SweepPanel(r *sweep.Result, width, height int, st *Styles) string {
 	default:
 		table = strings.Join(append(rows, verdict...), "\n")
 	}
-	return Fit(table, width, height)
+	return textfmt.Fit(table, width, height)
 }
 
 // sweepRows are the table's lines: the header and a row per level.
@@ -52,7 +52,7 @@ func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 	line := func(cells []string) string {
 		parts := make([]string, len(cells))
 		for j, c := range cells {
-			parts[j] = report.PadLeft(c, widths[j])
+			parts[j] = textfmt.PadLeft(c, widths[j])
 		}
 		return strings.Join(parts, "  ")
 	}
@@ -76,7 +76,7 @@ func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 		} else if r.Stopped != nil {
 			note = "not run"
 		}
-		out = append(out, st.Dim.Render(report.PadLeft(sweep.LevelNum(lv), widths[0])+"  ")+st.Dim.Render(note))
+		out = append(out, st.Dim.Render(textfmt.PadLeft(sweep.LevelNum(lv), widths[0])+"  ")+st.Dim.Render(note))
 	}
 	return out
 }
@@ -145,7 +145,7 @@ func sweepTitles(cols []sweep.Column) []string {
 // wrapLine cuts a long verdict into lines of the panel's width.
 func wrapLine(s string, width int, style interface{ Render(...string) string }) []string {
 	var out []string
-	for _, l := range wrapWords(sanitize.Line(s), max(width, 20)) {
+	for _, l := range textfmt.Wrap(sanitize.Line(s), max(width, 20)) {
 		out = append(out, style.Render(l))
 	}
 	return out
@@ -192,7 +192,7 @@ func SweepPlots(pts []SweepPoint, kind string, width, height int, st *Styles) st
 	for i, c := range cells[1:] {
 		out = besideAt(out, c, (i+1)*(w+2), height)
 	}
-	return Fit(out, width, height)
+	return textfmt.Fit(out, width, height)
 }
 
 // sweepPlot is one plot: the figure over the levels, labelled below.
@@ -207,7 +207,7 @@ func sweepPlot(pts []SweepPoint, get func(*SweepPoint) *float64, title string, i
 		}
 	}
 	if defined < 2 || height < 5 {
-		return Fit(st.Label.Render(title)+"\n"+st.Dim.Render("two levels make a line"), width, height)
+		return textfmt.Fit(st.Label.Render(title)+"\n"+st.Dim.Render("two levels make a line"), width, height)
 	}
 	labels := make([]string, len(pts))
 	for j := range pts {
@@ -228,13 +228,13 @@ func sweepPlot(pts []SweepPoint, get func(*SweepPoint) *float64, title string, i
 			if math.Abs(v) < 1e-9 {
 				v = 0
 			}
-			return report.FormatFloat(v)
+			return textfmt.FormatFloat(v)
 		}),
 	}
 	if st.Color {
 		opts = append(opts, asciigraph.SeriesColors([]asciigraph.AnsiColor{asciigraph.Green, asciigraph.Yellow, asciigraph.Red}[i%3]))
 	}
-	return Fit(asciigraph.Plot(series, opts...)+"\n"+st.Label.Render(title), width, height)
+	return textfmt.Fit(asciigraph.Plot(series, opts...)+"\n"+st.Label.Render(title), width, height)
 }
 
 // besideAt puts right beside left, which is padded to col columns.

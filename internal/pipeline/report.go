@@ -8,6 +8,7 @@ import (
 
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
@@ -158,7 +159,7 @@ func WriteSweep(w io.Writer, r *sweep.Result) {
 	if kind == sweep.KindConcurrency {
 		kind = "conc"
 	}
-	plots := views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), kind, report.Width, 11, &st), report.Width, 11)
+	plots := textfmt.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), kind, report.Width, 11, &st), report.Width, 11)
 	for l := range strings.Lines(plots) {
 		fmt.Fprintln(w, strings.TrimRight(l, " \n"))
 	}
