@@ -162,3 +162,24 @@ func CutBytes(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// Beside puts right beside left, whose lines are padded to col cells, in
+// at most height lines: two drawings side by side.
+func Beside(left, right string, col, height int) string {
+	l, r := strings.Split(left, "\n"), strings.Split(right, "\n")
+	out := make([]string, max(len(l), len(r)))
+	for i := range out {
+		a, b := "", ""
+		if i < len(l) {
+			a = l[i]
+		}
+		if i < len(r) {
+			b = r[i]
+		}
+		out[i] = a + strings.Repeat(" ", max(0, col-Width(a))) + b
+	}
+	if len(out) > height {
+		out = out[:height]
+	}
+	return strings.Join(out, "\n")
+}

@@ -42,6 +42,7 @@ func TestCells(t *testing.T) {
 		{Fit("abcdef\nx\ny", 4, 2), "abc…\nx   "}, {Fit("a", 2, 2), "a \n  "}, {Fit("a", 0, 2), ""},
 		{FitParts("run 1 · done · ttft 12", 14), "run 1 · done"}, {FitParts("abcdefgh", 5), "abcd…"},
 		{CutWords("Please try again later", 14), "Please try…"}, {CutWords("Pleasetryagain", 8), "Pleaset…"},
+		{Beside("ab\nc", "X\nY\nZ", 3, 2), "ab X\nc  Y"}, {Beside("abcd", "X", 2, 1), "abcdX"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
