@@ -56,7 +56,7 @@ type scalar struct {
 
 // countOf is the scalar of a whole count.
 func countOf(json string, n func(*Summary) int) scalar {
-	return scalar{json: json, count: true, get: func(s *Summary) *float64 { return ptr(float64(n(s))) }}
+	return scalar{json: json, count: true, get: func(s *Summary) *float64 { return new(float64(n(s))) }}
 }
 
 // scalars are the counts and single figures a gate can name.
@@ -90,7 +90,7 @@ func failedPct(s *Summary) *float64 {
 	if s.Streams.Attempted == 0 {
 		return nil
 	}
-	return ptr(100 * float64(s.Streams.Failed) / float64(s.Streams.Attempted))
+	return new(100 * float64(s.Streams.Failed) / float64(s.Streams.Attempted))
 }
 
 // ParseGate parses a gate expression such as "ttft.p95 > 800ms".
