@@ -38,7 +38,7 @@ Press r to run it again, n for the next scenario, ? for every key.
 Without a terminal, or with --no-tui or --json, it measures --runs streams
 and prints the headless report.
 
-` + strings.Join(textfmt.Lines(strings.Fields("Scenarios: "+strings.Join(fixtures.Names(), ", ")), " ", helpWidth, "", ""), "\n") + "\n\n" + gateAliasHelp,
+` + strings.Join(textfmt.Wrap("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth), "\n") + "\n\n" + gateAliasHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := fixtures.DefaultScenario
