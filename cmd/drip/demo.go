@@ -10,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
@@ -25,7 +26,7 @@ Press r to run it again, n for the next scenario, ? for every key.
 Without a terminal, or with --no-tui or --json, it measures --runs streams
 and prints the headless report.
 
-` + wrapWords("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth) + "\n\n" + gateAliasHelp
+` + strings.Join(textfmt.Wrap("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth), "\n") + "\n\n" + gateAliasHelp
 
 // demoExample is drip demo's --help examples.
 var demoExample = `  drip demo                      # the live view on mid-sentence-stall
