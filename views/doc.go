@@ -3,8 +3,8 @@
 //
 // Each panel is a function such as Gaps, Timeline, Histogram, Heatmap or
 // ClocksPanel that draws its data into a box of width × height terminal
-// cells and returns exactly that box (Fit), so a screen lays panels out
-// by joining their drawings (JoinColumns). Styles holds every style; its
+// cells and returns exactly that box, every line as wide, so a screen
+// lays panels out by joining their drawings (JoinColumns). Styles holds every style; its
 // zero value draws plain text, NewStyles a terminal's colours. The live
 // program (package tui) and the HTML report draw through these functions,
 // and their golden tests fix every panel at 40, 80 and 120 columns.

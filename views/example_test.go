@@ -10,9 +10,9 @@ import (
 )
 
 // Draw a stream's gaps into a box of 36 × 6 cells. Every drawing is a pure
-// function of its data and its box and is exactly that box (views.Fit),
-// so a screen places panels side by side and joins them; the zero Styles
-// draws plain text (NewStyles for a terminal's colours).
+// function of its data and its box and is exactly that box, so a screen
+// places panels side by side and joins them; the zero Styles draws plain
+// text (NewStyles for a terminal's colours).
 func ExampleGaps() {
 	r := &record.Record{V: record.RecordVersion, HTTPStatus: 200, DurationMS: 1000}
 	t := 150.0
