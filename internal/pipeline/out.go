@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -19,7 +18,7 @@ func WriteOut(stdout io.Writer, path string, b []byte) error {
 		}
 		return nil
 	}
-	f, err := probe.CreatePrivate(path)
+	f, err := record.CreatePrivate(path)
 	if err != nil {
 		return Cannot(fmt.Errorf("--out: %w", err))
 	}
