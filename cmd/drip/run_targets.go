@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -104,10 +106,10 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	}
 	warnInsecure(stderr, plans[0].Options)
 	if !useTUI(out) {
-		log := streamLog{w: stderr}
-		interleave(ctx, plans, func(i int, r *record.Record) {
+		log := progress.Log{W: stderr}
+		probe.Interleave(ctx, plans, func(i int, r *record.Record) {
 			recs.Add(r)
-			log.add("  "+compare.Letter(i)+" ", r)
+			log.Add("  "+compare.Letter(i)+" ", r)
 		})
 		return nil
 	}
@@ -115,7 +117,7 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		interleave(rctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
+		probe.Interleave(rctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
 		feed.Close()
 	})
 	m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
@@ -123,41 +125,6 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	cancel()
 	wg.Wait()
 	return err
-}
-
-// interleave runs the plans in turns: each turn a slice of every plan's
-// streams (its concurrency), target after target, numbered on from the
-// last turn and on one time axis, warmup in the first turn only.
-func interleave(ctx context.Context, plans []probe.Plan, sink func(i int, r *record.Record)) {
-	start := time.Now()
-	done := make([]int, len(plans))
-	next := make([]int, len(plans))
-	for turn := 0; ctx.Err() == nil; turn++ {
-		more := false
-		for i, base := range plans {
-			left := base.Runs - done[i]
-			if left <= 0 || ctx.Err() != nil {
-				continue
-			}
-			more = true
-			p := base
-			p.Runs = min(left, max(1, base.Concurrency))
-			p.FirstSeq, p.Start = next[i], start
-			if turn > 0 {
-				p.Warmup = 0
-			}
-			probe.Run(ctx, p, func(r *record.Record) {
-				next[i] = max(next[i], r.Seq+1)
-				if r.Phase != record.PhaseWarmup {
-					done[i]++
-				}
-				sink(i, r)
-			}, nil)
-		}
-		if !more {
-			return
-		}
-	}
 }
 
 // runTargetsHelp is the run command's word on several targets.
@@ -168,3 +135,45 @@ workload runs against each, interleaved in turns of --concurrency streams,
 and on a terminal the compare screen fills in live, baseline the first.
 Each target's summary and the comparison are printed at the end; --out
 FILE.jsonl writes one file per target (FILE-A.jsonl, FILE-B.jsonl).`
+
+// target is one system under test of watch or run: a URL with a model.
+type target struct {
+	name string // how the screen and the reports call it
+	t    probe.Target
+	o    probe.Options
+}
+
+// targets pairs the URLs with the -m values: none or one -m applies to
+// every URL, one per URL pairs them in order, and several with one URL
+// make one target per model.
+func (f *requestFlags) targets(ctx context.Context, urls []string) ([]target, error) {
+	models := f.models
+	switch {
+	case len(models) <= 1:
+		models = slices.Repeat([]string{strings.Join(models, "")}, len(urls)) // the one model, or none
+	case len(urls) == 1:
+		urls = slices.Repeat(urls, len(models))
+	case len(models) != len(urls):
+		return nil, usageErr("-m given %s for %s: give it once (every URL), once per URL, or several times with one URL", times(len(models)), stats.Count(len(urls), "URL"))
+	}
+	names := pipeline.TargetNames(urls, models)
+	out := make([]target, len(urls))
+	for i := range urls {
+		t, o, err := f.buildFor(ctx, urls[i], models[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = target{name: names[i], t: t, o: o}
+	}
+	return out, nil
+}
+
+// openTargets opens a pipeline per target: a --out file each
+// (pipeline.TargetPath), one --csv for all.
+func openTargets(ts []target, out *outputFlags) (*pipeline.Targets, error) {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.name
+	}
+	return pipeline.NewTargets(names, ts[0].o.StallMS, out.out, out.csv)
+}

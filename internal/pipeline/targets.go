@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -166,4 +168,57 @@ func (t *Targets) Unreached() int {
 		}
 	}
 	return -1
+}
+
+// TargetNames name targets by what tells them apart: the host (and path
+// when hosts repeat) and the model when models differ.
+func TargetNames(urls, models []string) []string {
+	hosts := make([]string, len(urls))
+	for i, raw := range urls {
+		hosts[i] = probe.RedactURL(raw)
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			hosts[i] = u.Host
+		}
+	}
+	sameHost := allEqual(hosts)
+	sameModel := allEqual(models)
+	// Hosts that repeat tell targets apart only with their paths, unless
+	// one host serves models that differ (the model then names them).
+	if !allDistinct(hosts) && (!sameHost || sameModel) {
+		for i, raw := range urls {
+			hosts[i] = probe.RedactURL(raw)
+		}
+	}
+	names := make([]string, len(urls))
+	for i := range urls {
+		var parts []string
+		if !sameHost || sameModel {
+			parts = append(parts, hosts[i])
+		}
+		if !sameModel && models[i] != "" {
+			parts = append(parts, models[i])
+		}
+		names[i] = strings.Join(parts, " ")
+	}
+	return names
+}
+
+func allEqual(s []string) bool {
+	for _, v := range s {
+		if v != s[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func allDistinct(s []string) bool {
+	seen := map[string]bool{}
+	for _, v := range s {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
 }
