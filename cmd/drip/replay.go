@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,20 +23,15 @@ var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic to
 
 // replayFlags are drip replay's flags.
 type replayFlags struct {
-	against             string
-	headers             []string
-	allowMethods        []string
-	out                 string
-	html                string
-	failIf              []string
-	asJSON, markdown    bool
-	noTUI               bool
-	concurrency         int
-	rate                float64
-	duration            time.Duration
-	timeout, idle, conn time.Duration
-	bounds              boundFlags
-	aws                 awsFlags
+	o                replay.Options // --against, the pacing and the timeouts
+	headers          []string
+	allowMethods     []string
+	out, html        string
+	failIf           []string
+	asJSON, markdown bool
+	noTUI            bool
+	bounds           boundFlags
+	aws              awsFlags
 }
 
 // replayLong and replayExample are drip replay's --help.
@@ -101,7 +95,7 @@ func newReplayCmd() *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return runReplay(cmd, args[0], &f) },
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
+	fs.StringVar(&f.o.Against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable), e.g. a key the recording left out")
 	fs.StringArrayVar(&f.allowMethods, "allow-method", nil, "also replay streams recorded with this method, e.g. PUT (repeatable; POST and GET always are)")
 	fs.StringVar(&f.out, "out", "", "write the replayed streams' records to this file (JSON Lines, mode 0600)")
@@ -110,12 +104,12 @@ func newReplayCmd() *cobra.Command {
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "print the comparison even on a terminal")
 	registerHTML(fs, &f.html)
-	fs.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
-	fs.Float64Var(&f.rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
-	fs.DurationVar(&f.duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
-	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
-	fs.DurationVar(&f.idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
-	fs.DurationVar(&f.conn, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
+	fs.IntVarP(&f.o.Concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
+	fs.Float64Var(&f.o.Rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
+	fs.DurationVar(&f.o.Duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
+	fs.DurationVar(&f.o.Probe.Timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
+	fs.DurationVar(&f.o.Probe.IdleTimeout, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
+	fs.DurationVar(&f.o.Probe.ConnectTimeout, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	f.bounds.register(fs, boundStops)
 	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
@@ -123,7 +117,7 @@ func newReplayCmd() *cobra.Command {
 }
 
 func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
-	if f.against == "" {
+	if f.o.Against == "" {
 		return usageErr("--against is required: the server to replay the recording against")
 	}
 	if f.asJSON && f.markdown {
@@ -148,7 +142,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if len(streams) == 0 {
 		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records, o.AllowMethods...))
 	}
-	if o.Sign, err = f.aws.signer(probe.Target{URL: f.against, Format: replay.SignedFormat(streams)}); err != nil {
+	if o.Sign, err = f.aws.signer(probe.Target{URL: f.o.Against, Format: replay.SignedFormat(streams)}); err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
@@ -181,13 +175,12 @@ func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 	return pl, html, err
 }
 
+// options are the replay's options: the flags bound to them, -H's
+// headers, the methods allowed and run's stream bounds, checked.
 func (f *replayFlags) options() (replay.Options, error) {
-	o := replay.Options{
-		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
-		Probe:        probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
-		AllowMethods: replay.UpperMethods(f.allowMethods),
-	}
-	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate)); err != nil {
+	o := f.o
+	o.Header, o.AllowMethods = http.Header{}, replay.UpperMethods(f.allowMethods)
+	if err := firstErr(intRange("--concurrency", o.Concurrency, 0, maxInFlight), rateRange(o.Rate)); err != nil {
 		return o, err
 	}
 	var err error
@@ -203,9 +196,6 @@ func (f *replayFlags) options() (replay.Options, error) {
 	}
 	if err := o.Check(); err != nil {
 		return o, usageErr("%v", err)
-	}
-	if f.timeout <= 0 || f.idle <= 0 || f.conn <= 0 {
-		return o, usageErr("--timeout, --idle-timeout and --connect-timeout must be positive")
 	}
 	return o, nil
 }

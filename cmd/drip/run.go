@@ -363,16 +363,21 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 		return err
 	}
 	defer pl.Close()
-	ctx = pl.StopOnWriteError(ctx)
-	// The runner calls the sink from one goroutine at a time; the figures
-	// are read after the screen's Wait, once that goroutine has ended.
-	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: plan.Describe()}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(plan.Options)})
+	rc := tui.RunConfig{Plan: plan, Workload: pipeline.WorkloadOf(&plan, version), Load: plan.Describe()}
+	return runScreen(pl.StopOnWriteError(ctx), stdout, stderr, rc, &plan, pl, out, opts...)
+}
+
+// runScreen runs the run screen (rc: a plan, or a sweep of base) with its
+// records going to pl, then reports what was recorded. The runner calls
+// the sink from one goroutine at a time; the figures are read after the
+// screen's Wait, once that goroutine has ended.
+func runScreen(ctx context.Context, stdout, stderr io.Writer, rc tui.RunConfig, base *probe.Plan, pl *pipeline.Pipeline, out *outputFlags, opts ...tea.ProgramOption) error {
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: base.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(base.Options)})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}
 	st, stopped := m.RunResult()
-	return pl.Report(stdout, stderr, out.report(&plan, &st, nil, stopped))
+	return pl.Report(stdout, stderr, out.report(base, &st, m.SweepResult(), stopped))
 }
 
 // preparePlan fills what a plan needs to be reported on.
@@ -388,7 +393,7 @@ func preparePlan(plan *probe.Plan) {
 // report is how a run of plan is reported, by the output flags.
 func (f *outputFlags) report(plan *probe.Plan, st *stats.RunStats, sw *sweep.Result, interrupted bool) pipeline.Run {
 	return pipeline.Run{
-		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown, Quiet: f.quiet,
+		Stats: st, Workload: pipeline.WorkloadOf(plan, version), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown, Quiet: f.quiet,
 		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL), HTML: f.html,
 	}
 }
@@ -423,6 +428,3 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	warnInsecure(stderr, plan.Options)
 	return pl, nil
 }
-
-// workloadOf describes a plan for the summary.
-func workloadOf(p *probe.Plan) stats.Workload { return pipeline.WorkloadOf(p, version) }

@@ -51,17 +51,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	if err := runInterleaved(ctx, stderr, ts, plans, recs, out); err != nil {
 		return err
 	}
-	err = recs.Report(cmd.OutOrStdout(), stderr, out.gates, func(i int, _ *record.Record) stats.Workload {
-		w := workloadOf(&plans[i])
-		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", stats.Count(len(plans)-1, "other target"), max(1, plans[i].Concurrency))
-		return w
-	})
-	// As with one target: a target no stream reached is a run that could
-	// not be carried out (the report is printed all the same).
-	if i := recs.Unreached(); (err == nil || err == errGateTripped) && ctx.Err() == nil && i >= 0 {
-		return cannotErr(fmt.Errorf("no response from %s (%s): every stream failed before headers", ts[i].name, probe.RedactURL(ts[i].t.URL)))
-	}
-	return err
+	return recs.ReportInterleaved(cmd.OutOrStdout(), stderr, out.gates, plans, version, ctx.Err() != nil)
 }
 
 // checkTargetFlags refuses what several targets cannot do.
@@ -106,11 +96,7 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	}
 	warnInsecure(stderr, plans[0].Options)
 	if !useTUI(out) {
-		log := progress.Log{W: stderr}
-		probe.Interleave(ctx, plans, func(i int, r *record.Record) {
-			recs.Add(r)
-			log.Add("  "+compare.Letter(i)+" ", r)
-		})
+		progress.Interleave(ctx, stderr, plans, func(_ int, r *record.Record) { recs.Add(r) })
 		return nil
 	}
 	feed := tui.NewCompareFeed(recs.Names)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -135,11 +134,6 @@ func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, 
 	shown := sp.Base
 	shown.Runs *= len(sp.Levels)
 	shown.Duration *= time.Duration(len(sp.Levels))
-	rc := tui.RunConfig{Plan: shown, Workload: workloadOf(&sp.Base), Load: sp.Describe(), Sweep: &sp}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: sp.Base.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(sp.Base.Options)})
-	if err := runProgram(ctx, m, opts...); err != nil {
-		return err
-	}
-	st, stopped := m.RunResult()
-	return pl.Report(stdout, stderr, out.report(&sp.Base, &st, m.SweepResult(), stopped))
+	rc := tui.RunConfig{Plan: shown, Workload: pipeline.WorkloadOf(&sp.Base, version), Load: sp.Describe(), Sweep: &sp}
+	return runScreen(ctx, stdout, stderr, rc, &sp.Base, pl, out, opts...)
 }

@@ -159,15 +159,26 @@ func (t *Targets) judge(stderr io.Writer, gates []stats.Gate) error {
 	return tripped
 }
 
-// Unreached is the first target no stream reached (a run that could not
-// be carried out against it), or -1.
-func (t *Targets) Unreached() int {
+// ReportInterleaved is Report for plans run in interleaved turns
+// (probe.Interleave), one per target: each target's workload says so. As
+// with one target, a target no stream reached is a run that could not be
+// carried out (exit 3, the report printed all the same) unless the run
+// was interrupted.
+func (t *Targets) ReportInterleaved(stdout, stderr io.Writer, gates []stats.Gate, plans []probe.Plan, version string, interrupted bool) error {
+	err := t.Report(stdout, stderr, gates, func(i int, _ *record.Record) stats.Workload {
+		w := WorkloadOf(&plans[i], version)
+		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", stats.Count(len(plans)-1, "other target"), max(1, plans[i].Concurrency))
+		return w
+	})
+	if (err != nil && err != ErrGateTripped) || interrupted {
+		return err
+	}
 	for i, p := range t.P {
 		if len(p.Records()) > 0 && !p.Reached() {
-			return i
+			return Cannot(fmt.Errorf("no response from %s (%s): every stream failed before headers", t.Names[i], probe.RedactURL(plans[i].Target.URL)))
 		}
 	}
-	return -1
+	return err
 }
 
 // TargetNames name targets by what tells them apart: the host (and path

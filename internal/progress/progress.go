@@ -1,7 +1,8 @@
 // Package progress carries out a run without a screen and says how it
 // goes on stderr: a line per stream when one runs at a time (numbered as
-// every screen numbers streams), a line of counts a second under load, and
-// a line per level of a sweep as it ends.
+// every screen numbers streams, lettered by target when several take
+// turns), a line of counts a second under load, and a line per level of a
+// sweep as it ends.
 package progress
 
 import (
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
@@ -56,6 +58,17 @@ func Sweep(ctx context.Context, w io.Writer, sp sweep.Plan, sink func(*record.Re
 	})
 	stopTicker()
 	return res, st
+}
+
+// Interleave runs the plans in turns (probe.Interleave), each record to
+// sink with its plan's index as it ends and a line on w, after the plan's
+// letter.
+func Interleave(ctx context.Context, w io.Writer, plans []probe.Plan, sink func(i int, r *record.Record)) {
+	log := Log{W: w}
+	probe.Interleave(ctx, plans, func(i int, r *record.Record) {
+		sink(i, r)
+		log.Add("  "+compare.Letter(i)+" ", r)
+	})
 }
 
 // num is a level line's figure: one decimal, — when undefined.
