@@ -83,8 +83,8 @@ type workloadFlags struct {
 	concurrency int
 	rate        float64
 	// The flags' values: one level, or a sweep's levels.
-	concurrencyLevels levelsFlag
-	rateLevels        levelsFlag
+	concurrencyLevels sweep.Levels
+	rateLevels        sweep.Levels
 	arrival           string
 	duration          time.Duration
 	maxInflight       int
@@ -97,7 +97,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	// wrong with --duration, which makes it no limit.
 	fs.IntVarP(&f.runs, "runs", "n", 0, fmt.Sprintf("measured streams in all (default %d; with --duration: no limit, or at most this many; 0 = no limit)", defaultRuns))
 	fs.IntVar(&f.warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
-	f.concurrencyLevels.whole = true
+	f.concurrencyLevels.Whole = true
 	fs.VarP(&f.concurrencyLevels, "concurrency", "c", "closed loop: keep this many streams in flight (default 1); a rising list 1,2,4,8 sweeps them")
 	fs.Var(&f.rateLevels, "rate", "open loop: start this many streams per second, whatever the server does; a rising list 1,2,5,10 sweeps them")
 	fs.StringVar(&f.arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
@@ -111,7 +111,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 // (probe.Plan.Validate). What is checked here is only how the flags go
 // together.
 func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
-	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
+	f.concurrency, f.rate = int(f.concurrencyLevels.First(1)), f.rateLevels.First(0)
 	switch {
 	case f.maxInflight < 1:
 		return intRange("--max-inflight", f.maxInflight, 1, probe.MaxInFlight)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -17,7 +15,6 @@ import (
 	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -64,7 +61,7 @@ func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) 
 	if out.json {
 		return errJSONOneTarget
 	}
-	if len(load.concurrencyLevels.vals) > 1 {
+	if len(load.concurrencyLevels.Vals) > 1 {
 		return usageErr("several targets run interleaved turns of --runs: a --concurrency sweep takes one target")
 	}
 	return nil
@@ -129,20 +126,13 @@ type target struct {
 	o    probe.Options
 }
 
-// targets pairs the URLs with the -m values: none or one -m applies to
-// every URL, one per URL pairs them in order, and several with one URL
-// make one target per model.
+// targets are the URLs paired with the -m values (pipeline.PairTargets),
+// each built into a probe target with the request flags.
 func (f *requestFlags) targets(ctx context.Context, urls []string) ([]target, error) {
-	models := f.models
-	switch {
-	case len(models) <= 1:
-		models = slices.Repeat([]string{strings.Join(models, "")}, len(urls)) // the one model, or none
-	case len(urls) == 1:
-		urls = slices.Repeat(urls, len(models))
-	case len(models) != len(urls):
-		return nil, usageErr("-m given %s for %s: give it once (every URL), once per URL, or several times with one URL", times(len(models)), stats.Count(len(urls), "URL"))
+	urls, models, names, err := pipeline.PairTargets(urls, f.models)
+	if err != nil {
+		return nil, err
 	}
-	names := pipeline.TargetNames(urls, models)
 	out := make([]target, len(urls))
 	for i := range urls {
 		t, o, err := f.buildFor(ctx, urls[i], models[i])

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -15,45 +14,6 @@ import (
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/tui"
 )
-
-// levelsFlag is --concurrency or --rate: one value is a run at that load,
-// a comma list (1,2,4,8) a sweep of them (sweep.ParseLevels), each value
-// checked as it is parsed, so a bad one is a usage error naming the flag.
-type levelsFlag struct {
-	vals  []float64
-	whole bool // concurrency: whole numbers, at least 1
-}
-
-func (l *levelsFlag) String() string {
-	s := make([]string, len(l.vals))
-	for i, v := range l.vals {
-		s[i] = sweep.LevelNum(v)
-	}
-	return strings.Join(s, ",")
-}
-
-func (l *levelsFlag) Type() string {
-	if l.whole {
-		return "N[,N...]"
-	}
-	return "R[,R...]"
-}
-
-func (l *levelsFlag) Set(s string) error {
-	vals, err := sweep.ParseLevels(s, l.whole)
-	if err == nil {
-		l.vals = vals
-	}
-	return err
-}
-
-// first is the flag's value outside a sweep (def when not given).
-func (l *levelsFlag) first(def float64) float64 {
-	if len(l.vals) == 0 {
-		return def
-	}
-	return l.vals[0]
-}
 
 // sweepFlags shape a sweep: how long each level runs and when to stop.
 type sweepFlags struct {
@@ -72,9 +32,9 @@ func (f *sweepFlags) register(fs *pflag.FlagSet, out *outputFlags) {
 // sweepPlan reads the sweep flags: nil when the run is no sweep (one
 // level, no per-level flag). It sets base's runs and duration per level.
 func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags, base *probe.Plan) (*sweep.Plan, error) {
-	levels, kind := load.concurrencyLevels.vals, sweep.KindConcurrency
+	levels, kind := load.concurrencyLevels.Vals, sweep.KindConcurrency
 	if base.Rate > 0 {
-		levels, kind = load.rateLevels.vals, sweep.KindRate
+		levels, kind = load.rateLevels.Vals, sweep.KindRate
 	}
 	perLevel := fs.Changed("runs-per-level") || fs.Changed("duration-per-level")
 	switch {

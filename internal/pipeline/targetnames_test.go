@@ -22,3 +22,23 @@ func TestTargetNamesTellTargetsApart(t *testing.T) {
 		}
 	}
 }
+
+// PairTargets gives one -m to every URL, pairs one per URL in order, makes
+// a target per model of one URL, and refuses any other count.
+func TestPairTargets(t *testing.T) {
+	for _, tc := range []struct {
+		urls, models, wantURLs, wantModels []string
+	}{
+		{[]string{"http://a", "http://b"}, nil, []string{"http://a", "http://b"}, []string{"", ""}},
+		{[]string{"http://a", "http://b"}, []string{"m"}, []string{"http://a", "http://b"}, []string{"m", "m"}},
+		{[]string{"http://a"}, []string{"x", "y"}, []string{"http://a", "http://a"}, []string{"x", "y"}},
+	} {
+		urls, models, names, err := PairTargets(tc.urls, tc.models)
+		if err != nil || !slices.Equal(urls, tc.wantURLs) || !slices.Equal(models, tc.wantModels) || len(names) != len(urls) {
+			t.Errorf("%q %q: %q %q %q %v", tc.urls, tc.models, urls, models, names, err)
+		}
+	}
+	if _, _, _, err := PairTargets([]string{"http://a", "http://b", "http://c"}, []string{"x", "y"}); err == nil || err.Error() != "-m given 2 times for 3 URLs: give it once (every URL), once per URL, or several times with one URL" {
+		t.Errorf("2 models for 3 URLs: %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -179,6 +180,22 @@ func (t *Targets) ReportInterleaved(stdout, stderr io.Writer, gates []stats.Gate
 		}
 	}
 	return err
+}
+
+// PairTargets pairs URLs with models (-m): none or one model applies to
+// every URL, one per URL pairs them in order, and several with one URL
+// make one target per model. It returns each target's URL and model, and
+// its name (TargetNames); any other count is a usage error.
+func PairTargets(urls, models []string) (targetURLs, targetModels, names []string, err error) {
+	switch {
+	case len(models) <= 1:
+		models = slices.Repeat([]string{strings.Join(models, "")}, len(urls)) // the one model, or none
+	case len(urls) == 1:
+		urls = slices.Repeat(urls, len(models))
+	case len(models) != len(urls):
+		return nil, nil, nil, Usage("-m given %d times for %s: give it once (every URL), once per URL, or several times with one URL", len(models), stats.Count(len(urls), "URL"))
+	}
+	return urls, models, TargetNames(urls, models), nil
 }
 
 // TargetNames name targets by what tells them apart: the host (and path

@@ -14,27 +14,59 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// ParseLevels reads a load's levels, --concurrency or --rate: one value
-// is a run at that load, a rising comma list (1,2,4,8) a sweep of them.
-// whole is concurrency: whole numbers, at least 1; else rates in
-// probe's range.
-func ParseLevels(s string, whole bool) ([]float64, error) {
+// Levels are a load's levels as the command line gives them
+// (--concurrency, --rate): one value is a run at that load, a rising comma
+// list (1,2,4,8) a sweep of them. As a flag's value (String, Set, Type)
+// every value is checked as it is parsed, so a bad one is an error naming
+// the flag.
+type Levels struct {
+	Vals  []float64
+	Whole bool // concurrency: whole numbers, at least 1; else rates in probe's range
+}
+
+func (l *Levels) String() string {
+	s := make([]string, len(l.Vals))
+	for i, v := range l.Vals {
+		s[i] = LevelNum(v)
+	}
+	return strings.Join(s, ",")
+}
+
+// Type is the value's shape in --help.
+func (l *Levels) Type() string {
+	if l.Whole {
+		return "N[,N...]"
+	}
+	return "R[,R...]"
+}
+
+// Set parses s, the flag's value.
+func (l *Levels) Set(s string) error {
 	var vals []float64
 	for _, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
 		switch {
 		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
-			return nil, fmt.Errorf("%q is not a finite number", part)
-		case whole && (v < 1 || v != math.Trunc(v) || v > 1e6):
-			return nil, fmt.Errorf("%q: must be at least 1, a whole number of streams", part)
-		case !whole && (v < probe.MinRate || v > probe.MaxRate):
-			return nil, fmt.Errorf("%q: must be a positive number of streams per second, from 0.001 to 1000000", part)
+			return fmt.Errorf("%q is not a finite number", part)
+		case l.Whole && (v < 1 || v != math.Trunc(v) || v > 1e6):
+			return fmt.Errorf("%q: must be at least 1, a whole number of streams", part)
+		case !l.Whole && (v < probe.MinRate || v > probe.MaxRate):
+			return fmt.Errorf("%q: must be a positive number of streams per second, from 0.001 to 1000000", part)
 		case len(vals) > 0 && v <= vals[len(vals)-1]:
-			return nil, fmt.Errorf("%q: a sweep's levels must rise, e.g. 1,2,4,8", part)
+			return fmt.Errorf("%q: a sweep's levels must rise, e.g. 1,2,4,8", part)
 		}
 		vals = append(vals, v)
 	}
-	return vals, nil
+	l.Vals = vals
+	return nil
+}
+
+// First is the value outside a sweep (def when none was given).
+func (l *Levels) First(def float64) float64 {
+	if len(l.Vals) == 0 {
+		return def
+	}
+	return l.Vals[0]
 }
 
 // Validate checks how long each level runs (Base's Runs and Duration,
