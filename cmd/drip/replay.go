@@ -205,26 +205,32 @@ func (f *replayFlags) options() (replay.Options, error) {
 // the comparison and its bootstrap). Quitting stops the replay; the gates
 // are judged on what was replayed, and stderr says how much that was.
 func replayLive(ctx context.Context, stdout, stderr io.Writer, s *replay.Session) error {
-	ctx, cancel := context.WithCancel(s.Records.StopOnWriteError(ctx))
-	defer cancel()
 	feed := tui.NewCompareFeedBy([]string{s.Recorded.Label, "replayed"}, func(runs [][]*record.Record, closed bool) *compare.Comparison {
 		return s.Live(runs[1], closed)
 	})
 	for _, r := range s.Recorded.Records {
 		feed.Add(0, r) // the status line counts the recording's streams too
 	}
-	var wg sync.WaitGroup
 	var st stats.RunStats
-	wg.Go(func() {
+	cut, err := runCompareScreen(s.Records.StopOnWriteError(ctx), feed, tui.Config{Color: os.Getenv("NO_COLOR") == ""}, func(ctx context.Context) {
 		st = replay.Run(ctx, s.Recorded.Records, s.Options, func(r *record.Record) { s.Records.Add(r); feed.Add(1, r) })
-		feed.Close()
 	})
-	err := runProgram(ctx, tui.NewLiveCompare(ctx, feed, tui.Config{Color: os.Getenv("NO_COLOR") == ""}))
-	cut := !feed.Closed()
-	cancel()
-	wg.Wait()
 	if err != nil {
 		return err
 	}
 	return s.Ended(stdout, stderr, st, cut)
+}
+
+// runCompareScreen runs the compare screen on feed while run measures, in
+// a goroutine of its own, the feed closed when it returns. Leaving the
+// screen cancels run and waits for it; cut says it had not ended.
+func runCompareScreen(ctx context.Context, feed *tui.CompareFeed, cfg tui.Config, run func(context.Context)) (cut bool, err error) {
+	rctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { run(rctx); feed.Close() })
+	err = runProgram(ctx, tui.NewLiveCompare(ctx, feed, cfg))
+	cut = !feed.Closed()
+	cancel()
+	wg.Wait()
+	return cut, err
 }

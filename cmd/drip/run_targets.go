@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -97,16 +96,9 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 		return nil
 	}
 	feed := tui.NewCompareFeed(recs.Names)
-	rctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		probe.Interleave(rctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
-		feed.Close()
+	_, err := runCompareScreen(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""}, func(ctx context.Context) {
+		probe.Interleave(ctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
 	})
-	m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
-	err := runProgram(ctx, m)
-	cancel()
-	wg.Wait()
 	return err
 }
 
