@@ -21,8 +21,8 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/testenv"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -82,7 +82,7 @@ var (
 )
 
 // msLabel is how the report labels a stall under a second.
-func msLabel(v float64) string { return report.FormatFloat(v) + " ms" }
+func msLabel(v float64) string { return textfmt.FormatFloat(v) + " ms" }
 
 // TestHTMLReportMatchesTheRecords runs streams with stalls against the
 // fixture server with --html and reads the page Chromium built: a row per
@@ -155,7 +155,7 @@ func checkClocks(t *testing.T, dom string, m stats.Metrics) {
 	}
 	for label, key := range map[string]string{"ttft ms": "ttft_ms", "gap ms": "gap_ms", "e2e ms": "e2e_ms", "tail ms": "tail_ms"} {
 		d := m[key]
-		want := []string{strconv.Itoa(d.N), report.Num(d.Min), report.Num(d.P50), report.Num(d.P90), report.Num(d.P95), report.Num(d.P99), report.Num(d.Max), report.Num(d.Mean)}
+		want := []string{strconv.Itoa(d.N), textfmt.Num(d.Min), textfmt.Num(d.P50), textfmt.Num(d.P90), textfmt.Num(d.P95), textfmt.Num(d.P99), textfmt.Num(d.Max), textfmt.Num(d.Mean)}
 		if got := byLabel[label]; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("clocks row %s: %q, want %q", label, got, want)
 		}
@@ -426,7 +426,7 @@ func TestHTMLCompareAndSweep(t *testing.T) {
 			d := r.Deltas[1]
 			ci := ""
 			if d.CI != nil {
-				ci = "[" + report.Num(&d.CI.Lo) + ", " + report.Num(&d.CI.Hi) + "]"
+				ci = "[" + textfmt.Num(&d.CI.Lo) + ", " + textfmt.Num(&d.CI.Hi) + "]"
 			}
 			want = append(want, []string{r.Label, compare.FormatValue(r, r.Values[0]), compare.FormatValue(r, r.Values[1]),
 				strings.TrimSpace(compare.FormatDeltaAbs(r, d) + " " + compare.Marks(d)), compare.FormatDeltaPct(d), ci})

@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/internal/ellipsis"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/telemetry"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 )
 
@@ -109,7 +109,7 @@ func otlpErrorLines(err error) []string {
 	mask := telemetry.HeaderSecrets()
 	lines := make([]string, 0, len(errs))
 	for _, e := range errs {
-		lines = append(lines, ellipsis.Cut(sanitize.Line(mask.String(e.Error())), otlpErrorLine))
+		lines = append(lines, textfmt.CutBytes(sanitize.Line(mask.String(e.Error())), otlpErrorLine))
 	}
 	return lines
 }
