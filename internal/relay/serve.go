@@ -39,6 +39,7 @@ type Recording struct {
 // tell of.
 type RecordsLost struct{ error }
 
+// Unwrap is the write that failed.
 func (e RecordsLost) Unwrap() error { return e.error }
 
 // Serve runs the proxy on rec until ctx is done or a record cannot be

@@ -24,6 +24,7 @@ type Levels struct {
 	Whole bool // concurrency: whole numbers, at least 1; else rates in probe's range
 }
 
+// String is the levels as the flag takes them: 1,2,4,8.
 func (l *Levels) String() string {
 	s := make([]string, len(l.Vals))
 	for i, v := range l.Vals {
