@@ -8,12 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/calibrate"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
 )
 
 func newCalibrateCmd() *cobra.Command {
 	var (
-		levels     = levelsFlag{vals: []float64{1, 10, 100}, whole: true} // run's -c shape
+		levels     = sweep.Levels{Vals: []float64{1, 10, 100}, Whole: true} // run's -c shape
 		rounds     int
 		serverProc bool
 	)
@@ -24,7 +25,7 @@ func newCalibrateCmd() *cobra.Command {
 		Long:    calibrateLong,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), levels.vals, rounds, serverProc)
+			return runCalibrate(cmd.Context(), cmd.OutOrStdout(), levels.Vals, rounds, serverProc)
 		},
 	}
 	cmd.Flags().VarP(&levels, "concurrency", "c", "concurrent streams at each level, a rising list")

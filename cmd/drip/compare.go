@@ -9,6 +9,7 @@ import (
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
@@ -62,7 +63,7 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
-	levels := sweepOfInputs(f.by, inputs)
+	levels := sweep.OfInputs(f.by, inputs)
 	if f.by != "" {
 		if inputs, err = compare.GroupBy(inputs, f.by); err != nil {
 			return usageErr("%v", err)
