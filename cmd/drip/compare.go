@@ -6,10 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
@@ -55,23 +53,9 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
-	labels := f.labels
-	if len(labels) == 0 {
-		labels = compare.DefaultLabels(args)
-	}
-	inputs, err := pipeline.ReadAll(args, labels, cmd.ErrOrStderr())
+	c, levels, err := pipeline.CompareFiles(args, f.labels, f.by, gates, cmd.ErrOrStderr())
 	if err != nil {
 		return err
-	}
-	levels := sweep.OfInputs(f.by, inputs)
-	if f.by != "" {
-		if inputs, err = compare.GroupBy(inputs, f.by); err != nil {
-			return usageErr("%v", err)
-		}
-	}
-	c, err := compare.New(inputs, compare.Options{Gates: gates})
-	if err != nil {
-		return usageErr("%v", err)
 	}
 	if err := writeComparisonHTML(f.html, c, levels); err != nil {
 		return err

@@ -9,6 +9,33 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
+// CompareFiles reads the record files at paths, named by labels (by
+// their file names when none are given), pools and groups their records
+// by the field by when it is set (compare --by), and compares them under
+// gates. The sweep is the levels a --by level comparison recomputes, nil
+// otherwise. A file read as Read reads it; a grouping or a comparison
+// refused is a usage error.
+func CompareFiles(paths, labels []string, by string, gates []stats.Gate, stderr io.Writer) (*compare.Comparison, *sweep.Result, error) {
+	if len(labels) == 0 {
+		labels = compare.DefaultLabels(paths)
+	}
+	inputs, err := ReadAll(paths, labels, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	levels := sweep.OfInputs(by, inputs)
+	if by != "" {
+		if inputs, err = compare.GroupBy(inputs, by); err != nil {
+			return nil, nil, Usage("%v", err)
+		}
+	}
+	c, err := compare.New(inputs, compare.Options{Gates: gates})
+	if err != nil {
+		return nil, nil, Usage("%v", err)
+	}
+	return c, levels, nil
+}
+
 // ParseBaselineGates reads every --fail-if of a command with a baseline
 // (compare, replay): relative gates ('+10%') are allowed. An error is a
 // usage error naming the flag.

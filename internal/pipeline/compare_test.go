@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"errors"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,5 +18,26 @@ func TestParseBaselineGates(t *testing.T) {
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.HasPrefix(err.Error(), `--fail-if: gate "nonsense"`) {
 		t.Errorf("a bad gate: %v, want exit 2 naming --fail-if", err)
+	}
+}
+
+// CompareFiles names runs by their files unless told, groups by a field,
+// and says a missing file (exit 2) as Read does.
+func TestCompareFiles(t *testing.T) {
+	steady, stall := filepath.Join("..", "compare", "testdata", "steady.jsonl"), filepath.Join("..", "compare", "testdata", "stall.jsonl")
+	c, levels, err := CompareFiles([]string{steady, stall}, nil, "", nil, io.Discard)
+	if err != nil || len(c.Runs) != 2 || c.Runs[0].Label != "steady.jsonl" || c.Runs[1].Label != "stall.jsonl" || levels != nil {
+		t.Fatalf("runs %v, levels %v, %v", c, levels, err)
+	}
+	if c, _, err = CompareFiles([]string{steady, stall}, []string{"a", "b"}, "", nil, io.Discard); err != nil || c.Runs[1].Label != "b" {
+		t.Errorf("labels given: %v", err)
+	}
+	if c, _, err = CompareFiles([]string{steady, stall}, nil, "model", nil, io.Discard); err != nil || len(c.Runs) != 2 {
+		t.Errorf("--by model: %v", err)
+	}
+	_, _, err = CompareFiles([]string{steady, "missing.jsonl"}, nil, "", nil, io.Discard)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("a missing file: %v, want exit 2 naming it", err)
 	}
 }
