@@ -1,14 +1,9 @@
 package main
 
 import (
-	"io"
-
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/record"
 )
 
 func newHopsCmd() *cobra.Command {
@@ -27,7 +22,7 @@ func newHopsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := hopsReport(args[0], in.Records, args[1:], cmd.ErrOrStderr())
+			rep, err := pipeline.ReadRelays(args[0], in.Records, args[1:], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -43,28 +38,6 @@ func newHopsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print the verdict and the per-stream table as Markdown")
 	return cmd
-}
-
-// hopsReport puts the client's records (read from client) beside the
-// relays' files (drip hops, drip view --relay); nil without any. A file
-// that does not belong is a usage error naming it.
-func hopsReport(client string, recs []*record.Record, relays []string, stderr io.Writer) (*hops.Report, error) {
-	if len(relays) == 0 {
-		return nil, nil
-	}
-	ins, err := pipeline.ReadAll(relays, relays, stderr)
-	if err != nil {
-		return nil, err
-	}
-	files := make([]hops.File, len(ins))
-	for i, in := range ins {
-		files[i] = hops.File{Name: sanitize.Line(in.Source), Records: in.Records} // the report prints it
-	}
-	rep, err := hops.Analyse(hops.File{Name: sanitize.Line(client), Records: recs}, files)
-	if err != nil { // a *hops.FileError, naming the file
-		return nil, usageErr("%v", err)
-	}
-	return rep, nil
 }
 
 // hopsLong is drip hops' --help text.

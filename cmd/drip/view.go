@@ -63,7 +63,7 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string,
 	}
 	recs := in.Records
 	stallMS := recs[len(recs)-1].StallMS
-	rep, err := hopsReport(path, recs, relays, cmd.ErrOrStderr())
+	rep, err := pipeline.ReadRelays(path, recs, relays, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

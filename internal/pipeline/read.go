@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -82,4 +83,27 @@ func ReadAll(paths, labels []string, stderr io.Writer) ([]compare.Input, error) 
 		}
 	}
 	return inputs, nil
+}
+
+// ReadRelays puts a client's records (read from the file client) beside
+// the relays' record files (drip hops, drip view --relay); nil without
+// any. A relay file is read as Read reads it; one that does not belong is
+// a usage error naming it.
+func ReadRelays(client string, recs []*record.Record, relays []string, stderr io.Writer) (*hops.Report, error) {
+	if len(relays) == 0 {
+		return nil, nil
+	}
+	ins, err := ReadAll(relays, relays, stderr)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]hops.File, len(ins))
+	for i, in := range ins {
+		files[i] = hops.File{Name: sanitize.Line(in.Source), Records: in.Records} // the report prints it
+	}
+	rep, err := hops.Analyse(hops.File{Name: sanitize.Line(client), Records: recs}, files)
+	if err != nil { // a *hops.FileError, naming the file
+		return nil, Usage("%v", err)
+	}
+	return rep, nil
 }
