@@ -113,7 +113,6 @@ var (
 	kindBody      = userfile.Kind{What: "a request body", Limit: 32 << 20}
 	kindBodyStdin = userfile.Kind{What: kindBody.What, Limit: kindBody.Limit, Stdin: true}
 	kindConfig    = userfile.Kind{What: "a config file", Limit: 1 << 20}
-	kindSummary   = userfile.Kind{What: "a summary", Limit: 64 << 20}
 )
 
 // body fills the target's fixed body (--body, -d) or the fields merged

@@ -1,19 +1,9 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/fleet"
-	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/userfile"
-	"github.com/driplab/drip/stats"
 )
 
 func newMergeCmd() *cobra.Command {
@@ -28,38 +18,18 @@ func newMergeCmd() *cobra.Command {
 		Example: mergeExample,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if summaries {
-				return mergeSummaries(cmd.Context(), cmd.OutOrStdout(), args, out)
+			switch {
+			case summaries:
+				return fleet.MergeSummaryFiles(cmd.Context(), args, out, cmd.OutOrStdout())
+			case out == "":
+				return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
 			}
-			return mergeRecords(cmd.ErrOrStderr(), args, out)
+			return fleet.MergeFiles(args, out, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the merged record file (JSON Lines, mode 0600), required when merging records; with --summaries the merged summary, stdout when --out is not given")
 	cmd.Flags().BoolVar(&summaries, "summaries", false, "merge --json summaries (their histograms) instead of record files")
 	return cmd
-}
-
-// mergeRecords merges the record files at paths into out.
-func mergeRecords(stderr io.Writer, paths []string, out string) error {
-	if out == "" {
-		return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
-	}
-	inputs, err := pipeline.ReadAll(paths, paths, stderr)
-	if errors.Is(err, pipeline.ErrNoRecords) {
-		return pipeline.Cannot(fmt.Errorf("%w: a host that recorded nothing; leave the file out to merge the others", err))
-	}
-	if err != nil {
-		return err
-	}
-	recs, err := fleet.MergeRecords(inputs)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if err := pipeline.WriteRecords(out, recs); err != nil {
-		return err
-	}
-	fleet.WriteNotes(stderr, inputs, recs, out)
-	return nil
 }
 
 // mergeLong is drip merge's --help text.
@@ -96,28 +66,3 @@ var mergeExample = `  drip merge host-a.jsonl host-b.jsonl --out all.jsonl
   drip merge --summaries host-a.json host-b.json --out all.json
   drip compare --by host all.jsonl
   drip merge shard-*.jsonl --out run.jsonl && drip view run.jsonl`
-
-// mergeSummaries reads --json summaries and writes their pooled summary.
-func mergeSummaries(ctx context.Context, stdout io.Writer, paths []string, out string) error {
-	sums := make([]stats.Summary, len(paths))
-	for i, p := range paths {
-		b, err := userfile.Read(ctx, p, kindSummary, nil)
-		if err != nil {
-			return usageErr("--summaries %v", err)
-		}
-		// A file that opens but is no summary is exit 3, as a record file
-		// that does not parse.
-		if sums[i], err = fleet.ReadSummary(b, sanitize.Line(p)); err != nil {
-			return cannotErr(err)
-		}
-	}
-	m, err := fleet.MergeSummaries(sums, paths)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return cannotErr(err)
-	}
-	return pipeline.WriteOut(stdout, out, append(b, '\n'))
-}
