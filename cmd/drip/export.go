@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/aiperf"
-	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/internal/replay"
-	"github.com/driplab/drip/internal/sanitize"
 )
 
 // exportAIPerfLong is drip export aiperf's --help.
@@ -41,42 +35,17 @@ var exportAIPerfExample = `  drip export aiperf rec.jsonl --out trace.jsonl
 func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "export", Short: "Write a recording in another tool's format", Example: exportExample}
 	var out string
-	aiperf := &cobra.Command{
+	trace := &cobra.Command{
 		Use:     "aiperf REC.jsonl [--out trace.jsonl]",
 		Short:   "A mooncake-style trace of a recording, for NVIDIA AIPerf",
 		Long:    exportAIPerfLong,
 		Example: exportAIPerfExample,
 		Args:    cobra.ExactArgs(1),
-		RunE:    func(cmd *cobra.Command, args []string) error { return runExportAIPerf(cmd, args[0], out) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return aiperf.ExportFile(args[0], out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	aiperf.Flags().StringVar(&out, "out", "", "write the trace to this file (default: stdout)")
-	cmd.AddCommand(aiperf)
+	trace.Flags().StringVar(&out, "out", "", "write the trace to this file (default: stdout)")
+	cmd.AddCommand(trace)
 	return cmd
-}
-
-// runExportAIPerf writes the AIPerf trace of the record file at path to out
-// (stdout when empty) and says on stderr what it left out. The file is
-// created only when the trace has a line: an empty trace is exit 3, and
-// leaves no empty file (or an earlier one truncated) behind.
-func runExportAIPerf(cmd *cobra.Command, path, out string) error {
-	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	streams := replay.Recorded(in.Records)
-	if len(streams) == 0 {
-		return usageErr("%s: no recorded streams (record them with drip record)", path)
-	}
-	var trace bytes.Buffer
-	st, _ := aiperf.WriteTrace(&trace, streams) // a bytes.Buffer does not fail a write
-	if st.Lines > 0 {
-		if err := pipeline.WriteOut(cmd.OutOrStdout(), out, trace.Bytes()); err != nil {
-			return err
-		}
-	}
-	st.WriteNotes(cmd.ErrOrStderr(), out)
-	if st.Lines == 0 {
-		return cannotErr(fmt.Errorf("%s: no stream has both an input and an output length: the trace is empty", sanitize.Line(path)))
-	}
-	return nil
 }
