@@ -277,3 +277,25 @@ func TestAStutteringPathOwnsItsFreezes(t *testing.T) {
 		t.Errorf("silences %q, want three freezes of 125 ms, the path's", got)
 	}
 }
+
+// Freezes are not stalls: a client that saw none, only the stuttering
+// path's three 125 ms freezes, is no-stalls, with no stall pooled by
+// owner, none of their milliseconds counted as a stall's, and the three
+// freezes counted apart.
+func TestFreezesAloneAreNoStalls(t *testing.T) {
+	var rf, cf []frame
+	for i := range 20 {
+		rf = append(rf, frame{fmt.Sprintf("w%02d ", i), 180 + 25*float64(i), i})
+	}
+	for i, f := range rf {
+		cf = append(cf, frame{f.text, rf[min(i/5*5+4, 19)].t + 3, i / 5})
+	}
+	rep := analyse(t, stream(t, "run1", 0, false, cf), withID(stream(t, "r", 0, true, rf), "run1-0"))
+	p := rep.Pooled
+	if n := p.Stalls[hops.OwnerUpstream] + p.Stalls[hops.OwnerPath] + p.Stalls[hops.OwnerBoth]; n != 0 || p.UpstreamMS != 0 || p.PathMS != 0 || p.Freezes != 3 {
+		t.Errorf("pooled %v stalls, %v ms upstream, %v ms path, %d freezes; want no stall and 3 freezes", p.Stalls, p.UpstreamMS, p.PathMS, p.Freezes)
+	}
+	if rep.Verdict.Rule != hops.RuleClean {
+		t.Errorf("verdict %+v, want %s", rep.Verdict, hops.RuleClean)
+	}
+}
