@@ -299,3 +299,30 @@ func TestFreezesAloneAreNoStalls(t *testing.T) {
 		t.Errorf("verdict %+v, want %s", rep.Verdict, hops.RuleClean)
 	}
 }
+
+// Two relays in a chain each recorded the client's streams: every client
+// stream is paired once with each relay file's exchange of its id, so
+// neither file is refused and each stream is put beside both.
+func TestTwoRelaysInAChainEachPairWithTheClient(t *testing.T) {
+	rf := relayFrames()
+	var clients []*record.Record
+	files := []hops.File{{Name: "relayA.jsonl"}, {Name: "relayB.jsonl"}}
+	for seq := range 3 {
+		clients = append(clients, stream(t, "run1", seq, false, shifted(rf, func(int) float64 { return 0 })))
+		for i := range files {
+			files[i].Records = append(files[i].Records, withID(stream(t, "r", seq, true, rf), fmt.Sprintf("run1-%d", seq)))
+		}
+	}
+	rep, err := hops.Analyse(hops.File{Name: "client.jsonl", Records: clients}, files)
+	if err != nil {
+		t.Fatalf("refused a chain of two relays: %v", err)
+	}
+	var got []string
+	for _, s := range rep.Streams {
+		got = append(got, fmt.Sprintf("%d %s %d %s", s.Seq, s.RelayFile, s.RelaySeq, s.MatchedBy))
+	}
+	want := "0 relayA.jsonl 0 id; 0 relayB.jsonl 0 id; 1 relayA.jsonl 1 id; 1 relayB.jsonl 1 id; 2 relayA.jsonl 2 id; 2 relayB.jsonl 2 id"
+	if strings.Join(got, "; ") != want || rep.Unmatched != 0 {
+		t.Errorf("streams %q, %d unmatched; want %q, none unmatched", got, rep.Unmatched, want)
+	}
+}
