@@ -44,7 +44,8 @@ func JSON(b []byte) (out []byte, removed []string) {
 		switch t := tok.(type) {
 		case json.Delim:
 			if t == '{' || t == '[' {
-				stack = append(stack, member{object: t == '{', wantName: t == '{', under: under(top)})
+				props := t == '{' && top != nil && top.object && top.name == "properties"
+				stack = append(stack, member{object: t == '{', wantName: t == '{', under: under(top), props: props})
 				continue
 			}
 			stack = stack[:len(stack)-1]
@@ -76,6 +77,9 @@ type member struct {
 	wantName bool   // the next string of an object is a member's name
 	name     string // the name of the object's member being read
 	under    string // the secret member it is inside, at any depth; "" when none
+	// props: a JSON Schema's "properties" (a tool's parameters), whose
+	// members name fields: "password": {"type": "string"} holds no secret.
+	props bool
 }
 
 // under is the innermost secret member a value read in top is held by:
@@ -85,7 +89,7 @@ func under(top *member) string {
 	switch {
 	case top == nil:
 		return ""
-	case top.object && IsSecret(top.name):
+	case top.object && IsSecret(top.name) && !top.props:
 		return top.name
 	}
 	return top.under

@@ -65,6 +65,10 @@ func TestJSONMasksEveryStringUnderASecretMember(t *testing.T) {
 		{`{"api_key":["sk-abc123456789"]}`, `{"api_key":["REDACTED"]}`, "api_key"},
 		{`{"password":{"value":"hunter2hunter2"}}`, `{"password":{"value":"REDACTED"}}`, "password"},
 		{`{"cfg":{"client_secret":[{"v":["cs-1", 2]}], "user":"ann"}}`, `{"cfg":{"client_secret":[{"v":["REDACTED", 2]}], "user":"ann"}}`, "client_secret"},
+		// A tool's parameters name fields: their schema stays, so a replay
+		// sends a valid tool; a secret given as a property's value does not.
+		{`{"parameters":{"properties":{"password":{"type":"string"},"keywords":{"type":"array","items":{"type":"string"}}}},"password":["pw-1"]}`,
+			`{"parameters":{"properties":{"password":{"type":"string"},"keywords":{"type":"array","items":{"type":"string"}}}},"password":["REDACTED"]}`, "password"},
 	} {
 		out, removed := JSON([]byte(c.in))
 		if string(out) != c.want || !slices.Equal(removed, []string{c.removed}) {
