@@ -47,6 +47,17 @@ func Derive(r *record.Record, stallMS float64) error {
 	return nil
 }
 
+// Rederive derives a record read back from a file again, from its raw
+// frames with its own stall threshold (DefaultStall for one written
+// without it), so every reader of a file gets the same figures. It fits
+// record.ReadAll: record.ReadAll(f, stats.Rederive).
+func Rederive(r *record.Record) error {
+	if r.StallMS <= 0 {
+		r.StallMS = DefaultStall
+	}
+	return Derive(r, r.StallMS)
+}
+
 // resetDerived clears what Derive fills, so a record read back derives
 // to the same figures.
 func resetDerived(r *record.Record, stallMS float64) {

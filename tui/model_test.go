@@ -348,7 +348,7 @@ func TestKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _, err := probe.ReadRecords(f)
+	recs, _, err := record.ReadAll(f, stats.Rederive)
 	f.Close()
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("saved file: %v, %d records", err, len(recs))

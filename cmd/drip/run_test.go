@@ -161,7 +161,7 @@ func TestRunInterruptRealBinary(t *testing.T) {
 	}
 	f, _ := os.Open(out)
 	defer f.Close()
-	recs, skipped, rerr := probe.ReadRecords(f)
+	recs, skipped, rerr := record.ReadAll(f, stats.Rederive)
 	if rerr != nil || len(skipped) > 0 {
 		t.Fatalf("JSONL not valid: %v %v", rerr, skipped)
 	}
@@ -308,7 +308,7 @@ func testRunScreenQuit(t *testing.T, ctx context.Context, quitKey tea.KeyPressMs
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	recs, skipped, err := probe.ReadRecords(f)
+	recs, skipped, err := record.ReadAll(f, stats.Rederive)
 	if err != nil || len(skipped) > 0 || len(recs) != 4 {
 		t.Fatalf("--out: %d records, %v %v; want 4", len(recs), err, skipped)
 	}

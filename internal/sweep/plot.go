@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/driplab/drip/internal/report"
@@ -107,12 +106,11 @@ func plot(pts []Point, get func(*Point) *float64, title string, i, width, height
 	return textfmt.Fit(asciigraph.Plot(series, opts...)+"\n"+ink.Label(title), width, height)
 }
 
-// textInk is the text report's: no colour, labels plain and the note
-// faint, as the screen's colourless styles draw them.
-var textInk = Ink{
-	Label: func(s ...string) string { return strings.Join(s, " ") },
-	Dim:   func(s ...string) string { return ansi.NewStyle().Faint().Styled(strings.Join(s, " ")) },
-}
+// textInk is the text report's: plain text, no escape sequence, since the
+// report goes to files and pipes as often as to a terminal.
+var textInk = Ink{Label: plainInk, Dim: plainInk}
+
+func plainInk(s ...string) string { return strings.Join(s, " ") }
 
 // TextPlots writes the plots by level under a text report's sweep table,
 // within its 80 columns, lines without trailing spaces.
