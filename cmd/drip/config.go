@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -179,7 +180,7 @@ func (c *configFile) set(key, name string, v any) error {
 	values := []any{v}
 	if list, ok := v.([]any); ok {
 		values = list // a repeatable flag: once per element
-		if _, levels := f.Value.(*levelsFlag); levels {
+		if _, levels := f.Value.(*sweep.Levels); levels {
 			parts := make([]string, len(list))
 			for i, one := range list {
 				parts[i] = fmt.Sprint(one)
