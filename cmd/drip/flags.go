@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/awsauth"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
@@ -43,7 +44,7 @@ type requestFlags struct {
 	noStreamID  bool
 	follow      bool
 	bounds      boundFlags
-	aws         awsFlags
+	aws         awsauth.Options
 	shape       shapeFlags
 	tls         tlsFlags
 }
@@ -67,9 +68,9 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noStreamID, "no-stream-id", false, "send no "+record.StreamHeader+" header (by default each request carries its stream's id, for drip hops to match a relay's record with this one)")
 	f.bounds.register(fs, boundStops)
 	fs.BoolVar(&f.follow, "follow-redirects", false, "follow a 307/308 redirect to another origin, sending it no credential header (same-origin ones are always followed)")
-	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
-	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
-	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+	fs.StringVar(&f.aws.Region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
+	fs.StringVar(&f.aws.Profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
+	fs.BoolVar(&f.aws.SigV4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
 	f.tls.register(fs)
 	registerNoBuffer(fs)
 }
@@ -107,12 +108,11 @@ var stdin io.Reader = os.Stdin
 
 // The kinds of file drip run's flags name, each read whole (userfile):
 // a request body (--body, -d @FILE, -d -) up to what drip record keeps of
-// one, a config far above any a person writes, a merge --summaries input
-// far above a summary of thousands of prompts.
+// one, a merge --summaries input far above a summary of thousands of
+// prompts.
 var (
 	kindBody      = userfile.Kind{What: "a request body", Limit: 32 << 20}
 	kindBodyStdin = userfile.Kind{What: kindBody.What, Limit: kindBody.Limit, Stdin: true}
-	kindConfig    = userfile.Kind{What: "a config file", Limit: 1 << 20}
 	kindSummary   = userfile.Kind{What: "a summary", Limit: 64 << 20}
 )
 
@@ -212,43 +212,6 @@ func listenOn(flag, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// flagValueWords are what a flag of each pflag type wants, in place of
-// strconv's words.
-var flagValueWords = map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number", "bool": "true or false"}
-
-// plainFlagValue says what a flag wanted when pflag passes on strconv's
-// error ('strconv.ParseInt: parsing "2,4": invalid syntax'), on the
-// command line and in a --config file alike; a list given to a flag that
-// takes one value is told so.
-func plainFlagValue(err error) error {
-	var bad *pflag.InvalidValueError
-	var num *strconv.NumError
-	if !errors.As(err, &bad) || !errors.As(err, &num) {
-		return err
-	}
-	f := bad.GetFlag()
-	want, ok := flagValueWords[f.Value.Type()]
-	if !ok {
-		return err
-	}
-	// Past the Go type's range; the type's bounds are not the flag's
-	// (--runs refuses -5), which its own check names once in range.
-	if errors.Is(num, strconv.ErrRange) {
-		want += ", too large"
-		if strings.HasPrefix(strings.TrimSpace(bad.GetValue()), "-") {
-			want = strings.TrimSuffix(want, "large") + "small"
-		}
-	}
-	if strings.Contains(bad.GetValue(), ",") {
-		want += " (this flag takes one value)"
-	}
-	name := "--" + f.Name
-	if f.Shorthand != "" {
-		name = "-" + f.Shorthand + ", " + name
-	}
-	return fmt.Errorf("invalid argument %q for %q flag: want %s", bad.GetValue(), name, want)
-}
-
 // times is "once" or "N times", for a flag given more often than it may be.
 func times(n int) string {
 	if n == 1 {
@@ -320,8 +283,8 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 	if t.Header.Get("User-Agent") == "" {
 		t.Header.Set("User-Agent", userAgent) // so server logs can tell drip's traffic apart
 	}
-	if t.Sign, err = f.aws.signer(t); err != nil {
-		return probe.Target{}, err
+	if t.Sign, err = f.aws.Signer(t.URL, t.Format.Name); err != nil {
+		return probe.Target{}, usageErr("%v", err)
 	}
 	if err := f.body(ctx, &t); err != nil {
 		return probe.Target{}, err

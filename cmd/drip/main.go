@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/internal/buildinfo"
+	"github.com/driplab/drip/internal/cliconv"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 )
@@ -145,12 +147,12 @@ failed and incomplete streams.
 Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version, // --version prints fullBuildID, through the template
+		Version:       version, // --version prints buildinfo.Full, through the template
 	}
-	cobra.AddTemplateFunc("buildLine", func() string { return fullBuildID().String() })
+	cobra.AddTemplateFunc("buildLine", func() string { return buildinfo.Full().String() })
 	root.SetVersionTemplate("{{buildLine}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v%s\nsee '%s --help'", plainFlagValue(err), suggestFlag(c, err), c.CommandPath())
+		return usageErr("%v%s\nsee '%s --help'", cliconv.PlainFlagValue(err), cliconv.SuggestFlag(c.Flags(), err), c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd(), newHopsCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/awsauth"
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/replay"
@@ -43,7 +44,7 @@ type replayFlags struct {
 	duration            time.Duration
 	timeout, idle, conn time.Duration
 	bounds              boundFlags
-	aws                 awsFlags
+	aws                 awsauth.Options
 }
 
 // replayLong and replayExample are drip replay's --help.
@@ -123,8 +124,8 @@ func newReplayCmd() *cobra.Command {
 	fs.DurationVar(&f.idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
 	fs.DurationVar(&f.conn, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	f.bounds.register(fs, boundStops)
-	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
-	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
+	fs.StringVar(&f.aws.Region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
+	fs.StringVar(&f.aws.Profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
 	return cmd
 }
 
@@ -154,8 +155,8 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if len(streams) == 0 {
 		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records, o.AllowMethods...))
 	}
-	if o.Sign, err = f.aws.signer(probe.Target{URL: f.against, Format: signedFormat(streams)}); err != nil {
-		return err
+	if o.Sign, err = f.aws.Signer(f.against, signedFormat(streams).Name); err != nil {
+		return usageErr("%v", err)
 	}
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "drip replay: %s from %s → %s, paced by %s", stats.Count(len(streams), "recorded stream"),

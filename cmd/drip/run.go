@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/internal/cliconv"
+	"github.com/driplab/drip/internal/config"
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/report"
@@ -218,7 +220,7 @@ func newRunCmd() *cobra.Command {
 	f.sw.register(fs, &f.out)
 	f.out.export.register(fs)
 	registerHTML(fs, &f.out.htmlPath)
-	acceptAliases(fs)
+	fs.SetNormalizeFunc(cliconv.Aliases) // other tools' names for drip run's flags
 	return cmd
 }
 
@@ -227,8 +229,8 @@ func newRunCmd() *cobra.Command {
 func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if f.configPath != "" {
 		var err error
-		if args, err = applyConfig(cmd, f.configPath, args); err != nil {
-			return err
+		if args, err = config.Apply(cmd.Context(), cmd.Flags(), f.configPath, args); err != nil {
+			return usageErr("%v", err)
 		}
 	}
 	if err := firstErr(f.out.parseGates(), f.out.export.check()); err != nil {
