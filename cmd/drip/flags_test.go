@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/cliconv"
 	"github.com/driplab/drip/record"
 
 	"github.com/spf13/cobra"
@@ -172,7 +173,7 @@ func TestAddressFlagsAreCheckedAlike(t *testing.T) {
 	// net.Listen's to look up, and one it does not know fails there, still
 	// naming the flag.
 	for _, addr := range []string{"127.0.0.1:", "localhost:http", ":0"} {
-		if err := checkAddr("--addr", addr); err != nil {
+		if err := cliconv.CheckAddr("--addr", addr); err != nil {
 			t.Errorf("--addr %q: %v, want it taken", addr, err)
 		}
 	}

@@ -2,15 +2,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 
@@ -18,6 +14,8 @@ import (
 
 	"github.com/driplab/drip/internal/buildinfo"
 	"github.com/driplab/drip/internal/cliconv"
+	"github.com/driplab/drip/internal/interrupt"
+	"github.com/driplab/drip/internal/netlog"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 )
@@ -42,9 +40,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, caught, stop := catchSignals()
+	ctx, caught, stop := interrupt.Catch()
 	defer stop()
-	netLog := captureNetLog()
+	netLog := netlog.Capture()
 
 	// Every byte a command prints passes the sanitiser's backstop: text
 	// from servers and files cannot drive the terminal even where a view
@@ -56,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	netLog.warn(stderr)
+	netLog.Warn(stderr)
 	code := exitOK
 	var ee *pipeline.ExitError
 	switch {
@@ -78,58 +76,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 128 + int(sig)
 	}
 	return code
-}
-
-// catchSignals cancels the returned context on the first SIGINT or
-// SIGTERM: in-flight streams are recorded as canceled and the report still
-// prints. Once one has come the handler is removed, so a second Ctrl-C
-// kills at once. caught reports the signal (nil when none came).
-func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) {
-	sig := &signals{c: make(chan os.Signal, 1)}
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), signalsKey{}, sig))
-	signal.Notify(sig.c, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sig.c:
-			sig.got.Store(s)
-			signal.Stop(sig.c)
-			cancel()
-		case <-done:
-		}
-	}()
-	caught = func() os.Signal {
-		s, _ := sig.got.Load().(os.Signal)
-		return s
-	}
-	var once sync.Once
-	stop = func() { once.Do(func() { signal.Stop(sig.c); close(done); cancel() }) }
-	return ctx, caught, stop
-}
-
-// signals is what catchSignals listens on and the signal it caught; a
-// command's context holds it (signalsKey).
-type signals struct {
-	c   chan os.Signal
-	got atomic.Value
-}
-
-type signalsKey struct{}
-
-// noteInterrupt takes a Ctrl-C pressed on a full screen, which the raw
-// terminal delivers as a key, as the SIGINT it would have been: the
-// command exits 130 and a second Ctrl-C kills at once, unless a signal
-// came first.
-func noteInterrupt(ctx context.Context) {
-	sig, ok := ctx.Value(signalsKey{}).(*signals)
-	if !ok {
-		return
-	}
-	sig.got.CompareAndSwap(nil, os.Interrupt) // caught() holds it at once
-	select {
-	case sig.c <- os.Interrupt:
-	default:
-	}
 }
 
 func newRoot() *cobra.Command {

@@ -136,7 +136,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
-	if err := checkOutPath("--out", f.out); err != nil {
+	if err := pipeline.CheckOutPath("--out", f.out); err != nil {
 		return err
 	}
 	gates, err := parseFailIf(f.failIf)
@@ -255,9 +255,9 @@ func (f *replayFlags) options() (replay.Options, error) {
 		return o, err
 	}
 	for _, h := range f.headers {
-		name, value, err := parseHeader(h)
+		name, value, err := probe.ParseHeader(h)
 		if err != nil {
-			return o, err
+			return o, usageErr("%v", err)
 		}
 		o.Header.Add(name, value)
 	}

@@ -65,7 +65,7 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 // so a relative gate is refused here, up front; compare and replay, which
 // have a baseline, parse their own.
 func (f *outputFlags) parseGates() error {
-	if err := firstErr(checkOutPath("--out", f.out), checkOutPath("--csv", f.csv)); err != nil {
+	if err := firstErr(pipeline.CheckOutPath("--out", f.out), pipeline.CheckOutPath("--csv", f.csv)); err != nil {
 		return err
 	}
 	switch {
@@ -470,7 +470,7 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	pl.Attach(sinks...)
 	preparePlan(plan)
 	if !out.quiet {
-		fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
+		fmt.Fprintf(stderr, "drip: %s · %s\n", plan.Target.Describe(), load(plan))
 	}
 	warnInsecure(stderr, plan.Options)
 	return pl, nil
