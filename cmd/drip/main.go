@@ -65,7 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		code = ee.Code
 	default:
-		// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
+		// Anything cobra reports itself (unknown flag, wrong arguments,
+		// an unknown subcommand: cliconv's conventions) is usage.
 		fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 		code = exitUsage
 	}
@@ -104,53 +105,9 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
 	root.AddCommand(newVersionCmd(), newManCmd())
 	addCompletions(root)
-	explainArgs(root)
-	refuseUnknownSubcommands(root)
+	cliconv.ExplainArgs(root)
+	cliconv.RefuseUnknownSubcommands(root)
 	return root
-}
-
-// refuseUnknownSubcommands makes every group command below the root
-// (fixtures, export, completion) refuse a word that names none of its
-// subcommands, as cobra does at the root only: otherwise cobra prints
-// the group's help and exits 0, and a CI step 'drip fixtures srve &'
-// succeeds. The group alone still prints its help.
-func refuseUnknownSubcommands(root *cobra.Command) {
-	for _, c := range root.Commands() {
-		refuseUnknownSubcommands(c)
-		if !c.HasSubCommands() || c.Runnable() {
-			continue
-		}
-		c.SuggestionsMinimumDistance = 2 // cobra's default, which only its root sets
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
-			}
-			return usageErr("%s\nsee '%s --help'", msg, cmd.CommandPath())
-		}
-		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-		c.DisableFlagsInUseLine = true // usage 'drip fixtures', not 'drip fixtures [flags]'
-	}
-}
-
-// explainArgs wraps every command's argument check so that a wrong count
-// shows the command's usage line and where its help is, as a bad flag does
-// (cobra alone says "accepts 1 arg(s), received 0").
-func explainArgs(c *cobra.Command) {
-	if check := c.Args; check != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if err := check(cmd, args); err != nil {
-				return usageErr("%v\nusage: %s\nsee '%s --help'", err, cmd.UseLine(), cmd.CommandPath())
-			}
-			return nil
-		}
-	}
-	for _, sub := range c.Commands() {
-		explainArgs(sub)
-	}
 }
 
 // helpWidth is the widest line of a command's --help text, so that it

@@ -1,9 +1,9 @@
 // Package cliconv holds the conventions of drip's command line that are
 // logic rather than registration: other tools' flag names taken as
-// drip's, "did you mean" for an unknown flag, a bad flag value said in
-// plain words, and the checks of values many flags share (sizes,
-// addresses). Its errors name the flag; the command makes them usage
-// errors.
+// drip's, "did you mean" for an unknown flag or subcommand, a wrong
+// argument count or a bad flag value said in plain words, and the checks
+// of values many flags share (sizes, addresses). Its errors name the
+// flag; the command makes them usage errors.
 package cliconv
 
 import (
