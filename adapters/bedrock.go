@@ -3,6 +3,7 @@ package adapters
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -18,28 +19,7 @@ func init() {
 		Path:  "/model/{model}/converse-stream",
 		Paths: []string{"/converse-stream"},
 		Body: func(r Request) ([]byte, error) {
-			type text struct {
-				Text string `json:"text"`
-			}
-			type message struct {
-				Role    string `json:"role"`
-				Content []text `json:"content"`
-			}
-			type inference struct {
-				MaxTokens int `json:"maxTokens,omitempty"`
-			}
-			return json.Marshal(struct {
-				Messages        []message  `json:"messages"`
-				InferenceConfig *inference `json:"inferenceConfig,omitempty"`
-			}{
-				Messages: []message{{Role: "user", Content: []text{{r.Prompt}}}},
-				InferenceConfig: func() *inference {
-					if r.MaxTokens > 0 {
-						return &inference{r.MaxTokens}
-					}
-					return nil
-				}(),
-			})
+			return userTurnBody(r, "messages", "content", "inferenceConfig", "maxTokens")
 		},
 		NewDecoder: func(limit int) Decoder { return NewBedrockConverseDecoder(limit) },
 	})
@@ -283,4 +263,20 @@ func (c *invokeClassifier) classify(dst []Frame, m *EventMessage, n int) []Frame
 		return append(dst, c.anthropic.bad.frame(m.Payload, n)) // kept, and the stream fails decode
 	}
 	return append(dst, c.anthropic.classify(nil, c.e.bytes, n))
+}
+
+// userTurnBody is the request body Bedrock's Converse and Gemini share in
+// shape, under their own names: one user turn whose parts are a single text
+// part, in list, and the output limit as max inside config when one is set.
+// The prompt is escaped as encoding/json escapes it.
+func userTurnBody(r Request, list, parts, config, max string) ([]byte, error) {
+	text, err := json.Marshal(r.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	b := fmt.Appendf(nil, `{%q:[{"role":"user",%q:[{"text":%s}]}]`, list, parts, text)
+	if r.MaxTokens > 0 {
+		b = fmt.Appendf(b, `,%q:{%q:%d}`, config, max, r.MaxTokens)
+	}
+	return append(b, '}'), nil
 }

@@ -17,28 +17,7 @@ func init() {
 		Path:  "/v1beta/models/{model}:streamGenerateContent?alt=sse",
 		Paths: []string{":streamGenerateContent"},
 		Body: func(r Request) ([]byte, error) {
-			type part struct {
-				Text string `json:"text"`
-			}
-			type content struct {
-				Role  string `json:"role"`
-				Parts []part `json:"parts"`
-			}
-			type config struct {
-				MaxOutputTokens int `json:"maxOutputTokens,omitempty"`
-			}
-			return json.Marshal(struct {
-				Contents         []content `json:"contents"`
-				GenerationConfig *config   `json:"generationConfig,omitempty"`
-			}{
-				Contents: []content{{Role: "user", Parts: []part{{r.Prompt}}}},
-				GenerationConfig: func() *config {
-					if r.MaxTokens > 0 {
-						return &config{r.MaxTokens}
-					}
-					return nil
-				}(),
-			})
+			return userTurnBody(r, "contents", "parts", "generationConfig", "maxOutputTokens")
 		},
 		Auth: func(h http.Header, getenv func(string) string) {
 			if h.Get("X-Goog-Api-Key") != "" || h.Get("Authorization") != "" {

@@ -40,10 +40,6 @@ func init() {
 	})
 }
 
-// openAIChatBody builds the OpenAI chat body through the registered format,
-// so every fallback sends exactly what openai-chat sends.
-func openAIChatBody(r Request) ([]byte, error) { return Lookup("openai-chat").Body(r) }
-
 // eofEnd wraps a decoder whose format ends at EOF: Close appends an end
 // frame when the stream ended cleanly and ready says the end was reached.
 type eofEnd struct {

@@ -11,31 +11,17 @@ import (
 
 func init() {
 	Register(&Format{
-		Name:  "ollama-chat",
-		Path:  "/api/chat",
-		Paths: []string{"/api/chat"},
-		Body: func(r Request) ([]byte, error) {
-			return json.Marshal(ollamaRequest{
-				Model:    r.Model,
-				Messages: []openAIMessage{{Role: "user", Content: r.Prompt}},
-				Stream:   true,
-				Options:  ollamaOptions(r.MaxTokens),
-			})
-		},
+		Name:       "ollama-chat",
+		Path:       "/api/chat",
+		Paths:      []string{"/api/chat"},
+		Body:       ollamaBody(true),
 		NewDecoder: func(limit int) Decoder { return NewOllamaDecoder(limit) },
 	})
 	Register(&Format{
-		Name:  "ollama-generate",
-		Path:  "/api/generate",
-		Paths: []string{"/api/generate"},
-		Body: func(r Request) ([]byte, error) {
-			return json.Marshal(ollamaRequest{
-				Model:   r.Model,
-				Prompt:  r.Prompt,
-				Stream:  true,
-				Options: ollamaOptions(r.MaxTokens),
-			})
-		},
+		Name:       "ollama-generate",
+		Path:       "/api/generate",
+		Paths:      []string{"/api/generate"},
+		Body:       ollamaBody(false),
 		NewDecoder: func(limit int) Decoder { return NewOllamaDecoder(limit) },
 	})
 }
@@ -46,6 +32,18 @@ type ollamaRequest struct {
 	Prompt   string          `json:"prompt,omitempty"`
 	Stream   bool            `json:"stream"`
 	Options  map[string]int  `json:"options,omitempty"`
+}
+
+// ollamaBody is /api/chat's body (the prompt as one user message) or
+// /api/generate's (the prompt alone).
+func ollamaBody(chat bool) func(Request) ([]byte, error) {
+	return func(r Request) ([]byte, error) {
+		req := ollamaRequest{Model: r.Model, Prompt: r.Prompt, Stream: true, Options: ollamaOptions(r.MaxTokens)}
+		if chat {
+			req.Messages, req.Prompt = []openAIMessage{{Role: "user", Content: r.Prompt}}, ""
+		}
+		return json.Marshal(req)
+	}
 }
 
 func ollamaOptions(maxTokens int) map[string]int {

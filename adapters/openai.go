@@ -13,18 +13,10 @@ import (
 
 func init() {
 	Register(&Format{
-		Name:  "openai-chat",
-		Path:  "/v1/chat/completions",
-		Paths: []string{"/chat/completions"},
-		Body: func(r Request) ([]byte, error) {
-			return json.Marshal(openAIChatRequest{
-				Model:         r.Model,
-				Messages:      []openAIMessage{{Role: "user", Content: r.Prompt}},
-				Stream:        true,
-				StreamOptions: openAIStreamOptions{IncludeUsage: true},
-				MaxTokens:     r.MaxTokens,
-			})
-		},
+		Name:       "openai-chat",
+		Path:       "/v1/chat/completions",
+		Paths:      []string{"/chat/completions"},
+		Body:       openAIChatBody,
 		Auth:       bearerAuth("OPENAI_API_KEY"),
 		NewDecoder: func(limit int) Decoder { return NewOpenAIDecoder(limit) },
 	})
@@ -37,6 +29,19 @@ type openAIMessage struct {
 
 type openAIStreamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
+}
+
+// openAIChatBody is the Chat Completions body: the prompt as one user
+// message, usage asked for on the last chunk. The generic fallbacks send it
+// too, the most widely accepted body.
+func openAIChatBody(r Request) ([]byte, error) {
+	return json.Marshal(openAIChatRequest{
+		Model:         r.Model,
+		Messages:      []openAIMessage{{Role: "user", Content: r.Prompt}},
+		Stream:        true,
+		StreamOptions: openAIStreamOptions{IncludeUsage: true},
+		MaxTokens:     r.MaxTokens,
+	})
 }
 
 type openAIChatRequest struct {

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -21,25 +22,18 @@ const (
 
 var kindNames = [...]string{"raw", "content", "role", "ping", "usage", "meta", "end", "error"}
 
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "unknown"
-}
+func (k Kind) String() string { return nameOf(kindNames[:], int(k)) }
 
 // MarshalText writes the kind's name, as records store it.
 func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // UnmarshalText reads a kind's name.
 func (k *Kind) UnmarshalText(b []byte) error {
-	for i, n := range kindNames {
-		if n == string(b) {
-			*k = Kind(i)
-			return nil
-		}
+	i, err := parseName("frame kind", kindNames[:], b)
+	if err == nil {
+		*k = Kind(i)
 	}
-	return fmt.Errorf("frame kind %q is not one this drip knows (%s): a newer drip wrote it?", b, strings.Join(kindNames[:], ", "))
+	return err
 }
 
 // Channel says which stream of output a content frame belongs to.
@@ -53,23 +47,33 @@ const (
 
 var channelNames = [...]string{"text", "reasoning", "tool"}
 
-func (c Channel) String() string {
-	if int(c) < len(channelNames) {
-		return channelNames[c]
-	}
-	return "unknown"
-}
+func (c Channel) String() string { return nameOf(channelNames[:], int(c)) }
 
 // MarshalText writes the channel's name.
 func (c Channel) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // UnmarshalText reads a channel's name.
 func (c *Channel) UnmarshalText(b []byte) error {
-	for i, n := range channelNames {
-		if n == string(b) {
-			*c = Channel(i)
-			return nil
-		}
+	i, err := parseName("channel", channelNames[:], b)
+	if err == nil {
+		*c = Channel(i)
 	}
-	return fmt.Errorf("channel %q is not one this drip knows (%s): a newer drip wrote it?", b, strings.Join(channelNames[:], ", "))
+	return err
+}
+
+// nameOf is the i-th of an enum's names, "unknown" past them.
+func nameOf(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return "unknown"
+}
+
+// parseName is the index of b among an enum's names; an unknown name is an
+// error naming what (a newer drip may have written it).
+func parseName(what string, names []string, b []byte) (int, error) {
+	if i := slices.Index(names, string(b)); i >= 0 {
+		return i, nil
+	}
+	return 0, fmt.Errorf("%s %q is not one this drip knows (%s): a newer drip wrote it?", what, b, strings.Join(names, ", "))
 }
