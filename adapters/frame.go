@@ -1,7 +1,3 @@
-// Package adapters turns the bytes of a streamed LLM response into classified
-// frames. Decoders are push-style and pure: they never read a clock and never
-// do I/O, so the same code decodes live HTTP, files and fuzz input. The probe
-// stamps every frame with the time of the read that completed it.
 package adapters
 
 import (

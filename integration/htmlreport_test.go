@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"html"
 	"image"
@@ -21,9 +20,8 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/testenv"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -67,7 +65,7 @@ func readRecords(t testing.TB, path string) []*record.Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
+	recs, _, err := record.ReadAll(f, stats.Rederive)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +80,7 @@ var (
 )
 
 // msLabel is how the report labels a stall under a second.
-func msLabel(v float64) string { return report.FormatFloat(v) + " ms" }
+func msLabel(v float64) string { return textfmt.FormatFloat(v) + " ms" }
 
 // TestHTMLReportMatchesTheRecords runs streams with stalls against the
 // fixture server with --html and reads the page Chromium built: a row per
@@ -155,7 +153,7 @@ func checkClocks(t *testing.T, dom string, m stats.Metrics) {
 	}
 	for label, key := range map[string]string{"ttft ms": "ttft_ms", "gap ms": "gap_ms", "e2e ms": "e2e_ms", "tail ms": "tail_ms"} {
 		d := m[key]
-		want := []string{strconv.Itoa(d.N), report.Num(d.Min), report.Num(d.P50), report.Num(d.P90), report.Num(d.P95), report.Num(d.P99), report.Num(d.Max), report.Num(d.Mean)}
+		want := []string{strconv.Itoa(d.N), textfmt.Num(d.Min), textfmt.Num(d.P50), textfmt.Num(d.P90), textfmt.Num(d.P95), textfmt.Num(d.P99), textfmt.Num(d.Max), textfmt.Num(d.Mean)}
 		if got := byLabel[label]; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("clocks row %s: %q, want %q", label, got, want)
 		}
@@ -218,7 +216,6 @@ func hostile(host string) string {
 func hostileRecords(t *testing.T, path, evil string) {
 	t.Helper()
 	recs := readRecords(t, "../internal/compare/testdata/stall.jsonl")
-	var b bytes.Buffer
 	for i, r := range recs {
 		r.Target, r.Model, r.PromptID, r.RunID, r.Host = evil, evil, evil, evil, evil
 		r.Labels = map[string]string{evil: evil}
@@ -232,13 +229,23 @@ func hostileRecords(t *testing.T, path, evil string) {
 			r.Error = &record.Error{Class: evil, Message: evil}
 			r.Frames = r.Frames[:len(r.Frames)/2]
 		}
-		line, err := json.Marshal(r)
-		if err != nil {
+	}
+	writeRecords(t, path, recs...)
+}
+
+// writeRecords writes recs to path through drip's one record writer.
+func writeRecords(t testing.TB, path string, recs ...*record.Record) {
+	t.Helper()
+	w, err := record.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
 			t.Fatal(err)
 		}
-		b.Write(append(line, '\n'))
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -292,19 +299,13 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 func manyStreams(t testing.TB, path string, n int) {
 	t.Helper()
 	base := readRecords(t, "../internal/compare/testdata/stall.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	enc := json.NewEncoder(f)
-	for i := range n {
+	recs := make([]*record.Record, n)
+	for i := range recs {
 		r := *base[i%len(base)]
 		r.Seq, r.RunOffsetMS = i, float64(i)*50
-		if err := enc.Encode(&r); err != nil {
-			t.Fatal(err)
-		}
+		recs[i] = &r
 	}
+	writeRecords(t, path, recs...)
 }
 
 // maxBytes10k is the size docs/html-report.md states a 10,000-stream
@@ -426,7 +427,7 @@ func TestHTMLCompareAndSweep(t *testing.T) {
 			d := r.Deltas[1]
 			ci := ""
 			if d.CI != nil {
-				ci = "[" + report.Num(&d.CI.Lo) + ", " + report.Num(&d.CI.Hi) + "]"
+				ci = "[" + textfmt.Num(&d.CI.Lo) + ", " + textfmt.Num(&d.CI.Hi) + "]"
 			}
 			want = append(want, []string{r.Label, compare.FormatValue(r, r.Values[0]), compare.FormatValue(r, r.Values[1]),
 				strings.TrimSpace(compare.FormatDeltaAbs(r, d) + " " + compare.Marks(d)), compare.FormatDeltaPct(d), ci})

@@ -17,8 +17,8 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/testenv"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // sdkKey is the key the SDK clients send; no recording may hold it.
@@ -105,7 +105,7 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 		mu  sync.Mutex
 		buf bytes.Buffer
 	)
-	w := probe.NewWriter(&buf)
+	w := record.NewWriter(&buf)
 	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -122,7 +122,7 @@ func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
 	if bytes.Contains(buf.Bytes(), []byte("SECRET")) {
 		t.Fatal("the SDK's key reached the recording")
 	}
-	recs, _, err := probe.ReadRecords(bytes.NewReader(buf.Bytes()))
+	recs, _, err := record.ReadAll(bytes.NewReader(buf.Bytes()), stats.Rederive)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,10 +68,10 @@ func clientCPU(a, b cpuSample) *record.ClientCPU {
 		Slices:         int(sub(b.slices, a.slices)),
 	}
 	if a.havePressure && b.havePressure && win > 0 {
-		c.PressurePct = ptr(min(100, 100*float64(sub(b.pressure, a.pressure))/float64(win.Microseconds())))
+		c.PressurePct = new(min(100, 100*float64(sub(b.pressure, a.pressure))/float64(win.Microseconds())))
 	}
 	if a.haveStat && b.haveStat && b.cpuTotal > a.cpuTotal {
-		c.StealPct = ptr(100 * float64(sub(b.cpuSteal, a.cpuSteal)) / float64(b.cpuTotal-a.cpuTotal))
+		c.StealPct = new(100 * float64(sub(b.cpuSteal, a.cpuSteal)) / float64(b.cpuTotal-a.cpuTotal))
 	}
 	return c
 }

@@ -37,7 +37,7 @@ func connectTurn(req *http.Request, clock Clock, turns chan struct{}, rec *recor
 		t0 := clock()
 		select {
 		case turns <- struct{}{}:
-			rec.ConnectWaitMS = ptr(ms(clock().Sub(t0)))
+			rec.ConnectWaitMS = new(ms(clock().Sub(t0)))
 		case <-req.Context().Done():
 			return nil, nil, req.Context().Err()
 		}

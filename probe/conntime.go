@@ -34,5 +34,5 @@ func (c *connTimer) connectMS() *float64 {
 	if !c.has || c.reused || c.get.IsZero() {
 		return nil
 	}
-	return ptr(ms(c.got.Sub(c.get)))
+	return new(ms(c.got.Sub(c.get)))
 }

@@ -1,48 +1,15 @@
 package probe
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/driplab/drip/record"
 )
 
 // Seed corpora for these targets are in testdata/fuzz/<target> (kept
 // small: the fuzzer minimizes every new input, and a 10 KB record takes
 // it a minute), with more added here.
-
-// FuzzReadRecords: whatever a record file holds, reading it never panics,
-// and what it accepts drip can write and read back to the same streams.
-func FuzzReadRecords(f *testing.F) {
-	f.Fuzz(func(t *testing.T, data []byte) {
-		recs, skipped, err := ReadRecords(bytes.NewReader(data))
-		if err != nil {
-			return
-		}
-		var buf bytes.Buffer
-		w := NewWriter(&buf)
-		for _, r := range recs {
-			if r.V != record.RecordVersion {
-				t.Fatalf("accepted a record of version %d", r.V)
-			}
-			if err := w.Write(r); err != nil {
-				t.Fatalf("a record read from a file cannot be written: %v", err)
-			}
-		}
-		again, skipped2, err := ReadRecords(&buf)
-		if err != nil || len(skipped2) > 0 || len(again) != len(recs) {
-			t.Fatalf("written back: %d records (skipped %v, %v), want %d (first read skipped %d)", len(again), skipped2, err, len(recs), len(skipped))
-		}
-		for i := range recs {
-			if a, b := recs[i], again[i]; a.Status != b.Status || a.ContentFrames != b.ContentFrames || len(a.Stalls) != len(b.Stalls) {
-				t.Fatalf("record %d read back as %s/%d frames/%d stalls, was %s/%d/%d", i, b.Status, b.ContentFrames, len(b.Stalls), a.Status, a.ContentFrames, len(a.Stalls))
-			}
-		}
-	})
-}
 
 // FuzzParsePromptsJSONL: an accepted prompt file gives prompts with an id,
 // a text and no negative max_tokens; a refused one says which line.

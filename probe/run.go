@@ -304,5 +304,3 @@ func (r *runner) open(ctx context.Context, pick *picker) stats.RunStats {
 		}
 	})
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/ellipsis"
 	"github.com/driplab/drip/internal/redact"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -253,7 +253,7 @@ func send(req *http.Request, o Options, rec *record.Record, observe func(Event),
 		return start, nil, err
 	}
 	headers := o.Clock()
-	rec.HeadersMS = ptr(ms(headers.Sub(start)))
+	rec.HeadersMS = new(ms(headers.Sub(start)))
 	rec.HTTPStatus = resp.StatusCode
 	idle.Touch(headers)
 	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
@@ -427,7 +427,7 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 			idle.Touch(now)
 			tms := ms(now.Sub(start))
 			if fr.rec.FirstByteMS == nil {
-				fr.rec.FirstByteMS = ptr(tms)
+				fr.rec.FirstByteMS = new(tms)
 			}
 			over := total+int64(n) > o.MaxBytes
 			if over {
@@ -581,7 +581,7 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 		closing := d.Read == len(reads)
 		if !closing {
 			if rec.FirstByteMS == nil && len(reads[d.Read]) > 0 {
-				rec.FirstByteMS = ptr(times[d.Read])
+				rec.FirstByteMS = new(times[d.Read])
 			}
 			end = times[d.Read]
 		}
@@ -653,7 +653,7 @@ func appendFrames(dst []record.Frame, frames []adapters.Frame, tms float64, read
 			pf.Channel = f.Channel
 		}
 		if f.HasUsage {
-			pf.Usage = ptr(f.OutputTokens)
+			pf.Usage = new(f.OutputTokens)
 		}
 		dst = append(dst, pf)
 	}
@@ -775,7 +775,7 @@ func HTTPError(status int, retryAfter string, body []byte) *record.Error {
 	default:
 		e.Class = record.ErrHTTP4xx
 	}
-	msg := ellipsis.Cut(strings.TrimSpace(adapters.ErrorMessage(body)), errorMessageLimit)
+	msg := textfmt.CutBytes(strings.TrimSpace(adapters.ErrorMessage(body)), errorMessageLimit)
 	e.Message = fmt.Sprintf("HTTP %d", status)
 	if msg != "" {
 		e.Message += ": " + msg

@@ -17,7 +17,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
@@ -54,7 +54,7 @@ func streamScenario(t *testing.T, srv *memnet.Server, scenario string, o probe.O
 }
 
 // num prints a nullable figure as its value.
-func num(v *float64) string { return report.Num(v) }
+func num(v *float64) string { return textfmt.Num(v) }
 
 func TestStreamScenarios(t *testing.T) {
 	for _, c := range []struct {

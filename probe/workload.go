@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -157,7 +158,7 @@ func (p *Plan) Describe() string {
 	var parts []string
 	switch {
 	case p.Rate > 0:
-		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, stats.FormatFloat(p.Rate), p.InflightLimit()))
+		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, textfmt.FormatFloat(p.Rate), p.InflightLimit()))
 	case p.Concurrency > 1:
 		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
 	}

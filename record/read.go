@@ -39,9 +39,9 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Decode reads a record file: JSON Lines, one record a line, gzip'd or
-// not, a leading byte order mark and CRLF line ends tolerated, blank lines
-// skipped. Each record is checked (Check) and handed to each, whose error
+// Decode is the one reader of record files (Writer writes them): JSON
+// Lines, one record a line, gzip'd or not, a leading byte order mark and
+// CRLF line ends tolerated, blank lines skipped. Each record is checked (Check) and handed to each, whose error
 // stops the reading; every error names its line (LineError). A last line
 // cut short (no line end, its JSON unfinished: a run killed mid-write) is
 // skipped and said in notes; any other bad line is an error.
@@ -91,6 +91,26 @@ func Decode(r io.Reader, each func(*Record) error) (notes []string, err error) {
 			line = nil // a long line's buffer is not held for the rest of the file
 		}
 	}
+}
+
+// ReadAll reads a whole record file through Decode and keeps its records:
+// each is handed to each first (stats.Rederive derives it again; nil
+// keeps it as read), whose error stops the reading. On an error it keeps
+// nothing; the error names its line.
+func ReadAll(r io.Reader, each func(*Record) error) (recs []*Record, notes []string, err error) {
+	notes, err = Decode(r, func(rec *Record) error {
+		if each != nil {
+			if err := each(rec); err != nil {
+				return err
+			}
+		}
+		recs = append(recs, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return recs, notes, nil
 }
 
 // StreamID is what tells streams apart: drip merge refuses one twice.

@@ -1,10 +1,3 @@
-// Package record holds the types a stream is kept as: a Record with its
-// frames, stalls, error class and delivery, the frame kinds and channels
-// the adapters decide, and the exchange drip record saw. It is the layer
-// every other package shares: the probe fills records, stats derives and
-// aggregates them, report, compare and the views read them. Decode is the
-// one reader of record files, for every command. It imports nothing of
-// drip.
 package record
 
 import (

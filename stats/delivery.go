@@ -173,7 +173,7 @@ func stutter(d *record.Delivery, reads []contentRead, content int, spanMS float6
 	}
 	d.PeriodMS = &period
 	d.Freezes = &record.Freezes{Count: len(freezes), P50MS: p50, LongestMS: freezes[len(freezes)-1]}
-	d.FirstHeld = ptr(reads[0].n > 1)
+	d.FirstHeld = new(reads[0].n > 1)
 	return true
 }
 

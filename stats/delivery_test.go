@@ -107,9 +107,9 @@ func TestHeldFromServerTimings(t *testing.T) {
 		want   *float64
 	}{
 		// Ollama: load 10 + prompt eval 40; eval_duration is the rest.
-		{map[string]any{"load_duration_ms": 10.0, "prompt_eval_duration_ms": 40.0, "eval_duration_ms": 3870.0}, ptr(1300 - 50.0)},
+		{map[string]any{"load_duration_ms": 10.0, "prompt_eval_duration_ms": 40.0, "eval_duration_ms": 3870.0}, new(1300 - 50.0)},
 		// Bedrock: firstByteLatency.
-		{map[string]any{"first_byte_latency_ms": 402.0}, ptr(898.0)},
+		{map[string]any{"first_byte_latency_ms": 402.0}, new(898.0)},
 		{map[string]any{"latency_ms": 812.0}, nil},
 	} {
 		r.Server = tc.server

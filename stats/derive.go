@@ -47,13 +47,24 @@ func Derive(r *record.Record, stallMS float64) error {
 	return nil
 }
 
+// Rederive derives a record read back from a file again, from its raw
+// frames with its own stall threshold (DefaultStall for one written
+// without it), so every reader of a file gets the same figures. It fits
+// record.ReadAll: record.ReadAll(f, stats.Rederive).
+func Rederive(r *record.Record) error {
+	if r.StallMS <= 0 {
+		r.StallMS = DefaultStall
+	}
+	return Derive(r, r.StallMS)
+}
+
 // resetDerived clears what Derive fills, so a record read back derives
 // to the same figures.
 func resetDerived(r *record.Record, stallMS float64) {
 	r.StallMS = stallMS
 	r.InputTokens = nil
 	if v, ok := r.Server["input_tokens"].(float64); ok && v >= 0 && v < 1<<31 {
-		r.InputTokens = ptr(int(v))
+		r.InputTokens = new(int(v))
 	}
 	r.FirstEventMS, r.TTFTMS, r.TTFOMS, r.E2EMS, r.TailMS = nil, nil, nil, nil, nil
 	r.ITLMS, r.TPSUser, r.TokensPerFrame = nil, nil, nil
@@ -81,7 +92,7 @@ type frameScan struct {
 func (sc *frameScan) frame(r *record.Record, i int) {
 	f := &r.Frames[i]
 	if i == 0 {
-		r.FirstEventMS = ptr(f.TMS)
+		r.FirstEventMS = new(f.TMS)
 	}
 	if f.Read+1 > r.Reads {
 		r.Reads = f.Read + 1
@@ -117,10 +128,10 @@ func (sc *frameScan) content(r *record.Record, i int) {
 	sc.runN++
 	if sc.firstContent < 0 {
 		sc.firstContent = i
-		r.TTFTMS = ptr(f.TMS)
+		r.TTFTMS = new(f.TMS)
 	}
 	if r.TTFOMS == nil && f.IsAnswer() {
-		r.TTFOMS = ptr(f.TMS)
+		r.TTFOMS = new(f.TMS)
 	}
 	if sc.prevContent >= 0 {
 		gap := f.TMS - r.Frames[sc.prevContent].TMS
@@ -174,7 +185,7 @@ func deriveTokens(r *record.Record, sc *frameScan) {
 		r.OutputTokens, r.TokensSource = r.ContentFrames, "approx"
 	}
 	if r.ContentFrames > 0 {
-		r.TokensPerFrame = ptr(float64(r.OutputTokens) / float64(r.ContentFrames))
+		r.TokensPerFrame = new(float64(r.OutputTokens) / float64(r.ContentFrames))
 	}
 }
 
@@ -185,22 +196,22 @@ func deriveTimes(r *record.Record, first, last float64) {
 	excuseStarved(r, last-first)
 	r.Buffered = r.Delivery.Class == record.DeliveryBuffered
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
-		r.HeldMS = ptr(first - sft)
+		r.HeldMS = new(first - sft)
 	}
 	if r.HeadersMS != nil {
 		path := min(*r.HeadersMS, first)
-		r.TTFTPathMS, r.TTFTServerMS = ptr(path), ptr(first-path)
+		r.TTFTPathMS, r.TTFTServerMS = new(path), new(first-path)
 	}
 	if !r.Complete {
 		return
 	}
-	r.E2EMS = ptr(last)
-	r.TailMS = ptr(r.DurationMS - last)
+	r.E2EMS = new(last)
+	r.TailMS = new(r.DurationMS - last)
 	if !WithholdsITL(r.Delivery) && r.OutputTokens >= 2 {
 		itl := (last - first) / float64(r.OutputTokens-1)
-		r.ITLMS = ptr(itl)
+		r.ITLMS = new(itl)
 		if itl > 0 {
-			r.TPSUser = ptr(1000 / itl)
+			r.TPSUser = new(1000 / itl)
 		}
 	}
 }
@@ -325,5 +336,3 @@ func StopsMidSentence(r *record.Record) bool {
 	}
 	return !endsSentence(string(tail))
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -145,7 +145,7 @@ func TestDeriveRejectsBadTimes(t *testing.T) {
 		"backwards":   {DurationMS: 10, Frames: []record.Frame{content(5, 0, "a"), content(4, 1, "b")}},
 		"read order":  {DurationMS: 10, Frames: []record.Frame{content(4, 1, "a"), content(5, 0, "b")}},
 		"after end":   {DurationMS: 10, Frames: []record.Frame{content(11, 0, "a")}},
-		"NaN headers": {DurationMS: 10, HeadersMS: ptr(math.NaN())},
+		"NaN headers": {DurationMS: 10, HeadersMS: new(math.NaN())},
 	}
 	for name, r := range cases {
 		if err := Derive(r, 250); !errors.Is(err, ErrBadTime) {
@@ -350,8 +350,8 @@ func TestTokensApproxPctIsOfStreamsWithACount(t *testing.T) {
 		with  int
 	}{
 		{"all 429s", map[string]int{"429": 10}, nil, 0},
-		{"1 failed and 9 with usage", map[string]int{"429": 1, "usage": 9}, ptr(0.0), 9},
-		{"1 failed, 3 with usage, 1 approximated", map[string]int{"429": 1, "usage": 3, "approx": 1}, ptr(25.0), 4},
+		{"1 failed and 9 with usage", map[string]int{"429": 1, "usage": 9}, new(0.0), 9},
+		{"1 failed, 3 with usage, 1 approximated", map[string]int{"429": 1, "usage": 3, "approx": 1}, new(25.0), 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := NewAggregate(250)

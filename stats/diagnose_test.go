@@ -12,7 +12,7 @@ import (
 
 // dist is a distribution with the figures the diagnosis reads.
 func dist(n int, p50, p90, p99 float64) Dist {
-	return Dist{N: n, P50: ptr(p50), P90: ptr(p90), P99: ptr(p99), Max: ptr(p99)}
+	return Dist{N: n, P50: new(p50), P90: new(p90), P99: new(p99), Max: new(p99)}
 }
 
 func TestDiagnose(t *testing.T) {

@@ -1,6 +1,16 @@
-// Package stats is the statistics over records: Derive fills a record's
-// figures from its raw times, Aggregate pools records into a Summary
-// (distributions, histograms, workload signals), gates judge a summary,
-// Diagnose explains it. Pure functions, no I/O: it imports record, never
-// net/http, so compare, report and the views need nothing of the probe.
+// Package stats is the statistics over records, pure functions with no
+// I/O.
+//
+// Derive fills a record's figures from its frames' times (TTFT, first
+// event, gaps and stalls, ITL, tokens, the delivery, the status);
+// Rederive does it again for a record read back from a file
+// (record.ReadAll(f, stats.Rederive)). An Aggregate pools records as
+// they end into a Summary: every metric of the Registry as a Dist (an
+// undefined value is nil, never 0), histograms that merge across hosts,
+// the streams' accounting and workload signals. ParseGate reads a gate
+// such as "ttft.p95 > 800ms" and Gate.Eval judges a summary with it; an
+// SLO counts goodput; Diagnose explains a summary with named rules.
+//
+// It imports record, never net/http, so compare, report and the views
+// need nothing of the probe.
 package stats

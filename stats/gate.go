@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // Gate is one --fail-if condition: METRIC OP VALUE[UNIT]. A value with a
@@ -54,7 +56,7 @@ type scalar struct {
 
 // countOf is the scalar of a whole count.
 func countOf(json string, n func(*Summary) int) scalar {
-	return scalar{json: json, count: true, get: func(s *Summary) *float64 { return ptr(float64(n(s))) }}
+	return scalar{json: json, count: true, get: func(s *Summary) *float64 { return new(float64(n(s))) }}
 }
 
 // scalars are the counts and single figures a gate can name.
@@ -88,7 +90,7 @@ func failedPct(s *Summary) *float64 {
 	if s.Streams.Attempted == 0 {
 		return nil
 	}
-	return ptr(100 * float64(s.Streams.Failed) / float64(s.Streams.Attempted))
+	return new(100 * float64(s.Streams.Failed) / float64(s.Streams.Attempted))
 }
 
 // ParseGate parses a gate expression such as "ttft.p95 > 800ms".
@@ -267,7 +269,7 @@ func Verdict(tripped bool) string {
 // gateFigure prints a gate's value as the report does (184.2 ms, a count
 // whole), apart from the threshold.
 func gateFigure(v, threshold float64, unit string) string {
-	f := FormatFloat(v)
+	f := textfmt.FormatFloat(v)
 	if unit != "ms" && v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		f = strconv.FormatFloat(v, 'f', 0, 64)
 	}

@@ -91,7 +91,7 @@ func TestParseGate(t *testing.T) {
 
 func TestGateEval(t *testing.T) {
 	s := Summary{Metrics: Metrics{"ttft_ms": NewDist([]float64{100, 200, 300}), "gap_ms": NewDist([]float64{184.2137, 250.04})},
-		Streams: Streams{Failed: 1}, Throughput: Throughput{TokensPerS: ptr(41.23456)}}
+		Streams: Streams{Failed: 1}, Throughput: Throughput{TokensPerS: new(41.23456)}}
 	for _, c := range []struct {
 		expr    string
 		tripped bool
@@ -149,10 +149,10 @@ func TestGateAliasEval(t *testing.T) {
 // each gate metric (GateJSONPath) is a key of the summary's JSON holding
 // the figure the gate judges.
 func TestEveryGateNamesAKeyOfTheSummaryJSON(t *testing.T) {
-	s := Summary{Metrics: Metrics{}, Goodput: &Goodput{Pct: ptr(93.0)}, TokensApproxPct: ptr(7.0),
+	s := Summary{Metrics: Metrics{}, Goodput: &Goodput{Pct: new(93.0)}, TokensApproxPct: new(7.0),
 		Streams:    Streams{Attempted: 11, Admitted: 10, Completed: 9, Failed: 2, Incomplete: 3, Canceled: 4, Buffered: 5},
-		Throughput: Throughput{OutputTokens: 120, TokensPerS: ptr(41.5)},
-		Stalls:     Stalls{Count: 6, MidSentence: 2, StreamsWithStall: 3, LongestMS: ptr(700.0)}}
+		Throughput: Throughput{OutputTokens: 120, TokensPerS: new(41.5)},
+		Stalls:     Stalls{Count: 6, MidSentence: 2, StreamsWithStall: 3, LongestMS: new(700.0)}}
 	var gates []string
 	for i, m := range Registry {
 		s.Metrics[m.JSON] = NewDist([]float64{float64(i), float64(i) + 10})

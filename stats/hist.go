@@ -188,9 +188,9 @@ func (s *Sampler) Dist() Dist {
 	if !s.overflow {
 		return NewDist(slices.Clone(s.exact))
 	}
-	clamp := func(v float64) *float64 { return ptr(min(max(v, s.min), s.max)) }
+	clamp := func(v float64) *float64 { return new(min(max(v, s.min), s.max)) }
 	return Dist{
-		N: s.n, Min: ptr(s.min), Max: ptr(s.max), Mean: ptr(s.sum / float64(s.n)),
+		N: s.n, Min: new(s.min), Max: new(s.max), Mean: new(s.sum / float64(s.n)),
 		P50: clamp(s.hist.Percentile(50)), P90: clamp(s.hist.Percentile(90)),
 		P95: clamp(s.hist.Percentile(95)), P99: clamp(s.hist.Percentile(99)),
 		Histogram: true,
@@ -218,7 +218,7 @@ func (s *Sampler) Export() HistogramJSON {
 		h.Counts = []uint64{}
 	}
 	if s.n > 0 {
-		h.Min, h.Max = ptr(s.min), ptr(s.max)
+		h.Min, h.Max = new(s.min), new(s.max)
 	}
 	return h
 }
@@ -278,15 +278,15 @@ func BucketDist(counts []uint64, buckets []float64) Dist {
 		var cum uint64
 		for i, c := range counts {
 			if cum += c; cum >= max(rank, 1) {
-				return ptr(edge(i))
+				return new(edge(i))
 			}
 		}
-		return ptr(edge(len(counts) - 1))
+		return new(edge(len(counts) - 1))
 	}
 	d.P50, d.P90, d.P95, d.P99, d.Max = at(50), at(90), at(95), at(99), at(100)
 	for i, c := range counts {
 		if c > 0 {
-			d.Min = ptr(edge(i))
+			d.Min = new(edge(i))
 			break
 		}
 	}

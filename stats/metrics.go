@@ -94,11 +94,11 @@ var Registry = []Metric{
 	{Key: "stream", JSON: "stream_ms", Label: "stream ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 20, ClockLabel: "stream",
 		Definition: "the middle clock: last content frame − first content frame", Value: streamMS},
 	{Key: "duration", JSON: "duration_ms", Label: "duration ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, OTel: "gen_ai.client.operation.duration",
-		Definition: "end of the stream − start", Value: func(r *record.Record) *float64 { return ptr(r.DurationMS) }},
+		Definition: "end of the stream − start", Value: func(r *record.Record) *float64 { return new(r.DurationMS) }},
 	{Key: "tps_user", JSON: "tps_user", Label: "tps/user", Unit: "tok/s", Better: HigherIsBetter, Out: everywhere &^ InCompare, Completed: true, Clock: 90, ClockLabel: "tok/s per user",
 		Definition: "1000 / itl", Value: func(r *record.Record) *float64 { return r.TPSUser }},
 	{Key: "output_tokens", JSON: "output_tokens", Label: "tokens", Better: Neutral, Out: everywhere &^ InCompare, Completed: true, Clock: 70, OTel: "gen_ai.client.token.usage",
-		Definition: "output tokens of a stream (the server's usage report, else one per content frame)", Value: func(r *record.Record) *float64 { return ptr(float64(r.OutputTokens)) }},
+		Definition: "output tokens of a stream (the server's usage report, else one per content frame)", Value: func(r *record.Record) *float64 { return new(float64(r.OutputTokens)) }},
 	{Key: "input_tokens", JSON: "input_tokens", Label: "input tokens", Better: Neutral, Out: InCSV | InHistogram,
 		Definition: "the prompt's tokens as the server's usage report gave them", Value: inputTokens},
 	{Key: "held", JSON: "held_ms", Label: "held ms", Unit: "ms", Better: LowerIsBetter, Clock: 100, ClockLabel: "held (server)",
@@ -206,7 +206,7 @@ func streamMS(r *record.Record) *float64 {
 	if r.TTFTMS == nil {
 		return nil
 	}
-	return ptr(r.LastContentMS() - *r.TTFTMS)
+	return new(r.LastContentMS() - *r.TTFTMS)
 }
 
 // secondTokenMS is when the second output token arrived: the content frame
@@ -220,7 +220,7 @@ func secondTokenMS(r *record.Record) *float64 {
 		}
 		n += max(f.Tokens, 1)
 		if n >= 2 {
-			return ptr(f.TMS)
+			return new(f.TMS)
 		}
 	}
 	return nil
@@ -230,5 +230,5 @@ func inputTokens(r *record.Record) *float64 {
 	if r.InputTokens == nil {
 		return nil
 	}
-	return ptr(float64(*r.InputTokens))
+	return new(float64(*r.InputTokens))
 }

@@ -20,7 +20,7 @@ func newMetricsRecord(t *testing.T, counted bool) *record.Record {
 	if counted {
 		first.Tokens = 2
 	}
-	r := &record.Record{Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: ptr(20.0), DurationMS: 600,
+	r := &record.Record{Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: new(20.0), DurationMS: 600,
 		Frames: []record.Frame{frame(50, 0, record.KindRole), first, content(300, 2, " b"), content(500, 3, " c."), frame(550, 4, record.KindEnd)}}
 	derive(t, r, 250)
 	return r

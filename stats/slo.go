@@ -40,10 +40,10 @@ var sloStreamMetrics = map[string]struct {
 	"itl":           {func(r *record.Record) *float64 { return r.ITLMS }, true},
 	"tail":          {func(r *record.Record) *float64 { return r.TailMS }, true},
 	"first_byte":    {func(r *record.Record) *float64 { return r.FirstByteMS }, true},
-	"duration":      {func(r *record.Record) *float64 { return ptr(r.DurationMS) }, true},
+	"duration":      {func(r *record.Record) *float64 { return new(r.DurationMS) }, true},
 	"tps_user":      {func(r *record.Record) *float64 { return r.TPSUser }, false},
-	"stalls":        {func(r *record.Record) *float64 { return ptr(float64(len(r.Stalls))) }, false},
-	"output_tokens": {func(r *record.Record) *float64 { return ptr(float64(r.OutputTokens)) }, false},
+	"stalls":        {func(r *record.Record) *float64 { return new(float64(len(r.Stalls))) }, false},
+	"output_tokens": {func(r *record.Record) *float64 { return new(float64(r.OutputTokens)) }, false},
 }
 
 // ParseSLO parses a comma-separated list of per-stream terms, e.g.

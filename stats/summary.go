@@ -51,10 +51,10 @@ func NewDist(samples []float64) Dist {
 	for _, v := range samples {
 		sum += v
 	}
-	d.Min, d.Max = ptr(samples[0]), ptr(samples[d.N-1])
-	d.Mean = ptr(sum / float64(d.N))
-	d.P50, d.P90 = ptr(Percentile(samples, 50)), ptr(Percentile(samples, 90))
-	d.P95, d.P99 = ptr(Percentile(samples, 95)), ptr(Percentile(samples, 99))
+	d.Min, d.Max = new(samples[0]), new(samples[d.N-1])
+	d.Mean = new(sum / float64(d.N))
+	d.P50, d.P90 = new(Percentile(samples, 50)), new(Percentile(samples, 90))
+	d.P95, d.P99 = new(Percentile(samples, 95)), new(Percentile(samples, 99))
 	return d
 }
 
@@ -156,7 +156,7 @@ func extreme(a, b *float64, sign float64) *float64 {
 	if b == nil || a != nil && sign*(*b-*a) <= 0 {
 		return a
 	}
-	return ptr(*b)
+	return new(*b)
 }
 
 // freezesOf is one record's freezes: none unless it stuttered.
@@ -165,7 +165,7 @@ func freezesOf(r *record.Record) Freezes {
 	if d == nil || d.Class != record.DeliveryStutter || d.Freezes == nil {
 		return Freezes{}
 	}
-	f := Freezes{Streams: 1, Count: d.Freezes.Count, LongestMS: ptr(d.Freezes.LongestMS), PeriodMinMS: d.PeriodMS, PeriodMaxMS: d.PeriodMS}
+	f := Freezes{Streams: 1, Count: d.Freezes.Count, LongestMS: new(d.Freezes.LongestMS), PeriodMinMS: d.PeriodMS, PeriodMaxMS: d.PeriodMS}
 	if d.FirstHeld != nil && *d.FirstHeld {
 		f.FirstHeld = 1
 	}
@@ -415,7 +415,7 @@ func (a *Aggregate) addStalls(r *record.Record) {
 			a.stalls.MidSentence++
 		}
 		if a.stalls.LongestMS == nil || st.GapMS > *a.stalls.LongestMS {
-			a.stalls.LongestMS = ptr(st.GapMS)
+			a.stalls.LongestMS = new(st.GapMS)
 		}
 	}
 	if len(r.Stalls) > 0 {
@@ -442,10 +442,10 @@ func (a *Aggregate) addWindow(r *record.Record) {
 func (a *Aggregate) goodput(s *Summary) *Goodput {
 	g := &Goodput{SLO: a.SLO.Expr, Met: a.sloMet, Of: a.streams.Attempted, Definition: goodputDefinition}
 	if g.Of > 0 {
-		g.Pct = ptr(100 * float64(g.Met) / float64(g.Of))
+		g.Pct = new(100 * float64(g.Met) / float64(g.Of))
 	}
 	if w := s.Throughput.WindowMS; w != nil && *w > 0 {
-		g.PerS = ptr(float64(g.Met) / *w * 1000)
+		g.PerS = new(float64(g.Met) / *w * 1000)
 	}
 	return g
 }
@@ -489,12 +489,12 @@ func (a *Aggregate) Summary(w Workload) Summary {
 	}
 	if a.haveWin && a.winEnd > a.winStart && a.streams.Completed > 0 {
 		win := a.winEnd - a.winStart
-		s.Throughput.WindowMS = ptr(win)
-		s.Throughput.TokensPerS = ptr(float64(a.tokens) / win * 1000)
-		s.Throughput.StreamsPerS = ptr(float64(a.streams.Completed) / win * 1000)
+		s.Throughput.WindowMS = new(win)
+		s.Throughput.TokensPerS = new(float64(a.tokens) / win * 1000)
+		s.Throughput.StreamsPerS = new(float64(a.streams.Completed) / win * 1000)
 	}
 	if n := a.streams.WithTokenCount; n > 0 {
-		s.TokensApproxPct = ptr(100 * float64(a.approx) / float64(n))
+		s.TokensApproxPct = new(100 * float64(a.approx) / float64(n))
 	}
 	if len(a.server) > 0 {
 		s.Server = map[string]Dist{}

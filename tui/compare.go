@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
@@ -257,7 +258,7 @@ func (cs *compareScreen) render() {
 	if cs.status != "" {
 		// Runs still being measured say how far they are on the title line.
 		first, rest, _ := strings.Cut(cs.header, "\n")
-		first = views.Fit(first+st.Dim.Render(" · ")+st.Live.Render(cs.status), w, 1)
+		first = textfmt.Fit(first+st.Dim.Render(" · ")+st.Live.Render(cs.status), w, 1)
 		cs.header = strings.TrimSuffix(first+"\n"+rest, "\n")
 	}
 	cs.figures = views.CompareFigures(cs.c, false, w, cs.bodyH, st)
@@ -279,7 +280,7 @@ func (cs *compareScreen) drawBody(w, h int) string {
 			views.CompareHistogram(cs.names, cs.gaps, cs.stallMS, w, gapH-1, st)
 		ttft := title(&cs.sh.styles, "ttft ms", "log buckets · bar: share of each run's streams", w, false) + "\n" +
 			views.CompareHistogram(cs.names, cs.ttft, math.Inf(1), w, ttftH-1, st)
-		return views.Fit(gaps+"\n"+ttft, w, h)
+		return textfmt.Fit(gaps+"\n"+ttft, w, h)
 	case panelStreams:
 		return views.CompareHeatmaps(cs.names, cs.runs, cs.byTime, cs.selRun, cs.sel, w, h, st)
 	case panelScatter:
@@ -298,7 +299,7 @@ func (cs *compareScreen) view() string {
 	if cs.sh.height >= 8 {
 		parts = append(parts, helpBar(&cs.help, cs.keys, cs.keys.Help, cs.keys.Quit, cs.sh.width))
 	}
-	return views.Fit(strings.Join(nonEmpty(parts), "\n"), cs.sh.width, cs.sh.height)
+	return textfmt.Fit(strings.Join(nonEmpty(parts), "\n"), cs.sh.width, cs.sh.height)
 }
 
 // tabBar is the panel bar: every panel with its key, the current one
@@ -353,5 +354,5 @@ func (cs *compareScreen) scatter(w, h int) string {
 		title(&cs.sh.styles, "trend", "by run, A first", w, false),
 		views.TrendStrip([]views.Trend{ttft, gap}, "runs", w, 2, st),
 	}
-	return views.Fit(strings.Join(parts, "\n"), w, h)
+	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }

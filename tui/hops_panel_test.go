@@ -42,7 +42,7 @@ func TestViewBesideARelayShowsOwners(t *testing.T) {
 // the header.
 func TestWatchAsksTheRelayForOwners(t *testing.T) {
 	c, r := recordtest.Hops(t)
-	rel := hops.Relayed{ID: c.StreamKey(), HeadersMS: ptr(1), Done: true}
+	rel := hops.Relayed{ID: c.StreamKey(), HeadersMS: new(1.0), Done: true}
 	for _, f := range r.Frames {
 		rel.Reads = append(rel.Reads, record.Read{TMS: f.TMS, N: f.Bytes})
 	}

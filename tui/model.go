@@ -1,6 +1,3 @@
-// Package tui is drip's live view: one root Bubble Tea model that turns
-// probe events into immutable snapshots and lays out the views' panels.
-// The probe runs in its own goroutines and never waits for the UI.
 package tui
 
 import (

@@ -131,10 +131,8 @@ func press(k string) tea.KeyPressMsg {
 // recorded is a fixture scenario recorded with the fixture's own times.
 func recorded(t testing.TB, scenario string) *record.Record {
 	t.Helper()
-	return recordtest.Scenario(t, scenario, &record.Record{V: record.RecordVersion, Target: "http://fixture/v1/chat/completions", HeadersMS: ptr(1.5)})
+	return recordtest.Scenario(t, scenario, &record.Record{V: record.RecordVersion, Target: "http://fixture/v1/chat/completions", HeadersMS: new(1.5)})
 }
-
-func ptr(v float64) *float64 { return &v }
 
 // events are the probe events of a record: start, headers, one per read,
 // done.
@@ -350,7 +348,7 @@ func TestKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, _, err := probe.ReadRecords(f)
+	recs, _, err := record.ReadAll(f, stats.Rederive)
 	f.Close()
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("saved file: %v, %d records", err, len(recs))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
@@ -80,7 +81,7 @@ func (p runPageBody) draw(b box) string {
 		views.Histogram(&rs.ttft, math.Inf(1), rs.emptyTTFT(), w, ttftH-1, st)
 	gaps := title(&rs.sh.styles, "gap ms", fmt.Sprintf("n=%d · log buckets", rs.gaps.N()), w, false) + "\n" +
 		views.Histogram(&rs.gaps, rs.m.cfg.StallMS, rs.emptyGaps(), w, gapH-1, st)
-	return views.Fit(views.Fit(ttft, w, ttftH)+"\n"+gaps, w, h)
+	return textfmt.Fit(textfmt.Fit(ttft, w, ttftH)+"\n"+gaps, w, h)
 }
 
 // scatter is a point per finished measured stream the screen keeps,
@@ -123,5 +124,5 @@ func (rs *runScreen) scatter(w, h int) string {
 		parts = append(parts, title(&rs.sh.styles, "trend", "by stream, in the order they started", w, false),
 			views.TrendStrip([]views.Trend{ttft, gap}, "streams", w, trendH, st))
 	}
-	return views.Fit(strings.Join(parts, "\n"), w, h)
+	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -125,7 +125,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 	want := headless.Summary(runWorkload)
 	for _, w := range []string{
 		"drip run · running", "8/40 recorded", "attempted 12", "in flight 4", "completed 6", "failed 2 (in_stream 2)",
-		"ttft p50 " + report.Num(want.Metrics["ttft_ms"].P50), "gap p50 " + report.Num(want.Metrics["gap_ms"].P50),
+		"ttft p50 " + textfmt.Num(want.Metrics["ttft_ms"].P50), "gap p50 " + textfmt.Num(want.Metrics["gap_ms"].P50),
 		"#12", "streaming", "complete", "in_stream", "500–1s █", "heatmap", "█ stall ≥250ms", "timeline  #12",
 	} {
 		if !strings.Contains(s, w) {
@@ -255,7 +255,7 @@ func TestRunScreenKeys(t *testing.T) {
 	}
 	// Its first byte is the probe's, as on the stream screen of drip
 	// watch: it said "first byte —" beside "first event 42.40 ms".
-	if s := rh.screen(); !strings.Contains(s, "first byte     "+report.FormatFloat(*recs[1].FirstByteMS)+" ms") {
+	if s := rh.screen(); !strings.Contains(s, "first byte     "+textfmt.FormatFloat(*recs[1].FirstByteMS)+" ms") {
 		t.Errorf("the open stream's first byte (%v ms) is not in its clocks:\n%s", *recs[1].FirstByteMS, s)
 	}
 	rh.play(recs[1], 40, -1)

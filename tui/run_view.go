@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/table"
 	"charm.land/lipgloss/v2"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
@@ -231,7 +232,7 @@ func (rs *runScreen) view() string {
 	if rs.page != runPageStreams {
 		rows = rs.lay.pageRows
 	}
-	return views.Fit(strings.Join(rows.compose(), "\n"), rs.sh.width, rs.sh.height)
+	return textfmt.Fit(strings.Join(rows.compose(), "\n"), rs.sh.width, rs.sh.height)
 }
 
 // window is the table's rows: the selection kept in view.
@@ -301,7 +302,7 @@ func (p runTable) draw(b box) string {
 			note += " · end follows the newest"
 		}
 	}
-	return title(&rs.sh.styles, "streams", note, b.w, true) + "\n" + views.Fit(rs.table.View(), b.w, b.h-1)
+	return title(&rs.sh.styles, "streams", note, b.w, true) + "\n" + textfmt.Fit(rs.table.View(), b.w, b.h-1)
 }
 
 // draw shows the TTFT histogram: its p50 and p99 with their n and the
@@ -313,8 +314,8 @@ func (p runTTFT) draw(b box) string {
 	note, figures := rs.ttftNote(false), views.TTFTFigures(stats.TTFT.Of(rs.sum.Metrics))
 	_, inFlight, _ := strings.Cut(note, " · ") // the n is the figures'
 	head, h := title(st, "ttft ms", figures+" · "+inFlight, b.w, false), b.h-1
-	if views.Width(" ttft ms  "+figures+" · "+inFlight) > b.w && b.h > 2 {
-		line := st.Views.Value.Render(views.FitParts(strings.ReplaceAll(figures, " · ", " "), b.w))
+	if textfmt.Width(" ttft ms  "+figures+" · "+inFlight) > b.w && b.h > 2 {
+		line := st.Views.Value.Render(textfmt.FitParts(strings.ReplaceAll(figures, " · ", " "), b.w))
 		head, h = title(st, "ttft ms", note, b.w, false)+"\n"+line, b.h-2
 	}
 	return head + "\n" + views.Histogram(&rs.ttft, math.Inf(1), rs.emptyTTFT(), b.w, h, &st.Views)
@@ -357,7 +358,7 @@ func (p runTimeline) draw(b box) string {
 	rs := p.rs
 	st := &rs.sh.styles.Views
 	if rs.sel >= len(rs.list) {
-		return title(&rs.sh.styles, "timeline", "", b.w, false) + "\n" + views.Fit(st.Dim.Render("no stream yet"), b.w, b.h-1)
+		return title(&rs.sh.styles, "timeline", "", b.w, false) + "\n" + textfmt.Fit(st.Dim.Render("no stream yet"), b.w, b.h-1)
 	}
 	sel := rs.list[rs.sel]
 	rs.deriveLive(sel)
@@ -366,7 +367,7 @@ func (p runTimeline) draw(b box) string {
 		cur.ElapsedMS = msSince(sel.start, rs.sh.now())
 	}
 	return title(&rs.sh.styles, "timeline", views.StreamCaption(sel.rec, sel.phase, st)+st.Dim.Render(" · enter opens it"), b.w, false) + "\n" +
-		views.Fit(views.Timeline(&cur, nil, 0, b.w, b.h-1, st), b.w, b.h-1)
+		textfmt.Fit(views.Timeline(&cur, nil, 0, b.w, b.h-1, st), b.w, b.h-1)
 }
 
 func (p runSweepPanel) draw(box) string { return p.rs.sweep.view }

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/views"
 )
 
@@ -66,7 +67,7 @@ func (s *slot) redraw() {
 		s.view = ""
 		return
 	}
-	s.view = views.Fit(s.p.draw(s.b), s.b.w, s.b.h)
+	s.view = textfmt.Fit(s.p.draw(s.b), s.b.w, s.b.h)
 }
 
 // grid is a screen's layout: rows of slots, side by side within a row
@@ -106,13 +107,13 @@ func title(st *Styles, name, note string, w int, focused bool) string {
 	return ansi.Truncate(t, w, "")
 }
 
-// fitNote is a title's note in room cells (views.FitParts). A styled
+// fitNote is a title's note in room cells (textfmt.FitParts). A styled
 // note is only cut: its parts' styles would be split.
 func fitNote(note string, room int) string {
 	if strings.Contains(note, "\x1b") {
 		return ansi.Truncate(note, max(room, 0), "…")
 	}
-	return views.FitParts(note, room)
+	return textfmt.FitParts(note, room)
 }
 
 // tabs is a page bar: every page with its number key, the current one

@@ -433,7 +433,7 @@ func (s *streamScreen) save() tea.Cmd {
 	}
 	path := filepath.Join(s.m.cfg.SaveDir, "drip-"+s.sh.now().Format("20060102-150405")+".jsonl")
 	return func() tea.Msg {
-		w, err := probe.Create(path)
+		w, err := record.Create(path)
 		if err != nil {
 			return savedMsg{err: err}
 		}

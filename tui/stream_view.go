@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
@@ -128,7 +129,7 @@ func (s *streamScreen) clocksWidth(w int) int {
 func (s *streamScreen) view() string {
 	s.lay.text.redraw()
 	s.lay.help.redraw()
-	return views.Fit(strings.Join(s.lay.rows.compose(), "\n"), s.sh.width, s.sh.height)
+	return textfmt.Fit(strings.Join(s.lay.rows.compose(), "\n"), s.sh.width, s.sh.height)
 }
 
 // render redraws the panels whose inputs changed (all of them after a

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -309,8 +310,8 @@ func (ts *targetsScreen) view() string {
 	case pageScatter:
 		body = ts.scatter(w, bodyH)
 	}
-	parts := []string{ts.header(w), views.Fit(body, w, bodyH), foot}
-	return views.Fit(strings.Join(parts, "\n"), w, h)
+	parts := []string{ts.header(w), textfmt.Fit(body, w, bodyH), foot}
+	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }
 
 func (ts *targetsScreen) names() []string {
@@ -334,7 +335,7 @@ func (ts *targetsScreen) header(w int) string {
 	}
 	line += st.Dim.Render(fmt.Sprintf(" · %d targets %s · round %d ", len(ts.panes), how, ts.round))
 	line += tabs(st, pageNames[:], nil, int(ts.page))
-	return views.Fit(line, w, 1)
+	return textfmt.Fit(line, w, 1)
 }
 
 // livePage is the live page: a pane per target, one above another on
@@ -367,7 +368,7 @@ func (ts *targetsScreen) livePage(w, h int) string {
 		note := "2: every figure"
 		parts = append(parts, title(&ts.sh.styles, "clocks", note, w, false), views.TargetClocks(ts.cmp, ts.names(), w, clocksH-1, st))
 	}
-	return views.Fit(strings.Join(parts, "\n"), w, h)
+	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }
 
 // paneView is one pane: the title, the lane (earlier runs above
@@ -392,11 +393,11 @@ func (ts *targetsScreen) paneView(i int, p *targetPane, toMS float64, w, h int) 
 			text = p.text.Render(max(0, min(line-textH/2, p.text.Lines()-textH)), textH, st)
 		}
 		if gap, ok := views.LiveStall(&p.cur); ok {
-			text = views.Fit(text, w, textH-1) + "\n" + st.Stall.Render(fmt.Sprintf("⏸ %.0fms… and counting", gap))
+			text = textfmt.Fit(text, w, textH-1) + "\n" + st.Stall.Render(fmt.Sprintf("⏸ %.0fms… and counting", gap))
 		}
 		parts = append(parts, text)
 	}
-	return views.Fit(strings.Join(parts, "\n"), w, h)
+	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }
 
 // earlierRuns are a pane's finished runs before the current stream.
@@ -446,5 +447,5 @@ func (ts *targetsScreen) scatter(w, h int) string {
 		}
 		parts = append(parts, title(&ts.sh.styles, "trend", note, w, false), views.TrendStrip(trends, "runs", w, trendH, st))
 	}
-	return views.Fit(strings.Join(parts, "\n"), w, h)
+	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }

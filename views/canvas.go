@@ -11,7 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // fmtMS prints a duration in ms with a unit suited to its size.
@@ -24,7 +24,7 @@ func fmtMS(v float64) string {
 	case v >= 1:
 		return fmt.Sprintf("%.0fms", v)
 	}
-	return report.FormatFloat(v) + "ms"
+	return textfmt.FormatFloat(v) + "ms"
 }
 
 // Note is a dim message in a panel's place (nothing to draw yet, too
@@ -37,41 +37,7 @@ func Note(msg string, width, height int, st *Styles) string {
 	for i, l := range lines {
 		lines[i] = st.Dim.Render(l)
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
-}
-
-// Fit cuts or pads every line of s to exactly width cells and height
-// lines, so panels can be joined side by side without breaking the layout.
-func Fit(s string, width, height int) string {
-	if width <= 0 || height <= 0 {
-		return ""
-	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > height {
-		lines = lines[:height]
-	}
-	for len(lines) < height {
-		lines = append(lines, "")
-	}
-	for i, l := range lines {
-		w := Width(l)
-		if w > width {
-			l = ansi.Truncate(l, width, "…")
-			w = Width(l)
-		}
-		if w < width {
-			l += strings.Repeat(" ", width-w)
-		}
-		lines[i] = l
-	}
-	return strings.Join(lines, "\n")
-}
-
-func padRight(s string, width int) string {
-	if w := Width(s); w < width {
-		return s + strings.Repeat(" ", width-w)
-	}
-	return s
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // niceStep returns a 1-2-5 step of at least v.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -52,11 +52,11 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	}
 	var lines []string
 	if showAll {
-		lines = append(lines, strings.Repeat(" ", labelW)+st.Label.Render(padRight("this run", thisW+2)+
+		lines = append(lines, strings.Repeat(" ", labelW)+st.Label.Render(textfmt.PadRight("this run", thisW+2)+
 			fmt.Sprintf("all %d runs · p50 (n)", c.All.Streams.Attempted)))
 	}
 	for _, row := range rows {
-		l := st.Label.Render(padRight(row.label, labelW)) + value(row.this, st)
+		l := st.Label.Render(textfmt.PadRight(row.label, labelW)) + value(row.this, st)
 		if showAll {
 			l += strings.Repeat(" ", thisW+2-len([]rune(row.this))) + value(row.all, st)
 		}
@@ -69,7 +69,7 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 		}
 		lines = append(lines[:height-1], st.Undefined.Render(notShown(cut, width)))
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // notShown names the rows left out in width cells, as many whole as fit
@@ -81,7 +81,7 @@ func notShown(labels []string, width int) string {
 		if n < len(labels) {
 			s += fmt.Sprintf(", +%d more", len(labels)-n)
 		}
-		if Width(s) <= width {
+		if textfmt.Width(s) <= width {
 			return s
 		}
 	}
@@ -196,7 +196,7 @@ func thisFreezes(r *record.Record, room int) string {
 	}
 	f := d.Freezes
 	long := fmt.Sprintf("%d · every %s · longest %s", f.Count, ms(d.PeriodMS), ms(&f.LongestMS))
-	if Width(long) <= room {
+	if textfmt.Width(long) <= room {
 		return long
 	}
 	return fmt.Sprintf("%d · every %s", f.Count, ms(d.PeriodMS))
@@ -207,7 +207,7 @@ func figure(m stats.Metric, v *float64) string {
 	if m.Unit == "ms" {
 		return ms(v)
 	}
-	return report.Num(v)
+	return textfmt.Num(v)
 }
 
 func value(s string, st *Styles) string {
@@ -221,21 +221,21 @@ func ms(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return report.FormatFloat(*v) + " ms"
+	return textfmt.FormatFloat(*v) + " ms"
 }
 
 func pair(a, b *float64) string {
 	if a == nil {
 		return "—"
 	}
-	return report.Num(a) + " / " + report.Num(b) + " ms"
+	return textfmt.Num(a) + " / " + textfmt.Num(b) + " ms"
 }
 
 func withN(d stats.Dist) string {
 	if d.N == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%s (%d)", report.Num(d.P50), d.N)
+	return fmt.Sprintf("%s (%d)", textfmt.Num(d.P50), d.N)
 }
 
 // countWithN is withN for a count: a whole p50 prints whole ("38 (2)",
@@ -266,7 +266,7 @@ func thisStalls(c Clocks, room int) string {
 		mid++
 	}
 	for _, f := range []string{"%d (1 in progress, %d mid-sentence)", "%d (1 in progress, %d mid)"} {
-		if l := fmt.Sprintf(f, s.Count+1, mid); Width(l) <= room {
+		if l := fmt.Sprintf(f, s.Count+1, mid); textfmt.Width(l) <= room {
 			return l
 		}
 	}
@@ -277,11 +277,11 @@ func thisStalls(c Clocks, room int) string {
 // bursts, said shorter when room (the 40-column panel of an 80-column
 // screen) is short of the whole.
 func perFrame(r *record.Record, room int) string {
-	s := report.Num(r.TokensPerFrame)
+	s := textfmt.Num(r.TokensPerFrame)
 	if r.CoalescedFrames == 0 {
 		return s
 	}
-	if long := s + fmt.Sprintf(" · %d frames in bursts", r.CoalescedFrames); Width(long) <= room {
+	if long := s + fmt.Sprintf(" · %d frames in bursts", r.CoalescedFrames); textfmt.Width(long) <= room {
 		return long
 	}
 	return s + fmt.Sprintf(" · %d in bursts", r.CoalescedFrames)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -33,7 +33,7 @@ func TestClocksFromRegistry(t *testing.T) {
 		if d.P50 == nil {
 			t.Fatalf("%s: no figure in the replayed stream", key)
 		}
-		want := report.FormatFloat(*d.P50) + " ms " + report.Num(d.P50) + " (2)"
+		want := textfmt.FormatFloat(*d.P50) + " ms " + textfmt.Num(d.P50) + " (2)"
 		if rows[m.ClockLabel] != want {
 			t.Errorf("clocks row %q = %q, want %q:\n%s", m.ClockLabel, rows[m.ClockLabel], want, panel)
 		}
@@ -139,7 +139,7 @@ func TestClocksCountTokensWhole(t *testing.T) {
 		want string
 	}{
 		{summaryOf(r, r), fmt.Sprintf("%d (2)", r.OutputTokens)},
-		{summaryOf(r, &next), report.FormatFloat(float64(r.OutputTokens)+0.5) + " (2)"},
+		{summaryOf(r, &next), textfmt.FormatFloat(float64(r.OutputTokens)+0.5) + " (2)"},
 	} {
 		panel := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r), All: tc.all}, 120, 40, &st))
 		var row string
@@ -193,9 +193,9 @@ func TestClocksCountFreezes(t *testing.T) {
 		all   bool
 		want  string
 	}{
-		{40, false, fmt.Sprintf("freezes %d · every %s ms", f.Count, report.FormatFloat(*r.Delivery.PeriodMS))},
-		{120, true, fmt.Sprintf("freezes %d · every %s ms · longest %s ms %d in 2 streams", f.Count, report.FormatFloat(*r.Delivery.PeriodMS),
-			report.FormatFloat(f.LongestMS), 2*f.Count)},
+		{40, false, fmt.Sprintf("freezes %d · every %s ms", f.Count, textfmt.FormatFloat(*r.Delivery.PeriodMS))},
+		{120, true, fmt.Sprintf("freezes %d · every %s ms · longest %s ms %d in 2 streams", f.Count, textfmt.FormatFloat(*r.Delivery.PeriodMS),
+			textfmt.FormatFloat(f.LongestMS), 2*f.Count)},
 	} {
 		c := Clocks{Record: r, This: summaryOf(r)}
 		if tc.all {

@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -28,7 +28,7 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 	}
 	if len(c.Workload) > 0 {
 		why := ": a difference below may come from the workload, not the system"
-		if Width("⚠ workload differs"+why) > width {
+		if textfmt.Width("⚠ workload differs"+why) > width {
 			why = ": a difference may come from it, not the system" // whole at 80 columns
 		}
 		lines = append(lines, st.Live.Render("⚠ workload differs")+st.Dim.Render(why))
@@ -65,10 +65,10 @@ func differenceLine(d compare.Difference, width int, st *Styles) string {
 		}
 		runs[v] = append(runs[v], compare.Letter(j))
 	}
-	fixed, whole := Width("  "+d.Setting+": ")+3*(len(values)-1), 0 // the name and the separators
+	fixed, whole := textfmt.Width("  "+d.Setting+": ")+3*(len(values)-1), 0 // the name and the separators
 	for _, v := range values {
-		fixed += Width(strings.Join(runs[v], ", ")) + 1
-		whole += Width(v)
+		fixed += textfmt.Width(strings.Join(runs[v], ", ")) + 1
+		whole += textfmt.Width(v)
 	}
 	parts := make([]string, len(values))
 	for i, v := range values {
@@ -109,11 +109,11 @@ func runLine(c *compare.Comparison, i, width int, st *Styles) string {
 	// The target gets the room left; the format (which its path implies)
 	// makes way first, and a target with too little room is left out.
 	target := sanitize.Line(wl.Target)
-	room := width - Width(line(format)) - 3
+	room := width - textfmt.Width(line(format)) - 3
 	if room < urlMin(target, urlFloor) {
-		format, room = "", width-Width(line(""))-3
+		format, room = "", width-textfmt.Width(line(""))-3
 	}
-	if room < min(Width(target), minTargetRoom) {
+	if room < min(textfmt.Width(target), minTargetRoom) {
 		return line(format)
 	}
 	return line(format) + st.Dim.Render(" · "+ElideURLs(target, room))
@@ -252,21 +252,21 @@ func figHead(c *compare.Comparison, fc figCols, st *Styles) []string {
 		name := compare.Letter(i) + " " + sanitize.Line(r.Label)
 		if i == 0 {
 			// The baseline's name may reach into the label column.
-			top.WriteString(st.Value.Render(report.FitRight(name, figLabelW+figValueW)) + " ")
-			sub.WriteString(st.Label.Render(report.FitRight("value", figValueW)) + " ")
+			top.WriteString(st.Value.Render(textfmt.FitRight(name, figLabelW+figValueW)) + " ")
+			sub.WriteString(st.Label.Render(textfmt.FitRight("value", figValueW)) + " ")
 			continue
 		}
-		top.WriteString(" " + st.Value.Render(report.FitLeft(name, fc.runW()-1)))
-		cells := " " + report.FitRight("value", figValueW) + " "
+		top.WriteString(" " + st.Value.Render(textfmt.FitLeft(name, fc.runW()-1)))
+		cells := " " + textfmt.FitRight("value", figValueW) + " "
 		if fc.abs {
-			cells += report.FitRight("Δ", figDeltaW) + " "
+			cells += textfmt.FitRight("Δ", figDeltaW) + " "
 		}
 		if fc.pct {
-			cells += report.FitRight("Δ%", figPctW) + " "
+			cells += textfmt.FitRight("Δ%", figPctW) + " "
 		}
 		cells += strings.Repeat(" ", figMarkW)
 		if fc.ci {
-			cells += report.FitLeft("95% CI of Δ", figCIW) + " "
+			cells += textfmt.FitLeft("95% CI of Δ", figCIW) + " "
 		}
 		sub.WriteString(st.Label.Render(cells))
 	}
@@ -275,9 +275,9 @@ func figHead(c *compare.Comparison, fc figCols, st *Styles) []string {
 
 func (b *figBody) section(sec compare.Section, indent string, fc figCols, st *Styles) {
 	var l strings.Builder
-	l.WriteString(st.Title.Render(report.FitLeft(indent+sec.Title, figLabelW)))
+	l.WriteString(st.Title.Render(textfmt.FitLeft(indent+sec.Title, figLabelW)))
 	for i, n := range sec.N {
-		cell := st.Label.Render(report.FitRight(fmt.Sprintf("n=%d", n), figValueW)) + " "
+		cell := st.Label.Render(textfmt.FitRight(fmt.Sprintf("n=%d", n), figValueW)) + " "
 		if i > 0 {
 			cell = " " + cell + strings.Repeat(" ", fc.runW()-figValueW-2)
 		}
@@ -291,9 +291,9 @@ func (b *figBody) section(sec compare.Section, indent string, fc figCols, st *St
 
 func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 	var b strings.Builder
-	b.WriteString(st.Label.Render(report.FitLeft(indent+sanitize.Line(r.Label), figLabelW)))
+	b.WriteString(st.Label.Render(textfmt.FitLeft(indent+sanitize.Line(r.Label), figLabelW)))
 	for i, v := range r.Values {
-		val := report.FitRight(compare.FormatValue(r, v), figValueW)
+		val := textfmt.FitRight(compare.FormatValue(r, v), figValueW)
 		if v == nil {
 			val = st.Undefined.Render(val)
 		} else {
@@ -307,10 +307,10 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 		style := deltaStyle(r, d, st)
 		b.WriteString(" " + val + " ")
 		if fc.abs {
-			b.WriteString(style.Render(report.FitRight(compare.FormatDeltaAbs(r, d), figDeltaW)) + " ")
+			b.WriteString(style.Render(textfmt.FitRight(compare.FormatDeltaAbs(r, d), figDeltaW)) + " ")
 		}
 		if fc.pct {
-			b.WriteString(style.Render(report.FitRight(compare.FormatDeltaPct(d), figPctW)) + " ")
+			b.WriteString(style.Render(textfmt.FitRight(compare.FormatDeltaPct(d), figPctW)) + " ")
 		}
 		b.WriteString(marks(d, st))
 		if fc.ci {
@@ -318,7 +318,7 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 			if d.CI != nil {
 				ci = "[" + signed(d.CI.Lo) + ", " + signed(d.CI.Hi) + "]"
 			}
-			b.WriteString(st.Dim.Render(report.FitLeft(ci, figCIW)) + " ")
+			b.WriteString(st.Dim.Render(textfmt.FitLeft(ci, figCIW)) + " ")
 		}
 	}
 	return b.String()
@@ -380,20 +380,20 @@ func (t FigureTable) Render(skip, height int) string {
 	}
 	rows := max(0, height-len(t.head))
 	if t.split > 0 {
-		left := Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[:t.split]...), "\n"), t.colW, height)
-		right := Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[t.split:]...), "\n"), t.colW, height)
+		left := textfmt.Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[:t.split]...), "\n"), t.colW, height)
+		right := textfmt.Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], t.body[t.split:]...), "\n"), t.colW, height)
 		sep := strings.TrimSuffix(strings.Repeat(" "+t.rule.Render("│")+" \n", height), "\n")
-		return Fit(lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), t.width, height)
+		return textfmt.Fit(lipgloss.JoinHorizontal(lipgloss.Top, left, sep, right), t.width, height)
 	}
 	skip = max(0, min(skip, t.MaxSkip(height)))
 	body := t.body[skip:min(len(t.body), skip+rows)]
-	return Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], body...), "\n"), t.width, height)
+	return textfmt.Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], body...), "\n"), t.width, height)
 }
 
 // signed prints a figure with its sign.
 func signed(v float64) string {
 	if v > 0 {
-		return "+" + report.FormatFloat(v)
+		return "+" + textfmt.FormatFloat(v)
 	}
-	return report.FormatFloat(v)
+	return textfmt.FormatFloat(v)
 }

@@ -9,8 +9,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -34,10 +34,10 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 	h := countRuns(vals)
 	head := strings.Repeat(" ", labelW)
 	for i, v := range vals {
-		head += report.FitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" n=%d", len(v))), colW-1) + " "
+		head += textfmt.FitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" n=%d", len(v))), colW-1) + " "
 	}
 	if h.hi < 0 {
-		return Fit(head+"\n"+st.Dim.Render("no samples in any run"), width, height)
+		return textfmt.Fit(head+"\n"+st.Dim.Render("no samples in any run"), width, height)
 	}
 	rows := height - 1
 	if rows >= 3 {
@@ -56,18 +56,18 @@ func CompareHistogram(names []string, vals [][]float64, stallMS float64, width, 
 				w := max(1, int(math.Round(float64(n)/float64(len(vals[i]))/share*float64(barW))))
 				cell = r.style(stallMS, st).Render(strings.Repeat("█", w)) + " " + st.Value.Render(fmt.Sprint(n))
 			}
-			line += report.FitLeft(cell, colW)
+			line += textfmt.FitLeft(cell, colW)
 		}
 		lines = append(lines, line)
 	}
 	if rows < height-1 {
 		line := strings.Repeat(" ", labelW)
 		for _, v := range vals {
-			line += report.FitLeft(percentiles(v, colW-1, st), colW-1) + " "
+			line += textfmt.FitLeft(percentiles(v, colW-1, st), colW-1) + " "
 		}
 		lines = append(lines, line)
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // runHistograms are several runs' samples in the shared log buckets.
@@ -130,7 +130,7 @@ func percentiles(v []float64, width int, st *Styles) string {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	stat := func(name string, p float64) string {
-		return st.Label.Render(name+" ") + st.Value.Render(report.FormatFloat(stats.Percentile(s, p)))
+		return st.Label.Render(name+" ") + st.Value.Render(textfmt.FormatFloat(stats.Percentile(s, p)))
 	}
 	for _, set := range [][]string{{"p50", "p95", "p99", "max"}, {"p50", "p99", "max"}, {"p50", "max"}} {
 		parts := make([]string, len(set))
@@ -167,7 +167,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 		most = max(most, len(r))
 	}
 	if len(every) == 0 {
-		return Fit(st.Dim.Render("no streams"), width, height)
+		return textfmt.Fit(st.Dim.Render("no streams"), width, height)
 	}
 	sc := heatScaleOf(every, every[0].StallMS)
 	extra := 0 // the legend and the selected stream's line, room allowing
@@ -178,7 +178,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 	first := max(0, min(sel-rows+1, most-rows))
 	cols := make([]string, len(runs))
 	for i, r := range runs {
-		head := report.FitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" · %d streams", len(r))), colW)
+		head := textfmt.FitLeft(st.Value.Render(sanitize.Line(names[i]))+st.Dim.Render(fmt.Sprintf(" · %d streams", len(r))), colW)
 		hi := -1
 		if i == selRun {
 			hi = sel - first
@@ -188,7 +188,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 		if first < len(r) {
 			body = heatRows(r[first:min(len(r), first+rows)], byTime, 0, rows, hi, &st.TitleFocused, sc, colW, st)
 		}
-		cols[i] = Fit(head+"\n"+strings.Join(body, "\n"), colW, min(rows, most)+1)
+		cols[i] = textfmt.Fit(head+"\n"+strings.Join(body, "\n"), colW, min(rows, most)+1)
 	}
 	lines := []string{joinColumns(cols, " ")}
 	if extra > 0 {
@@ -197,7 +197,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 			lines = append(lines, streamLine(names[selRun], runs[selRun][sel], st))
 		}
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // streamLine describes one stream in a line: its run, number, prompt,

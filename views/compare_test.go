@@ -12,6 +12,7 @@ import (
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/recordtest"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -245,7 +246,7 @@ func TestCompareHeaderKeepsTheEndpoint(t *testing.T) {
 		lines := strings.Split(ansi.Strip(CompareHeader(c, w, 3, &st)), "\n")
 		for _, l := range lines[1:3] {
 			l = strings.TrimRight(l, " ")
-			if !strings.HasSuffix(l, "/completions") || !strings.Contains(l, "127.0.0.1") || Width(l) > w {
+			if !strings.HasSuffix(l, "/completions") || !strings.Contains(l, "127.0.0.1") || textfmt.Width(l) > w {
 				t.Errorf("%d columns: the run's target lost its path's end or its host: %q", w, l)
 			}
 		}
@@ -311,8 +312,8 @@ func TestCompareBannerKeepsEveryValue(t *testing.T) {
 		if !strings.Contains(line, "A, B ") || !strings.Contains(line, " · C ") || !strings.Contains(line, "57387") || !strings.HasSuffix(strings.TrimRight(line, " "), "/completions") {
 			t.Errorf("%d columns: the targets are not all named: %q", w, line)
 		}
-		if Width(line) > w {
-			t.Errorf("%d columns: %d wide: %q", w, Width(line), line)
+		if textfmt.Width(line) > w {
+			t.Errorf("%d columns: %d wide: %q", w, textfmt.Width(line), line)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/guptarohit/asciigraph"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -69,7 +70,7 @@ func Gaps(r *record.Record, width, height int, st *Styles) string {
 	if graphH > 0 {
 		lines = append(lines, gapLine(gaps, r.StallMS, width, graphH, st))
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // barLines draws a bar per row, labelled with its range and count, the

@@ -6,8 +6,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -34,11 +34,11 @@ func Header(s *Stream, note string, width, height int, st *Styles) string {
 		return line
 	}
 	line := build(status, parts)
-	for Width(line) > width && len(parts) > 1 {
+	for textfmt.Width(line) > width && len(parts) > 1 {
 		parts = parts[:len(parts)-1]
 		line = build(status, parts)
 	}
-	for Width(line) > width && len(parts) > 0 {
+	for textfmt.Width(line) > width && len(parts) > 0 {
 		i := strings.LastIndex(status, " · ")
 		if i < 0 {
 			break
@@ -46,9 +46,9 @@ func Header(s *Stream, note string, width, height int, st *Styles) string {
 		status = status[:i]
 		line = build(status, parts)
 	}
-	if i := strings.Index(status, " — "); Width(line) > width && i >= 0 {
-		if room := width - Width(build("", parts)); room > Width(status[:i])+4 {
-			line = build(CutWords(status, room), parts)
+	if i := strings.Index(status, " — "); textfmt.Width(line) > width && i >= 0 {
+		if room := width - textfmt.Width(build("", parts)); room > textfmt.Width(status[:i])+4 {
+			line = build(textfmt.CutWords(status, room), parts)
 		}
 	}
 	lines := []string{line}
@@ -56,7 +56,7 @@ func Header(s *Stream, note string, width, height int, st *Styles) string {
 		r := s.Record
 		lines = append(lines, whatLine(r.Target, width, st, whatParts(r.Format, r.Model, "", st)...))
 	}
-	return Fit(strings.Join(lines, "\n"), width, min(height, 2))
+	return textfmt.Fit(strings.Join(lines, "\n"), width, min(height, 2))
 }
 
 // statusText says where the stream is, with a live clock while it runs.
@@ -113,5 +113,5 @@ func e2eRate(r *record.Record) string {
 	if r.E2EMS == nil || *r.E2EMS <= 0 || r.OutputTokens == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" · %s tok/s end to end", report.FormatFloat(float64(r.OutputTokens)/(*r.E2EMS/1000)))
+	return fmt.Sprintf(" · %s tok/s end to end", textfmt.FormatFloat(float64(r.OutputTokens)/(*r.E2EMS/1000)))
 }

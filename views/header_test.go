@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -152,7 +153,7 @@ func TestElideURLsKeepsTargetsApart(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("ElideURLs at %d = %q, want %q", tc.width, got, tc.want)
 		}
-		if w := Width(got); w > tc.width {
+		if w := textfmt.Width(got); w > tc.width {
 			t.Errorf("ElideURLs at %d: %d columns", tc.width, w)
 		}
 	}

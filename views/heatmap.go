@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -36,7 +37,7 @@ func shade(v float64, edges [3]float64) int {
 // that many of the most recent rows (scrolling back through many runs).
 func Heatmap(runs []*record.Record, byTime bool, skip, width, height int, st *Styles) string {
 	if len(runs) == 0 || width-labelWidth < 4 || height < 1 {
-		return Fit(st.Dim.Render("no runs yet"), width, height)
+		return textfmt.Fit(st.Dim.Render("no runs yet"), width, height)
 	}
 	sc := heatScaleOf(runs, runs[len(runs)-1].StallMS)
 	rows := max(1, height-1)
@@ -44,7 +45,7 @@ func Heatmap(runs []*record.Record, byTime bool, skip, width, height int, st *St
 	if height >= 2 {
 		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // heatScale is what the columns of a heatmap mean: several heatmaps drawn
@@ -103,7 +104,7 @@ func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *l
 		if i == hi {
 			style = hiStyle
 		}
-		lines = append(lines, style.Render(padRight(RunLabel(runs[i].Seq+1, runs[i]), labelWidth))+row.String())
+		lines = append(lines, style.Render(textfmt.PadRight(RunLabel(runs[i].Seq+1, runs[i]), labelWidth))+row.String())
 	}
 	return lines
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // hopsLabelWidth is the hops panel's label column.
@@ -20,7 +21,7 @@ func HopsPanel(h *hops.Stream, width, height int, st *Styles) string {
 	if h == nil {
 		return Note("no exchange in the relay's file matches this stream (by its X-Drip-Stream id or request body)", width, height, st)
 	}
-	return Fit(strings.Join(hopsLines(h, width, st), "\n"), width, height)
+	return textfmt.Fit(strings.Join(hopsLines(h, width, st), "\n"), width, height)
 }
 
 // hopsLines are the hops panel's lines at width.
@@ -60,7 +61,7 @@ func hopsRow(label, value string, width int, st *Styles) []string {
 	for i, l := range lines {
 		lead := strings.Repeat(" ", indent)
 		if i == 0 && indent > 0 {
-			lead = st.Label.Render(padRight(label, indent))
+			lead = st.Label.Render(textfmt.PadRight(label, indent))
 		}
 		lines[i] = lead + st.Value.Render(l)
 	}

@@ -9,8 +9,8 @@ import (
 	"charm.land/bubbles/v2/progress"
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -81,7 +81,7 @@ func RunHeader(s *RunSnapshot, note string, width, height int, st *Styles) strin
 	if height >= 2 {
 		lines = append(lines, whatLine(s.Target, width, st, whatParts(s.Format, s.Model, s.Load, st)...))
 	}
-	return Fit(strings.Join(lines, "\n"), width, min(height, 2))
+	return textfmt.Fit(strings.Join(lines, "\n"), width, min(height, 2))
 }
 
 // RunCounts is the run's progress bar, its accounting, its headline figures
@@ -106,7 +106,7 @@ func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 	if len(lines) > maxH {
 		lines = lines[:maxH]
 	}
-	return Fit(strings.Join(lines, "\n"), width, len(lines))
+	return textfmt.Fit(strings.Join(lines, "\n"), width, len(lines))
 }
 
 // progressLine is a static bar (bubbles progress, drawn with ViewAs at the
@@ -193,8 +193,8 @@ func pctl(name string, d stats.Dist, st *Styles) string {
 	if d.N == 0 {
 		return st.Label.Render(name+" ") + st.Undefined.Render("—")
 	}
-	return st.Label.Render(name+" p50 ") + st.Value.Render(report.Num(d.P50)) +
-		st.Label.Render(" p99 ") + st.Value.Render(report.Num(d.P99)) + st.Label.Render(fmt.Sprintf(" ms n=%d", d.N))
+	return st.Label.Render(name+" p50 ") + st.Value.Render(textfmt.Num(d.P50)) +
+		st.Label.Render(" p99 ") + st.Value.Render(textfmt.Num(d.P99)) + st.Label.Render(fmt.Sprintf(" ms n=%d", d.N))
 }
 
 // figureItems are the headline figures of the records so far. While
@@ -209,13 +209,13 @@ func figureItems(s *stats.Summary, inFlight int64, st *Styles) []string {
 	}
 	items := []string{ttft, pctl("gap", stats.Gap.Of(m), st)}
 	if e2e := stats.E2E.Of(m); e2e.N > 0 {
-		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(report.Num(e2e.P50))+st.Label.Render(" ms"))
+		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(textfmt.Num(e2e.P50))+st.Label.Render(" ms"))
 	}
 	if itl := stats.ITL.Of(m); itl.N > 0 {
-		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(report.Num(itl.P50))+st.Label.Render(" ms"))
+		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(textfmt.Num(itl.P50))+st.Label.Render(" ms"))
 	}
 	if tp := s.Throughput.TokensPerS; tp != nil {
-		items = append(items, st.Value.Render(report.Num(tp))+st.Label.Render(" tok/s"))
+		items = append(items, st.Value.Render(textfmt.Num(tp))+st.Label.Render(" tok/s"))
 	}
 	stalls := st.Label.Render("stalls ") + st.Value.Render(fmt.Sprint(s.Stalls.Count))
 	if s.Stalls.MidSentence > 0 {
@@ -238,15 +238,15 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 		if ol.ClientLimited {
 			verdict = st.Failed.Render("CLIENT-LIMITED")
 		}
-		items = append(items, st.Label.Render("schedule lag p99 ")+st.Value.Render(report.Num(d.P99))+
-			st.Label.Render(fmt.Sprintf(" ms n=%d · bound %s ms: ", d.N, report.FormatFloat(ol.LagBoundMS)))+verdict)
+		items = append(items, st.Label.Render("schedule lag p99 ")+st.Value.Render(textfmt.Num(d.P99))+
+			st.Label.Render(fmt.Sprintf(" ms n=%d · bound %s ms: ", d.N, textfmt.FormatFloat(ol.LagBoundMS)))+verdict)
 	} else {
 		verdict := ""
 		if s.LagOver*100 > s.Attempted { // a hint: the p99 at the end is near or past the bound
 			verdict = " · " + st.Failed.Render("behind schedule")
 		}
-		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(report.FormatFloat(s.LagMaxMS))+
-			st.Label.Render(fmt.Sprintf(" ms · %d of %d over %s ms", s.LagOver, s.Attempted, report.FormatFloat(stats.ScheduleLagBoundMS)))+verdict)
+		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(textfmt.FormatFloat(s.LagMaxMS))+
+			st.Label.Render(fmt.Sprintf(" ms · %d of %d over %s ms", s.LagOver, s.Attempted, textfmt.FormatFloat(stats.ScheduleLagBoundMS)))+verdict)
 	}
 	items = append(items, pctl("client queue", ol.ClientQueue, st), pctl("ttft from intended", ol.TTFTUser, st))
 	return items
@@ -258,7 +258,7 @@ func flow(items []string, width int, st *Styles) []string {
 	if len(items) == 0 {
 		return nil
 	}
-	return joinRows(items, st.Dim.Render(" · "), width)
+	return textfmt.Lines(items, st.Dim.Render(" · "), width, "", "")
 }
 
 // RunHeatmap draws one row per stream (those given, in order) and one
@@ -266,7 +266,7 @@ func flow(items []string, width int, st *Styles) []string {
 // shaded by gap as Heatmap does; stream sel is highlighted.
 func RunHeatmap(recs []*record.Record, sel int, stallMS float64, byTime bool, width, height int, st *Styles) string {
 	if len(recs) == 0 || width-labelWidth < 4 || height < 1 {
-		return Fit(st.Dim.Render("no streams yet"), width, height)
+		return textfmt.Fit(st.Dim.Render("no streams yet"), width, height)
 	}
 	sc := heatScaleOf(recs, stallMS)
 	rows := height
@@ -277,5 +277,5 @@ func RunHeatmap(recs []*record.Record, sel int, stallMS float64, byTime bool, wi
 	if height >= 2 {
 		lines = append(lines, heatLegend(shadeEdges(stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }

@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -196,7 +197,7 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 		return ""
 	}
 	if b.n == 0 {
-		return Fit(st.Dim.Render(empty), width, height)
+		return textfmt.Fit(st.Dim.Render(empty), width, height)
 	}
 	lo, hi, most := len(b.counts), -1, 0
 	for i, n := range b.counts {
@@ -204,7 +205,7 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 			lo, hi, most = min(lo, i), max(hi, i), max(most, n)
 		}
 	}
-	return Fit(strings.Join(barLines(histRows(b.counts, lo, hi, most, height), b.counts, stallMS, width, st), "\n"), width, height)
+	return textfmt.Fit(strings.Join(barLines(histRows(b.counts, lo, hi, most, height), b.counts, stallMS, width, st), "\n"), width, height)
 }
 
 // clockWords are a stream's clocks in words, as its one-line captions

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -149,7 +149,7 @@ func TestRunViewFigures(t *testing.T) {
 	sum := s.Summary
 	for _, want := range []string{
 		"7/40 recorded", "attempted 11", "in flight 4", "completed 6", "failed 1 (in_stream 1)", "warmup 1 (excluded)",
-		"ttft p50 " + report.Num(sum.Metrics["ttft_ms"].P50), fmt.Sprintf("n=%d", sum.Metrics["gap_ms"].N),
+		"ttft p50 " + textfmt.Num(sum.Metrics["ttft_ms"].P50), fmt.Sprintf("n=%d", sum.Metrics["gap_ms"].N),
 		"stalls 10 (5 mid-sentence)",
 	} {
 		if !strings.Contains(counts, want) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -53,7 +54,7 @@ func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, wid
 		plotH := height - 1 - rows // the axis row and the caption
 		if plotW < 10 || plotH < 3 {
 			if p == nil {
-				return Fit(st.Dim.Render("too small for the scatter"), width, height)
+				return textfmt.Fit(st.Dim.Render("too small for the scatter"), width, height)
 			}
 			caption = append(caption[:rows-2], "(the key does not fit: widen)")
 			break
@@ -85,7 +86,7 @@ func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, wid
 	for _, c := range caption {
 		lines = append(lines, strings.Repeat(" ", yLabelW)+st.Dim.Render(c))
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // caption is the scatter's key in rows of width cells, broken between its
@@ -101,38 +102,20 @@ func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int
 	parts = append(parts, p.heldCaption(points, letters)...)
 	var pieces []string
 	for _, part := range parts {
-		pieces = append(pieces, wrapWords(part, width)...)
+		pieces = append(pieces, textfmt.Wrap(part, width)...)
 	}
-	lines := joinRows(pieces, " · ", width)
+	lines := textfmt.Lines(pieces, " · ", width, "", "")
 	if len(lines) > rows {
 		return lines
 	}
 	last := &lines[len(lines)-1]
 	for _, q := range []string{"transport: fast start, fat gaps", "queue: long wait, tight gaps"} {
-		if Width(*last+" · "+q) > width {
+		if textfmt.Width(*last+" · "+q) > width {
 			break
 		}
 		*last += " · " + q
 	}
 	return lines
-}
-
-// joinRows joins items with sep into rows of at most width cells, as many
-// to a row as fit (an item wider than a row has one of its own).
-func joinRows(items []string, sep string, width int) []string {
-	var rows []string
-	row := ""
-	for _, it := range items {
-		switch {
-		case row == "":
-			row = it
-		case Width(row)+Width(sep)+Width(it) <= width:
-			row += sep + it
-		default:
-			rows, row = append(rows, row), it
-		}
-	}
-	return append(rows, row)
 }
 
 // scatterPlot is the scatter's drawing area: a row of cells per line, the
@@ -379,21 +362,21 @@ func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) stri
 	for range 2 {
 		cells := width - labelW - tailW
 		if cells < 3 {
-			return Fit(st.Dim.Render("too narrow for the trend"), width, height)
+			return textfmt.Fit(st.Dim.Render("too narrow for the trend"), width, height)
 		}
 		var lines []string
 		need := 0
 		for _, t := range trends {
 			label, bars, tail, style := trendRow(t, unit, cells, st)
-			need = max(need, Width(tail))
-			lines = append(lines, st.Label.Render(padRight(label, labelW))+style.Render(padRight(bars, cells))+st.Dim.Render(tail))
+			need = max(need, textfmt.Width(tail))
+			lines = append(lines, st.Label.Render(textfmt.PadRight(label, labelW))+style.Render(textfmt.PadRight(bars, cells))+st.Dim.Render(tail))
 		}
 		if need <= tailW {
-			return Fit(strings.Join(lines, "\n"), width, height)
+			return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 		}
 		tailW = need
 	}
-	return Fit(st.Dim.Render("too narrow for the trend"), width, height)
+	return textfmt.Fit(st.Dim.Render("too narrow for the trend"), width, height)
 }
 
 // trendRow is a trend's label, its bars over the latest cells values, the

@@ -1,7 +1,3 @@
-// Package views renders immutable snapshots of streams as strings: pure
-// functions of (snapshot, width, height, styles), no messages, no goroutines.
-// It is the only package that draws plots. Every server-provided string is
-// sanitised here, at the render boundary.
 package views
 
 import (

@@ -1,17 +1,14 @@
 package views
 
 import (
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/guptarohit/asciigraph"
 
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
-	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // SweepPanel is a sweep's per-level table — a row per level that finished,
@@ -28,19 +25,20 @@ func SweepPanel(r *sweep.Result, width, height int, st *Styles) string {
 		tw = max(tw, ansi.StringWidth(l))
 	}
 	verdict := sweepVerdict(r, width, st)
-	pts := SweepPointsOf(r.Levels)
+	pts := sweep.PointsOf(r.Levels)
+	ink := sweep.Ink{Label: st.Label.Render, Dim: st.Dim.Render, Color: st.Color}
 	table := strings.Join(rows, "\n")
 	switch beside := height - len(verdict); {
-	case width-tw-2 >= 3*sweepPlotMinW && beside >= 8:
-		top := besideAt(Fit(table, tw, beside), SweepPlots(pts, r.Kind, width-tw-2, beside, st), tw+2, beside)
+	case width-tw-2 >= 3*sweep.PlotMinW && beside >= 8:
+		top := textfmt.Beside(textfmt.Fit(table, tw, beside), sweep.Plots(pts, r.Kind, width-tw-2, beside, ink), tw+2, beside)
 		table = strings.Join(append([]string{top}, verdict...), "\n")
 	case height-len(rows)-len(verdict) >= 8:
 		table = strings.Join(append(rows, verdict...), "\n") + "\n" +
-			SweepPlots(pts, r.Kind, width, height-len(rows)-len(verdict), st)
+			sweep.Plots(pts, r.Kind, width, height-len(rows)-len(verdict), ink)
 	default:
 		table = strings.Join(append(rows, verdict...), "\n")
 	}
-	return Fit(table, width, height)
+	return textfmt.Fit(table, width, height)
 }
 
 // sweepRows are the table's lines: the header and a row per level.
@@ -52,7 +50,7 @@ func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 	line := func(cells []string) string {
 		parts := make([]string, len(cells))
 		for j, c := range cells {
-			parts[j] = report.PadLeft(c, widths[j])
+			parts[j] = textfmt.PadLeft(c, widths[j])
 		}
 		return strings.Join(parts, "  ")
 	}
@@ -76,7 +74,7 @@ func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 		} else if r.Stopped != nil {
 			note = "not run"
 		}
-		out = append(out, st.Dim.Render(report.PadLeft(sweep.LevelNum(lv), widths[0])+"  ")+st.Dim.Render(note))
+		out = append(out, st.Dim.Render(textfmt.PadLeft(sweep.LevelNum(lv), widths[0])+"  ")+st.Dim.Render(note))
 	}
 	return out
 }
@@ -145,114 +143,8 @@ func sweepTitles(cols []sweep.Column) []string {
 // wrapLine cuts a long verdict into lines of the panel's width.
 func wrapLine(s string, width int, style interface{ Render(...string) string }) []string {
 	var out []string
-	for _, l := range wrapWords(sanitize.Line(s), max(width, 20)) {
+	for _, l := range textfmt.Wrap(sanitize.Line(s), max(width, 20)) {
 		out = append(out, style.Render(l))
 	}
 	return out
-}
-
-// SweepPoint is one level on the sweep plots; nil where undefined.
-type SweepPoint struct {
-	Label                       string
-	Throughput, TTFTP95, GapP99 *float64
-}
-
-// SweepPointsOf are the plots' points of levels.
-func SweepPointsOf(levels []sweep.Level) []SweepPoint {
-	out := make([]SweepPoint, len(levels))
-	for i := range levels {
-		l := &levels[i]
-		out[i] = SweepPoint{Label: sweep.LevelNum(l.Level), Throughput: l.Throughput.TokensPerS, TTFTP95: stats.TTFT.Of(l.Metrics).P95, GapP99: stats.Gap.Of(l.Metrics).P99}
-	}
-	return out
-}
-
-// sweepPlotMinW is the narrowest plot worth drawing.
-const sweepPlotMinW = 24
-
-// SweepPlots draws throughput, TTFT p95 and gap p99 by level, side by side
-// as the width allows (stacked otherwise): where throughput flattens while
-// the latencies climb is the knee. Each plot waits for two levels.
-func SweepPlots(pts []SweepPoint, kind string, width, height int, st *Styles) string {
-	plots := []struct {
-		title string
-		get   func(*SweepPoint) *float64
-	}{
-		{"tok/s", func(p *SweepPoint) *float64 { return p.Throughput }},
-		{"ttft p95 ms", func(p *SweepPoint) *float64 { return p.TTFTP95 }},
-		{"gap p99 ms", func(p *SweepPoint) *float64 { return p.GapP99 }},
-	}
-	n := min(len(plots), max(1, (width+2)/(sweepPlotMinW+2)))
-	w := (width - 2*(n-1)) / n
-	var cells []string
-	for i, p := range plots[:n] {
-		cells = append(cells, sweepPlot(pts, p.get, p.title+" by "+kind, i, w, height, st))
-	}
-	out := cells[0]
-	for i, c := range cells[1:] {
-		out = besideAt(out, c, (i+1)*(w+2), height)
-	}
-	return Fit(out, width, height)
-}
-
-// sweepPlot is one plot: the figure over the levels, labelled below.
-func sweepPlot(pts []SweepPoint, get func(*SweepPoint) *float64, title string, i, width, height int, st *Styles) string {
-	series := make([]float64, len(pts))
-	defined := 0
-	for j := range pts {
-		series[j] = math.NaN()
-		if v := get(&pts[j]); v != nil {
-			series[j] = *v
-			defined++
-		}
-	}
-	if defined < 2 || height < 5 {
-		return Fit(st.Label.Render(title)+"\n"+st.Dim.Render("two levels make a line"), width, height)
-	}
-	labels := make([]string, len(pts))
-	for j := range pts {
-		labels[j] = pts[j].Label
-	}
-	// The label column is about 7 wide; the plot area takes the rest, cut
-	// so every level falls on a column (asciigraph interpolates between
-	// them, and a level between columns would lose its peak).
-	pw := max(8, width-8)
-	if n := len(pts) - 1; n > 0 && pw > n {
-		pw = (pw-1)/n*n + 1
-	}
-	opts := []asciigraph.Option{
-		asciigraph.Height(max(2, height-4)), asciigraph.Width(pw), asciigraph.LowerBound(0),
-		asciigraph.XAxisRange(0, float64(len(pts)-1)), asciigraph.XAxisTickCount(len(pts)),
-		asciigraph.XAxisValueFormatter(func(v float64) string { return labels[min(len(labels)-1, max(0, int(math.Round(v))))] }),
-		asciigraph.YAxisValueFormatter(func(v float64) string {
-			if math.Abs(v) < 1e-9 {
-				v = 0
-			}
-			return report.FormatFloat(v)
-		}),
-	}
-	if st.Color {
-		opts = append(opts, asciigraph.SeriesColors([]asciigraph.AnsiColor{asciigraph.Green, asciigraph.Yellow, asciigraph.Red}[i%3]))
-	}
-	return Fit(asciigraph.Plot(series, opts...)+"\n"+st.Label.Render(title), width, height)
-}
-
-// besideAt puts right beside left, which is padded to col columns.
-func besideAt(left, right string, col, height int) string {
-	l, r := strings.Split(left, "\n"), strings.Split(right, "\n")
-	out := make([]string, max(len(l), len(r)))
-	for i := range out {
-		a, b := "", ""
-		if i < len(l) {
-			a = l[i]
-		}
-		if i < len(r) {
-			b = r[i]
-		}
-		out[i] = a + strings.Repeat(" ", max(0, col-ansi.StringWidth(a))) + b
-	}
-	if len(out) > height {
-		out = out[:height]
-	}
-	return strings.Join(out, "\n")
 }

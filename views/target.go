@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // whatLine is a header's second line: "target URL" and the parts after
@@ -25,12 +26,12 @@ func whatLine(target string, width int, st *Styles, alts ...[]string) string {
 		if len(parts) > 0 {
 			rest = sep + strings.Join(parts, sep)
 		}
-		room := width - Width(label) - Width(rest)
-		if room >= Width(url) || i == len(alts)-1 {
-			u := ElideURLs(url, min(width-Width(label), max(room, urlMin(url, urlFloor))))
+		room := width - textfmt.Width(label) - textfmt.Width(rest)
+		if room >= textfmt.Width(url) || i == len(alts)-1 {
+			u := ElideURLs(url, min(width-textfmt.Width(label), max(room, urlMin(url, urlFloor))))
 			// The parts that still do not fit are cut at their end, the
 			// URL's end kept; a stub too short to read goes.
-			if left := width - Width(label) - Width(u); Width(rest) > left {
+			if left := width - textfmt.Width(label) - textfmt.Width(u); textfmt.Width(rest) > left {
 				if rest = ansi.Truncate(rest, left, "…"); left < 8 {
 					rest = ""
 				}
@@ -54,7 +55,7 @@ func urlMin(u string, floor int) int {
 		path = path[:q]
 	}
 	last := path[strings.LastIndexByte(path, '/')+1:]
-	return min(Width(u), Width(head)+1+Width(last), floor)
+	return min(textfmt.Width(u), textfmt.Width(head)+1+textfmt.Width(last), floor)
 }
 
 // splitURL is u's scheme and host, and the rest (its path and query).
@@ -75,20 +76,20 @@ func splitURL(u string) (head, path string) {
 // host whole and what of the path's end fits ("localhost:18947…tions").
 func ElideURL(u string, width int) string {
 	switch {
-	case Width(u) <= width:
+	case textfmt.Width(u) <= width:
 		return u
 	case width < 10: // too narrow to keep two ends
 		return ansi.Truncate(u, width, "…")
 	}
 	head, path := splitURL(u)
 	if q := strings.IndexByte(path, '?'); q >= 0 {
-		if short := head + path[:q] + "?…"; Width(short) <= width {
+		if short := head + path[:q] + "?…"; textfmt.Width(short) <= width {
 			return short
 		}
 		path = path[:q]
 	}
-	room := width - Width(head) - 1 // the "…"
-	if path == "" || room < min(Width(path), 8) {
+	room := width - textfmt.Width(head) - 1 // the "…"
+	if path == "" || room < min(textfmt.Width(path), 8) {
 		// The host and a path's end do not fit: the start of the host
 		// (without the scheme) and the path's last word, while 8 cells
 		// of the host stay, else as much of both ends.
@@ -96,27 +97,27 @@ func ElideURL(u string, width int) string {
 		if i := strings.Index(base, "://"); i >= 0 {
 			base = base[i+3:]
 		}
-		if Width(base) <= width { // without the scheme it fits whole
+		if textfmt.Width(base) <= width { // without the scheme it fits whole
 			return base
 		}
-		if start := width - 2 - Width(last); last != "" && start >= 8 {
+		if start := width - 2 - textfmt.Width(last); last != "" && start >= 8 {
 			return ansi.Truncate(base, start, "") + "…/" + last
 		}
-		if host := base[:strings.IndexByte(base+"/", '/')]; Width(host) <= shortHost && Width(host)+1 < width {
+		if host := base[:strings.IndexByte(base+"/", '/')]; textfmt.Width(host) <= shortHost && textfmt.Width(host)+1 < width {
 			// Too narrow for 8 cells of the host and the path's last
 			// word: a short host (an address and its port, localhost)
 			// whole, where its start and end read "localhost:…pletions",
 			// then what of the path's end fits, if enough to read.
-			tail := ansi.TruncateLeft(path, Width(path)-(width-Width(host)-1), "")
-			if Width(tail) < 4 {
+			tail := ansi.TruncateLeft(path, textfmt.Width(path)-(width-textfmt.Width(host)-1), "")
+			if textfmt.Width(tail) < 4 {
 				tail = ""
 			}
 			return host + "…" + tail
 		}
-		return ansi.Truncate(base, (width+1)/2, "") + "…" + ansi.TruncateLeft(base, Width(base)-(width-1-(width+1)/2), "")
+		return ansi.Truncate(base, (width+1)/2, "") + "…" + ansi.TruncateLeft(base, textfmt.Width(base)-(width-1-(width+1)/2), "")
 	}
-	tail := ansi.TruncateLeft(path, Width(path)-room, "")
-	if i := strings.IndexByte(tail, '/'); i > 0 && Width(tail[i:]) >= 8 {
+	tail := ansi.TruncateLeft(path, textfmt.Width(path)-room, "")
+	if i := strings.IndexByte(tail, '/'); i > 0 && textfmt.Width(tail[i:]) >= 8 {
 		tail = tail[i:]
 	}
 	return head + "…" + tail
@@ -132,7 +133,7 @@ const targetSep = ", "
 // urlFloor), the ones that still do not fit counted ("+2 more").
 func ElideURLs(list string, width int) string {
 	urls := strings.Split(list, targetSep)
-	if len(urls) == 1 || Width(list) <= width {
+	if len(urls) == 1 || textfmt.Width(list) <= width {
 		return ElideURL(list, width)
 	}
 	for n := len(urls); n > 1; n-- {
@@ -140,7 +141,7 @@ func ElideURLs(list string, width int) string {
 		if n < len(urls) {
 			more = fmt.Sprintf("%s+%d more", targetSep, len(urls)-n)
 		}
-		share := (width - Width(more) - Width(targetSep)*(n-1)) / n
+		share := (width - textfmt.Width(more) - textfmt.Width(targetSep)*(n-1)) / n
 		parts := make([]string, n)
 		fits := true
 		for i, u := range urls[:n] {
@@ -152,7 +153,7 @@ func ElideURLs(list string, width int) string {
 		}
 	}
 	more := fmt.Sprintf("%s+%d more", targetSep, len(urls)-1)
-	return ElideURL(urls[0], max(width-Width(more), 1)) + more
+	return ElideURL(urls[0], max(width-textfmt.Width(more), 1)) + more
 }
 
 // shortHost is the longest host (without the scheme) ElideURL keeps

@@ -7,8 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -55,13 +55,13 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	// the status loses more; where nothing else is left to cut, to the
 	// room there is.
 	elide := func(floor int) func() bool {
-		return func() bool { return elideName(&name, full, width-(Width(build())-Width(name)), floor) }
+		return func() bool { return elideName(&name, full, width-(textfmt.Width(build())-textfmt.Width(name)), floor) }
 	}
 	cuts := []func() bool{
 		func() bool { return drop(&firstByte) },
 		elide(urlMin(full, urlFloor)),
-		func() bool { return cutMessage(&status, Width(build())-width) },
-		func() bool { return dropLastPart(&status) },
+		func() bool { return cutMessage(&status, textfmt.Width(build())-width) },
+		func() bool { return textfmt.DropLastPart(&status) },
 		func() bool { // "2 stalls (1 mid-sentence)", then "2 stalls"
 			short, _, ok := strings.Cut(stalls, " (")
 			stalls = short
@@ -71,20 +71,20 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		elide(10),
 	}
 	line := build()
-	for i := 0; i < len(cuts) && Width(line) > width; {
+	for i := 0; i < len(cuts) && textfmt.Width(line) > width; {
 		if !cuts[i]() {
 			i++
 		}
 		line = build()
 	}
-	return Fit(line, width, 1)
+	return textfmt.Fit(line, width, 1)
 }
 
 // elideName cuts a pane's name (full) to room, no less than floor: a URL
 // as every header cuts one (ElideURL: host and path's end kept), another
 // name at its end; false when that did not change it.
 func elideName(name *string, full string, room, floor int) bool {
-	room = max(room, min(floor, Width(full)))
+	room = max(room, min(floor, textfmt.Width(full)))
 	short := ElideURL(full, room)
 	if !strings.Contains(full, "://") {
 		short = ansi.Truncate(full, room, "…")
@@ -103,8 +103,8 @@ func cutMessage(status *string, over int) bool {
 		return false
 	}
 	head, msg := (*status)[:i], (*status)[i+len(" — "):]
-	if keep := Width(msg) - over - 1; keep >= 8 {
-		*status = head + " — " + CutWords(msg, keep+1)
+	if keep := textfmt.Width(msg) - over - 1; keep >= 8 {
+		*status = head + " — " + textfmt.CutWords(msg, keep+1)
 	} else {
 		*status = head
 	}
@@ -116,16 +116,6 @@ func drop(s *string) bool {
 	had := *s != ""
 	*s = ""
 	return had
-}
-
-// dropLastPart drops a status's last " · " part; false when one is left.
-func dropLastPart(status *string) bool {
-	i := strings.LastIndex(*status, " · ")
-	if i < 0 {
-		return false
-	}
-	*status = (*status)[:i]
-	return true
 }
 
 // targetRow is a figure of the clocks table, by its compare row key.
@@ -177,8 +167,8 @@ func TargetClocks(c *compare.Comparison, names []string, width, height int, st *
 		lines = lines[:keep]
 		note = fmt.Sprintf("… %s: 2 shows every figure · ", stats.Count(cut, "more row")) + note
 	}
-	lines = append(lines, st.Dim.Render(FitParts(note, width)))
-	return Fit(strings.Join(lines, "\n"), width, height)
+	lines = append(lines, st.Dim.Render(textfmt.FitParts(note, width)))
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // deltaDetail is how much of a delta a clocks cell shows.
@@ -371,7 +361,7 @@ func (t *targetTable) note(confidence float64) string {
 
 func signedNum(v float64) string {
 	if v > 0 {
-		return "+" + report.FormatFloat(v)
+		return "+" + textfmt.FormatFloat(v)
 	}
-	return report.FormatFloat(v)
+	return textfmt.FormatFloat(v)
 }

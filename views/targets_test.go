@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -399,8 +400,8 @@ func TestTargetURLsCutOneWay(t *testing.T) {
 	} {
 		line := strings.TrimRight(ansi.Strip(TargetTitle("C", u, done, 80, &st)), " ")
 		shown, _, _ := strings.Cut(strings.TrimPrefix(line, " C  "), " · run 1")
-		if shown != ElideURL(u, Width(shown)) || !strings.Contains(line, "· run 1 · done") || !strings.Contains(line, "ttft 1") {
-			t.Errorf("%s at 80 columns: %q, want the URL as ElideURL cuts it (%q), the status and the ttft", u, line, ElideURL(u, Width(shown)))
+		if shown != ElideURL(u, textfmt.Width(shown)) || !strings.Contains(line, "· run 1 · done") || !strings.Contains(line, "ttft 1") {
+			t.Errorf("%s at 80 columns: %q, want the URL as ElideURL cuts it (%q), the status and the ttft", u, line, ElideURL(u, textfmt.Width(shown)))
 		}
 		if w := ansi.StringWidth(line); w > 80 {
 			t.Errorf("%s: %d columns: %q", u, w, line)

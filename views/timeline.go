@@ -9,6 +9,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -76,7 +77,7 @@ func (a axis) cell(t float64) int {
 func Timeline(cur *Stream, earlier []*record.Record, zoomMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
-		return Fit("", width, height)
+		return textfmt.Fit("", width, height)
 	}
 	end := cur.endMS()
 	for _, r := range earlier {
@@ -91,9 +92,9 @@ func Timeline(cur *Stream, earlier []*record.Record, zoomMS float64, width, heig
 	}
 	lines := timelineLines(cur, earlier, ax, height-1, st)
 	if height >= 2 {
-		lines = append(lines, st.Dim.Render(padRight("", labelWidth))+axisRow(ax, st).String())
+		lines = append(lines, st.Dim.Render(textfmt.PadRight("", labelWidth))+axisRow(ax, st).String())
 	}
-	return Fit(strings.Join(lines, "\n"), width, len(lines))
+	return textfmt.Fit(strings.Join(lines, "\n"), width, len(lines))
 }
 
 // AxisEnd rounds the right edge of a time axis up to a tick, so the axis
@@ -115,19 +116,19 @@ func EndMS(s *Stream) float64 { return s.endMS() }
 func TimelineLane(cur *Stream, earlier []*record.Record, toMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
-		return Fit("", width, height)
+		return textfmt.Fit("", width, height)
 	}
 	lines := timelineLines(cur, earlier, axis{to: toMS, cells: plotW}, height, st)
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
 // TimeAxis is the axis row under lanes drawn with TimelineLane.
 func TimeAxis(toMS float64, width int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 {
-		return Fit("", width, 1)
+		return textfmt.Fit("", width, 1)
 	}
-	return st.Dim.Render(padRight("", labelWidth)) + axisRow(axis{to: toMS, cells: plotW}, st).String()
+	return st.Dim.Render(textfmt.PadRight("", labelWidth)) + axisRow(axis{to: toMS, cells: plotW}, st).String()
 }
 
 // TimelineEarlierRows is how many of n earlier runs Timeline draws in
@@ -143,7 +144,7 @@ func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, s
 	rows := earlierRows(len(earlier), height)
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
-		label := st.Dim.Render(padRight(RunLabel(r.Seq+1, r), labelWidth))
+		label := st.Dim.Render(textfmt.PadRight(RunLabel(r.Seq+1, r), labelWidth))
 		row, _ := timelineRow(r, nil, r.DurationMS, true, ax, st)
 		lines = append(lines, label+row.String())
 	}
@@ -152,7 +153,7 @@ func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, s
 	if gap, ok := LiveStall(cur); ok {
 		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, cur.Hops, ax, st)...)
 	}
-	lines = append(lines, st.Value.Render(padRight(RunLabel(cur.Run, cur.Record), labelWidth))+row.String())
+	lines = append(lines, st.Value.Render(textfmt.PadRight(RunLabel(cur.Run, cur.Record), labelWidth))+row.String())
 	if height >= 2 {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+markerRow(cur.Record, stallLabels, ax, st).String())
 	}

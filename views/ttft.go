@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -16,7 +17,7 @@ func TTFTFigures(d stats.Dist) string {
 	if d.P50 == nil || d.P99 == nil {
 		return fmt.Sprintf("n=%d", d.N)
 	}
-	return fmt.Sprintf("p50 %s · p99 %s ms · n=%d", stats.FormatFloat(*d.P50), stats.FormatFloat(*d.P99), d.N)
+	return fmt.Sprintf("p50 %s · p99 %s ms · n=%d", textfmt.FormatFloat(*d.P50), textfmt.FormatFloat(*d.P99), d.N)
 }
 
 // TTFTRuns is the TTFT of each run, a bar each, oldest first and the last
@@ -42,7 +43,7 @@ func TTFTRuns(runs []*record.Record, live bool, width, height int, st *Styles) s
 	for _, r := range shown {
 		if r.TTFTMS != nil {
 			most = math.Max(most, *r.TTFTMS)
-			valueW = max(valueW, len(stats.FormatFloat(*r.TTFTMS)))
+			valueW = max(valueW, len(textfmt.FormatFloat(*r.TTFTMS)))
 		}
 		labelW = max(labelW, len(RunLabel(r.Seq+1, r)))
 	}
@@ -57,7 +58,7 @@ func TTFTRuns(runs []*record.Record, live bool, width, height int, st *Styles) s
 		switch {
 		case r.TTFTMS != nil:
 			n := max(1, int(math.Round(*r.TTFTMS/max(most, 1e-9)*float64(barW))))
-			line += bar.Render(strings.Repeat("█", n)) + " " + st.Value.Render(stats.FormatFloat(*r.TTFTMS))
+			line += bar.Render(strings.Repeat("█", n)) + " " + st.Value.Render(textfmt.FormatFloat(*r.TTFTMS))
 		case cur && live:
 			line += st.Live.Render("waiting…")
 		default:
@@ -65,5 +66,5 @@ func TTFTRuns(runs []*record.Record, live bool, width, height int, st *Styles) s
 		}
 		lines = append(lines, line)
 	}
-	return Fit(strings.Join(lines, "\n"), width, height)
+	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }

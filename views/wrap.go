@@ -11,6 +11,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -275,7 +276,7 @@ const noText = "(no text yet)"
 func (t *WrappedText) Render(from, height int, st *Styles) string {
 	styles := [...]*lipgloss.Style{&st.Value, &st.Reasoning, &st.Tool, &st.Stall, &st.StallMid, &st.Error}
 	if !t.started && !t.failed && height > 0 {
-		return Fit(st.Dim.Render(noText), t.width, height)
+		return textfmt.Fit(st.Dim.Render(noText), t.width, height)
 	}
 	from = max(0, min(from, len(t.lines)))
 	end := min(len(t.lines), from+height)

@@ -170,7 +170,7 @@ func pairRun(file, base, scenario string) error {
 		return err
 	}
 	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
+	recs, _, err := record.ReadAll(f, stats.Rederive)
 	if err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 // keeps every record.
 func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, cpuUse, error) {
 	defer p.Options.Client.CloseIdleConnections()
-	w, err := probe.Create(filepath.Join(dir, "records.jsonl"))
+	w, err := record.Create(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
 		return 0, cpuUse{}, err
 	}

@@ -43,7 +43,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -276,7 +275,7 @@ func startRecord(drip, up, out string) (string, int, func() (int, error), error)
 			return 0, err
 		}
 		defer f.Close()
-		recs, _, err := probe.ReadRecords(f)
+		recs, _, err := record.ReadAll(f, stats.Rederive)
 		complete := 0
 		for _, r := range recs {
 			if r.Status == record.StatusComplete && len(r.Frames) > 0 {

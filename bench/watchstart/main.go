@@ -11,8 +11,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -98,13 +96,12 @@ func readRecord(path string) *record.Record {
 	f, err := os.Open(path)
 	check(err)
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	if !sc.Scan() {
+	recs, _, err := record.ReadAll(f, nil)
+	check(err)
+	if len(recs) == 0 {
 		check(fmt.Errorf("%s: no record", path))
 	}
-	r := &record.Record{}
-	check(json.Unmarshal(sc.Bytes(), r))
+	r := recs[0]
 	if r.Status != record.StatusComplete {
 		check(fmt.Errorf("%s: stream %s", path, r.Status))
 	}

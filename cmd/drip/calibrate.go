@@ -14,6 +14,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/calibrate"
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
 )
@@ -165,9 +166,9 @@ func printLevel(w io.Writer, l calibrate.Level, v calibrate.Verdict) stats.Dist 
 		cpu = "CPU per frame client " + duration(l.ClientCPU) + " · server " + duration(l.ServerCPU)
 	}
 	fmt.Fprintf(w, levelRow, strconv.Itoa(l.Concurrency), strconv.Itoa(l.Streams), strconv.Itoa(l.Frames),
-		report.Num(se.P50), report.Num(se.P99), report.Num(se.Max),
-		report.Num(ge.P50), report.Num(ge.P99), report.Num(ge.Max),
-		report.Num(te.P50), report.Num(te.P99))
+		textfmt.Num(se.P50), textfmt.Num(se.P99), textfmt.Num(se.Max),
+		textfmt.Num(ge.P50), textfmt.Num(ge.P99), textfmt.Num(ge.Max),
+		textfmt.Num(te.P50), textfmt.Num(te.P99))
 	if l.Unpaired > 0 {
 		fmt.Fprintf(w, "  %d frames could not be paired with a server write\n", l.Unpaired)
 	}
@@ -217,14 +218,14 @@ func printVerdict(w io.Writer, resolve *float64, upTo int, saturated []string, s
 		return
 	}
 	report.Para(w, "", "  ", fmt.Sprintf("verdict: at up to %s this machine resolves gap differences of %s ms or more (p99 gap error).",
-		stats.Count(upTo, "concurrent stream"), report.FormatFloat(max(*resolve, 0.001))))
+		stats.Count(upTo, "concurrent stream"), textfmt.FormatFloat(max(*resolve, 0.001))))
 }
 
 func lagText(d stats.Dist) string {
 	if d.P99 == nil {
 		return "—"
 	}
-	return report.Num(d.P99) + " ms"
+	return textfmt.Num(d.P99) + " ms"
 }
 
 func cores(v *float64) string {

@@ -11,7 +11,9 @@ import (
 )
 
 // Record files drip wrote against the fixture server (internal/compare/testdata).
-func recordFile(name string) string { return filepath.Join("..", "..", "internal", "compare", "testdata", name) }
+func recordFile(name string) string {
+	return filepath.Join("..", "..", "internal", "compare", "testdata", name)
+}
 
 func TestCompareExitCodes(t *testing.T) {
 	steady, stall := recordFile("steady.jsonl"), recordFile("stall.jsonl")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -37,7 +38,7 @@ Press r to run it again, n for the next scenario, ? for every key.
 Without a terminal, or with --no-tui or --json, it measures --runs streams
 and prints the headless report.
 
-` + wrapWords("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth) + "\n\n" + gateAliasHelp,
+` + strings.Join(textfmt.Wrap("Scenarios: "+strings.Join(fixtures.Names(), ", "), helpWidth), "\n") + "\n\n" + gateAliasHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := fixtures.DefaultScenario

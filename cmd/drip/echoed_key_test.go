@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/internal/redact"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // echoingServer answers every request with the credentials it got quoted
@@ -143,7 +144,7 @@ func TestNoKeyTheModelSaysSplitAcrossFramesInRunOutput(t *testing.T) {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	b, _ := os.ReadFile(out)
-	recs, _, err := probe.ReadRecords(bytes.NewReader(b))
+	recs, _, err := record.ReadAll(bytes.NewReader(b), stats.Rederive)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("%d records (%v) in:\n%s", len(recs), err, b)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/replay"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -104,7 +103,7 @@ func writeTrace(stdout io.Writer, out string, streams []*record.Record) (aiperf.
 	if st.Lines == 0 {
 		return st, nil
 	}
-	f, err := probe.CreatePrivate(out)
+	f, err := record.CreatePrivate(out)
 	if err != nil {
 		return st, cannotErr(fmt.Errorf("--out: %w", err))
 	}

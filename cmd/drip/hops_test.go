@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/internal/recordtest"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -18,7 +17,7 @@ func writeRecordFile(t *testing.T, path string, recs ...*record.Record) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := probe.NewWriter(f)
+	w := record.NewWriter(f)
 	for _, r := range recs {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)

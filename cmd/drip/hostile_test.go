@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -318,7 +318,7 @@ func TestRunSIGTERMRealBinary(t *testing.T) {
 	}
 	f, _ := os.Open(out)
 	defer f.Close()
-	recs, skipped, err := probe.ReadRecords(f)
+	recs, skipped, err := record.ReadAll(f, stats.Rederive)
 	complete := 0
 	for _, r := range recs {
 		if r.Complete {

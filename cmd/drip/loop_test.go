@@ -18,6 +18,7 @@ import (
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // loopSecret is in every credential a client of the loop test sends.
@@ -189,7 +190,7 @@ func checkRecording(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	noSecret(t, "the recording", string(b))
-	recs, skipped, err := probe.ReadRecords(bytes.NewReader(b))
+	recs, skipped, err := record.ReadAll(bytes.NewReader(b), stats.Rederive)
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("reading the recording: %v %v", err, skipped)
 	}
@@ -215,7 +216,7 @@ func checkReplayed(t *testing.T, against, path string) {
 		t.Fatal(err)
 	}
 	noSecret(t, "the replayed records", string(b))
-	recs, _, _ := probe.ReadRecords(bytes.NewReader(b))
+	recs, _, _ := record.ReadAll(bytes.NewReader(b), stats.Rederive)
 	got := map[string]string{}
 	for _, r := range recs {
 		got[r.Format] = string(r.Status)

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -113,23 +111,3 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 // helpWidth is the widest line of a command's --help text, so that it
 // reads in an 80-column terminal and in the man pages made from it.
 const helpWidth = 80
-
-// wrapWords breaks s at spaces into lines of at most width columns.
-func wrapWords(s string, width int) string {
-	var b strings.Builder
-	line := 0
-	for i, w := range strings.Fields(s) {
-		switch {
-		case i == 0:
-		case line+1+utf8.RuneCountInString(w) > width:
-			b.WriteByte('\n')
-			line = 0
-		default:
-			b.WriteByte(' ')
-			line++
-		}
-		b.WriteString(w)
-		line += utf8.RuneCountInString(w)
-	}
-	return b.String()
-}

@@ -11,7 +11,6 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -55,7 +54,7 @@ func testRunExitCodesAndOutputs(t *testing.T) {
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("--out mode %v, want 0600", st.Mode().Perm())
 	}
-	recs, skipped, err := probe.ReadRecords(f)
+	recs, skipped, err := record.ReadAll(f, stats.Rederive)
 	if err != nil || len(skipped) > 0 || len(recs) != 3 {
 		t.Fatalf("records %d skipped %v err %v, want 3", len(recs), skipped, err)
 	}
@@ -151,7 +150,7 @@ func readRecords(t *testing.T, path string) []*record.Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, _, err := probe.ReadRecords(f)
+	recs, _, err := record.ReadAll(f, stats.Rederive)
 	if err != nil {
 		t.Fatal(err)
 	}

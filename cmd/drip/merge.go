@@ -15,7 +15,6 @@ import (
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/userfile"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -163,7 +162,7 @@ func mergeSummaries(ctx context.Context, stdout io.Writer, paths []string, out s
 		}
 		return nil
 	}
-	f, err := probe.CreatePrivate(out)
+	f, err := record.CreatePrivate(out)
 	if err != nil {
 		return cannotErr(fmt.Errorf("--out: %w", err))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -555,7 +556,7 @@ func progressLine(r *record.Record) string {
 		}
 	}
 	s := fmt.Sprintf("#%-3d %s %-10s ttft %5s ms  e2e %5s ms  %4s tok",
-		r.Seq+1, report.PromptCell(r.PromptID), r.Status, report.Num(r.TTFTMS), report.Num(r.E2EMS), tokens)
+		r.Seq+1, report.PromptCell(r.PromptID), r.Status, textfmt.Num(r.TTFTMS), textfmt.Num(r.E2EMS), tokens)
 	if n := len(r.Stalls); n > 0 {
 		s += "  " + stats.Count(n, "stall")
 	}
@@ -566,10 +567,10 @@ func progressLine(r *record.Record) string {
 		}
 	}
 	if d := r.Delivery; d != nil && d.Freezes != nil && d.PeriodMS != nil {
-		s += fmt.Sprintf("  stutter (%d freezes, every %s ms)", d.Freezes.Count, report.Num(d.PeriodMS))
+		s += fmt.Sprintf("  stutter (%d freezes, every %s ms)", d.Freezes.Count, textfmt.Num(d.PeriodMS))
 	}
 	if r.HeldMS != nil {
-		s += "  held " + report.Num(r.HeldMS) + " ms"
+		s += "  held " + textfmt.Num(r.HeldMS) + " ms"
 	}
 	if r.Error != nil {
 		s += "  " + r.Error.Class + ": " + sanitize.Line(r.Error.Message)

@@ -22,7 +22,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/interrupt"
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -162,7 +162,7 @@ func TestRunInterruptRealBinary(t *testing.T) {
 	}
 	f, _ := os.Open(out)
 	defer f.Close()
-	recs, skipped, rerr := probe.ReadRecords(f)
+	recs, skipped, rerr := record.ReadAll(f, stats.Rederive)
 	if rerr != nil || len(skipped) > 0 {
 		t.Fatalf("JSONL not valid: %v %v", rerr, skipped)
 	}
@@ -237,8 +237,8 @@ func testRunScreenEqualsReport(t *testing.T) {
 	ttft, gap := printed.Metrics["ttft_ms"], printed.Metrics["gap_ms"]
 	for _, want := range []string{
 		"finished", "6/6 recorded", fmt.Sprintf("completed %d", printed.Streams.Completed), "warmup 3 (excluded)",
-		fmt.Sprintf("ttft p50 %s p99 %s ms n=%d", report.Num(ttft.P50), report.Num(ttft.P99), ttft.N),
-		fmt.Sprintf("gap p50 %s p99 %s ms n=%d", report.Num(gap.P50), report.Num(gap.P99), gap.N),
+		fmt.Sprintf("ttft p50 %s p99 %s ms n=%d", textfmt.Num(ttft.P50), textfmt.Num(ttft.P99), ttft.N),
+		fmt.Sprintf("gap p50 %s p99 %s ms n=%d", textfmt.Num(gap.P50), textfmt.Num(gap.P99), gap.N),
 		fmt.Sprintf("stalls %d (%d mid-sentence)", printed.Stalls.Count, printed.Stalls.MidSentence),
 	} {
 		if !strings.Contains(screen, want) {
@@ -309,7 +309,7 @@ func testRunScreenQuit(t *testing.T, ctx context.Context, quitKey tea.KeyPressMs
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	recs, skipped, err := probe.ReadRecords(f)
+	recs, skipped, err := record.ReadAll(f, stats.Rederive)
 	if err != nil || len(skipped) > 0 || len(recs) != 4 {
 		t.Fatalf("--out: %d records, %v %v; want 4", len(recs), err, skipped)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/fleet"
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -126,9 +126,9 @@ func mergedShareEqualsOneAgent(t *testing.T, single string, shards []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Streams.WithTokenCount != one.Streams.WithTokenCount || report.Num(m.TokensApproxPct) != report.Num(one.TokensApproxPct) {
+	if m.Streams.WithTokenCount != one.Streams.WithTokenCount || textfmt.Num(m.TokensApproxPct) != textfmt.Num(one.TokensApproxPct) {
 		t.Errorf("merged summaries: tokens_approx_pct %s of %d streams with a token count; one agent %s of %d",
-			report.Num(m.TokensApproxPct), m.Streams.WithTokenCount, report.Num(one.TokensApproxPct), one.Streams.WithTokenCount)
+			textfmt.Num(m.TokensApproxPct), m.Streams.WithTokenCount, textfmt.Num(one.TokensApproxPct), one.Streams.WithTokenCount)
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/internal/redact"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // channelSplits are where crossChannelServer's model splits splitKey
@@ -82,7 +83,7 @@ func TestNoKeyTheModelSplitsAcrossReasoningAndAnswerInRunOutput(t *testing.T) {
 			t.Fatalf("%s: exit %d; stderr:\n%s", path, code, stderr)
 		}
 		b, _ := os.ReadFile(out)
-		recs, _, err := probe.ReadRecords(bytes.NewReader(b))
+		recs, _, err := record.ReadAll(bytes.NewReader(b), stats.Rederive)
 		if err != nil || len(recs) != 1 {
 			t.Fatalf("%s: %d records (%v) in:\n%s", path, len(recs), err, b)
 		}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/calibrate"
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -63,13 +63,13 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 		if v == nil {
 			return "—"
 		}
-		return report.Num(v) + " ms"
+		return textfmt.Num(v) + " ms"
 	}
 	pair := func(a, b *float64) string {
 		if a == nil {
 			return "—"
 		}
-		return report.Num(a) + " / " + report.Num(b) + " ms"
+		return textfmt.Num(a) + " / " + textfmt.Num(b) + " ms"
 	}
 	want := []string{
 		"wait (ttft)    " + ms(mt["ttft_ms"].P50),
@@ -80,7 +80,7 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 		"gap p99 max    " + pair(mt["gap_ms"].P99, mt["gap_ms"].Max),
 		fmt.Sprintf("stalls         %d (%d mid-sentence)", s.Stalls.Count, s.Stalls.MidSentence),
 		"itl            " + ms(mt["itl_ms"].P50),
-		"tok/s per user " + report.Num(mt["tps_user"].P50),
+		"tok/s per user " + textfmt.Num(mt["tps_user"].P50),
 	}
 	if mt["ttfo_ms"].P50 != nil && *mt["ttfo_ms"].P50 != *mt["ttft_ms"].P50 {
 		want = append(want, "ttfo           "+ms(mt["ttfo_ms"].P50))
@@ -166,7 +166,7 @@ func BenchmarkStampErrorWithTUI(b *testing.B) {
 			b.ReportMetric(*d.P99, name+"-stamp-p99-ms")
 			b.ReportMetric(*d.Max, name+"-stamp-max-ms")
 			b.Logf("%s: %d streams, %d frames paired, %d unpaired; stamp error ms p50 %s p99 %s max %s",
-				name, cal.Streams, cal.Frames, cal.Unpaired, report.Num(d.P50), report.Num(d.P99), report.Num(d.Max))
+				name, cal.Streams, cal.Frames, cal.Unpaired, textfmt.Num(d.P50), textfmt.Num(d.P99), textfmt.Num(d.Max))
 		}
 	}
 }

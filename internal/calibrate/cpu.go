@@ -49,7 +49,7 @@ func busyCores(a, b *cpuStat, cores int) *float64 {
 	if a == nil || b == nil || b.total <= a.total {
 		return nil
 	}
-	return ptr(float64(b.busy-a.busy) / float64(b.total-a.total) * float64(cores))
+	return new(float64(b.busy-a.busy) / float64(b.total-a.total) * float64(cores))
 }
 
 // processCPU is the CPU this process has used, user and system; nil where

@@ -133,7 +133,7 @@ func (m *meter) stop(l *Level) error {
 	}
 	l.ClientCPU = perFrame(client, l.Frames)
 	if drip != nil && wall > 0 {
-		ld.DripCores = ptr(float64(*drip) / float64(wall))
+		ld.DripCores = new(float64(*drip) / float64(wall))
 	}
 	ld.MachineCores = busyCores(m.machine0, readCPUStat(), ld.Cores)
 	l.Load = ld
@@ -144,24 +144,22 @@ func since(a, b *time.Duration) *time.Duration {
 	if a == nil || b == nil {
 		return nil
 	}
-	return ptr(*b - *a)
+	return new(*b - *a)
 }
 
 func sum(a, b *time.Duration) *time.Duration {
 	if a == nil || b == nil {
 		return nil
 	}
-	return ptr(*a + *b)
+	return new(*a + *b)
 }
 
 func perFrame(d *time.Duration, frames int) *time.Duration {
 	if d == nil || frames == 0 {
 		return nil
 	}
-	return ptr(*d / time.Duration(frames))
+	return new(*d / time.Duration(frames))
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func ms(ns int64) float64 { return float64(ns) / float64(time.Millisecond) }
 

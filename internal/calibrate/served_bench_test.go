@@ -185,9 +185,12 @@ func startServed(b *testing.B, rec *record.Record, speed float64, proc bool) *se
 		hs.Start()
 		return &served{url: hs.URL, flushes: func() (flushes, error) { return h.last(), nil }, close: hs.Close}
 	}
-	path := filepath.Join(b.TempDir(), "rec.json")
-	js, _ := json.Marshal(rec)
-	if err := os.WriteFile(path, js, 0o644); err != nil {
+	path := filepath.Join(b.TempDir(), "rec.jsonl")
+	w, err := record.Create(path)
+	if err == nil {
+		err = errors.Join(w.Write(rec), w.Close())
+	}
+	if err != nil {
 		b.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -247,19 +250,21 @@ func TestMain(m *testing.M) {
 }
 
 func serveChild() error {
-	var rec record.Record
-	js, err := os.ReadFile(os.Getenv("DRIP_BENCH_REC"))
+	f, err := os.Open(os.Getenv("DRIP_BENCH_REC"))
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(js, &rec); err != nil {
-		return err
+	recs, _, err := record.ReadAll(f, nil)
+	f.Close()
+	if err != nil || len(recs) != 1 {
+		return fmt.Errorf("%d records (%v), want 1", len(recs), err)
 	}
+	rec := recs[0]
 	speed, err := strconv.ParseFloat(os.Getenv("DRIP_BENCH_SPEED"), 64)
 	if err != nil {
 		return err
 	}
-	h, err := newFlushLog(&rec, speed)
+	h, err := newFlushLog(rec, speed)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func ServerHandler() http.Handler {
 	mux.HandleFunc("GET "+usagePath, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		cpu := processCPU()
-		u := Usage{Separate: true, CPU: since(cpu0, cpu), Lag: ptr(lag())}
+		u := Usage{Separate: true, CPU: since(cpu0, cpu), Lag: new(lag())}
 		cpu0, lag = cpu, probe.SchedLag()
 		mu.Unlock()
 		json.NewEncoder(w).Encode(u)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -145,7 +145,7 @@ func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 		return "", false
 	}
 	v := fmt.Sprintf("network-path: headers p50 moved %s ms and ttft p50 %s ms (the same within %s ms) while the server's part after the headers held (p50 %s ms): "+
-		"the round trip on the path grew by about %s ms, not the server's queue or generation", signed(dh), signed(dt), report.Num(ptr(max(PathSameMS, PathSamePct/100*math.Abs(dh)))), signed(ds), report.Num(&dh))
+		"the round trip on the path grew by about %s ms, not the server's queue or generation", signed(dh), signed(dt), textfmt.Num(new(max(PathSameMS, PathSamePct/100*math.Abs(dh)))), signed(ds), textfmt.Num(&dh))
 	return v + gapOnPath(secs, i), true
 }
 

@@ -273,7 +273,7 @@ func row(sides []side, sp spec, nz Noise, scope string) Row {
 	r := Row{Key: sp.key, Label: sp.label, Unit: sp.unit, Better: sp.better, Count: sp.count != nil}
 	for _, sd := range sides {
 		if r.Count {
-			r.Values = append(r.Values, ptr(float64(sp.count(sd.sum))))
+			r.Values = append(r.Values, new(float64(sp.count(sd.sum))))
 		} else {
 			r.Values = append(r.Values, sp.value(sd.sum))
 		}
@@ -300,12 +300,12 @@ func delta(base, v *float64, better stats.Better) *Delta {
 		return d
 	}
 	abs := *v - *base
-	d.Abs = ptr(abs)
+	d.Abs = new(abs)
 	switch {
 	case *base != 0:
-		d.Pct = ptr(abs / math.Abs(*base) * 100)
+		d.Pct = new(abs / math.Abs(*base) * 100)
 	case abs == 0:
-		d.Pct = ptr(0.0)
+		d.Pct = new(0.0)
 	}
 	worseDir := (better == stats.LowerIsBetter && abs > 0) || (better == stats.HigherIsBetter && abs < 0)
 	d.Worse = worseDir && (d.Pct == nil || math.Abs(*d.Pct) >= WorsePct)
@@ -362,5 +362,3 @@ func promptIDs(recs []*record.Record) []string {
 	}
 	return slices.Sorted(maps.Keys(set))
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -48,7 +48,7 @@ func recordScenario(t *testing.T, srv *memnet.Server, scenario, promptID string,
 	}
 	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "m", Prompt: "hi"}, Header: http.Header{"X-Scenario": {scenario}}}
 	path := filepath.Join(t.TempDir(), scenario+"-"+promptID+".jsonl")
-	w, err := probe.Create(path)
+	w, err := record.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func recordScenario(t *testing.T, srv *memnet.Server, scenario, promptID string,
 		t.Fatal(err)
 	}
 	defer file.Close()
-	recs, skipped, err := probe.ReadRecords(file)
+	recs, skipped, err := record.ReadAll(file, stats.Rederive)
 	if err != nil || len(skipped) > 0 || len(recs) != runs {
 		t.Fatalf("reading %s back: %d records, skipped %v, %v", path, len(recs), skipped, err)
 	}
@@ -325,7 +325,7 @@ func TestReadsFilesCutShort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, skipped, err := probe.ReadRecords(f)
+		recs, skipped, err := record.ReadAll(f, stats.Rederive)
 		f.Close()
 		if err != nil || len(recs) != c.recs || len(skipped) != c.skipped {
 			t.Errorf("%s: %d records, skipped %q, %v; want %d and %d skipped", c.file, len(recs), skipped, err, c.recs, c.skipped)

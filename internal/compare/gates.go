@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -54,13 +54,13 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	change := *v - *b
 	unit := g.Unit
-	figure, num := report.Num, report.Num
+	figure, num := textfmt.Num, textfmt.Num
 	if unit == "" {
 		// A bare change is in counts ("failed > +1"): 0 → 3 is +3, not +3.00.
-		figure, num = report.Whole, report.Whole
+		figure, num = textfmt.Whole, textfmt.Whole
 	}
 	if g.IsCount() {
-		figure = report.Whole // and its figures beside a % change: failed 0 → 6, not 0.00 → 6.00
+		figure = textfmt.Whole // and its figures beside a % change: failed 0 → 6, not 0.00 → 6.00
 	}
 	if g.Unit == "%" {
 		switch {
@@ -84,9 +84,9 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 }
 
 // signed prints a change with its sign; no change is 0.
-func signed(v float64) string { return signedAs(v, report.Num) }
+func signed(v float64) string { return signedAs(v, textfmt.Num) }
 
-// signedAs is signed with num's format (report.Whole: a count of 0 that
+// signedAs is signed with num's format (textfmt.Whole: a count of 0 that
 // became 3 rose by +3, not +3.00).
 func signedAs(v float64, num func(*float64) string) string {
 	if v > 0 {

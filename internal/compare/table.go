@@ -10,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // Column widths of the wide text table, the one two runs get.
@@ -119,12 +120,12 @@ func writeTable(w io.Writer, c *Comparison, l layout, blocks [][]int, body func(
 func writeHeader(w io.Writer, c *Comparison, l layout, runs []int) {
 	var top, sub strings.Builder
 	// The baseline's name may reach into the empty label column.
-	top.WriteString(report.FitRight(Letter(0)+" "+sanitize.Line(c.Runs[0].Label), l.label+1+l.value))
-	sub.WriteString(strings.Repeat(" ", l.label+1) + report.PadLeft("value", l.value))
+	top.WriteString(textfmt.FitRight(Letter(0)+" "+sanitize.Line(c.Runs[0].Label), l.label+1+l.value))
+	sub.WriteString(strings.Repeat(" ", l.label+1) + textfmt.PadLeft("value", l.value))
 	sep := strings.Repeat(" ", l.sep)
 	for _, i := range runs {
-		top.WriteString("  " + report.FitLeft(Letter(i)+" "+sanitize.Line(c.Runs[i].Label), l.groupW()-2))
-		sub.WriteString("  " + report.PadLeft("value", l.value) + sep + report.PadLeft("Δ", l.delta) + sep + report.PadLeft("Δ%", l.pct) + strings.Repeat(" ", 1+l.mark))
+		top.WriteString("  " + textfmt.FitLeft(Letter(i)+" "+sanitize.Line(c.Runs[i].Label), l.groupW()-2))
+		sub.WriteString("  " + textfmt.PadLeft("value", l.value) + sep + textfmt.PadLeft("Δ", l.delta) + sep + textfmt.PadLeft("Δ%", l.pct) + strings.Repeat(" ", 1+l.mark))
 	}
 	fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
 	fmt.Fprintln(w, strings.TrimRight(sub.String(), " "))
@@ -133,11 +134,11 @@ func writeHeader(w io.Writer, c *Comparison, l layout, runs []int) {
 func writeSections(w io.Writer, secs []Section, l layout, runs []int) {
 	for _, sec := range secs {
 		var b strings.Builder
-		b.WriteString(report.FitLeft(sec.Title, l.label))
+		b.WriteString(textfmt.FitLeft(sec.Title, l.label))
 		if sec.N != nil {
-			b.WriteString(" " + report.PadLeft(fmt.Sprintf("n=%d", sec.N[0]), l.value))
+			b.WriteString(" " + textfmt.PadLeft(fmt.Sprintf("n=%d", sec.N[0]), l.value))
 			for _, i := range runs {
-				b.WriteString("  " + report.PadLeft(fmt.Sprintf("n=%d", sec.N[i]), l.value) + strings.Repeat(" ", l.groupW()-2-l.value))
+				b.WriteString("  " + textfmt.PadLeft(fmt.Sprintf("n=%d", sec.N[i]), l.value) + strings.Repeat(" ", l.groupW()-2-l.value))
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
@@ -149,12 +150,12 @@ func writeSections(w io.Writer, secs []Section, l layout, runs []int) {
 
 func rowLine(r Row, l layout, runs []int) string {
 	var b strings.Builder
-	b.WriteString(report.FitLeft("  "+sanitize.Line(r.Label), l.label) + " " + report.PadLeft(FormatValue(r, r.Values[0]), l.value))
+	b.WriteString(textfmt.FitLeft("  "+sanitize.Line(r.Label), l.label) + " " + textfmt.PadLeft(FormatValue(r, r.Values[0]), l.value))
 	sep := strings.Repeat(" ", l.sep)
 	for _, i := range runs {
 		d := r.Deltas[i]
-		b.WriteString("  " + report.PadLeft(FormatValue(r, r.Values[i]), l.value) + sep + report.PadLeft(FormatDeltaAbs(r, d), l.delta) +
-			sep + report.PadLeft(FormatDeltaPct(d), l.pct) + " " + report.FitLeft(Marks(d), l.mark))
+		b.WriteString("  " + textfmt.PadLeft(FormatValue(r, r.Values[i]), l.value) + sep + textfmt.PadLeft(FormatDeltaAbs(r, d), l.delta) +
+			sep + textfmt.PadLeft(FormatDeltaPct(d), l.pct) + " " + textfmt.FitLeft(Marks(d), l.mark))
 	}
 	return b.String()
 }

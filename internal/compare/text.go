@@ -10,6 +10,7 @@ import (
 
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -110,7 +111,7 @@ func FormatValue(r Row, v *float64) string {
 	if v != nil && r.Unit == "" && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
 		return strconv.FormatFloat(*v, 'f', 0, 64)
 	}
-	return report.Num(v)
+	return textfmt.Num(v)
 }
 
 // Marks are a delta's marks: ! worse, ~ within noise.

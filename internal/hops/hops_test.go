@@ -23,7 +23,7 @@ type frame struct {
 // stream builds a derived record from its content frames.
 func stream(t *testing.T, run string, seq int, relay bool, fs []frame) *record.Record {
 	t.Helper()
-	r := &record.Record{V: record.RecordVersion, RunID: run, Seq: seq, Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: ptr(1)}
+	r := &record.Record{V: record.RecordVersion, RunID: run, Seq: seq, Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: new(1.0)}
 	for _, f := range fs {
 		r.Frames = append(r.Frames, record.Frame{TMS: f.t, Read: f.read, Bytes: len(f.text), Kind: record.KindContent, Text: f.text})
 	}
@@ -37,8 +37,6 @@ func stream(t *testing.T, run string, seq int, relay bool, fs []frame) *record.R
 	}
 	return r
 }
-
-func ptr(v float64) *float64 { return &v }
 
 // words are twenty words, one a frame at the relay: 25 ms apart from 180
 // ms, a 700 ms stall before word 8 and a 300 ms one before word 14.
@@ -103,7 +101,7 @@ func owners(s hops.Stream) string {
 func TestAPathThatAddsNothingOwnsNoStall(t *testing.T) {
 	relay := withID(stream(t, "r", 0, true, relayFrames()), "run1-3")
 	client := stream(t, "run1", 3, false, shifted(relayFrames(), func(int) float64 { return 0 }))
-	client.TTFTMS = ptr(*relay.TTFTMS + 2)
+	client.TTFTMS = new(*relay.TTFTMS + 2)
 	rep := analyse(t, client, relay)
 	s := rep.Streams[0]
 	if got := owners(s); got != "stall upstream 700+0; stall upstream 300+0" {
@@ -226,7 +224,7 @@ func TestAJitteryPathOwnsTheJitterOnly(t *testing.T) {
 // there.
 func TestLiveAlignsTheRelaysReadsByBytes(t *testing.T) {
 	c, r := recordtest.Hops(t)
-	rel := hops.Relayed{ID: c.StreamKey(), HeadersMS: ptr(1)}
+	rel := hops.Relayed{ID: c.StreamKey(), HeadersMS: new(1.0)}
 	for _, f := range r.Frames {
 		rel.Reads = append(rel.Reads, record.Read{TMS: f.TMS, N: f.Bytes})
 	}

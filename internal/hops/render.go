@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -23,7 +24,7 @@ func (r *Report) rows() [][]string {
 	for _, s := range r.Streams {
 		var stalls []string
 		for _, st := range s.Stalls {
-			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, ms(st.GapMS), st.Owner, stats.FormatFloat(st.UpstreamMS), relayStalls(st), stats.FormatFloat(st.PathMS)))
+			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, ms(st.GapMS), st.Owner, textfmt.FormatFloat(st.UpstreamMS), relayStalls(st), textfmt.FormatFloat(st.PathMS)))
 		}
 		if len(stalls) == 0 {
 			stalls = []string{"none"}
@@ -47,12 +48,12 @@ func relayStalls(st Stall) string {
 	}
 	gaps := make([]string, len(st.Upstream))
 	for i, u := range st.Upstream {
-		gaps[i] = stats.FormatFloat(u.GapMS)
+		gaps[i] = textfmt.FormatFloat(u.GapMS)
 	}
 	return " (" + strings.Join(gaps, ", ") + ")"
 }
 
-func ms(v float64) string { return stats.FormatFloat(v) + "ms" }
+func ms(v float64) string { return textfmt.FormatFloat(v) + "ms" }
 
 // Text writes the report for a terminal: the verdict first, then a line
 // per stream and the pooled figures.
@@ -87,7 +88,7 @@ func (r *Report) pooledText(b *strings.Builder) {
 	fmt.Fprintf(b, ":\n  ttft upstream   p50 %s  max %s ms\n  ttft path       p50 %s  max %s ms\n", f(p.TTFTUpstream.P50), f(p.TTFTUpstream.Max), f(p.TTFTPath.P50), f(p.TTFTPath.Max))
 	fmt.Fprintf(b, "  path delay      p50 %s  p99 %s  max %s ms per frame (n=%d, relative to its least)\n", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
 	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both; %s ms upstream, %s ms path; %s; %s the path made\n",
-		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], stats.FormatFloat(p.UpstreamMS), stats.FormatFloat(p.PathMS),
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
 		stats.Count(p.Freezes, "freeze"), stats.Count(p.Bursts, "burst"))
 	for _, s := range r.Streams {
 		if s.DiffersAt != nil {

@@ -3,6 +3,7 @@ package hops
 import (
 	"fmt"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -123,15 +124,15 @@ func verdict(p Pooled, threshold float64) Verdict {
 		delay = fmt.Sprintf("path delay per frame p50 %s, p99 %s, max %s ms (n=%d)", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
 	}
 	ev := fmt.Sprintf("stalls: %d upstream, %d path, %d both (upstream %s ms, path %s ms); TTFT p50 upstream %s, path %s ms; %s; %s; stall threshold %s ms",
-		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], stats.FormatFloat(p.UpstreamMS), stats.FormatFloat(p.PathMS),
-		f(p.TTFTUpstream.P50), f(p.TTFTPath.P50), stats.Count(p.Bursts, "burst")+" the path made", delay, stats.FormatFloat(threshold))
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
+		f(p.TTFTUpstream.P50), f(p.TTFTPath.P50), stats.Count(p.Bursts, "burst")+" the path made", delay, textfmt.FormatFloat(threshold))
 	switch {
 	case pathStalls > 0 || ttftPath >= threshold:
 		return Verdict{RulePathHolds, fmt.Sprintf("the path after the relay holds the stream: it added %s ms of stalls in %s and %s ms to TTFT at the median",
-			stats.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), stats.FormatFloat(ttftPath)), ev}
+			textfmt.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), textfmt.FormatFloat(ttftPath)), ev}
 	case p.Stalls[OwnerUpstream] > 0:
 		return Verdict{RuleUpstreamStall, fmt.Sprintf("the upstream makes the stalls: %s, %s ms, each seen at the relay; the path adds jitter only (p99 %s ms per frame)",
-			stats.Count(p.Stalls[OwnerUpstream], "stall"), stats.FormatFloat(p.UpstreamMS), f(p.Delay.P99)), ev}
+			stats.Count(p.Stalls[OwnerUpstream], "stall"), textfmt.FormatFloat(p.UpstreamMS), f(p.Delay.P99)), ev}
 	}
 	return Verdict{RuleClean, fmt.Sprintf("no stall at the client; the path adds p99 %s ms per frame", f(p.Delay.P99)), ev}
 }
@@ -141,5 +142,5 @@ func f(v *float64) string {
 	if v == nil {
 		return "null"
 	}
-	return stats.FormatFloat(*v)
+	return textfmt.FormatFloat(*v)
 }

@@ -34,7 +34,7 @@ type Split struct {
 func split(client, relay *float64) Split {
 	s := Split{ClientMS: client, UpstreamMS: relay}
 	if client != nil && relay != nil {
-		s.PathMS = ptr(*client - *relay)
+		s.PathMS = new(*client - *relay)
 	}
 	return s
 }
@@ -194,8 +194,6 @@ func (s Stall) Label(fmtMS func(float64) string) string {
 	}
 	return fmtMS(s.GapMS) + " " + s.Owner
 }
-
-func ptr(v float64) *float64 { return &v }
 
 // Mark is where a view marks a stall in the client's text: before the
 // frame whose text came after it (an index in the client record's

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
 // comparePage is the report of runs side by side: the baseline A first.
@@ -109,7 +109,7 @@ func cmpSectionOf(s compare.Section) cmpSection {
 			if d := deltaOf(r, i); d != nil {
 				cell.Abs, cell.Pct, cell.Marks, cell.Worse = compare.FormatDeltaAbs(r, d), compare.FormatDeltaPct(d), compare.Marks(d), d.Worse
 				if d.CI != nil {
-					cell.CI = "[" + report.Num(&d.CI.Lo) + ", " + report.Num(&d.CI.Hi) + "]"
+					cell.CI = "[" + textfmt.Num(&d.CI.Lo) + ", " + textfmt.Num(&d.CI.Hi) + "]"
 					cell.Tip += "; " + compare.NoiseVerdict(r, d)
 				}
 			}

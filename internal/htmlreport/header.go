@@ -9,6 +9,7 @@ import (
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -78,7 +79,7 @@ func workloadLine(wl *stats.Workload, sw *sweep.Result) string {
 		parts = append(parts, "concurrency "+strconv.Itoa(wl.Concurrency))
 	}
 	if wl.Rate > 0 {
-		parts = append(parts, "rate "+report.FormatFloat(wl.Rate)+"/s "+wl.Arrival)
+		parts = append(parts, "rate "+textfmt.FormatFloat(wl.Rate)+"/s "+wl.Arrival)
 	}
 	if wl.Duration != "" {
 		parts = append(parts, "duration "+wl.Duration)
@@ -145,12 +146,12 @@ func figures(s *stats.Summary) []string {
 		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, roundLabel(sl.ThresholdMS))}
 	if tp := &s.Throughput; tp.TokensPerS != nil {
 		out = append(out, fmt.Sprintf("throughput: %s tok/s (%d tokens over a %s window) · mean of per-stream tps/user %s",
-			report.FormatFloat(*tp.TokensPerS), tp.OutputTokens, msLabel(*tp.WindowMS), report.Num(tp.MeanTPSUser)))
+			textfmt.FormatFloat(*tp.TokensPerS), tp.OutputTokens, msLabel(*tp.WindowMS), textfmt.Num(tp.MeanTPSUser)))
 	} else {
 		out = append(out, "throughput: — (no completed stream)")
 	}
 	if g := s.Goodput; g != nil {
-		out = append(out, fmt.Sprintf("goodput: %s%% (%d of %d streams completed and met %s)", report.Num(g.Pct), g.Met, g.Of, g.SLO))
+		out = append(out, fmt.Sprintf("goodput: %s%% (%d of %d streams completed and met %s)", textfmt.Num(g.Pct), g.Met, g.Of, g.SLO))
 	}
 	return out
 }
@@ -158,9 +159,9 @@ func figures(s *stats.Summary) []string {
 // msLabel is a measured time for a label: "700.2 ms", "2.35 s".
 func msLabel(v float64) string {
 	if v >= 1000 {
-		return report.FormatFloat(v/1000) + " s"
+		return textfmt.FormatFloat(v/1000) + " s"
 	}
-	return report.FormatFloat(v) + " ms"
+	return textfmt.FormatFloat(v) + " ms"
 }
 
 // roundLabel is a round time (an axis tick, a bucket's edge, a

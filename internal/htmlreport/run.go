@@ -3,8 +3,8 @@ package htmlreport
 import (
 	"strconv"
 
-	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -69,9 +69,9 @@ func clockRows(m stats.Metrics) []clockRow {
 		if reg.Out&stats.InText == 0 && (reg.Key != "held" || d.N == 0) {
 			continue
 		}
-		num := report.Num
+		num := textfmt.Num
 		if reg.Unit == "" {
-			num = report.Whole
+			num = textfmt.Whole
 		}
 		row := clockRow{Label: reg.Label, Definition: reg.Definition, N: strconv.Itoa(d.N), Histogram: d.Histogram}
 		for _, name := range clockStats {

@@ -9,7 +9,6 @@ import (
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/htmlreport"
 	"github.com/driplab/drip/internal/sweep"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -34,7 +33,7 @@ func (h *HTML) Sink() Sink {
 
 // OpenHTML creates the report file at path.
 func OpenHTML(path string) (*HTML, error) {
-	f, err := probe.CreatePrivate(path)
+	f, err := record.CreatePrivate(path)
 	if err != nil {
 		return nil, Cannot(fmt.Errorf("--html: %w", err))
 	}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // Open opens a file a command was given to read. A missing or unreadable
@@ -47,17 +48,17 @@ func fileErr(path string, err error) error {
 	return Usage("%s: %s", sanitize.Line(path), sanitize.Line(err.Error()))
 }
 
-// Read reads one record file, the one reader of every command
-// (record.Decode, each record derived again). A partial final line (a run
-// cut short) is reported on stderr and skipped; any other bad line, named,
-// or a file with no record, is exit 3.
+// Read reads one record file for a command, through the one reader
+// (record.ReadAll, each record derived again by stats.Rederive). A
+// partial final line (a run cut short) is reported on stderr and skipped;
+// any other bad line, named, or a file with no record, is exit 3.
 func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 	f, err := Open(path)
 	if err != nil {
 		return compare.Input{}, err
 	}
 	defer f.Close()
-	recs, skipped, err := probe.ReadRecords(f)
+	recs, skipped, err := record.ReadAll(f, stats.Rederive)
 	if err != nil {
 		return compare.Input{}, Cannot(fmt.Errorf("%s: %s", sanitize.Line(path), sanitize.Line(err.Error())))
 	}

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/views"
 )
 
 // Run says how a finished run is reported.
@@ -152,16 +150,8 @@ func WriteSweep(w io.Writer, r *sweep.Result) {
 	}
 	fmt.Fprintln(w)
 	sweep.Text(w, r)
-	st := views.NewStyles(true, false)
 	fmt.Fprintln(w)
-	kind := r.Kind // named as the table's head, so "ttft p95 ms by …" fits a third of 80 columns
-	if kind == sweep.KindConcurrency {
-		kind = "conc"
-	}
-	plots := views.Fit(views.SweepPlots(views.SweepPointsOf(r.Levels), kind, report.Width, 11, &st), report.Width, 11)
-	for l := range strings.Lines(plots) {
-		fmt.Fprintln(w, strings.TrimRight(l, " \n"))
-	}
+	sweep.TextPlots(w, r)
 }
 
 // GateLines prints each gate's verdict on its own line, for the reports

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -101,5 +102,5 @@ func orDash(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return stats.FormatFloat(*v)
+	return textfmt.FormatFloat(*v)
 }

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/driplab/drip/internal/report"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -19,7 +18,7 @@ type Sink struct {
 
 // JSONL creates the record file at path (JSON Lines, mode 0600).
 func JSONL(name, path string) (Sink, error) {
-	w, err := probe.Create(path)
+	w, err := record.Create(path)
 	if err != nil {
 		return Sink{}, Cannot(fmt.Errorf("%s: %w", name, err))
 	}
@@ -28,7 +27,7 @@ func JSONL(name, path string) (Sink, error) {
 
 // CSV creates the CSV file at path (mode 0600), its header written.
 func CSV(name, path string) (Sink, error) {
-	f, err := probe.CreatePrivate(path)
+	f, err := record.CreatePrivate(path)
 	if err != nil {
 		return Sink{}, Cannot(fmt.Errorf("%s: %w", name, err))
 	}

@@ -27,7 +27,7 @@ func Inputs(t testing.TB, dir string, names ...string) []compare.Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, skipped, err := probe.ReadRecords(f)
+		recs, skipped, err := record.ReadAll(f, stats.Rederive)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)

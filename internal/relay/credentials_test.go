@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/internal/relay"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // hostileUpstream echoes what it was sent where a real server might: an
@@ -98,7 +98,7 @@ func TestNoCredentialReachesTheRecord(t *testing.T) {
 		mu  sync.Mutex
 		buf bytes.Buffer
 	)
-	w := probe.NewWriter(&buf)
+	w := record.NewWriter(&buf)
 	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -146,7 +146,7 @@ func TestNoCredentialReachesTheRecord(t *testing.T) {
 			t.Errorf("the recording holds %q: …%s…", s, buf.Bytes()[max(i-160, 0):min(i+40, buf.Len())])
 		}
 	}
-	recs, _, err := probe.ReadRecords(&buf)
+	recs, _, err := record.ReadAll(&buf, stats.Rederive)
 	if err != nil || len(recs) != 6 {
 		t.Fatalf("%d records (%v), want 6", len(recs), err)
 	}

@@ -106,7 +106,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	e.rec.HeadersMS = ptr(ms(o.Clock().Sub(start)))
+	e.rec.HeadersMS = new(ms(o.Clock().Sub(start)))
 	e.p.live.update(e.live, func(l *hops.Relayed) { l.HeadersMS = e.rec.HeadersMS })
 	e.rec.HTTPStatus = resp.StatusCode
 	idle.Touch(o.Clock())
@@ -517,5 +517,3 @@ func requestModel(body []byte, path string) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func ptr[T any](v T) *T { return &v }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/relay"
-	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // The stream id a client sends (X-Drip-Stream) is no credential: the
@@ -30,7 +30,7 @@ func TestARecordKeepsTheStreamIDAndNoCredential(t *testing.T) {
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
 	var buf bytes.Buffer
-	w := probe.NewWriter(&buf)
+	w := record.NewWriter(&buf)
 	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error { return w.Write(r) })
 	proxy := httptest.NewServer(p)
 	defer proxy.Close()
@@ -38,7 +38,7 @@ func TestARecordKeepsTheStreamIDAndNoCredential(t *testing.T) {
 	if i := bytes.Index(buf.Bytes(), []byte("SECRET")); i >= 0 {
 		t.Errorf("the recording holds a secret: …%s…", buf.Bytes()[max(i-80, 0):min(i+20, buf.Len())])
 	}
-	recs, _, err := probe.ReadRecords(&buf)
+	recs, _, err := record.ReadAll(&buf, stats.Rederive)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("%d records (%v), want 1", len(recs), err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -136,7 +137,7 @@ func (o Options) Lag(st stats.RunStats) string {
 	}
 	l := &st.Lag
 	return fmt.Sprintf("schedule lag p50 %s p99 %s max %s ms (n=%d), bound p99 %s ms: %s · %d not admitted (over %d in flight)",
-		num(l.P50), num(l.P99), num(l.Max), l.N, stats.FormatFloat(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
+		num(l.P50), num(l.P99), num(l.Max), l.N, textfmt.FormatFloat(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
 }
 
 // num formats an optional figure; undefined is an em dash, never 0.
@@ -144,5 +145,5 @@ func num(v *float64) string {
 	if v == nil {
 		return "—"
 	}
-	return stats.FormatFloat(*v)
+	return textfmt.FormatFloat(*v)
 }

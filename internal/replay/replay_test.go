@@ -50,7 +50,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 		mu  sync.Mutex
 		buf bytes.Buffer
 	)
-	w := probe.NewWriter(&buf)
+	w := record.NewWriter(&buf)
 	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -88,7 +88,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 		i := bytes.Index(buf.Bytes(), []byte("SECRET"))
 		t.Fatalf("a credential reached the recording: …%s…", buf.Bytes()[max(i-200, 0):i+20])
 	}
-	recs, skipped, err := probe.ReadRecords(&buf)
+	recs, skipped, err := record.ReadAll(&buf, stats.Rederive)
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("reading the recording back: %v %v", err, skipped)
 	}

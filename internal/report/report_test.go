@@ -14,31 +14,6 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-func TestNumAndFormat(t *testing.T) {
-	v := 1234.56
-	cases := map[string]string{Num(nil): "—", Num(&v): "1235", FormatFloat(0): "0",
-		FormatFloat(0.1234): "0.123", FormatFloat(12.345): "12.35", FormatFloat(123.45): "123.5", FormatFloat(-2.5): "-2.50"}
-	for got, want := range cases {
-		if got != want {
-			t.Errorf("got %q, want %q", got, want)
-		}
-	}
-}
-
-// Cells are measured on screen: a wide rune takes two, — one.
-func TestCells(t *testing.T) {
-	cases := []struct{ got, want string }{
-		{PadLeft("漢", 4), "  漢"}, {PadLeft("—", 3), "  —"}, {PadLeft("12345", 3), "12345"},
-		{FitLeft("漢字", 5), "漢字 "}, {FitLeft("漢字漢", 5), "漢字…"}, {FitLeft("ab", 0), ""},
-		{FitRight("漢", 3), " 漢"}, {FitRight("abcdef", 4), "abc…"},
-	}
-	for _, c := range cases {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
-	}
-}
-
 func testRecord(t *testing.T, seq int, failed bool) *record.Record {
 	t.Helper()
 	r := &record.Record{Seq: seq, Phase: record.PhaseMeasure, DurationMS: 900, Target: "http://x/v1/chat/completions\x1b]0;t\x07", Format: "openai-chat"}

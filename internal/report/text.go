@@ -7,33 +7,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
-
-// Num formats an optional figure; undefined is an em dash, never 0.
-func Num(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return FormatFloat(*v)
-}
-
-// Whole formats an optional count: a whole number without decimals (38,
-// not 38.00), else as Num.
-func Whole(v *float64) string {
-	if v != nil && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
-		return strconv.FormatFloat(*v, 'f', 0, 64)
-	}
-	return Num(v)
-}
 
 // Width is the width the text report keeps to: an 80-column terminal.
 const Width = 80
@@ -42,24 +22,10 @@ const Width = 80
 // only (a hyphenated word stays whole): the first after first, the rest
 // after indent. A word longer than a line gets a line of its own.
 func Para(w io.Writer, first, indent, text string) {
-	line, lineW := first, ansi.StringWidth(first)
-	empty := true
-	for _, word := range strings.Fields(text) {
-		ww := ansi.StringWidth(word)
-		if !empty && lineW+1+ww > Width {
-			fmt.Fprintln(w, line)
-			line, lineW, empty = indent, ansi.StringWidth(indent), true
-		}
-		if !empty {
-			line, lineW = line+" ", lineW+1
-		}
-		line, lineW, empty = line+word, lineW+ww, false
+	for _, l := range textfmt.Lines(strings.Fields(text), " ", Width, first, indent) {
+		fmt.Fprintln(w, l)
 	}
-	fmt.Fprintln(w, line)
 }
-
-// FormatFloat prints a figure with precision that suits its size.
-func FormatFloat(v float64) string { return stats.FormatFloat(v) }
 
 type metricRow struct {
 	name  string
@@ -115,7 +81,7 @@ func text(w io.Writer, s *stats.Summary, conventions bool) {
 		fmt.Fprintln(w, "\nserver-reported (the server's own clock, not measured by drip):")
 		for _, k := range slices.Sorted(maps.Keys(s.Server)) {
 			d := s.Server[k]
-			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, Whole(d.P50), Whole(d.Max))
+			fmt.Fprintf(w, "  %-26s n=%d p50 %s  max %s\n", sanitize.Line(k), d.N, textfmt.Whole(d.P50), textfmt.Whole(d.Max))
 		}
 	}
 	for _, d := range s.Diagnosis {
@@ -187,14 +153,14 @@ func distText(w io.Writer, s *stats.Summary) {
 			num(d.Min), num(d.P50), num(d.P90), num(d.P95), num(d.P99), num(d.Max), num(d.Mean))
 	}
 	for _, r := range rows(s.Metrics) {
-		num := Num
+		num := textfmt.Num
 		if r.count {
-			num = Whole
+			num = textfmt.Whole
 		}
 		line(r.name, r.d, num)
 	}
 	if d := stats.Held.Of(s.Metrics); d.N > 0 {
-		line("held ms", d, Num)
+		line("held ms", d, textfmt.Num)
 		Para(w, "  held = ", "    ", "TTFT − the server's own time to its first token: how long the first token was in transit")
 	}
 	fmt.Fprintln(w)
@@ -206,23 +172,23 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	sl := &s.Stalls
 	longest := "none"
 	if sl.LongestMS != nil {
-		longest = FormatFloat(*sl.LongestMS) + " ms"
+		longest = textfmt.FormatFloat(*sl.LongestMS) + " ms"
 	}
 	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s ms\n",
-		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, FormatFloat(sl.ThresholdMS))
+		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, textfmt.FormatFloat(sl.ThresholdMS))
 	if f := &s.Freezes; f.Streams > 0 {
 		Para(w, "freezes   ", "          ", fmt.Sprintf("%d in %s that stuttered (bursts every %s–%s ms) · longest %s ms · "+
 			"counted whatever the stall threshold · first content held in %d (ITL withheld)",
-			f.Count, stats.Count(f.Streams, "stream"), Num(f.PeriodMinMS), Num(f.PeriodMaxMS), Num(f.LongestMS), f.FirstHeld))
+			f.Count, stats.Count(f.Streams, "stream"), textfmt.Num(f.PeriodMinMS), textfmt.Num(f.PeriodMaxMS), textfmt.Num(f.LongestMS), f.FirstHeld))
 	}
 	if s.TokensApproxPct != nil {
 		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count,\n          approximated (1 per content frame) in %s%%\n",
-			FormatFloat(100-*s.TokensApproxPct), FormatFloat(*s.TokensApproxPct))
+			textfmt.FormatFloat(100-*s.TokensApproxPct), textfmt.FormatFloat(*s.TokensApproxPct))
 	}
 	tp := &s.Throughput
 	if tp.TokensPerS != nil {
 		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window)\n           mean of per-stream tps/user %s\n",
-			FormatFloat(*tp.TokensPerS), tp.OutputTokens, FormatFloat(*tp.WindowMS), Num(tp.MeanTPSUser))
+			textfmt.FormatFloat(*tp.TokensPerS), tp.OutputTokens, textfmt.FormatFloat(*tp.WindowMS), textfmt.Num(tp.MeanTPSUser))
 		if tp.Runs > 1 {
 			Para(w, "           ", "           ", fmt.Sprintf("the window lays %d runs over each other, each from its own first request "+
 				"(hosts' clocks are never compared): their combined rate if they ran at the same time", tp.Runs))
@@ -232,15 +198,15 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	}
 	if in := stats.InputTokens.Of(s.Metrics); in.N > 0 {
 		Para(w, "prompts   ", "          ", fmt.Sprintf("input tokens from the server's usage: p50 %s · min %s · max %s (n=%d)",
-			Whole(in.P50), Whole(in.Min), Whole(in.Max), in.N))
+			textfmt.Whole(in.P50), textfmt.Whole(in.Min), textfmt.Whole(in.Max), in.N))
 	}
 	if g := s.Goodput; g != nil {
 		Para(w, "goodput   ", "          ", fmt.Sprintf("%s%% (%d of %d streams completed and met %s) · %s good streams/s",
-			Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), Num(g.PerS)))
+			textfmt.Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), textfmt.Num(g.PerS)))
 	}
 	if c := s.ConnectRamp; c != nil {
 		Para(w, "ramp      ", "          ", fmt.Sprintf("%d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)",
-			c.Waited, s.Streams.Attempted, Num(c.Wait.P50), Num(c.Wait.P99), Num(c.Wait.Max)))
+			c.Waited, s.Streams.Attempted, textfmt.Num(c.Wait.P50), textfmt.Num(c.Wait.P99), textfmt.Num(c.Wait.Max)))
 	}
 }
 
@@ -271,9 +237,9 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		}
 		lag := &ol.ScheduleLag
 		fmt.Fprintf(w, "\nopen loop %s arrivals at %s/s · %d not admitted (over %d in flight)\n",
-			s.Workload.Arrival, FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
+			s.Workload.Arrival, textfmt.FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
 		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d)\n  schedule lag bound p99 %s ms: %s\n",
-			Num(lag.P50), Num(lag.P99), Num(lag.Max), lag.N, FormatFloat(ol.LagBoundMS), verdict)
+			textfmt.Num(lag.P50), textfmt.Num(lag.P99), textfmt.Num(lag.Max), lag.N, textfmt.FormatFloat(ol.LagBoundMS), verdict)
 		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
 		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
 		for _, r := range []metricRow{
@@ -281,14 +247,14 @@ func workloadText(w io.Writer, s *stats.Summary) {
 			{name: "e2e ms, from send (service)", d: stats.E2E.Of(s.Metrics)}, {name: "e2e ms, from intended (user)", d: ol.E2EUser},
 			{name: "client queue ms (difference)", d: ol.ClientQueue},
 		} {
-			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, Num(r.d.P50), Num(r.d.P90), Num(r.d.P99), Num(r.d.Max))
+			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, textfmt.Num(r.d.P50), textfmt.Num(r.d.P90), textfmt.Num(r.d.P99), textfmt.Num(r.d.Max))
 		}
 	}
 	if len(s.PerPrompt) > 1 {
 		fmt.Fprintf(w, "\n%-12s %7s %9s %6s %8s %8s %7s %7s %6s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens")
 		for _, p := range s.PerPrompt {
 			fmt.Fprintf(w, "%s %7d %9d %6d %8s %8s %7s %7s %6s\n", PromptCell(p.ID), p.Streams, p.Completed, p.Failed,
-				Num(p.TTFT.P50), Num(p.TTFT.P99), Num(p.E2E.P50), Num(p.ITL.P50), Whole(p.OutputTokens.P50))
+				textfmt.Num(p.TTFT.P50), textfmt.Num(p.TTFT.P99), textfmt.Num(p.E2E.P50), textfmt.Num(p.ITL.P50), textfmt.Whole(p.OutputTokens.P50))
 		}
 		fmt.Fprintln(w, "  latencies in ms; tokens: output tokens p50")
 	}
@@ -297,25 +263,7 @@ func workloadText(w io.Writer, s *stats.Summary) {
 // PromptCell is a prompt id in the per-prompt table's 12 columns, padded
 // by display width (a wide rune takes two) and cut with … when longer, so
 // the figures after it stay aligned.
-func PromptCell(id string) string { return FitLeft(sanitize.Line(id), 12) }
-
-// PadLeft right-aligns s in width cells (a wide rune takes two); a longer
-// s is left whole.
-func PadLeft(s string, width int) string {
-	if n := ansi.StringWidth(s); n < width {
-		return strings.Repeat(" ", width-n) + s
-	}
-	return s
-}
-
-// FitLeft left-aligns s in exactly width cells, cut with … when too wide.
-func FitLeft(s string, width int) string {
-	s = ansi.Truncate(s, width, "…")
-	return s + strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
-}
-
-// FitRight right-aligns s in exactly width cells, cut with … when too wide.
-func FitRight(s string, width int) string { return PadLeft(ansi.Truncate(s, width, "…"), width) }
+func PromptCell(id string) string { return textfmt.FitLeft(sanitize.Line(id), 12) }
 
 // GateLines prints each gate's verdict on its own line.
 func GateLines(w io.Writer, gates []stats.GateResult) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -82,7 +82,7 @@ func FindKnee(levels []Level) *Knee {
 				continue
 			}
 			why := fmt.Sprintf("at %s %s while throughput did not follow: %+.1f%% (%s → %s tok/s, under %g%%)",
-				Label(cur.Kind, cur.Level), rise, gain, report.FormatFloat(*tp), report.FormatFloat(*tc), KneeThroughputGainPct)
+				Label(cur.Kind, cur.Level), rise, gain, textfmt.FormatFloat(*tp), textfmt.FormatFloat(*tc), KneeThroughputGainPct)
 			return &Knee{Level: cur.Level, Reason: why}
 		}
 	}
@@ -107,5 +107,5 @@ func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s rose %.0f%% over %s (%s → %s ms; 95%% interval of the rise %+.4g to %+.4g ms)",
-		m.name, pct, Label(prev.Kind, prev.Level), report.FormatFloat(*a), report.FormatFloat(*b), ci.Lo, ci.Hi), true
+		m.name, pct, Label(prev.Kind, prev.Level), textfmt.FormatFloat(*a), textfmt.FormatFloat(*b), ci.Lo, ci.Hi), true
 }

@@ -96,7 +96,7 @@ func (a *levelAcc) level(st *stats.RunStats, partial bool) Level {
 		l.Goodput = s.Goodput.Pct
 	}
 	if n := s.Streams.Admitted; n > 0 {
-		l.StallsPerStream = ptr(float64(s.Stalls.Count) / float64(n))
+		l.StallsPerStream = new(float64(s.Stalls.Count) / float64(n))
 	}
 	return l
 }

@@ -108,7 +108,7 @@ func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(pr
 		res.Running = nil
 		res.Knee = FindKnee(res.Levels)
 		if ctx.Err() != nil {
-			res.Stopped = ptr(fmt.Sprintf("interrupted during %s: the level is partial", Label(p.Kind, lv)))
+			res.Stopped = new(fmt.Sprintf("interrupted during %s: the level is partial", Label(p.Kind, lv)))
 		} else if why := stopReason(p.StopWhen, &l); why != "" {
 			res.Stopped = &why
 		}
@@ -155,5 +155,3 @@ func Label(kind string, lv float64) string {
 	}
 	return fmt.Sprintf("concurrency %d", int(lv))
 }
-
-func ptr[T any](v T) *T { return &v }

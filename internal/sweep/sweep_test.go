@@ -113,7 +113,7 @@ func checkRecords(t *testing.T, res Result, recs []*record.Record) {
 		tt, gp := stats.NewDist(ttft), stats.NewDist(gaps)
 		if l.Streams != measured || l.Warmup != warmup || l.Failed != failed ||
 			!same(l.Metrics["ttft_ms"].P95, tt.P95) || !same(l.Metrics["ttft_ms"].P50, tt.P50) || !same(l.Metrics["gap_ms"].P99, gp.P99) ||
-			!same(l.StallsPerStream, ptr(float64(stalls)/float64(measured))) {
+			!same(l.StallsPerStream, new(float64(stalls)/float64(measured))) {
 			t.Errorf("level %v: streams %d warmup %d failed %d ttft p50 %s p95 %s gap p99 %s stalls/stream %s; from the records %d %d %d %s %s %s %d/%d",
 				l.Level, l.Streams, l.Warmup, l.Failed, num(l.Metrics["ttft_ms"].P50), num(l.Metrics["ttft_ms"].P95), num(l.Metrics["gap_ms"].P99), num(l.StallsPerStream),
 				measured, warmup, failed, num(tt.P50), num(tt.P95), num(gp.P99), stalls, measured)

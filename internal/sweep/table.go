@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -27,22 +28,22 @@ func Columns(kind string, levels []Level) []Column {
 		{kind, func(l *Level) string { return LevelNum(l.Level) }},
 		{"streams", func(l *Level) string { return strconv.Itoa(l.Streams) }},
 		{"failed", func(l *Level) string { return strconv.Itoa(l.Failed) }},
-		{"ttft p50", func(l *Level) string { return report.Num(stats.TTFT.Of(l.Metrics).P50) }},
-		{"ttft p95", func(l *Level) string { return report.Num(stats.TTFT.Of(l.Metrics).P95) }},
-		{"gap p99", func(l *Level) string { return report.Num(stats.Gap.Of(l.Metrics).P99) }},
-		{"stalls/str", func(l *Level) string { return report.Num(l.StallsPerStream) }},
-		{"itl p50", func(l *Level) string { return report.Num(stats.ITL.Of(l.Metrics).P50) }},
-		{"tok/s", func(l *Level) string { return report.Num(l.Throughput.TokensPerS) }},
+		{"ttft p50", func(l *Level) string { return textfmt.Num(stats.TTFT.Of(l.Metrics).P50) }},
+		{"ttft p95", func(l *Level) string { return textfmt.Num(stats.TTFT.Of(l.Metrics).P95) }},
+		{"gap p99", func(l *Level) string { return textfmt.Num(stats.Gap.Of(l.Metrics).P99) }},
+		{"stalls/str", func(l *Level) string { return textfmt.Num(l.StallsPerStream) }},
+		{"itl p50", func(l *Level) string { return textfmt.Num(stats.ITL.Of(l.Metrics).P50) }},
+		{"tok/s", func(l *Level) string { return textfmt.Num(l.Throughput.TokensPerS) }},
 	}
 	if slices.ContainsFunc(levels, func(l Level) bool { return l.Goodput != nil }) {
-		cols = append(cols, Column{"goodput %", func(l *Level) string { return report.Num(l.Goodput) }})
+		cols = append(cols, Column{"goodput %", func(l *Level) string { return textfmt.Num(l.Goodput) }})
 	}
 	if kind == KindRate {
 		cols = append(cols, Column{"lag p99", func(l *Level) string {
 			if l.OpenLoop == nil {
 				return "—"
 			}
-			return report.Num(l.OpenLoop.ScheduleLag.P99)
+			return textfmt.Num(l.OpenLoop.ScheduleLag.P99)
 		}})
 	}
 	return cols
@@ -124,7 +125,7 @@ func writeCells(w io.Writer, rows [][]string, marks []string) {
 			if j > 0 {
 				b.WriteString(sep)
 			}
-			b.WriteString(report.PadLeft(c, widths[j]))
+			b.WriteString(textfmt.PadLeft(c, widths[j]))
 		}
 		if marks[i] != "" {
 			b.WriteString(sep + marks[i])

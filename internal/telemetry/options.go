@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/driplab/drip/internal/ellipsis"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -86,7 +86,7 @@ func errorLines(err error) []string {
 	mask := HeaderSecrets()
 	lines := make([]string, 0, len(errs))
 	for _, e := range errs {
-		lines = append(lines, ellipsis.Cut(sanitize.Line(mask.String(e.Error())), errorLine))
+		lines = append(lines, textfmt.CutBytes(sanitize.Line(mask.String(e.Error())), errorLine))
 	}
 	return lines
 }

@@ -1,4 +1,4 @@
-package probe
+package record_test
 
 import (
 	"bytes"
@@ -43,11 +43,11 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 		{Seq: 3},
 	}
 	for _, r := range recs {
-		want, err := marshalLine(r)
+		want, err := record.MarshalLine(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendRecord(nil, r)
+		got, err := record.AppendRecord(nil, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	// A time encoding/json refuses is refused, not written.
 	bad := &record.Record{Frames: []record.Frame{{TMS: math.NaN()}}}
-	if _, err := appendRecord(nil, bad); err == nil {
+	if _, err := record.AppendRecord(nil, bad); err == nil {
 		t.Error("a NaN frame time was encoded")
 	}
 }
@@ -71,8 +71,8 @@ func FuzzFrameJSON(f *testing.F) {
 			u := int(usage)
 			fr.Usage = &u
 		}
-		want, werr := marshalLine(&fr)
-		got, gerr := appendFrame(nil, &fr)
+		want, werr := record.MarshalLine(&fr)
+		got, gerr := record.AppendFrame(nil, &fr)
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("encoding/json error %v, appendFrame error %v", werr, gerr)
 		}
@@ -97,14 +97,14 @@ func BenchmarkWriteRecord(b *testing.B) {
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			marshalLine(r)
+			record.MarshalLine(r)
 		}
 	})
 	b.Run("appendRecord", func(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte
 		for b.Loop() {
-			buf, _ = appendRecord(buf[:0], r)
+			buf, _ = record.AppendRecord(buf[:0], r)
 		}
 	})
 }

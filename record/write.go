@@ -1,17 +1,16 @@
-package probe
+package record
 
 import (
 	"errors"
 	"io"
 	"os"
 	"sync"
-
-	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/stats"
 )
 
-// Writer writes records as JSON Lines, one per stream, each flushed to the
-// file as soon as it is written so an interrupted run loses nothing.
+// Writer is the one writer of record files: JSON Lines, one record a line
+// as each stream ends, each written to the file in one write so an
+// interrupted run loses nothing. Decode and ReadAll read what it writes.
+// It is safe for concurrent use.
 type Writer struct {
 	mu  sync.Mutex
 	f   io.Writer
@@ -28,9 +27,10 @@ func Create(path string) (*Writer, error) {
 	return &Writer{f: f}, nil
 }
 
-// CreatePrivate creates or truncates a file drip writes results to, mode
-// 0600 whether or not it existed: O_CREAT's mode applies only to a new
-// file, so an existing regular file is chmodded too (a device such as
+// CreatePrivate creates or truncates a file drip writes results to
+// (records, and what is made of them: a CSV, an HTML report, a trace),
+// mode 0600 whether or not it existed: O_CREAT's mode applies only to a
+// new file, so an existing regular file is chmodded too (a device such as
 // /dev/stdout or a pipe is left as it is).
 func CreatePrivate(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
@@ -51,7 +51,7 @@ func CreatePrivate(path string) (*os.File, error) {
 func NewWriter(w io.Writer) *Writer { return &Writer{f: w} }
 
 // Write appends one record. The first error sticks and is returned again.
-func (w *Writer) Write(r *record.Record) error {
+func (w *Writer) Write(r *Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil {
@@ -71,25 +71,4 @@ func (w *Writer) Close() error {
 		return errors.Join(w.err, c.Close())
 	}
 	return w.err
-}
-
-// ReadRecords reads a record file through record.Decode (its format, its
-// checks and its notes on a last line cut short) and re-derives every
-// record from its raw frames with its own stall threshold, so every
-// command reads a file the same way. An error names its line.
-func ReadRecords(r io.Reader) (recs []*record.Record, skipped []string, err error) {
-	skipped, err = record.Decode(r, func(rec *record.Record) error {
-		if rec.StallMS <= 0 {
-			rec.StallMS = stats.DefaultStall
-		}
-		if err := stats.Derive(rec, rec.StallMS); err != nil {
-			return err
-		}
-		recs = append(recs, rec)
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return recs, skipped, nil
 }

@@ -1,4 +1,4 @@
-package probe
+package record
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/driplab/drip/record"
 )
 
 // Frames are most of a record's bytes, and encoding/json spends about
@@ -23,7 +21,7 @@ import (
 var framesNull = []byte(`"frames":null`)
 
 // appendRecord appends r as Writer's JSON line (newline included).
-func appendRecord(dst []byte, r *record.Record) ([]byte, error) {
+func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	head := *r
 	head.Frames = nil
 	b, err := marshalLine(&head)
@@ -58,7 +56,7 @@ func marshalLine(v any) ([]byte, error) {
 // with a server map (a format's final timings) goes through encoding/json,
 // which sorts and compacts it; so does a time that is not finite, which
 // it refuses.
-func appendFrame(dst []byte, f *record.Frame) ([]byte, error) {
+func appendFrame(dst []byte, f *Frame) ([]byte, error) {
 	if f.Server != nil || math.IsNaN(f.TMS) || math.IsInf(f.TMS, 0) {
 		b, err := marshalLine(f)
 		return append(dst, bytes.TrimSuffix(b, []byte("\n"))...), err

@@ -1,0 +1,44 @@
+// Package textfmt is drip's one text toolkit: figures as text (numbers and
+// their units), widths measured in terminal cells, padding, cutting with
+// "…" and wrapping at spaces. It imports none of drip's packages, so the
+// report, the screens, the comparison and the sweep format alike.
+package textfmt
+
+import (
+	"math"
+	"strconv"
+)
+
+// Num formats an optional figure; undefined is an em dash, never 0.
+func Num(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return FormatFloat(*v)
+}
+
+// Whole formats an optional count: a whole number without decimals (38,
+// not 38.00), else as Num.
+func Whole(v *float64) string {
+	if v != nil && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+		return strconv.FormatFloat(*v, 'f', 0, 64)
+	}
+	return Num(v)
+}
+
+// FormatFloat prints a figure with precision that suits its size.
+func FormatFloat(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+}
