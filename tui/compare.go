@@ -85,11 +85,6 @@ func NewCompare(ctx context.Context, c *compare.Comparison, cfg Config) *Model {
 
 func (cs *compareScreen) restyle() { cs.help.Styles = cs.sh.styles.Help }
 
-// CompareUpdateMsg replaces the comparison the compare screen shows, for a
-// comparison that fills in while a run goes on (drip replay): the panel,
-// scroll and selection stay where the user left them.
-type CompareUpdateMsg struct{ C *compare.Comparison }
-
 // load takes a comparison's runs into the screen.
 func (cs *compareScreen) load(c *compare.Comparison) {
 	cs.c, cs.names, cs.runs, cs.gaps, cs.ttft = c, nil, nil, nil, nil
@@ -117,12 +112,6 @@ func (cs *compareScreen) load(c *compare.Comparison) {
 // update handles a message on the compare screen.
 func (cs *compareScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case CompareUpdateMsg:
-		cs.load(msg.C)
-		cs.setPanel(cs.panel)
-		cs.render()
-	case liveCompareTickMsg:
-		return cs.liveTick()
 	case tea.WindowSizeMsg, tea.BackgroundColorMsg:
 		cs.render()
 	case tea.KeyPressMsg:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/recordtest"
+	"github.com/driplab/drip/record"
 )
 
 // compareModel opens the compare screen on record files drip wrote against
@@ -203,25 +204,29 @@ func TestCompareScatter(t *testing.T) {
 	}
 }
 
-// A comparison that fills in (drip replay) replaces the figures in place,
-// on the compare screen and while a stream is open.
+// A comparison that fills in (drip replay's, built by its own rule)
+// replaces the figures in place, on the compare screen and while a stream
+// is open: the panel, scroll and selection stay where the user left them.
 func TestCompareUpdateFillsIn(t *testing.T) {
 	in := readInputs(t, "steady.jsonl", "stall.jsonl")
 	base, later := in[0], in[1]
-	partial := later
-	partial.Label, partial.Records = "replayed 1/5", later.Records[:1]
-	m := compareInputs(t, 160, 45, []compare.Input{base, partial})
-	wantOnScreen(t, m, "B replayed 1/5")
-	update := func(in compare.Input) tea.Msg {
-		c, err := compare.New([]compare.Input{base, in}, compare.Options{})
+	shown := later
+	shown.Label, shown.Records = "replayed 1/5", later.Records[:1]
+	feed := NewCompareFeedBy([]string{"recorded", "replayed"}, func([][]*record.Record, bool) *compare.Comparison {
+		c, err := compare.New([]compare.Input{base, shown}, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return CompareUpdateMsg{C: c}
-	}
-	full := later
-	full.Label = "replayed"
-	send(m, update(full))
+		return c
+	})
+	m := NewLiveCompare(context.Background(), feed, Config{})
+	t.Cleanup(m.Wait)
+	m.Init()
+	send(m, tea.WindowSizeMsg{Width: 160, Height: 45})
+	wantOnScreen(t, m, "B replayed 1/5")
+	shown = later
+	shown.Label = "replayed"
+	send(m, liveCompareTickMsg{})
 	wantOnScreen(t, m, "B replayed", "p99               25.78     700.1   +674.4   +2616% !")
 	if s := screenOf(m); strings.Contains(s, "replayed 1/5") {
 		t.Errorf("the screen still shows the partial run:\n%s", s)
@@ -229,8 +234,8 @@ func TestCompareUpdateFillsIn(t *testing.T) {
 
 	send(m, keys("3", "right", "enter")...)
 	wantOnScreen(t, m, "esc: back to compare")
-	partial.Label = "replayed again"
-	send(m, update(partial))
+	shown.Label, shown.Records = "replayed again", later.Records[:1]
+	send(m, liveCompareTickMsg{})
 	send(m, keys("esc")...)
 	wantOnScreen(t, m, "B replayed again")
 }

@@ -26,12 +26,34 @@ type CompareFeed struct {
 	labels []string
 	recs   [][]*record.Record
 	closed bool
+	build  func(runs [][]*record.Record, closed bool) *compare.Comparison
 }
 
 // NewCompareFeed is a feed for runs with these labels, the first the
-// baseline.
+// baseline, compared side by side.
 func NewCompareFeed(labels []string) *CompareFeed {
-	return &CompareFeed{labels: labels, recs: make([][]*record.Record, len(labels))}
+	return NewCompareFeedBy(labels, func(runs [][]*record.Record, closed bool) *compare.Comparison {
+		inputs := make([]compare.Input, len(labels))
+		for i, l := range labels {
+			inputs[i] = compare.Input{Label: l, Records: runs[i]}
+		}
+		c, err := compare.New(inputs, compare.Options{})
+		if err != nil {
+			return nil
+		}
+		if !closed {
+			compare.WhileMeasuring(c) // "measured streams: A 4 · B 2" is progress
+		}
+		return c
+	})
+}
+
+// NewCompareFeedBy is a feed for runs with these labels whose comparison
+// build makes of each run's records so far (closed: every run is over),
+// for a comparison that is more than its runs side by side (drip replay's
+// holds the recording as the baseline and judges its gates).
+func NewCompareFeedBy(labels []string, build func(runs [][]*record.Record, closed bool) *compare.Comparison) *CompareFeed {
+	return &CompareFeed{labels: labels, recs: make([][]*record.Record, len(labels)), build: build}
 }
 
 // Add files a finished record under run i.
@@ -48,26 +70,26 @@ func (f *CompareFeed) Close() {
 	f.mu.Unlock()
 }
 
-// snapshot is the comparison of the records so far, and whether the runs
-// are over.
+// Closed reports whether every run is over.
+func (f *CompareFeed) Closed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
+
+// snapshot is the comparison of the records so far, each run's count,
+// and whether the runs are over.
 func (f *CompareFeed) snapshot() (*compare.Comparison, string, bool) {
 	f.mu.Lock()
-	inputs := make([]compare.Input, len(f.labels))
+	runs := make([][]*record.Record, len(f.labels))
 	counts := make([]string, len(f.labels))
-	for i, l := range f.labels {
-		inputs[i] = compare.Input{Label: l, Records: append([]*record.Record(nil), f.recs[i]...)}
+	for i := range f.labels {
+		runs[i] = append([]*record.Record(nil), f.recs[i]...)
 		counts[i] = fmt.Sprintf("%s %d", compare.Letter(i), len(f.recs[i]))
 	}
 	closed := f.closed
 	f.mu.Unlock()
-	c, err := compare.New(inputs, compare.Options{})
-	if err != nil {
-		return nil, "", closed
-	}
-	if !closed {
-		compare.WhileMeasuring(c) // "measured streams: A 4 · B 2" is progress
-	}
-	return c, strings.Join(counts, " · "), closed
+	return f.build(runs, closed), strings.Join(counts, " · "), closed
 }
 
 // liveCompareTickMsg recomputes a live comparison.

@@ -27,10 +27,9 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		m.viewDirty = true
 	}
 	switch msg := msg.(type) {
-	case CompareUpdateMsg:
-		if m.cmp != nil && m.active != screen(m.cmp) {
-			m.cmp.load(msg.C) // a stream is open: the figures are fresh on the way back
-			return nil
+	case liveCompareTickMsg:
+		if m.cmp != nil {
+			return m.cmp.liveTick() // the runs go on while one of their streams is open
 		}
 	case runTickMsg:
 		if m.rs != nil {

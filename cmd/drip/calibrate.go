@@ -14,6 +14,7 @@ import (
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/calibrate"
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
@@ -21,7 +22,7 @@ import (
 
 func newCalibrateCmd() *cobra.Command {
 	var (
-		levels     = levelsFlag{vals: []float64{1, 10, 100}, whole: true} // run's -c shape
+		levels     = sweep.Levels{Vals: []float64{1, 10, 100}, Whole: true} // run's -c shape
 		rounds     int
 		serverProc bool
 	)
@@ -55,7 +56,7 @@ Run it before trusting a sub-millisecond difference between two runs.`,
 				return err
 			}
 			var ls []int
-			for _, c := range levels.vals {
+			for _, c := range levels.Vals {
 				if err := intRange("--concurrency", int(c), 1, 2000); err != nil {
 					return err
 				}

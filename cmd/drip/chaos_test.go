@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/driplab/drip/internal/relay"
 )
 
 // chaosRSSBound is the resident memory drip record returns to once a chaos
@@ -255,8 +257,8 @@ func BenchmarkRecordChaos(b *testing.B) {
 func checkChaos(tb testing.TB, f chaosFigures) {
 	tb.Logf("%d streams read whole, %d records in the file (%d clients let go for not reading); exit %d %s after SIGTERM; RSS peak %d KiB, %d KiB after the load",
 		f.finished, f.inFile, f.letGo, f.code, f.exit, f.peakKiB, f.afterLoadKiB)
-	if f.code != 143 || f.exit > shutdownGrace {
-		tb.Errorf("exit %d %s after SIGTERM; want 143 within the grace period, %s\n%s", f.code, f.exit, shutdownGrace, f.stderr)
+	if f.code != 143 || f.exit > relay.ShutdownGrace {
+		tb.Errorf("exit %d %s after SIGTERM; want 143 within the grace period, %s\n%s", f.code, f.exit, relay.ShutdownGrace, f.stderr)
 	}
 	// Whether a non-reader is let go within the run depends on how soon the
 	// kernel's socket buffers fill, which a loaded machine (CI, -race, both

@@ -69,7 +69,7 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 			return err
 		}
 	}
-	levels := sweepOfInputs(f.by, inputs)
+	levels := sweep.OfInputs(f.by, inputs)
 	if f.by != "" {
 		if inputs, err = compare.GroupBy(inputs, f.by); err != nil {
 			return usageErr("%v", err)

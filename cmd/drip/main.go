@@ -15,6 +15,7 @@ import (
 	"github.com/driplab/drip/internal/interrupt"
 	"github.com/driplab/drip/internal/netlog"
 	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/sanitize"
 )
 
@@ -71,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// A run stopped by a signal says so in its exit, 128 + the signal's
 	// number as a shell reports it, whatever the report found; but not
 	// drip record's lost records, which the signal's code would hide.
-	if sig, ok := caught().(syscall.Signal); ok && !errors.As(err, new(errRecordsLost)) {
+	if sig, ok := caught().(syscall.Signal); ok && !errors.As(err, new(relay.RecordsLost)) {
 		return 128 + int(sig)
 	}
 	return code

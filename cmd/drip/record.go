@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -18,7 +15,6 @@ import (
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -138,166 +134,33 @@ var recordExample = `  drip record --upstream https://api.openai.com --out rec.j
   OPENAI_BASE_URL=http://127.0.0.1:4143/v1 python my_app.py   # in another shell
   drip record --listen 127.0.0.1:0 --upstream http://127.0.0.1:8089 --out rec.jsonl`
 
-// shutdownGrace is how long drip record waits, once stopped, for its
-// clients' connections to close before it closes them.
-const shutdownGrace = 5 * time.Second
-
-// runRecorder runs the proxy until ctx is done or a record cannot be
-// written, then waits for every exchange to be written.
+// runRecorder listens (--listen first: an address in use must not cost
+// the --out file it would have truncated), opens --out and runs the proxy
+// (relay.Serve) until ctx is done or a record cannot be written.
 func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr string, o relay.Options) error {
 	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
-	// Listen first: an address in use must not cost the --out file it
-	// would have truncated.
-	ln, err := listenOn("--listen", listen)
-	if err != nil {
+	rec := relay.Recording{Out: out, Stderr: stderr, Live: stderr, Terminal: term.IsTerminal(os.Stderr.Fd())}
+	if rec.Terminal {
+		rec.Live = os.Stderr // drip's own line: sanitize would show its \r as ^M
+	}
+	var err error
+	if rec.Listener, err = listenOn("--listen", listen); err != nil {
 		return err
+	}
+	defer rec.Listener.Close()
+	if host, _, err := net.SplitHostPort(hopsAddr); err == nil && host == "" {
+		hopsAddr = "127.0.0.1" + hopsAddr // a port alone binds loopback
+	}
+	if hopsAddr != "" {
+		if rec.Hops, err = listenOn("--hops-addr", hopsAddr); err != nil {
+			return err
+		}
+		defer rec.Hops.Close()
 	}
 	w, err := pipeline.JSONL("--out", out)
 	if err != nil {
-		ln.Close()
 		return err
 	}
-	pl := pipeline.ForFiles(w)
-	ctx = pl.StopOnWriteError(ctx) // the first lost record stops the proxy, as drip run stops
-	p := relay.New(ctx, o, func(r *record.Record) error { pl.Add(r); return pl.Err() })
-	stopHops, err := serveHops(stderr, hopsAddr, p)
-	if err != nil {
-		ln.Close()
-		pl.Finish()
-		return err
-	}
-	defer stopHops()
-	fmt.Fprintf(stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
-		ln.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(out))
-	// A client is waited on for no longer than the idle timeout: for its
-	// headers, between requests on a kept-alive connection, and (the
-	// proxy's own deadlines) for each read of its body and write of its
-	// response.
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: min(10*time.Second, o.IdleTimeout), IdleTimeout: o.IdleTimeout}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	stopLine := showCounts(stderr, &p.Stats)
-	select {
-	case <-ctx.Done():
-	case err = <-served:
-	}
-	if werr := pl.Err(); werr != nil {
-		fmt.Fprintf(stderr, "drip record: writing records failed (%s): stopped accepting, canceling the exchanges in flight\n", sanitize.Line(werr.Error()))
-	}
-	stop(srv, p)
-	stopLine()
-	werr := pl.Finish()
-	fmt.Fprintf(stderr, "drip record: %s written to %s%s\n", counts(&p.Stats), sanitize.Line(out), lost(&p.Stats))
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return cannotErr(err)
-	}
-	if werr != nil {
-		return errRecordsLost{werr}
-	}
-	return nil
-}
-
-// stop stops the server and waits for every exchange to be written. The
-// exchanges in flight see ctx done, end as canceled and wait on no client;
-// Shutdown waits for their handlers, and past the grace period the
-// connections still open are closed.
-func stop(srv *http.Server, p *relay.Proxy) {
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if srv.Shutdown(sctx) != nil {
-		srv.Close()
-	}
-	p.Wait()
-}
-
-// lost names the exchanges whose records were not written, if any were.
-func lost(s *relay.Stats) string {
-	if n := s.Lost.Load(); n > 0 {
-		return fmt.Sprintf("; %s not written", stats.Count(int(n), "exchange"))
-	}
-	return ""
-}
-
-// errRecordsLost is drip record's failed write: its exit, 3, stands after
-// a signal too, for the file lacks exchanges the signal's code would not
-// tell of.
-type errRecordsLost struct{ error }
-
-func (e errRecordsLost) Unwrap() error { return e.error }
-
-// serveHops serves the proxy's stream times on addr (--hops-addr; a port
-// alone binds loopback) until the returned stop; nothing without addr.
-func serveHops(stderr io.Writer, addr string, p *relay.Proxy) (stop func(), err error) {
-	if addr == "" {
-		return func() {}, nil
-	}
-	if host, _, err := net.SplitHostPort(addr); err == nil && host == "" {
-		addr = "127.0.0.1" + addr
-	}
-	ln, err := listenOn("--hops-addr", addr)
-	if err != nil {
-		return nil, err
-	}
-	srv := &http.Server{Handler: p.HopsHandler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	fmt.Fprintf(stderr, "drip record: stream times for drip watch --relay on http://%s/hops/ID\n", ln.Addr())
-	return func() { srv.Close() }, nil
-}
-
-// counts is the record line's tally; canceled streams are named only when
-// there are some (a client went away, or Ctrl-C cut a stream in flight).
-func counts(s *relay.Stats) string {
-	canceled := ""
-	if n := s.Canceled.Load(); n > 0 {
-		canceled = fmt.Sprintf(", %d canceled", n)
-	}
-	if n := s.Unread.Load(); n > 0 {
-		canceled += fmt.Sprintf(", %s whose body never came whole", stats.Count(int(n), "request"))
-	}
-	return fmt.Sprintf("%s (%s, %d failed%s, %d passthrough)",
-		stats.Count(int(s.Recorded.Load()), "exchange"), stats.Count(int(s.Streams.Load()), "stream"), s.Failed.Load(), canceled, s.Passthrough.Load())
-}
-
-// showCounts starts the live line on stderr: on a terminal, on the
-// terminal itself, since the line is drip's own counts and sanitize
-// would show its \r as ^M.
-func showCounts(stderr io.Writer, s *relay.Stats) (stop func()) {
-	if term.IsTerminal(os.Stderr.Fd()) {
-		return liveLine(os.Stderr, s, true)
-	}
-	return liveLine(stderr, s, false)
-}
-
-// liveLine keeps one line on stderr with the exchange counts: rewritten in
-// place on a terminal, a new line for each change elsewhere (a log).
-func liveLine(w io.Writer, s *relay.Stats, tty bool) (stop func()) {
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		line := func() string { return fmt.Sprintf("  %s · %d in flight", counts(s), s.InFlight.Load()) }
-		last := line() // nothing to say until something happens
-		for {
-			select {
-			case <-done:
-				if tty {
-					fmt.Fprint(w, "\r\x1b[K")
-				}
-				return
-			case <-t.C:
-			}
-			now := line()
-			if now == last {
-				continue
-			}
-			last = now
-			if tty {
-				fmt.Fprint(w, "\r\x1b[K"+now)
-			} else {
-				fmt.Fprintln(w, now)
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	rec.Records = pipeline.ForFiles(w)
+	return relay.Serve(ctx, rec, o)
 }

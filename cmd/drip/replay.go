@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"slices"
-	"strings"
 	"sync"
-	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/awsauth"
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/replay"
-	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -31,20 +24,15 @@ var gateAliasHelp = "--fail-if also takes the llm.* names of recorded-traffic to
 
 // replayFlags are drip replay's flags.
 type replayFlags struct {
-	against             string
-	headers             []string
-	allowMethods        []string
-	out                 string
-	html                string
-	failIf              []string
-	asJSON, markdown    bool
-	noTUI               bool
-	concurrency         int
-	rate                float64
-	duration            time.Duration
-	timeout, idle, conn time.Duration
-	bounds              boundFlags
-	aws                 awsauth.Options
+	o                replay.Options // --against, the pacing and the timeouts
+	headers          []string
+	allowMethods     []string
+	out, html        string
+	failIf           []string
+	asJSON, markdown bool
+	noTUI            bool
+	bounds           boundFlags
+	aws              awsauth.Options
 }
 
 // replayLong and replayExample are drip replay's --help.
@@ -108,7 +96,7 @@ func newReplayCmd() *cobra.Command {
 		RunE:    func(cmd *cobra.Command, args []string) error { return runReplay(cmd, args[0], &f) },
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
+	fs.StringVar(&f.o.Against, "against", "", "the server to replay against, e.g. http://localhost:8000 (required)")
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable), e.g. a key the recording left out")
 	fs.StringArrayVar(&f.allowMethods, "allow-method", nil, "also replay streams recorded with this method, e.g. PUT (repeatable; POST and GET always are)")
 	fs.StringVar(&f.out, "out", "", "write the replayed streams' records to this file (JSON Lines, mode 0600)")
@@ -117,12 +105,12 @@ func newReplayCmd() *cobra.Command {
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "print the comparison even on a terminal")
 	registerHTML(fs, &f.html)
-	fs.IntVarP(&f.concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
-	fs.Float64Var(&f.rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
-	fs.DurationVar(&f.duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
-	fs.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
-	fs.DurationVar(&f.idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
-	fs.DurationVar(&f.conn, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
+	fs.IntVarP(&f.o.Concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
+	fs.Float64Var(&f.o.Rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
+	fs.DurationVar(&f.o.Duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
+	fs.DurationVar(&f.o.Probe.Timeout, "timeout", probe.DefaultTimeout, "total time one stream may take")
+	fs.DurationVar(&f.o.Probe.IdleTimeout, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
+	fs.DurationVar(&f.o.Probe.ConnectTimeout, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	f.bounds.register(fs, boundStops)
 	fs.StringVar(&f.aws.Region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
 	fs.StringVar(&f.aws.Profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
@@ -130,7 +118,7 @@ func newReplayCmd() *cobra.Command {
 }
 
 func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
-	if f.against == "" {
+	if f.o.Against == "" {
 		return usageErr("--against is required: the server to replay the recording against")
 	}
 	if f.asJSON && f.markdown {
@@ -155,38 +143,22 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if len(streams) == 0 {
 		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records, o.AllowMethods...))
 	}
-	if o.Sign, err = f.aws.Signer(f.against, signedFormat(streams).Name); err != nil {
+	if o.Sign, err = f.aws.Signer(f.o.Against, replay.SignedFormat(streams).Name); err != nil {
 		return usageErr("%v", err)
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "drip replay: %s from %s → %s, paced by %s", stats.Count(len(streams), "recorded stream"),
-		sanitize.Line(path), sanitize.Line(probe.RedactURL(f.against)), o.Policy())
-	if not := replay.NotReplayed(in.Records, o.AllowMethods...); not != "" {
-		fmt.Fprintf(stderr, " (not replayed: %s)", not)
-	}
-	fmt.Fprintln(stderr)
-	if masked := replay.MaskedBodies(streams); masked != "" {
-		fmt.Fprintln(stderr, "drip replay: note:", masked)
-	}
-	if sentTo, instead := replay.RepeatedBase(streams, f.against); sentTo != "" {
-		fmt.Fprintf(stderr, "drip replay: warning: every recorded path already starts with --against's path, so the first is sent to %s; give the origin, --against %s, to send the recorded paths as they were\n",
-			sanitize.Line(probe.RedactURL(sentTo)), sanitize.Line(probe.RedactURL(instead)))
-	}
-	pl, html, err := f.sinks()
-	if err != nil {
+	replay.Announce(stderr, path, in.Records, streams, o)
+	s := replay.Session{Recorded: compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped},
+		Options: o, Gates: gates, Out: f.out, Print: pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown}}
+	if s.Records, s.HTML, err = f.sinks(); err != nil {
 		return err
 	}
-	defer pl.Close()
-	defer html.Close()
-	recorded := compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped}
+	defer s.Records.Close()
+	defer s.HTML.Close()
 	if useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, recorded, streams, o, gates, pl, html)
+		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, &s)
 	}
-	sayLag(stderr, o, replay.Run(pl.StopOnWriteError(cmd.Context()), streams, o, func(r *record.Record) {
-		pl.Add(r)
-		fmt.Fprintln(stderr, "  "+progressLine(r))
-	}))
-	return reportReplay(cmd.OutOrStdout(), recorded, pl, html, gates, f)
+	return s.Headless(cmd.Context(), cmd.OutOrStdout(), stderr)
 }
 
 // sinks are where the replayed records go: kept for the comparison, and
@@ -194,12 +166,8 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 	pl := pipeline.ForFiles()
 	pl.KeepRecords()
-	if f.out != "" {
-		s, err := pipeline.JSONL("--out", f.out)
-		if err != nil {
-			return nil, nil, err
-		}
-		pl.Attach(s)
+	if err := pl.AttachFiles(f.out, ""); err != nil {
+		return nil, nil, err
 	}
 	html, err := openHTML(f.html, nil)
 	if err != nil {
@@ -208,46 +176,12 @@ func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 	return pl, html, err
 }
 
-// reportReplay prints the comparison of the replay with the recording and
-// judges the gates; a failed write of the replayed records is exit 3.
-func reportReplay(out io.Writer, recorded compare.Input, pl *pipeline.Pipeline, html *pipeline.HTML, gates []stats.Gate, f *replayFlags) error {
-	replayed := pl.Records()
-	if len(replayed) == 0 {
-		return firstErr(pl.Finish(), cannotErr(fmt.Errorf("no stream was replayed")))
-	}
-	c, err := compareReplay(recorded, compare.Input{Label: "replayed", Source: f.out, Records: replayed}, gates)
-	if err != nil {
-		return cannotErr(err)
-	}
-	if err := html.Comparison(c, nil); err != nil {
-		return firstErr(pl.Finish(), err)
-	}
-	err = pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown})
-	if werr := pl.Finish(); werr != nil {
-		return werr
-	}
-	return firstErr(pl.NoneCompleted("replayed"), err)
-}
-
-// compareReplay compares a replay with its recording. The target differs
-// by design (--against is another server), so it is the one workload
-// difference not warned of; every other one still is.
-func compareReplay(recorded, replayed compare.Input, gates []stats.Gate) (*compare.Comparison, error) {
-	c, err := compare.New([]compare.Input{recorded, replayed}, compare.Options{Gates: gates})
-	if err != nil {
-		return nil, err
-	}
-	c.Workload = slices.DeleteFunc(c.Workload, func(d compare.Difference) bool { return d.Setting == compare.SettingTarget })
-	return c, nil
-}
-
+// options are the replay's options: the flags bound to them, -H's
+// headers, the methods allowed and run's stream bounds, checked.
 func (f *replayFlags) options() (replay.Options, error) {
-	o := replay.Options{
-		Against: f.against, Header: http.Header{}, Concurrency: f.concurrency, Rate: f.rate, Duration: f.duration,
-		Probe:        probe.Options{Timeout: f.timeout, IdleTimeout: f.idle, ConnectTimeout: f.conn},
-		AllowMethods: upper(f.allowMethods),
-	}
-	if err := firstErr(intRange("--concurrency", f.concurrency, 0, maxInFlight), rateRange(f.rate)); err != nil {
+	o := f.o
+	o.Header, o.AllowMethods = http.Header{}, replay.UpperMethods(f.allowMethods)
+	if err := firstErr(intRange("--concurrency", o.Concurrency, 0, maxInFlight), rateRange(o.Rate)); err != nil {
 		return o, err
 	}
 	var err error
@@ -264,129 +198,40 @@ func (f *replayFlags) options() (replay.Options, error) {
 	if err := o.Check(); err != nil {
 		return o, usageErr("%v", err)
 	}
-	if f.timeout <= 0 || f.idle <= 0 || f.conn <= 0 {
-		return o, usageErr("--timeout, --idle-timeout and --connect-timeout must be positive")
-	}
 	return o, nil
 }
 
-// signedFormat is a Bedrock format when the recording holds Bedrock
-// streams (they get SigV4 on an AWS host), else the first stream's.
-func signedFormat(streams []*record.Record) *adapters.Format {
-	for _, r := range streams {
-		if strings.HasPrefix(r.Format, "bedrock-") {
-			return adapters.Lookup(r.Format)
-		}
+// replayLive opens the compare screen with the recording as the baseline
+// and the replay filling in as its streams end (each update recomputes
+// the comparison and its bootstrap). Quitting stops the replay; the gates
+// are judged on what was replayed, and stderr says how much that was.
+func replayLive(ctx context.Context, stdout, stderr io.Writer, s *replay.Session) error {
+	feed := tui.NewCompareFeedBy([]string{s.Recorded.Label, "replayed"}, func(runs [][]*record.Record, closed bool) *compare.Comparison {
+		return s.Live(runs[1], closed)
+	})
+	for _, r := range s.Recorded.Records {
+		feed.Add(0, r) // the status line counts the recording's streams too
 	}
-	if f := adapters.Lookup(streams[0].Format); f != nil {
-		return f
+	var st stats.RunStats
+	cut, err := runCompareScreen(s.Records.StopOnWriteError(ctx), feed, tui.Config{Color: os.Getenv("NO_COLOR") == ""}, func(ctx context.Context) {
+		st = replay.Run(ctx, s.Recorded.Records, s.Options, func(r *record.Record) { s.Records.Add(r); feed.Add(1, r) })
+	})
+	if err != nil {
+		return err
 	}
-	return adapters.Auto
+	return s.Ended(stdout, stderr, st, cut)
 }
 
-// replayLive opens the compare screen with the recording as the baseline
-// and the replay filling in as its streams end (redrawn at most once a
-// second: each update recomputes the comparison and its bootstrap). Quitting
-// stops the replay; the gates are judged on what was replayed, and stderr
-// says how much that was.
-func replayLive(ctx context.Context, out, stderr io.Writer, recorded compare.Input, streams []*record.Record, o replay.Options, gates []stats.Gate, pl *pipeline.Pipeline, html *pipeline.HTML) error {
-	ctx, cancel := context.WithCancel(pl.StopOnWriteError(ctx))
-	defer cancel()
-	build := func(final bool) *compare.Comparison {
-		return liveReplayComparison(recorded, pl.Records(), len(streams), o.Duration > 0, final, gates)
-	}
-	m := tui.NewCompare(ctx, build(false), tui.Config{Color: os.Getenv("NO_COLOR") == ""})
-	prog := tea.NewProgram(m, tea.WithContext(ctx))
+// runCompareScreen runs the compare screen on feed while run measures, in
+// a goroutine of its own, the feed closed when it returns. Leaving the
+// screen cancels run and waits for it; cut says it had not ended.
+func runCompareScreen(ctx context.Context, feed *tui.CompareFeed, cfg tui.Config, run func(context.Context)) (cut bool, err error) {
+	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	ran := make(chan struct{})
-	var st stats.RunStats
-	wg.Go(func() {
-		defer close(ran)
-		st = replay.Run(ctx, streams, o, pl.Add)
-	})
-	wg.Go(func() { liveUpdates(ctx, prog, ran, build) })
-	_, err := prog.Run()
-	cut := !isClosed(ran)
+	wg.Go(func() { run(rctx); feed.Close() })
+	err = runProgram(ctx, tui.NewLiveCompare(ctx, feed, cfg))
+	cut = !feed.Closed()
 	cancel()
 	wg.Wait()
-	m.Wait()
-	if err := screenEnded(ctx, "compare screen", err); err != nil {
-		return err
-	}
-	if err := pl.Finish(); err != nil {
-		return err
-	}
-	sayLag(stderr, o, st)
-	if cut {
-		of := fmt.Sprintf(" of %d", len(streams))
-		if o.Duration > 0 {
-			of = " before --duration ended"
-		}
-		fmt.Fprintf(stderr, "drip replay: stopped on the screen after %s%s: the comparison and the gates judge those\n",
-			stats.Count(len(pl.Records()), "replayed stream"), of)
-	}
-	final := build(true)
-	return firstErr(html.Comparison(final, nil), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(out, final))
-}
-
-// sayLag tells how closely a paced replay kept to its schedule.
-func sayLag(stderr io.Writer, o replay.Options, st stats.RunStats) {
-	if lag := o.Lag(st); lag != "" {
-		fmt.Fprintln(stderr, "drip replay:", lag)
-	}
-}
-
-func isClosed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
-
-// liveReplayComparison is the recording beside what the replay has
-// replayed so far (of total streams; cycling: --duration, no total), its
-// banner without what the replay's progress explains until the end.
-func liveReplayComparison(recorded compare.Input, recs []*record.Record, total int, cycling, final bool, gates []stats.Gate) *compare.Comparison {
-	label := fmt.Sprintf("replayed %d of %d", len(recs), total)
-	if cycling {
-		label = fmt.Sprintf("replayed %d", len(recs))
-	}
-	if final && (cycling || len(recs) >= total) {
-		label = "replayed" // else stopped on the screen: it keeps its "of total"
-	}
-	c, _ := compareReplay(recorded, compare.Input{Label: label, Records: recs}, gates)
-	if c != nil && !final {
-		compare.WhileMeasuring(c)
-	}
-	return c
-}
-
-// liveUpdates sends the screen a fresh comparison once a second while the
-// replay runs, and the final one when it ends.
-func liveUpdates(ctx context.Context, prog *tea.Program, ran <-chan struct{}, build func(bool) *compare.Comparison) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ran:
-			prog.Send(tui.CompareUpdateMsg{C: build(true)})
-			return
-		case <-t.C:
-			prog.Send(tui.CompareUpdateMsg{C: build(false)})
-		}
-	}
-}
-
-// upper is each method in upper case, as replay compares them: --allow-method
-// put allows PUT.
-func upper(methods []string) []string {
-	out := make([]string, len(methods))
-	for i, m := range methods {
-		out[i] = strings.ToUpper(strings.TrimSpace(m))
-	}
-	return out
+	return cut, err
 }

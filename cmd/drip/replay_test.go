@@ -17,9 +17,6 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/recordtest"
-	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
@@ -201,49 +198,6 @@ func TestReplayWarnsOfEveryWorkloadDifferenceButTheTarget(t *testing.T) {
 	}
 }
 
-// TestLiveReplayBannerLeavesOutProgress: the live replay screen's
-// workload banner warned, before the first replayed stream ended, that
-// format, model, prompt ids, stall threshold… differed (from nothing), and
-// then that the measured streams did (6 recorded, 5 replayed so far); while
-// the replay runs it leaves out what progress explains and keeps a real
-// difference, and the final comparison says everything.
-func TestLiveReplayBannerLeavesOutProgress(t *testing.T) {
-	var recorded, replayed []*record.Record
-	for i, p := range []string{"p1", "p2", "p3"} {
-		r := recordtest.Scenario(t, "steady", &record.Record{V: record.RecordVersion, Seq: i, PromptID: p, Target: "http://upstream.invalid/v1/chat/completions",
-			Workload: &record.RecordWorkload{Version: "0.9-recorded"}})
-		recorded = append(recorded, r)
-		again := *r
-		again.Target, again.Workload = "http://127.0.0.1:1/v1/chat/completions", &record.RecordWorkload{Version: "1.0"}
-		replayed = append(replayed, &again)
-	}
-	in := compare.Input{Label: "recorded", Records: recorded}
-	settings := func(c *compare.Comparison) []string {
-		var s []string
-		for _, d := range c.Workload {
-			s = append(s, d.Setting)
-		}
-		return s
-	}
-	for _, tc := range []struct {
-		name  string
-		recs  []*record.Record
-		final bool
-		want  []string
-		label string
-	}{
-		{"none replayed yet", nil, false, nil, "replayed 0 of 3"},
-		{"1 of 3 replayed", replayed[:1], false, []string{"drip version"}, "replayed 1 of 3"},
-		{"stopped after 1 of 3", replayed[:1], true, []string{"prompt ids", "measured streams", "drip version"}, "replayed 1 of 3"},
-		{"all replayed", replayed, true, []string{"drip version"}, "replayed"},
-	} {
-		c := liveReplayComparison(in, tc.recs, 3, false, tc.final, nil)
-		if got := settings(c); !slices.Equal(got, tc.want) || c.Runs[1].Label != tc.label {
-			t.Errorf("%s: the banner warns of %q, the replay is labelled %q; want %q, %q", tc.name, got, c.Runs[1].Label, tc.want, tc.label)
-		}
-	}
-}
-
 // drip record's default --out, rec.jsonl, is never overwritten: a second
 // drip record in the same directory would have truncated the first's
 // traffic. Naming it with --out overwrites, as drip run's --out does.
@@ -281,22 +235,6 @@ func TestReplayWarnsWhenAgainstRepeatsTheRecordedBasePath(t *testing.T) {
 		if _, _, stderr := drip(t, "replay", rec, "--against", against, "--no-tui"); strings.Contains(stderr, "warning") {
 			t.Errorf("replay against %s warned:\n%s", against, stderr)
 		}
-	}
-}
-
-// drip record's line names canceled streams (a client gone, or Ctrl-C
-// mid-stream) once there are some: "3 streams, 0 failed" alone read as
-// three whole streams.
-func TestRecordCountsNameCanceledStreams(t *testing.T) {
-	var s relay.Stats
-	s.Recorded.Store(3)
-	s.Streams.Store(3)
-	if got, want := counts(&s), "3 exchanges (3 streams, 0 failed, 0 passthrough)"; got != want {
-		t.Errorf("no canceled stream: %q, want %q", got, want)
-	}
-	s.Canceled.Store(1)
-	if got, want := counts(&s), "3 exchanges (3 streams, 0 failed, 1 canceled, 0 passthrough)"; got != want {
-		t.Errorf("one canceled: %q, want %q", got, want)
 	}
 }
 

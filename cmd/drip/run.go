@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,10 +15,10 @@ import (
 	"github.com/driplab/drip/internal/config"
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
-	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -60,11 +58,8 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 	fs.StringVar(&f.sloExpr, "slo", "", "goodput: the share of streams that complete and meet every per-stream term, e.g. 'ttft<500ms,gap.p99<250ms' (gate it with --fail-if 'goodput < 90')")
 }
 
-// parseGates checks every --fail-if and --slo (and --names, and that
-// --out and --csv can be created) before anything is sent. It
-// serves the commands that measure without a baseline (run, watch, demo),
-// so a relative gate is refused here, up front; compare and replay, which
-// have a baseline, parse their own.
+// parseGates checks --names, that --out and --csv can be created, and
+// every --fail-if and --slo (pipeline.ParseGates) before anything is sent.
 func (f *outputFlags) parseGates() error {
 	if err := firstErr(pipeline.CheckOutPath("--out", f.out), pipeline.CheckOutPath("--csv", f.csv)); err != nil {
 		return err
@@ -75,27 +70,9 @@ func (f *outputFlags) parseGates() error {
 	case f.names != "" && !f.json:
 		return usageErr("--names maps the JSON summary's figures: add --json")
 	}
-	if f.sloExpr != "" {
-		slo, err := stats.ParseSLO(f.sloExpr)
-		if err != nil {
-			return usageErr("--slo: %v", err)
-		}
-		f.slo = slo
-	}
-	for _, e := range f.failIf {
-		g, err := stats.ParseGate(e)
-		if err != nil {
-			return usageErr("--fail-if: %v", err)
-		}
-		if g.Relative {
-			return usageErr("--fail-if %q: a signed value is relative to a baseline, and this command has none: use drip compare (or drip replay) for it, or drop the sign", sanitize.Line(e))
-		}
-		if g.Metric == "goodput" && f.slo == nil {
-			return usageErr("--fail-if %q: goodput is the share of streams meeting --slo: add drip run's --slo, e.g. --slo 'ttft<500ms,gap.p99<250ms'", sanitize.Line(e))
-		}
-		f.gates = append(f.gates, g)
-	}
-	return nil
+	var err error
+	f.gates, f.slo, err = pipeline.ParseGates(f.failIf, f.sloExpr)
+	return err
 }
 
 // defaultRuns is drip run's --runs without --duration.
@@ -108,8 +85,8 @@ type workloadFlags struct {
 	concurrency int
 	rate        float64
 	// The flags' values: one level, or a sweep's levels.
-	concurrencyLevels levelsFlag
-	rateLevels        levelsFlag
+	concurrencyLevels sweep.Levels
+	rateLevels        sweep.Levels
 	arrival           string
 	duration          time.Duration
 	maxInflight       int
@@ -122,7 +99,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	// wrong with --duration, which makes it no limit.
 	fs.IntVarP(&f.runs, "runs", "n", 0, fmt.Sprintf("measured streams in all (default %d; with --duration: no limit, or at most this many; 0 = no limit)", defaultRuns))
 	fs.IntVar(&f.warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
-	f.concurrencyLevels.whole = true
+	f.concurrencyLevels.Whole = true
 	fs.VarP(&f.concurrencyLevels, "concurrency", "c", "closed loop: keep this many streams in flight (default 1); a rising list 1,2,4,8 sweeps them")
 	fs.Var(&f.rateLevels, "rate", "open loop: start this many streams per second, whatever the server does; a rising list 1,2,5,10 sweeps them")
 	fs.StringVar(&f.arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
@@ -136,7 +113,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 // (probe.Plan.Validate). What is checked here is only how the flags go
 // together.
 func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
-	f.concurrency, f.rate = int(f.concurrencyLevels.first(1)), f.rateLevels.first(0)
+	f.concurrency, f.rate = int(f.concurrencyLevels.First(1)), f.rateLevels.First(0)
 	switch {
 	case f.maxInflight < 1:
 		return intRange("--max-inflight", f.maxInflight, 1, probe.MaxInFlight)
@@ -289,7 +266,8 @@ func (f *runFlags) plan(ctx context.Context, fs *pflag.FlagSet, url string) (pro
 		return plan, nil, usageErr("--shard runs one workload's slice; a sweep's levels are not sharded")
 	}
 	sp.Base = plan
-	tuneSweepGC(sp)
+	heaviest := sp.Heaviest() // the GC sized for the heaviest level
+	gctune.ForStreams(heaviest.InFlight())
 	return plan, sp, nil
 }
 
@@ -370,21 +348,7 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 		return err
 	}
 	defer pl.Close()
-	// One stream at a time gets a line each; under load a line a second;
-	// with -q neither.
-	perStream := plan.Rate == 0 && plan.Concurrency <= 1 && !out.quiet
-	stopTicker := func() {}
-	if !perStream && !out.quiet {
-		stopTicker = progressTicker(stderr, plan.Progress, time.Second)
-	}
-	log := streamLog{w: stderr}
-	st := probe.Run(pl.StopOnWriteError(ctx), plan, func(r *record.Record) {
-		pl.Add(r)
-		if perStream {
-			log.add("  ", r)
-		}
-	}, nil)
-	stopTicker()
+	st := progress.Run(pl.StopOnWriteError(ctx), stderr, plan, out.quiet, pl.Add)
 	return pl.Report(stdout, stderr, out.report(&plan, &st, nil, ctx.Err() != nil))
 }
 
@@ -401,16 +365,21 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 		return err
 	}
 	defer pl.Close()
-	ctx = pl.StopOnWriteError(ctx)
-	// The runner calls the sink from one goroutine at a time; the figures
-	// are read after the screen's Wait, once that goroutine has ended.
-	rc := tui.RunConfig{Plan: plan, Workload: workloadOf(&plan), Load: plan.Describe()}
-	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: plan.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(plan.Options)})
+	rc := tui.RunConfig{Plan: plan, Workload: pipeline.WorkloadOf(&plan, version), Load: plan.Describe()}
+	return runScreen(pl.StopOnWriteError(ctx), stdout, stderr, rc, &plan, pl, out, opts...)
+}
+
+// runScreen runs the run screen (rc: a plan, or a sweep of base) with its
+// records going to pl, then reports what was recorded. The runner calls
+// the sink from one goroutine at a time; the figures are read after the
+// screen's Wait, once that goroutine has ended.
+func runScreen(ctx context.Context, stdout, stderr io.Writer, rc tui.RunConfig, base *probe.Plan, pl *pipeline.Pipeline, out *outputFlags, opts ...tea.ProgramOption) error {
+	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: base.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(base.Options)})
 	if err := runProgram(ctx, m, opts...); err != nil {
 		return err
 	}
 	st, stopped := m.RunResult()
-	return pl.Report(stdout, stderr, out.report(&plan, &st, nil, stopped))
+	return pl.Report(stdout, stderr, out.report(base, &st, m.SweepResult(), stopped))
 }
 
 // preparePlan fills what a plan needs to be reported on.
@@ -426,7 +395,7 @@ func preparePlan(plan *probe.Plan) {
 // report is how a run of plan is reported, by the output flags.
 func (f *outputFlags) report(plan *probe.Plan, st *stats.RunStats, sw *sweep.Result, interrupted bool) pipeline.Run {
 	return pipeline.Run{
-		Stats: st, Workload: workloadOf(plan), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown, Quiet: f.quiet,
+		Stats: st, Workload: pipeline.WorkloadOf(plan, version), Gates: f.gates, JSON: f.json, Names: f.names, Markdown: f.markdown, Quiet: f.quiet,
 		Sweep: sw, Interrupted: interrupted, Target: probe.RedactURL(plan.Target.URL), HTML: f.html,
 	}
 }
@@ -437,22 +406,7 @@ func (f *outputFlags) attach(p *pipeline.Pipeline) error {
 	if f.html, err = openHTML(f.htmlPath, p); err != nil {
 		return err
 	}
-	if f.out != "" {
-		s, err := pipeline.JSONL("--out", f.out)
-		if err != nil {
-			return err
-		}
-		p.Attach(s)
-	}
-	if f.csv != "" {
-		s, err := pipeline.CSV("--csv", f.csv)
-		if err != nil {
-			p.Close()
-			return err
-		}
-		p.Attach(s)
-	}
-	return nil
+	return p.AttachFiles(f.out, f.csv)
 }
 
 // beginRun opens --out, --csv and the exporters (saying where /metrics
@@ -475,108 +429,4 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	}
 	warnInsecure(stderr, plan.Options)
 	return pl, nil
-}
-
-// workloadOf describes a plan for the summary.
-func workloadOf(p *probe.Plan) stats.Workload { return pipeline.WorkloadOf(p, version) }
-
-// syncWriter serialises writes from several goroutines to one writer.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-// progressTicker prints the run's counts every interval until stopped.
-func progressTicker(w io.Writer, pg *probe.Progress, every time.Duration) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	start := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				fmt.Fprintf(w, "  %6.1fs  %d admitted · %d in flight · %d recorded",
-					time.Since(start).Seconds(), pg.Admitted.Load(), pg.InFlight.Load(), pg.Finished.Load())
-				if n := pg.Warmup.Load(); n > 0 {
-					fmt.Fprintf(w, " · %d warmup", n)
-				}
-				if n := pg.NotAdmitted.Load(); n > 0 {
-					fmt.Fprintf(w, " · %d not admitted", n)
-				}
-				fmt.Fprintln(w)
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
-}
-
-// streamLog writes the headless log's line per stream, under a line
-// naming the phase whenever it changes to or from warmup, so that no
-// stream's line needs a phase column.
-type streamLog struct {
-	w     io.Writer
-	phase string
-}
-
-func (l *streamLog) add(prefix string, r *record.Record) {
-	if r.Phase != l.phase && (r.Phase == record.PhaseWarmup || l.phase == record.PhaseWarmup) {
-		title := "measured:"
-		if r.Phase == record.PhaseWarmup {
-			title = "warmup, excluded from every figure:"
-		}
-		fmt.Fprintln(l.w, "  "+title)
-	}
-	l.phase = r.Phase
-	fmt.Fprintln(l.w, prefix+progressLine(r))
-}
-
-// progressLine is one stream's line in the headless log, numbered as every
-// screen numbers streams (#1 is seq 0), within 78 columns (the prompt id
-// cut to 12) unless the stream has more to say (buffered, an error). A
-// stream without a token count (failed before content, no usage report)
-// shows —, not 0 approximated; an approximated count (no usage report, one
-// per content frame) is marked ~. Stalls are said only when there are some.
-func progressLine(r *record.Record) string {
-	tokens := "—"
-	if stats.HasTokenCount(r) {
-		tokens = strconv.Itoa(r.OutputTokens)
-		if r.TokensSource == "approx" {
-			tokens = "~" + tokens
-		}
-	}
-	s := fmt.Sprintf("#%-3d %s %-10s ttft %5s ms  e2e %5s ms  %4s tok",
-		r.Seq+1, report.PromptCell(r.PromptID), r.Status, textfmt.Num(r.TTFTMS), textfmt.Num(r.E2EMS), tokens)
-	if n := len(r.Stalls); n > 0 {
-		s += "  " + stats.Count(n, "stall")
-	}
-	if r.Buffered {
-		s += "  buffered"
-		if r.Delivery != nil {
-			s += " (" + r.Delivery.Rule + ")"
-		}
-	}
-	if d := r.Delivery; d != nil && d.Freezes != nil && d.PeriodMS != nil {
-		s += fmt.Sprintf("  stutter (%d freezes, every %s ms)", d.Freezes.Count, textfmt.Num(d.PeriodMS))
-	}
-	if r.HeldMS != nil {
-		s += "  held " + textfmt.Num(r.HeldMS) + " ms"
-	}
-	if r.Error != nil {
-		s += "  " + r.Error.Class + ": " + sanitize.Line(r.Error.Message)
-	}
-	if r.TokensRejected != "" {
-		s += "  (" + r.TokensRejected + ")"
-	}
-	return s
 }

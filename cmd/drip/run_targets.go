@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
-	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -49,17 +47,7 @@ func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *work
 	if err := runInterleaved(ctx, stderr, ts, plans, recs, out); err != nil {
 		return err
 	}
-	err = recs.Report(cmd.OutOrStdout(), stderr, out.gates, func(i int, _ *record.Record) stats.Workload {
-		w := workloadOf(&plans[i])
-		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", stats.Count(len(plans)-1, "other target"), max(1, plans[i].Concurrency))
-		return w
-	})
-	// As with one target: a target no stream reached is a run that could
-	// not be carried out (the report is printed all the same).
-	if i := recs.Unreached(); (err == nil || err == errGateTripped) && ctx.Err() == nil && i >= 0 {
-		return cannotErr(fmt.Errorf("no response from %s (%s): every stream failed before headers", ts[i].name, probe.RedactURL(ts[i].t.URL)))
-	}
-	return err
+	return recs.ReportInterleaved(cmd.OutOrStdout(), stderr, out.gates, plans, version, ctx.Err() != nil)
 }
 
 // checkTargetFlags refuses what several targets cannot do.
@@ -72,7 +60,7 @@ func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) 
 	if out.json {
 		return errJSONOneTarget
 	}
-	if len(load.concurrencyLevels.vals) > 1 {
+	if len(load.concurrencyLevels.Vals) > 1 {
 		return usageErr("several targets run interleaved turns of --runs: a --concurrency sweep takes one target")
 	}
 	return nil
@@ -104,60 +92,14 @@ func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []
 	}
 	warnInsecure(stderr, plans[0].Options)
 	if !useTUI(out) {
-		log := streamLog{w: stderr}
-		interleave(ctx, plans, func(i int, r *record.Record) {
-			recs.Add(r)
-			log.add("  "+compare.Letter(i)+" ", r)
-		})
+		progress.Interleave(ctx, stderr, plans, func(_ int, r *record.Record) { recs.Add(r) })
 		return nil
 	}
 	feed := tui.NewCompareFeed(recs.Names)
-	rctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		interleave(rctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
-		feed.Close()
+	_, err := runCompareScreen(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""}, func(ctx context.Context) {
+		probe.Interleave(ctx, plans, func(i int, r *record.Record) { recs.Add(r); feed.Add(i, r) })
 	})
-	m := tui.NewLiveCompare(ctx, feed, tui.Config{StallMS: plans[0].Options.StallMS, Color: os.Getenv("NO_COLOR") == ""})
-	err := runProgram(ctx, m)
-	cancel()
-	wg.Wait()
 	return err
-}
-
-// interleave runs the plans in turns: each turn a slice of every plan's
-// streams (its concurrency), target after target, numbered on from the
-// last turn and on one time axis, warmup in the first turn only.
-func interleave(ctx context.Context, plans []probe.Plan, sink func(i int, r *record.Record)) {
-	start := time.Now()
-	done := make([]int, len(plans))
-	next := make([]int, len(plans))
-	for turn := 0; ctx.Err() == nil; turn++ {
-		more := false
-		for i, base := range plans {
-			left := base.Runs - done[i]
-			if left <= 0 || ctx.Err() != nil {
-				continue
-			}
-			more = true
-			p := base
-			p.Runs = min(left, max(1, base.Concurrency))
-			p.FirstSeq, p.Start = next[i], start
-			if turn > 0 {
-				p.Warmup = 0
-			}
-			probe.Run(ctx, p, func(r *record.Record) {
-				next[i] = max(next[i], r.Seq+1)
-				if r.Phase != record.PhaseWarmup {
-					done[i]++
-				}
-				sink(i, r)
-			}, nil)
-		}
-		if !more {
-			return
-		}
-	}
 }
 
 // runTargetsHelp is the run command's word on several targets.
@@ -168,3 +110,38 @@ workload runs against each, interleaved in turns of --concurrency streams,
 and on a terminal the compare screen fills in live, baseline the first.
 Each target's summary and the comparison are printed at the end; --out
 FILE.jsonl writes one file per target (FILE-A.jsonl, FILE-B.jsonl).`
+
+// target is one system under test of watch or run: a URL with a model.
+type target struct {
+	name string // how the screen and the reports call it
+	t    probe.Target
+	o    probe.Options
+}
+
+// targets are the URLs paired with the -m values (pipeline.PairTargets),
+// each built into a probe target with the request flags.
+func (f *requestFlags) targets(ctx context.Context, urls []string) ([]target, error) {
+	urls, models, names, err := pipeline.PairTargets(urls, f.models)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]target, len(urls))
+	for i := range urls {
+		t, o, err := f.buildFor(ctx, urls[i], models[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = target{name: names[i], t: t, o: o}
+	}
+	return out, nil
+}
+
+// openTargets opens a pipeline per target: a --out file each
+// (pipeline.TargetPath), one --csv for all.
+func openTargets(ts []target, out *outputFlags) (*pipeline.Targets, error) {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = t.name
+	}
+	return pipeline.NewTargets(names, ts[0].o.StallMS, out.out, out.csv)
+}

@@ -199,7 +199,8 @@ func testSweepGoodput(t *testing.T) {
 	}
 	for i, l := range s.Sweep.Levels {
 		if l.Goodput == nil || *l.Goodput != want[i] {
-			t.Errorf("concurrency %v: goodput %s; want %v", l.Level, num(l.Goodput), want[i])
+			got, _ := json.Marshal(l.Goodput) // null when undefined
+			t.Errorf("concurrency %v: goodput %s; want %v", l.Level, got, want[i])
 		}
 	}
 	code, stdout, _ = drip(t, "run", srv.URL, "-m", "steady", "--concurrency", "2,4", "--runs-per-level", "4", "--slo", "ttft<500ms", "--markdown")

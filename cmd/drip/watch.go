@@ -16,6 +16,7 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -73,11 +74,7 @@ func newWatchCmd() *cobra.Command {
 // read live from the relay when --relay names one.
 func watchScreen(ctx context.Context, stdout io.Writer, tg target, out *outputFlags, relay string) error {
 	t, o := tg.t, tg.o
-	runID := probe.NewRunID()
-	src := tui.Source{Stream: func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record {
-		rec := &record.Record{RunID: runID, Seq: seq, Phase: record.PhaseMeasure, PromptID: probe.DefaultPromptID}
-		return probe.Stream(ctx, t, o, rec, observe)
-	}}
+	src := tui.StreamSource("", probe.NewRunID(), t, o)
 	cfg := tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}
 	if relay != "" {
 		var err error
@@ -86,6 +83,33 @@ func watchScreen(ctx context.Context, stdout io.Writer, tg target, out *outputFl
 		}
 	}
 	return runTUI(ctx, stdout, cfg, out)
+}
+
+// watchTargets races several targets with one prompt: on the targets
+// screen until the user quits, or headless one stream per target. Then it
+// prints each target's summary and the comparison of their runs.
+func watchTargets(ctx context.Context, stdout, stderr io.Writer, ts []target, out *outputFlags, alternate bool) error {
+	recs, err := openTargets(ts, out)
+	if err != nil {
+		return err
+	}
+	defer recs.Close()
+	srcs := make([]tui.Source, len(ts))
+	for i, t := range ts {
+		runID := probe.NewRunID()
+		recs.Bind(runID, i)
+		srcs[i] = tui.StreamSource(t.name, runID, t.t, t.o)
+	}
+	if useTUI(out) {
+		m := tui.NewTargets(ctx, tui.Config{Sources: srcs, StallMS: ts[0].o.StallMS, Sink: recs.Add, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(ts[0].o)}, alternate)
+		if err := runProgram(ctx, m); err != nil {
+			return err
+		}
+	} else {
+		tui.Round(ctx, srcs, recs.Add, alternate)
+	}
+	wl := pipeline.SessionWorkload(version)
+	return recs.Report(stdout, stderr, out.gates, func(_ int, r *record.Record) stats.Workload { return wl(r) })
 }
 
 // watchLong is drip watch's --help text.

@@ -39,6 +39,28 @@ func CSV(name, path string) (Sink, error) {
 	return Sink{Name: name, Write: c.Write, Close: f.Close}, nil
 }
 
+// AttachFiles opens the record file (--out, JSON Lines) and the CSV
+// (--csv) at their paths as sinks, none for an empty path; on a failure
+// the sinks attached so far are closed.
+func (p *Pipeline) AttachFiles(out, csv string) error {
+	for _, f := range []struct {
+		path string
+		open func(name, path string) (Sink, error)
+		name string
+	}{{out, JSONL, "--out"}, {csv, CSV, "--csv"}} {
+		if f.path == "" {
+			continue
+		}
+		s, err := f.open(f.name, f.path)
+		if err != nil {
+			p.Close()
+			return err
+		}
+		p.Attach(s)
+	}
+	return nil
+}
+
 // Shared lets several pipelines write one sink (one --csv for several
 // targets): writes take turns, and it is closed once, by whichever
 // pipeline closes first; the others get the same error.

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -157,13 +160,93 @@ func (t *Targets) judge(stderr io.Writer, gates []stats.Gate) error {
 	return tripped
 }
 
-// Unreached is the first target no stream reached (a run that could not
-// be carried out against it), or -1.
-func (t *Targets) Unreached() int {
+// ReportInterleaved is Report for plans run in interleaved turns
+// (probe.Interleave), one per target: each target's workload says so. As
+// with one target, a target no stream reached is a run that could not be
+// carried out (exit 3, the report printed all the same) unless the run
+// was interrupted.
+func (t *Targets) ReportInterleaved(stdout, stderr io.Writer, gates []stats.Gate, plans []probe.Plan, version string, interrupted bool) error {
+	err := t.Report(stdout, stderr, gates, func(i int, _ *record.Record) stats.Workload {
+		w := WorkloadOf(&plans[i], version)
+		w.Order = fmt.Sprintf("interleaved with %s in turns of %d; throughput's window spans their turns too", stats.Count(len(plans)-1, "other target"), max(1, plans[i].Concurrency))
+		return w
+	})
+	if (err != nil && err != ErrGateTripped) || interrupted {
+		return err
+	}
 	for i, p := range t.P {
 		if len(p.Records()) > 0 && !p.Reached() {
-			return i
+			return Cannot(fmt.Errorf("no response from %s (%s): every stream failed before headers", t.Names[i], probe.RedactURL(plans[i].Target.URL)))
 		}
 	}
-	return -1
+	return err
+}
+
+// PairTargets pairs URLs with models (-m): none or one model applies to
+// every URL, one per URL pairs them in order, and several with one URL
+// make one target per model. It returns each target's URL and model, and
+// its name (TargetNames); any other count is a usage error.
+func PairTargets(urls, models []string) (targetURLs, targetModels, names []string, err error) {
+	switch {
+	case len(models) <= 1:
+		models = slices.Repeat([]string{strings.Join(models, "")}, len(urls)) // the one model, or none
+	case len(urls) == 1:
+		urls = slices.Repeat(urls, len(models))
+	case len(models) != len(urls):
+		return nil, nil, nil, Usage("-m given %d times for %s: give it once (every URL), once per URL, or several times with one URL", len(models), stats.Count(len(urls), "URL"))
+	}
+	return urls, models, TargetNames(urls, models), nil
+}
+
+// TargetNames name targets by what tells them apart: the host (and path
+// when hosts repeat) and the model when models differ.
+func TargetNames(urls, models []string) []string {
+	hosts := make([]string, len(urls))
+	for i, raw := range urls {
+		hosts[i] = probe.RedactURL(raw)
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			hosts[i] = u.Host
+		}
+	}
+	sameHost := allEqual(hosts)
+	sameModel := allEqual(models)
+	// Hosts that repeat tell targets apart only with their paths, unless
+	// one host serves models that differ (the model then names them).
+	if !allDistinct(hosts) && (!sameHost || sameModel) {
+		for i, raw := range urls {
+			hosts[i] = probe.RedactURL(raw)
+		}
+	}
+	names := make([]string, len(urls))
+	for i := range urls {
+		var parts []string
+		if !sameHost || sameModel {
+			parts = append(parts, hosts[i])
+		}
+		if !sameModel && models[i] != "" {
+			parts = append(parts, models[i])
+		}
+		names[i] = strings.Join(parts, " ")
+	}
+	return names
+}
+
+func allEqual(s []string) bool {
+	for _, v := range s {
+		if v != s[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func allDistinct(s []string) bool {
+	seen := map[string]bool{}
+	for _, v := range s {
+		if seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
 }

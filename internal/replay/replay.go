@@ -188,6 +188,9 @@ func (o Options) Check() error {
 			return fmt.Errorf("--allow-method %q: want a method name such as PUT", m)
 		}
 	}
+	if p := o.Probe; p.Timeout <= 0 || p.IdleTimeout <= 0 || p.ConnectTimeout <= 0 {
+		return errors.New("--timeout, --idle-timeout and --connect-timeout must be positive")
+	}
 	return nil
 }
 

@@ -1,0 +1,36 @@
+package pipeline
+
+import (
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/stats"
+)
+
+// ParseGates reads the --slo and every --fail-if of a command that
+// measures without a baseline (run, watch, demo), before anything is
+// sent: a relative gate is refused up front (compare and replay, which
+// have a baseline, take it), and goodput needs the SLO it counts by. Each
+// error is a usage error naming its flag.
+func ParseGates(failIf []string, sloExpr string) ([]stats.Gate, *stats.SLO, error) {
+	var slo *stats.SLO
+	if sloExpr != "" {
+		var err error
+		if slo, err = stats.ParseSLO(sloExpr); err != nil {
+			return nil, nil, Usage("--slo: %v", err)
+		}
+	}
+	var gates []stats.Gate
+	for _, e := range failIf {
+		g, err := stats.ParseGate(e)
+		if err != nil {
+			return nil, nil, Usage("--fail-if: %v", err)
+		}
+		if g.Relative {
+			return nil, nil, Usage("--fail-if %q: a signed value is relative to a baseline, and this command has none: use drip compare (or drip replay) for it, or drop the sign", sanitize.Line(e))
+		}
+		if g.Metric == "goodput" && slo == nil {
+			return nil, nil, Usage("--fail-if %q: goodput is the share of streams meeting --slo: add drip run's --slo, e.g. --slo 'ttft<500ms,gap.p99<250ms'", sanitize.Line(e))
+		}
+		gates = append(gates, g)
+	}
+	return gates, slo, nil
+}
