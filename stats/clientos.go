@@ -89,6 +89,9 @@ type clientOS struct {
 }
 
 func (o *clientOS) add(r *record.Record) {
+	if r.Exchange != nil {
+		return // a relay's exchange (drip record): no client of drip's ran it
+	}
 	c := r.ClientCPU
 	if c == nil {
 		o.others++

@@ -105,9 +105,30 @@ func TestClientLimitedFromTheOS(t *testing.T) {
 	if _, ok := mixed[ShapeClientLimited]; !ok || mixed[ShapeProxyBuffering] != "" {
 		t.Errorf("mostly starved client, 3 of 10 unexplained: shapes %v, want client-limited only", mixed)
 	}
-	none := run(func() *record.ClientCPU { return nil })
-	if none.Client == nil || none.Client.OS == nil || none.Client.OS.Available || !strings.Contains(none.Client.OS.Note, "not available") {
-		t.Errorf("no OS figures: client %+v, want os.available false with a note", none.Client)
+	if none := run(func() *record.ClientCPU { return nil }); none.Client != nil {
+		t.Errorf("nothing sampled: client %+v, want it absent", none.Client)
+	}
+}
+
+// A live run whose runtime sampled its scheduling latency, with no OS
+// figures, says the OS's check was not available; a file read back with
+// neither, and a relay's exchanges (drip record) whatever they hold, have
+// no client at all.
+func TestClientOSNotAvailableOnlyBesideTheRuntimesFigures(t *testing.T) {
+	live := NewAggregate(DefaultStall)
+	live.SetRun(RunStats{SchedLatency: NewDist([]float64{0.1, 0.2})})
+	live.Add(burstRecord(t, 0, nil))
+	if c := live.Summary(Workload{}).Client; c == nil || c.OS == nil || c.OS.Available || !strings.Contains(c.OS.Note, "not available") {
+		t.Errorf("live, no OS figures: client %+v, want os.available false with a note", c)
+	}
+	relay := NewAggregate(DefaultStall)
+	for i, cpu := range []*record.ClientCPU{nil, {WindowMS: 80, RunQueueWaitMS: 24}} {
+		r := burstRecord(t, i, cpu)
+		r.Exchange = &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true}
+		relay.Add(r)
+	}
+	if c := relay.Summary(Workload{}).Client; c != nil {
+		t.Errorf("a relay's exchanges: client %+v, want it absent", c)
 	}
 }
 

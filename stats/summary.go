@@ -509,7 +509,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		s.ConnectRamp = &ConnectRamp{Waited: n, Wait: a.connectWait.Dist()}
 	}
 	a.workload.fill(&s)
-	if o := a.os.summary(); o != nil {
+	if o := a.os.summary(); o != nil && (o.Available || s.Client != nil) { // "not available" beside a live run's runtime figures; none sampled, no client
 		if s.Client == nil {
 			s.Client = &Client{}
 		}

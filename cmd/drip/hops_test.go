@@ -54,6 +54,22 @@ func TestHopsOwnsEachStall(t *testing.T) {
 	}
 }
 
+// Two relays in a chain: drip hops puts the client's stream beside each
+// relay file's exchange, a row for each, and refuses neither.
+func TestHopsBesideTwoRelays(t *testing.T) {
+	dir := t.TempDir()
+	c, r := recordtest.Hops(t)
+	client := writeRecordFile(t, filepath.Join(dir, "client.jsonl"), c)
+	relayA := writeRecordFile(t, filepath.Join(dir, "relayA.jsonl"), r)
+	relayB := writeRecordFile(t, filepath.Join(dir, "relayB.jsonl"), r)
+	code, out, errs := drip(t, "hops", client, relayA, relayB)
+	for _, want := range []string{"(id, " + relayA + ")", "(id, " + relayB + ")"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, stdout lacks %q:\n%s%s", code, want, out, errs)
+		}
+	}
+}
+
 // Files that do not belong together are refused, exit 2, naming the file:
 // a relay file whose ids and bodies match no stream of the client's, and
 // a relay's file given as the client's.

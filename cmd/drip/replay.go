@@ -57,7 +57,8 @@ Every stream left out is said on stderr, with why.
 
 Pacing: by default the recorded order and spacing; --concurrency N keeps N
 in flight (closed loop), --rate R starts R per second (open loop);
---duration D cycles through the recording until D has passed.
+--duration D cycles through the recording until D has passed (alone, it
+repeats the recorded spacing: a recording that spans 0 ms is refused).
 
 Credentials are never in a recording: give them with -H or the usual
 environment variables (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY;
@@ -139,9 +140,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err != nil {
 		return err
 	}
-	streams := replay.Streams(in.Records, o.AllowMethods...)
-	if len(streams) == 0 {
-		return usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(in.Records, o.AllowMethods...))
+	streams, err := replayable(path, in.Records, o)
+	if err != nil {
+		return err
 	}
 	if o.Sign, err = f.aws.Signer(f.o.Against, replay.SignedFormat(streams).Name); err != nil {
 		return usageErr("%v", err)
@@ -159,6 +160,19 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, &s)
 	}
 	return s.Headless(cmd.Context(), cmd.OutOrStdout(), stderr)
+}
+
+// replayable is the recording's streams drip replay sends, or a usage
+// error: there is none, or o's --duration cannot be kept on them.
+func replayable(path string, recs []*record.Record, o replay.Options) ([]*record.Record, error) {
+	streams := replay.Streams(recs, o.AllowMethods...)
+	if len(streams) == 0 {
+		return nil, usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(recs, o.AllowMethods...))
+	}
+	if err := o.CheckSchedule(streams); err != nil {
+		return nil, usageErr("%s: %v", path, err)
+	}
+	return streams, nil
 }
 
 // sinks are where the replayed records go: kept for the comparison, and

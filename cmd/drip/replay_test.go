@@ -123,6 +123,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{append([]string{"replay", rec, "--concurrency", "2", "--rate", "5"}, against...), exitUsage, "pick one"},
 		{append([]string{"replay", rec, "--duration", "-1s"}, against...), exitUsage, "--duration -1s"},
 		{append([]string{"replay", rec, "--duration", "10"}, against...), exitUsage, `"--duration" flag`},
+		{append([]string{"replay", rec, "--duration", "2s", "--no-tui"}, against...), exitUsage, "--duration 2s repeats the recorded spacing, but the recording (1 stream) spans 0 ms: give --rate or --concurrency"},
 		{[]string{"record"}, exitUsage, "--upstream is required"},
 		{[]string{"record", "--upstream", "api.openai.com"}, exitUsage, `--upstream "api.openai.com": no scheme: want http(s)://host[:port][/path], e.g. https://api.openai.com`},
 		{[]string{"record", "--upstream", "http://u:sk-SECRET@/v1"}, exitUsage, `--upstream "http:///v1"`},
@@ -318,5 +319,23 @@ func TestReplaySaysItsScheduleLag(t *testing.T) {
 		if said != c.says {
 			t.Errorf("replay %v: said the schedule lag %v, want %v; stderr:\n%s", c.flags, said, c.says, stderr)
 		}
+	}
+}
+
+// drip replay --duration without --rate cycles through the recorded
+// spacing until the duration has passed: two streams recorded 100 ms apart
+// (a span of 200 ms) are sent three times in 300 ms, and nothing panics.
+func TestReplayForADurationCyclesThroughTheRecording(t *testing.T) {
+	srv := httptest.NewServer(fixtures.NewServer())
+	defer srv.Close()
+	var recs []*record.Record
+	for i, off := range []float64{0, 100} {
+		x := &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, ContentType: "text/event-stream"}
+		x.SetBody([]byte(`{"model":"m","stream":true}`))
+		recs = append(recs, &record.Record{V: record.RecordVersion, Seq: i, Phase: record.PhaseMeasure, Format: "openai-chat", Model: "m", Status: record.StatusComplete, RunOffsetMS: off, Exchange: x})
+	}
+	code, _, stderr := drip(t, "replay", tempRecords(t, recs), "--against", srv.URL, "--duration", "300ms", "--no-tui")
+	if code != exitOK || strings.Contains(stderr, "panic") || !strings.Contains(stderr, "(n=3)") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and 3 arrivals", code, stderr)
 	}
 }

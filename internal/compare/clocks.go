@@ -144,8 +144,12 @@ func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 	if !same || !held {
 		return "", false
 	}
+	grew := "grew"
+	if dh < 0 {
+		grew = "shrank"
+	}
 	v := fmt.Sprintf("network-path: headers p50 moved %s ms and ttft p50 %s ms (the same within %s ms) while the server's part after the headers held (p50 %s ms): "+
-		"the round trip on the path grew by about %s ms, not the server's queue or generation", signed(dh), signed(dt), textfmt.Num(new(max(PathSameMS, PathSamePct/100*math.Abs(dh)))), signed(ds), textfmt.Num(&dh))
+		"the round trip on the path %s by about %s ms, not the server's queue or generation", signed(dh), signed(dt), textfmt.Num(new(max(PathSameMS, PathSamePct/100*math.Abs(dh)))), signed(ds), grew, textfmt.Num(new(math.Abs(dh))))
 	return v + gapOnPath(secs, i), true
 }
 

@@ -47,15 +47,7 @@ func TestNetworkPathReading(t *testing.T) {
 		{"server queue behind a path", 41, 440, 25, 0, []string{"queue:"}, []string{"network-path"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			all := append(pathRecords(t, "b", 12, tc.bHeaders, tc.bTTFT, tc.bGap, tc.tail), pathRecords(t, "a", 12, 1, 200, 25, 0)...)
-			groups, err := compare.GroupBy([]compare.Input{{Source: "all.jsonl", Records: all}}, "host")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := compare.New(groups, compare.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := compareHosts(t, pathRecords(t, "b", 12, tc.bHeaders, tc.bTTFT, tc.bGap, tc.tail), pathRecords(t, "a", 12, 1, 200, 25, 0))
 			v := c.Readings[0].Verdict
 			for _, w := range tc.want {
 				if !strings.Contains(v, w) {
@@ -69,4 +61,28 @@ func TestNetworkPathReading(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A path that got shorter reads network-path too, and says the round trip
+// shrank by the move's size, never that it "grew by about -40 ms".
+func TestNetworkPathReadingOfAShorterPath(t *testing.T) {
+	v := compareHosts(t, pathRecords(t, "b", 12, 1, 200, 25, 0), pathRecords(t, "a", 12, 41, 240, 25, 0)).Readings[0].Verdict
+	if !strings.Contains(v, "headers p50 moved -40.00 ms") || !strings.Contains(v, "the round trip on the path shrank by about 40.00 ms") || strings.Contains(v, "grew") {
+		t.Errorf("verdict %q, want the round trip shrank by about 40.00 ms", v)
+	}
+}
+
+// compareHosts compares host b's records with host a's, grouped by host
+// as drip compare --by host does.
+func compareHosts(t *testing.T, b, a []*record.Record) *compare.Comparison {
+	t.Helper()
+	groups, err := compare.GroupBy([]compare.Input{{Source: "all.jsonl", Records: append(b, a...)}}, "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compare.New(groups, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

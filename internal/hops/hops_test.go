@@ -277,3 +277,52 @@ func TestAStutteringPathOwnsItsFreezes(t *testing.T) {
 		t.Errorf("silences %q, want three freezes of 125 ms, the path's", got)
 	}
 }
+
+// Freezes are not stalls: a client that saw none, only the stuttering
+// path's three 125 ms freezes, is no-stalls, with no stall pooled by
+// owner, none of their milliseconds counted as a stall's, and the three
+// freezes counted apart.
+func TestFreezesAloneAreNoStalls(t *testing.T) {
+	var rf, cf []frame
+	for i := range 20 {
+		rf = append(rf, frame{fmt.Sprintf("w%02d ", i), 180 + 25*float64(i), i})
+	}
+	for i, f := range rf {
+		cf = append(cf, frame{f.text, rf[min(i/5*5+4, 19)].t + 3, i / 5})
+	}
+	rep := analyse(t, stream(t, "run1", 0, false, cf), withID(stream(t, "r", 0, true, rf), "run1-0"))
+	p := rep.Pooled
+	if n := p.Stalls[hops.OwnerUpstream] + p.Stalls[hops.OwnerPath] + p.Stalls[hops.OwnerBoth]; n != 0 || p.UpstreamMS != 0 || p.PathMS != 0 || p.Freezes != 3 {
+		t.Errorf("pooled %v stalls, %v ms upstream, %v ms path, %d freezes; want no stall and 3 freezes", p.Stalls, p.UpstreamMS, p.PathMS, p.Freezes)
+	}
+	if rep.Verdict.Rule != hops.RuleClean {
+		t.Errorf("verdict %+v, want %s", rep.Verdict, hops.RuleClean)
+	}
+}
+
+// Two relays in a chain each recorded the client's streams: every client
+// stream is paired once with each relay file's exchange of its id, so
+// neither file is refused and each stream is put beside both.
+func TestTwoRelaysInAChainEachPairWithTheClient(t *testing.T) {
+	rf := relayFrames()
+	var clients []*record.Record
+	files := []hops.File{{Name: "relayA.jsonl"}, {Name: "relayB.jsonl"}}
+	for seq := range 3 {
+		clients = append(clients, stream(t, "run1", seq, false, shifted(rf, func(int) float64 { return 0 })))
+		for i := range files {
+			files[i].Records = append(files[i].Records, withID(stream(t, "r", seq, true, rf), fmt.Sprintf("run1-%d", seq)))
+		}
+	}
+	rep, err := hops.Analyse(hops.File{Name: "client.jsonl", Records: clients}, files)
+	if err != nil {
+		t.Fatalf("refused a chain of two relays: %v", err)
+	}
+	var got []string
+	for _, s := range rep.Streams {
+		got = append(got, fmt.Sprintf("%d %s %d %s", s.Seq, s.RelayFile, s.RelaySeq, s.MatchedBy))
+	}
+	want := "0 relayA.jsonl 0 id; 0 relayB.jsonl 0 id; 1 relayA.jsonl 1 id; 1 relayB.jsonl 1 id; 2 relayA.jsonl 2 id; 2 relayB.jsonl 2 id"
+	if strings.Join(got, "; ") != want || rep.Unmatched != 0 {
+		t.Errorf("streams %q, %d unmatched; want %q, none unmatched", got, rep.Unmatched, want)
+	}
+}

@@ -44,50 +44,69 @@ type pair struct {
 	file, by      string
 }
 
-// match pairs each of client's streams with a relay exchange: by the id
-// the client sent, else by the request body (kept with --keep-request),
-// the first exchange not yet taken with the same body. A relay file none
-// of whose exchanges matches, or a client file that is a relay's, is
-// refused.
+// match pairs each of client's streams with at most one exchange of each
+// relay file (relays in a chain each recorded it): by the id the client
+// sent, else by the request body (kept with --keep-request), the first
+// exchange not yet taken with the same body. A relay file none of whose
+// exchanges matches, or a client file that is a relay's, is refused.
 func match(client File, relays []File) ([]pair, int, error) {
 	if len(client.Records) > 0 && client.Records[0].Exchange != nil {
 		return nil, 0, &FileError{client.Name, "a relay's record (drip record), not a client's: give the client's file (drip run --out) first"}
 	}
-	byID := map[string]*record.Record{}
-	byBody := map[string][]*record.Record{}
-	fileOf := map[*record.Record]string{}
-	for _, f := range relays {
-		for _, r := range f.Records {
-			if r.Exchange == nil {
-				return nil, 0, &FileError{f.Name, "not a relay's record file (drip record --out): its records have no exchange"}
-			}
-			if r.Phase == record.PhasePassthrough {
-				continue
-			}
-			fileOf[r] = f.Name
-			if k := r.Exchange.StreamKey(); k != "" {
-				byID[k] = r
-			}
-			b := compact(r.Exchange.RequestBody())
-			byBody[b] = append(byBody[b], r)
-		}
+	byID, byBody, err := index(relays)
+	if err != nil {
+		return nil, 0, err
 	}
 	var pairs []pair
 	taken := map[*record.Record]bool{}
 	unmatched := 0
 	for _, c := range client.Records {
-		r, by := byID[c.StreamKey()], ByID
-		if r == nil || c.StreamKey() == "" || taken[r] {
-			r, by = firstFree(byBody[compact(c.Request)], taken, len(c.Request) > 0), ByBody
+		n := len(pairs)
+		for i, f := range relays {
+			r, by := byID[fileKey{i, c.StreamKey()}], ByID
+			if r == nil || c.StreamKey() == "" || taken[r] {
+				r, by = firstFree(byBody[fileKey{i, compact(c.Request)}], taken, len(c.Request) > 0), ByBody
+			}
+			if r != nil {
+				taken[r] = true
+				pairs = append(pairs, pair{client: c, relay: r, file: f.Name, by: by})
+			}
 		}
-		if r == nil {
+		if len(pairs) == n {
 			unmatched++
-			continue
 		}
-		taken[r] = true
-		pairs = append(pairs, pair{client: c, relay: r, file: fileOf[r], by: by})
 	}
 	return pairs, unmatched, refuseStrangers(client, relays, pairs)
+}
+
+// fileKey is a stream id or a compacted request body in one relay file
+// (its index in the relays).
+type fileKey struct {
+	file int
+	key  string
+}
+
+// index is the relays' streamed exchanges by file and id, and by file and
+// body in order; a file whose records have no exchange is refused.
+func index(relays []File) (map[fileKey]*record.Record, map[fileKey][]*record.Record, error) {
+	byID := map[fileKey]*record.Record{}
+	byBody := map[fileKey][]*record.Record{}
+	for i, f := range relays {
+		for _, r := range f.Records {
+			if r.Exchange == nil {
+				return nil, nil, &FileError{f.Name, "not a relay's record file (drip record --out): its records have no exchange"}
+			}
+			if r.Phase == record.PhasePassthrough {
+				continue
+			}
+			if k := r.Exchange.StreamKey(); k != "" {
+				byID[fileKey{i, k}] = r
+			}
+			b := fileKey{i, compact(r.Exchange.RequestBody())}
+			byBody[b] = append(byBody[b], r)
+		}
+	}
+	return byID, byBody, nil
 }
 
 // firstFree is the first of rs not taken; nil when ok is false (a client

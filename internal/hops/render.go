@@ -29,8 +29,12 @@ func (r *Report) rows() [][]string {
 		if len(stalls) == 0 {
 			stalls = []string{"none"}
 		}
+		label := fmt.Sprintf("%d (%s)", s.Seq, s.MatchedBy)
+		if len(r.Relays) > 1 { // a stream has a row per relay that carried it
+			label = fmt.Sprintf("%d (%s, %s)", s.Seq, s.MatchedBy, s.RelayFile)
+		}
 		out = append(out, []string{
-			fmt.Sprintf("%d (%s)", s.Seq, s.MatchedBy),
+			label,
 			f(s.TTFT.ClientMS), f(s.TTFT.UpstreamMS), f(s.TTFT.PathMS),
 			f(s.Headers.ClientMS) + " / " + f(s.Headers.UpstreamMS),
 			f(s.Delay.P50) + " / " + f(s.Delay.P99) + " / " + f(s.Delay.Max),

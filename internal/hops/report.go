@@ -25,7 +25,7 @@ type Pooled struct {
 	TTFTPath     stats.Dist `json:"ttft_path_ms"`
 	Delay        stats.Dist `json:"path_delay_ms"` // over every aligned frame
 	// Stalls by owner: how many, and the milliseconds each hop's share
-	// of them adds up to.
+	// of them adds up to; freezes are not among them, only counted.
 	Stalls     map[string]int `json:"stalls"`
 	UpstreamMS float64        `json:"stall_upstream_ms"`
 	PathMS     float64        `json:"stall_path_ms"`
@@ -97,12 +97,13 @@ func pool(ss []Stream) Pooled {
 		}
 		delay = append(delay, s.delays...)
 		for _, st := range s.Stalls {
+			if st.Kind == KindFreeze { // a freeze is no stall: counted apart, out of the verdict
+				p.Freezes++
+				continue
+			}
 			p.Stalls[st.Owner]++
 			p.UpstreamMS += st.UpstreamMS
 			p.PathMS += st.PathMS
-			if st.Kind == KindFreeze {
-				p.Freezes++
-			}
 		}
 		p.Bursts += s.Bursts
 	}

@@ -152,11 +152,7 @@ func own(st Stall, b int, a *alignment, seen, th float64) Stall {
 	for j := a.at[b-1] + 1; j <= a.at[a.lastOfRead(b)]; j++ {
 		if g := a.r.t[j] - a.r.t[j-1]; g >= seen {
 			sum += g
-			start := 0
-			if j > 0 {
-				start = a.r.end[j-1]
-			}
-			st.Upstream = append(st.Upstream, RelayStall{Frame: a.c.idx[a.clientFrameOfByte(start)], GapMS: g})
+			st.Upstream = append(st.Upstream, RelayStall{Frame: a.c.idx[a.clientFrameOfByte(a.r.end[j-1])], GapMS: g})
 		}
 	}
 	st.UpstreamMS = min(sum, st.GapMS)

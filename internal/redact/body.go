@@ -14,7 +14,8 @@ import (
 
 // JSON masks the secrets a JSON text names, at any depth: the string value
 // of every member whose name is a secret (IsSecret: "api_key",
-// "client_secret", "password") becomes Redacted, and in every other string
+// "client_secret", "password") becomes Redacted, and so does every string in
+// an array or object under such a member; in every other string
 // the values of secret query parameters of the URLs it holds (a presigned
 // URL's X-Amz-Signature) become Redacted too (Query). Only strings are
 // masked: a secret is text, and "max_tokens": 100 is a count. removed names
@@ -43,7 +44,8 @@ func JSON(b []byte) (out []byte, removed []string) {
 		switch t := tok.(type) {
 		case json.Delim:
 			if t == '{' || t == '[' {
-				stack = append(stack, member{object: t == '{', wantName: t == '{'})
+				props := t == '{' && top != nil && top.object && top.name == "properties"
+				stack = append(stack, member{object: t == '{', wantName: t == '{', under: under(top), props: props})
 				continue
 			}
 			stack = stack[:len(stack)-1]
@@ -52,8 +54,8 @@ func JSON(b []byte) (out []byte, removed []string) {
 				top.name, top.wantName = t, false
 				continue
 			}
-			name := ""
-			if top != nil && top.object {
+			name := under(top) // a string under a secret member is its secret, named by the innermost
+			if top != nil && top.object && !IsSecret(name) {
 				name = top.name
 			}
 			w.value(from, int(dec.InputOffset()), name, t)
@@ -74,6 +76,23 @@ type member struct {
 	object   bool
 	wantName bool   // the next string of an object is a member's name
 	name     string // the name of the object's member being read
+	under    string // the secret member it is inside, at any depth; "" when none
+	// props: a JSON Schema's "properties" (a tool's parameters), whose
+	// members name fields: "password": {"type": "string"} holds no secret.
+	props bool
+}
+
+// under is the innermost secret member a value read in top is held by:
+// top's member being read when its name is a secret, else the one top is
+// inside; "" when none.
+func under(top *member) string {
+	switch {
+	case top == nil:
+		return ""
+	case top.object && IsSecret(top.name) && !top.props:
+		return top.name
+	}
+	return top.under
 }
 
 // jsonWalk rewrites the strings JSON masks, copying the rest of b as it is.

@@ -56,3 +56,23 @@ func TestJSONEscapedMasksAKeyOnlyAnEscapeHides(t *testing.T) {
 		}
 	}
 }
+
+// A secret held in an array or an object under a secret-named member is
+// masked too, every string under it at any depth, named by that member;
+// a count under it stays.
+func TestJSONMasksEveryStringUnderASecretMember(t *testing.T) {
+	for _, c := range []struct{ in, want, removed string }{
+		{`{"api_key":["sk-abc123456789"]}`, `{"api_key":["REDACTED"]}`, "api_key"},
+		{`{"password":{"value":"hunter2hunter2"}}`, `{"password":{"value":"REDACTED"}}`, "password"},
+		{`{"cfg":{"client_secret":[{"v":["cs-1", 2]}], "user":"ann"}}`, `{"cfg":{"client_secret":[{"v":["REDACTED", 2]}], "user":"ann"}}`, "client_secret"},
+		// A tool's parameters name fields: their schema stays, so a replay
+		// sends a valid tool; a secret given as a property's value does not.
+		{`{"parameters":{"properties":{"password":{"type":"string"},"keywords":{"type":"array","items":{"type":"string"}}}},"password":["pw-1"]}`,
+			`{"parameters":{"properties":{"password":{"type":"string"},"keywords":{"type":"array","items":{"type":"string"}}}},"password":["REDACTED"]}`, "password"},
+	} {
+		out, removed := JSON([]byte(c.in))
+		if string(out) != c.want || !slices.Equal(removed, []string{c.removed}) {
+			t.Errorf("JSON(%s) = %s, removed %q; want %s, removed [%s]", c.in, out, removed, c.want, c.removed)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package relay
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,8 +36,11 @@ func (l *live) begin(id string) *hops.Relayed {
 	}
 	l.by[id] = lr
 	if len(l.order) > liveKept {
-		delete(l.by, l.order[0])
-		l.order = l.order[1:]
+		// A finished stream goes first, the oldest: a running one's client
+		// may still be asking (drip watch --relay), and would get a 404.
+		i := max(slices.IndexFunc(l.order, func(id string) bool { return l.by[id].Done }), 0)
+		delete(l.by, l.order[i])
+		l.order = slices.Delete(l.order, i, i+1)
 	}
 	return lr
 }
@@ -65,17 +69,22 @@ func (p *Proxy) HopsHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		// Copied under the lock, marshalled outside it: every stream's pump
+		// takes the lock on each read, and a stream may hold 100k reads.
+		// Reads are only appended, so their prefix is a snapshot.
 		p.live.mu.Lock()
 		lr, found := p.live.by[id]
-		var b []byte
+		var snap hops.Relayed
 		if found {
-			b, _ = json.Marshal(lr)
+			snap = *lr
+			snap.Reads = lr.Reads[:len(lr.Reads):len(lr.Reads)]
 		}
 		p.live.mu.Unlock()
 		if !found {
 			http.NotFound(w, r)
 			return
 		}
+		b, _ := json.Marshal(&snap)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 	})

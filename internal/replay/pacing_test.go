@@ -2,9 +2,11 @@ package replay_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/memnet"
@@ -65,6 +67,60 @@ func TestReplayAdmitsAtMostMaxInflight(t *testing.T) {
 		}
 		if s := (replay.Options{}).Lag(st); !strings.Contains(s, "1 not admitted (over 256 in flight)") {
 			t.Errorf("said %q", s)
+		}
+	})
+}
+
+// A replay with Duration and no Rate cycles through the recorded spacing,
+// round after round, until the duration has passed: streams recorded 500
+// ms apart (a span of 1 s) are sent at 0, 500, 1000 and 1500 ms of a 2 s
+// replay, and no more.
+func TestReplayForADurationRepeatsTheRecordedSpacing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(fixtures.NewServer())
+		defer up.Close()
+		var streams []*record.Record
+		for _, off := range []float64{300, 800} {
+			r := recordedChat("fast", 100, record.StatusComplete)
+			r.RunOffsetMS = off
+			streams = append(streams, r)
+		}
+		o := replay.Options{Against: up.URL, Duration: 2 * time.Second, Probe: probe.Options{Dial: up.Dial}}
+		if err := o.CheckSchedule(streams); err != nil {
+			t.Fatalf("refused a recording that spans 1 s: %v", err)
+		}
+		var intended []float64
+		replay.Run(context.Background(), streams, o, func(r *record.Record) { intended = append(intended, *r.IntendedStartMS) })
+		slices.Sort(intended)
+		if want := []float64{0, 500, 1000, 1500}; !slices.Equal(intended, want) {
+			t.Errorf("intended starts %v ms, want %v", intended, want)
+		}
+	})
+}
+
+// A recording whose streams all start at once spans 0 ms: its spacing
+// cannot be repeated for a Duration, so CheckSchedule refuses it unless
+// Rate or Concurrency shape the load, and Run, given it anyway, sends each
+// stream once rather than spin at the instant 0.
+func TestReplayForADurationRefusesARecordingThatSpansNoTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := memnet.NewServer(fixtures.NewServer())
+		defer up.Close()
+		streams := []*record.Record{recordedChat("fast", 100, record.StatusComplete), recordedChat("fast", 100, record.StatusComplete)}
+		o := replay.Options{Against: up.URL, Duration: 2 * time.Second, Probe: probe.Options{Dial: up.Dial}}
+		err := o.CheckSchedule(streams)
+		if want := "--duration 2s repeats the recorded spacing, but the recording (2 streams) spans 0 ms: give --rate or --concurrency to cycle through it"; err == nil || err.Error() != want {
+			t.Errorf("said %v, want %q", err, want)
+		}
+		for _, shaped := range []replay.Options{{Duration: time.Second, Rate: 5}, {Duration: time.Second, Concurrency: 2}, {}} {
+			if err := shaped.CheckSchedule(streams); err != nil {
+				t.Errorf("%+v refused: %v", shaped, err)
+			}
+		}
+		n := 0
+		replay.Run(context.Background(), streams, o, func(*record.Record) { n++ })
+		if n != 2 {
+			t.Errorf("%d replayed, want each of the 2 once", n)
 		}
 	})
 }

@@ -194,6 +194,19 @@ func (o Options) Check() error {
 	return nil
 }
 
+// CheckSchedule reports a Duration that cannot be kept on streams (from
+// Streams): the recorded spacing repeats once per span of the recording,
+// and a recording that spans 0 ms (its streams all start at once, or its
+// one stream lasted 0 ms) never reaches the Duration. Run would send each
+// stream once; Rate or Concurrency cycle through it instead.
+func (o Options) CheckSchedule(streams []*record.Record) error {
+	if o.Duration <= 0 || o.Rate > 0 || o.Concurrency > 0 || len(streams) == 0 || span(streams) > 0 {
+		return nil
+	}
+	return fmt.Errorf("--duration %s repeats the recorded spacing, but the recording (%s) spans 0 ms: give --rate or --concurrency to cycle through it",
+		o.Duration, stats.Count(len(streams), "stream"))
+}
+
 // Run replays streams (from Streams) and hands every replayed record to
 // sink, one call at a time, as each ends. When ctx is done it stops
 // sending, and streams in flight end as canceled. Paced by a schedule (the
@@ -294,21 +307,24 @@ func (r *runner) pacer() probe.Pacer {
 	if r.o.Rate > 0 {
 		at = probe.ArrivalPacer(probe.ArrivalConstant, r.o.Rate, 0)
 	}
-	if r.o.Duration > 0 {
-		n = 0
+	limit := n // each once, unless there is a schedule to cycle through
+	if r.o.Duration > 0 && (r.o.Rate > 0 || span > 0) {
+		limit = 0
 	}
-	return probe.Bounded(at, n, r.o.Duration)
+	return probe.Bounded(at, limit, r.o.Duration)
 }
 
 // span is one pass through the recording when it repeats: from the first
 // start to the last, plus the mean spacing, so rounds do not pile up.
-func (r *runner) span() time.Duration {
-	n := len(r.streams)
-	d := r.streams[n-1].RunOffsetMS - r.streams[0].RunOffsetMS
+func (r *runner) span() time.Duration { return span(r.streams) }
+
+func span(streams []*record.Record) time.Duration {
+	n := len(streams)
+	d := streams[n-1].RunOffsetMS - streams[0].RunOffsetMS
 	if n > 1 {
 		d += d / float64(n-1)
 	} else {
-		d = r.streams[0].DurationMS
+		d = streams[0].DurationMS
 	}
 	return time.Duration(d * float64(time.Millisecond))
 }

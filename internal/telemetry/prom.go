@@ -135,9 +135,6 @@ func (p *Prometheus) Add(r *record.Record) error {
 	}
 	p.streams.WithLabelValues(append(slices.Clone(lv), label(r.Status), label(class))...).Inc()
 	for _, h := range p.hists {
-		if h.m.Completed && !r.Complete {
-			continue
-		}
 		o, div := h.vec.WithLabelValues(lv...), divisor(&h.m)
 		for _, v := range h.m.Observations(r) {
 			o.Observe(v / div)
