@@ -167,3 +167,32 @@ func CheckPromptIDs(ps []Prompt) error {
 	}
 	return nil
 }
+
+// DefaultPrompt is the prompt of a command given none.
+const DefaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
+
+// PromptSet is every prompt of -p (texts) and --prompt-file (files), in
+// order: texts are p1, p2, …; a text file is named by its base name. With
+// neither, DefaultPrompt, named DefaultPromptID. Its errors name the
+// flags.
+func PromptSet(ctx context.Context, texts, files []string) ([]Prompt, error) {
+	var set []Prompt
+	for i, p := range texts {
+		set = append(set, Prompt{ID: fmt.Sprintf("p%d", i+1), Text: p})
+	}
+	for _, path := range files {
+		ps, err := LoadPromptFile(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("--prompt-file: %w", err)
+		}
+		set = append(set, ps...)
+	}
+	if len(set) == 0 {
+		set = []Prompt{{ID: DefaultPromptID, Text: DefaultPrompt}}
+	}
+	if err := CheckPromptIDs(set); err != nil {
+		// Name where ids come from: a repeat may span -p and two files.
+		return nil, fmt.Errorf("-p/--prompt-file: %w (ids: p1, p2, … for -p, a text file's name, a .jsonl line's \"id\"; each must differ)", err)
+	}
+	return set, nil
+}

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,44 +116,13 @@ func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
 	}
 }
 
-// The file's headers, both forms, add to the command line's -H, and a -H
-// naming one wins over it: with any -H, request.header's were dropped
-// while [headers]' were sent, even beside a -H of the same name.
-func TestRunConfigHeadersAddToTheCommandLinesAndLoseToIt(t *testing.T) {
-	cmd := newRunCmd()
-	cmd.SetContext(t.Context())
-	for _, h := range []string{"X-A: cli", "x-c: cli"} {
-		if err := cmd.Flags().Set("header", h); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("DRIP_TEST_UNSET", "")
-	os.Unsetenv("DRIP_TEST_UNSET")
-	cfg := writeConfig(t, "targets = [\"http://x\"]\n[headers]\nx-a = \"${DRIP_TEST_UNSET}\"\nX-B = \"b\"\n[request]\nheader = [\"X-C: file\", \"X-D: d\"]\n")
-	if _, err := applyConfig(cmd, cfg, nil); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := cmd.Flags().GetStringArray("header")
-	if want := []string{"X-A: cli", "x-c: cli", "X-B: b", "X-D: d"}; !slices.Equal(got, want) {
-		t.Errorf("-H is %q, want %q", got, want)
-	}
-}
-
-// An array is one value per element only for a repeatable flag; a list
-// flag (-c) takes it as its comma list; any other flag refuses it, naming
-// the line, rather than being set once per element (runs = [1, 3] ran 3).
+// An array given to a flag that takes one value is refused, naming the
+// line, rather than being set once per element (runs = [1, 3] ran 3);
+// internal/config's TestArrays has the list flags.
 func TestRunConfigArrays(t *testing.T) {
 	code, _, stderr := drip(t, "run", "--config", writeConfig(t, "targets = [\"http://127.0.0.1:1\"]\n[workload]\nruns = [1, 3]\n"))
 	if want := "drip.toml:3: workload.runs: --runs takes one value"; code != exitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("runs = [1, 3]: exit %d, stderr %q; want 2 and %q", code, stderr, want)
-	}
-	cmd := newRunCmd()
-	cmd.SetContext(t.Context())
-	if _, err := applyConfig(cmd, writeConfig(t, "targets = [\"http://x\"]\nconcurrency = [1, 2, 4]\n"), nil); err != nil {
-		t.Fatal(err)
-	}
-	if got := cmd.Flags().Lookup("concurrency").Value.String(); got != "1,2,4" {
-		t.Errorf("concurrency = [1, 2, 4] set -c %s, want 1,2,4", got)
 	}
 }
 

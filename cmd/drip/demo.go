@@ -106,6 +106,6 @@ func fixtureTarget(baseURL, scenario string) (probe.Target, probe.Options, error
 	if err != nil {
 		return probe.Target{}, probe.Options{}, cannotErr(err)
 	}
-	t := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: defaultPrompt}}
+	t := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario, Prompt: probe.DefaultPrompt}}
 	return t, probe.Options{StallMS: stats.DefaultStall, Dial: dial}, nil
 }

@@ -2,23 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/net/http/httpguts"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/awsauth"
+	"github.com/driplab/drip/internal/cliconv"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
@@ -43,12 +40,10 @@ type requestFlags struct {
 	noStreamID  bool
 	follow      bool
 	bounds      boundFlags
-	aws         awsFlags
+	aws         awsauth.Options
 	shape       shapeFlags
-	tls         tlsFlags
+	tls         probe.TLSFiles
 }
-
-const defaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
 
 func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVarP(&f.prompts, "prompt", "p", nil, "a prompt, sent as one user message (repeatable with drip run; default: a built-in question)")
@@ -67,10 +62,10 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noStreamID, "no-stream-id", false, "send no "+record.StreamHeader+" header (by default each request carries its stream's id, for drip hops to match a relay's record with this one)")
 	f.bounds.register(fs, boundStops)
 	fs.BoolVar(&f.follow, "follow-redirects", false, "follow a 307/308 redirect to another origin, sending it no credential header (same-origin ones are always followed)")
-	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
-	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
-	fs.BoolVar(&f.aws.sigv4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
-	f.tls.register(fs)
+	fs.StringVar(&f.aws.Region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
+	fs.StringVar(&f.aws.Profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials (default: the default chain)")
+	fs.BoolVar(&f.aws.SigV4, "aws-sigv4", false, "sign with SigV4 even when the host is not an AWS one (Bedrock behind a proxy)")
+	registerTLS(fs, &f.tls)
 	registerNoBuffer(fs)
 }
 
@@ -98,8 +93,10 @@ func (b *boundFlags) check() (frames int, bytes int64, err error) {
 	if err := intRange("--max-frames", b.frames, 1, maxFramesCap); err != nil {
 		return 0, 0, err
 	}
-	bytes, err = parseSize("--max-bytes", b.bytes)
-	return b.frames, bytes, err
+	if bytes, err = cliconv.ParseSize("--max-bytes", b.bytes); err != nil {
+		return 0, 0, usageErr("%v", err)
+	}
+	return b.frames, bytes, nil
 }
 
 // stdin is where -d - reads the body; tests replace it.
@@ -107,12 +104,11 @@ var stdin io.Reader = os.Stdin
 
 // The kinds of file drip run's flags name, each read whole (userfile):
 // a request body (--body, -d @FILE, -d -) up to what drip record keeps of
-// one, a config far above any a person writes, a merge --summaries input
-// far above a summary of thousands of prompts.
+// one, a merge --summaries input far above a summary of thousands of
+// prompts.
 var (
 	kindBody      = userfile.Kind{What: "a request body", Limit: 32 << 20}
 	kindBodyStdin = userfile.Kind{What: kindBody.What, Limit: kindBody.Limit, Stdin: true}
-	kindConfig    = userfile.Kind{What: "a config file", Limit: 1 << 20}
 )
 
 // body fills the target's fixed body (--body, -d) or the fields merged
@@ -140,7 +136,7 @@ func (f *requestFlags) body(ctx context.Context, t *probe.Target) error {
 // is sent as is: -p, --prompt-file and --max-tokens would change nothing,
 // and -m only the URL, yet all would be recorded as the workload. The
 // records name the body's own "model" when it has one.
-func (f *requestFlags) fixedBody(t *probe.Target, modelInURL bool) error {
+func (f *requestFlags) fixedBody(t *probe.Target, rawURL string) error {
 	if t.Body == nil {
 		return nil
 	}
@@ -154,51 +150,22 @@ func (f *requestFlags) fixedBody(t *probe.Target, modelInURL bool) error {
 	case f.maxTokens != 0:
 		return usageErr("--max-tokens and %s: the body is sent as is; put the cap in the body (max_tokens)", flag)
 	}
-	var fields struct {
-		Model string `json:"model"`
-	}
-	_ = json.Unmarshal(t.Body, &fields) // a body that is no JSON object names no model
-	switch m := t.Request.Model; {
-	case m == "":
-		t.Request.Model = fields.Model
-	case fields.Model != "" && m != fields.Model:
-		return usageErr("-m %s and %s: the body asks for model %q; drop -m (the records name the body's model)", sanitize.Line(m), flag, sanitize.Line(fields.Model))
-	case fields.Model == "" && !modelInURL:
-		return usageErr("-m %s and %s: the body names no model and -m changes neither the body nor the URL, so it would change nothing; put \"model\" in the body", sanitize.Line(m), flag)
+	if err := t.TakeBodyModel(rawURL, flag); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
-}
-
-// modelInURL is whether ResolveEndpoint put the model in the endpoint's
-// path (Gemini, Bedrock given a bare base URL).
-func modelInURL(rawURL string, f *adapters.Format) bool {
-	u, err := probe.ParseHTTPURL(rawURL)
-	return err == nil && probe.ModelInEndpoint(u, f)
 }
 
 // errJSONOneTarget is run's and watch's refusal of --json with several
 // targets: it prints one run's summary.
 var errJSONOneTarget = usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
 
-// checkAddr checks an address drip listens on (--listen, --addr,
-// --metrics-addr): one that is not host:port, or whose port number is out
-// of range, is a usage error naming the flag. An empty port is any free
-// one, as to net.Listen; a named port (localhost:http) is left to
-// net.Listen, which fails on a name it does not know.
-func checkAddr(flag, addr string) error {
-	_, port, err := net.SplitHostPort(addr)
-	if n, perr := strconv.Atoi(port); err != nil || perr == nil && (n < 0 || n > 65535) {
-		return usageErr("%s %q: want host:port, e.g. 127.0.0.1:4143 (port 0: any free port)", flag, sanitize.Line(addr))
-	}
-	return nil
-}
-
 // listenOn listens on a flag's address: one that is not host:port is a
 // usage error, one that cannot be had (in use, not this host's) exit 3;
 // both name the flag.
 func listenOn(flag, addr string) (net.Listener, error) {
-	if err := checkAddr(flag, addr); err != nil {
-		return nil, err
+	if err := cliconv.CheckAddr(flag, addr); err != nil {
+		return nil, usageErr("%v", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	var op *net.OpError
@@ -209,43 +176,6 @@ func listenOn(flag, addr string) (net.Listener, error) {
 		return nil, cannotErr(fmt.Errorf("%s %s: %w", flag, sanitize.Line(addr), err))
 	}
 	return ln, nil
-}
-
-// flagValueWords are what a flag of each pflag type wants, in place of
-// strconv's words.
-var flagValueWords = map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number", "bool": "true or false"}
-
-// plainFlagValue says what a flag wanted when pflag passes on strconv's
-// error ('strconv.ParseInt: parsing "2,4": invalid syntax'), on the
-// command line and in a --config file alike; a list given to a flag that
-// takes one value is told so.
-func plainFlagValue(err error) error {
-	var bad *pflag.InvalidValueError
-	var num *strconv.NumError
-	if !errors.As(err, &bad) || !errors.As(err, &num) {
-		return err
-	}
-	f := bad.GetFlag()
-	want, ok := flagValueWords[f.Value.Type()]
-	if !ok {
-		return err
-	}
-	// Past the Go type's range; the type's bounds are not the flag's
-	// (--runs refuses -5), which its own check names once in range.
-	if errors.Is(num, strconv.ErrRange) {
-		want += ", too large"
-		if strings.HasPrefix(strings.TrimSpace(bad.GetValue()), "-") {
-			want = strings.TrimSuffix(want, "large") + "small"
-		}
-	}
-	if strings.Contains(bad.GetValue(), ",") {
-		want += " (this flag takes one value)"
-	}
-	name := "--" + f.Name
-	if f.Shorthand != "" {
-		name = "-" + f.Shorthand + ", " + name
-	}
-	return fmt.Errorf("invalid argument %q for %q flag: want %s", bad.GetValue(), name, want)
 }
 
 // times is "once" or "N times", for a flag given more often than it may be.
@@ -310,22 +240,22 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 		Header:  http.Header{},
 	}
 	for _, h := range f.headers {
-		name, value, err := parseHeader(h)
+		name, value, err := probe.ParseHeader(h)
 		if err != nil {
-			return probe.Target{}, err
+			return probe.Target{}, usageErr("%v", err)
 		}
 		t.Header.Add(name, value)
 	}
 	if t.Header.Get("User-Agent") == "" {
 		t.Header.Set("User-Agent", userAgent) // so server logs can tell drip's traffic apart
 	}
-	if t.Sign, err = f.aws.signer(t); err != nil {
-		return probe.Target{}, err
+	if t.Sign, err = f.aws.Signer(t.URL, t.Format.Name); err != nil {
+		return probe.Target{}, usageErr("%v", err)
 	}
 	if err := f.body(ctx, &t); err != nil {
 		return probe.Target{}, err
 	}
-	if err := f.fixedBody(&t, modelInURL(rawURL, format)); err != nil {
+	if err := f.fixedBody(&t, rawURL); err != nil {
 		return probe.Target{}, err
 	}
 	return t, nil
@@ -340,9 +270,9 @@ func (f *requestFlags) options() (probe.Options, error) {
 	if err != nil {
 		return probe.Options{}, err
 	}
-	tlsConf, err := f.tls.config()
+	tlsConf, err := f.tls.Config()
 	if err != nil {
-		return probe.Options{}, err
+		return probe.Options{}, usageErr("%v", err)
 	}
 	return probe.Options{
 		TLS:             tlsConf,
@@ -372,76 +302,12 @@ func (f *requestFlags) checkNumbers() error {
 	return intRange("--max-tokens", f.maxTokens, 0, maxCount)
 }
 
-// promptSet is every prompt -p and --prompt-file name, in order: -p values
-// are p1, p2, …; a text file is named by its base name. With neither, the
-// default prompt, named probe.DefaultPromptID.
+// promptSet is every prompt -p and --prompt-file name, in order
+// (probe.PromptSet).
 func (f *requestFlags) promptSet(ctx context.Context) ([]probe.Prompt, error) {
-	var set []probe.Prompt
-	for i, p := range f.prompts {
-		set = append(set, probe.Prompt{ID: fmt.Sprintf("p%d", i+1), Text: p})
-	}
-	for _, path := range f.promptFiles {
-		ps, err := probe.LoadPromptFile(ctx, path)
-		if err != nil {
-			return nil, usageErr("--prompt-file: %v", err)
-		}
-		set = append(set, ps...)
-	}
-	if len(set) == 0 {
-		set = []probe.Prompt{{ID: probe.DefaultPromptID, Text: defaultPrompt}}
-	}
-	if err := probe.CheckPromptIDs(set); err != nil {
-		// Name where ids come from: a repeat may span -p and two files.
-		return nil, usageErr("-p/--prompt-file: %v (ids: p1, p2, … for -p, a text file's name, a .jsonl line's \"id\"; each must differ)", err)
+	set, err := probe.PromptSet(ctx, f.prompts, f.promptFiles)
+	if err != nil {
+		return nil, usageErr("%v", err)
 	}
 	return set, nil
-}
-
-// describe says what drip picked, for the user to check.
-func describe(t probe.Target) string {
-	if t.Format == adapters.Auto {
-		return fmt.Sprintf("%s as auto: the path names no format, so the OpenAI chat body goes out and the response picks the decoder", probe.RedactURL(t.URL))
-	}
-	s := fmt.Sprintf("%s as %s", probe.RedactURL(t.URL), t.Format.Name)
-	if t.Sign != nil {
-		s += " (SigV4-signed)"
-	}
-	return s
-}
-
-// parseHeader checks one -H 'Name: value'. A CR, LF or NUL anywhere is
-// refused: it would end the header and inject others. The value is never
-// echoed, since it is often a key.
-func parseHeader(h string) (name, value string, err error) {
-	name, value, ok := strings.Cut(h, ":")
-	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-	switch {
-	case !ok || name == "":
-		return "", "", usageErr("-H: bad header: want 'Name: value'")
-	case strings.ContainsAny(h, "\r\n\x00"):
-		return "", "", usageErr("-H %s: a header may not hold CR, LF or NUL (it would inject headers)", sanitize.Line(name))
-	case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token: no separator, space or control
-		return "", "", usageErr("-H %s: not a valid header name", sanitize.Line(name))
-	}
-	return name, value, nil
-}
-
-// checkOutPath refuses, before anything is sent, an output file whose
-// directory is missing or is no directory, saying what to create: a run
-// would otherwise fail at its first record, or lose its traffic.
-func checkOutPath(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return usageErr("%s %s: the directory %s does not exist: create it first (mkdir -p %s) or write elsewhere", flag, sanitize.Line(path), sanitize.Line(dir), sanitize.Line(dir))
-	case err != nil:
-		return usageErr("%s %s: %v", flag, sanitize.Line(path), err)
-	case !fi.IsDir():
-		return usageErr("%s %s: %s is a file, not a directory", flag, sanitize.Line(path), sanitize.Line(dir))
-	}
-	return nil
 }

@@ -2,19 +2,18 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/internal/buildinfo"
+	"github.com/driplab/drip/internal/cliconv"
+	"github.com/driplab/drip/internal/interrupt"
+	"github.com/driplab/drip/internal/netlog"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/sanitize"
@@ -40,9 +39,9 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	ctx, caught, stop := catchSignals()
+	ctx, caught, stop := interrupt.Catch()
 	defer stop()
-	netLog := captureNetLog()
+	netLog := netlog.Capture()
 
 	// Every byte a command prints passes the sanitiser's backstop: text
 	// from servers and files cannot drive the terminal even where a view
@@ -54,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	netLog.warn(stderr)
+	netLog.Warn(stderr)
 	code := exitOK
 	var ee *pipeline.ExitError
 	switch {
@@ -65,7 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		code = ee.Code
 	default:
-		// Anything cobra reports itself (unknown flag, wrong arguments) is usage.
+		// Anything cobra reports itself (unknown flag, wrong arguments,
+		// an unknown subcommand: cliconv's conventions) is usage.
 		fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 		code = exitUsage
 	}
@@ -76,58 +76,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 128 + int(sig)
 	}
 	return code
-}
-
-// catchSignals cancels the returned context on the first SIGINT or
-// SIGTERM: in-flight streams are recorded as canceled and the report still
-// prints. Once one has come the handler is removed, so a second Ctrl-C
-// kills at once. caught reports the signal (nil when none came).
-func catchSignals() (ctx context.Context, caught func() os.Signal, stop func()) {
-	sig := &signals{c: make(chan os.Signal, 1)}
-	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), signalsKey{}, sig))
-	signal.Notify(sig.c, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sig.c:
-			sig.got.Store(s)
-			signal.Stop(sig.c)
-			cancel()
-		case <-done:
-		}
-	}()
-	caught = func() os.Signal {
-		s, _ := sig.got.Load().(os.Signal)
-		return s
-	}
-	var once sync.Once
-	stop = func() { once.Do(func() { signal.Stop(sig.c); close(done); cancel() }) }
-	return ctx, caught, stop
-}
-
-// signals is what catchSignals listens on and the signal it caught; a
-// command's context holds it (signalsKey).
-type signals struct {
-	c   chan os.Signal
-	got atomic.Value
-}
-
-type signalsKey struct{}
-
-// noteInterrupt takes a Ctrl-C pressed on a full screen, which the raw
-// terminal delivers as a key, as the SIGINT it would have been: the
-// command exits 130 and a second Ctrl-C kills at once, unless a signal
-// came first.
-func noteInterrupt(ctx context.Context) {
-	sig, ok := ctx.Value(signalsKey{}).(*signals)
-	if !ok {
-		return
-	}
-	sig.got.CompareAndSwap(nil, os.Interrupt) // caught() holds it at once
-	select {
-	case sig.c <- os.Interrupt:
-	default:
-	}
 }
 
 func newRoot() *cobra.Command {
@@ -145,64 +93,20 @@ failed and incomplete streams.
 Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version, // --version prints fullBuildID, through the template
+		Version:       version, // --version prints buildinfo.Full, through the template
 	}
-	cobra.AddTemplateFunc("buildLine", func() string { return fullBuildID().String() })
+	cobra.AddTemplateFunc("buildLine", func() string { return buildinfo.Full().String() })
 	root.SetVersionTemplate("{{buildLine}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr("%v%s\nsee '%s --help'", plainFlagValue(err), suggestFlag(c, err), c.CommandPath())
+		return usageErr("%v%s\nsee '%s --help'", cliconv.PlainFlagValue(err), cliconv.SuggestFlag(c.Flags(), err), c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newDemoCmd(), newFixturesCmd(), newCalibrateCmd(), newCompareCmd(), newMergeCmd(), newWatchCmd(), newViewCmd(), newHopsCmd())
 	root.AddCommand(newRecordCmd(), newReplayCmd(), newExportCmd()) // drip record and what uses a recording
 	root.AddCommand(newVersionCmd(), newManCmd())
 	addCompletions(root)
-	explainArgs(root)
-	refuseUnknownSubcommands(root)
+	cliconv.ExplainArgs(root)
+	cliconv.RefuseUnknownSubcommands(root)
 	return root
-}
-
-// refuseUnknownSubcommands makes every group command below the root
-// (fixtures, export, completion) refuse a word that names none of its
-// subcommands, as cobra does at the root only: otherwise cobra prints
-// the group's help and exits 0, and a CI step 'drip fixtures srve &'
-// succeeds. The group alone still prints its help.
-func refuseUnknownSubcommands(root *cobra.Command) {
-	for _, c := range root.Commands() {
-		refuseUnknownSubcommands(c)
-		if !c.HasSubCommands() || c.Runnable() {
-			continue
-		}
-		c.SuggestionsMinimumDistance = 2 // cobra's default, which only its root sets
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return nil
-			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
-			}
-			return usageErr("%s\nsee '%s --help'", msg, cmd.CommandPath())
-		}
-		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-		c.DisableFlagsInUseLine = true // usage 'drip fixtures', not 'drip fixtures [flags]'
-	}
-}
-
-// explainArgs wraps every command's argument check so that a wrong count
-// shows the command's usage line and where its help is, as a bad flag does
-// (cobra alone says "accepts 1 arg(s), received 0").
-func explainArgs(c *cobra.Command) {
-	if check := c.Args; check != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error {
-			if err := check(cmd, args); err != nil {
-				return usageErr("%v\nusage: %s\nsee '%s --help'", err, cmd.UseLine(), cmd.CommandPath())
-			}
-			return nil
-		}
-	}
-	for _, sub := range c.Commands() {
-		explainArgs(sub)
-	}
 }
 
 // helpWidth is the widest line of a command's --help text, so that it

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/internal/awsauth"
 	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/replay"
@@ -31,7 +32,7 @@ type replayFlags struct {
 	asJSON, markdown bool
 	noTUI            bool
 	bounds           boundFlags
-	aws              awsFlags
+	aws              awsauth.Options
 }
 
 // replayLong and replayExample are drip replay's --help.
@@ -112,8 +113,8 @@ func newReplayCmd() *cobra.Command {
 	fs.DurationVar(&f.o.Probe.IdleTimeout, "idle-timeout", probe.DefaultIdleTimeout, "longest silence allowed before headers or between reads")
 	fs.DurationVar(&f.o.Probe.ConnectTimeout, "connect-timeout", probe.DefaultConnectTimeout, "time allowed to connect (TCP and TLS)")
 	f.bounds.register(fs, boundStops)
-	fs.StringVar(&f.aws.region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
-	fs.StringVar(&f.aws.profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
+	fs.StringVar(&f.aws.Region, "aws-region", "", "AWS region for SigV4 (default: from the Bedrock host, else AWS_REGION)")
+	fs.StringVar(&f.aws.Profile, "aws-profile", "", "AWS shared-config profile for SigV4 credentials")
 	return cmd
 }
 
@@ -124,7 +125,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
-	if err := checkOutPath("--out", f.out); err != nil {
+	if err := pipeline.CheckOutPath("--out", f.out); err != nil {
 		return err
 	}
 	gates, err := pipeline.ParseBaselineGates(f.failIf)
@@ -143,8 +144,8 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err != nil {
 		return err
 	}
-	if o.Sign, err = f.aws.signer(probe.Target{URL: f.o.Against, Format: replay.SignedFormat(streams)}); err != nil {
-		return err
+	if o.Sign, err = f.aws.Signer(f.o.Against, replay.SignedFormat(streams).Name); err != nil {
+		return usageErr("%v", err)
 	}
 	stderr := cmd.ErrOrStderr()
 	replay.Announce(stderr, path, in.Records, streams, o)
@@ -202,9 +203,9 @@ func (f *replayFlags) options() (replay.Options, error) {
 		return o, err
 	}
 	for _, h := range f.headers {
-		name, value, err := parseHeader(h)
+		name, value, err := probe.ParseHeader(h)
 		if err != nil {
-			return o, err
+			return o, usageErr("%v", err)
 		}
 		o.Header.Add(name, value)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/driplab/drip/internal/cliconv"
+	"github.com/driplab/drip/internal/config"
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/progress"
@@ -59,7 +61,7 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 // parseGates checks --names, that --out and --csv can be created, and
 // every --fail-if and --slo (pipeline.ParseGates) before anything is sent.
 func (f *outputFlags) parseGates() error {
-	if err := firstErr(checkOutPath("--out", f.out), checkOutPath("--csv", f.csv)); err != nil {
+	if err := firstErr(pipeline.CheckOutPath("--out", f.out), pipeline.CheckOutPath("--csv", f.csv)); err != nil {
 		return err
 	}
 	switch {
@@ -196,7 +198,7 @@ func newRunCmd() *cobra.Command {
 	f.sw.register(fs, &f.out)
 	f.out.export.register(fs)
 	registerHTML(fs, &f.out.htmlPath)
-	acceptAliases(fs)
+	fs.SetNormalizeFunc(cliconv.Aliases) // other tools' names for drip run's flags
 	return cmd
 }
 
@@ -205,8 +207,8 @@ func newRunCmd() *cobra.Command {
 func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if f.configPath != "" {
 		var err error
-		if args, err = applyConfig(cmd, f.configPath, args); err != nil {
-			return err
+		if args, err = config.Apply(cmd.Context(), cmd.Flags(), f.configPath, args); err != nil {
+			return usageErr("%v", err)
 		}
 	}
 	if err := firstErr(f.out.parseGates(), f.out.export.check()); err != nil {
@@ -423,7 +425,7 @@ func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outp
 	pl.Attach(sinks...)
 	preparePlan(plan)
 	if !out.quiet {
-		fmt.Fprintf(stderr, "drip: %s · %s\n", describe(plan.Target), load(plan))
+		fmt.Fprintf(stderr, "drip: %s · %s\n", plan.Target.Describe(), load(plan))
 	}
 	warnInsecure(stderr, plan.Options)
 	return pl, nil

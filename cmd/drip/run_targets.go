@@ -88,7 +88,7 @@ func targetPlans(ctx context.Context, fs *pflag.FlagSet, ts []target, req *reque
 func runInterleaved(ctx context.Context, stderr io.Writer, ts []target, plans []probe.Plan, recs *pipeline.Targets, out *outputFlags) error {
 	fmt.Fprintf(stderr, "drip: %d targets, interleaved turns of %d · %s\n", len(ts), max(1, plans[0].Concurrency), plans[0].Describe())
 	for i, t := range ts {
-		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, describe(t.t))
+		fmt.Fprintf(stderr, "  %s %s · %s\n", compare.Letter(i), t.name, t.t.Describe())
 	}
 	warnInsecure(stderr, plans[0].Options)
 	if !useTUI(out) {

@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/interrupt"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -268,7 +269,7 @@ func TestRunScreenQuit(t *testing.T) {
 	} {
 		t.Run(k.key.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ctx, caught, stop := catchSignals()
+				ctx, caught, stop := interrupt.Catch()
 				defer stop()
 				testRunScreenQuit(t, ctx, k.key)
 				if got := caught(); got != k.want {

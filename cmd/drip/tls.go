@@ -1,63 +1,21 @@
 package main
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 )
 
-// tlsFlags are curl's TLS flags, for a server with a private CA or one
-// that wants a client certificate.
-type tlsFlags struct {
-	insecure bool
-	caCert   string
-	cert     string
-	key      string
-}
-
-func (f *tlsFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVarP(&f.insecure, "insecure", "k", false, "do not verify the server's TLS certificate (said on stderr and in the summary); prefer --cacert")
-	fs.StringVar(&f.caCert, "cacert", "", "verify the server's certificate against the CA certificates in this PEM file (instead of the system's)")
-	fs.StringVar(&f.cert, "cert", "", "client certificate (PEM) for servers that ask for one; with --key")
-	fs.StringVar(&f.key, "key", "", "the private key (PEM) of --cert")
-}
-
-// config is the TLS setup the flags ask for: nil when they ask for none,
-// so the transport keeps its defaults. A file that cannot be read or
-// holds no certificate is a usage error naming its flag.
-func (f *tlsFlags) config() (*tls.Config, error) {
-	if !f.insecure && f.caCert == "" && f.cert == "" && f.key == "" {
-		return nil, nil
-	}
-	c := &tls.Config{InsecureSkipVerify: f.insecure} //nolint:gosec // the user asked, and drip says so loudly
-	if f.caCert != "" {
-		pem, err := os.ReadFile(f.caCert)
-		if err != nil {
-			return nil, usageErr("--cacert: %v", err)
-		}
-		c.RootCAs = x509.NewCertPool()
-		if !c.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, usageErr("--cacert %s: no PEM certificate in it", sanitize.Line(f.caCert))
-		}
-	}
-	if (f.cert == "") != (f.key == "") {
-		return nil, usageErr("--cert and --key go together: the certificate and its private key")
-	}
-	if f.cert != "" {
-		pair, err := tls.LoadX509KeyPair(f.cert, f.key)
-		if err != nil {
-			return nil, usageErr("--cert/--key: %v", err)
-		}
-		c.Certificates = []tls.Certificate{pair}
-	}
-	return c, nil
+// registerTLS adds curl's TLS flags, for a server with a private CA or
+// one that wants a client certificate.
+func registerTLS(fs *pflag.FlagSet, f *probe.TLSFiles) {
+	fs.BoolVarP(&f.Insecure, "insecure", "k", false, "do not verify the server's TLS certificate (said on stderr and in the summary); prefer --cacert")
+	fs.StringVar(&f.CACert, "cacert", "", "verify the server's certificate against the CA certificates in this PEM file (instead of the system's)")
+	fs.StringVar(&f.Cert, "cert", "", "client certificate (PEM) for servers that ask for one; with --key")
+	fs.StringVar(&f.Key, "key", "", "the private key (PEM) of --cert")
 }
 
 // insecureWarning is what -k prints on stderr before anything is sent.

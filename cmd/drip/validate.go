@@ -2,8 +2,6 @@ package main
 
 import (
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/driplab/drip/probe"
 )
@@ -17,7 +15,6 @@ const (
 	minSpeed     = 0.001             // drip fixtures serve --speed
 	maxSpeed     = 1000
 	maxFramesCap = 100_000_000
-	maxBytesCap  = 1 << 40
 )
 
 // intRange checks an integer flag against [lo, hi], naming the flag.
@@ -41,20 +38,6 @@ func rateRange(v float64) error {
 		return usageErr("--rate %v: want a number of streams per second from %v to %v", v, probe.MinRate, probe.MaxRate)
 	}
 	return nil
-}
-
-// parseSize reads --max-bytes: a whole number of bytes with an optional
-// unit, B, KiB, MiB, GiB (or k, M, G, KB, MB, GB as the same powers of 2).
-func parseSize(flag, s string) (int64, error) {
-	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
-	unit := strings.TrimSpace(s[len(num):])
-	mult, ok := map[string]int64{"": 1, "B": 1, "k": 1 << 10, "K": 1 << 10, "KB": 1 << 10, "KiB": 1 << 10,
-		"M": 1 << 20, "MB": 1 << 20, "MiB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GiB": 1 << 30}[unit]
-	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if !ok || err != nil || n < 1 || n > maxBytesCap/mult {
-		return 0, usageErr("%s %q: want a size from 1 byte to 1TiB, e.g. 512KiB or 64MiB", flag, s)
-	}
-	return n * mult, nil
 }
 
 // firstErr is the first error of a list of checks.

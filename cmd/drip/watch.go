@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/interrupt"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
@@ -190,7 +191,7 @@ func runProgram(ctx context.Context, m *tui.Model, opts ...tea.ProgramOption) er
 func screenEnded(ctx context.Context, screen string, err error) error {
 	switch {
 	case errors.Is(err, tea.ErrInterrupted):
-		noteInterrupt(ctx)
+		interrupt.Note(ctx)
 	case err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled):
 		return cannotErr(fmt.Errorf("%s: %w", screen, err))
 	}

@@ -1,4 +1,6 @@
-package main
+// Package netlog keeps what net/http writes to the standard logger off
+// the terminal, for one warning once the command has ended.
+package netlog
 
 import (
 	"bytes"
@@ -10,18 +12,19 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 )
 
-// netLog takes what net/http writes to the standard logger ("Unsolicited
+// Log takes what net/http writes to the standard logger ("Unsolicited
 // response received on idle HTTP channel", a server's "http: TLS handshake
 // error"): on the terminal it would land in the middle of the live screen.
 // It counts the lines and keeps the first, for one warning once the
 // command has ended.
-type netLog struct {
+type Log struct {
 	mu    sync.Mutex
 	n     int
 	first string
 }
 
-func (l *netLog) Write(p []byte) (int, error) {
+// Write counts p's lines and keeps the first.
+func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, line := range bytes.Split(bytes.TrimRight(p, "\n"), []byte("\n")) {
@@ -33,19 +36,19 @@ func (l *netLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// captureNetLog routes the standard logger into a new netLog. It is never
+// Capture routes the standard logger into a new Log. It is never
 // given back to stderr: a connection's read loop can still log after the
 // command has ended and the warning is printed, and that line would land
 // on the terminal after drip's last word.
-func captureNetLog() *netLog {
-	l := &netLog{}
+func Capture() *Log {
+	l := &Log{}
 	log.SetOutput(l)
 	log.SetFlags(0)
 	return l
 }
 
-// warn prints the one warning, when there was anything.
-func (l *netLog) warn(w io.Writer) {
+// Warn prints the one warning, when there was anything.
+func (l *Log) Warn(w io.Writer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.n == 0 {

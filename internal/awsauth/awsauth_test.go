@@ -1,4 +1,4 @@
-package main
+package awsauth
 
 import (
 	"bytes"
@@ -7,10 +7,9 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/probe"
 )
 
-func TestAWSSignerSignsBedrockOnAWSHostsOrWhenAsked(t *testing.T) {
+func TestSignerSignsBedrockOnAWSHostsOrWhenAsked(t *testing.T) {
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
@@ -18,19 +17,19 @@ func TestAWSSignerSignsBedrockOnAWSHostsOrWhenAsked(t *testing.T) {
 	converse := adapters.Lookup("bedrock-converse")
 	for _, tc := range []struct {
 		name   string
-		flags  awsFlags
+		opts   Options
 		url    string
 		format *adapters.Format
 		region string // "" = not signed
 	}{
-		{"aws host", awsFlags{}, "https://bedrock-runtime.eu-west-3.amazonaws.com/model/m/converse-stream", converse, "eu-west-3"},
-		{"region flag wins", awsFlags{region: "us-west-2"}, "https://bedrock-runtime.eu-west-3.amazonaws.com/model/m/converse-stream", converse, "us-west-2"},
-		{"local server", awsFlags{}, "http://127.0.0.1:8089/model/m/converse-stream", converse, ""},
-		{"forced", awsFlags{sigv4: true, region: "us-east-1"}, "http://127.0.0.1:8089/model/m/converse-stream", converse, "us-east-1"},
-		{"not bedrock", awsFlags{}, "https://api.openai.com/v1/chat/completions", adapters.Lookup("openai-chat"), ""},
+		{"aws host", Options{}, "https://bedrock-runtime.eu-west-3.amazonaws.com/model/m/converse-stream", converse, "eu-west-3"},
+		{"region flag wins", Options{Region: "us-west-2"}, "https://bedrock-runtime.eu-west-3.amazonaws.com/model/m/converse-stream", converse, "us-west-2"},
+		{"local server", Options{}, "http://127.0.0.1:8089/model/m/converse-stream", converse, ""},
+		{"forced", Options{SigV4: true, Region: "us-east-1"}, "http://127.0.0.1:8089/model/m/converse-stream", converse, "us-east-1"},
+		{"not bedrock", Options{}, "https://api.openai.com/v1/chat/completions", adapters.Lookup("openai-chat"), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sign, err := tc.flags.signer(probe.Target{URL: tc.url, Format: tc.format})
+			sign, err := tc.opts.Signer(tc.url, tc.format.Name)
 			if err != nil {
 				t.Fatal(err)
 			}

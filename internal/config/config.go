@@ -1,0 +1,306 @@
+// Package config reads drip run's config file (--config drip.toml): what
+// a CI job would otherwise spell as flags, the targets, headers (with
+// ${ENV} expanded, never written anywhere), the workload and the gates.
+// Every other key is a drip run flag's name, at the top or in a
+// [request], [workload], [output] or [gates] table; a flag given on the
+// command line wins over the file. Headers, in [headers] or as
+// request.header, add to the command line's -H, save a header a -H
+// names: that -H wins.
+//
+//	targets = ["http://localhost:8000"]
+//	model = "my-model"
+//
+//	[headers]
+//	Authorization = "Bearer ${OPENAI_API_KEY}"
+//
+//	[workload]
+//	runs = 30
+//	concurrency = 4
+//
+//	[gates]
+//	slo = "ttft<500ms,gap.p99<250ms"
+//	fail-if = ["ttft.p95 > 800ms", "goodput < 90%"]
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/driplab/drip/internal/cliconv"
+	"github.com/driplab/drip/internal/userfile"
+)
+
+// kind is a config file as userfile reads it: its limit far above any a
+// person writes.
+var kind = userfile.Kind{What: "a config file", Limit: 1 << 20}
+
+var tables = []string{"request", "workload", "output", "gates"}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// Apply sets every flag of fs the file at path names that the command
+// line did not, and returns the URLs to run: args, else the file's
+// targets. Every error names the file (and the line, where one set the
+// key) and is a usage error.
+func Apply(ctx context.Context, fs *pflag.FlagSet, path string, args []string) ([]string, error) {
+	text, err := userfile.Read(ctx, path, kind, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--config %w", err)
+	}
+	var tree map[string]any
+	if _, err := toml.Decode(string(text), &tree); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("--config %s:%d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("--config %s: %w", path, err)
+	}
+	c := newFile(fs, path, string(text))
+	targets, err := c.apply(tree)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(args) > 0:
+		return args, nil
+	case len(targets) == 0:
+		return nil, fmt.Errorf("--config %s: no targets: give a URL or targets = [\"http://…\"] in the file", path)
+	}
+	return targets, nil
+}
+
+// file is one config file being applied to a flag set.
+type file struct {
+	path    string
+	lines   []string
+	fs      *pflag.FlagSet
+	setBy   map[string]string // flag name → the key of the file that set it
+	cmdLine map[string]bool   // the flags the command line set
+	// the header names the command line's -H set, canonical: the file's
+	// header of one of these names is dropped
+	cmdHeader map[string]bool
+}
+
+func newFile(fs *pflag.FlagSet, path, text string) *file {
+	c := &file{path: path, lines: strings.Split(text, "\n"), fs: fs, setBy: map[string]string{}, cmdLine: map[string]bool{}, cmdHeader: map[string]bool{}}
+	// Taken before the file sets anything: [headers] sets --header, which
+	// is then Changed, though request.header must still add to it.
+	fs.Visit(func(f *pflag.Flag) { c.cmdLine[f.Name] = true })
+	if hs, err := fs.GetStringArray("header"); err == nil {
+		for _, h := range hs {
+			c.cmdHeader[headerName(h)] = true
+		}
+	}
+	return c
+}
+
+// apply sets the flags the tree names and returns its targets.
+func (c *file) apply(tree map[string]any) (targets []string, err error) {
+	for _, key := range sortedKeys(tree) {
+		v := tree[key]
+		switch {
+		case key == "targets":
+			targets, err = c.strings(key, v)
+		case key == "headers":
+			err = c.headers(v)
+		case slices.Contains(tables, key):
+			err = c.table(key, v)
+		default:
+			err = c.set(key, key, v)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return targets, nil
+}
+
+// table sets the flags one of the tables names.
+func (c *file) table(key string, v any) error {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return c.errorf(key, "[%s] must be a table of drip run flags", key)
+	}
+	for _, k := range sortedKeys(t) {
+		if err := c.set(key+"."+k, k, t[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func headerName(h string) string {
+	name, _, _ := strings.Cut(h, ":")
+	return http.CanonicalHeaderKey(strings.TrimSpace(name))
+}
+
+var tableHeader = regexp.MustCompile(`^\s*\[\s*"?([^"\]]*?)"?\s*\]`)
+
+// errorf names the line that sets key, looked for in key's own table
+// (runs at the top and workload.runs are two lines), else as a dotted key
+// or in an inline table (workload.runs = 3, workload = {runs = 3}): the
+// first line assigning its name anywhere. Failing both, it names the file.
+func (c *file) errorf(key, format string, a ...any) error {
+	where := c.path
+	if i := c.keyLine(key); i >= 0 {
+		where = fmt.Sprintf("%s:%d", c.path, i+1)
+	}
+	return fmt.Errorf("--config %s: %s: %s", where, key, fmt.Sprintf(format, a...))
+}
+
+// keyLine is the index of the line that sets key, or -1.
+func (c *file) keyLine(key string) int {
+	table, name, _ := strings.Cut(key, ".")
+	if name == "" {
+		table, name = "", key
+	}
+	quoted := `"?` + regexp.QuoteMeta(name) + `"?\s*=`
+	assign := regexp.MustCompile(`^\s*` + quoted)
+	in := ""
+	for i, l := range c.lines {
+		m := tableHeader.FindStringSubmatch(l)
+		if m != nil {
+			in = m[1]
+		}
+		if m != nil && table == "" && in == name || m == nil && in == table && assign.MatchString(l) {
+			return i
+		}
+	}
+	anywhere := regexp.MustCompile(`(^|[\s.{,])` + quoted)
+	for i, l := range c.lines {
+		if tableHeader.FindStringSubmatch(l) == nil && anywhere.MatchString(l) {
+			return i
+		}
+	}
+	return -1
+}
+
+// set gives a flag the file's value unless the command line set it.
+func (c *file) set(key, name string, v any) error {
+	f := c.fs.Lookup(name)
+	if f == nil || name == "config" || name == "help" {
+		return c.errorf(key, "not a drip run flag (see drip run --help; headers go in [headers], URLs in targets)")
+	}
+	if first, ok := c.setBy[name]; ok {
+		return c.errorf(key, "--%s is set twice in the file, as %s and as %s: keep one", name, first, key)
+	}
+	c.setBy[name] = key
+	if c.cmdLine[name] && name != "header" {
+		return nil // the command line wins
+	}
+	values, err := c.values(key, f, v)
+	if err != nil {
+		return err
+	}
+	for _, one := range values {
+		if _, ok := one.(map[string]any); ok {
+			return c.errorf(key, "want a value, not a table")
+		}
+		if name == "header" && c.cmdHeader[headerName(fmt.Sprint(one))] {
+			continue // a -H of this name wins
+		}
+		if err := c.fs.Set(name, fmt.Sprint(one)); err != nil {
+			return c.errorf(key, "%v", cliconv.PlainFlagValue(err))
+		}
+	}
+	return nil
+}
+
+// values are the values v gives flag f, each set in turn: an array is one
+// per element for a repeatable flag, one comma list for a flag that takes
+// one (its value type reads "N[,N...]", as -c's), refused for any other.
+func (c *file) values(key string, f *pflag.Flag, v any) ([]any, error) {
+	list, ok := v.([]any)
+	switch {
+	case !ok:
+		return []any{v}, nil
+	case strings.HasSuffix(f.Value.Type(), "...]"):
+		parts := make([]string, len(list))
+		for i, one := range list {
+			parts[i] = fmt.Sprint(one)
+		}
+		return []any{strings.Join(parts, ",")}, nil // concurrency = [1, 2, 4] is -c 1,2,4
+	case f.Value.Type() != "stringArray":
+		return nil, c.errorf(key, "--%s takes one value", f.Name)
+	}
+	return list, nil
+}
+
+func (c *file) strings(key string, v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		list = []any{v}
+	}
+	var out []string
+	for _, one := range list {
+		s, ok := one.(string)
+		if !ok {
+			return nil, c.errorf(key, "want strings, got %v", one)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// headers adds each Name = "value" as -H, with ${ENV} expanded, unless a
+// -H names it; a variable that is not set is an error rather than an
+// empty credential.
+func (c *file) headers(v any) error {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return c.errorf("headers", "[headers] must be a table of Name = \"value\"")
+	}
+	for _, name := range sortedKeys(t) {
+		s, ok := t[name].(string)
+		if !ok {
+			return c.errorf("headers."+name, "want a string")
+		}
+		if !httpguts.ValidHeaderFieldName(name) {
+			// "X-A: Authorization" = "…" would send X-A with the secret
+			// in a value nobody reads as one.
+			return c.errorf("headers."+name, "not a valid header name (a token: no ':', space or separator)")
+		}
+		if c.cmdHeader[http.CanonicalHeaderKey(name)] {
+			continue // a -H of this name wins; its ${ENV} need not be set
+		}
+		s, missing := expandEnv(s)
+		if missing != "" {
+			return c.errorf("headers."+name, "%s is not set in the environment", missing)
+		}
+		if err := c.fs.Set("header", name+": "+s); err != nil {
+			return c.errorf("headers."+name, "%v", err)
+		}
+	}
+	return nil
+}
+
+// expandEnv expands every ${NAME} in s; missing is the first reference
+// to a variable that is not set ("" when all are).
+func expandEnv(s string) (expanded, missing string) {
+	expanded = envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		v, ok := os.LookupEnv(ref[2 : len(ref)-1])
+		if !ok && missing == "" {
+			missing = ref
+		}
+		return v
+	})
+	return expanded, missing
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
