@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
@@ -26,6 +27,20 @@ func ParseHeader(h string) (name, value string, err error) {
 		return "", "", fmt.Errorf("-H %s: not a valid header name", sanitize.Line(name))
 	}
 	return name, value, nil
+}
+
+// ParseHeaders is every -H given, checked by ParseHeader, in one header
+// (empty, not nil, when none was).
+func ParseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, line := range hs {
+		name, value, err := ParseHeader(line)
+		if err != nil {
+			return nil, err
+		}
+		h.Add(name, value)
+	}
+	return h, nil
 }
 
 // Describe says what drip picked for t, for the user to check.

@@ -30,6 +30,21 @@ func TestParseHeader(t *testing.T) {
 	}
 }
 
+// Every -H goes into one header, a repeated name kept twice; none is an
+// empty header, and the first bad one fails them all.
+func TestParseHeaders(t *testing.T) {
+	h, err := probe.ParseHeaders([]string{"X-A: 1", "X-A: 2", "X-B: 3"})
+	if err != nil || len(h.Values("X-A")) != 2 || h.Get("X-B") != "3" {
+		t.Errorf("got %v %v", h, err)
+	}
+	if h, err := probe.ParseHeaders(nil); h == nil || len(h) != 0 || err != nil {
+		t.Errorf("none: got %#v %v, want an empty header", h, err)
+	}
+	if h, err := probe.ParseHeaders([]string{"X-A: 1", "bad"}); h != nil || err == nil {
+		t.Errorf("a bad one: got %v %v, want its error", h, err)
+	}
+}
+
 func TestTargetDescribe(t *testing.T) {
 	sign := func(*http.Request, []byte) error { return nil }
 	for _, tc := range []struct {

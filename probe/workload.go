@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/internal/textfmt"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -96,6 +97,46 @@ func (a *arrivals) next() time.Duration {
 	at := float64(a.i) / a.rate
 	a.i++
 	return time.Duration(at * float64(time.Second))
+}
+
+// DefaultRuns is a run's measured streams when the user names neither a
+// count nor a duration.
+const DefaultRuns = 3
+
+// Load is a run's load as drip run's flags give it: a closed loop of
+// Concurrency streams, or an open one at Rate (with Arrival and
+// MaxInflight), bounded by Runs and Duration.
+type Load struct {
+	Runs, Warmup int
+	Concurrency  int
+	Rate         float64
+	Arrival      string
+	MaxInflight  int
+	Duration     time.Duration
+	Seed         int64
+	// RunsGiven and SeedGiven say the user set Runs and Seed: without
+	// them Runs is DefaultRuns (no limit with a Duration) and the seed new.
+	RunsGiven, SeedGiven bool
+}
+
+// Apply fills the plan's load, its defaults included, and checks the plan.
+func (l Load) Apply(p *Plan) error {
+	p.Runs, p.Warmup, p.Duration, p.Seed = l.Runs, l.Warmup, l.Duration, l.Seed
+	if !l.RunsGiven {
+		p.Runs = DefaultRuns
+		if l.Duration > 0 {
+			p.Runs = 0 // the duration decides
+		}
+	}
+	if !l.SeedGiven {
+		p.Seed = NewSeed()
+	}
+	if l.Rate > 0 {
+		p.Rate, p.Arrival, p.MaxInflight = l.Rate, l.Arrival, l.MaxInflight
+	} else {
+		p.Concurrency = l.Concurrency
+	}
+	return p.Validate()
 }
 
 // Plan bounds: a plan beyond them is a mistake, not a workload.
@@ -190,4 +231,15 @@ func (p *Plan) DescribeLength(per string) string {
 		return p.Duration.String() + per
 	}
 	return stats.Count(p.Runs, "run") + per
+}
+
+// Stamp sets the workload every record of the plan carries, drip's version
+// among it. A closed loop has at least one stream in flight; an open loop
+// says its rate.
+func (p *Plan) Stamp(version string) {
+	c := p.Concurrency
+	if p.Rate == 0 {
+		c = max(1, c)
+	}
+	p.Workload = &record.RecordWorkload{MaxTokens: p.Target.Request.MaxTokens, Concurrency: c, Rate: p.Rate, Version: version, Shard: p.ShardLabel()}
 }

@@ -325,3 +325,43 @@ func TestDescribeCountsRuns(t *testing.T) {
 		}
 	}
 }
+
+// A load fills the plan: DefaultRuns unless runs were given (no limit with
+// a duration), a new seed unless one was given, the open loop's fields only
+// with a rate; the plan is checked.
+func TestLoadApply(t *testing.T) {
+	var p probe.Plan
+	if err := (probe.Load{Concurrency: 2, Arrival: probe.ArrivalPoisson, MaxInflight: 9}).Apply(&p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs != probe.DefaultRuns || p.Concurrency != 2 || p.Rate != 0 || p.Arrival != "" || p.MaxInflight != 0 || p.Seed == 0 {
+		t.Errorf("closed loop: got runs %d concurrency %d rate %v arrival %q max-inflight %d seed %d", p.Runs, p.Concurrency, p.Rate, p.Arrival, p.MaxInflight, p.Seed)
+	}
+	p = probe.Plan{}
+	l := probe.Load{Rate: 5, Arrival: probe.ArrivalConstant, MaxInflight: 9, Duration: time.Minute, Seed: 7, SeedGiven: true, Concurrency: 3}
+	if err := l.Apply(&p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Runs != 0 || p.Rate != 5 || p.MaxInflight != 9 || p.Concurrency != 0 || p.Seed != 7 {
+		t.Errorf("open loop for a minute: got runs %d rate %v max-inflight %d concurrency %d seed %d", p.Runs, p.Rate, p.MaxInflight, p.Concurrency, p.Seed)
+	}
+	p = probe.Plan{}
+	if err := (probe.Load{RunsGiven: true}).Apply(&p); err == nil || err.Error() != "--runs 0 needs a --duration" {
+		t.Errorf("--runs 0 alone: got %v", err)
+	}
+}
+
+// The workload stamped on records: a closed loop has at least one stream
+// in flight, an open loop its rate, a slice of a sharded run its label.
+func TestPlanStamp(t *testing.T) {
+	p := probe.Plan{Target: probe.Target{Request: adapters.Request{MaxTokens: 64}}}
+	p.Stamp("v1")
+	if w := p.Workload; w.Concurrency != 1 || w.MaxTokens != 64 || w.Version != "v1" || w.Rate != 0 || w.Shard != "" {
+		t.Errorf("closed loop: got %+v", *w)
+	}
+	p = probe.Plan{Rate: 4, Shard: 2, Shards: 3}
+	p.Stamp("v1")
+	if w := p.Workload; w.Concurrency != 0 || w.Rate != 4 || w.Shard != "2/3" {
+		t.Errorf("open loop, shard 2/3: got %+v", *w)
+	}
+}

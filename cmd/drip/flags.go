@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -233,18 +232,9 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 	if err != nil {
 		return probe.Target{}, err
 	}
-	t := probe.Target{
-		URL:     u,
-		Format:  format,
-		Request: adapters.Request{Model: model, Prompt: set[0].Text, MaxTokens: f.maxTokens},
-		Header:  http.Header{},
-	}
-	for _, h := range f.headers {
-		name, value, err := probe.ParseHeader(h)
-		if err != nil {
-			return probe.Target{}, usageErr("%v", err)
-		}
-		t.Header.Add(name, value)
+	t := probe.Target{URL: u, Format: format, Request: adapters.Request{Model: model, Prompt: set[0].Text, MaxTokens: f.maxTokens}}
+	if t.Header, err = probe.ParseHeaders(f.headers); err != nil {
+		return probe.Target{}, usageErr("%v", err)
 	}
 	if t.Header.Get("User-Agent") == "" {
 		t.Header.Set("User-Agent", userAgent) // so server logs can tell drip's traffic apart

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"net/http"
 	"os"
 	"sync"
 
@@ -140,9 +139,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if err != nil {
 		return err
 	}
-	streams, err := replayable(path, in.Records, o)
+	streams, err := o.Replayable(in.Records)
 	if err != nil {
-		return err
+		return usageErr("%s: %v", path, err)
 	}
 	if o.Sign, err = f.aws.Signer(f.o.Against, replay.SignedFormat(streams).Name); err != nil {
 		return usageErr("%v", err)
@@ -160,19 +159,6 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 		return replayLive(cmd.Context(), cmd.OutOrStdout(), stderr, &s)
 	}
 	return s.Headless(cmd.Context(), cmd.OutOrStdout(), stderr)
-}
-
-// replayable is the recording's streams drip replay sends, or a usage
-// error: there is none, or o's --duration cannot be kept on them.
-func replayable(path string, recs []*record.Record, o replay.Options) ([]*record.Record, error) {
-	streams := replay.Streams(recs, o.AllowMethods...)
-	if len(streams) == 0 {
-		return nil, usageErr("%s: no recorded stream to replay, only %s", path, replay.NotReplayed(recs, o.AllowMethods...))
-	}
-	if err := o.CheckSchedule(streams); err != nil {
-		return nil, usageErr("%s: %v", path, err)
-	}
-	return streams, nil
 }
 
 // sinks are where the replayed records go: kept for the comparison, and
@@ -194,7 +180,7 @@ func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 // headers, the methods allowed and run's stream bounds, checked.
 func (f *replayFlags) options() (replay.Options, error) {
 	o := f.o
-	o.Header, o.AllowMethods = http.Header{}, replay.UpperMethods(f.allowMethods)
+	o.AllowMethods = replay.UpperMethods(f.allowMethods)
 	if err := firstErr(intRange("--concurrency", o.Concurrency, 0, maxInFlight), rateRange(o.Rate)); err != nil {
 		return o, err
 	}
@@ -202,12 +188,8 @@ func (f *replayFlags) options() (replay.Options, error) {
 	if o.Probe.MaxFrames, o.Probe.MaxBytes, err = f.bounds.check(); err != nil { // run's bounds, which probe.Stream applies
 		return o, err
 	}
-	for _, h := range f.headers {
-		name, value, err := probe.ParseHeader(h)
-		if err != nil {
-			return o, usageErr("%v", err)
-		}
-		o.Header.Add(name, value)
+	if o.Header, err = probe.ParseHeaders(f.headers); err != nil {
+		return o, usageErr("%v", err)
 	}
 	if err := o.Check(); err != nil {
 		return o, usageErr("%v", err)

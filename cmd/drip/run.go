@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -20,7 +19,6 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
-	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
@@ -75,75 +73,51 @@ func (f *outputFlags) parseGates() error {
 	return err
 }
 
-// defaultRuns is drip run's --runs without --duration.
-const defaultRuns = 3
-
-// workloadFlags shape a run's load.
+// workloadFlags shape a run's load: the flags bind into a probe.Load,
+// save the levels a sweep may list.
 type workloadFlags struct {
-	runs        int
-	warmup      int
-	concurrency int
-	rate        float64
-	// The flags' values: one level, or a sweep's levels.
+	probe.Load
 	concurrencyLevels sweep.Levels
 	rateLevels        sweep.Levels
-	arrival           string
-	duration          time.Duration
-	maxInflight       int
-	seed              int64
 	prompts           string
 }
 
 func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	// The default is said in the text: pflag's "(default 3)" would be
 	// wrong with --duration, which makes it no limit.
-	fs.IntVarP(&f.runs, "runs", "n", 0, fmt.Sprintf("measured streams in all (default %d; with --duration: no limit, or at most this many; 0 = no limit)", defaultRuns))
-	fs.IntVar(&f.warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
+	fs.IntVarP(&f.Runs, "runs", "n", 0, fmt.Sprintf("measured streams in all (default %d; with --duration: no limit, or at most this many; 0 = no limit)", probe.DefaultRuns))
+	fs.IntVar(&f.Warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
 	f.concurrencyLevels.Whole = true
 	fs.VarP(&f.concurrencyLevels, "concurrency", "c", "closed loop: keep this many streams in flight (default 1); a rising list 1,2,4,8 sweeps them")
 	fs.Var(&f.rateLevels, "rate", "open loop: start this many streams per second, whatever the server does; a rising list 1,2,5,10 sweeps them")
-	fs.StringVar(&f.arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
-	fs.DurationVar(&f.duration, "duration", 0, "stop admitting streams after this long (in-flight ones finish)")
-	fs.IntVar(&f.maxInflight, "max-inflight", probe.DefaultMaxInflight, "open loop: arrivals beyond this many streams in flight are counted as not admitted, never queued")
-	fs.Int64Var(&f.seed, "seed", 0, "seed for the prompt order and Poisson arrivals (default: chosen and printed)")
+	fs.StringVar(&f.Arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
+	fs.DurationVar(&f.Duration, "duration", 0, "stop admitting streams after this long (in-flight ones finish)")
+	fs.IntVar(&f.MaxInflight, "max-inflight", probe.DefaultMaxInflight, "open loop: arrivals beyond this many streams in flight are counted as not admitted, never queued")
+	fs.Int64Var(&f.Seed, "seed", 0, "seed for the prompt order and Poisson arrivals (default: chosen and printed)")
 	fs.StringVar(&f.prompts, "prompts", "", "a prompt set: builtin (a short question, a medium explanation, a long structured answer)")
 }
 
-// plan fills a plan with the workload flags; the plan checks itself
-// (probe.Plan.Validate). What is checked here is only how the flags go
-// together.
+// plan fills a plan with the workload flags; the load fills and checks
+// the plan (probe.Load.Apply). What is checked here is only how the flags
+// go together.
 func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
-	f.concurrency, f.rate = int(f.concurrencyLevels.First(1)), f.rateLevels.First(0)
+	f.Concurrency, f.Rate = int(f.concurrencyLevels.First(1)), f.rateLevels.First(0)
+	f.RunsGiven, f.SeedGiven = fs.Changed("runs"), fs.Changed("seed")
 	switch {
-	case f.maxInflight < 1:
-		return intRange("--max-inflight", f.maxInflight, 1, probe.MaxInFlight)
-	case f.rate == 0 && (fs.Changed("arrival") || fs.Changed("max-inflight")):
+	case f.MaxInflight < 1:
+		return intRange("--max-inflight", f.MaxInflight, 1, probe.MaxInFlight)
+	case f.Rate == 0 && (fs.Changed("arrival") || fs.Changed("max-inflight")):
 		return usageErr("--arrival and --max-inflight shape an open loop: add --rate")
-	case f.rate > 0 && fs.Changed("concurrency"):
+	case f.Rate > 0 && fs.Changed("concurrency"):
 		return usageErr("--concurrency is the closed loop and --rate the open one: pick one (bound an open loop with --max-inflight)")
 	case f.prompts != "" && f.prompts != "builtin":
 		return usageErr("--prompts knows one set: builtin")
 	}
-	set, err := f.promptSet(ctx, req)
-	if err != nil {
+	var err error
+	if p.Prompts, err = f.promptSet(ctx, req); err != nil {
 		return err
 	}
-	p.Prompts, p.Runs, p.Warmup, p.Duration, p.Seed = set, f.runs, f.warmup, f.duration, f.seed
-	if !fs.Changed("runs") {
-		p.Runs = defaultRuns
-		if f.duration > 0 {
-			p.Runs = 0 // the duration decides
-		}
-	}
-	if !fs.Changed("seed") {
-		p.Seed = probe.NewSeed()
-	}
-	if f.rate > 0 {
-		p.Rate, p.Arrival, p.MaxInflight = f.rate, f.arrival, f.maxInflight
-	} else {
-		p.Concurrency = f.concurrency
-	}
-	if err := p.Validate(); err != nil {
+	if err := f.Apply(p); err != nil {
 		return usageErr("%v", err)
 	}
 	explicit := len(req.prompts)+len(req.promptFiles) > 0 || f.prompts != ""
@@ -254,10 +228,7 @@ func (f *runFlags) plan(ctx context.Context, fs *pflag.FlagSet, url string) (pro
 	if err != nil {
 		return plan, nil, err
 	}
-	plan.Workload = &record.RecordWorkload{
-		MaxTokens: t.Request.MaxTokens, Concurrency: plan.Concurrency, Rate: plan.Rate, Version: version,
-	}
-	plan.Workload.Shard = plan.ShardLabel()
+	plan.Stamp(version)
 	if sp == nil {
 		gctune.ForStreams(plan.InFlight())
 		return plan, nil, nil
@@ -385,7 +356,7 @@ func runScreen(ctx context.Context, stdout, stderr io.Writer, rc tui.RunConfig, 
 // preparePlan fills what a plan needs to be reported on.
 func preparePlan(plan *probe.Plan) {
 	if plan.Workload == nil {
-		plan.Workload = &record.RecordWorkload{MaxTokens: plan.Target.Request.MaxTokens, Concurrency: 1, Version: version}
+		plan.Stamp(version)
 	}
 	if plan.Progress == nil {
 		plan.Progress = &probe.Progress{}

@@ -77,7 +77,7 @@ func targetPlans(ctx context.Context, fs *pflag.FlagSet, ts []target, req *reque
 		if i > 0 {
 			p.Seed = plans[0].Seed // one prompt order for every target
 		}
-		p.Workload = &record.RecordWorkload{MaxTokens: t.t.Request.MaxTokens, Concurrency: p.Concurrency, Version: version}
+		p.Stamp(version)
 		plans[i] = p
 	}
 	return plans, nil

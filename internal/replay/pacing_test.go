@@ -124,3 +124,20 @@ func TestReplayForADurationRefusesARecordingThatSpansNoTime(t *testing.T) {
 		}
 	})
 }
+
+// Replayable is the streams to send, or why there are none to send as
+// asked: nothing replayable in the file, or a Duration on no span.
+func TestReplayableSaysWhyNot(t *testing.T) {
+	put := recordedChat("fast", 100, record.StatusComplete)
+	put.Exchange.Method = "PUT"
+	if _, err := (replay.Options{}).Replayable([]*record.Record{put}); err == nil || !strings.HasPrefix(err.Error(), "no recorded stream to replay, only 1 stream sent with PUT") {
+		t.Errorf("only a PUT: %v", err)
+	}
+	two := []*record.Record{recordedChat("fast", 100, record.StatusComplete), recordedChat("fast", 100, record.StatusComplete)}
+	if _, err := (replay.Options{Duration: time.Second}).Replayable(two); err == nil || !strings.Contains(err.Error(), "spans 0 ms") {
+		t.Errorf("a duration on no span: %v", err)
+	}
+	if got, err := (replay.Options{}).Replayable(two); len(got) != 2 || err != nil {
+		t.Errorf("two streams: got %d, %v", len(got), err)
+	}
+}

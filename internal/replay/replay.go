@@ -194,6 +194,17 @@ func (o Options) Check() error {
 	return nil
 }
 
+// Replayable is the streams of a recording that are sent again (Streams),
+// or why none can be: there is no stream to send, or the Duration cannot
+// be kept on them (CheckSchedule).
+func (o Options) Replayable(recs []*record.Record) ([]*record.Record, error) {
+	streams := Streams(recs, o.AllowMethods...)
+	if len(streams) == 0 {
+		return nil, fmt.Errorf("no recorded stream to replay, only %s", NotReplayed(recs, o.AllowMethods...))
+	}
+	return streams, o.CheckSchedule(streams)
+}
+
 // CheckSchedule reports a Duration that cannot be kept on streams (from
 // Streams): the recorded spacing repeats once per span of the recording,
 // and a recording that spans 0 ms (its streams all start at once, or its
