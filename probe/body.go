@@ -3,8 +3,22 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
+
+// CheckJSONBody reports a fixed request body (-d) that is empty or not
+// JSON: drip sends JSON in every format, --body FILE sends any bytes.
+func CheckJSONBody(b []byte) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return errors.New("the body is empty")
+	}
+	if !json.Valid(b) {
+		var v any
+		return fmt.Errorf("the body is not JSON (%v); -d takes a JSON body, --body FILE sends any bytes as is", json.Unmarshal(b, &v))
+	}
+	return nil
+}
 
 // MergeBody lays extra over a generated JSON request body: an object in
 // both is merged key by key, anything else in extra replaces what the body

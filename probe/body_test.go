@@ -25,3 +25,17 @@ func TestMergeBody(t *testing.T) {
 		t.Error("a body that is not an object merged without error")
 	}
 }
+
+// TestCheckJSONBody: -d's body must be JSON and not blank.
+func TestCheckJSONBody(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"model":"m"}`: "",
+		" \n":           "the body is empty",
+		"{not json":     "the body is not JSON (invalid character 'n' looking for beginning of object key string); -d takes a JSON body, --body FILE sends any bytes as is",
+	} {
+		err := CheckJSONBody([]byte(body))
+		if (want == "" && err != nil) || (want != "" && (err == nil || err.Error() != want)) {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
+	}
+}

@@ -86,3 +86,41 @@ func SampleMaxTokens(prompts []Prompt, l Length, seed int64) {
 		prompts[i].MaxTokens = l.sample(r)
 	}
 }
+
+// ApplyLengths fills the plan's prompts from input (--input-tokens, N or
+// N±SD) and their max_tokens from output (--output-tokens), seeded by the
+// plan's Seed; an empty string leaves its part alone. explicitPrompts (-p,
+// --prompt-file, --prompts) and maxTokens (--max-tokens) are what the
+// lengths would overrule. Its errors name the flags, as Validate's do.
+func (p *Plan) ApplyLengths(input, output string, explicitPrompts, maxTokens bool) error {
+	if input != "" {
+		l, err := parseLength("--input-tokens", input)
+		if err != nil {
+			return err
+		}
+		if explicitPrompts || p.Target.Body != nil {
+			return errors.New("--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body")
+		}
+		p.Prompts = SyntheticPrompts(l, p.Runs, p.Seed)
+	}
+	if output != "" {
+		l, err := parseLength("--output-tokens", output)
+		if err != nil {
+			return err
+		}
+		if maxTokens || p.Target.Body != nil {
+			return errors.New("--output-tokens sets max_tokens per prompt: drop --max-tokens, -d and --body")
+		}
+		SampleMaxTokens(p.Prompts, l, p.Seed)
+	}
+	return nil
+}
+
+// parseLength reads a length flag's N or N±SD, its errors naming it.
+func parseLength(flag, s string) (Length, error) {
+	l, err := ParseLength(s)
+	if err != nil {
+		return l, fmt.Errorf("%s %q: %v", flag, s, err)
+	}
+	return l, nil
+}

@@ -66,3 +66,29 @@ func TestSampleMaxTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyLengths: the lengths make the prompts and their max_tokens;
+// each refusal names the flags, as drip run says them.
+func TestApplyLengths(t *testing.T) {
+	p := probe.Plan{Runs: 4, Seed: 7}
+	if err := p.ApplyLengths("40", "16", false, false); err != nil || len(p.Prompts) != 4 || p.Prompts[0].MaxTokens < 1 {
+		t.Fatalf("prompts %+v, %v: want 4 synthetic prompts with max_tokens", p.Prompts, err)
+	}
+	for _, tc := range []struct {
+		in, out         string
+		explicit, maxTk bool
+		body            []byte
+		want            string
+	}{
+		{in: "lots", want: `--input-tokens "lots": want N or N±SD (N+-SD), e.g. 512 or 512±64`},
+		{out: "0", want: `--output-tokens "0": N must be at least 1`},
+		{in: "10", explicit: true, want: "--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body"},
+		{in: "10", body: []byte("{}"), want: "--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body"},
+		{out: "10", maxTk: true, want: "--output-tokens sets max_tokens per prompt: drop --max-tokens, -d and --body"},
+	} {
+		p := probe.Plan{Runs: 1, Target: probe.Target{Body: tc.body}}
+		if err := p.ApplyLengths(tc.in, tc.out, tc.explicit, tc.maxTk); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: %v, want %q", tc, err, tc.want)
+		}
+	}
+}

@@ -51,15 +51,12 @@ func newCalibrateServerCmd() *cobra.Command {
 // runCalibrate is drip calibrate: the server started, the levels streamed
 // and the report written.
 func runCalibrate(ctx context.Context, w io.Writer, levels []float64, rounds int, separate bool) error {
-	if err := intRange("--rounds", rounds, 1, 1000); err != nil {
-		return err
-	}
 	c := calibrate.Config{Separate: separate, Rounds: rounds}
 	for _, l := range levels {
-		if err := intRange("--concurrency", int(l), 1, 2000); err != nil {
-			return err
-		}
 		c.Levels = append(c.Levels, int(l))
+	}
+	if err := c.Check(); err != nil {
+		return usageErr("%v", err)
 	}
 	srv, err := calibrate.Start(ctx, separate, "fixtures", "calibrate-server")
 	if err != nil {

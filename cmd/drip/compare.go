@@ -2,13 +2,10 @@ package main
 
 import (
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/tui"
 )
 
@@ -46,7 +43,7 @@ type compareFlags struct {
 // runCompare is drip compare: the files read, grouped, compared and
 // reported, on the compare screen or printed.
 func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
-	if err := f.check(args); err != nil {
+	if err := pipeline.CheckCompare(args, f.labels, f.by, f.asJSON, f.markdown); err != nil {
 		return err
 	}
 	gates, err := pipeline.ParseBaselineGates(f.failIf)
@@ -73,28 +70,6 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 		return err
 	}
 	return pipeline.ReportComparison(out, c, pipeline.Comparison{Sweep: levels})
-}
-
-// check refuses flags that do not go together.
-func (f *compareFlags) check(args []string) error {
-	for _, l := range f.labels {
-		// drip run's --label k=v tags records; here it names a run. Said
-		// first: a k=v is no run name, however many are given.
-		if key, _, ok := strings.Cut(l, "="); ok {
-			return usageErr("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
-		}
-	}
-	switch {
-	case f.by == "" && len(args) < 2:
-		return usageErr("compare needs two or more record files (or --by KEY to split one)")
-	case f.by != "" && len(f.labels) > 0:
-		return usageErr("--label names files and --by makes the groups: pick one")
-	case len(f.labels) > 0 && len(f.labels) != len(args):
-		return usageErr("--label given %s for %s: name every run or none", times(len(f.labels)), stats.Count(len(args), "file"))
-	case f.asJSON && f.markdown:
-		return usageErr("--json and --markdown both write to stdout: pick one")
-	}
-	return nil
 }
 
 // compareLong is drip compare's --help text.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -52,12 +51,8 @@ func (f *shapeFlags) body(ctx context.Context, stdin io.Reader) ([]byte, error) 
 	default:
 		b = []byte(f.data)
 	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, usageErr("-d: the body is empty")
-	}
-	if !json.Valid(b) {
-		var v any
-		return nil, usageErr("-d: the body is not JSON (%v); -d takes a JSON body, --body FILE sends any bytes as is", json.Unmarshal(b, &v))
+	if err := probe.CheckJSONBody(b); err != nil {
+		return nil, usageErr("-d: %v", err)
 	}
 	return b, nil
 }
@@ -74,34 +69,8 @@ func (f *shapeFlags) extra() (map[string]json.RawMessage, error) {
 // applyLengths fills the plan's prompts from --input-tokens and their
 // max_tokens from --output-tokens, once the seed is known.
 func (f *shapeFlags) applyLengths(req *requestFlags, p *probe.Plan, explicitPrompts bool) error {
-	if f.inputTokens != "" {
-		l, err := parseLength("--input-tokens", f.inputTokens)
-		if err != nil {
-			return err
-		}
-		if explicitPrompts || p.Target.Body != nil {
-			return usageErr("--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body")
-		}
-		p.Prompts = probe.SyntheticPrompts(l, p.Runs, p.Seed)
-	}
-	if f.outputTokens != "" {
-		l, err := parseLength("--output-tokens", f.outputTokens)
-		if err != nil {
-			return err
-		}
-		if req.maxTokens > 0 || p.Target.Body != nil {
-			return usageErr("--output-tokens sets max_tokens per prompt: drop --max-tokens, -d and --body")
-		}
-		probe.SampleMaxTokens(p.Prompts, l, p.Seed)
+	if err := p.ApplyLengths(f.inputTokens, f.outputTokens, explicitPrompts, req.maxTokens > 0); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
-}
-
-// parseLength reads a length flag's N or N±SD, its errors naming it.
-func parseLength(flag, s string) (probe.Length, error) {
-	l, err := probe.ParseLength(s)
-	if err != nil {
-		return l, usageErr("%s %q: %v", flag, s, err)
-	}
-	return l, nil
 }

@@ -26,6 +26,34 @@ type Config struct {
 	Rounds   int
 }
 
+// Bounds of a Config: more is a typo, not a calibration.
+const (
+	MaxRounds = 1000
+	MaxLevel  = 2000 // concurrent streams
+)
+
+// Check reports a Config Measure cannot run, its errors naming the flags
+// that set it (--rounds, --concurrency).
+func (c Config) Check() error {
+	type bound struct {
+		flag      string
+		v, lo, hi int
+	}
+	bounds := []bound{{"--rounds", c.Rounds, 1, MaxRounds}}
+	for _, l := range c.Levels {
+		bounds = append(bounds, bound{"--concurrency", l, 1, MaxLevel})
+	}
+	for _, b := range bounds {
+		switch {
+		case b.v < b.lo:
+			return fmt.Errorf("%s %d: must be at least %d", b.flag, b.v, b.lo)
+		case b.v > b.hi:
+			return fmt.Errorf("%s %d: must be at most %d", b.flag, b.v, b.hi)
+		}
+	}
+	return nil
+}
+
 // Measure runs every level and writes drip calibrate's report to w as it
 // goes: a row and a load line per level, drip's decode cost, the legend
 // and the verdict.

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,6 +42,26 @@ func TestVerdictNamesTheLevelsItRead(t *testing.T) {
 		resolution{worst: &p99, upTo: tc.upTo, saturated: tc.saturated, small: true}.write(&w, false)
 		if !strings.Contains(strings.Join(strings.Fields(w.String()), " "), tc.want) { // wrapped at 80 columns
 			t.Errorf("up to %d, saturated %v:\n%s\nwant %q", tc.upTo, tc.saturated, w.String(), tc.want)
+		}
+	}
+}
+
+// TestCheckNamesTheFlag: rounds first, then each level in turn, each
+// error naming its flag and bound.
+func TestCheckNamesTheFlag(t *testing.T) {
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{Rounds: 2, Levels: []int{1, 10, MaxLevel}}, ""},
+		{Config{Rounds: 0, Levels: []int{0}}, "--rounds 0: must be at least 1"},
+		{Config{Rounds: MaxRounds + 1}, "--rounds 1001: must be at most 1000"},
+		{Config{Rounds: 1, Levels: []int{1, 0}}, "--concurrency 0: must be at least 1"},
+		{Config{Rounds: 1, Levels: []int{2001}}, "--concurrency 2001: must be at most 2000"},
+	} {
+		err := tc.c.Check()
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.c, err, tc.want)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func MergeFiles(paths []string, out string, stderr io.Writer) error {
 	if err := pipeline.WriteRecords(out, recs); err != nil {
 		return err
 	}
-	WriteNotes(stderr, inputs, recs, out)
+	writeNotes(stderr, inputs, recs, out)
 	return nil
 }
 

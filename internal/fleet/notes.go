@@ -11,11 +11,11 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// WriteNotes says on w what drip merge did once merged is written to out:
+// writeNotes says on w what drip merge did once merged is written to out:
 // the records, files and hosts merged, each input that holds no completed
 // stream (a host that sent nothing good is not hidden in the merged
 // counts), and each setting the inputs differ in that a merge allows.
-func WriteNotes(w io.Writer, inputs []compare.Input, merged []*record.Record, out string) {
+func writeNotes(w io.Writer, inputs []compare.Input, merged []*record.Record, out string) {
 	hosts := Hosts(merged)
 	fmt.Fprintf(w, "drip: merged %s from %s (%s: %s) into %s\n",
 		stats.Count(len(merged), "record"), stats.Count(len(inputs), "file"), stats.Count(len(hosts), "host"), strings.Join(hosts, ", "), out)

@@ -3,11 +3,38 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
+
+// CheckCompare refuses drip compare's flags that do not go together: the
+// record files at paths, their --label names, --by, --json and --markdown.
+// An error is a usage error naming the flags.
+func CheckCompare(paths, labels []string, by string, asJSON, markdown bool) error {
+	for _, l := range labels {
+		// drip run's --label k=v tags records; here it names a run. Said
+		// first: a k=v is no run name, however many are given.
+		if key, _, ok := strings.Cut(l, "="); ok {
+			return Usage("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
+		}
+	}
+	switch {
+	case by == "" && len(paths) < 2:
+		return Usage("compare needs two or more record files (or --by KEY to split one)")
+	case by != "" && len(labels) > 0:
+		return Usage("--label names files and --by makes the groups: pick one")
+	case len(labels) > 0 && len(labels) != len(paths):
+		return Usage("--label given %s for %s: name every run or none", textfmt.Times(len(labels)), stats.Count(len(paths), "file"))
+	case asJSON && markdown:
+		return Usage("--json and --markdown both write to stdout: pick one")
+	}
+	return nil
+}
 
 // CompareFiles reads the record files at paths, named by labels (by
 // their file names when none are given), pools and groups their records

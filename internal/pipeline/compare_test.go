@@ -41,3 +41,34 @@ func TestCompareFiles(t *testing.T) {
 		t.Errorf("a missing file: %v, want exit 2 naming it", err)
 	}
 }
+
+// TestCheckCompareRefusesFlagsThatDoNotGoTogether: each refusal is a usage
+// error (exit 2) naming the flags; files named by --label one each pass.
+func TestCheckCompareRefusesFlagsThatDoNotGoTogether(t *testing.T) {
+	two := []string{"a.jsonl", "b.jsonl"}
+	for _, tc := range []struct {
+		paths, labels []string
+		by            string
+		json, md      bool
+		want          string
+	}{
+		{paths: two, labels: []string{"main", "pr"}},
+		{paths: two, labels: []string{"env=prod"}, want: `--label "env=prod": in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by env`},
+		{paths: two[:1], want: "compare needs two or more record files (or --by KEY to split one)"},
+		{paths: two[:1], by: "host", labels: []string{"x"}, want: "--label names files and --by makes the groups: pick one"},
+		{paths: two, labels: []string{"x"}, want: "--label given once for 2 files: name every run or none"},
+		{paths: two, json: true, md: true, want: "--json and --markdown both write to stdout: pick one"},
+	} {
+		err := CheckCompare(tc.paths, tc.labels, tc.by, tc.json, tc.md)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v %v: %v, want no error", tc.paths, tc.labels, err)
+			}
+			continue
+		}
+		var ee *ExitError
+		if err == nil || err.Error() != tc.want || !errors.As(err, &ee) || ee.Code != ExitUsage {
+			t.Errorf("%v %v: %v, want usage error %q", tc.paths, tc.labels, err, tc.want)
+		}
+	}
+}

@@ -42,3 +42,11 @@ func FormatFloat(v float64) string {
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
 }
+
+// Times is "once" or "N times", for a flag given more often than it may be.
+func Times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return strconv.Itoa(n) + " times"
+}

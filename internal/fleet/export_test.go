@@ -1,0 +1,4 @@
+package fleet
+
+// WriteNotes is writeNotes for the external tests.
+var WriteNotes = writeNotes
