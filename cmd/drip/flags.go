@@ -16,6 +16,7 @@ import (
 	"github.com/driplab/drip/internal/awsauth"
 	"github.com/driplab/drip/internal/cliconv"
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/internal/userfile"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -177,14 +178,6 @@ func listenOn(flag, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// times is "once" or "N times", for a flag given more often than it may be.
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
-}
-
 // dial connects every stream drip sends: nil, TCP, in the binary. Tests
 // point it at an in-memory fixture server (internal/memnet) so they run
 // under testing/synctest.
@@ -194,7 +187,7 @@ var dial probe.DialFunc
 // command that takes one model.
 func (f *requestFlags) build(ctx context.Context, rawURL string) (probe.Target, probe.Options, error) {
 	if len(f.models) > 1 {
-		return probe.Target{}, probe.Options{}, usageErr("-m given %s: this command takes one model", times(len(f.models)))
+		return probe.Target{}, probe.Options{}, usageErr("-m given %s: this command takes one model", textfmt.Times(len(f.models)))
 	}
 	model := ""
 	if len(f.models) == 1 {

@@ -99,9 +99,9 @@ func inputLength(r *record.Record) *int {
 	return &n
 }
 
-// WriteNotes says on w (stderr) where the trace went (out, "" for stdout)
+// writeNotes says on w (stderr) where the trace went (out, "" for stdout)
 // and what it left out.
-func (st TraceStats) WriteNotes(w io.Writer, out string) {
+func (st TraceStats) writeNotes(w io.Writer, out string) {
 	if out != "" && st.Lines > 0 {
 		fmt.Fprintf(w, "drip export: %s written to %s\n", stats.Count(st.Lines, "request"), sanitize.Line(out))
 	}

@@ -55,7 +55,7 @@ func TestAIPerfTrace(t *testing.T) {
 // The notes count what the trace left out, by cause, and name the file.
 func TestTraceNotes(t *testing.T) {
 	var w strings.Builder
-	TraceStats{Lines: 3, NoInputCount: 2, NoOutput: 1}.WriteNotes(&w, "trace\x1b[2J.jsonl")
+	TraceStats{Lines: 3, NoInputCount: 2, NoOutput: 1}.writeNotes(&w, "trace\x1b[2J.jsonl")
 	for _, want := range []string{"drip export: 3 requests written to trace", "left out 1 stream that failed before any content", "left out 2 streams whose server reported no prompt tokens"} {
 		if !strings.Contains(w.String(), want) {
 			t.Errorf("notes lack %q:\n%s", want, w.String())
@@ -65,7 +65,7 @@ func TestTraceNotes(t *testing.T) {
 		t.Errorf("the file name is printed as given: %q", w.String())
 	}
 	w.Reset()
-	TraceStats{Lines: 3}.WriteNotes(&w, "")
+	TraceStats{Lines: 3}.writeNotes(&w, "")
 	if w.Len() != 0 {
 		t.Errorf("a whole trace to stdout says %q, want nothing", w.String())
 	}

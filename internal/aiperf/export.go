@@ -31,7 +31,7 @@ func ExportFile(path, out string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	st.WriteNotes(stderr, out)
+	st.writeNotes(stderr, out)
 	if st.Lines == 0 {
 		return pipeline.Cannot(fmt.Errorf("%s: no stream has both an input and an output length: the trace is empty", sanitize.Line(path)))
 	}
