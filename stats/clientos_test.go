@@ -121,6 +121,11 @@ func TestClientOSNotAvailableOnlyBesideTheRuntimesFigures(t *testing.T) {
 	if c := live.Summary(Workload{}).Client; c == nil || c.OS == nil || c.OS.Available || !strings.Contains(c.OS.Note, "not available") {
 		t.Errorf("live, no OS figures: client %+v, want os.available false with a note", c)
 	}
+	file := NewAggregate(DefaultStall) // a file read back: OS figures, no runtime's
+	file.Add(burstRecord(t, 0, &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 24}))
+	if c := file.Summary(Workload{}).Client; c == nil || c.OS == nil || c.BoundMS != nil || c.SchedLatency.N != 0 {
+		t.Errorf("a file with OS figures: client %+v, want os alone, bound_ms null", c)
+	}
 	relay := NewAggregate(DefaultStall)
 	for i, cpu := range []*record.ClientCPU{nil, {WindowMS: 80, RunQueueWaitMS: 24}} {
 		r := burstRecord(t, i, cpu)

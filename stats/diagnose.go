@@ -176,7 +176,7 @@ var rules = []rule{
 			if x.schedLimited() {
 				sl := x.s.Client.SchedLatency
 				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s = max(%s, %g × ttft p50 %s) after they became runnable (p50 %s, n=%d sampled)",
-					msText(val(sl.P99)), msText(x.s.Client.BoundMS), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
+					msText(val(sl.P99)), msText(val(x.s.Client.BoundMS)), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
 			}
 			if x.osLimited() {
 				ev = append(ev, osEvidence(x.s.Client.OS))

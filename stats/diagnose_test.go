@@ -117,7 +117,7 @@ func TestDiagnose(t *testing.T) {
 		}, []string{ShapeQueue}, "ttft p50 10.2 s ≥ 1 s; gap p99 0.42 ms ≤ 4 ms = 4 × max(gap p50 0 ms, 1 ms)"},
 		{"client-limited by drip's own scheduling excludes the endpoint's shapes", func(s *Summary) {
 			s.Metrics["ttft_ms"] = dist(20, 5000, 5200, 5400)
-			s.Client = &Client{SchedLatency: dist(900, 2, 30, 670), BoundMS: 500, Limited: true}
+			s.Client = &Client{SchedLatency: dist(900, 2, 30, 670), BoundMS: new(500.0), Limited: true}
 			s.Signals.ContentStreams, s.Signals.ReadBuffered = 20, 20
 			s.PerPrompt = []PromptStats{{ID: "busy", Completed: 10, ITL: dist(10, 20, 55, 60), TTFT: dist(10, 200, 220, 230)}}
 		}, []string{ShapeClientLimited}, "drip's goroutines waited for a core p99 670 ms ≥ 500 ms = max(10 ms, 0.1 × ttft p50 5 s) after"},
@@ -234,7 +234,7 @@ func TestDiagnoseNoContradictions(t *testing.T) {
 				FirstBursts: rng.IntN(3), FirstBurstMax: 40, LargestBurstFrames: 32, LargestBurstBytes: 4096, LongestSilenceMS: pick(0, 1200, 1.018e4)},
 		}
 		if rng.IntN(3) == 0 {
-			s.Client = &Client{SchedLatency: dist(100, 1, 5, pick(3, 67)), BoundMS: ClientLagBoundMS}
+			s.Client = &Client{SchedLatency: dist(100, 1, 5, pick(3, 67)), BoundMS: new(ClientLagBoundMS)}
 			s.Client.Limited = *s.Client.SchedLatency.P99 >= ClientLagBoundMS
 		}
 		got := map[string]bool{}
@@ -270,7 +270,7 @@ func TestClientLimitedBound(t *testing.T) {
 		a.Add(r)
 		a.SetRun(RunStats{SchedLatency: dist(tc.n, 0.1, 1, tc.p99)})
 		s := a.Summary(Workload{})
-		if s.Client == nil || s.Client.Limited != tc.limited || math.Abs(s.Client.BoundMS-tc.bound) > 1e-9 {
+		if s.Client == nil || s.Client.Limited != tc.limited || s.Client.BoundMS == nil || math.Abs(*s.Client.BoundMS-tc.bound) > 1e-9 {
 			t.Errorf("p99 %v under ttft %v: client %+v, want limited %v at %v", tc.p99, tc.ttft, s.Client, tc.limited, tc.bound)
 		}
 		if got := slices.ContainsFunc(s.Diagnosis, func(d Diagnosis) bool { return d.Shape == ShapeClientLimited }); got != tc.limited {

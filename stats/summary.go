@@ -262,10 +262,11 @@ const HistogramBuckets = "bucket i holds [min_value·gamma^i, min_value·gamma^(
 type Client struct {
 	SchedLatency Dist `json:"sched_latency_ms"`
 	// BoundMS is ClientLagBoundMS, or ClientLagShare of the TTFT p50 when
-	// that is more: Limited when the p99 reaches it.
-	BoundMS float64 `json:"bound_ms"`
-	Limited bool    `json:"limited"`
-	Source  string  `json:"source"`
+	// that is more: Limited when the p99 reaches it. Null when the runtime
+	// sampled nothing (a file read back: Client is there for OS alone).
+	BoundMS *float64 `json:"bound_ms"`
+	Limited bool     `json:"limited"`
+	Source  string   `json:"source"`
 	// OS is the OS's account of the process over each stream: the
 	// run-queue wait the Go runtime cannot see (the OS taking the CPU from
 	// the whole process), or that it was not available.

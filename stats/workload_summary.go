@@ -278,7 +278,7 @@ func (w *workloadStats) fill(s *Summary) {
 			bound = max(bound, ClientLagShare**p)
 		}
 		s.Client = &Client{
-			SchedLatency: sl, BoundMS: bound,
+			SchedLatency: sl, BoundMS: &bound,
 			Limited: sl.N >= clientLagMinSamples && sl.P99 != nil && *sl.P99 >= bound,
 			Source:  "Go runtime /sched/latencies (about 1 in 8 goroutine wake-ups), each figure its bucket's upper edge; no mean: the runtime keeps counts per bucket, no sum",
 		}
