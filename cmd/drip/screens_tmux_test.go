@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/driplab/drip/internal/testenv"
 )
 
@@ -106,9 +108,14 @@ func TestScreensPrintTheirSummaryOnQuit(t *testing.T) {
 		out := p.waitFor("EXIT=0")
 		_, table, _ := strings.Cut(out, "model ")
 		rows := strings.Split(strings.TrimSpace(table), "\n")
-		if !strings.Contains(rows[0], "streams  failed  ttft p50 ms") || len(rows) != 4 ||
-			!strings.HasPrefix(rows[1], "mid-sentence-stall  1") || !strings.HasPrefix(rows[2], "buffered-burst      1") {
+		if !strings.Contains(rows[0], "streams  failed  ttft p50") || len(rows) != 5 ||
+			!strings.HasPrefix(rows[1], "mid-sentence-stall  1") || !strings.HasPrefix(rows[2], "buffered-burst      1") || rows[3] != "times in ms" {
 			t.Errorf("the demo's tour did not end in a table of its two scenarios:\n%s", out)
+		}
+		for _, row := range []string{"model " + rows[0], rows[1], rows[2]} { // Cut took the head's first word
+			if ansi.StringWidth(row) > 80 {
+				t.Errorf("a row of the demo's table is over 80 columns, so it wraps on an 80-column terminal: %q", row)
+			}
 		}
 	})
 }

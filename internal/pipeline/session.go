@@ -81,20 +81,22 @@ func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, s Session) {
 
 // groupTable is a row per group: its name (the model, the demo's
 // scenario, else the target), its streams and the figures a tour of the
-// scenarios compares. Undefined figures are "—", never 0.
+// scenarios compares. Undefined figures are "—", never 0. The unit is said
+// once, below, so the table fits 80 columns.
 func groupTable(w io.Writer, sums []stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tstreams\tfailed\tttft p50 ms\tgap p99 ms\tstalls (mid)\te2e p50 ms\t")
+	fmt.Fprintln(tw, "model\tstreams\tfailed\tttft p50\tgap p99\tstalls (mid)\te2e p50")
 	for i := range sums {
 		s := &sums[i]
 		name := s.Workload.Model
 		if name == "" {
 			name = s.Workload.Target
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d (%d)\t%s\t\n", name, s.Streams.Attempted, s.Streams.Failed,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d (%d)\t%s\n", name, s.Streams.Attempted, s.Streams.Failed,
 			orDash(stats.TTFT.Of(s.Metrics).P50), orDash(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, orDash(stats.E2E.Of(s.Metrics).P50))
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "times in ms")
 }
 
 // orDash is a figure, or "—" when undefined.
