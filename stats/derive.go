@@ -52,10 +52,11 @@ func Derive(r *record.Record, stallMS float64) error {
 // without it), so every reader of a file gets the same figures. It fits
 // record.ReadAll: record.ReadAll(f, stats.Rederive).
 func Rederive(r *record.Record) error {
-	if r.StallMS <= 0 {
-		r.StallMS = DefaultStall
+	stall := r.StallMS
+	if stall <= 0 {
+		stall = DefaultStall
 	}
-	return Derive(r, r.StallMS)
+	return Derive(r, stall)
 }
 
 // resetDerived clears what Derive fills, so a record read back derives

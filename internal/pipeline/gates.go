@@ -18,19 +18,17 @@ func ParseGates(failIf []string, sloExpr string) ([]stats.Gate, *stats.SLO, erro
 			return nil, nil, Usage("--slo: %v", err)
 		}
 	}
-	var gates []stats.Gate
-	for _, e := range failIf {
-		g, err := stats.ParseGate(e)
-		if err != nil {
-			return nil, nil, Usage("--fail-if: %v", err)
-		}
+	gates, err := ParseBaselineGates(failIf)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, g := range gates {
 		if g.Relative {
-			return nil, nil, Usage("--fail-if %q: a signed value is relative to a baseline, and this command has none: use drip compare (or drip replay) for it, or drop the sign", sanitize.Line(e))
+			return nil, nil, Usage("--fail-if %q: a signed value is relative to a baseline, and this command has none: use drip compare (or drip replay) for it, or drop the sign", sanitize.Line(failIf[i]))
 		}
 		if g.Metric == "goodput" && slo == nil {
-			return nil, nil, Usage("--fail-if %q: goodput is the share of streams meeting --slo: add drip run's --slo, e.g. --slo 'ttft<500ms,gap.p99<250ms'", sanitize.Line(e))
+			return nil, nil, Usage("--fail-if %q: goodput is the share of streams meeting --slo: add drip run's --slo, e.g. --slo 'ttft<500ms,gap.p99<250ms'", sanitize.Line(failIf[i]))
 		}
-		gates = append(gates, g)
 	}
 	return gates, slo, nil
 }

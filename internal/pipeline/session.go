@@ -93,16 +93,8 @@ func groupTable(w io.Writer, sums []stats.Summary) {
 			name = s.Workload.Target
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d (%d)\t%s\n", name, s.Streams.Attempted, s.Streams.Failed,
-			orDash(stats.TTFT.Of(s.Metrics).P50), orDash(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, orDash(stats.E2E.Of(s.Metrics).P50))
+			textfmt.Num(stats.TTFT.Of(s.Metrics).P50), textfmt.Num(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, textfmt.Num(stats.E2E.Of(s.Metrics).P50))
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "times in ms")
-}
-
-// orDash is a figure, or "—" when undefined.
-func orDash(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return textfmt.FormatFloat(*v)
 }

@@ -137,13 +137,5 @@ func (o Options) Lag(st stats.RunStats) string {
 	}
 	l := &st.Lag
 	return fmt.Sprintf("schedule lag p50 %s p99 %s max %s ms (n=%d), bound p99 %s ms: %s · %d not admitted (over %d in flight)",
-		num(l.P50), num(l.P99), num(l.Max), l.N, textfmt.FormatFloat(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
-}
-
-// num formats an optional figure; undefined is an em dash, never 0.
-func num(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return textfmt.FormatFloat(*v)
+		textfmt.Num(l.P50), textfmt.Num(l.P99), textfmt.Num(l.Max), l.N, textfmt.FormatFloat(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
 }

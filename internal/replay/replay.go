@@ -310,7 +310,7 @@ func (r *runner) open(ctx context.Context) stats.RunStats {
 // Duration lasts; without Duration each stream once.
 func (r *runner) pacer() probe.Pacer {
 	n := len(r.streams)
-	first, span := r.streams[0].RunOffsetMS, r.span()
+	first, span := r.streams[0].RunOffsetMS, span(r.streams)
 	at := probe.Offsets(func(i uint64) time.Duration {
 		round := time.Duration(i/uint64(n)) * span
 		return round + time.Duration((r.streams[i%uint64(n)].RunOffsetMS-first)*float64(time.Millisecond))
@@ -324,10 +324,6 @@ func (r *runner) pacer() probe.Pacer {
 	}
 	return probe.Bounded(at, limit, r.o.Duration)
 }
-
-// span is one pass through the recording when it repeats: from the first
-// start to the last, plus the mean spacing, so rounds do not pile up.
-func (r *runner) span() time.Duration { return span(r.streams) }
 
 func span(streams []*record.Record) time.Duration {
 	n := len(streams)

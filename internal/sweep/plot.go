@@ -119,7 +119,7 @@ func TextPlots(w io.Writer, r *Result) {
 	if kind == KindConcurrency {
 		kind = "conc"
 	}
-	plots := textfmt.Fit(Plots(PointsOf(r.Levels), kind, report.Width, 11, textInk), report.Width, 11)
+	plots := Plots(PointsOf(r.Levels), kind, report.Width, 11, textInk)
 	for l := range strings.Lines(plots) {
 		fmt.Fprintln(w, strings.TrimRight(l, " \n"))
 	}
