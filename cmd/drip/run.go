@@ -102,7 +102,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 // go together.
 func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
 	f.Concurrency, f.Rate = int(f.concurrencyLevels.First(1)), f.rateLevels.First(0)
-	f.RunsGiven, f.SeedGiven = fs.Changed("runs"), fs.Changed("seed")
+	f.RunsGiven, f.SeedGiven = fs.Changed("runs"), f.SeedGiven || fs.Changed("seed")
 	switch {
 	case f.MaxInflight < 1:
 		return intRange("--max-inflight", f.MaxInflight, 1, probe.MaxInFlight)

@@ -69,13 +69,13 @@ func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) 
 // targetPlans is one plan per target, one prompt order for all.
 func targetPlans(ctx context.Context, fs *pflag.FlagSet, ts []target, req *requestFlags, load *workloadFlags) ([]probe.Plan, error) {
 	plans := make([]probe.Plan, len(ts))
+	if !fs.Changed("seed") { // one seed for every target: the same prompt order and synthetic prompts
+		load.Seed, load.SeedGiven = probe.NewSeed(), true
+	}
 	for i, t := range ts {
 		p := probe.Plan{Target: t.t, Options: t.o, RunID: probe.NewRunID()}
 		if err := load.plan(ctx, fs, req, &p); err != nil {
 			return nil, err
-		}
-		if i > 0 {
-			p.Seed = plans[0].Seed // one prompt order for every target
 		}
 		p.Stamp(version)
 		plans[i] = p

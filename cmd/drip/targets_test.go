@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -130,4 +131,34 @@ func sortedInts(v []int) []int {
 	out := append([]int(nil), v...)
 	slices.Sort(out)
 	return out
+}
+
+// Several targets without --seed share one seed: the same synthetic
+// prompts go to each, so the targets are compared on one workload.
+func TestRunTargetsShareSyntheticPrompts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := serveInMemory(t, fixtures.NewServer())
+		out := filepath.Join(t.TempDir(), "r.jsonl")
+		code, _, stderr := drip(t, "run", srv.URL, "-m", "fast", "-m", "steady", "--runs", "2", "--input-tokens", "40±10", "--out", out, "--keep-request")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		prompts := func(path string) (texts []string) { // the prompts sent, by --keep-request
+			for _, r := range readRecords(t, path) {
+				var body struct {
+					Messages []struct{ Content string } `json:"messages"`
+				}
+				if err := json.Unmarshal(r.Request, &body); err != nil || len(body.Messages) != 1 {
+					t.Fatalf("%s: request %s: %v", path, r.Request, err)
+				}
+				texts = append(texts, body.Messages[0].Content)
+			}
+			slices.Sort(texts)
+			return texts
+		}
+		a, b := prompts(strings.Replace(out, "r.jsonl", "r-A.jsonl", 1)), prompts(strings.Replace(out, "r.jsonl", "r-B.jsonl", 1))
+		if len(a) != 2 || !slices.Equal(a, b) {
+			t.Errorf("target A sent prompts %v, B %v: want the same synthetic prompts", a, b)
+		}
+	})
 }
