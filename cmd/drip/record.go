@@ -48,7 +48,7 @@ func newRecordCmd() *cobra.Command {
 				}
 			}
 			maxFrames, mb, err := bounds.check()
-			if err := firstErr(err, pipeline.CheckOutPath("--out", out)); err != nil {
+			if err := pipeline.FirstErr(err, pipeline.CheckOutPath("--out", out)); err != nil {
 				return err
 			}
 			if fi, err := os.Stat(out); err == nil && fi.Size() > 0 && !cmd.Flags().Changed("out") {

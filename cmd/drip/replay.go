@@ -181,7 +181,7 @@ func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 func (f *replayFlags) options() (replay.Options, error) {
 	o := f.o
 	o.AllowMethods = replay.UpperMethods(f.allowMethods)
-	if err := firstErr(intRange("--concurrency", o.Concurrency, 0, maxInFlight), rateRange(o.Rate)); err != nil {
+	if err := pipeline.FirstErr(intRange("--concurrency", o.Concurrency, 0, maxInFlight), rateRange(o.Rate)); err != nil {
 		return o, err
 	}
 	var err error

@@ -59,7 +59,7 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 // parseGates checks --names, that --out and --csv can be created, and
 // every --fail-if and --slo (pipeline.ParseGates) before anything is sent.
 func (f *outputFlags) parseGates() error {
-	if err := firstErr(pipeline.CheckOutPath("--out", f.out), pipeline.CheckOutPath("--csv", f.csv)); err != nil {
+	if err := pipeline.FirstErr(pipeline.CheckOutPath("--out", f.out), pipeline.CheckOutPath("--csv", f.csv)); err != nil {
 		return err
 	}
 	switch {
@@ -185,7 +185,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			return usageErr("%v", err)
 		}
 	}
-	if err := firstErr(f.out.parseGates(), f.out.export.check()); err != nil {
+	if err := pipeline.FirstErr(f.out.parseGates(), f.out.export.check()); err != nil {
 		return err
 	}
 	if len(args) > 1 || len(f.req.models) > 1 {

@@ -39,13 +39,3 @@ func rateRange(v float64) error {
 	}
 	return nil
 }
-
-// firstErr is the first error of a list of checks.
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -41,3 +41,14 @@ var ErrNoRecords = errors.New("no records")
 // ErrGateTripped is returned after the report when a --fail-if gate
 // tripped; main prints nothing more for it.
 var ErrGateTripped = &ExitError{ExitGate, errors.New("a --fail-if gate tripped")}
+
+// FirstErr is the first error that is not nil: the one that decides the
+// exit when a command's steps each may fail.
+func FirstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -43,20 +43,20 @@ func (s *Session) report(out io.Writer) error {
 	pl := s.Records
 	replayed := pl.Records()
 	if len(replayed) == 0 {
-		return first(pl.Finish(), pipeline.Cannot(errors.New("no stream was replayed")))
+		return pipeline.FirstErr(pl.Finish(), pipeline.Cannot(errors.New("no stream was replayed")))
 	}
 	c, err := comparison(s.Recorded, compare.Input{Label: "replayed", Source: s.Out, Records: replayed}, s.Gates)
 	if err != nil {
 		return pipeline.Cannot(err)
 	}
 	if err := s.HTML.Comparison(c, nil); err != nil {
-		return first(pl.Finish(), err)
+		return pipeline.FirstErr(pl.Finish(), err)
 	}
 	err = pipeline.ReportComparison(out, c, s.Print)
 	if werr := pl.Finish(); werr != nil {
 		return werr
 	}
-	return first(pl.NoneCompleted("replayed"), err)
+	return pipeline.FirstErr(pl.NoneCompleted("replayed"), err)
 }
 
 // Live is the comparison while the replay fills it in on a screen (final:
@@ -83,15 +83,5 @@ func (s *Session) Ended(stdout, stderr io.Writer, st stats.RunStats, cut bool) e
 			stats.Count(len(pl.Records()), "replayed stream"), of)
 	}
 	final := s.Live(pl.Records(), true)
-	return first(s.HTML.Comparison(final, nil), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(stdout, final))
-}
-
-// first is the first error of several steps, each already taken.
-func first(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return pipeline.FirstErr(s.HTML.Comparison(final, nil), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(stdout, final))
 }
