@@ -6,16 +6,11 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 )
 
-// mdEscaper keeps text from a record file from being read as Markdown or
-// HTML: a model name like "a|b" must not split a table cell.
-var mdEscaper = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"<", "&lt;", ">", "&gt;", "|", `\|`, "#", `\#`, "~", `\~`,
-)
-
-func md(s string) string { return mdEscaper.Replace(sanitize.Line(s)) }
+// md is text from a record file as a Markdown cell.
+func md(s string) string { return textfmt.MarkdownCell(sanitize.Line(s)) }
 
 // Markdown writes the comparison for a pull request: the runs, a workload
 // warning when they differ, the table with deltas, the noise intervals in

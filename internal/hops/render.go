@@ -106,7 +106,11 @@ func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** (`%s`): %s\n\n%s\n\n", "Verdict", r.Verdict.Rule, r.Verdict.Text, r.Verdict.Evidence)
 	for i, rw := range r.rows() {
-		b.WriteString("| " + strings.Join(rw, " | ") + " |\n")
+		cells := make([]string, len(rw))
+		for j, c := range rw {
+			cells[j] = textfmt.MarkdownCell(c) // a relay file's name may hold a |
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		if i == 0 {
 			b.WriteString(strings.Repeat("|---", len(rw)) + "|\n")
 		}
