@@ -342,12 +342,12 @@ var rules = []rule{
 		when: func(x *figures) bool {
 			fs := x.s.FirstStream
 			return x.s.Workload.Warmup == 0 && fs != nil && fs.RestN >= ColdStartMinRest &&
-				fs.TTFTMS >= ColdStartRatio*fs.RestTTFTP50MS && fs.TTFTMS-fs.RestTTFTP50MS >= ColdStartMinExtraMS
+				coldOutlier(fs, fs.TTFTMS) && !coldOutlier(fs, fs.RestTTFTMaxMS)
 		},
 		evidence: func(x *figures) []string {
 			fs := x.s.FirstStream
-			return []string{fmt.Sprintf("no warmup; the first stream's ttft %s ≥ %g × %s, the median ttft of the %d streams after it, and %s more (≥ %s)",
-				msText(fs.TTFTMS), ColdStartRatio, msText(fs.RestTTFTP50MS), fs.RestN, msText(fs.TTFTMS-fs.RestTTFTP50MS), msText(ColdStartMinExtraMS))}
+			return []string{fmt.Sprintf("no warmup; the first stream's ttft %s ≥ %g × %s, the median ttft of the %d streams after it, and %s more (≥ %s); none after it as slow (slowest %s)",
+				msText(fs.TTFTMS), ColdStartRatio, msText(fs.RestTTFTP50MS), fs.RestN, msText(fs.TTFTMS-fs.RestTTFTP50MS), msText(ColdStartMinExtraMS), msText(fs.RestTTFTMaxMS))}
 		},
 		excludes: []string{ShapeSharedCapacity}, // the spread is the cold stream's
 	},
@@ -423,6 +423,15 @@ func Diagnose(s *Summary) []Diagnosis {
 		}
 	}
 	return out
+}
+
+// coldOutlier: a TTFT ColdStartRatio times the median of the streams
+// after the first and ColdStartMinExtraMS more. The first stream started
+// cold only when it alone is such an outlier: a later stream as slow
+// means the wait recurs (a pause every few requests), and is no cold
+// start.
+func coldOutlier(fs *FirstStream, ttft float64) bool {
+	return ttft >= ColdStartRatio*fs.RestTTFTP50MS && ttft-fs.RestTTFTP50MS >= ColdStartMinExtraMS
 }
 
 // spreadEvidence is the shared-capacity rule's evidence: the first prompt

@@ -68,13 +68,14 @@ type Signals struct {
 }
 
 // FirstStream is the cold-start rule's figures: the TTFT of the run's
-// first measured stream (lowest seq) and the median TTFT of the streams
-// after it, up to ColdStartWindow streams in all, RestN of them. Absent
-// without two streams with a TTFT, and from merged summaries (each run
-// has its own first stream).
+// first measured stream (lowest seq), and the median and the slowest TTFT
+// of the streams after it, up to ColdStartWindow streams in all, RestN of
+// them. Absent without two streams with a TTFT, and from merged summaries
+// (each run has its own first stream).
 type FirstStream struct {
 	TTFTMS        float64 `json:"ttft_ms"`
 	RestTTFTP50MS float64 `json:"rest_ttft_p50_ms"`
+	RestTTFTMaxMS float64 `json:"rest_ttft_max_ms"`
 	RestN         int     `json:"rest_n"`
 }
 
@@ -116,7 +117,7 @@ func (e earliest) firstStream() *FirstStream {
 		rest = append(rest, x.ttft)
 	}
 	slices.Sort(rest)
-	return &FirstStream{TTFTMS: e[0].ttft, RestTTFTP50MS: Percentile(rest, 50), RestN: len(rest)}
+	return &FirstStream{TTFTMS: e[0].ttft, RestTTFTP50MS: Percentile(rest, 50), RestTTFTMaxMS: rest[len(rest)-1], RestN: len(rest)}
 }
 
 // workloadStats is the part of an Aggregate that knows about prompts,
