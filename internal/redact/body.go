@@ -44,8 +44,7 @@ func JSON(b []byte) (out []byte, removed []string) {
 		switch t := tok.(type) {
 		case json.Delim:
 			if t == '{' || t == '[' {
-				props := t == '{' && top != nil && top.object && top.name == "properties"
-				stack = append(stack, member{object: t == '{', wantName: t == '{', under: under(top), props: props})
+				stack = append(stack, open(top, t == '{'))
 				continue
 			}
 			stack = stack[:len(stack)-1]
@@ -57,6 +56,9 @@ func JSON(b []byte) (out []byte, removed []string) {
 			name := under(top) // a string under a secret member is its secret, named by the innermost
 			if top != nil && top.object && !IsSecret(name) {
 				name = top.name
+			}
+			if top != nil && (top.words || top.object && schemaWords[top.name]) {
+				name = "" // a schema's word ("type": "string") is no secret
 			}
 			w.value(from, int(dec.InputOffset()), name, t)
 		}
@@ -77,9 +79,31 @@ type member struct {
 	wantName bool   // the next string of an object is a member's name
 	name     string // the name of the object's member being read
 	under    string // the secret member it is inside, at any depth; "" when none
-	// props: a JSON Schema's "properties" (a tool's parameters), whose
-	// members name fields: "password": {"type": "string"} holds no secret.
-	props bool
+	// names: a JSON Schema's map of names to schemas ("properties" of a
+	// tool's parameters, "$defs"). Its members name fields and types, so
+	// "password": {"type": "string"} holds no secret.
+	names bool
+	// words: an array of a schema's words ("enum": ["bearer", "basic"]).
+	words bool
+}
+
+// schemaMaps are the JSON Schema keywords whose objects map names to
+// schemas, and schemaWords those whose strings are a schema's own words.
+// A tool's parameters use them, and masking them would break the schema
+// a replay sends.
+var (
+	schemaMaps  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true}
+	schemaWords = map[string]bool{"type": true, "enum": true, "$ref": true, "format": true}
+)
+
+// open is the member an object or array opens inside top.
+func open(top *member, object bool) member {
+	m := member{object: object, wantName: object, under: under(top)}
+	if top != nil && top.object {
+		m.names = object && schemaMaps[top.name]
+		m.words = !object && schemaWords[top.name]
+	}
+	return m
 }
 
 // under is the innermost secret member a value read in top is held by:
@@ -89,7 +113,7 @@ func under(top *member) string {
 	switch {
 	case top == nil:
 		return ""
-	case top.object && IsSecret(top.name) && !top.props:
+	case top.object && IsSecret(top.name) && !top.names:
 		return top.name
 	}
 	return top.under

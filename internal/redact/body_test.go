@@ -76,3 +76,23 @@ func TestJSONMasksEveryStringUnderASecretMember(t *testing.T) {
 		}
 	}
 }
+
+// A tool's JSON Schema names types and definitions, not secrets: "$defs",
+// "definitions" and "properties" map names to schemas, and "type", "enum"
+// and "$ref" hold schema words. Today's code starred the strings under
+// "AuthConfig" and "TokenInfo", and a replay sent an invalid schema.
+func TestJSONLeavesAToolsSchemaAlone(t *testing.T) {
+	t.Parallel()
+	in := `{"tools":[{"type":"function","function":{"name":"login","parameters":{"type":"object",` +
+		`"$defs":{"AuthConfig":{"type":"object","properties":{"mode":{"type":"string"}}}},` +
+		`"definitions":{"TokenInfo":{"type":"string","enum":["bearer","basic"]}},` +
+		`"properties":{"auth":{"$ref":"#/$defs/AuthConfig"},"token":{"$ref":"#/definitions/TokenInfo"},"password":{"type":"string","enum":["a","b"]}}}}}]}`
+	if out, removed := JSON([]byte(in)); string(out) != in || removed != nil {
+		t.Errorf("JSON =\n%s\nremoved %q; want the schema as it came", out, removed)
+	}
+	secret := `{"auth":{"type":"bearer","token":"sk-TOK-1"},"api_key":"sk-K-2"}`
+	out, _ := JSON([]byte(secret))
+	if strings.Contains(string(out), "sk-TOK-1") || strings.Contains(string(out), "sk-K-2") {
+		t.Errorf("a credential beside a schema word is kept: %s", out)
+	}
+}
