@@ -183,6 +183,16 @@ func (e *exchange) readChunked(in io.Reader) error {
 	}
 }
 
+// bodyErrorStatus is the status a client gets for a request body that
+// could not be read: 408 for one it stalled past the idle timeout, 400 for
+// one that broke its framing (a malformed chunk).
+func bodyErrorStatus(err error) int {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return http.StatusRequestTimeout
+	}
+	return http.StatusBadRequest
+}
+
 // tooLong is body_omitted for a body longer than a record keeps.
 var tooLong = fmt.Sprintf("over %d MiB: forwarded, not kept", maxRequestBody>>20)
 

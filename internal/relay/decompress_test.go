@@ -18,15 +18,6 @@ func testExchange(maxBytes, maxFrames int) *exchange {
 	return &exchange{p: &Proxy{o: Options{MaxBytes: maxBytes, MaxFrames: maxFrames}}, x: &record.Exchange{}}
 }
 
-// gzipped is b compressed in one gzip stream.
-func gzipped(b []byte) []byte {
-	var wire bytes.Buffer
-	z := gzip.NewWriter(&wire)
-	z.Write(b)
-	z.Close()
-	return wire.Bytes()
-}
-
 type flushWriter interface {
 	io.WriteCloser
 	Flush() error

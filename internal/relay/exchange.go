@@ -41,7 +41,8 @@ type exchange struct {
 	rest     io.Reader
 	omitted  string
 	reserved int
-	path     string         // the client's request path
+	path     string         // the client's request path, decoded
+	rawPath  string         // the same path as the client wrote it
 	mask     *redact.Masker // the request's credentials, kept out of the record
 	resp     []byte         // the response body as it came, up to MaxBytes
 	// What forwarding saw, for finish: when it began and ended, the reads
@@ -88,7 +89,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	if e.rest != nil {
 		reqBody, length = io.MultiReader(reqBody, e.rest), r.ContentLength // -1: sent chunked
 	}
-	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL.Path, r.URL.RawQuery).String(), reqBody)
+	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL, r.URL.RawQuery).String(), reqBody)
 	if err != nil {
 		e.fail(w, time.Time{}, &record.Error{Class: record.ErrRequest, Message: "bad upstream URL"})
 		return
@@ -232,12 +233,12 @@ func (e *exchange) fail(w http.ResponseWriter, start time.Time, perr *record.Err
 // found here too, not on the way to the upstream and back.
 func (e *exchange) finish() {
 	rec, o, start, reads, perr := e.rec, &e.p.o, e.start, e.reads, e.perr
-	rec.PromptID, rec.Model = promptID(e.body), requestModel(e.body, e.path)
-	e.keepBody()
-	rec.Target = probe.RedactURL(e.p.upstreamURL(e.path, "").String())
+	text := e.keepBody()
+	rec.PromptID, rec.Model = promptID(e.body), requestModel(text, e.path)
+	rec.Target = probe.RedactURL(e.p.upstreamURL(&url.URL{Path: e.path, RawPath: e.rawPath}, "").String())
 	e.x.Location = keptLocation(e.location, e.sent, o.Upstream, e.mask)
 	if rec.HTTPStatus != 0 { // a response came (fail judged one that did not)
-		e.x.Streamed = isStream(e.x.ContentType, e.body, e.path)
+		e.x.Streamed = isStream(e.x.ContentType, text, e.path)
 	}
 	rec.Start = start
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))

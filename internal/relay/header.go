@@ -1,9 +1,7 @@
 package relay
 
 import (
-	"bytes"
 	"cmp"
-	"mime"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -143,29 +141,4 @@ func withoutParams(query, own string) string {
 		}
 	}
 	return strings.Join(kept, "&")
-}
-
-// removedRequestKey is the name, after "body ", of a request body's
-// credential the request itself carries (a prompt quoting its key).
-const removedRequestKey = "(a credential of the request's, starred)"
-
-// keepBody stores the request body as the record keeps it and a replay
-// sends it: the values of secret JSON members and of URLs' secret query
-// parameters in it, at any depth, Redacted (redact.JSON), a form's secret
-// fields too, and the request's own credentials starred wherever they
-// stand (as sent, URL- or JSON-escaped). exchange.removed names each
-// thing masked as "body NAME". The upstream got the body as it was sent.
-func (e *exchange) keepBody() {
-	kept, names := redact.JSON(e.body)
-	if mt, _, _ := mime.ParseMediaType(http.Header(e.x.Header).Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
-		kept, names = redact.Form(kept)
-	}
-	if starred := e.mask.JSONEscaped(e.mask.Bytes(kept)); !bytes.Equal(starred, kept) {
-		kept, names = starred, append(names, removedRequestKey)
-	}
-	for _, n := range names {
-		e.x.Removed = append(e.x.Removed, "body "+n)
-	}
-	slices.Sort(e.x.Removed)
-	e.x.SetBody(kept)
 }

@@ -163,13 +163,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := p.watchClient(w)
 	defer c.release()
 
-	e := &exchange{p: p, conn: c, path: r.URL.Path, mask: redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))}
+	e := &exchange{p: p, conn: c, path: r.URL.Path, rawPath: r.URL.EscapedPath(), mask: redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))}
 	if err := e.readBody(r); err != nil {
 		// Nothing was sent: there is no exchange to record.
 		e.dropBody()
 		p.Stats.Unread.Add(1)
 		if p.ctx.Err() == nil {
-			http.Error(w, "drip record: reading the request body: "+err.Error(), http.StatusRequestTimeout)
+			http.Error(w, "drip record: reading the request body: "+err.Error(), bodyErrorStatus(err))
 		}
 		return
 	}
@@ -279,11 +279,13 @@ func (p *Proxy) emit(rec *record.Record) {
 }
 
 // upstreamURL joins the upstream's path with the client's, and their
-// queries.
-func (p *Proxy) upstreamURL(path, rawQuery string) *url.URL {
+// queries. The client's path is forwarded as it was written: an encoded
+// %2F in a Bedrock ARN decoded would split one segment in two, and a
+// signed request would no longer match its signature.
+func (p *Proxy) upstreamURL(in *url.URL, rawQuery string) *url.URL {
 	u := *p.o.Upstream
-	u.Path = strings.TrimRight(u.Path, "/") + "/" + strings.TrimLeft(path, "/")
-	u.RawPath = ""
+	u.Path = strings.TrimRight(u.Path, "/") + "/" + strings.TrimLeft(in.Path, "/")
+	u.RawPath = strings.TrimRight(p.o.Upstream.EscapedPath(), "/") + "/" + strings.TrimLeft(in.EscapedPath(), "/")
 	switch {
 	case u.RawQuery == "":
 		u.RawQuery = rawQuery
