@@ -17,7 +17,7 @@ func Multipart(b []byte, boundary string) ([]byte, []string) {
 		return b, nil
 	}
 	next := []byte("\n--" + boundary) // a CR before it, if any, ends the content too
-	at := bytes.Index(b, next[1:])     // the first delimiter may open the body
+	at := bytes.Index(b, next[1:])    // the first delimiter may open the body
 	var (
 		out    []byte
 		copied int
