@@ -2,16 +2,19 @@ package textfmt
 
 import (
 	"strings"
+	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
 // Width is the cells s takes on screen. Plain ASCII, styled or not (the
-// screens' figures, labels and most text), is measured a byte at a time,
-// skipping escape sequences; only a string with other characters goes to
-// ansi.StringWidth, whose grapheme segmentation is the costly part of
-// every redraw.
+// screens' figures, labels and most text), and the symbols the screens
+// draw with (box drawing, blocks, dots, arrows: narrow) are measured a
+// character at a time, skipping escape sequences; only a string with
+// other characters goes to ansi.StringWidth, whose grapheme segmentation
+// is the costly part of every redraw.
 func Width(s string) int {
 	w := 0
 	for i := 0; i < len(s); i++ {
@@ -26,10 +29,43 @@ func Width(s string) int {
 		case c >= 0x20 && c < 0x7f:
 			w++
 		case c >= 0x80:
-			return ansi.StringWidth(s)
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !isNarrow(r) {
+				return ansi.StringWidth(s)
+			}
+			w++
+			i += n - 1
 		}
 	}
 	return w
+}
+
+// The runes narrow may hold: Latin-1's and Latin Extended's letters and
+// signs, and from General Punctuation to Dingbats (arrows, box drawing,
+// blocks, shapes, symbols). Scripts whose letters join (Indic, Hangul)
+// lie between and are left out.
+var narrowRanges = [][2]rune{{0xa0, 0x250}, {0x2000, 0x27c0}}
+
+// narrow holds each rune of narrowRanges that ansi.StringWidth
+// measures one cell alone and that joins no neighbour in one grapheme (no
+// mark, format or control character, nothing unassigned):
+// between two such runes, or one and ASCII, a grapheme always ends, so
+// their widths add up.
+var narrow = sync.OnceValue(func() []bool {
+	set := make([]bool, narrowRanges[len(narrowRanges)-1][1])
+	for _, rg := range narrowRanges {
+		for r := rg[0]; r < rg[1]; r++ {
+			if unicode.IsGraphic(r) && !unicode.Is(unicode.M, r) && ansi.StringWidth(string(r)) == 1 {
+				set[r] = true
+			}
+		}
+	}
+	return set
+})
+
+func isNarrow(r rune) bool {
+	set := narrow()
+	return r >= 0 && int(r) < len(set) && set[r]
 }
 
 // skipEscape is the length of the CSI (ESC [ … final) or OSC (ESC ] … BEL

@@ -22,6 +22,22 @@ func TestWidth(t *testing.T) {
 	}
 }
 
+// TestWidthOfSymbols: every rune Width measures itself is as wide as
+// ansi.StringWidth says, alone, between ASCII and box drawing, styled,
+// and before what joins it into one grapheme (a combining mark, an emoji
+// presentation selector, a joiner).
+func TestWidthOfSymbols(t *testing.T) {
+	t.Parallel()
+	for r := rune(0x80); r < 0x3000; r++ {
+		c := string(r)
+		for _, s := range []string{c, "a" + c + "│", styled(c) + "─", c + c, c + "\u0301", c + "\ufe0f", c + "\u200d" + c, "│" + c + "\u20e3"} {
+			if got, want := Width(s), ansi.StringWidth(s); got != want {
+				t.Fatalf("Width(%q) = %d, ansi.StringWidth = %d", s, got, want)
+			}
+		}
+	}
+}
+
 func FuzzWidth(f *testing.F) {
 	f.Add("plain")
 	f.Add("\x1b[1mbold\x1b[m")
