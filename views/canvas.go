@@ -94,6 +94,12 @@ func (l cellRow) put(i int, s string, st *lipgloss.Style, free func(int) bool) b
 }
 
 func (l cellRow) String() string {
+	return l.render(func(st *lipgloss.Style, text string) string { return st.Render(text) })
+}
+
+// render joins the row's runs of equal styles, each styled by style (an
+// unstyled run as it is).
+func (l cellRow) render(style func(st *lipgloss.Style, text string) string) string {
 	var b strings.Builder
 	for i := 0; i < len(l.r); {
 		j := i
@@ -102,7 +108,7 @@ func (l cellRow) String() string {
 		}
 		seg := string(l.r[i:j])
 		if l.st[i] != nil {
-			seg = l.st[i].Render(seg)
+			seg = style(l.st[i], seg)
 		}
 		b.WriteString(seg)
 		i = j

@@ -75,6 +75,12 @@ func (a axis) cell(t float64) int {
 // style on the same time axis, so a stall that recurs lines up. zoomMS > 0
 // shows only the last zoomMS of the current stream instead of all of it.
 func Timeline(cur *Stream, earlier []*record.Record, zoomMS float64, width, height int, st *Styles) string {
+	return (*TimelineCache)(nil).Timeline(cur, earlier, zoomMS, width, height, st)
+}
+
+// Timeline draws as the function Timeline does, keeping in c what the next
+// redraw can reuse.
+func (c *TimelineCache) Timeline(cur *Stream, earlier []*record.Record, zoomMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
 		return textfmt.Fit("", width, height)
@@ -90,9 +96,10 @@ func Timeline(cur *Stream, earlier []*record.Record, zoomMS float64, width, heig
 		ax.from = max(0, end-zoomMS)
 		ax.to = max(end, ax.from+zoomMS)
 	}
-	lines := timelineLines(cur, earlier, ax, height-1, st)
+	c.begin(ax, st)
+	lines := c.lines(cur, earlier, ax, height-1, st)
 	if height >= 2 {
-		lines = append(lines, st.Dim.Render(textfmt.PadRight("", labelWidth))+axisRow(ax, st).String())
+		lines = append(lines, c.axis(ax, st))
 	}
 	return textfmt.Fit(strings.Join(lines, "\n"), width, len(lines))
 }
@@ -114,11 +121,19 @@ func EndMS(s *Stream) float64 { return s.endMS() }
 // The current stream's row comes last, its markers under it when height
 // allows, earlier runs above it.
 func TimelineLane(cur *Stream, earlier []*record.Record, toMS float64, width, height int, st *Styles) string {
+	return (*TimelineCache)(nil).Lane(cur, earlier, toMS, width, height, st)
+}
+
+// Lane draws as TimelineLane does, keeping in c what the next redraw can
+// reuse.
+func (c *TimelineCache) Lane(cur *Stream, earlier []*record.Record, toMS float64, width, height int, st *Styles) string {
 	plotW := width - labelWidth
 	if plotW < 4 || height < 1 {
 		return textfmt.Fit("", width, height)
 	}
-	lines := timelineLines(cur, earlier, axis{to: toMS, cells: plotW}, height, st)
+	ax := axis{to: toMS, cells: plotW}
+	c.begin(ax, st)
+	lines := c.lines(cur, earlier, ax, height, st)
 	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
@@ -138,24 +153,22 @@ func TimelineEarlierRows(n, height int) int { return earlierRows(n, height-1) }
 // earlierRows leaves the current stream's row and its markers' row.
 func earlierRows(n, height int) int { return max(0, min(n, height-2)) }
 
-// timelineLines are the rows of the earlier runs, the current stream's row
-// and, from two rows, its markers, in at most height rows.
-func timelineLines(cur *Stream, earlier []*record.Record, ax axis, height int, st *Styles) []string {
+// lines are the rows of the earlier runs, the current stream's row and,
+// from two rows, its markers, in at most height rows.
+func (c *TimelineCache) lines(cur *Stream, earlier []*record.Record, ax axis, height int, st *Styles) []string {
 	rows := earlierRows(len(earlier), height)
 	var lines []string
 	for _, r := range earlier[len(earlier)-rows:] {
-		label := st.Dim.Render(textfmt.PadRight(RunLabel(r.Seq+1, r), labelWidth))
-		row, _ := timelineRow(r, nil, r.DurationMS, true, ax, st)
-		lines = append(lines, label+row.String())
+		lines = append(lines, c.earlierRow(r, ax, st))
 	}
 	end := cur.endMS()
-	row, stallLabels := timelineRow(cur.Record, cur.Hops, end, false, ax, st)
+	row, stallLabels := c.liveRow(cur, end, ax, st)
 	if gap, ok := LiveStall(cur); ok {
 		stallLabels = append(stallLabels, liveStallRow(row, end-gap, gap, cur.Hops, ax, st)...)
 	}
-	lines = append(lines, st.Value.Render(textfmt.PadRight(RunLabel(cur.Run, cur.Record), labelWidth))+row.String())
+	lines = append(lines, st.Value.Render(textfmt.PadRight(RunLabel(cur.Run, cur.Record), labelWidth))+c.string(row))
 	if height >= 2 {
-		lines = append(lines, strings.Repeat(" ", labelWidth)+markerRow(cur.Record, stallLabels, ax, st).String())
+		lines = append(lines, strings.Repeat(" ", labelWidth)+c.string(markerRow(cur.Record, stallLabels, ax, st)))
 	}
 	return lines
 }
@@ -244,16 +257,22 @@ func glyphOf(f *record.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, in
 // marker row) and the frames; an earlier run is dimmed but its stalls.
 // With h (a relay's view of the stream) each stall says its owner.
 func timelineRow(r *record.Record, h *hops.Stream, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
+	cells := newFrameCells(ax.cells)
+	cells.draw(r.Frames, 0, ax, st)
+	return laneRow(r, h, end, earlier, cells, ax, st)
+}
+
+// laneRow draws a stream's lane with its frames already drawn in cells.
+func laneRow(r *record.Record, h *hops.Stream, end float64, earlier bool, cells frameCells, ax axis, st *Styles) (cellRow, []stallLabel) {
 	row := newCellRow(ax.cells, ' ', nil)
 	waitRow(row, r, end, ax, st)
 	labels := stallsRow(row, r, h, ax, st)
-	framesRow(row, r, ax, st)
+	cells.onto(row)
 	brokenEnd(row, r, end, ax, st)
 	if earlier {
-		dim := st.Earlier
 		for i := range row.st {
 			if row.st[i] != nil && row.r[i] != glyphStall {
-				row.st[i] = &dim
+				row.st[i] = &st.Earlier
 			}
 		}
 	}
@@ -306,41 +325,73 @@ func stallsRow(row cellRow, r *record.Record, h *hops.Stream, ax axis, st *Style
 	return labels
 }
 
-// framesRow draws the frames, the most telling where several share a
-// cell. Frames of one read arrived together: content sharing a read is a
-// burst. Reads only grow, so a read's frames are one run of the slice.
-func framesRow(row cellRow, r *record.Record, ax axis, st *Styles) {
-	prio := make([]int, ax.cells)
-	for i := 0; i < len(r.Frames); {
+// frameCells are frames drawn on an axis: each cell's glyph and style, and
+// the priority of the frame that took it (0: no frame did).
+type frameCells struct {
+	prio []int
+	r    []rune
+	st   []*lipgloss.Style
+}
+
+func newFrameCells(n int) frameCells {
+	return frameCells{prio: make([]int, n), r: make([]rune, n), st: make([]*lipgloss.Style, n)}
+}
+
+// copyFrom makes c what o is (both of one width).
+func (c frameCells) copyFrom(o frameCells) {
+	copy(c.prio, o.prio)
+	copy(c.r, o.r)
+	copy(c.st, o.st)
+}
+
+// onto draws the cells frames took into row, over what was there.
+func (c frameCells) onto(row cellRow) {
+	for i, p := range c.prio {
+		if p > 0 {
+			row.set(i, c.r[i], c.st[i])
+		}
+	}
+}
+
+// draw draws frames[from:] (from the first frame of a read), the most
+// telling where several share a cell. Frames of one read arrived
+// together: content sharing a read is a burst. Reads only grow, so a
+// read's frames are one run of the slice, and the cells after drawing a
+// read depend only on the cells before it and its frames.
+func (c frameCells) draw(frames []record.Frame, from int, ax axis, st *Styles) {
+	for i := from; i < len(frames); {
 		j, content := i, 0
-		for ; j < len(r.Frames) && r.Frames[j].Read == r.Frames[i].Read; j++ {
-			if r.Frames[j].IsContent() {
+		for ; j < len(frames) && frames[j].Read == frames[i].Read; j++ {
+			if frames[j].IsContent() {
 				content++
 			}
 		}
 		for k := i; k < j; k++ {
-			f := &r.Frames[k]
-			c := ax.cell(f.TMS)
-			if c < 0 {
-				continue
-			}
-			g, s, p := glyphOf(f, f.IsContent() && content > 1, st)
-			if f.Kind == adapters.KindEnd && content > 0 && (prio[c] == prioContent || prio[c] == prioBurst) {
-				// The end marker would hide the content that came in its
-				// read (a buffered answer is one burst and its end, in one
-				// cell): it takes the next cell instead, or at the axis's
-				// end gives way (the header says how the stream ended).
-				if c+1 == ax.cells || prio[c+1] != 0 {
-					continue
-				}
-				c++
-			}
-			if p > prio[c] {
-				prio[c] = p
-				row.set(c, g, s)
-			}
+			c.frame(&frames[k], content, ax, st)
 		}
 		i = j
+	}
+}
+
+// frame draws one frame of a read that has content frames in all.
+func (c frameCells) frame(f *record.Frame, content int, ax axis, st *Styles) {
+	x := ax.cell(f.TMS)
+	if x < 0 {
+		return
+	}
+	g, s, p := glyphOf(f, f.IsContent() && content > 1, st)
+	if f.Kind == adapters.KindEnd && content > 0 && (c.prio[x] == prioContent || c.prio[x] == prioBurst) {
+		// The end marker would hide the content that came in its
+		// read (a buffered answer is one burst and its end, in one
+		// cell): it takes the next cell instead, or at the axis's
+		// end gives way (the header says how the stream ended).
+		if x+1 == ax.cells || c.prio[x+1] != 0 {
+			return
+		}
+		x++
+	}
+	if p > c.prio[x] {
+		c.prio[x], c.r[x], c.st[x] = p, g, s
 	}
 }
 
