@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -50,12 +52,51 @@ func helpBar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width 
 	return footer(h, km.ShortHelp(), helpKey, quitKey, width)
 }
 
+// helpMemo keeps a help bar for the keys, their state and the width it
+// was drawn for: the bar is drawn on every redraw, its keys change only
+// on a key press. A screen resets it when its styles change.
+type helpMemo struct {
+	key     []byte
+	view    string
+	scratch []byte
+}
+
+// bar is helpBar, drawn again only when what it shows changed.
+func (m *helpMemo) bar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width int) string {
+	k := fmt.Appendf(m.scratch[:0], "%d %d %t %q %q %q", width, h.Width(), h.ShowAll, h.ShortSeparator, h.FullSeparator, h.Ellipsis)
+	k = appendKeys(k, append(km.ShortHelp(), helpKey, quitKey))
+	if h.ShowAll {
+		for _, col := range km.FullHelp() {
+			k = appendKeys(append(k, '|'), col)
+		}
+	}
+	m.scratch = k
+	if m.view == "" || !bytes.Equal(k, m.key) {
+		m.view = helpBar(h, km, helpKey, quitKey, width)
+		m.key = append(m.key[:0], k...)
+	}
+	return m.view
+}
+
+// appendKeys appends what a help bar shows of keys: each one's state,
+// keys and help.
+func appendKeys(b []byte, keys []key.Binding) []byte {
+	for _, k := range keys {
+		b = fmt.Appendf(b, "%t%q%q%q", k.Enabled(), k.Keys(), k.Help().Key, k.Help().Desc)
+	}
+	return b
+}
+
+// reset forgets the bar, for styles that changed.
+func (m *helpMemo) reset() { m.view = "" }
+
 // helpPanel is a screen's help bar as a panel of its layout; it reads the
 // screen's key map, whose keys are enabled and disabled as the screen goes.
 type helpPanel struct {
 	h                *help.Model
 	km               help.KeyMap
 	helpKey, quitKey *key.Binding
+	memo             *helpMemo
 }
 
-func (p helpPanel) draw(b box) string { return helpBar(p.h, p.km, *p.helpKey, *p.quitKey, b.w) }
+func (p helpPanel) draw(b box) string { return p.memo.bar(p.h, p.km, *p.helpKey, *p.quitKey, b.w) }

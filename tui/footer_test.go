@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"image/color"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestFootersKeepHelpAndQuit checks every screen's footer at 80×24 and
@@ -39,5 +41,31 @@ func TestFootersKeepHelpAndQuit(t *testing.T) {
 				t.Errorf("%s at %d×24: footer %q lacks ? help or q quit", name, w, last)
 			}
 		}
+	}
+}
+
+// TestHelpBarFollowsStylesAndKeys: the stream screen's help bar, kept
+// between redraws, is drawn again when the palette changes (a light
+// terminal) and when a key changes what it says (space).
+func TestHelpBarFollowsStylesAndKeys(t *testing.T) {
+	t.Parallel()
+	h, _ := startStream(t, Config{Color: true}, 120, 40)
+	s := h.m.stream
+	fresh := func() string { return helpBar(&s.help, s.keys, s.keys.Help, s.keys.Quit, 120) }
+	last := func() string {
+		lines := strings.Split(h.m.View().Content, "\n")
+		return strings.TrimRight(lines[len(lines)-1], " ")
+	}
+	dark := last()
+	if want := fresh(); !strings.HasPrefix(dark, want) {
+		t.Fatalf("the help bar is not the one helpBar draws:\n%q\nwant\n%q", dark, want)
+	}
+	h.update(tea.BackgroundColorMsg{Color: color.White})
+	if got := last(); got == dark || !strings.HasPrefix(got, fresh()) {
+		t.Errorf("on a light terminal the help bar kept its dark styles:\n%q", got)
+	}
+	h.update(press("space"))
+	if got := ansi.Strip(last()); !strings.Contains(got, "space resume drawing") {
+		t.Errorf("after space the help bar says %q", got)
 	}
 }

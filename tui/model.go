@@ -20,10 +20,25 @@ const frameInterval = time.Second / 30
 // figures, text, clocks, gaps, heatmap) are redrawn at most every
 // slowInterval instead of every frame: at thousands of frames a second
 // nobody reads them faster, and the CPU is better left to the probe.
+// However big the stream, they go over at most heavyFrames frames a
+// second (heavyEvery): deriving and summing a frame again costs about
+// 0.2 µs, so a 100,000-frame stream redrawn 4 times a second took 8 % of
+// a core for its figures alone (BenchmarkLiveModel).
 const (
 	bigRecord    = 4096
 	slowInterval = 250 * time.Millisecond
+	heavyFrames  = 100_000
 )
+
+// heavyEvery is the least time between redraws of the O(n) panels of
+// frames frames in flight.
+func heavyEvery(frames int) time.Duration {
+	every := time.Duration(frames) * time.Second / heavyFrames
+	if frames >= bigRecord {
+		every = max(every, slowInterval)
+	}
+	return every
+}
 
 // zoomMS is the window of the zoomed timeline: the last few seconds.
 const zoomMS = 2000

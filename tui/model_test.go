@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -599,5 +600,48 @@ func TestWarningLeadsTheHeader(t *testing.T) {
 	h2.advance(frameInterval)
 	if strings.Contains(h2.screen(), "NOT VERIFIED") {
 		t.Fatal("a session with no warning says one")
+	}
+}
+
+// TestBigStreamFiguresBounded: on a live stream of 60,000 frames the
+// derived figures are redrawn about every heavyEvery (600 ms), not every
+// slowInterval, while the timeline and header still move every frame;
+// once the stream ends they are redrawn at once, the frames all counted.
+func TestBigStreamFiguresBounded(t *testing.T) {
+	t.Parallel()
+	h, observe := startStream(t, Config{}, 120, 40)
+	head := &record.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat"}
+	observe(probe.Event{Type: probe.EventStart, Record: head})
+	observe(probe.Event{Type: probe.EventHeaders, Record: head})
+	for i := range 60000 {
+		head.Frames = append(head.Frames, record.Frame{TMS: float64(i) / 10, Read: i, Bytes: 8, Kind: adapters.KindContent, Text: " w"})
+	}
+	h.push(observe, probe.Event{Type: probe.EventFrames, Frames: head.Frames, Record: head})
+	h.advance(frameInterval)
+	redraws, heavy, last := h.m.redraws, 0, h.m.stream.lastHeavy
+	for range 60 { // 2 s of frame ticks, a frame each
+		n := len(head.Frames)
+		head.Frames = append(head.Frames, record.Frame{TMS: float64(n) / 10, Read: n, Bytes: 8, Kind: adapters.KindContent, Text: " w"})
+		h.push(observe, probe.Event{Type: probe.EventFrames, Frames: head.Frames[n:], Record: head})
+		h.advance(frameInterval)
+		if h.m.stream.lastHeavy != last {
+			heavy, last = heavy+1, h.m.stream.lastHeavy
+		}
+	}
+	if n := h.m.redraws - redraws; n < 55 {
+		t.Errorf("%d redraws in 2 s, want about 60", n)
+	}
+	if heavy < 2 || heavy > 4 {
+		t.Errorf("the figures were redrawn %d times in 2 s of a 60,000-frame stream, want 3 (every %v)", heavy, heavyEvery(60000))
+	}
+	done := *head
+	done.Status, done.DurationMS = record.StatusComplete, 6006
+	if err := stats.Derive(&done, stats.DefaultStall); err != nil {
+		t.Fatal(err)
+	}
+	h.push(observe, probe.Event{Type: probe.EventDone, Record: &done})
+	h.advance(frameInterval)
+	if s := h.screen(); !strings.Contains(s, "gaps           n 60059") {
+		t.Errorf("the finished stream's clocks do not count its 60,059 gaps:\n%s", s)
 	}
 }

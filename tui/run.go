@@ -109,6 +109,8 @@ type runScreen struct {
 	done      []event // finished records and the run's end, not yet taken in
 	dropped   int     // stale events
 	redraw    frameTick
+	timeline  views.TimelineCache // the selected stream's
+	helpBar   helpMemo
 	settled   bool // the tick after the end has been scheduled
 	lastHeavy time.Time
 	heavy     bool // the slow panels' data changed

@@ -32,7 +32,7 @@ func newRunLayout(rs *runScreen) runLayout {
 		sweep: slot{p: runSweepPanel{rs}}, table: slot{p: runTable{rs}},
 		ttft: slot{p: runTTFT{rs}}, gaps: slot{p: runGaps{rs}}, heat: slot{p: runHeatmap{rs}},
 		tl: slot{p: runTimeline{rs}}, page: slot{p: runPageBody{rs}}, tabs: slot{p: runTabs{rs}},
-		help: slot{p: helpPanel{&rs.help, &rs.keys, &rs.keys.Help, &rs.keys.Quit}},
+		help: slot{p: helpPanel{&rs.help, &rs.keys, &rs.keys.Help, &rs.keys.Quit, &rs.helpBar}},
 	}
 	return l // the header and counts come from one snapshot a frame: render sets their views
 }
@@ -110,6 +110,8 @@ func (rs *runScreen) layoutWide(rest int) {
 
 // restyle styles the table and the help from the palette.
 func (rs *runScreen) restyle() {
+	rs.timeline.Reset()
+	rs.helpBar.reset()
 	rs.table.SetStyles(views.StreamTableStyles(&rs.sh.styles.Views))
 	rs.help.Styles = rs.sh.styles.Help
 }
@@ -136,16 +138,19 @@ func (rs *runScreen) snapshot() views.RunSnapshot {
 
 // render redraws the run screen: the header and counts every frame,
 // the rest when their data changed — every frame while few streams run,
-// at most every slowInterval under load, so the CPU stays with the probe.
+// at most every heavyEvery of the frames in flight and every slowInterval
+// under load, so the CPU stays with the probe.
 func (rs *runScreen) render(all bool) {
 	if !rs.sh.sized() {
 		return
 	}
 	rs.m.redraws++
 	now := rs.sh.now()
-	every := time.Duration(0)
-	if len(rs.live) > busyStreams || rs.liveFrames() > bigRecord {
-		every = slowInterval
+	frames := rs.liveFrames()
+	every := heavyEvery(frames)
+	idle := len(rs.live) <= busyStreams && frames <= bigRecord // the slow panels drawn at once
+	if !idle {
+		every = max(every, slowInterval)
 	}
 	// While finished records are held back (takeDone), the slow panels
 	// wait for them too, up to doneMaxWait.
@@ -162,7 +167,7 @@ func (rs *runScreen) render(all bool) {
 		heavy, all = true, true
 	}
 	rs.renderFrame(&snap, counts, all)
-	rs.renderSlow(all, heavy, every == 0, now)
+	rs.renderSlow(all, heavy, idle, now)
 }
 
 // renderFrame draws what moves every frame: the header, the counts, the
@@ -367,7 +372,7 @@ func (p runTimeline) draw(b box) string {
 		cur.ElapsedMS = msSince(sel.start, rs.sh.now())
 	}
 	return title(&rs.sh.styles, "timeline", views.StreamCaption(sel.rec, sel.phase, st)+st.Dim.Render(" · enter opens it"), b.w, false) + "\n" +
-		textfmt.Fit(views.Timeline(&cur, nil, 0, b.w, b.h-1, st), b.w, b.h-1)
+		textfmt.Fit(rs.timeline.Timeline(&cur, nil, 0, b.w, b.h-1, st), b.w, b.h-1)
 }
 
 func (p runSweepPanel) draw(box) string { return p.rs.sweep.view }
@@ -385,10 +390,10 @@ func (s stack) draw(box) string {
 	return strings.Join(nonEmpty(parts), "\n")
 }
 
-// liveFrames counts the frames of the streams in flight: beyond bigRecord
-// the panels that derive them are drawn at most every slowInterval, as the
-// stream screen does for one long stream (10,000 frames/s in 20 streams
-// took 13 % of a core drawn every frame, BenchmarkRunScreenCost).
+// liveFrames counts the frames of the streams in flight: the panels that
+// derive them are drawn at most every heavyEvery of them, as the stream
+// screen does for one long stream (10,000 frames/s in 20 streams took 13 %
+// of a core drawn every frame, BenchmarkRunScreenCost).
 func (rs *runScreen) liveFrames() int {
 	n := 0
 	for _, s := range rs.live {

@@ -68,6 +68,12 @@ type streamScreen struct {
 	lastHeavy    time.Time // when the O(n) panels were last redrawn
 	dropped      int       // stale events dropped
 	relay        relayAsk  // drip watch --relay
+	// The timeline's cache, and its legend for legendW cells: a redraw
+	// draws only the frames that came since.
+	timeline views.TimelineCache
+	legend   string
+	legendW  int
+	helpBar  helpMemo
 }
 
 func newStreamScreen(m *Model) *streamScreen {
@@ -90,7 +96,12 @@ func newStreamScreen(m *Model) *streamScreen {
 	return s
 }
 
-func (s *streamScreen) restyle() { s.help.Styles = s.sh.styles.Help }
+func (s *streamScreen) restyle() {
+	s.help.Styles = s.sh.styles.Help
+	s.timeline.Reset()
+	s.legend, s.legendW = "", 0
+	s.helpBar.reset()
+}
 
 // startRun cancels the current stream, if any, and starts the next run of
 // the current source in its own goroutine.

@@ -33,7 +33,7 @@ func newStreamLayout(s *streamScreen) streamLayout {
 		header: slot{p: streamHeader{s}}, timeline: slot{p: streamTimeline{s}},
 		text: slot{p: streamText{s}}, clocks: slot{p: streamClocks{s}},
 		gaps: slot{p: streamGaps{s}}, ttft: slot{p: streamTTFT{s}}, heat: slot{p: streamHeatmap{s}},
-		help: slot{p: helpPanel{&s.help, &s.keys, &s.keys.Help, &s.keys.Quit}},
+		help: slot{p: helpPanel{&s.help, &s.keys, &s.keys.Help, &s.keys.Quit, &s.helpBar}},
 	}
 	if s.beside() {
 		l.clocks.p, l.gaps.p = streamHops{s}, streamClocks{s}
@@ -146,7 +146,7 @@ func (s *streamScreen) render(all bool) {
 		all = true
 	}
 	frozen := s.frozen && !all
-	heavy := !frozen && (all || !s.live() || len(s.cur.Record.Frames) < bigRecord || now.Sub(s.lastHeavy) >= slowInterval)
+	heavy := !frozen && (all || !s.live() || now.Sub(s.lastHeavy) >= heavyEvery(len(s.cur.Record.Frames)))
 	if s.dirtyData && heavy {
 		s.summarise()
 		wide := s.sh.width >= 72 && s.lay.clocks.b.w != s.clocksWidth(s.sh.width)
@@ -299,9 +299,11 @@ func (p streamTimeline) draw(b box) string {
 	if s.zoom { // the axis alone did not say the stream's start is off it
 		note = fmt.Sprintf("zoomed: its last %ds, z: all · ", zoomMS/1000) + note
 	}
-	legend := views.TimelineLegend(b.w-lipgloss.Width(" timeline "+note)-1, &st.Views)
-	return title(st, "timeline", st.Views.Label.Render(note)+legend, b.w, false) + "\n" +
-		views.Timeline(&s.cur, earlier, zoom, b.w, b.h-1, &st.Views)
+	if lw := b.w - lipgloss.Width(" timeline "+note) - 1; lw != s.legendW || s.legend == "" {
+		s.legend, s.legendW = views.TimelineLegend(lw, &st.Views), lw
+	}
+	return title(st, "timeline", st.Views.Label.Render(note)+s.legend, b.w, false) + "\n" +
+		s.timeline.Timeline(&s.cur, earlier, zoom, b.w, b.h-1, &st.Views)
 }
 
 func (p streamText) draw(b box) string {

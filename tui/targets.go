@@ -39,25 +39,28 @@ type targetPane struct {
 	startedAt time.Time
 	runs      []*record.Record
 	text      views.WrappedText
+	lane      views.TimelineCache
 }
 
 // targetsScreen races several targets with the same prompt: a plain
 // struct, one of the root model's screens.
 type targetsScreen struct {
-	m         *Model
-	sh        *shell
-	panes     []*targetPane
-	alternate bool // one target after another instead of all at once
-	round     int  // rounds started
-	cancel    context.CancelFunc
-	cut       map[int]*targetPane // tags of streams a re-run cut short, by pane: their records still join its runs
-	page      targetsPage
-	cmp       *compare.Comparison // the finished runs; nil until every target has one
-	keys      TargetsKeyMap
-	help      help.Model
-	redraw    frameTick
-	pending   []event
-	dropped   int // stale events
+	m          *Model
+	sh         *shell
+	panes      []*targetPane
+	alternate  bool // one target after another instead of all at once
+	round      int  // rounds started
+	cancel     context.CancelFunc
+	cut        map[int]*targetPane // tags of streams a re-run cut short, by pane: their records still join its runs
+	page       targetsPage
+	cmp        *compare.Comparison // the finished runs; nil until every target has one
+	keys       TargetsKeyMap
+	help       help.Model
+	redraw     frameTick
+	pending    []event
+	dropped    int       // stale events
+	lastDerive time.Time // when the live streams were last derived
+	helpBar    helpMemo
 }
 
 // targetsTickMsg is the redraw tick of the targets screen.
@@ -79,7 +82,13 @@ func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
 	return m
 }
 
-func (ts *targetsScreen) restyle() { ts.help.Styles = ts.sh.styles.Help }
+func (ts *targetsScreen) restyle() {
+	ts.help.Styles = ts.sh.styles.Help
+	ts.helpBar.reset()
+	for _, p := range ts.panes {
+		p.lane.Reset()
+	}
+}
 
 // TargetRuns is every target's finished runs, oldest first, in target order.
 func (m *Model) TargetRuns() [][]*record.Record {
@@ -231,7 +240,18 @@ func (ts *targetsScreen) apply() {
 		}
 	}
 	clear(ts.pending)
+	ts.deriveLive(ended)
+	if ended {
+		ts.cmp = compareTargets(ts.panes)
+	}
+}
+
+// deriveLive moves the live panes' clocks and derives their records, at
+// most every heavyEvery of their frames unless a stream ended.
+func (ts *targetsScreen) deriveLive(ended bool) {
 	now := ts.sh.now()
+	var live []*targetPane
+	frames := 0
 	for _, p := range ts.panes {
 		if p.cur.Phase == views.PhaseDone || p.cur.Phase == views.PhaseIdle {
 			continue
@@ -242,12 +262,17 @@ func (ts *targetsScreen) apply() {
 		if n := len(r.Frames); n > 0 {
 			r.DurationMS = max(r.DurationMS, r.Frames[n-1].TMS)
 		}
+		live = append(live, p)
+		frames += len(r.Frames)
+	}
+	if !ended && now.Sub(ts.lastDerive) < heavyEvery(frames) {
+		return
+	}
+	ts.lastDerive = now
+	for _, p := range live {
 		// The live record is the pane's own copy: deriving cannot fail on
 		// times the probe stamped in order.
-		_ = stats.Derive(r, ts.m.cfg.StallMS)
-	}
-	if ended {
-		ts.cmp = compareTargets(ts.panes)
+		_ = stats.Derive(p.cur.Record, ts.m.cfg.StallMS)
 	}
 }
 
@@ -298,7 +323,7 @@ func (ts *targetsScreen) view() string {
 	w, h := ts.sh.width, ts.sh.height
 	st := &ts.sh.styles.Views
 	ts.help.SetWidth(w)
-	foot := helpBar(&ts.help, ts.keys, ts.keys.Help, ts.keys.Quit, w)
+	foot := ts.helpBar.bar(&ts.help, ts.keys, ts.keys.Help, ts.keys.Quit, w)
 	footH := lipgloss.Height(foot)
 	bodyH := max(0, h-1-footH)
 	var body string
@@ -382,7 +407,7 @@ func (ts *targetsScreen) paneView(i int, p *targetPane, toMS float64, w, h int) 
 	}
 	laneH := min(h-1, 2+min(len(earlierRuns(p)), max(0, (h-4)/3)))
 	textH := h - 1 - laneH
-	lane := views.TimelineLane(&p.cur, earlierRuns(p), toMS, w, laneH, st)
+	lane := p.lane.Lane(&p.cur, earlierRuns(p), toMS, w, laneH, st)
 	parts := []string{title, lane}
 	if textH > 0 {
 		p.text.Update(p.cur.Record, w)
