@@ -2,7 +2,7 @@ package tui
 
 import (
 	"bytes"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -63,7 +63,10 @@ type helpMemo struct {
 
 // bar is helpBar, drawn again only when what it shows changed.
 func (m *helpMemo) bar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width int) string {
-	k := fmt.Appendf(m.scratch[:0], "%d %d %t %q %q %q", width, h.Width(), h.ShowAll, h.ShortSeparator, h.FullSeparator, h.Ellipsis)
+	k := strconv.AppendInt(m.scratch[:0], int64(width), 10)
+	k = strconv.AppendInt(append(k, ' '), int64(h.Width()), 10)
+	k = strconv.AppendBool(append(k, ' '), h.ShowAll)
+	k = appendFields(k, h.ShortSeparator, h.FullSeparator, h.Ellipsis)
 	k = appendKeys(k, append(km.ShortHelp(), helpKey, quitKey))
 	if h.ShowAll {
 		for _, col := range km.FullHelp() {
@@ -82,7 +85,18 @@ func (m *helpMemo) bar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Bindi
 // keys and help.
 func appendKeys(b []byte, keys []key.Binding) []byte {
 	for _, k := range keys {
-		b = fmt.Appendf(b, "%t%q%q%q", k.Enabled(), k.Keys(), k.Help().Key, k.Help().Desc)
+		b = strconv.AppendBool(append(b, '|'), k.Enabled())
+		b = appendFields(appendFields(b, k.Keys()...), k.Help().Key, k.Help().Desc)
+	}
+	return b
+}
+
+// appendFields appends each string with its length, so no two lists of
+// strings append the same bytes.
+func appendFields(b []byte, fields ...string) []byte {
+	for _, f := range fields {
+		b = append(strconv.AppendInt(append(b, ' '), int64(len(f)), 10), ':')
+		b = append(b, f...)
 	}
 	return b
 }

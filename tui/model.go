@@ -21,13 +21,13 @@ const frameInterval = time.Second / 30
 // slowInterval instead of every frame: at thousands of frames a second
 // nobody reads them faster, and the CPU is better left to the probe.
 // However big the stream, they go over at most heavyFrames frames a
-// second (heavyEvery): deriving and summing a frame again costs about
-// 0.2 µs, so a 100,000-frame stream redrawn 4 times a second took 8 % of
-// a core for its figures alone (BenchmarkLiveModel).
+// second (heavyEvery): deriving, summing and drawing a frame again costs
+// about 0.35 µs, so a 100,000-frame stream redrawn 4 times a second took
+// 14 % of a core for its figures alone (BenchmarkLiveModel).
 const (
 	bigRecord    = 4096
 	slowInterval = 250 * time.Millisecond
-	heavyFrames  = 100_000
+	heavyFrames  = 50_000
 )
 
 // heavyEvery is the least time between redraws of the O(n) panels of
