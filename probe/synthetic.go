@@ -28,7 +28,7 @@ func ParseLength(s string) (Length, error) {
 		sd, _ = strconv.ParseFloat(m[2], 64)
 	}
 	if mean < 1 {
-		return Length{}, errors.New("N must be at least 1")
+		return Length{}, errors.New("the length must be at least 1 token")
 	}
 	return Length{mean, sd}, nil
 }

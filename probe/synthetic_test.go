@@ -81,7 +81,7 @@ func TestApplyLengths(t *testing.T) {
 		want            string
 	}{
 		{in: "lots", want: `--input-tokens "lots": want N or N±SD (N+-SD), e.g. 512 or 512±64`},
-		{out: "0", want: `--output-tokens "0": N must be at least 1`},
+		{out: "0", want: `--output-tokens "0": the length must be at least 1 token`},
 		{in: "10", explicit: true, want: "--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body"},
 		{in: "10", body: []byte("{}"), want: "--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body"},
 		{out: "10", maxTk: true, want: "--output-tokens sets max_tokens per prompt: drop --max-tokens, -d and --body"},

@@ -20,7 +20,7 @@ func TestArrivalSchedule(t *testing.T) {
 	if n := count(ArrivalConstant, 1); n != 40 {
 		t.Errorf("constant: %d arrivals in 4s at 10/s", n)
 	}
-	if count(ArrivalPoisson, 42) != count(ArrivalPoisson, 42) {
+	if first, again := count(ArrivalPoisson, 42), count(ArrivalPoisson, 42); first != again {
 		t.Error("the same seed gave two schedules")
 	}
 	const seeds = 4000
