@@ -2,6 +2,7 @@ package hops
 
 import (
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/driplab/drip/record"
@@ -20,7 +21,8 @@ type side struct {
 }
 
 func contentOf(r *record.Record) side {
-	var s side
+	n := len(r.Frames)
+	s := side{idx: make([]int, 0, n), t: make([]float64, 0, n), read: make([]int, 0, n), end: make([]int, 0, n)}
 	var b strings.Builder
 	for i := range r.Frames {
 		f := &r.Frames[i]
@@ -75,12 +77,12 @@ func commonPrefix(a, b string) int {
 }
 
 // clientFrameOfByte is the aligned client content frame holding byte off
-// of the content: where a relay's stall shows in the client's text.
+// of the content: where a relay's stall shows in the client's text. A
+// binary search, for a client silence may hold every relay stall.
 func (a *alignment) clientFrameOfByte(off int) int {
-	for i, end := range a.c.end[:len(a.at)] {
-		if end > off {
-			return i
-		}
+	ends := a.c.end[:len(a.at)]
+	if i := sort.SearchInts(ends, off+1); i < len(ends) {
+		return i
 	}
 	return len(a.at) - 1
 }

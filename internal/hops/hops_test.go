@@ -21,7 +21,7 @@ type frame struct {
 }
 
 // stream builds a derived record from its content frames.
-func stream(t *testing.T, run string, seq int, relay bool, fs []frame) *record.Record {
+func stream(t testing.TB, run string, seq int, relay bool, fs []frame) *record.Record {
 	t.Helper()
 	r := &record.Record{V: record.RecordVersion, RunID: run, Seq: seq, Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: new(1.0)}
 	for _, f := range fs {

@@ -47,25 +47,44 @@ type pair struct {
 // match pairs each of client's streams with at most one exchange of each
 // relay file (relays in a chain each recorded it): by the id the client
 // sent, else by the request body (kept with --keep-request), the first
-// exchange not yet taken with the same body. A relay file none of whose
-// exchanges matches, or a client file that is a relay's, is refused.
-func match(client File, relays []File) ([]pair, int, error) {
+// exchange not yet taken with the same body. An id that two client
+// streams, or two exchanges of one file, claim is ambiguous: it pairs
+// nothing in that file, by id or by body, and is reported. A relay file
+// none of whose exchanges matches, or a client file that is a relay's, is
+// refused.
+func match(client File, relays []File) ([]pair, []Ambiguous, int, error) {
 	if len(client.Records) > 0 && client.Records[0].Exchange != nil {
-		return nil, 0, &FileError{client.Name, "a relay's record (drip record), not a client's: give the client's file (drip run --out) first"}
+		return nil, nil, 0, &FileError{client.Name, "a relay's record (drip record), not a client's: give the client's file (drip run --out) first"}
 	}
-	byID, byBody, err := index(relays)
+	ix, err := index(relays)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
+	}
+	clientIDs := map[string]int{}
+	for _, c := range client.Records {
+		if k := c.StreamKey(); k != "" {
+			clientIDs[k]++
+		}
 	}
 	var pairs []pair
+	seen := map[fileKey]bool{} // ambiguous ids reported
+	var ambiguous []Ambiguous
 	taken := map[*record.Record]bool{}
 	unmatched := 0
 	for _, c := range client.Records {
 		n := len(pairs)
 		for i, f := range relays {
-			r, by := byID[fileKey{i, c.StreamKey()}], ByID
-			if r == nil || c.StreamKey() == "" || taken[r] {
-				r, by = firstFree(byBody[fileKey{i, compact(c.Request)}], taken, len(c.Request) > 0), ByBody
+			id := fileKey{i, c.StreamKey()}
+			if id.key != "" && (clientIDs[id.key] > 1 || ix.claims[id] > 1) {
+				if !seen[id] {
+					seen[id] = true
+					ambiguous = append(ambiguous, Ambiguous{ID: id.key, RelayFile: f.Name, ClientStreams: clientIDs[id.key], Exchanges: ix.claims[id]})
+				}
+				continue
+			}
+			r, by := ix.byID[id], ByID
+			if r == nil || id.key == "" || taken[r] {
+				r, by = ix.firstFree(fileKey{i, compact(c.Request)}, taken, len(c.Request) > 0), ByBody
 			}
 			if r != nil {
 				taken[r] = true
@@ -76,7 +95,17 @@ func match(client File, relays []File) ([]pair, int, error) {
 			unmatched++
 		}
 	}
-	return pairs, unmatched, refuseStrangers(client, relays, pairs)
+	return pairs, ambiguous, unmatched, refuseStrangers(client, relays, pairs, ambiguous)
+}
+
+// Ambiguous is a stream id that more than one client stream, or more than
+// one exchange of a relay file, claims: drip hops pairs it with none
+// there rather than guess which is the client's.
+type Ambiguous struct {
+	ID            string `json:"id"`
+	RelayFile     string `json:"relay_file"`
+	ClientStreams int    `json:"client_streams"`
+	Exchanges     int    `json:"exchanges"`
 }
 
 // fileKey is a stream id or a compacted request body in one relay file
@@ -86,49 +115,68 @@ type fileKey struct {
 	key  string
 }
 
-// index is the relays' streamed exchanges by file and id, and by file and
-// body in order; a file whose records have no exchange is refused.
-func index(relays []File) (map[fileKey]*record.Record, map[fileKey][]*record.Record, error) {
-	byID := map[fileKey]*record.Record{}
-	byBody := map[fileKey][]*record.Record{}
+// relayIndex is the relays' streamed exchanges by file and id (claims
+// counts the exchanges of each), and by file and body in order, with
+// where the search for a free one of each body resumes.
+type relayIndex struct {
+	byID   map[fileKey]*record.Record
+	claims map[fileKey]int
+	byBody map[fileKey][]*record.Record
+	next   map[fileKey]int
+}
+
+// index indexes the relays; a file whose records have no exchange is
+// refused.
+func index(relays []File) (*relayIndex, error) {
+	ix := &relayIndex{byID: map[fileKey]*record.Record{}, claims: map[fileKey]int{}, byBody: map[fileKey][]*record.Record{}, next: map[fileKey]int{}}
 	for i, f := range relays {
 		for _, r := range f.Records {
 			if r.Exchange == nil {
-				return nil, nil, &FileError{f.Name, "not a relay's record file (drip record --out): its records have no exchange"}
+				return nil, &FileError{f.Name, "not a relay's record file (drip record --out): its records have no exchange"}
 			}
 			if r.Phase == record.PhasePassthrough {
 				continue
 			}
 			if k := r.Exchange.StreamKey(); k != "" {
-				byID[fileKey{i, k}] = r
+				ix.byID[fileKey{i, k}] = r
+				ix.claims[fileKey{i, k}]++
 			}
 			b := fileKey{i, compact(r.Exchange.RequestBody())}
-			byBody[b] = append(byBody[b], r)
+			ix.byBody[b] = append(ix.byBody[b], r)
 		}
 	}
-	return byID, byBody, nil
+	return ix, nil
 }
 
-// firstFree is the first of rs not taken; nil when ok is false (a client
-// stream with no kept body matches no body).
-func firstFree(rs []*record.Record, taken map[*record.Record]bool, ok bool) *record.Record {
+// firstFree is the first exchange of body b not taken; nil when ok is
+// false (a client stream with no kept body matches no body). The search
+// resumes where the last one for b stopped, for what it passed is taken:
+// a file of one body said 100k times costs 100k steps, not 100k².
+func (ix *relayIndex) firstFree(b fileKey, taken map[*record.Record]bool, ok bool) *record.Record {
 	if !ok {
 		return nil
 	}
-	for _, r := range rs {
-		if !taken[r] {
-			return r
-		}
+	rs, i := ix.byBody[b], ix.next[b]
+	for i < len(rs) && taken[rs[i]] {
+		i++
+	}
+	ix.next[b] = i
+	if i < len(rs) {
+		return rs[i]
 	}
 	return nil
 }
 
 // refuseStrangers refuses a relay file that matched none of the client's
-// streams: it was not recorded on this client's path.
-func refuseStrangers(client File, relays []File, pairs []pair) error {
+// streams, nor claimed one's id ambiguously: it was not recorded on this
+// client's path.
+func refuseStrangers(client File, relays []File, pairs []pair, ambiguous []Ambiguous) error {
 	used := map[string]bool{}
 	for _, p := range pairs {
 		used[p.file] = true
+	}
+	for _, a := range ambiguous {
+		used[a.RelayFile] = true
 	}
 	for _, f := range relays {
 		if !used[f.Name] {

@@ -94,6 +94,9 @@ func (r *Report) pooledText(b *strings.Builder) {
 	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both; %s ms upstream, %s ms path; %s; %s the path made\n",
 		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
 		stats.Count(p.Freezes, "freeze"), stats.Count(p.Bursts, "burst"))
+	for _, a := range r.Ambiguous {
+		fmt.Fprintf(b, "  id %s, paired with none\n", a.says())
+	}
 	for _, s := range r.Streams {
 		if s.DiffersAt != nil {
 			fmt.Fprintf(b, "  stream %d: its content parts from the relay's at byte %d: %d of %d frames aligned\n", s.Seq, *s.DiffersAt, s.Aligned, s.Frames)
@@ -114,6 +117,12 @@ func (r *Report) Markdown(w io.Writer) error {
 		if i == 0 {
 			b.WriteString(strings.Repeat("|---", len(rw)) + "|\n")
 		}
+	}
+	for i, a := range r.Ambiguous {
+		if i == 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("- id " + textfmt.MarkdownCell(a.says()) + ", paired with none\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -15,8 +15,11 @@ type Report struct {
 	Relays    []string `json:"relays"`
 	Streams   []Stream `json:"streams"`
 	Unmatched int      `json:"unmatched_streams"` // client streams no relay exchange matched
-	Pooled    Pooled   `json:"pooled"`
-	Verdict   Verdict  `json:"verdict"`
+	// Ambiguous are the ids that more than one stream or exchange claims,
+	// paired with none.
+	Ambiguous []Ambiguous `json:"ambiguous_ids"`
+	Pooled    Pooled      `json:"pooled"`
+	Verdict   Verdict     `json:"verdict"`
 }
 
 // Pooled is every matched stream's figures together.
@@ -54,11 +57,14 @@ const (
 // is a relay's, or a client none of whose streams shares content with its
 // match.
 func Analyse(client File, relays []File) (*Report, error) {
-	pairs, unmatched, err := match(client, relays)
+	pairs, ambiguous, unmatched, err := match(client, relays)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Client: client.Name, Unmatched: unmatched}
+	rep := &Report{Client: client.Name, Unmatched: unmatched, Ambiguous: ambiguous}
+	if rep.Ambiguous == nil {
+		rep.Ambiguous = []Ambiguous{}
+	}
 	for _, f := range relays {
 		rep.Relays = append(rep.Relays, f.Name)
 	}
@@ -68,6 +74,10 @@ func Analyse(client File, relays []File) (*Report, error) {
 		} else {
 			rep.Unmatched++
 		}
+	}
+	if len(rep.Streams) == 0 && len(ambiguous) > 0 {
+		a := ambiguous[0]
+		return nil, &FileError{a.RelayFile, fmt.Sprintf("no stream to pair: %s %s", stats.Count(len(ambiguous), "id"), a.says())}
 	}
 	if len(rep.Streams) == 0 {
 		return nil, &FileError{client.Name, fmt.Sprintf("its streams match %s by id or body, yet none shares content with its match: not the same streams", relays[0].Name)}
@@ -89,18 +99,38 @@ func (r *Report) For(c *record.Record) *Stream {
 }
 
 // ByRecord is each of recs beside its relay's stream, for the view; nil
-// without a report.
+// without a report. The streams are indexed once, so a file of many
+// streams costs no more than reading them.
 func (r *Report) ByRecord(recs []*record.Record) map[*record.Record]*Stream {
 	if r == nil {
 		return nil
 	}
+	type key struct {
+		seq int
+		id  string
+	}
+	streams := make(map[key]*Stream, len(r.Streams))
+	for i := range r.Streams {
+		s := &r.Streams[i]
+		if k := (key{s.Seq, s.ID}); streams[k] == nil {
+			streams[k] = s // the first, as For finds it
+		}
+	}
 	m := map[*record.Record]*Stream{}
 	for _, c := range recs {
-		if h := r.For(c); h != nil {
+		if h := streams[key{c.Seq, c.StreamKey()}]; h != nil {
 			m[c] = h
 		}
 	}
 	return m
+}
+
+// says is what makes the id ambiguous, in words.
+func (a Ambiguous) says() string {
+	if a.ClientStreams > 1 {
+		return fmt.Sprintf("%q is ambiguous: %d client streams claim it", a.ID, a.ClientStreams)
+	}
+	return fmt.Sprintf("%q is ambiguous: %d exchanges of %s claim it", a.ID, a.Exchanges, a.RelayFile)
 }
 
 func pool(ss []Stream) Pooled {

@@ -149,10 +149,17 @@ func stallsOf(c *record.Record, a *alignment) []Stall {
 // share is th or more.
 func own(st Stall, b int, a *alignment, seen, th float64) Stall {
 	sum := 0.0
-	for j := a.at[b-1] + 1; j <= a.at[a.lastOfRead(b)]; j++ {
+	last := a.at[a.lastOfRead(b)] // once: the read may hold every frame
+	k := a.clientFrameOfByte(a.r.end[a.at[b-1]])
+	for j := a.at[b-1] + 1; j <= last; j++ {
 		if g := a.r.t[j] - a.r.t[j-1]; g >= seen {
 			sum += g
-			st.Upstream = append(st.Upstream, RelayStall{Frame: a.c.idx[a.clientFrameOfByte(a.r.end[j-1])], GapMS: g})
+			// The relay's stalls come in the text's order: the client frame
+			// holding each is found by walking on from the last one's.
+			for k < len(a.at)-1 && a.c.end[k] <= a.r.end[j-1] {
+				k++
+			}
+			st.Upstream = append(st.Upstream, RelayStall{Frame: a.c.idx[k], GapMS: g})
 		}
 	}
 	st.UpstreamMS = min(sum, st.GapMS)
@@ -225,15 +232,15 @@ func (s *Stream) Marks() []Mark {
 }
 
 // StallAt is the stall of s that ended at the client record's frame i;
-// none when s is nil.
+// none when s is nil. Stalls are in frame order, so a view asking for
+// each of a stream's stalls costs no more than sorting them.
 func (s *Stream) StallAt(i int) (Stall, bool) {
 	if s == nil {
 		return Stall{}, false
 	}
-	for _, st := range s.Stalls {
-		if st.Frame == i {
-			return st, true
-		}
+	j, ok := slices.BinarySearchFunc(s.Stalls, i, func(st Stall, i int) int { return st.Frame - i })
+	if !ok {
+		return Stall{}, false
 	}
-	return Stall{}, false
+	return s.Stalls[j], true
 }

@@ -6,6 +6,7 @@ package recordtest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -93,6 +94,50 @@ func Hops(t testing.TB) (client, relay *record.Record) {
 	client.DurationMS += 632
 	if err := stats.Derive(client, stats.DefaultStall); err != nil {
 		t.Fatal(err)
+	}
+	return client, relay
+}
+
+// Shapes of a client and relay pair for HopsPair.
+const (
+	// HopsEven is a relay that saw a frame every 25 ms, one a read, and a
+	// client that got each 5 s later on its clock, one a read too.
+	HopsEven = "even"
+	// HopsAdversarial is a relay that saw the frames 300 ms apart (every
+	// gap a stall) and a client that got the first, then every other
+	// frame in one read after a long silence: one client stall holding
+	// every relay stall.
+	HopsAdversarial = "adversarial"
+)
+
+// HopsPair is a client record and its relay's of n content frames in
+// shape, matched by the id "run1-0": what drip hops' cost is measured on.
+func HopsPair(t testing.TB, shape string, n int) (client, relay *record.Record) {
+	t.Helper()
+	spacing := 25.0
+	if shape == HopsAdversarial {
+		spacing = 300
+	}
+	relay = &record.Record{V: record.RecordVersion, RunID: "r", Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: new(1.0),
+		Exchange: &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true, Header: map[string][]string{record.StreamHeader: {"run1-0"}}}}
+	client = &record.Record{V: record.RecordVersion, RunID: "run1", Phase: record.PhaseMeasure, Status: record.StatusComplete, HeadersMS: new(1.0)}
+	last := 180 + spacing*float64(n-1)
+	for i := range n {
+		text := "w" + strconv.Itoa(i) + " "
+		rt, ct, cread := 180+spacing*float64(i), 180+spacing*float64(i)+5000, i
+		if shape == HopsAdversarial && i > 0 {
+			ct, cread = last+5000, 1
+		}
+		relay.Frames = append(relay.Frames, record.Frame{TMS: rt, Read: i, Bytes: len(text), Kind: record.KindContent, Text: text})
+		client.Frames = append(client.Frames, record.Frame{TMS: ct, Read: cread, Bytes: len(text), Kind: record.KindContent, Text: text})
+	}
+	for _, r := range []*record.Record{client, relay} {
+		end := r.Frames[n-1]
+		r.Frames = append(r.Frames, record.Frame{TMS: end.TMS, Read: end.Read, Kind: record.KindEnd})
+		r.DurationMS = end.TMS + 1
+		if err := stats.Derive(r, stats.DefaultStall); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return client, relay
 }
