@@ -60,10 +60,22 @@ type heatScale struct {
 func heatScaleOf(runs []*record.Record, stallMS float64) heatScale {
 	sc := heatScale{stallMS: stallMS}
 	for _, r := range runs {
-		sc.maxGaps = max(sc.maxGaps, len(r.Gaps()))
+		sc.maxGaps = max(sc.maxGaps, gapCount(r))
 		sc.span = max(sc.span, r.DurationMS, lastContent(r))
 	}
 	return sc
+}
+
+// gapCount is len(r.Gaps()) without making them: a live stream's heatmap
+// is redrawn with every run's scale.
+func gapCount(r *record.Record) int {
+	n := 0
+	for i := range r.Frames {
+		if r.Frames[i].IsContent() {
+			n++
+		}
+	}
+	return max(0, n-1)
 }
 
 // per is how many frame indexes share a column of plotW.
@@ -88,11 +100,11 @@ func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *l
 		for c := range val {
 			val[c] = -1
 		}
-		for _, c := range gapCells(runs[i], byTime, sc, plotW) {
-			for x := c.col * cw; x < (c.col+1)*cw && x < plotW; x++ {
-				val[x] = max(val[x], c.gap)
+		eachGapCell(runs[i], byTime, sc, plotW, func(col int, gap float64) {
+			for x := col * cw; x < (col+1)*cw && x < plotW; x++ {
+				val[x] = max(val[x], gap)
 			}
-		}
+		})
 		row := newCellRow(plotW, ' ', nil)
 		for c, v := range val {
 			if v >= 0 {
@@ -109,17 +121,10 @@ func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *l
 	return lines
 }
 
-// heatCell is a gap of a run and the heatmap column it falls in.
-type heatCell struct {
-	col int
-	gap float64
-}
-
-// gapCells places a run's gaps in plotW columns: by frame index (sc.per
-// indexes a column) or by time over sc.span.
-func gapCells(r *record.Record, byTime bool, sc heatScale, plotW int) []heatCell {
+// eachGapCell places a run's gaps in plotW columns, by frame index
+// (sc.per indexes a column) or by time over sc.span, handing each to put.
+func eachGapCell(r *record.Record, byTime bool, sc heatScale, plotW int, put func(col int, gap float64)) {
 	per := sc.per(plotW)
-	var cells []heatCell
 	prev := -1.0
 	k := 0
 	for j := range r.Frames {
@@ -132,12 +137,11 @@ func gapCells(r *record.Record, byTime bool, sc heatScale, plotW int) []heatCell
 			if byTime {
 				col = min(plotW-1, int(f.TMS/sc.span*float64(plotW)))
 			}
-			cells = append(cells, heatCell{col, f.TMS - prev})
+			put(col, f.TMS-prev)
 			k++
 		}
 		prev = f.TMS
 	}
-	return cells
 }
 
 // heatLegend explains the shades and the columns in width cells: short of
