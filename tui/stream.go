@@ -46,6 +46,8 @@ type streamScreen struct {
 	startedAt time.Time
 	history   []*record.Record
 	this, all *stats.Summary
+	allSum    *stats.Summary // all, kept for the runs of allKey
+	allKey    allKey
 	pending   []event
 	stallMS   float64
 
@@ -74,6 +76,7 @@ type streamScreen struct {
 	legend   string
 	legendW  int
 	helpBar  helpMemo
+	textKey  textKey // what the text panel was last drawn for
 }
 
 func newStreamScreen(m *Model) *streamScreen {
@@ -101,6 +104,7 @@ func (s *streamScreen) restyle() {
 	s.timeline.Reset()
 	s.legend, s.legendW = "", 0
 	s.helpBar.reset()
+	s.text.gen++
 }
 
 // startRun cancels the current stream, if any, and starts the next run of
@@ -230,15 +234,33 @@ func (s *streamScreen) summarise() {
 	a.Add(r)
 	this := a.Summary(stats.Workload{})
 	s.this = &this
-	s.all = nil
-	if len(s.history) >= 2 {
+	s.all = s.allRuns()
+}
+
+// allRuns sums the finished runs for the clocks' all-runs column; nil
+// below two. The sum is kept until the runs change: a live stream's
+// figures are summarised again many times before the next run ends.
+func (s *streamScreen) allRuns() *stats.Summary {
+	n := len(s.history)
+	if n < 2 {
+		return nil
+	}
+	k := allKey{n, s.history[0], s.history[n-1]}
+	if s.allSum == nil || k != s.allKey {
 		a := stats.NewAggregate(s.stallMS)
 		for _, h := range s.history {
 			a.Add(h)
 		}
 		all := a.Summary(stats.Workload{})
-		s.all = &all
+		s.allSum, s.allKey = &all, k
 	}
+	return s.allSum
+}
+
+// allKey is the finished runs an all-runs sum was made of.
+type allKey struct {
+	n           int
+	first, last *record.Record
 }
 
 // earlier is the finished runs other than the current one, oldest first:
@@ -265,6 +287,7 @@ func (s *streamScreen) pickStream(d int) {
 	s.heatSkip, s.follow = 0, true
 	s.dirtyData, s.dirtyText = true, true
 	s.text.wrapped = views.WrappedText{}
+	s.text.gen++
 	s.relayout()
 	s.render(true)
 }
@@ -283,7 +306,7 @@ func (s *streamScreen) freeze(on bool) {
 // open shows rec in the screen, finished or still running, among hist
 // (the dimmer timeline rows and the heatmap; rec last when finished).
 func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
-	s.history = hist
+	s.history, s.allSum = hist, nil
 	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec, Hops: s.hopsOf(rec)}
 	s.keys.Freeze.SetEnabled(len(s.m.cfg.Sources) > 0 || phase != views.PhaseDone)
 	s.startedAt = start

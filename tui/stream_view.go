@@ -125,9 +125,13 @@ func (s *streamScreen) clocksWidth(w int) int {
 
 // view joins the cached panels. The text and the help bar cost only the
 // lines on screen and follow the scroll, focus and help keys, so they are
-// drawn as the view is joined.
+// drawn as the view is joined, when what they show changed.
 func (s *streamScreen) view() string {
-	s.lay.text.redraw()
+	b := s.lay.text.b
+	if k := (textKey{s.text.gen, s.text.top, b.w, b.h, s.focus == focusText, s.follow}); k != s.textKey || s.lay.text.view == "" {
+		s.lay.text.redraw()
+		s.textKey = k
+	}
 	s.lay.help.redraw()
 	return textfmt.Fit(strings.Join(s.lay.rows.compose(), "\n"), s.sh.width, s.sh.height)
 }
@@ -198,6 +202,7 @@ func (s *streamScreen) wrapText() {
 		s.text.wrapped.SetMarks(nil)
 	}
 	s.text.wrapped.Update(s.cur.Record, s.lay.text.b.w)
+	s.text.gen++
 	if s.follow {
 		s.text.gotoBottom()
 	}

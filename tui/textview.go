@@ -11,6 +11,13 @@ type textView struct {
 	top     int
 	width   int
 	height  int
+	gen     int // counts the changes to wrapped and to the styles: drawn
+}
+
+// textKey is what the text panel's drawing depends on besides the text.
+type textKey struct {
+	gen, top, w, h  int
+	focused, follow bool
 }
 
 func (v *textView) maxTop() int { return max(0, v.wrapped.Lines()-v.height) }
