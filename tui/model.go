@@ -23,11 +23,12 @@ const frameInterval = time.Second / 30
 // However big the stream, they go over at most heavyFrames frames a
 // second (heavyEvery): deriving, summing and drawing a frame again costs
 // about 0.35 µs, so a 100,000-frame stream redrawn 4 times a second took
-// 14 % of a core for its figures alone (BenchmarkLiveModel).
+// 14 % of a core for its figures alone (BenchmarkLiveModel), and the
+// screens must stay under 5 % with the other core's sibling busy.
 const (
 	bigRecord    = 4096
 	slowInterval = 250 * time.Millisecond
-	heavyFrames  = 50_000
+	heavyFrames  = 25_000
 )
 
 // heavyEvery is the least time between redraws of the O(n) panels of
