@@ -57,12 +57,32 @@ type Exchange struct {
 	Response    string `json:"response,omitempty"`
 	ResponseB64 []byte `json:"response_b64,omitempty"`
 	Reads       []Read `json:"reads,omitempty"` // how the response body arrived
+	// Downstream is what the relay's kernel said of its socket to the
+	// client over the exchange; absent where it cannot ask (not Linux).
+	Downstream *DownstreamTCP `json:"downstream,omitempty"`
 	// ContentEncoding is set when the body is kept still encoded (an
 	// encoding drip does not decode); it is served back that way.
 	ContentEncoding string `json:"content_encoding,omitempty"`
 	// Clipped says the response was longer than the recorder keeps; the
 	// client got all of it.
 	Clipped bool `json:"clipped,omitempty"`
+}
+
+// DownstreamTCP is the relay's kernel account (TCP_INFO) of its socket to
+// the client over one exchange. It tells what held a stream after the
+// relay: segments lost on the way, or a client that stopped reading.
+type DownstreamTCP struct {
+	RTTMS float64 `json:"rtt_ms"` // the smoothed round trip at the end
+	// Retransmits are the segments the relay sent again during the
+	// exchange; Lost those the kernel still held lost at its end.
+	Retransmits int `json:"retransmits"`
+	Lost        int `json:"lost"`
+	// RwndLimitedMS is how long the client's receive window was full
+	// during the exchange: the client read no faster than that.
+	RwndLimitedMS float64 `json:"rwnd_limited_ms"`
+	// Spurious are the retransmits the client said it already had (DSACK):
+	// a late acknowledgement, not a lost segment.
+	Spurious int `json:"spurious_retransmits"`
 }
 
 // Read is one read of a response body: when it returned and how many bytes

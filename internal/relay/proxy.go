@@ -162,6 +162,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.Stats.InFlight.Add(-1)
 	c := p.watchClient(w)
 	defer c.release()
+	socket := clientSocket(r)
+	before := socketCounters(socket)
 
 	e := &exchange{p: p, conn: c, path: r.URL.Path, rawPath: r.URL.EscapedPath(), mask: redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))}
 	if err := e.readBody(r); err != nil {
@@ -181,6 +183,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e.live = p.live.begin(x.StreamKey())
 	e.run(w, r)
+	x.Downstream = downstreamTCP(before, socketCounters(socket))
 	if e.rest != nil {
 		e.dropBody() // a prefix: no model, prompt or stream flag to find in it
 		e.rest = nil

@@ -57,7 +57,7 @@ func Serve(ctx context.Context, rec Recording, o Options) error {
 	// headers, between requests on a kept-alive connection, and (the
 	// proxy's own deadlines) for each read of its body and write of its
 	// response.
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: min(10*time.Second, o.IdleTimeout), IdleTimeout: o.IdleTimeout}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: min(10*time.Second, o.IdleTimeout), IdleTimeout: o.IdleTimeout, ConnContext: WithClientConn}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(rec.Listener) }()
 	stopLine := liveLine(rec.Live, &p.Stats, rec.Terminal)

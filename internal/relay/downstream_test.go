@@ -1,0 +1,97 @@
+//go:build linux
+
+package relay_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/internal/relay"
+	"github.com/driplab/drip/record"
+)
+
+// The relay asks its kernel about each client's socket. A client that
+// stops reading a long stream for a while fills its receive window, and the
+// record says for how long; a client that reads along does not.
+func TestTheRelayKeepsWhatItsKernelSawOfTheClient(t *testing.T) {
+	t.Parallel()
+	event := "data: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("x", 4000) + "\"}}]}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 2000 { // 8 MB: more than the relay's buffers hold
+			if _, err := io.WriteString(w, event); err != nil {
+				return
+			}
+		}
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	var (
+		mu   sync.Mutex
+		recs []*record.Record
+	)
+	p := relay.New(context.Background(), relay.Options{Upstream: u, MaxBytes: 64 << 20}, func(r *record.Record) error {
+		mu.Lock()
+		recs = append(recs, r)
+		mu.Unlock()
+		return nil
+	})
+	srv := httptest.NewUnstartedServer(p)
+	srv.Config.ConnContext = relay.WithClientConn
+	srv.Start()
+	defer srv.Close()
+
+	for _, c := range []struct {
+		rcvbuf int
+		pause  time.Duration
+	}{{0, 0}, {8 << 10, 400 * time.Millisecond}} {
+		client := &http.Client{Transport: &http.Transport{DisableCompression: true, DialContext: (&net.Dialer{Control: rcvbuf(c.rcvbuf)}).DialContext}}
+		resp, err := client.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		br := bufio.NewReader(resp.Body)
+		br.Peek(1)
+		time.Sleep(c.pause) // the client stops reading: the point of the test, not a wait for timing
+		io.Copy(io.Discard, br)
+		resp.Body.Close()
+	}
+	p.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	reading, stopped := recs[0].Exchange.Downstream, recs[1].Exchange.Downstream
+	if reading == nil || stopped == nil {
+		t.Fatalf("downstream %+v, %+v: want both", reading, stopped)
+	}
+	if stopped.RwndLimitedMS < 200 || stopped.RTTMS <= 0 || stopped.Retransmits != stopped.Spurious {
+		t.Errorf("a client that stopped reading for 400 ms: %+v, want the window full for 200 ms or more, a round trip and no retransmit but spurious ones", *stopped)
+	}
+	t.Logf("reading along: %+v; stopped: %+v", *reading, *stopped)
+	if reading.RwndLimitedMS >= stopped.RwndLimitedMS/2 {
+		t.Errorf("a client that read along: window full %.1f ms, against %.1f ms for one that stopped", reading.RwndLimitedMS, stopped.RwndLimitedMS)
+	}
+}
+
+// rcvbuf sets a dialed socket's receive buffer to n bytes (none when 0),
+// so a client that stops reading fills its window at once.
+func rcvbuf(n int) func(string, string, syscall.RawConn) error {
+	return func(_, _ string, c syscall.RawConn) error {
+		if n > 0 {
+			c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, n) })
+		}
+		return nil
+	}
+}
