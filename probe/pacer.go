@@ -25,12 +25,29 @@ func (at Offsets) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool)
 	return at(hits) - elapsed, false
 }
 
+// Arrivals is an open loop's schedule by its parameters: rate arrivals
+// a second of Kind (ArrivalConstant, ArrivalPoisson or ArrivalGamma of
+// shape Burstiness), drawn from Seed, the rate rising from 0 over Ramp.
+type Arrivals struct {
+	Kind       string
+	Rate       float64
+	Burstiness float64
+	Ramp       time.Duration
+	Seed       int64
+}
+
 // ArrivalPacer is an open loop of rate arrivals per second, kind
 // ArrivalConstant (one every 1/rate) or ArrivalPoisson (exponential gaps
-// drawn from seed). Like vegeta's pacers it may be asked about one arrival
-// more than once: the Poisson sum is kept until the next is asked for.
+// drawn from seed).
 func ArrivalPacer(kind string, rate float64, seed int64) Offsets {
-	a := newArrivals(kind, rate, seed)
+	return Arrivals{Kind: kind, Rate: rate, Seed: seed}.Pacer()
+}
+
+// Pacer is the schedule as Offsets. Like vegeta's pacers it may be asked
+// about one arrival more than once: the random sum is kept until the next
+// is asked for.
+func (s Arrivals) Pacer() Offsets {
+	a := newArrivals(s)
 	var n uint64
 	var at time.Duration
 	return func(i uint64) time.Duration {
@@ -39,6 +56,12 @@ func ArrivalPacer(kind string, rate float64, seed int64) Offsets {
 		}
 		return at
 	}
+}
+
+// Schedule is the Offsets of a trace's timestamps: arrival i is due at[i]
+// after the loop began. Bound it to len(at) arrivals (Bounded).
+func Schedule(at []time.Duration) Offsets {
+	return func(i uint64) time.Duration { return at[i] }
 }
 
 // Bounded stops p after n arrivals (n > 0) and at the first arrival due

@@ -30,8 +30,18 @@ type Plan struct {
 	// runs as a closed loop of this many (one at a time in an open loop).
 	Concurrency int
 	Rate        float64 // open loop: arrivals per second
-	Arrival     string  // ArrivalConstant or ArrivalPoisson
-	MaxInflight int     // open loop: arrivals beyond this many streams in flight are not admitted (0: DefaultMaxInflight)
+	Arrival     string  // ArrivalConstant, ArrivalPoisson, ArrivalGamma or ArrivalTrace
+	Burstiness  float64 // ArrivalGamma's shape (vLLM's --burstiness)
+	// Ramp is how long the open loop's rate takes to rise from 0 to Rate.
+	Ramp time.Duration
+	// Schedule is a trace's arrival times (ArrivalTrace): arrival i is sent
+	// at Schedule[i] with Prompts[i], in the file's order.
+	Schedule []time.Duration
+	// Lengths are the prompt and output lengths asked for and where the
+	// prompts came from, kept in the workload so runs of other lengths
+	// compare as different workloads.
+	Lengths     record.Lengths
+	MaxInflight int // open loop: arrivals beyond this many streams in flight are not admitted (0: DefaultMaxInflight)
 	Seed        int64
 	RunID       string    // generated when empty
 	Progress    *Progress // updated live when set, for views to poll
@@ -58,6 +68,8 @@ type Plan struct {
 const (
 	ArrivalConstant = "constant" // one arrival every 1/rate
 	ArrivalPoisson  = "poisson"  // exponential gaps of mean 1/rate
+	ArrivalGamma    = "gamma"    // gamma gaps of mean 1/rate, shape Burstiness
+	ArrivalTrace    = "trace"    // a trace's timestamps (Schedule)
 )
 
 // Workload defaults and bounds.
@@ -148,6 +160,7 @@ func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Ev
 	sched := startSchedWatch()
 	if ctx.Err() == nil {
 		pick := newPicker(prompts, p.Seed, orderStream, p.Runs)
+		pick.inOrder = p.Arrival == ArrivalTrace
 		if p.Rate > 0 {
 			// The open loop draws every arrival's prompt and skips the
 			// arrivals of other shards itself, keeping their times.
@@ -164,6 +177,15 @@ func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Ev
 	close(r.records)
 	<-sunk
 	return st
+}
+
+// offsets is the open loop's schedule: a trace's times, or arrivals drawn
+// at the plan's rate.
+func (p *Plan) offsets() Offsets {
+	if p.Arrival == ArrivalTrace {
+		return Schedule(p.Schedule)
+	}
+	return Arrivals{Kind: p.Arrival, Rate: p.Rate, Burstiness: p.Burstiness, Ramp: p.Ramp, Seed: p.Seed}.Pacer()
 }
 
 // InFlight is the most streams p can have in flight at once.
@@ -206,7 +228,10 @@ func (p *Plan) PromptIDs() []string {
 // OrderPolicy states how prompts were ordered, for the summary.
 func (p *Plan) OrderPolicy() string {
 	n := len(p.prompts())
-	if n == 1 {
+	switch {
+	case p.Arrival == ArrivalTrace:
+		return fmt.Sprintf("the trace's order (%d lines, each once)", n)
+	case n == 1:
 		return "one prompt"
 	}
 	return fmt.Sprintf("shuffled per round (each of the %d prompts once per round), seed %d", n, p.Seed)
@@ -288,7 +313,7 @@ func (r *runner) open(ctx context.Context, pick *picker) stats.RunStats {
 	origin := r.o.Clock()
 	originMS := ms(origin.Sub(r.start))
 	l := OpenLoop{
-		Pacer: Bounded(ArrivalPacer(p.Arrival, p.Rate, p.Seed), p.Runs, p.Duration),
+		Pacer: Bounded(p.offsets(), p.Runs, p.Duration),
 		Limit: p.InflightLimit(), Clock: r.o.Clock, Progress: p.Progress,
 	}
 	return l.Run(ctx, origin, func(i int) func(time.Duration) {

@@ -69,13 +69,18 @@ func SyntheticPrompts(l Length, runs int, seed int64) []Prompt {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	out := make([]Prompt, n)
 	for i := range out {
-		words := make([]string, l.sample(r))
-		for j := range words {
-			words[j] = synthWords[r.IntN(len(synthWords))]
-		}
-		out[i] = Prompt{ID: fmt.Sprintf("synthetic-%d", i+1), Text: strings.Join(words, " ")}
+		out[i] = Prompt{ID: fmt.Sprintf("synthetic-%d", i+1), Text: synthText(r, l.sample(r))}
 	}
 	return out
+}
+
+// synthText is n words drawn from r.
+func synthText(r *rand.Rand, n int) string {
+	words := make([]string, n)
+	for j := range words {
+		words[j] = synthWords[r.IntN(len(synthWords))]
+	}
+	return strings.Join(words, " ")
 }
 
 // SampleMaxTokens gives every prompt a max_tokens drawn from l
@@ -102,6 +107,7 @@ func (p *Plan) ApplyLengths(input, output string, explicitPrompts, maxTokens boo
 			return errors.New("--input-tokens makes the prompts: it cannot be combined with -p, --prompt-file, --prompts, -d or --body")
 		}
 		p.Prompts = SyntheticPrompts(l, p.Runs, p.Seed)
+		p.Lengths.InputTokens = strings.TrimSpace(input)
 	}
 	if output != "" {
 		l, err := parseLength("--output-tokens", output)
@@ -112,6 +118,7 @@ func (p *Plan) ApplyLengths(input, output string, explicitPrompts, maxTokens boo
 			return errors.New("--output-tokens sets max_tokens per prompt: drop --max-tokens, -d and --body")
 		}
 		SampleMaxTokens(p.Prompts, l, p.Seed)
+		p.Lengths.OutputTokens = strings.TrimSpace(output)
 	}
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +23,7 @@ const (
 	orderStream   = 1
 	arrivalStream = 2
 	warmupStream  = 3
+	datasetStream = 4
 )
 
 func seeded(seed int64, stream uint64) *rand.Rand {
@@ -40,6 +43,7 @@ type picker struct {
 	n             int   // prompts drawn
 	limit         int   // 0: no limit
 	shard, shards int   // shards 0 or 1: every index is this picker's
+	inOrder       bool  // a trace's: every round in the file's order
 }
 
 func newPicker(prompts []Prompt, seed int64, stream uint64, limit int) *picker {
@@ -64,6 +68,11 @@ func (p *picker) next() (Prompt, int, bool) {
 		i := p.n % len(p.prompts)
 		if i == 0 {
 			p.round = p.rng.Perm(len(p.prompts))
+			if p.inOrder {
+				for j := range p.round {
+					p.round[j] = j
+				}
+			}
 		}
 		k := p.n
 		p.n++
@@ -73,30 +82,76 @@ func (p *picker) next() (Prompt, int, bool) {
 	}
 }
 
-// arrivals is an open loop's schedule: offsets from the loop's start.
+// arrivals is an open loop's schedule: offsets from the loop's start. It
+// draws arrivals in unit time, where they come one a unit on average, and
+// warps that to the run's time by the rate (and the ramp), so every kind
+// of arrival ramps the same way.
 type arrivals struct {
-	poisson bool
-	rate    float64
-	rng     *rand.Rand
-	i       int
-	at      float64 // seconds, the Poisson process's running sum
+	kind  string
+	shape float64 // gamma's shape, --burstiness
+	rate  float64
+	ramp  float64 // seconds for the rate to rise from 0 to rate
+	rng   *rand.Rand
+	i     int
+	u     float64 // unit time, the random processes' running sum
 }
 
-func newArrivals(kind string, rate float64, seed int64) *arrivals {
-	return &arrivals{poisson: kind == ArrivalPoisson, rate: rate, rng: seeded(seed, arrivalStream)}
+func newArrivals(a Arrivals) *arrivals {
+	return &arrivals{kind: a.Kind, shape: a.Burstiness, rate: a.Rate, ramp: a.Ramp.Seconds(), rng: seeded(a.Seed, arrivalStream)}
 }
 
-// next returns the next arrival's offset. A constant schedule computes i/rate
-// rather than summing 1/rate, so it does not drift; a Poisson one sums
-// exponential gaps, so the count in any window is Poisson-distributed.
+// next returns the next arrival's offset. A constant schedule computes i
+// rather than summing 1, so it does not drift; a Poisson one sums
+// exponential gaps, so the count in any window is Poisson-distributed; a
+// gamma one sums gamma gaps of shape --burstiness and mean 1, as vLLM
+// does: under 1 burstier than Poisson, over 1 more even.
 func (a *arrivals) next() time.Duration {
-	if a.poisson {
-		a.at += a.rng.ExpFloat64() / a.rate
-		return time.Duration(a.at * float64(time.Second))
+	switch a.kind {
+	case ArrivalPoisson:
+		a.u += a.rng.ExpFloat64()
+	case ArrivalGamma:
+		a.u += gamma(a.rng, a.shape) / a.shape
+	default:
+		a.u = float64(a.i)
+		a.i++
 	}
-	at := float64(a.i) / a.rate
-	a.i++
-	return time.Duration(at * float64(time.Second))
+	return time.Duration(a.warp(a.u) * float64(time.Second))
+}
+
+// warp maps unit time to seconds. Without a ramp it is u/rate. With one
+// the rate rises linearly from 0 to rate over ramp seconds, so the
+// arrivals by t are rate·t²/(2·ramp) until then and rise by rate a second
+// after (k6's ramping-arrival-rate stage, AIPerf's rate ramp).
+func (a *arrivals) warp(u float64) float64 {
+	if a.ramp <= 0 {
+		return u / a.rate
+	}
+	if half := a.rate * a.ramp / 2; u > half {
+		return a.ramp + (u-half)/a.rate
+	}
+	return math.Sqrt(2 * a.ramp * u / a.rate)
+}
+
+// gamma draws from a gamma distribution of shape k and scale 1
+// (Marsaglia and Tsang's method; for k < 1 it boosts k by one and scales
+// the draw by U^(1/k)).
+func gamma(r *rand.Rand, k float64) float64 {
+	if k < 1 {
+		return gamma(r, k+1) * math.Pow(r.Float64(), 1/k)
+	}
+	d := k - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := r.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		if u := r.Float64(); math.Log(u) < x*x/2+d-d*v+d*math.Log(v) {
+			return d * v
+		}
+	}
 }
 
 // DefaultRuns is a run's measured streams when the user names neither a
@@ -114,6 +169,9 @@ type Load struct {
 	MaxInflight  int
 	Duration     time.Duration
 	Seed         int64
+	Burstiness   float64       // gamma arrivals' shape (ArrivalGamma)
+	Ramp         time.Duration // the open loop's rate rises from 0 over this long
+	Trace        *Trace        // a trace's times and prompts make the open loop
 	// RunsGiven and SeedGiven say the user set Runs and Seed: without
 	// them Runs is DefaultRuns (no limit with a Duration) and the seed new.
 	RunsGiven, SeedGiven bool
@@ -131,9 +189,18 @@ func (l Load) Apply(p *Plan) error {
 	if !l.SeedGiven {
 		p.Seed = NewSeed()
 	}
-	if l.Rate > 0 {
+	switch {
+	case l.Trace != nil:
+		runs := 0 // the whole trace
+		if l.RunsGiven {
+			runs = l.Runs
+		}
+		l.Trace.Apply(p, runs)
+		p.MaxInflight = l.MaxInflight
+	case l.Rate > 0:
 		p.Rate, p.Arrival, p.MaxInflight = l.Rate, l.Arrival, l.MaxInflight
-	} else {
+		p.Burstiness, p.Ramp = l.Burstiness, l.Ramp
+	default:
 		p.Concurrency = l.Concurrency
 	}
 	return p.Validate()
@@ -164,8 +231,14 @@ func (p *Plan) Validate() error {
 		return fmt.Errorf("--rate %v: want a number of streams per second from %v to %v", p.Rate, MinRate, MaxRate)
 	case p.Duration < 0:
 		return fmt.Errorf("--duration %v: must not be negative", p.Duration)
-	case p.Rate > 0 && p.Arrival != ArrivalConstant && p.Arrival != ArrivalPoisson:
-		return fmt.Errorf("--arrival must be constant or poisson, not %q", p.Arrival)
+	case p.Rate > 0 && !slices.Contains([]string{ArrivalConstant, ArrivalPoisson, ArrivalGamma, ArrivalTrace}, p.Arrival):
+		return fmt.Errorf("--arrival must be constant, poisson or gamma, not %q", p.Arrival)
+	case p.Arrival == ArrivalGamma && !(p.Burstiness >= 0.01 && p.Burstiness <= 100):
+		return fmt.Errorf("--burstiness %v: want a gamma shape from 0.01 (bursty) to 100 (even); 1 is Poisson", p.Burstiness)
+	case p.Arrival == ArrivalTrace && len(p.Schedule) == 0:
+		return errors.New("a trace's arrivals need its timestamps")
+	case p.Ramp < 0 || p.Ramp > 0 && p.Rate == 0:
+		return fmt.Errorf("--ramp %v: a ramp raises an open loop's rate from 0: give --rate, and a ramp that is not negative", p.Ramp)
 	case p.Runs == 0 && p.Duration == 0:
 		return errors.New("--runs 0 needs a --duration")
 	case p.Target.Body != nil && len(p.Prompts) > 1:
@@ -198,8 +271,11 @@ func NewSeed() int64 {
 func (p *Plan) Describe() string {
 	var parts []string
 	switch {
+	case p.Arrival == ArrivalTrace:
+		parts = append(parts, fmt.Sprintf("open loop, a trace's timestamps (%s over %s, mean %s/s), at most %d in flight",
+			stats.Count(len(p.Schedule), "arrival"), p.Schedule[len(p.Schedule)-1].Round(time.Millisecond), textfmt.FormatFloat(p.Rate), p.InflightLimit()))
 	case p.Rate > 0:
-		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s, at most %d in flight", p.Arrival, textfmt.FormatFloat(p.Rate), p.InflightLimit()))
+		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s%s, at most %d in flight", p.ArrivalWords(), textfmt.FormatFloat(p.Rate), p.rampWords(), p.InflightLimit()))
 	case p.Concurrency > 1:
 		parts = append(parts, fmt.Sprintf("closed loop, %d in flight", p.Concurrency))
 	}
@@ -210,7 +286,7 @@ func (p *Plan) Describe() string {
 	if n := len(p.Prompts); n > 1 {
 		parts = append(parts, fmt.Sprintf("%d prompts", n))
 	}
-	if len(p.Prompts) > 1 || p.Arrival == ArrivalPoisson || p.Shards > 0 {
+	if len(p.Prompts) > 1 || p.Arrival == ArrivalPoisson || p.Arrival == ArrivalGamma || p.Shards > 0 {
 		parts = append(parts, fmt.Sprintf("seed %d", p.Seed))
 	}
 	if p.Shards > 0 {
@@ -241,5 +317,25 @@ func (p *Plan) Stamp(version string) {
 	if p.Rate == 0 {
 		c = max(1, c)
 	}
-	p.Workload = &record.RecordWorkload{MaxTokens: p.Target.Request.MaxTokens, Concurrency: c, Rate: p.Rate, Version: version, Shard: p.ShardLabel()}
+	p.Workload = &record.RecordWorkload{MaxTokens: p.Target.Request.MaxTokens, Concurrency: c, Rate: p.Rate, Version: version, Shard: p.ShardLabel(), Lengths: p.Lengths}
+	if p.Rate > 0 && (p.Arrival == ArrivalGamma || p.Arrival == ArrivalTrace || p.Ramp > 0) {
+		p.Workload.Arrival = p.ArrivalWords() + p.rampWords()
+	}
+}
+
+// ArrivalWords names the open loop's arrivals: constant, poisson, gamma
+// with its burstiness, or trace.
+func (p *Plan) ArrivalWords() string {
+	if p.Arrival == ArrivalGamma {
+		return fmt.Sprintf("gamma (burstiness %s)", textfmt.FormatFloat(p.Burstiness))
+	}
+	return p.Arrival
+}
+
+// rampWords says the ramp, if any, after the rate.
+func (p *Plan) rampWords() string {
+	if p.Ramp <= 0 {
+		return ""
+	}
+	return ", rising from 0 over " + p.Ramp.String()
 }

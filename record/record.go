@@ -191,6 +191,35 @@ type RecordWorkload struct {
 	Rate        float64 `json:"rate,omitempty"` // arrivals per second (open loop)
 	Version     string  `json:"drip_version,omitempty"`
 	Shard       string  `json:"shard,omitempty"` // "i/N" of a sharded run
+	// Arrival names an open loop's schedule beyond a constant or Poisson
+	// rate: gamma with its burstiness, a ramp, or a trace.
+	Arrival string `json:"arrival,omitempty"`
+	Lengths
+}
+
+// Lengths are the prompt and output lengths a run asked for and the
+// dataset its prompts came from, as the user gave them: runs that differ
+// in them are different workloads.
+type Lengths struct {
+	InputTokens  string `json:"input_tokens,omitempty"`  // --input-tokens: N or N±SD
+	OutputTokens string `json:"output_tokens,omitempty"` // --output-tokens: N or N±SD
+	Dataset      string `json:"dataset,omitempty"`       // "sharegpt NAME" or "mooncake_trace NAME", NAME the file's base name
+}
+
+// LengthWords says the lengths asked for and the dataset, "" when the
+// prompts are the user's own.
+func (l Lengths) LengthWords() string {
+	var parts []string
+	if l.Dataset != "" {
+		parts = append(parts, "dataset "+l.Dataset)
+	}
+	if l.InputTokens != "" {
+		parts = append(parts, "input tokens "+l.InputTokens)
+	}
+	if l.OutputTokens != "" {
+		parts = append(parts, "output tokens "+l.OutputTokens)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // MidSentenceStalls counts the stalls that fell inside a sentence.

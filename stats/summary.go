@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/driplab/drip/record"
 )
@@ -194,6 +195,8 @@ type Workload struct {
 	Concurrency int      `json:"concurrency,omitempty"`
 	Rate        float64  `json:"rate,omitempty"`
 	Arrival     string   `json:"arrival,omitempty"`
+	Burstiness  float64  `json:"burstiness,omitempty"` // gamma arrivals' shape
+	Ramp        string   `json:"ramp,omitempty"`       // the rate's rise from 0, e.g. "30s"
 	Seed        int64    `json:"seed,omitempty"`
 	Duration    string   `json:"duration,omitempty"`
 	MaxInflight int      `json:"max_inflight,omitempty"`
@@ -203,6 +206,20 @@ type Workload struct {
 	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
 	// TLSInsecure: -k/--insecure, the server's certificate was not verified.
 	TLSInsecure bool `json:"tls_insecure,omitempty"`
+	record.Lengths
+}
+
+// ArrivalWords names the open loop's arrivals: constant, poisson, trace,
+// or gamma with its burstiness, and the ramp when there is one.
+func (w Workload) ArrivalWords() string {
+	s := w.Arrival
+	if w.Arrival == "gamma" {
+		s += " (burstiness " + strconv.FormatFloat(w.Burstiness, 'g', -1, 64) + ")"
+	}
+	if w.Ramp != "" {
+		s += ", rising from 0 over " + w.Ramp + ","
+	}
+	return s
 }
 
 // TokensApproxDefinition is tokens_approx_pct's rule. A stream that failed

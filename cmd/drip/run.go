@@ -80,6 +80,7 @@ type workloadFlags struct {
 	concurrencyLevels sweep.Levels
 	rateLevels        sweep.Levels
 	prompts           string
+	data              datasetFlags
 }
 
 func (f *workloadFlags) register(fs *pflag.FlagSet) {
@@ -90,11 +91,12 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	f.concurrencyLevels.Whole = true
 	fs.VarP(&f.concurrencyLevels, "concurrency", "c", "closed loop: keep this many streams in flight (default 1); a rising list 1,2,4,8 sweeps them")
 	fs.Var(&f.rateLevels, "rate", "open loop: start this many streams per second, whatever the server does; a rising list 1,2,5,10 sweeps them")
-	fs.StringVar(&f.Arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate) or poisson (seeded)")
+	fs.StringVar(&f.Arrival, "arrival", probe.ArrivalConstant, "open-loop arrivals: constant (every 1/rate), poisson or gamma (--burstiness; both seeded)")
 	fs.DurationVar(&f.Duration, "duration", 0, "stop admitting streams after this long (in-flight ones finish)")
 	fs.IntVar(&f.MaxInflight, "max-inflight", probe.DefaultMaxInflight, "open loop: arrivals beyond this many streams in flight are counted as not admitted, never queued")
 	fs.Int64Var(&f.Seed, "seed", 0, "seed for the prompt order and Poisson arrivals (default: chosen and printed)")
 	fs.StringVar(&f.prompts, "prompts", "", "a prompt set: builtin (a short question, a medium explanation, a long structured answer)")
+	f.data.register(fs)
 }
 
 // plan fills a plan with the workload flags; the load fills and checks
@@ -117,11 +119,21 @@ func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *reques
 	if p.Prompts, err = f.promptSet(ctx, req); err != nil {
 		return err
 	}
+	explicit := len(req.prompts)+len(req.promptFiles) > 0 || f.prompts != ""
+	sg, err := f.data.load(ctx, fs, &f.Load, explicit || p.Target.Body != nil)
+	if err != nil {
+		return err
+	}
+	if sg != nil {
+		p.Prompts = sg.Prompts
+	}
 	if err := f.Apply(p); err != nil {
 		return usageErr("%v", err)
 	}
-	explicit := len(req.prompts)+len(req.promptFiles) > 0 || f.prompts != ""
-	return req.shape.applyLengths(req, p, explicit)
+	if sg != nil {
+		sampleShareGPT(sg, p)
+	}
+	return req.shape.applyLengths(req, p, explicit || sg != nil || f.Trace != nil)
 }
 
 // promptSet is -p and --prompt-file's prompts, or the builtin set.

@@ -41,7 +41,7 @@ func TestRunWorkloadUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--rate", "5", "--concurrency", "2"}, "pick one"},
 		{[]string{"--arrival", "poisson"}, "add --rate"},
-		{[]string{"--rate", "5", "--arrival", "bursty"}, "constant or poisson"},
+		{[]string{"--rate", "5", "--arrival", "bursty"}, "constant, poisson or gamma"},
 		{[]string{"--prompts", "mine"}, "builtin"},
 		{[]string{"--runs", "0"}, "needs a --duration"},
 		{[]string{"--concurrency", "0"}, "at least 1"},

@@ -26,6 +26,7 @@ const (
 	setModel     = "model"
 	setPrompts   = "prompt ids"
 	setMaxTokens = "max tokens"
+	setLengths   = "lengths asked"
 	setLoad      = "concurrency or rate"
 	setWarmup    = "warmup streams"
 	setMeasured  = "measured streams"
@@ -100,7 +101,7 @@ func unmarkCounts(secs []Section) {
 	}
 }
 
-var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setLoad, setWarmup, setMeasured, setStall, setVersion}
+var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTokens, setLengths, setLoad, setWarmup, setMeasured, setStall, setVersion}
 
 const notRecorded = "not recorded"
 
@@ -136,9 +137,17 @@ func settingsOf(recs []*record.Record) map[string]string {
 			}
 			return strconv.Itoa(w.MaxTokens)
 		})),
+		// A record without the stamp asked for no lengths drip knows of:
+		// "not recorded" here would only repeat the other settings' note.
+		setLengths: distinct(recs, func(r *record.Record) string {
+			if r.Workload == nil {
+				return "the prompts' own"
+			}
+			return cmp.Or(r.Workload.LengthWords(), "the prompts' own")
+		}),
 		setLoad: distinct(recs, stamped(func(w *record.RecordWorkload) string {
 			if w.Rate > 0 {
-				return "open loop, " + strconv.FormatFloat(w.Rate, 'f', -1, 64) + "/s"
+				return strings.TrimSuffix("open loop, "+strconv.FormatFloat(w.Rate, 'f', -1, 64)+"/s "+w.Arrival, " ")
 			}
 			return fmt.Sprintf("closed loop, %d in flight", max(w.Concurrency, 1))
 		})),

@@ -79,7 +79,7 @@ func workloadLine(wl *stats.Workload, sw *sweep.Result) string {
 		parts = append(parts, "concurrency "+strconv.Itoa(wl.Concurrency))
 	}
 	if wl.Rate > 0 {
-		parts = append(parts, "rate "+textfmt.FormatFloat(wl.Rate)+"/s "+wl.Arrival)
+		parts = append(parts, "rate "+textfmt.FormatFloat(wl.Rate)+"/s "+wl.ArrivalWords())
 	}
 	if wl.Duration != "" {
 		parts = append(parts, "duration "+wl.Duration)

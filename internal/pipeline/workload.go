@@ -15,6 +15,7 @@ func WorkloadOf(p *probe.Plan, version string) stats.Workload {
 		Target: probe.RedactURL(p.Target.URL), Format: p.Target.Format.Name, Model: p.Target.Request.Model,
 		MaxTokens: p.Target.Request.MaxTokens, Runs: p.Runs, Warmup: p.Warmup, PromptIDs: p.PromptIDs(),
 		Concurrency: max(p.Concurrency, 1), Seed: p.Seed, Order: p.OrderPolicy(), Version: version,
+		Lengths: p.Lengths,
 	}
 	if p.Duration > 0 {
 		w.Duration = p.Duration.String()
@@ -27,6 +28,10 @@ func WorkloadOf(p *probe.Plan, version string) stats.Workload {
 	if p.Rate > 0 {
 		w.Concurrency = 0
 		w.Rate, w.Arrival, w.MaxInflight = p.Rate, p.Arrival, p.InflightLimit()
+		w.Burstiness = p.Burstiness
+		if p.Ramp > 0 {
+			w.Ramp = p.Ramp.String()
+		}
 		if p.Warmup > 0 {
 			w.WarmupRule += "; sent one at a time"
 		}

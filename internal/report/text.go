@@ -230,6 +230,9 @@ func workloadText(w io.Writer, s *stats.Summary) {
 	if s.Workload.Order != "" {
 		fmt.Fprintf(w, "order     %s\n", s.Workload.Order)
 	}
+	if l := s.Workload.LengthWords(); l != "" {
+		fmt.Fprintf(w, "asked     %s\n", sanitize.Line(l))
+	}
 	if ol := s.OpenLoop; ol != nil {
 		verdict := "within"
 		if ol.ClientLimited {
@@ -237,7 +240,7 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		}
 		lag := &ol.ScheduleLag
 		fmt.Fprintf(w, "\nopen loop %s arrivals at %s/s · %d not admitted (over %d in flight)\n",
-			s.Workload.Arrival, textfmt.FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
+			s.Workload.ArrivalWords(), textfmt.FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
 		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d)\n  schedule lag bound p99 %s ms: %s\n",
 			textfmt.Num(lag.P50), textfmt.Num(lag.P99), textfmt.Num(lag.Max), lag.N, textfmt.FormatFloat(ol.LagBoundMS), verdict)
 		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
