@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"net/http"
@@ -75,7 +76,7 @@ func readRecords(t testing.TB, path string) []*record.Record {
 var (
 	sectionRE    = regexp.MustCompile(`(?s)<section class="stream" data-stalls="(\d+)">(.*?)</section>`)
 	labelRE      = regexp.MustCompile(`<span class="label">(#\d+)</span>`)
-	stallLabelRE = regexp.MustCompile(`<text class="stall-label"[^>]*><title>[^<]*</title>([^<]*)</text>`)
+	stallLabelRE = regexp.MustCompile(`<g class="stall-label"><title>[^<]*</title><rect class="pause"[^>]*/?>(?:</rect>)?<rect class="pause"[^>]*/?>(?:</rect>)?<text[^>]*>([^<]*)</text>`)
 	clockRowRE   = regexp.MustCompile(`<tr><td title="[^"]*">([^<]+)</td><td class="n">(\d+)</td>((?:<td>[^<]*</td>)+)</tr>`)
 )
 
@@ -116,7 +117,7 @@ func TestHTMLReportMatchesTheRecords(t *testing.T) {
 		}
 		var want, got []string
 		for _, st := range r.Stalls {
-			want = append(want, "⏸ "+msLabel(st.GapMS))
+			want = append(want, msLabel(st.GapMS))
 		}
 		for _, m := range stallLabelRE.FindAllStringSubmatch(s[2], -1) {
 			got = append(got, m[1])
@@ -197,6 +198,95 @@ func greyStats(img image.Image) (sd, inked float64) {
 	}
 	mean := sum / n
 	return math.Sqrt(sum2/n - mean*mean), dark / n
+}
+
+// TestHTMLStallMarkDrawn renders a report of stalls in Chromium with
+// fontconfig limited to DejaVu, which has no U+23F8 (⏸): the page has no
+// such character to show as a box, and its pause marks are drawn, in the
+// stall colour, where hiding them leaves white.
+func TestHTMLStallMarkDrawn(t *testing.T) {
+	browser := chromium(t)
+	fcList := testenv.LookPath(t, "fc-list", "apt-get install -y fontconfig")
+	bin := buildDrip(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "fonts.conf")
+	if err := os.WriteFile(conf, []byte(`<?xml version="1.0"?><fontconfig><dir>/usr/share/fonts/truetype/dejavu</dir><cachedir>`+dir+`/fc</cachedir></fontconfig>`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "FONTCONFIG_FILE="+conf)
+	list := exec.Command(fcList, ":charset=23f8", "file")
+	list.Env = env
+	if out, err := list.Output(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("fonts with U+23F8 under %s: %q (%v); want none", conf, out, err)
+	}
+	all := exec.Command(fcList, ":", "file")
+	all.Env = env
+	if out, err := all.CombinedOutput(); len(out) == 0 || err != nil {
+		t.Fatalf("fc-list lists no font at all (%v): the page would have no font to draw the figures", err)
+	}
+	page := filepath.Join(dir, "stall.html")
+	drip(t, bin, "view", "../internal/compare/testdata/stall.jsonl", "--no-tui", "--html", page)
+	raw, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.ContainsRune(raw, '\u23f8') {
+		t.Fatal("the page has U+23F8, a box without a font that has it")
+	}
+	hidden := filepath.Join(dir, "hidden.html")
+	noMarks := bytes.ReplaceAll(raw, []byte(`<rect class="pause"`), []byte(`<rect class="pause" visibility="hidden"`))
+	noMarks = bytes.ReplaceAll(noMarks, []byte(`<i class="pause" aria-label="stall"></i>`), nil)
+	if err := os.WriteFile(hidden, noMarks, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	shot := func(page string) image.Image {
+		png := filepath.Join(dir, filepath.Base(page)+".png")
+		args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
+			"--user-data-dir=" + t.TempDir(), "--screenshot=" + png, "--window-size=1100,2400", "file://" + page}
+		cmd := exec.Command(browser, args...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("chromium: %v\n%s", err, out)
+		}
+		return decodePNG(t, png)
+	}
+	drawn, bare := shot(page), shot(hidden)
+	marks := 0
+	b := drawn.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if stallRed(drawn.At(x, y)) && !stallRed(bare.At(x, y)) {
+				marks++
+			}
+		}
+	}
+	// Each timeline's mark is two 2.5 × 9 px bars: at least 30 pixels
+	// for the six stalls of the first timelines on screen.
+	if marks < 30 {
+		t.Errorf("%d stall-coloured pixels come from the pause marks; want them drawn", marks)
+	}
+	t.Logf("pause marks: %d stall-coloured pixels that hiding them turns white", marks)
+}
+
+// stallRed tells the report's stall colour (#d7301f) from anything else,
+// allowing for anti-aliasing.
+func stallRed(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return r>>8 > 160 && g>>8 < 110 && b>>8 < 100
+}
+
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }
 
 // hostile is a string that would run script, load a resource or navigate

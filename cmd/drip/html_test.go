@@ -25,9 +25,9 @@ func testHTMLOnRunViewCompare(t *testing.T) {
 		page string
 		want []string
 	}{
-		{[]string{"run", srv.URL, "-m", "mid-sentence-stall", "--runs", "2", "--out", at("a.jsonl")}, "run.html", []string{`<section class="stream"`, "⏸ 700", `id="clocks"`}},
+		{[]string{"run", srv.URL, "-m", "mid-sentence-stall", "--runs", "2", "--out", at("a.jsonl")}, "run.html", []string{`<section class="stream"`, `<i class="pause" aria-label="stall"></i>700`, `id="clocks"`}},
 		{[]string{"run", srv.URL, "-m", "steady", "--runs", "3", "--out", at("b.jsonl")}, "b.html", []string{`<section class="stream"`}},
-		{[]string{"view", "--no-tui", at("a.jsonl")}, "view.html", []string{`<section class="stream"`, "⏸ 700", "2 attempted · 2 admitted · 2 completed"}},
+		{[]string{"view", "--no-tui", at("a.jsonl")}, "view.html", []string{`<section class="stream"`, `<i class="pause" aria-label="stall"></i>700`, "2 attempted · 2 admitted · 2 completed"}},
 		{[]string{"compare", "--no-tui", at("b.jsonl"), at("a.jsonl")}, "compare.html", []string{`<table id="comparison">`, "A (baseline)", "Δ B"}},
 	} {
 		code, _, stderr := drip(t, append(c.args, "--html", at(c.page))...)

@@ -53,10 +53,27 @@ type mark struct {
 	Tip  string
 }
 
-// stall is a stall on the timeline, labelled "⏸ 700 ms" where it happened.
+// stall is a stall on the timeline, labelled "700 ms" after a pause mark
+// where it happened. The mark is drawn, two bars, not the character
+// U+23F8: few fonts have it, and without one it shows as a box.
 type stall struct {
 	X, W, LabelX float64
+	BarX         [2]float64 // the pause mark's bars
 	Label, Tip   string
+}
+
+// Stall labels are bold 11 px: about this wide a character, enough to
+// centre the mark and the figure together under the stall.
+const (
+	stallCharW = 6.2
+	pauseW     = 10 // the two bars and the space after them
+)
+
+// newStall lays out a stall from a to b on the timeline, its label
+// centred under it.
+func newStall(a, b float64, label, tip string) stall {
+	left := (a+b)/2 - (pauseW+stallCharW*float64(len(label)))/2
+	return stall{X: a, W: max(b-a, 1), LabelX: r1(left + pauseW), BarX: [2]float64{r1(left), r1(left + 4.5)}, Label: label, Tip: tip}
 }
 
 // axisTick is a time on the axis.
@@ -69,7 +86,7 @@ type axisTick struct {
 // where a stall ended.
 type segment struct {
 	Class, Text string
-	Stall       string // "⏸ 700 ms" for a marker
+	Stall       string // "700 ms" for a marker, drawn after a pause mark
 	Tip         string
 }
 
@@ -87,8 +104,8 @@ func newStream(n int, r *record.Record, why string) stream {
 		if st.MidSentence {
 			where = ", mid-sentence"
 		}
-		s.Pauses = append(s.Pauses, stall{X: a, W: max(b-a, 1), LabelX: (a + b) / 2, Label: "⏸ " + msLabel(st.GapMS),
-			Tip: fmt.Sprintf("stall %s from %s, ended by frame %d%s", msLabel(st.GapMS), msLabel(st.AtMS), st.Frame, where)})
+		s.Pauses = append(s.Pauses, newStall(a, b, msLabel(st.GapMS),
+			fmt.Sprintf("stall %s from %s, ended by frame %d%s", msLabel(st.GapMS), msLabel(st.AtMS), st.Frame, where)))
 	}
 	for _, t := range axisTicks(end) {
 		s.Axis = append(s.Axis, axisTick{X: r1(x(t)), Label: roundLabel(t)})
@@ -213,7 +230,7 @@ func textSegments(r *record.Record) []segment {
 			continue
 		}
 		if st, ok := stallAt[i]; ok {
-			out = append(out, segment{Stall: "⏸ " + msLabel(st.GapMS), Tip: "the stream stopped here for " + msLabel(st.GapMS) + " at " + msLabel(st.AtMS)})
+			out = append(out, segment{Stall: msLabel(st.GapMS), Tip: "the stream stopped here for " + msLabel(st.GapMS) + " at " + msLabel(st.AtMS)})
 		}
 		cls := f.Channel.String()
 		if n := len(out); n > 0 && out[n-1].Stall == "" && out[n-1].Class == cls {
