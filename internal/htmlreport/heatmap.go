@@ -1,8 +1,10 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/views"
@@ -34,7 +36,10 @@ type heatCell struct {
 	Tip     string
 }
 
+// newHeatmap lays out the streams in sequence, by seq: the records come
+// in the order they ended, which under load is not the order they began.
 func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
+	recs = slices.SortedStableFunc(slices.Values(recs), func(a, b *record.Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	maxGaps := 0
 	gaps := make([][]float64, len(recs))
 	for i, r := range recs {

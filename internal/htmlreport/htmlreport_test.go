@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,3 +138,23 @@ func TestManyStreamsTimelinesAreAStatedSelection(t *testing.T) {
 	}
 }
 
+// The heatmap's rows are the streams in sequence, though the records
+// come in the order the streams ended (#6 before #5 in the fixture).
+func TestHeatmapRowsInSequence(t *testing.T) {
+	t.Parallel()
+	recs := measured(recordtest.Inputs(t, testdata, "stall.jsonl")[0].Records)
+	var seqs []int
+	for _, r := range recs {
+		seqs = append(seqs, r.Seq)
+	}
+	if slices.IsSorted(seqs) {
+		t.Fatalf("the fixture's records are in sequence (%v): nothing to check", seqs)
+	}
+	var labels []string
+	for _, l := range newHeatmap(recs, 250).Labels {
+		labels = append(labels, l.Label)
+	}
+	if got := strings.Join(labels, " "); got != "#1 #2 #3 #4 #5 #6" {
+		t.Errorf("heatmap rows %s, want #1 … #6 in order", got)
+	}
+}
