@@ -158,3 +158,21 @@ func TestHeatmapRowsInSequence(t *testing.T) {
 		t.Errorf("heatmap rows %s, want #1 … #6 in order", got)
 	}
 }
+
+// The scatter's x axis ends at the picture's right edge: its last label
+// is anchored at its end, so none of it is clipped.
+func TestScatterLastLabelInside(t *testing.T) {
+	t.Parallel()
+	out := runReport(t, recordtest.Inputs(t, testdata, "stall.jsonl")[0])
+	svg := regexp.MustCompile(`(?s)<svg class="scatter".*?</svg>`).FindString(out)
+	labels := regexp.MustCompile(`<text x="([0-9.]+)" y="348" text-anchor="(\w+)">([^<]+)</text>`).FindAllStringSubmatch(svg, -1)
+	if len(labels) != 6 {
+		t.Fatalf("%d x-axis labels, want 6", len(labels))
+	}
+	if last := labels[5]; last[2] != "end" || last[3] != "1.5 s" {
+		t.Errorf("last x label %q anchored %s at %s: want \"1.5 s\" anchored at its end", last[3], last[2], last[1])
+	}
+	if first := labels[0]; first[2] != "middle" {
+		t.Errorf("first x label anchored %s, want middle", first[2])
+	}
+}

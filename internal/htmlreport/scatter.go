@@ -116,6 +116,7 @@ func newScatter(runs []scatterRun, stallMS float64) scatter {
 	}
 	sc.Quads = quads(counts, sc.QueueX, sc.StallY, len(pts))
 	sc.XTicks, sc.YTicks = ticksOn(xMax, x), ticksOn(yMax, y)
+	sc.XTicks[len(sc.XTicks)-1].Anchor = "end"
 	if len(runs) > 1 {
 		for i, run := range runs {
 			sc.Series = append(sc.Series, series{run.Letter, run.Label, fmt.Sprintf("pt s%d", i%5), seriesShape(i, 6, 6)})

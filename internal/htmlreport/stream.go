@@ -76,10 +76,13 @@ func newStall(a, b float64, label, tip string) stall {
 	return stall{X: a, W: max(b-a, 1), LabelX: r1(left + pauseW), BarX: [2]float64{r1(left), r1(left + 4.5)}, Label: label, Tip: tip}
 }
 
-// axisTick is a time on the axis.
+// axisTick is a time on the axis. Anchor is its label's text-anchor, ""
+// for centred: the last label of an axis that ends at the plot's edge is
+// anchored at its end, or half of it falls outside the picture.
 type axisTick struct {
-	X     float64
-	Label string
+	X      float64
+	Label  string
+	Anchor string
 }
 
 // segment is a run of the text: frames of one channel, or a stall marker
