@@ -15,10 +15,17 @@ import (
 )
 
 // caddyConf is Debian's caddy as a reverse proxy with its defaults on
-// loopback, its admin endpoint off.
+// loopback, its admin endpoint off, save one: it reads each request's
+// body whole before proxying it (buffer_requests). With the default,
+// caddy 2.6 (Go 1.19) copies the client's body to the upstream while its
+// own server, once the upstream's headers are written back, discards or
+// closes that body; the copy's last read then fails, Go's transport
+// closes the upstream connection under the response, and about one
+// response in 15 ends with no body ("reading from backend: use of closed
+// network connection"). docs/delivery.md has the evidence.
 const caddyConf = `{"admin": {"disabled": true}, "apps": {"http": {"servers": {"drip": {
 	"listen": ["127.0.0.1:%d"],
-	"routes": [{"handle": [{"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}]}]}}}}}`
+	"routes": [{"handle": [{"handler": "reverse_proxy", "buffer_requests": true, "upstreams": [{"dial": %q}]}]}]}}}}}`
 
 // startCaddy runs caddy in front of upstream (host:port) until the test
 // ends and returns its base URL; its data and config stay in the test's
@@ -36,33 +43,22 @@ func startCaddy(t *testing.T, upstream string) string {
 }
 
 // Behind caddy's defaults (it flushes an event stream as it comes) the
-// steady stream is clean and its ITL within 10% of the schedule. caddy
-// 2.6 now and then ends a response with no body (its log: "reading from
-// backend: use of closed network connection"); drip records those
-// incomplete, and the test counts them apart, failing past half.
+// steady stream is clean and its ITL within 10% of the schedule, every
+// stream complete: with the request buffered none ends empty.
 func TestBehindCaddyDefaults(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	base := startCaddy(t, srv.Listener.Addr().String())
 	sched := scheduledSpacing(fixtures.Lookup("steady"))
 	recs, s := streamScenario(t, base, "steady", 6, nil)
-	empty := 0
 	for _, r := range recs {
-		if r.Status != record.StatusComplete && r.Reads == 0 {
-			empty++
-			t.Logf("stream %d: %s with no body from caddy", r.Seq, r.Status)
-			continue
-		}
 		if r.Status != record.StatusComplete || r.Delivery == nil || r.Delivery.Class != record.DeliveryClean || r.ITLMS == nil {
-			t.Errorf("stream %d: %s, delivery %s, itl %v: want complete, class clean, ITL reported", r.Seq, r.Status, delivery(r), r.ITLMS)
+			t.Errorf("stream %d: %s, %d reads, delivery %s, itl %v: want complete, class clean, ITL reported", r.Seq, r.Status, r.Reads, delivery(r), r.ITLMS)
 			continue
 		}
 		if math.Abs(*r.ITLMS-sched) > 0.1*sched {
 			t.Errorf("stream %d: itl %.4g ms, the schedule %.4g ms: more than 10%% off", r.Seq, *r.ITLMS, sched)
 		}
-	}
-	if 2*empty > len(recs) {
-		t.Fatalf("%d of %d streams ended empty behind caddy", empty, len(recs))
 	}
 	if got := shapes(s); contains(got, stats.ShapeProxyBuffering) || contains(got, stats.ShapeProxyStutter) {
 		t.Errorf("diagnosis %v names a proxy", got)
