@@ -2,6 +2,7 @@ package hops
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
@@ -34,6 +35,9 @@ type Pooled struct {
 	PathMS     float64        `json:"stall_path_ms"`
 	Freezes    int            `json:"freezes"`
 	Bursts     int            `json:"path_bursts"`
+	// PathHeld counts the streams whose path share something held, by
+	// what held it (Stream.PathHeld).
+	PathHeld map[string]int `json:"path_held"`
 }
 
 // Verdict says in words which hop holds the stream, by a named rule, with
@@ -134,7 +138,7 @@ func (a Ambiguous) says() string {
 }
 
 func pool(ss []Stream) Pooled {
-	p := Pooled{Stalls: map[string]int{OwnerUpstream: 0, OwnerPath: 0, OwnerBoth: 0}}
+	p := Pooled{Stalls: map[string]int{OwnerUpstream: 0, OwnerPath: 0, OwnerBoth: 0}, PathHeld: map[string]int{}}
 	var up, path, delay []float64
 	for _, s := range ss {
 		if s.TTFT.PathMS != nil {
@@ -151,6 +155,9 @@ func pool(ss []Stream) Pooled {
 			p.PathMS += st.PathMS
 		}
 		p.Bursts += s.Bursts
+		if s.PathHeld != "" {
+			p.PathHeld[s.PathHeld]++
+		}
 	}
 	p.TTFTUpstream, p.TTFTPath, p.Delay = stats.NewDist(up), stats.NewDist(path), stats.NewDist(delay)
 	return p
@@ -174,13 +181,34 @@ func verdict(p Pooled, threshold float64) Verdict {
 		f(p.TTFTUpstream.P50), f(p.TTFTPath.P50), stats.Count(p.Bursts, "burst")+" the path made", delay, textfmt.FormatFloat(threshold))
 	switch {
 	case pathStalls > 0 || ttftPath >= threshold:
-		return Verdict{RulePathHolds, fmt.Sprintf("the path after the relay holds the stream: it added %s ms of stalls in %s and %s ms to TTFT at the median",
-			textfmt.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), textfmt.FormatFloat(ttftPath)), ev}
+		return Verdict{RulePathHolds, fmt.Sprintf("the path after the relay holds the stream: it added %s ms of stalls in %s and %s ms to TTFT at the median; %s",
+			textfmt.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), textfmt.FormatFloat(ttftPath), heldBy(p.PathHeld)), ev}
 	case p.Stalls[OwnerUpstream] > 0:
 		return Verdict{RuleUpstreamStall, fmt.Sprintf("the upstream makes the stalls: %s, %s ms, each seen at the relay; the path adds jitter only (p99 %s ms per frame)",
 			stats.Count(p.Stalls[OwnerUpstream], "stall"), textfmt.FormatFloat(p.UpstreamMS), f(p.Delay.P99)), ev}
 	}
 	return Verdict{RuleClean, fmt.Sprintf("no stall at the client; the path adds p99 %s ms per frame", f(p.Delay.P99)), ev}
+}
+
+// heldBy says what held the path, by the relay's kernel, stream by stream.
+// Where the relay kept no kernel figures it names every possible owner.
+func heldBy(held map[string]int) string {
+	words := map[string]string{
+		HeldLoss:    "segments lost on the way (retransmits)",
+		HeldReader:  "a client that stopped reading (its window full)",
+		HeldProxy:   "a proxy that held the bytes (nothing lost, the client read along)",
+		HeldUnknown: "no kernel figures from the relay: a lost segment, a client that stopped reading or a proxy's hold",
+	}
+	var parts []string
+	for _, k := range []string{HeldLoss, HeldReader, HeldProxy, HeldUnknown} {
+		if n := held[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", stats.Count(n, "stream"), words[k]))
+		}
+	}
+	if parts == nil {
+		return "what held it is not known"
+	}
+	return "held by " + strings.Join(parts, "; ")
 }
 
 // f prints a figure, or null.

@@ -88,8 +88,12 @@ type Stream struct {
 	StallMS float64 `json:"stall_threshold_ms"`
 	// Holding is, for a stream still running, who holds what has not
 	// reached the client (the func Holding); empty once it ended.
-	Holding string    `json:"holding,omitempty"`
-	delays  []float64 // for the pool
+	Holding string `json:"holding,omitempty"`
+	// PathHeld is what held the path's share of the stream (its stalls and
+	// TTFT), as the relay's kernel saw its socket to the client: one of the
+	// Held names; empty when the path held nothing.
+	PathHeld string    `json:"path_held,omitempty"`
+	delays   []float64 // for the pool
 }
 
 // analyse puts one matched pair side by side.
@@ -109,7 +113,45 @@ func analyse(p pair) Stream {
 	s.Delay = stats.NewDist(append([]float64(nil), s.delays...))
 	s.Stalls = stallsOf(c, &a)
 	s.Bursts = pathBursts(&a)
+	s.PathHeld = pathHeld(r.Exchange.Downstream, s.pathMS())
 	return s
+}
+
+// What held the path's share of a stream, by the relay's kernel.
+const (
+	HeldLoss    = "loss"               // segments lost on the way: retransmits beyond the spurious ones
+	HeldReader  = "client-not-reading" // the client's window was full: it, or a proxy in front of it, stopped reading
+	HeldProxy   = "hold"               // nothing lost, the client read along: a proxy held the bytes
+	HeldUnknown = "no-kernel-figures"  // the relay's record has no downstream figures: any of the three
+)
+
+// pathHeld names what held pathMS of a stream on the path, from the
+// relay's account of its client socket (nil: not known).
+func pathHeld(d *record.DownstreamTCP, pathMS float64) string {
+	switch {
+	case pathMS <= 0:
+		return ""
+	case d == nil:
+		return HeldUnknown
+	case d.Retransmits > d.Spurious || d.Lost > 0:
+		return HeldLoss
+	case d.RwndLimitedMS >= pathMS/2:
+		return HeldReader
+	}
+	return HeldProxy
+}
+
+// pathMS is the path's share of the stream: its part of every silence
+// and of the TTFT.
+func (s *Stream) pathMS() float64 {
+	ms := 0.0
+	for _, st := range s.Stalls {
+		ms += st.PathMS
+	}
+	if s.TTFT.PathMS != nil && *s.TTFT.PathMS >= s.StallMS {
+		ms += *s.TTFT.PathMS
+	}
+	return ms
 }
 
 // stallsOf gives each silence at the client inside the aligned frames
