@@ -175,6 +175,34 @@ func (d *Detector) NotStream() string {
 	return fmt.Sprintf("not a stream: the response is %s and its body starts %q", d.contentType, d.first)
 }
 
+// NotStreamBody says why a 2xx body from which no frame was decoded is no
+// stream, or "": a document content type, a body that opens a document
+// (HTML or XML) or one JSON value where no NDJSON was promised. It holds
+// whatever picked the decoder: a URL path or --format names what the
+// client asked for, not what the server sent. head is the body's start.
+func NotStreamBody(contentType string, head []byte) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if len(t) == 0 {
+		return ""
+	}
+	if !documentType(mt) && t[0] != '<' && (t[0] != '{' && t[0] != '[' || ndjsonType(mt)) {
+		return ""
+	}
+	if mt == "" {
+		mt = "untyped"
+	}
+	return fmt.Sprintf("not a stream: the response is %s and its body starts %q", mt, excerpt(string(t[:min(len(t), 4*excerptRunes)])))
+}
+
+// ndjsonType reports the content types of JSON lines.
+func ndjsonType(ct string) bool {
+	return slices.Contains(ndjsonTypes, ct)
+}
+
+var ndjsonTypes = []string{"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"}
+
 // Sniff is the format a response's first bytes look like, as auto would
 // pick it: for a stream that fails to decode as the format it was asked
 // for, to say which it is.

@@ -22,10 +22,11 @@ func serveTyped(t *testing.T, ct, body string) string {
 	return srv.URL + "/my/endpoint"
 }
 
-// TestNotAStreamUnderAuto: under --format auto, a 2xx login page or whole
-// JSON answer is class not_stream, never complete, its message naming the
-// content type and first bytes; an NDJSON stream labelled JSON, and any
-// body under an explicit format, are streams still.
+// TestNotAStreamUnderAuto: a 2xx login page or whole JSON answer is class
+// not_stream under auto or an explicit format, never complete, its
+// message naming the content type and first bytes (the key masked); an
+// NDJSON stream labelled JSON, and any body --format raw reads, are
+// streams still.
 func TestNotAStreamUnderAuto(t *testing.T) {
 	const page = "<!doctype html><html><body>Sign in\x1b[31m</body></html>"
 	for _, tc := range []struct {
@@ -39,6 +40,15 @@ func TestNotAStreamUnderAuto(t *testing.T) {
 		{"NDJSON labelled JSON", "application/json", "{\"response\":\"a\"}\n{\"response\":\"b\"}\n", "auto", "", nil},
 		{"SSE labelled HTML", "text/html", "data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n", "auto", "", nil},
 		{"login page, --format raw", "text/html", page, "raw", "", nil},
+		// Whatever picked the decoder: a path or --format names what was
+		// asked for, not what came.
+		{"login page, --format openai-chat", "text/html", page, "openai-chat", record.ErrNotStream, []string{"text/html", `"<!doctype html>`}},
+		{"whole JSON answer, --format openai-chat", "application/json", `{"choices":[{"message":{"content":"hi"}}]}`, "openai-chat", record.ErrNotStream, []string{"application/json", `"{\"choices\"`}},
+		{"SSE type, JSON body, --format openai-chat", "text/event-stream", `{"choices":[{"message":{"content":"hi"}}]}`, "openai-chat", record.ErrNotStream, []string{"text/event-stream", `"{\"choices\"`}},
+		{"SSE type, JSON body, auto", "text/event-stream", `{"choices":[{"message":{"content":"hi"}}]}`, "auto", record.ErrNotStream, []string{"text/event-stream"}},
+		{"untyped page, --format anthropic", "", page, "anthropic", record.ErrNotStream, []string{"<!doctype html>"}},
+		// The key the request carried, echoed by the page, is masked.
+		{"page quoting the key", "text/html", "<p>key sk-notstream-0123456789abcdef</p>", "openai-chat", record.ErrNotStream, []string{"<p>key ***"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := serveTyped(t, tc.ct, tc.body)
@@ -46,7 +56,11 @@ func TestNotAStreamUnderAuto(t *testing.T) {
 			if tc.format != "auto" {
 				f = adapters.Lookup(tc.format)
 			}
-			r := probe.Stream(context.Background(), probe.Target{URL: u, Format: f}, probe.Options{}, &record.Record{}, nil)
+			tgt := probe.Target{URL: u, Format: f, Header: http.Header{"Authorization": {"Bearer sk-notstream-0123456789abcdef"}}}
+			r := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+			if r.Error != nil && strings.Contains(r.Error.Message, "0123456789abcdef") {
+				t.Errorf("message %q quotes the key", r.Error.Message)
+			}
 			got := ""
 			if r.Error != nil {
 				got = r.Error.Class

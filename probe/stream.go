@@ -263,7 +263,7 @@ func send(req *http.Request, o Options, rec *record.Record, observe func(Event),
 // notStream is e, what ended a body det picked the format of, unless the
 // body was no stream at all (adapters.Detector.NotStream): then that,
 // whatever a stream's decoder made of it. Only under auto: an explicit
-// --format takes anything.
+// --format takes any body a frame came from.
 func notStream(det *adapters.Detector, e *record.Error) *record.Error {
 	if e != nil && e.Class != record.ErrDecode {
 		return e
@@ -274,20 +274,36 @@ func notStream(det *adapters.Detector, e *record.Error) *record.Error {
 	return e
 }
 
+// noFrames is e, what ended rec's body, unless no frame came from it and
+// the body is a document (adapters.NotStreamBody): then not_stream,
+// whichever decoder read it. head is the body's start.
+func noFrames(rec *record.Record, e *record.Error, contentType string, head []byte) *record.Error {
+	if e != nil && e.Class != record.ErrDecode || len(rec.Frames) > 0 || rec.Keepalives > 0 {
+		return e
+	}
+	if why := adapters.NotStreamBody(contentType, head); why != "" {
+		return &record.Error{Class: record.ErrNotStream, Message: why}
+	}
+	return e
+}
+
 // decodeBody reads a 2xx response's body through fr to its end, and
 // returns what ended it. Under auto the response's type and first bytes
 // pick the decoder, and a body that is no stream says so (notStream); a
-// stream that fails to decode as the format asked for says which format
-// it looks like (formatMismatch).
+// body no frame came from says so under any format (noFrames); a stream
+// that fails to decode as the format asked for says which format it
+// looks like (formatMismatch).
 func decodeBody(ctx context.Context, resp *http.Response, f *adapters.Format, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
 	contentType := resp.Header.Get("Content-Type")
+	head := &formatHead{r: decompressed(resp, fr.rec)}
 	if f == adapters.Auto {
 		det := adapters.NewDetector(contentType, o.FrameLimit)
 		fr.det, fr.dec = det, det
-		return notStream(det, readBody(ctx, decompressed(resp, fr.rec), fr, o, start, idle))
+		e := notStream(det, readBody(ctx, head, fr, o, start, idle))
+		return noFrames(fr.rec, e, contentType, head.head)
 	}
-	head := &formatHead{r: decompressed(resp, fr.rec)}
-	return formatMismatch(readBody(ctx, head, fr, o, start, idle), f, contentType, head.head)
+	e := noFrames(fr.rec, readBody(ctx, head, fr, o, start, idle), contentType, head.head)
+	return formatMismatch(e, f, contentType, head.head)
 }
 
 // begin sets what rec says of t, and clears what a stream fills in.

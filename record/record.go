@@ -74,7 +74,7 @@ const (
 	ErrRedirect     = "redirect" // a redirect drip refused to follow
 	ErrLimit        = "limit"    // past a per-stream bound (--max-frames, --max-bytes)
 	ErrRequest      = "request"  // the request could not be built or signed: nothing was sent
-	// ErrNotStream: under --format auto, a 2xx whose content type and
+	// ErrNotStream: under any format, a 2xx whose content type and
 	// bytes are no stream format (a login page, a whole JSON answer).
 	ErrNotStream = "not_stream"
 )

@@ -56,7 +56,7 @@ const (
 
 // Delivery rules: the rule that set a stream's class.
 const (
-	DeliveryFewFrames = "few-frames" // buffered: fewer than bufferedMinFrames content frames
+	DeliveryFewFrames = "few-frames" // buffered: fewer than bufferedMinFrames content frames, carrying many tokens at once
 	DeliveryBursts    = "bursts"     // buffered: most content frames came in reads of BurstFrames or more
 	DeliveryInstant   = "instant"    // buffered: tokens faster than InstantMSPerToken apart
 	DeliveryInterval  = "interval"   // stutter: regular freezes between bursts that share reads
@@ -78,17 +78,29 @@ func readDelivery(frames []record.Frame, content, tokens int, spanMS float64) *r
 	reads := tallyReads(d, frames)
 	switch {
 	case content < bufferedMinFrames:
+		// Too few frames for gaps or a rate: buffered only on the
+		// evidence of many tokens at once (a whole answer in a frame).
+		if !instant(tokens, spanMS) {
+			d.Class = record.DeliveryClean
+			break
+		}
 		d.Rule = DeliveryFewFrames
 	case stutter(d, reads, content, spanMS):
 		d.Class, d.Rule = record.DeliveryStutter, DeliveryInterval
 	case pct(d.BurstFrames, content) >= BurstSharePctBuffered:
 		d.Rule = DeliveryBursts
-	case tokens >= instantMinTokens && spanMS < InstantMSPerToken*float64(tokens-1):
+	case instant(tokens, spanMS):
 		d.Rule = DeliveryInstant
 	default:
 		d.Class = record.DeliveryClean
 	}
 	return d
+}
+
+// instant reports tokens that arrived too fast for generation: at least
+// instantMinTokens of them, under InstantMSPerToken apart.
+func instant(tokens int, spanMS float64) bool {
+	return tokens >= instantMinTokens && spanMS < InstantMSPerToken*float64(tokens-1)
 }
 
 // tallyReads fills d's counts of reads, bursts and silences from frames

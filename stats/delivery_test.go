@@ -21,6 +21,12 @@ func stream(n, bytes int, at func(int) float64, read func(int) int) *record.Reco
 	return r
 }
 
+// withUsage ends r with the server's report of tokens output tokens.
+func withUsage(r *record.Record, tokens int) *record.Record {
+	r.Frames[len(r.Frames)-1].Usage = new(tokens)
+	return r
+}
+
 func TestDeliveryRule(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -49,8 +55,12 @@ func TestDeliveryRule(t *testing.T) {
 		// 1,000 tokens within 1 ms after 10 s, each in its own read.
 		{name: "1,000 tokens in 1 ms", rec: stream(1000, 20, func(i int) float64 { return 10000 + float64(i)/1000 }, func(i int) int { return i }),
 			rule: DeliveryInstant, reads: 1000, largest: 1, silence: 0.001, burstB: 20},
+		// Two frames of a token each: nothing says they were held.
 		{name: "two frames", rec: stream(2, 20, func(i int) float64 { return 100 * float64(i+1) }, func(i int) int { return i }),
-			rule: DeliveryFewFrames, reads: 2, largest: 1, silence: 100, burstB: 20},
+			reads: 2, largest: 1, silence: 100, burstB: 20, itl: -1},
+		// One frame carrying a whole answer's 40 tokens (usage) at once.
+		{name: "one frame of 40 tokens", rec: withUsage(stream(1, 900, func(int) float64 { return 800 }, func(int) int { return 0 }), 40),
+			rule: DeliveryFewFrames, reads: 1, largest: 1, burstB: 900},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.rec
@@ -71,6 +81,10 @@ func TestDeliveryRule(t *testing.T) {
 			if tc.rule != "" {
 				null(t, "itl", r.ITLMS)
 				null(t, "tps_user", r.TPSUser)
+				return
+			}
+			if tc.itl < 0 {
+				null(t, "itl of too few frames for a rate", r.ITLMS)
 				return
 			}
 			eq(t, "itl", r.ITLMS, tc.itl)

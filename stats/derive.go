@@ -14,8 +14,9 @@ import (
 // Thresholds of the definitions in docs/records.md.
 const (
 	DefaultStall = 250.0 // ms
-	// A stream is buffered with fewer than bufferedMinFrames content frames,
-	// or when its reads say so (delivery.go).
+	// A stream with fewer than bufferedMinFrames content frames has no
+	// rate, so no ITL; it is buffered only when they carried many tokens
+	// at once. Else its reads say (delivery.go).
 	bufferedMinFrames = 3
 )
 
@@ -193,9 +194,14 @@ func deriveTokens(r *record.Record, sc *frameScan) {
 // deriveTimes fills the delivery, buffered flag, held time and, for a
 // complete stream, e2e, tail, ITL and tps from the first and last content.
 func deriveTimes(r *record.Record, first, last float64) {
-	r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
-	excuseStarved(r, last-first)
-	r.Buffered = r.Delivery.Class == record.DeliveryBuffered
+	// A stream that failed or was canceled has no delivery class: what
+	// came before the end is no account of how an answer is delivered,
+	// and a body that was no stream (not_stream) had no delivery at all.
+	if r.Status != record.StatusFailed && r.Status != record.StatusCanceled {
+		r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
+		excuseStarved(r, last-first)
+		r.Buffered = r.Delivery.Class == record.DeliveryBuffered
+	}
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = new(first - sft)
 	}
@@ -208,7 +214,7 @@ func deriveTimes(r *record.Record, first, last float64) {
 	}
 	r.E2EMS = new(last)
 	r.TailMS = new(r.DurationMS - last)
-	if !WithholdsITL(r.Delivery) && r.OutputTokens >= 2 {
+	if !WithholdsITL(r.Delivery) && r.OutputTokens >= 2 && r.ContentFrames >= bufferedMinFrames {
 		itl := (last - first) / float64(r.OutputTokens-1)
 		r.ITLMS = new(itl)
 		if itl > 0 {

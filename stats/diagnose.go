@@ -394,12 +394,20 @@ var rules = []rule{
 	{
 		shape: ShapeNotAStream,
 		hint: func(x *figures) string {
-			return fmt.Sprintf("no %s frame in the body: a whole (non-streaming) answer, or another format; "+
+			return fmt.Sprintf("no %s frame in the body: a whole (non-streaming) answer, a page (a login, an error), or another format; "+
 				"ask for a stream (e.g. \"stream\": true in --body) or name the format with --format", x.s.Workload.Format)
 		},
-		when: func(x *figures) bool { return x.s.Signals.NoFrames > 0 },
+		when: func(x *figures) bool { return x.s.Signals.NoFrames > 0 || x.s.Signals.NotStream > 0 },
 		evidence: func(x *figures) []string {
-			return []string{fmt.Sprintf("%s answered 2xx with a body from which no %s frame was decoded", Count(x.s.Signals.NoFrames, "stream"), x.s.Workload.Format)}
+			sg := &x.s.Signals
+			var ev []string
+			if sg.NotStream > 0 {
+				ev = append(ev, fmt.Sprintf("%s answered 2xx with no stream (%s)", Count(sg.NotStream, "stream"), sg.NotStreamWhy))
+			}
+			if sg.NoFrames > 0 {
+				ev = append(ev, fmt.Sprintf("%s answered 2xx with a body from which no %s frame was decoded", Count(sg.NoFrames, "stream"), x.s.Workload.Format))
+			}
+			return ev
 		},
 	},
 }

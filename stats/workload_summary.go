@@ -52,8 +52,13 @@ type Signals struct {
 	ZeroContent   int `json:"zero_content"` // HTTP 2xx streams that ended with no content text
 	// NoFrames counts HTTP 2xx streams whose body bytes decoded into no
 	// frame at all: not a stream in the format (a non-streaming answer).
-	NoFrames   int `json:"no_frames"`
-	Compressed int `json:"compressed"` // streams with a Content-Encoding
+	NoFrames int `json:"no_frames"`
+	// NotStream counts streams failed not_stream (a document, or one JSON
+	// value, under any format), and NotStreamWhy is the first one's
+	// message: the content type and the body's first bytes.
+	NotStream    int    `json:"not_stream"`
+	NotStreamWhy string `json:"not_stream_why,omitempty"`
+	Compressed   int    `json:"compressed"` // streams with a Content-Encoding
 	// ContentStreams have content; ReadBuffered of them were buffered by
 	// how their content arrived (the bursts or instant delivery rule).
 	ContentStreams int `json:"content_streams"`
@@ -211,7 +216,7 @@ func (sg *Signals) add(r *record.Record) {
 			sg.LongestSilenceMS = max(sg.LongestSilenceMS, d.LongestSilenceMS)
 		}
 	}
-	if b := firstBurstTokens(r); b >= FirstBurstTokens {
+	if b := firstBurstTokens(r); r.Delivery != nil && b >= FirstBurstTokens {
 		sg.FirstBursts++
 		sg.FirstBurstMax = max(sg.FirstBurstMax, b)
 	}
@@ -219,7 +224,13 @@ func (sg *Signals) add(r *record.Record) {
 		r.Complete && strings.TrimSpace(r.Text()) == "") {
 		sg.ZeroContent++
 	}
-	if r.HTTPStatus/100 == 2 && r.FirstByteMS != nil && len(r.Frames) == 0 {
+	switch {
+	case r.Error != nil && r.Error.Class == record.ErrNotStream:
+		sg.NotStream++
+		if sg.NotStreamWhy == "" {
+			sg.NotStreamWhy = r.Error.Message
+		}
+	case r.HTTPStatus/100 == 2 && r.FirstByteMS != nil && len(r.Frames) == 0:
 		sg.NoFrames++
 	}
 }

@@ -172,6 +172,10 @@ func addSignals(dst, s *stats.Signals) {
 	dst.FirstBurstMax = max(dst.FirstBurstMax, s.FirstBurstMax)
 	dst.ZeroContent += s.ZeroContent
 	dst.NoFrames += s.NoFrames
+	dst.NotStream += s.NotStream
+	if dst.NotStreamWhy == "" {
+		dst.NotStreamWhy = s.NotStreamWhy
+	}
 	dst.Compressed += s.Compressed
 	dst.ContentStreams += s.ContentStreams
 	dst.ReadBuffered += s.ReadBuffered
