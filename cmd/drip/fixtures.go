@@ -108,7 +108,9 @@ times. Every frame is flushed on its own. POST /fixtures/freeze?after=1s&for=2s
 freezes every response, server-wide, for 2s starting 1s later.
 ?frame_delay=10ms on a request (or a Frame-Delay: 10ms header) spaces every
 frame after the first content frame 10ms further apart: a slower
-transport, time to first token untouched.
+transport, time to first token untouched. ?start_delay=700ms (Start-Delay)
+writes every frame 700ms later, the headers at once: a slower prefill.
+?path_delay=5ms (Path-Delay) holds the headers too: a longer path.
 
 With --from, serve a recording made by 'drip record' instead: each
 response's bytes, status and content type as recorded, every read written
