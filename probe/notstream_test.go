@@ -94,7 +94,10 @@ func TestConnectTimedOnlyWhenNew(t *testing.T) {
 	if second.ConnectMS != nil {
 		t.Errorf("second stream (reused connection) connect %s, want null", num(second.ConnectMS))
 	}
-	if first.TTFTPathMS == nil || first.TTFTServerMS == nil || *first.TTFTPathMS+*first.TTFTServerMS != *first.TTFTMS {
-		t.Errorf("ttft %s split %s + %s", num(first.TTFTMS), num(first.TTFTPathMS), num(first.TTFTServerMS))
+	// The body left with the headers: the split is unknown, unless this
+	// machine was slow enough to read the body a millisecond later.
+	split := first.TTFTPathMS != nil && first.TTFTServerMS != nil && *first.TTFTPathMS+*first.TTFTServerMS == *first.TTFTMS
+	if !split && first.TTFTPathUnknown != record.PathHeadersWithContent {
+		t.Errorf("ttft %s split %s + %s (unknown: %q)", num(first.TTFTMS), num(first.TTFTPathMS), num(first.TTFTServerMS), first.TTFTPathUnknown)
 	}
 }

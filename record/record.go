@@ -79,6 +79,11 @@ const (
 	ErrNotStream = "not_stream"
 )
 
+// PathHeadersWithContent: the headers came with the first content (Ollama
+// holds them until its first token), so their time is the server's wait
+// and the path's, not the path's alone.
+const PathHeadersWithContent = "headers_with_content"
+
 // Stall is a gap between content frames at or above the stall threshold.
 type Stall struct {
 	Frame       int     `json:"frame"`  // index in Frames of the content frame that ended it
@@ -123,18 +128,22 @@ type Record struct {
 	// TTFTPathMS and TTFTServerMS split TTFT at the headers: the path's
 	// part is the round trip the headers show (min(headers_ms, ttft_ms):
 	// most servers send headers at once), the server's the first content
-	// after them. Null without content or headers.
-	TTFTPathMS   *float64  `json:"ttft_path_ms"`
-	TTFTServerMS *float64  `json:"ttft_server_ms"`
-	TTFOMS       *float64  `json:"ttfo_ms"`
-	E2EMS        *float64  `json:"e2e_ms"`
-	DurationMS   float64   `json:"duration_ms"`
-	TailMS       *float64  `json:"tail_ms"`
-	ITLMS        *float64  `json:"itl_ms"`
-	TPSUser      *float64  `json:"tps_user"`
-	Complete     bool      `json:"complete"`
-	Buffered     bool      `json:"buffered"`
-	Delivery     *Delivery `json:"delivery"` // how the content arrived; null without content
+	// after them. Null without content or headers, and when the headers
+	// came with the first content (TTFTPathUnknown says so).
+	TTFTPathMS   *float64 `json:"ttft_path_ms"`
+	TTFTServerMS *float64 `json:"ttft_server_ms"`
+	// TTFTPathUnknown is why a stream with content and headers has no
+	// TTFT split: PathHeadersWithContent.
+	TTFTPathUnknown string    `json:"ttft_path_unknown,omitempty"`
+	TTFOMS          *float64  `json:"ttfo_ms"`
+	E2EMS           *float64  `json:"e2e_ms"`
+	DurationMS      float64   `json:"duration_ms"`
+	TailMS          *float64  `json:"tail_ms"`
+	ITLMS           *float64  `json:"itl_ms"`
+	TPSUser         *float64  `json:"tps_user"`
+	Complete        bool      `json:"complete"`
+	Buffered        bool      `json:"buffered"`
+	Delivery        *Delivery `json:"delivery"` // how the content arrived; null without content
 	// ClientCPU is what the OS says of drip's own process over the
 	// stream; absent where /proc is not there to ask (not Linux).
 	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`

@@ -45,7 +45,32 @@ func Derive(r *record.Record, stallMS float64) error {
 		return nil
 	}
 	deriveTimes(r, r.Frames[sc.firstContent].TMS, r.Frames[sc.lastContent].TMS)
+	splitTTFT(r, &r.Frames[sc.firstContent])
 	return nil
+}
+
+// HeadersWithContentMS: a first body read that returned within this of
+// the headers, carrying content, came with them: the bytes were waiting
+// when the headers were parsed, so the server sent the two together.
+const HeadersWithContentMS = 1.0
+
+// splitTTFT splits TTFT at the headers (first is the first content frame):
+// the path's part is their round trip, the server's the rest. A server
+// that holds its headers until its first token (Ollama) sends them with
+// it; their time is then the server's wait and the path's together, and
+// the split is left unknown rather than charging the path with the
+// server's prefill.
+func splitTTFT(r *record.Record, first *record.Frame) {
+	r.TTFTPathUnknown = ""
+	if r.HeadersMS == nil {
+		return
+	}
+	if first.Read == 0 && r.FirstByteMS != nil && *r.FirstByteMS-*r.HeadersMS < HeadersWithContentMS {
+		r.TTFTPathUnknown = record.PathHeadersWithContent
+		return
+	}
+	path := min(*r.HeadersMS, first.TMS)
+	r.TTFTPathMS, r.TTFTServerMS = new(path), new(first.TMS-path)
 }
 
 // Rederive derives a record read back from a file again, from its raw
@@ -204,10 +229,6 @@ func deriveTimes(r *record.Record, first, last float64) {
 	}
 	if sft, ok := serverFirstTokenMS(r.Server); ok {
 		r.HeldMS = new(first - sft)
-	}
-	if r.HeadersMS != nil {
-		path := min(*r.HeadersMS, first)
-		r.TTFTPathMS, r.TTFTServerMS = new(path), new(first-path)
 	}
 	if !r.Complete {
 		return

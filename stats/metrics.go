@@ -68,7 +68,7 @@ var Registry = []Metric{
 	{Key: "ttft", JSON: "ttft_ms", Label: "ttft ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 10, ClockLabel: "wait (ttft)", OTel: "gen_ai.client.operation.time_to_first_chunk",
 		Definition: "first content frame (text, reasoning or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFTMS }},
 	{Key: "ttft_path", JSON: "ttft_path_ms", Label: "ttft path ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 112, ClockLabel: "path / server",
-		Definition: "the path's part of ttft: min(headers, ttft), the round trip the headers show (most servers send headers at once)", Value: func(r *record.Record) *float64 { return r.TTFTPathMS }},
+		Definition: "the path's part of ttft: min(headers, ttft), the round trip the headers show (most servers send headers at once); null when the headers came with the first content", Value: func(r *record.Record) *float64 { return r.TTFTPathMS }},
 	{Key: "ttft_server", JSON: "ttft_server_ms", Label: "ttft server ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere,
 		Definition: "the server's part of ttft: ttft − ttft_path, the first content after the headers", Value: func(r *record.Record) *float64 { return r.TTFTServerMS }},
 	{Key: "ttfo", JSON: "ttfo_ms", Label: "ttfo ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 50, ClockLabel: "ttfo",

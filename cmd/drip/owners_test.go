@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/record"
@@ -98,4 +101,95 @@ func TestOwnersNotAStreamWhateverPickedTheDecoder(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A server that holds its headers until its first token (held-headers, as
+// Ollama does) leaves the path's share of TTFT unknown: ttft_path and
+// ttft_server are null with the reason. One that sends them at once
+// (steady) keeps its split.
+func TestOwnersHeldHeadersLeaveThePathUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		scenario, path string
+		held           bool
+	}{{"held-headers", "/api/chat", true}, {"held-headers", "/v1/chat/completions", true}, {"steady", "/api/chat", false}} {
+		t.Run(tc.scenario+tc.path, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := serveInMemory(t, fixtures.NewServer())
+				out := filepath.Join(t.TempDir(), "runs.jsonl")
+				if code, _, stderr := drip(t, "run", srv.URL+tc.path, "-m", tc.scenario, "--runs", "3", "--out", out); code != exitOK {
+					t.Fatalf("exit %d\n%s", code, stderr)
+				}
+				for _, r := range readRecords(t, out) {
+					unknown := r.TTFTPathMS == nil && r.TTFTServerMS == nil && r.TTFTPathUnknown == record.PathHeadersWithContent
+					if unknown != tc.held || !tc.held && (r.TTFTPathMS == nil || *r.TTFTPathMS != *r.HeadersMS) {
+						t.Errorf("headers %v ttft %v: path %v server %v unknown %q, want held %v", *r.HeadersMS, *r.TTFTMS, r.TTFTPathMS, r.TTFTServerMS, r.TTFTPathUnknown, tc.held)
+					}
+				}
+			})
+		})
+	}
+}
+
+// compareVerdict runs drip compare --json on two record files and returns
+// the second run's reading.
+func compareVerdict(t *testing.T, base, run string) string {
+	t.Helper()
+	code, stdout, stderr := drip(t, "compare", base, run, "--json")
+	if code != exitOK {
+		t.Fatalf("compare: exit %d\n%s", code, stderr)
+	}
+	var out struct {
+		Readings []struct{ Verdict string } `json:"readings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || len(out.Readings) != 1 {
+		t.Fatalf("compare --json: %v\n%s", err, stdout)
+	}
+	return out.Readings[0].Verdict
+}
+
+// runTo runs drip against url with args, its records in dir/name.
+func runTo(t *testing.T, url, dir, name string, args ...string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	if code, _, stderr := drip(t, append([]string{"run", url, "--runs", "12", "--out", out}, args...)...); code != exitOK {
+		t.Fatalf("run %s: exit %d\n%s", name, code, stderr)
+	}
+	return out
+}
+
+// A 5 ms longer path on a 180 ms TTFT (under compare's 5% floor) reads
+// network-path; a server that holds its headers and got 700 ms slower to
+// its first token never does.
+func TestOwnersCompareReadsSmallPathsNotHeldHeaders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := serveInMemory(t, fixtures.NewServer())
+		dir := t.TempDir()
+		base := runTo(t, srv.URL, dir, "base.jsonl", "-m", "steady")
+		longer := runTo(t, srv.URL, dir, "longer.jsonl", "-m", "steady", "-H", "Path-Delay: 5ms")
+		if v := compareVerdict(t, base, longer); !strings.Contains(v, "network-path") || !strings.Contains(v, "grew by about 5") {
+			t.Errorf("a 5 ms longer path: verdict %q, want network-path, grew by about 5 ms", v)
+		}
+		held := runTo(t, srv.URL+"/api/chat", dir, "held.jsonl", "-m", "held-headers")
+		slower := runTo(t, srv.URL+"/api/chat", dir, "slower.jsonl", "-m", "held-headers", "-H", "Start-Delay: 700ms")
+		if v := compareVerdict(t, held, slower); strings.Contains(v, "network-path") {
+			t.Errorf("headers held by a slower server: verdict %q reads the path", v)
+		}
+	})
+}
+
+// A proxy added on the way (forwarding every 200 ms, as haproxy does)
+// changes how the content arrives: compare reads a hop changed, never
+// that the server got slower.
+func TestOwnersCompareReadsAnAddedProxyAsAHop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fx := serveInMemory(t, fixtures.NewServer())
+		dir := t.TempDir()
+		direct := runTo(t, fx.URL, dir, "direct.jsonl", "-m", "steady")
+		upstream, _ := url.Parse(fx.URL)
+		px := serveInMemory(t, &fixtures.IntervalProxy{Upstream: upstream, Transport: &http.Transport{DialContext: fx.Dial}, Every: 200 * time.Millisecond})
+		proxied := runTo(t, px.URL, dir, "proxied.jsonl", "-m", "steady")
+		if v := compareVerdict(t, direct, proxied); !strings.Contains(v, "a hop changed") || strings.Contains(v, "server is slower") {
+			t.Errorf("a proxy added: verdict %q, want a hop changed", v)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/driplab/drip/internal/textfmt"
+	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
 
@@ -56,6 +57,9 @@ func readings(c *Comparison) []Reading {
 		}
 		if v, ok := pathVerdict(c.Sections, i, moved); ok {
 			rd.Verdict, rd.Rule = v, MovedRule+"; "+PathRule
+		}
+		if v, ok := hopVerdict(&c.Runs[0].Summary, &c.Runs[i].Summary); ok {
+			rd.Verdict, rd.Rule = v, HopRule
 		}
 		out = append(out, rd)
 	}
@@ -129,13 +133,16 @@ const (
 )
 
 // PathRule states the network-path reading.
-var PathRule = fmt.Sprintf("network-path when ttft and headers both moved, their p50 differences within max(%g ms, %g%% of the headers'), and ttft_server held (did not move, or its p50 moved by at most %g × the headers'); the gap tail moving (p95 by MovedRule, or p99 up by ≥ %g%%) while the gap p50 held is the path's jitter or loss",
+var PathRule = fmt.Sprintf("network-path when the p50s of ttft and headers both moved beyond noise (however little: a path's few ms are real on a long ttft), their differences within max(%g ms, %g%% of the headers'), and ttft_server held (did not move, or its p50 moved by at most %g × the headers'); the gap tail moving (p95 by MovedRule, or p99 up by ≥ %g%%) while the gap p50 held is the path's jitter or loss",
 	PathSameMS, PathSamePct, ServerHeldShare, TailMovedPct)
 
 // pathVerdict is the network-path reading of run i, when its rule holds.
+// The p50s need only move beyond noise, not by MovedPct: a path 5 ms
+// longer is 3% of a 180 ms TTFT. Streams whose headers came with their
+// first content have no ttft_server, so they never read as the path.
 func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 	ttft, hdr, srv := rowDelta(secs, stats.TTFT.Key, "p50", i), rowDelta(secs, stats.Headers.Key, "p50", i), rowDelta(secs, stats.TTFTServer.Key, "p50", i)
-	if !isTrue(moved[stats.TTFT.Key]) || !isTrue(moved[stats.Headers.Key]) || ttft == nil || hdr == nil || srv == nil || srv.CI == nil {
+	if !beyondNoise(ttft) || !beyondNoise(hdr) || srv == nil || srv.CI == nil {
 		return "", false
 	}
 	dt, dh, ds := *ttft.Abs, *hdr.Abs, *srv.Abs
@@ -151,6 +158,43 @@ func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 	v := fmt.Sprintf("network-path: headers p50 moved %s ms and ttft p50 %s ms (the same within %s ms) while the server's part after the headers held (p50 %s ms): "+
 		"the round trip on the path %s by about %s ms, not the server's queue or generation", signed(dh), signed(dt), textfmt.Num(new(max(PathSameMS, PathSamePct/100*math.Abs(dh)))), signed(ds), grew, textfmt.Num(new(math.Abs(dh))))
 	return v + gapOnPath(secs, i), true
+}
+
+// HopRule states the hop reading.
+const HopRule = "a hop changed when the delivery class most streams with content had (clean, stutter or buffered, from their reads) differs between the baseline and the run"
+
+// hopVerdict is the hop reading: most streams arrived in one delivery
+// class in the baseline and in another in the run. How the content
+// arrives is the path's doing (a proxy forwarding on an interval, or
+// holding the answer), so the clocks that moved with it say a hop
+// changed, not that the server got slower.
+func hopVerdict(base, run *stats.Summary) (string, bool) {
+	bc, bn, bof := deliveryClass(base)
+	rc, rn, rof := deliveryClass(run)
+	if bc == "" || rc == "" || bc == rc {
+		return "", false
+	}
+	return fmt.Sprintf("a hop changed: delivery went from %s (%d of %d streams with content) to %s (%d of %d), "+
+		"so something between drip and the server forwards the stream differently (a proxy added, removed or reconfigured), "+
+		"not the server; the clocks moved with it", bc, bn, bof, rc, rn, rof), true
+}
+
+// deliveryClass is the delivery class most of a run's streams with
+// content had, how many had it and of how many; "" without such streams.
+func deliveryClass(s *stats.Summary) (string, int, int) {
+	n := s.Signals.ContentStreams
+	if n == 0 {
+		return "", 0, 0
+	}
+	stutter, buffered := s.Signals.Stutter, s.Streams.Buffered
+	clean := n - stutter - buffered
+	switch {
+	case clean >= stutter && clean >= buffered:
+		return record.DeliveryClean, clean, n
+	case stutter >= buffered:
+		return record.DeliveryStutter, stutter, n
+	}
+	return record.DeliveryBuffered, buffered, n
 }
 
 // gapOnPath says what the gaps did beside a network-path reading.
@@ -190,6 +234,9 @@ func rowDelta(secs []Section, clock, label string, i int) *Delta {
 func deltaMoved(d *Delta) bool {
 	return !d.WithinNoise && (d.Pct == nil || math.Abs(*d.Pct) >= MovedPct)
 }
+
+// beyondNoise: a difference whose interval excludes 0, whatever its size.
+func beyondNoise(d *Delta) bool { return d != nil && d.CI != nil && !d.WithinNoise && *d.Abs != 0 }
 
 func isTrue(b *bool) bool  { return b != nil && *b }
 func isFalse(b *bool) bool { return b != nil && !*b }
