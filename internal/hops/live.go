@@ -15,6 +15,9 @@ type Relayed struct {
 	HeadersMS *float64      `json:"headers_ms"`
 	Reads     []record.Read `json:"reads"`
 	Done      bool          `json:"done"`
+	// Cut says the relay kept no more of this stream's reads: past its
+	// bound on the reads it keeps for all streams, the rest went unkept.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // Live puts a client's record, finished or still running, beside a

@@ -165,11 +165,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 			idle.Touch(o.Clock())
 			reads = e.keep(reads, buf[:n], ms(now.Sub(start)))
 			if e.live != nil {
-				e.p.live.update(e.live, func(l *hops.Relayed) {
-					if len(l.Reads) < o.MaxFrames { // as keep bounds the record's
-						l.Reads = append(l.Reads, record.Read{TMS: ms(now.Sub(start)), N: n})
-					}
-				})
+				e.p.live.read(e.live, record.Read{TMS: ms(now.Sub(start)), N: n}, o.MaxFrames) // as keep bounds the record's
 			}
 		}
 		if rerr == io.EOF {

@@ -18,7 +18,7 @@ import (
 // its times (drip watch --relay asks for them mid-stream), and the oldest
 // finished one is the first to go.
 func TestLiveKeepsARunningStreamOverFinishedOnes(t *testing.T) {
-	l := &live{by: map[string]*hops.Relayed{}}
+	l := newLive()
 	l.begin("run-0")
 	for i := 1; i <= liveKept+10; i++ {
 		l.update(l.begin(fmt.Sprintf("run-%d", i)), func(r *hops.Relayed) { r.Done = true })
@@ -37,7 +37,7 @@ func TestLiveKeepsARunningStreamOverFinishedOnes(t *testing.T) {
 // ends done with all of them (run with -race: the copy shares nothing a
 // read appends to).
 func TestHopsHandlerServesASnapshotOfARunningStream(t *testing.T) {
-	p := &Proxy{live: &live{by: map[string]*hops.Relayed{}}}
+	p := &Proxy{live: newLive()}
 	lr := p.live.begin("run-0")
 	h := p.HopsHandler()
 	var want []record.Read

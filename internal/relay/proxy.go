@@ -21,7 +21,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -147,7 +146,7 @@ func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy
 	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 	p.bodies.give(o.MaxBodiesInFlight)
 	if o.Live {
-		p.live = &live{by: map[string]*hops.Relayed{}}
+		p.live = newLive()
 	}
 	return p
 }

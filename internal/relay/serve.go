@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
@@ -49,10 +51,10 @@ func Serve(ctx context.Context, rec Recording, o Options) error {
 	pl := rec.Records
 	ctx = pl.StopOnWriteError(ctx)
 	p := New(ctx, o, func(r *record.Record) error { pl.Add(r); return pl.Err() })
-	stopHops := p.serveHops(rec.Stderr, rec.Hops)
-	defer stopHops()
 	fmt.Fprintf(rec.Stderr, "drip record: http://%s → %s · writing %s\n  credentials are forwarded, never written · Ctrl-C stops\n",
 		rec.Listener.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(rec.Out))
+	stopHops := p.serveHops(rec.Stderr, rec.Hops) // its line after the proxy's first, which names the proxy's address
+	defer stopHops()
 	// A client is waited on for no longer than the idle timeout: for its
 	// headers, between requests on a kept-alive connection, and (the
 	// proxy's own deadlines) for each read of its body and write of its
@@ -95,14 +97,42 @@ func (p *Proxy) stop(srv *http.Server) {
 	p.Wait()
 }
 
+// Bounds on the hops endpoint's clients: it serves a few small answers
+// to drip watch, so none may hold the relay's files or memory for long.
+const (
+	// hopsConns is the connections served at once; more wait to be
+	// accepted, in the kernel's backlog, holding none of the relay's
+	// files (244 idle ones under ulimit -n 256 starved its clients).
+	hopsConns = 64
+	// hopsHeaderTimeout is how long a connection may take to send a
+	// request's headers, the first or the next once it sends a byte.
+	hopsHeaderTimeout = 5 * time.Second
+	// hopsWriteTimeout is how long an answer may take to be read: 100k
+	// reads are 3 MB, a moment's work on any path drip watch takes.
+	hopsWriteTimeout = 10 * time.Second
+	// hopsIdleTimeout is how long a kept-alive connection may wait for
+	// its next request; drip watch asks every few hundred ms.
+	hopsIdleTimeout = 30 * time.Second
+	// hopsMaxHeader bounds a request's headers: a GET of an id under
+	// maxLiveID bytes needs a few hundred.
+	hopsMaxHeader = 8 << 10
+)
+
 // serveHops serves the proxy's stream times on ln until the returned
 // stop; nothing without ln.
 func (p *Proxy) serveHops(stderr io.Writer, ln net.Listener) (stop func()) {
 	if ln == nil {
 		return func() {}
 	}
-	srv := &http.Server{Handler: p.HopsHandler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
+	srv := &http.Server{
+		Handler:           p.HopsHandler(),
+		ReadHeaderTimeout: hopsHeaderTimeout,
+		ReadTimeout:       hopsHeaderTimeout, // a GET has no body to wait for
+		WriteTimeout:      hopsWriteTimeout,
+		IdleTimeout:       hopsIdleTimeout,
+		MaxHeaderBytes:    hopsMaxHeader,
+	}
+	go srv.Serve(netutil.LimitListener(ln, hopsConns))
 	fmt.Fprintf(stderr, "drip record: stream times for drip watch --relay on http://%s/hops/ID\n", ln.Addr())
 	return func() { srv.Close() }
 }
