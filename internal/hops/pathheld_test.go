@@ -10,9 +10,10 @@ import (
 
 // A proxy after the relay holds words 4 to 15 for about a second. What
 // held the path's share comes from the relay's kernel account of its
-// socket to the client: retransmits past the spurious ones are loss, a
-// full window for half the path's share or more is a client that stopped
-// reading, and neither is a proxy's hold. A relay record without the
+// socket to the client: a full window for half the path's share or more is
+// a client that stopped reading (whatever its full buffer dropped),
+// retransmits past the spurious ones are otherwise loss, and neither is a
+// proxy's hold. A relay record without the
 // figures names all three.
 func TestWhatHeldThePathIsTheRelaysKernels(t *testing.T) {
 	t.Parallel()
@@ -38,6 +39,7 @@ func TestWhatHeldThePathIsTheRelaysKernels(t *testing.T) {
 		{"loss", &record.DownstreamTCP{Retransmits: 3, Spurious: 1}, hops.HeldLoss, "1 stream segments lost"},
 		{"spurious only", &record.DownstreamTCP{Retransmits: 4, Spurious: 4}, hops.HeldProxy, "a proxy that held the bytes"},
 		{"window full", &record.DownstreamTCP{RwndLimitedMS: 900}, hops.HeldReader, "a client that stopped reading"},
+		{"window full, then dropped", &record.DownstreamTCP{RwndLimitedMS: 900, Retransmits: 7, Spurious: 6}, hops.HeldReader, "a client that stopped reading"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -133,10 +133,12 @@ func pathHeld(d *record.DownstreamTCP, pathMS float64) string {
 		return ""
 	case d == nil:
 		return HeldUnknown
+	case d.RwndLimitedMS >= pathMS/2:
+		// A client that stops reading makes its own kernel drop
+		// segments once its buffer is full, so a full window comes first.
+		return HeldReader
 	case d.Retransmits > d.Spurious || d.Lost > 0:
 		return HeldLoss
-	case d.RwndLimitedMS >= pathMS/2:
-		return HeldReader
 	}
 	return HeldProxy
 }
