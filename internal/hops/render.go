@@ -85,11 +85,14 @@ func (r *Report) Text(w io.Writer) error {
 
 func (r *Report) pooledText(b *strings.Builder) {
 	p := r.Pooled
-	fmt.Fprintf(b, "\npooled over %s", stats.Count(len(r.Streams), "stream"))
+	fmt.Fprintf(b, "\npooled over %s", stats.Count(p.Streams, "stream"))
 	if r.Unmatched > 0 {
 		fmt.Fprintf(b, " (%d of the client's not matched)", r.Unmatched)
 	}
 	fmt.Fprintf(b, ":\n  ttft upstream   p50 %s  max %s ms\n  ttft path       p50 %s  max %s ms\n", f(p.TTFTUpstream.P50), f(p.TTFTUpstream.Max), f(p.TTFTPath.P50), f(p.TTFTPath.Max))
+	for _, h := range p.TTFTHops {
+		fmt.Fprintf(b, "  ttft %s → %s  p50 %s  max %s ms (n=%d)\n", h.From, h.To, f(h.TTFT.P50), f(h.TTFT.Max), h.TTFT.N)
+	}
 	fmt.Fprintf(b, "  path delay      p50 %s  p99 %s  max %s ms per frame (n=%d, relative to its least)\n", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
 	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both; %s ms upstream, %s ms path; %s; %s the path made\n",
 		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),

@@ -23,8 +23,11 @@ type Report struct {
 	Verdict   Verdict     `json:"verdict"`
 }
 
-// Pooled is every matched stream's figures together.
+// Pooled is the matched streams' figures together, each client stream
+// once: beside the relay nearest the server when relays in a chain each
+// recorded it.
 type Pooled struct {
+	Streams      int        `json:"streams"`
 	TTFTUpstream stats.Dist `json:"ttft_upstream_ms"`
 	TTFTPath     stats.Dist `json:"ttft_path_ms"`
 	Delay        stats.Dist `json:"path_delay_ms"` // over every aligned frame
@@ -38,6 +41,9 @@ type Pooled struct {
 	// PathHeld counts the streams whose path share something held, by
 	// what held it (Stream.PathHeld).
 	PathHeld map[string]int `json:"path_held"`
+	// TTFTHops split TTFT hop by hop when two or more relays in a chain
+	// recorded the streams.
+	TTFTHops []HopTTFT `json:"ttft_hops,omitempty"`
 }
 
 // Verdict says in words which hop holds the stream, by a named rule, with
@@ -86,7 +92,9 @@ func Analyse(client File, relays []File) (*Report, error) {
 	if len(rep.Streams) == 0 {
 		return nil, &FileError{client.Name, fmt.Sprintf("its streams match %s by id or body, yet none shares content with its match: not the same streams", relays[0].Name)}
 	}
-	rep.Pooled = pool(rep.Streams)
+	groups := byClientStream(rep.Streams)
+	rep.Pooled = pool(nearest(groups))
+	rep.Pooled.TTFTHops = ttftHops(groups)
 	rep.Verdict = verdict(rep.Pooled, rep.Streams[0].StallMS)
 	return rep, nil
 }
@@ -138,7 +146,7 @@ func (a Ambiguous) says() string {
 }
 
 func pool(ss []Stream) Pooled {
-	p := Pooled{Stalls: map[string]int{OwnerUpstream: 0, OwnerPath: 0, OwnerBoth: 0}, PathHeld: map[string]int{}}
+	p := Pooled{Streams: len(ss), Stalls: map[string]int{OwnerUpstream: 0, OwnerPath: 0, OwnerBoth: 0}, PathHeld: map[string]int{}}
 	var up, path, delay []float64
 	for _, s := range ss {
 		if s.TTFT.PathMS != nil {

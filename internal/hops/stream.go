@@ -24,11 +24,27 @@ const (
 // Split is a time at the client, split at the relay: Upstream is the
 // relay's own figure, Path the rest. Each is a duration on one host's
 // clock; no two hosts' clocks are compared. Null when either side has
-// none.
+// none. Relay, when set, is the relay's own lateness its record shows,
+// taken out of Upstream (ttftSplit).
 type Split struct {
 	ClientMS   *float64 `json:"client_ms"`
 	UpstreamMS *float64 `json:"upstream_ms"`
+	RelayMS    *float64 `json:"relay_ms,omitempty"`
 	PathMS     *float64 `json:"path_ms"`
+}
+
+// ttftSplit splits the client's TTFT at the relay r. Where the server
+// reported when its first token was ready (Ollama's timings, Bedrock's
+// first-byte latency), the relay's record has held_ms: the wait between
+// that and the relay's read of it, on loopback the relay's own
+// lateness. That share is the relay's, not the server's.
+func ttftSplit(client *float64, r *record.Record) Split {
+	s := split(client, r.TTFTMS)
+	if s.UpstreamMS != nil && r.HeldMS != nil && *r.HeldMS > 0 {
+		s.RelayMS = r.HeldMS
+		s.UpstreamMS = new(*r.TTFTMS - *r.HeldMS)
+	}
+	return s
 }
 
 func split(client, relay *float64) Split {
@@ -103,7 +119,7 @@ func analyse(p pair) Stream {
 	s := Stream{
 		Seq: c.Seq, ID: c.StreamKey(), RelayFile: p.file, RelaySeq: r.Seq, MatchedBy: p.by,
 		Aligned: len(a.at), Frames: len(a.c.idx), StallMS: c.StallMS,
-		TTFT: split(c.TTFTMS, r.TTFTMS), Headers: split(c.HeadersMS, r.HeadersMS),
+		TTFT: ttftSplit(c.TTFTMS, r), Headers: split(c.HeadersMS, r.HeadersMS),
 	}
 	if a.same < len(a.c.text) {
 		same := a.same
