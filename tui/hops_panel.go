@@ -56,11 +56,13 @@ type relayAsk struct {
 }
 
 // fetchRelay asks the relay for the current stream's times, at most every
-// relayEvery and one question at a time, until it has them whole for a
+// relayEvery (on a big stream every heavyEvery: each answer is set beside
+// every frame) and one question at a time, until it has them whole for a
 // finished stream.
 func (s *streamScreen) fetchRelay() tea.Cmd {
 	fetch, id := s.m.cfg.RelayFetch, s.cur.Record.StreamKey()
-	if fetch == nil || id == "" || s.relay.busy || s.relay.whole == id || s.sh.now().Sub(s.relay.at) < relayEvery && s.live() {
+	every := max(relayEvery, heavyEvery(len(s.cur.Record.Frames)))
+	if fetch == nil || id == "" || s.relay.busy || s.relay.whole == id || s.sh.now().Sub(s.relay.at) < every && s.live() {
 		return nil
 	}
 	s.relay.busy = true
@@ -95,8 +97,15 @@ func (s *streamScreen) takeRelay(msg relayMsg) tea.Cmd {
 		s.relay.whole = msg.id
 	}
 	s.dirtyData, s.dirtyText = true, true
-	s.relayout()
-	s.render(true)
+	if s.live() {
+		// The next frame tick draws the figures and the hops panel with
+		// the answer: redrawing everything at once for each answer, 4
+		// times a second, cost more than all the rest of the screen.
+		s.lastHeavy = time.Time{}
+	} else {
+		s.relayout()
+		s.render(true)
+	}
 	if done && !msg.rel.Done {
 		return s.m.after(relayEvery, relayAgainMsg{})
 	}

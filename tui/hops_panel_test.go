@@ -8,8 +8,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/recordtest"
+	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
 
@@ -98,4 +100,33 @@ func nextTick(h *harness) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// TestRelayAskedAsOftenAsTheFiguresDrawn: on a live stream of 60,000
+// frames the relay is asked for its times about every heavyEvery (2.4 s),
+// not every relayEvery: each answer is set beside every frame.
+func TestRelayAskedAsOftenAsTheFiguresDrawn(t *testing.T) {
+	t.Parallel()
+	asked := 0
+	fetch := func(context.Context, string) (hops.Relayed, error) {
+		asked++
+		return hops.Relayed{}, nil
+	}
+	h, observe := startStream(t, Config{RelayFetch: fetch}, 120, 40)
+	head := &record.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat", RunID: "r1"}
+	observe(probe.Event{Type: probe.EventStart, Record: head})
+	observe(probe.Event{Type: probe.EventHeaders, Record: head})
+	for i := range 60000 {
+		head.Frames = append(head.Frames, record.Frame{TMS: float64(i) / 10, Read: i, Bytes: 8, Kind: adapters.KindContent, Text: " w"})
+	}
+	h.push(observe, probe.Event{Type: probe.EventFrames, Frames: head.Frames, Record: head})
+	for range 90 { // 3 s of frame ticks
+		if cmd := nextTick(h); cmd != nil {
+			h.update(cmd())
+		}
+		h.now = h.now.Add(frameInterval)
+	}
+	if asked < 1 || asked > 2 {
+		t.Errorf("the relay was asked %d times in 3 s of a 60,000-frame stream, want 1 or 2 (every %v)", asked, heavyEvery(60000))
+	}
 }
