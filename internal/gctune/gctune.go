@@ -1,5 +1,5 @@
 // Package gctune sets the Go garbage collector for a process that measures
-// streams: GC work on the read path delays stamps, so collections should be
+// streams. GC work on the read path delays stamps, so collections should be
 // rare while the heap stays bounded.
 package gctune
 
@@ -9,7 +9,7 @@ import (
 )
 
 // GCPercent is the GC target while drip measures. Mark assists and GC work
-// on the read path delay stamps: at 1,000 streams of 20 frames/s on 2
+// on the read path delay stamps. At 1,000 streams of 20 frames/s on 2
 // cores, GOGC 400 took the p99 stamp error from 3.8–10.4 ms to 2.6–4.6 ms
 // (bench/load, docs/performance.md) for a heap of about 5× the live one.
 const GCPercent = 400
@@ -17,13 +17,13 @@ const GCPercent = 400
 // floorPerStream is the heap the GC counts per stream in flight before any
 // is allocated. At GOGC 400 the first collection comes after about 4× the
 // floor is allocated, and a stream of 200 frames allocates about 78 KiB
-// over its life (its record's frames, grown by doubling, most of it): at
+// over its life, most of it in its record's frames grown by doubling. At
 // 16 KiB, 1,000 such streams set off a collection 7.7 s into their 10 s,
 // and the frames it delayed were 380 of the 3,573 stamped over 3 ms late
 // (bench/load -streams 1000). At 32 KiB a run of them has none.
 const floorPerStream = 32 << 10
 
-// Past GOGC's goal, the memory limit bounds the heap: a base for the
+// Past GOGC's goal, the memory limit bounds the heap. It is a base for the
 // process and a budget per stream in flight, enough for its buffers and a
 // 200-frame record several times over. Without it, GOGC 400 over a floor
 // and the records a long run keeps grows the heap goal to gigabytes.
@@ -36,20 +36,20 @@ const (
 // heap without scanning it, and its pages, never written, stay unmapped.
 // Counted, it raises the heap the first collection waits for, so the burst
 // of allocation when a run starts all its streams together does not set
-// one off: its stop-the-world and mark assists delayed the first frames of
-// every stream.
+// one off. Its stop-the-world and mark assists would delay the first
+// frames of every stream.
 var floor []byte
 
-// Settings is what ForStreams set; zero fields were left alone.
+// Settings is what ForStreams set. A zero field was left alone.
 type Settings struct {
-	GCPercent   int   // 0: GOGC was set by the user
+	GCPercent   int   // 0 when the user set GOGC
 	FloorBytes  int   // heap counted live before any stream
-	MemoryLimit int64 // 0: GOMEMLIMIT was set by the user
+	MemoryLimit int64 // 0 when the user set GOMEMLIMIT
 }
 
-// ForStreams tunes the GC for measuring up to streams streams at once:
-// GCPercent and a floor of heap, unless the user set GOGC, and a memory
-// limit that grows with the streams, unless the user set GOMEMLIMIT.
+// ForStreams tunes the GC for measuring up to streams streams at once. It
+// sets GCPercent and a floor of heap unless the user set GOGC, and a memory
+// limit that grows with the streams unless the user set GOMEMLIMIT.
 func ForStreams(streams int) Settings {
 	streams = max(streams, 1)
 	var s Settings
@@ -66,7 +66,7 @@ func ForStreams(streams int) Settings {
 }
 
 // ForForwarding tunes the GC for a process that forwards streams (drip
-// record): GCPercent, unless the user set GOGC.
+// record). It sets GCPercent unless the user set GOGC.
 func ForForwarding() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(GCPercent)

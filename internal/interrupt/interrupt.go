@@ -1,7 +1,7 @@
-// Package interrupt is how a drip command ends on a signal: the first
+// Package interrupt is how a drip command ends on a signal. The first
 // SIGINT or SIGTERM cancels its context, so the streams in flight are
 // recorded as canceled and the report still prints, and the command
-// exits as the signal would (128 + its number); a second one kills at
+// exits as the signal would (128 + its number). A second one kills at
 // once. A Ctrl-C pressed on a full screen counts as the SIGINT it would
 // have been.
 package interrupt
@@ -16,8 +16,8 @@ import (
 )
 
 // Catch cancels the returned context on the first SIGINT or
-// SIGTERM: in-flight streams are recorded as canceled and the report still
-// prints. Once one has come the handler is removed, so a second Ctrl-C
+// SIGTERM. In-flight streams are then recorded as canceled and the report
+// still prints. Once one has come the handler is removed, so a second Ctrl-C
 // kills at once. caught reports the signal (nil when none came).
 func Catch() (ctx context.Context, caught func() os.Signal, stop func()) {
 	sig := &signals{c: make(chan os.Signal, 1)}
@@ -42,8 +42,8 @@ func Catch() (ctx context.Context, caught func() os.Signal, stop func()) {
 	return ctx, caught, stop
 }
 
-// signals is what Catch listens on and the signal it caught; a
-// command's context holds it (signalsKey).
+// signals is what Catch listens on and the signal it caught. A
+// command's context holds it under signalsKey.
 type signals struct {
 	c   chan os.Signal
 	got atomic.Value
@@ -52,9 +52,9 @@ type signals struct {
 type signalsKey struct{}
 
 // Note takes a Ctrl-C pressed on a full screen, which the raw
-// terminal delivers as a key, as the SIGINT it would have been: the
+// terminal delivers as a key, as the SIGINT it would have been. The
 // command exits 130 and a second Ctrl-C kills at once, unless a signal
-// came first. ctx is one Catch returned (or made from one); any other
+// came first. ctx is one Catch returned (or made from one), and any other
 // is left alone.
 func Note(ctx context.Context) {
 	sig, ok := ctx.Value(signalsKey{}).(*signals)

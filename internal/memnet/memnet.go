@@ -1,8 +1,8 @@
-// Package memnet is an in-memory network for end-to-end tests: an HTTP
+// Package memnet is an in-memory network for end-to-end tests. An HTTP
 // server and drip's client talk through net.Pipe instead of sockets. Under
 // testing/synctest a goroutine blocked on a pipe is durably blocked (a
 // socket read is not), so the fake clock jumps over every wait a fixture
-// scenario schedules: a 10 s stream takes microseconds and every timing is
+// scenario schedules. A 10 s stream takes microseconds and every timing is
 // exact, whatever the machine's load.
 //
 //	synctest.Test(t, func(t *testing.T) {
@@ -52,7 +52,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 }
 
-// Close stops Accept and refuses later dials; open connections stay open.
+// Close stops Accept and refuses later dials. Open connections stay open.
 func (l *Listener) Close() error {
 	l.once.Do(func() { close(l.done) })
 	return nil
@@ -64,8 +64,8 @@ func (l *Listener) Addr() net.Addr { return Addr{} }
 // ErrRefused is what Dial returns once the listener is closed.
 var ErrRefused = errors.New("memnet: connection refused")
 
-// Dial connects to the listener, whatever network and address it is given:
-// it has the signature of http.Transport.DialContext.
+// Dial connects to the listener, whatever network and address it is given.
+// It has the signature of http.Transport.DialContext.
 func (l *Listener) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	client, server := net.Pipe()
 	select {
@@ -78,10 +78,10 @@ func (l *Listener) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	}
 }
 
-// Server serves an http.Handler over a Listener: httptest.Server's shape
-// without a socket.
+// Server serves an http.Handler over a Listener. It has httptest.Server's
+// shape without a socket.
 type Server struct {
-	// URL has a host no resolver knows; only Dial reaches it.
+	// URL has a host no resolver knows, so only Dial reaches it.
 	URL      string
 	Listener *Listener
 	srv      *http.Server

@@ -12,9 +12,10 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 )
 
-// Log takes what net/http writes to the standard logger ("Unsolicited
-// response received on idle HTTP channel", a server's "http: TLS handshake
-// error"): on the terminal it would land in the middle of the live screen.
+// Log takes what net/http writes to the standard logger, such as
+// "Unsolicited response received on idle HTTP channel" or a server's TLS
+// handshake errors. On the terminal it would land in the middle of the
+// live screen.
 // It counts the lines and keeps the first, for one warning once the
 // command has ended.
 type Log struct {
@@ -37,7 +38,7 @@ func (l *Log) Write(p []byte) (int, error) {
 }
 
 // Capture routes the standard logger into a new Log. It is never
-// given back to stderr: a connection's read loop can still log after the
+// given back to stderr. A connection's read loop can still log after the
 // command has ended and the warning is printed, and that line would land
 // on the terminal after drip's last word.
 func Capture() *Log {

@@ -1,8 +1,8 @@
 // Package progress carries out a run without a screen and says how it
-// goes on stderr: a line per stream when one runs at a time (numbered as
-// every screen numbers streams, lettered by target when several take
-// turns), a line of counts a second under load, and a line per level of a
-// sweep as it ends.
+// goes on stderr. It writes a line per stream when one runs at a time,
+// numbered as every screen numbers streams and lettered by target when
+// several take turns. Under load it writes a line of counts a second, and
+// a sweep gets a line per level as the level ends.
 package progress
 
 import (
@@ -23,9 +23,9 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Run carries out plan, each record to sink as it ends: one stream at a
-// time gets a line each on w, under load a line of counts a second; quiet,
-// neither.
+// Run carries out plan and hands each record to sink as it ends. One
+// stream at a time gets a line each on w, and a load gets a line of counts
+// a second. Quiet prints neither.
 func Run(ctx context.Context, w io.Writer, plan probe.Plan, quiet bool, sink func(*record.Record)) stats.RunStats {
 	perStream := plan.Rate == 0 && plan.Concurrency <= 1 && !quiet
 	stopTicker := func() {}
@@ -43,8 +43,8 @@ func Run(ctx context.Context, w io.Writer, plan probe.Plan, quiet bool, sink fun
 	return st
 }
 
-// Sweep carries out a sweep, each record to sink as it ends: a line of
-// counts a second on w and a line per level as it ends.
+// Sweep carries out a sweep and hands each record to sink as it ends. It
+// writes a line of counts a second on w and a line per level as it ends.
 func Sweep(ctx context.Context, w io.Writer, sp sweep.Plan, sink func(*record.Record)) (sweep.Result, stats.RunStats) {
 	// The ticker and the level lines write from two goroutines.
 	w = &syncWriter{w: w}
@@ -72,7 +72,7 @@ func Interleave(ctx context.Context, w io.Writer, plans []probe.Plan, sink func(
 	})
 }
 
-// num is a level line's figure: one decimal, — when undefined.
+// num is a level line's figure with one decimal, or — when undefined.
 func num(v *float64) string {
 	if v == nil {
 		return "—"
@@ -146,7 +146,7 @@ func (l *Log) Add(prefix string, r *record.Record) {
 // screen numbers streams (#1 is seq 0), within 78 columns (the prompt id
 // cut to 12) unless the stream has more to say (buffered, an error). A
 // stream without a token count (failed before content, no usage report)
-// shows —, not 0 approximated; an approximated count (no usage report, one
+// shows —, not 0 approximated. An approximated count (no usage report, one
 // per content frame) is marked ~. Stalls are said only when there are some.
 func Line(r *record.Record) string {
 	tokens := "—"

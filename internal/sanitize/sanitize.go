@@ -1,7 +1,7 @@
 // Package sanitize makes text from a server safe to print on a terminal.
 // Everything a server sends — content, error messages, model names, header
-// values — passes through here before it reaches a screen; records keep the
-// original text, JSON-escaped.
+// values — passes through here before it reaches a screen. Records keep
+// the original text, JSON-escaped.
 package sanitize
 
 import (
@@ -17,12 +17,12 @@ import (
 const zeroWidthJoiner = '\u200d'
 
 // Text removes terminal escape sequences (CSI, OSC, DCS, APC, …) and shows
-// every other control or format rune escaped: C0 in caret notation (^M for
-// CR, ^H for backspace), C1, DEL and Cf runes such as bidi overrides as
-// <U+XXXX>. Newlines and tabs are kept. Invalid UTF-8 becomes U+FFFD.
+// every other control or format rune escaped. C0 shows in caret notation
+// (^M for CR, ^H for backspace), and C1, DEL and Cf runes such as bidi
+// overrides show as <U+XXXX>. Newlines and tabs are kept. Invalid UTF-8 becomes U+FFFD.
 func Text(s string) string { return clean(s, true) }
 
-// Line is Text for one line: newlines and tabs become spaces.
+// Line is Text for one line, where newlines and tabs become spaces.
 func Line(s string) string { return clean(s, false) }
 
 func clean(s string, multiline bool) string {
@@ -30,7 +30,7 @@ func clean(s string, multiline bool) string {
 		return s
 	}
 	// Invalid bytes first, so no raw 8-bit C1 byte reaches the ANSI parser
-	// as half a sequence; then whole escape sequences go, payloads and all.
+	// as half a sequence. Then whole escape sequences go, payloads and all.
 	s = ansi.Strip(strings.ToValidUTF8(s, "\uFFFD"))
 	var b strings.Builder
 	b.Grow(len(s))
@@ -54,8 +54,8 @@ func clean(s string, multiline bool) string {
 	return b.String()
 }
 
-// isPlain reports text that needs no work: printable ASCII (plus newline
-// and tab when multiline). It keeps the common case allocation-free.
+// isPlain reports text that needs no work, which is printable ASCII (plus
+// newline and tab when multiline). It keeps the common case allocation-free.
 func isPlain(s string, multiline bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

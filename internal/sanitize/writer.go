@@ -9,14 +9,14 @@ import (
 )
 
 // Writer is the backstop at drip's exits to a terminal (stdout and stderr
-// of every command but the full-screen views): whatever a caller forgot to
+// of every command but the full-screen views). Whatever a caller forgot to
 // pass through Text or Line, no byte that can drive a terminal gets out.
 // C0 controls but newline and tab are shown in caret notation (^[ for
-// ESC), so a sequence arrives as inert text; DEL, C1 and every other
-// non-graphic rune (bidi overrides, …) as a \uXXXX escape, which inside
-// the JSON drip prints is the same string, so --json output stays exact.
-// Invalid UTF-8 becomes U+FFFD. It is safe for concurrent use; a rune cut
-// between two writes is held until the next.
+// ESC), so a sequence arrives as inert text. DEL, C1 and every other
+// non-graphic rune (bidi overrides, …) become a \uXXXX escape. Inside the
+// JSON drip prints that is the same string, so --json output stays exact.
+// Invalid UTF-8 becomes U+FFFD. It is safe for concurrent use, and a rune
+// cut between two writes is held until the next.
 type Writer struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -82,8 +82,8 @@ func appendASCII(out []byte, c byte) []byte {
 	return append(out, '^', c+'@')
 }
 
-// appendEscape writes r as JSON writes a rune it escapes: \uXXXX, or a
-// surrogate pair past the BMP.
+// appendEscape writes r as JSON writes a rune it escapes, as \uXXXX or as
+// a surrogate pair past the BMP.
 func appendEscape(out []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
 	units := []rune{r}

@@ -1,5 +1,5 @@
-// Package textfmt is drip's one text toolkit: figures as text (numbers and
-// their units), widths measured in terminal cells, padding, cutting with
+// Package textfmt is drip's one text toolkit. It holds figures as text
+// (numbers and their units), widths measured in terminal cells, padding, cutting with
 // "…" and wrapping at spaces. It imports none of drip's packages, so the
 // report, the screens, the comparison and the sweep format alike.
 package textfmt
@@ -9,7 +9,7 @@ import (
 	"strconv"
 )
 
-// Num formats an optional figure; undefined is an em dash, never 0.
+// Num formats an optional figure. Undefined is an em dash, never 0.
 func Num(v *float64) string {
 	if v == nil {
 		return "—"
@@ -17,8 +17,8 @@ func Num(v *float64) string {
 	return FormatFloat(*v)
 }
 
-// Whole formats an optional count: a whole number without decimals (38,
-// not 38.00), else as Num.
+// Whole formats an optional count as a whole number without decimals (38,
+// not 38.00), and any other figure as Num.
 func Whole(v *float64) string {
 	if v != nil && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
 		return strconv.FormatFloat(*v, 'f', 0, 64)

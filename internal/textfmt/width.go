@@ -11,8 +11,8 @@ import (
 
 // Width is the cells s takes on screen. Plain ASCII, styled or not (the
 // screens' figures, labels and most text), and the symbols the screens
-// draw with (box drawing, blocks, dots, arrows: narrow) are measured a
-// character at a time, skipping escape sequences; only a string with
+// draw with (box drawing, blocks, dots, arrows, all narrow) are measured
+// a character at a time, skipping escape sequences. Only a string with
 // other characters goes to ansi.StringWidth, whose grapheme segmentation
 // is the costly part of every redraw.
 func Width(s string) int {
@@ -40,17 +40,17 @@ func Width(s string) int {
 	return w
 }
 
-// The runes narrow may hold: Latin-1's and Latin Extended's letters and
-// signs, and from General Punctuation to Dingbats (arrows, box drawing,
-// blocks, shapes, symbols). Scripts whose letters join (Indic, Hangul)
-// lie between and are left out.
+// narrowRanges are the runes narrow may hold. They are Latin-1's and Latin
+// Extended's letters and signs, and the blocks from General Punctuation to
+// Dingbats (arrows, box drawing, blocks, shapes, symbols). Scripts whose
+// letters join (Indic, Hangul) lie between and are left out.
 var narrowRanges = [][2]rune{{0xa0, 0x250}, {0x2000, 0x27c0}}
 
 // narrow holds each rune of narrowRanges that ansi.StringWidth
 // measures one cell alone and that joins no neighbour in one grapheme (no
-// mark, format or control character, nothing unassigned):
-// between two such runes, or one and ASCII, a grapheme always ends, so
-// their widths add up.
+// mark, format or control character, nothing unassigned). Between two
+// such runes, or one and ASCII, a grapheme always ends, so their widths
+// add up.
 var narrow = sync.OnceValue(func() []bool {
 	set := make([]bool, narrowRanges[len(narrowRanges)-1][1])
 	for _, rg := range narrowRanges {
@@ -69,7 +69,7 @@ func isNarrow(r rune) bool {
 }
 
 // skipEscape is the length of the CSI (ESC [ … final) or OSC (ESC ] … BEL
-// or ST) sequence s starts with; false for any other.
+// or ST) sequence s starts with, and false for any other.
 func skipEscape(s string) (int, bool) {
 	if len(s) < 2 {
 		return 0, false
@@ -94,8 +94,8 @@ func skipEscape(s string) (int, bool) {
 	return 0, false
 }
 
-// PadLeft right-aligns s in width cells (a wide rune takes two); a longer
-// s is left whole.
+// PadLeft right-aligns s in width cells, where a wide rune takes two. A
+// longer s is left whole.
 func PadLeft(s string, width int) string {
 	if n := Width(s); n < width {
 		return strings.Repeat(" ", width-n) + s
@@ -103,7 +103,7 @@ func PadLeft(s string, width int) string {
 	return s
 }
 
-// PadRight left-aligns s in width cells; a longer s is left whole.
+// PadRight left-aligns s in width cells. A longer s is left whole.
 func PadRight(s string, width int) string {
 	if w := Width(s); w < width {
 		return s + strings.Repeat(" ", width-w)
@@ -147,8 +147,8 @@ func Fit(s string, width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
-// FitParts is plain text of " · " parts in width cells: its last parts
-// left out while it is too wide, then cut with "…". Cut at the width, a
+// FitParts fits plain text of " · " parts in width cells. It leaves out
+// the last parts while the text is too wide, then cuts it with "…". Cut at the width, a
 // note read "a taller terminal shows every t".
 func FitParts(s string, width int) string {
 	if width <= 0 {
@@ -162,7 +162,8 @@ func FitParts(s string, width int) string {
 	return s
 }
 
-// DropLastPart drops a status's last " · " part; false when one is left.
+// DropLastPart drops a status's last " · " part. It says false when only
+// one is left.
 func DropLastPart(status *string) bool {
 	i := strings.LastIndex(*status, " · ")
 	if i < 0 {
@@ -187,8 +188,9 @@ func CutWords(s string, width int) string {
 }
 
 // CutBytes shortens s to at most n bytes, on a rune boundary (half a
-// character is not text), and marks the cut with "…"; s within n is s.
-// It is for a message kept to a byte limit; cells are FitLeft's.
+// character is not text), and marks the cut with "…". An s within n is
+// returned as is. It is for a message kept to a byte limit, and FitLeft
+// is the one for cells.
 func CutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -200,7 +202,7 @@ func CutBytes(s string, n int) string {
 }
 
 // Beside puts right beside left, whose lines are padded to col cells, in
-// at most height lines: two drawings side by side.
+// at most height lines, so two drawings stand side by side.
 func Beside(left, right string, col, height int) string {
 	l, r := strings.Split(left, "\n"), strings.Split(right, "\n")
 	out := make([]string, max(len(l), len(r)))

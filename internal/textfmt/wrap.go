@@ -7,8 +7,8 @@ import (
 )
 
 // Lines lays items out in lines of at most width cells, sep between two
-// on a line and as many on each as fit: the first line led by first, each
-// later one by indent. An item wider than its line is left whole on a
+// on a line and as many on each as fit. The first line is led by first,
+// each later one by indent. An item wider than its line is left whole on a
 // line of its own (Wrap cuts it instead). No items make one line, first.
 func Lines(items []string, sep string, width int, first, indent string) []string {
 	var out []string
@@ -29,12 +29,12 @@ func Lines(items []string, sep string, width int, first, indent string) []string
 }
 
 // Wrap breaks s into lines of at most width cells at its spaces only,
-// escape sequences measured as nothing: a word is never split at a hyphen
+// escape sequences measured as nothing. A word is never split at a hyphen
 // or a sign ("-0.0%" stays whole, where ansi.Wrap broke it after the
 // "-"), and a word wider than a line is cut into lines of its own.
 func Wrap(s string, width int) []string {
 	var words []string
-	// Plain spaces only: a no-break space holds what it joins.
+	// Only plain spaces break, because a no-break space holds what it joins.
 	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' }) {
 		if Width(w) > width && width > 0 {
 			words = append(words, strings.Split(ansi.Hardwrap(w, width, false), "\n")...)

@@ -1,12 +1,13 @@
-// Package userfile reads a file the user names on drip's command line
-// whole (a config, a request body, a prompt file, a summary): a regular
-// file only, or "-" for stdin where the flag takes it, at most a limit
-// each kind of file states, and no longer than its context lasts. Read
-// whole, /dev/zero would fill memory and a FIFO with no writer block for
-// ever; a file past its kind's limit is refused before it is read.
-// Record files are read a line at a time instead (record.Decode). It
-// imports the standard library alone, so probe may use it; the paths it
-// names in errors reach the terminal through drip's sanitised error line.
+// Package userfile reads whole a file the user names on drip's command
+// line, such as a config, a request body, a prompt file or a summary. It
+// reads a regular file only, or "-" for stdin where the flag takes it, at
+// most the limit each kind of file states, and no longer than its context
+// lasts. Read whole, /dev/zero would fill memory and a FIFO with no writer
+// would block for ever. A file past its kind's limit is refused before it
+// is read. Record files are read a line at a time instead (record.Decode).
+// The package imports the standard library alone, so probe may use it. The
+// paths it names in errors reach the terminal through drip's sanitised
+// error line.
 package userfile
 
 import (
@@ -22,7 +23,7 @@ import (
 
 // Kind is a kind of file a flag names.
 type Kind struct {
-	What  string // what the errors call it: "a config file"
+	What  string // what the errors call it, such as "a config file"
 	Limit int64  // the most bytes drip reads of it
 	Stdin bool   // "-" reads stdin
 }
@@ -36,14 +37,14 @@ var ErrTooLarge = errors.New("over the size limit")
 
 // Read reads path whole, or stdin for "-" when k.Stdin. Every error names
 // the path and, for a file of the wrong kind or past the limit, k.What and
-// the limit; a done ctx stops the reading with ctx's error.
+// the limit. A done ctx stops the reading with ctx's error.
 func Read(ctx context.Context, path string, k Kind, stdin io.Reader) ([]byte, error) {
 	if path == "-" && k.Stdin {
 		return readStdin(ctx, stdin, k)
 	}
-	// O_NONBLOCK: a FIFO (named, or put in the file's place after a
+	// With O_NONBLOCK a FIFO (named, or put in the file's place after a
 	// check) opens at once instead of waiting for a writer, and is then
-	// refused; a regular file ignores it.
+	// refused. A regular file ignores the flag.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		var pe *fs.PathError
@@ -88,7 +89,8 @@ func readStdin(ctx context.Context, stdin io.Reader, k Kind) ([]byte, error) {
 
 // readAll reads r to its end, one limit's worth and a byte at most,
 // checking ctx between reads, into a buffer of hint bytes (the file's
-// size) and its end-of-file read: one copy, not growth's several.
+// size) and its end-of-file read. That costs one copy, not growth's
+// several.
 func readAll(ctx context.Context, r io.Reader, name string, hint int64, k Kind) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(int(hint) + bytes.MinRead)
