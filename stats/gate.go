@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driplab/drip/internal/textfmt"
+	"github.com/driplab/drip/internal/textfmt/numfmt"
 )
 
 // Gate is one --fail-if condition: METRIC OP VALUE[UNIT]. A value with a
@@ -269,7 +269,7 @@ func Verdict(tripped bool) string {
 // gateFigure prints a gate's value as the report does (184.2 ms, a count
 // whole), apart from the threshold.
 func gateFigure(v, threshold float64, unit string) string {
-	f := textfmt.FormatFloat(v)
+	f := numfmt.Float(v)
 	if unit != "ms" && v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		f = strconv.FormatFloat(v, 'f', 0, 64)
 	}

@@ -1,12 +1,15 @@
 // Package textfmt is drip's one text toolkit. It holds figures as text
-// (numbers and their units), widths measured in terminal cells, padding, cutting with
-// "…" and wrapping at spaces. It imports none of drip's packages, so the
-// report, the screens, the comparison and the sweep format alike.
+// (numbers and their units), widths measured in terminal cells, padding,
+// cutting with "…" and wrapping at spaces. It imports no drip package but
+// its own numfmt, so the report, the screens, the comparison and the sweep
+// format alike.
 package textfmt
 
 import (
 	"math"
 	"strconv"
+
+	"github.com/driplab/drip/internal/textfmt/numfmt"
 )
 
 // Num formats an optional figure. Undefined is an em dash, never 0.
@@ -26,22 +29,9 @@ func Whole(v *float64) string {
 	return Num(v)
 }
 
-// FormatFloat prints a figure with precision that suits its size.
-func FormatFloat(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a == 0:
-		return "0"
-	default:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-}
+// FormatFloat prints a figure with precision that suits its size. It is
+// numfmt.Float, which stats uses without the terminal packages.
+func FormatFloat(v float64) string { return numfmt.Float(v) }
 
 // Times is "once" or "N times", for a flag given more often than it may be.
 func Times(n int) string {
