@@ -121,7 +121,12 @@ func NewRunID() string {
 // When ctx is done the run stops admitting, in-flight streams are canceled
 // and recorded with class "canceled", and Run returns once they are.
 func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Event)) stats.RunStats {
-	o := p.Options.withDefaults() // one client for every stream
+	// One client and one OS sampler for every stream.
+	o := p.Options.withDefaults()
+	if o.CPU == nil {
+		o.CPU = StartCPUSampler()
+		defer o.CPU.Stop()
+	}
 	if p.RunID == "" {
 		p.RunID = NewRunID()
 	}
@@ -132,14 +137,7 @@ func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Ev
 	r := &runner{plan: p, o: o, observe: observe, records: make(chan *record.Record, max(64, p.InFlight()))}
 	sunk := make(chan struct{})
 	go func() {
-		var pace sinkPace // the wall clock's: it paces this machine's work, whatever o.Clock measures
-		for rec := range r.records {
-			t0 := time.Now()
-			sink(rec)
-			if rest := pace.after(time.Since(t0), p.Progress.InFlight.Load(), len(r.records), cap(r.records)); rest > 0 {
-				time.Sleep(rest)
-			}
-		}
+		r.sink(sink)
 		close(sunk)
 	}()
 
@@ -244,6 +242,19 @@ type runner struct {
 	observe func(Event)
 	records chan *record.Record
 	start   time.Time
+}
+
+// sink hands each record on as it comes, paced to leave the streams still
+// in flight their share of the machine.
+func (r *runner) sink(sink func(*record.Record)) {
+	var pace sinkPace // the wall clock's: it paces this machine's work, whatever o.Clock measures
+	for rec := range r.records {
+		t0 := time.Now()
+		sink(rec)
+		if rest := pace.after(time.Since(t0), r.plan.Progress.InFlight.Load(), len(r.records), cap(r.records)); rest > 0 {
+			time.Sleep(rest)
+		}
+	}
 }
 
 // seqOf numbers the k-th stream of a phase: warmup streams first, then the

@@ -74,6 +74,10 @@ type Options struct {
 	// bubble, where a wait on the process-wide ones is not durably
 	// blocked, so the bubble's clock would not pass in it.
 	ConnectTurns chan struct{}
+	// CPU is the run's OS sampler, whose readings give each stream its
+	// record.ClientCPU; nil: no such figures. Run starts one when it is
+	// nil, and so does replay.
+	CPU *CPUSampler
 }
 
 // Defaults.
@@ -214,9 +218,9 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	idle := WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.Stop()
 
-	cpu0 := sampleCPU()
+	cpu0 := o.CPU.mark()
 	end := func(start time.Time, e *record.Error) *record.Record {
-		rec.ClientCPU = clientCPU(cpu0, sampleCPU())
+		rec.ClientCPU = o.CPU.since(cpu0)
 		return finish(rec, o, start, e, mask, observe)
 	}
 	start, resp, err := send(req, o, rec, observe, idle)

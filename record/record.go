@@ -145,7 +145,8 @@ type Record struct {
 	Buffered        bool      `json:"buffered"`
 	Delivery        *Delivery `json:"delivery"` // how the content arrived; null without content
 	// ClientCPU is what the OS says of drip's own process over the
-	// stream; absent where /proc is not there to ask (not Linux).
+	// stream; absent where /proc is not there to ask (not Linux), or when
+	// no OS sampler ran beside the stream.
 	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`
 	// HeldMS is TTFT minus when the server says its first token was ready
 	// (serverFirstTokenMS): the time the first token spent in transit.
@@ -242,17 +243,22 @@ func (r *Record) MidSentenceStalls() int {
 	return n
 }
 
-// ClientCPU is the OS's account of drip's whole process (every thread)
-// over one stream's window, from before its request to its end: how long
-// its threads waited runnable for a core (/proc/self/task/*/schedstat,
-// second field), how long they ran, and the machine's CPU pressure and
-// steal as context. Other streams in flight share the process, so the
-// figures are the process's, not one reader's.
+// ClientCPU is the OS's account of drip's whole process over a window
+// about one stream's: from the reading of drip's OS sampler newest at its
+// start to the one newest at its end (probe.CPUSampler, four a second), or
+// the sampler's last interval before its end for a stream shorter than
+// that. How long a thread waited runnable for a core
+// (/proc/self/task/*/schedstat, second field) is the longest any one
+// thread waited, never a sum over threads; the time on a core is the
+// process's (every thread), and the machine's CPU pressure and steal are
+// context. Other streams in flight share the process, so the figures are
+// the process's, not one reader's.
 type ClientCPU struct {
-	WindowMS       float64 `json:"window_ms"`
-	RunQueueWaitMS float64 `json:"run_queue_wait_ms"`
-	OnCPUMS        float64 `json:"on_cpu_ms"`
-	Slices         int     `json:"slices"` // times the threads got a core
+	WindowMS        float64 `json:"window_ms"`
+	MaxThreadWaitMS float64 `json:"max_thread_wait_ms"`
+	OnCPUMS         float64 `json:"on_cpu_ms"`
+	Slices          int     `json:"slices"`  // times the threads got a core
+	Threads         int     `json:"threads"` // the process's threads at the window's end
 	// PressurePct is the share of the window in which some task of the
 	// machine waited for a CPU (/proc/pressure/cpu), StealPct the share
 	// of the machine's CPU time a hypervisor took (/proc/stat); null
@@ -260,7 +266,7 @@ type ClientCPU struct {
 	PressurePct *float64 `json:"cpu_pressure_pct"`
 	StealPct    *float64 `json:"steal_pct"`
 	// Starved and ExcusedRule are derived (stats, docs/delivery.md):
-	// the process waited for a core for a good share of the window; the
+	// a thread waited for a core for a good share of the window; the
 	// buffered rule the stream's reads met, not applied because the
 	// client's wait explains its bursts.
 	Starved     bool   `json:"starved"`

@@ -6,13 +6,13 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// A starved client, from the OS: the process's threads waited runnable for
-// a core (record.ClientCPU) long enough, over a stream's window, to hold
+// A starved client, from the OS: one of the process's threads waited
+// runnable for a core (record.ClientCPU) long enough, over a stream's window, to hold
 // its reader back while frames piled up in the socket, so the stream's
 // bursts are the client's doing, not a proxy's or the server's.
 const (
-	// StarvedWaitPct: a stream's process is starved when its threads
-	// waited runnable for at least this share of the stream's window...
+	// StarvedWaitPct: a stream's process is starved when one of its
+	// threads waited runnable for at least this share of the window...
 	StarvedWaitPct = 10.0
 	// StarvedWaitMS: ...and at least this long: under it a wait is not
 	// long enough to gather frames a reader would see apart.
@@ -24,11 +24,11 @@ const (
 )
 
 // StarvedRule states when a stream's client was starved.
-var StarvedRule = fmt.Sprintf("the process's threads waited runnable for a core (/proc/self/task/*/schedstat, second field) ≥ max(%g ms, %g%% of the stream's window)", StarvedWaitMS, StarvedWaitPct)
+var StarvedRule = fmt.Sprintf("one of the process's threads waited runnable for a core (/proc/self/task/*/schedstat, second field, the thread that waited longest) ≥ max(%g ms, %g%% of the stream's window)", StarvedWaitMS, StarvedWaitPct)
 
 // clientStarved is the rule over one stream's OS figures.
 func clientStarved(c *record.ClientCPU) bool {
-	return c.RunQueueWaitMS >= max(StarvedWaitMS, StarvedWaitPct/100*c.WindowMS)
+	return c.MaxThreadWaitMS >= max(StarvedWaitMS, StarvedWaitPct/100*c.WindowMS)
 }
 
 // A late reader's bursts: what a stream's content must look like for the
@@ -49,9 +49,9 @@ const (
 // excuseStarved lifts the bursts rule a stream met when its client's wait
 // explains the bursts, keeping it as excused_rule and making the delivery
 // clean, so the stream keeps its ITL: the content came in ExcuseMinReads
-// reads or more, spread over ExcuseMinMSPerToken a token or more, and the
-// process waited runnable at least StarvedWaitMS and at least the longest
-// silence between the reads. A proxy holding content longer than the
+// reads or more, spread over ExcuseMinMSPerToken a token or more, and a
+// thread of the process waited runnable at least StarvedWaitMS and at
+// least the longest silence between the reads. A proxy holding content longer than the
 // client waited stays buffered, and so does an answer that came at once.
 func excuseStarved(r *record.Record, spanMS float64) {
 	c, d := r.ClientCPU, r.Delivery
@@ -59,7 +59,7 @@ func excuseStarved(r *record.Record, spanMS float64) {
 		return
 	}
 	paced := spanMS >= ExcuseMinMSPerToken*float64(max(r.OutputTokens-1, 1))
-	if paced && c.RunQueueWaitMS >= max(StarvedWaitMS, d.LongestSilenceMS) {
+	if paced && c.MaxThreadWaitMS >= max(StarvedWaitMS, d.LongestSilenceMS) {
 		c.ExcusedRule, d.Rule, d.Class = d.Rule, "", record.DeliveryClean
 	}
 }
@@ -73,13 +73,13 @@ type ClientOS struct {
 	Rule      string `json:"rule"`
 	// Limited: at least StarvedStreamsPct of Streams were starved.
 	Limited bool `json:"limited"`
-	// Per stream: the run-queue wait, its share of the window, and the
-	// machine's CPU pressure and steal over the window.
-	RunQueueWait Dist   `json:"run_queue_wait_ms"`
-	WaitPct      Dist   `json:"wait_pct"`
-	Pressure     Dist   `json:"cpu_pressure_pct"`
-	Steal        Dist   `json:"steal_pct"`
-	Note         string `json:"note,omitempty"`
+	// Per stream: the longest one thread waited runnable, its share of
+	// the window, and the machine's CPU pressure and steal over the window.
+	MaxThreadWait Dist   `json:"max_thread_wait_ms"`
+	WaitPct       Dist   `json:"wait_pct"`
+	Pressure      Dist   `json:"cpu_pressure_pct"`
+	Steal         Dist   `json:"steal_pct"`
+	Note          string `json:"note,omitempty"`
 }
 
 // clientOS gathers ClientOS over the measured streams.
@@ -101,9 +101,9 @@ func (o *clientOS) add(r *record.Record) {
 	if c.Starved {
 		o.starved++
 	}
-	o.wait.Add(c.RunQueueWaitMS)
+	o.wait.Add(c.MaxThreadWaitMS)
 	if c.WindowMS > 0 {
-		o.share.Add(100 * c.RunQueueWaitMS / c.WindowMS)
+		o.share.Add(100 * c.MaxThreadWaitMS / c.WindowMS)
 	}
 	o.pressure.AddPtr(c.PressurePct)
 	o.steal.AddPtr(c.StealPct)
@@ -119,16 +119,16 @@ func (o *clientOS) summary() *ClientOS {
 	}
 	return &ClientOS{
 		Available: true, Streams: o.streams, Starved: o.starved, Rule: StarvedRule,
-		Limited:      pct(o.starved, o.streams) >= StarvedStreamsPct,
-		RunQueueWait: o.wait.Dist(), WaitPct: o.share.Dist(), Pressure: o.pressure.Dist(), Steal: o.steal.Dist(),
+		Limited:       pct(o.starved, o.streams) >= StarvedStreamsPct,
+		MaxThreadWait: o.wait.Dist(), WaitPct: o.share.Dist(), Pressure: o.pressure.Dist(), Steal: o.steal.Dist(),
 	}
 }
 
 // osEvidence is the client-limited rule's evidence from the OS.
 func osEvidence(c *ClientOS) string {
-	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client (%s), ≥ %g%%; run-queue wait p50 %s (%s of the window), max %s",
+	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client (%s), ≥ %g%%; longest thread's run-queue wait p50 %s (%s of the window), max %s",
 		c.Starved, c.Streams, pctText(pct(c.Starved, c.Streams)), c.Rule, StarvedStreamsPct,
-		msText(val(c.RunQueueWait.P50)), pctText(val(c.WaitPct.P50)), msText(val(c.RunQueueWait.Max)))
+		msText(val(c.MaxThreadWait.P50)), pctText(val(c.WaitPct.P50)), msText(val(c.MaxThreadWait.Max)))
 	if c.Pressure.N > 0 {
 		ev += fmt.Sprintf("; machine CPU pressure p50 %s (some task waiting, /proc/pressure/cpu)", pctText(val(c.Pressure.P50)))
 	}

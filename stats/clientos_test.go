@@ -25,24 +25,24 @@ func burstRecord(t *testing.T, seq int, cpu *record.ClientCPU) *record.Record {
 // which rule it met) and keeps its ITL; one under the rule is buffered.
 func TestStarvedClientKeepsITL(t *testing.T) {
 	pressure := 97.0
-	starved := burstRecord(t, 0, &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 24, PressurePct: &pressure})
+	starved := burstRecord(t, 0, &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 24, PressurePct: &pressure})
 	if starved.Buffered || starved.ITLMS == nil || !starved.ClientCPU.Starved || starved.ClientCPU.ExcusedRule != DeliveryBursts {
 		t.Errorf("starved: buffered %v itl %v client %+v; want not buffered, ITL kept, excused bursts", starved.Buffered, starved.ITLMS, starved.ClientCPU)
 	}
-	fed := burstRecord(t, 1, &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 1.5})
+	fed := burstRecord(t, 1, &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 1.5})
 	if !fed.Buffered || fed.ITLMS != nil || fed.ClientCPU.Starved || fed.ClientCPU.ExcusedRule != "" {
 		t.Errorf("fed: buffered %v itl %v client %+v; want buffered by bursts", fed.Buffered, fed.ITLMS, fed.ClientCPU)
 	}
 	// Starved, but the 20 ms silences are longer than its 12 ms of waiting:
 	// something on the way held the content.
-	held := burstRecord(t, 2, &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 12})
+	held := burstRecord(t, 2, &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 12})
 	if !held.Buffered || !held.ClientCPU.Starved || held.ClientCPU.ExcusedRule != "" {
 		t.Errorf("held: buffered %v client %+v; want buffered, starved, nothing excused", held.Buffered, held.ClientCPU)
 	}
 	// A whole answer held, then read late: 4 reads (the buffer doubling)
 	// spread 3 ms by the reader's own delays, however long it waited.
 	blob := &record.Record{Seq: 3, Phase: record.PhaseMeasure, PromptID: "p", HTTPStatus: 200, DurationMS: 810,
-		ClientCPU: &record.ClientCPU{WindowMS: 810, RunQueueWaitMS: 90}}
+		ClientCPU: &record.ClientCPU{WindowMS: 810, MaxThreadWaitMS: 90}}
 	for i := range 55 {
 		blob.Frames = append(blob.Frames, content(800+float64(i/14), i/14, "w "))
 	}
@@ -75,7 +75,7 @@ func TestClientLimitedFromTheOS(t *testing.T) {
 		return m
 	}
 	busy := shapes(run(func() *record.ClientCPU {
-		return &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 24, PressurePct: &pressure, StealPct: &steal}
+		return &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 24, PressurePct: &pressure, StealPct: &steal}
 	}))
 	ev, ok := busy[ShapeClientLimited]
 	if !ok || busy[ShapeProxyBuffering] != "" {
@@ -87,7 +87,7 @@ func TestClientLimitedFromTheOS(t *testing.T) {
 		}
 	}
 	for name, wait := range map[string]float64{"fed": 0.2, "starved under longer silences": 12} {
-		got := shapes(run(func() *record.ClientCPU { return &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: wait} }))
+		got := shapes(run(func() *record.ClientCPU { return &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: wait} }))
 		if _, ok := got[ShapeClientLimited]; ok || got[ShapeProxyBuffering] == "" {
 			t.Errorf("%s client: shapes %v, want proxy-buffering, no client-limited", name, got)
 		}
@@ -98,9 +98,9 @@ func TestClientLimitedFromTheOS(t *testing.T) {
 	mixed := shapes(run(func() *record.ClientCPU {
 		n++
 		if n%10 < 3 {
-			return &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 12}
+			return &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 12}
 		}
-		return &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 24}
+		return &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 24}
 	}))
 	if _, ok := mixed[ShapeClientLimited]; !ok || mixed[ShapeProxyBuffering] != "" {
 		t.Errorf("mostly starved client, 3 of 10 unexplained: shapes %v, want client-limited only", mixed)
@@ -122,12 +122,12 @@ func TestClientOSNotAvailableOnlyBesideTheRuntimesFigures(t *testing.T) {
 		t.Errorf("live, no OS figures: client %+v, want os.available false with a note", c)
 	}
 	file := NewAggregate(DefaultStall) // a file read back: OS figures, no runtime's
-	file.Add(burstRecord(t, 0, &record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 24}))
+	file.Add(burstRecord(t, 0, &record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 24}))
 	if c := file.Summary(Workload{}).Client; c == nil || c.OS == nil || c.BoundMS != nil || c.SchedLatency.N != 0 {
 		t.Errorf("a file with OS figures: client %+v, want os alone, bound_ms null", c)
 	}
 	relay := NewAggregate(DefaultStall)
-	for i, cpu := range []*record.ClientCPU{nil, {WindowMS: 80, RunQueueWaitMS: 24}} {
+	for i, cpu := range []*record.ClientCPU{nil, {WindowMS: 80, MaxThreadWaitMS: 24}} {
 		r := burstRecord(t, i, cpu)
 		r.Exchange = &record.Exchange{Method: "POST", Path: "/v1/chat/completions", Streamed: true}
 		relay.Add(r)

@@ -58,7 +58,9 @@ func newDemoCmd() *cobra.Command {
 			srv := httptest.NewServer(fixtures.NewServer())
 			defer srv.Close()
 			if useTUI(&out) {
-				srcs, err := demoSources(srv.URL, name)
+				cpu := probe.StartCPUSampler() // one for every scenario's streams
+				defer cpu.Stop()
+				srcs, err := demoSources(srv.URL, name, cpu)
 				if err != nil {
 					return err
 				}
@@ -82,8 +84,9 @@ func newDemoCmd() *cobra.Command {
 }
 
 // demoSources are the fixture scenarios as live-view sources, the chosen
-// one first and the rest in their usual order, for n to cycle through.
-func demoSources(baseURL, first string) ([]tui.Source, error) {
+// one first and the rest in their usual order, for n to cycle through,
+// each stream's OS figures from cpu.
+func demoSources(baseURL, first string, cpu *probe.CPUSampler) ([]tui.Source, error) {
 	names := fixtures.Names()
 	i := slices.Index(names, first)
 	names = append(names[i:len(names):len(names)], names[:i]...)
@@ -94,6 +97,7 @@ func demoSources(baseURL, first string) ([]tui.Source, error) {
 		if err != nil {
 			return nil, err
 		}
+		o.CPU = cpu
 		srcs[j] = tui.StreamSource(name, runID, t, o)
 	}
 	return srcs, nil

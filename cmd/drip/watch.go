@@ -75,6 +75,8 @@ func newWatchCmd() *cobra.Command {
 // read live from the relay when --relay names one.
 func watchScreen(ctx context.Context, stdout io.Writer, tg target, out *outputFlags, relay string) error {
 	t, o := tg.t, tg.o
+	o.CPU = probe.StartCPUSampler() // one for every stream the screen runs
+	defer o.CPU.Stop()
 	src := tui.StreamSource("", probe.NewRunID(), t, o)
 	cfg := tui.Config{Sources: []tui.Source{src}, StallMS: o.StallMS, Warning: screenWarning(o)}
 	if relay != "" {
@@ -96,10 +98,13 @@ func watchTargets(ctx context.Context, stdout, stderr io.Writer, ts []target, ou
 		return err
 	}
 	defer recs.Close()
+	cpu := probe.StartCPUSampler() // one for every target's streams
+	defer cpu.Stop()
 	srcs := make([]tui.Source, len(ts))
 	for i, t := range ts {
 		runID := probe.NewRunID()
 		recs.Bind(runID, i)
+		t.o.CPU = cpu
 		srcs[i] = tui.StreamSource(t.name, runID, t.t, t.o)
 	}
 	if useTUI(out) {

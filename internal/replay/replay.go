@@ -235,6 +235,10 @@ func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*re
 	if r.probe.Clock == nil {
 		r.probe.Clock = time.Now
 	}
+	if r.probe.CPU == nil { // one OS sampler for every stream
+		r.probe.CPU = probe.StartCPUSampler()
+		defer r.probe.CPU.Stop()
+	}
 	if r.o.RunID == "" {
 		r.o.RunID = probe.NewRunID()
 	}

@@ -20,7 +20,7 @@ func TestTextSaysTheClientCheckWasNotAvailable(t *testing.T) {
 		exchange *record.Exchange
 		says     bool
 	}{
-		{nil, true, nil, true}, {&record.ClientCPU{WindowMS: 80, RunQueueWaitMS: 0.1}, true, nil, false},
+		{nil, true, nil, true}, {&record.ClientCPU{WindowMS: 80, MaxThreadWaitMS: 0.1}, true, nil, false},
 		{nil, false, nil, false}, {nil, true, &record.Exchange{Streamed: true}, false},
 	} {
 		agg := stats.NewAggregate(stats.DefaultStall)
