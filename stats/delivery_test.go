@@ -153,3 +153,32 @@ func TestFirstBurstTokensFromUsage(t *testing.T) {
 		t.Errorf("with usage 32 over 8 frames: first read of 4 frames = %d tokens, want 16", got)
 	}
 }
+
+// A stream canceled or failed part way has no delivery class, however
+// its content came: what arrived before the end says nothing of how the
+// answer is delivered. The same frames from a stream that ended are
+// buffered (most came eight to a read).
+func TestCanceledAndFailedStreamsAreNeverBuffered(t *testing.T) {
+	t.Parallel()
+	bursts := func() *record.Record {
+		return stream(24, 20, func(i int) float64 { return 300 + float64(i/8)*400 }, func(i int) int { return i / 8 })
+	}
+	for _, tc := range []struct {
+		name     string
+		err      *record.Error
+		buffered bool
+	}{
+		{"ended", nil, true},
+		{"canceled", &record.Error{Class: record.ErrCanceled}, false},
+		{"reset", &record.Error{Class: record.ErrReset}, false},
+	} {
+		r := bursts()
+		r.Error = tc.err
+		if err := Derive(r, DefaultStall); err != nil {
+			t.Fatal(err)
+		}
+		if r.Buffered != tc.buffered || (r.Delivery == nil) == tc.buffered {
+			t.Errorf("%s stream (status %s): buffered %v, delivery %+v; want buffered %v", tc.name, r.Status, r.Buffered, r.Delivery, tc.buffered)
+		}
+	}
+}
