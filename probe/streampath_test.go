@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/probe"
@@ -44,20 +46,58 @@ func streamPath(tb testing.TB) (probe.Target, probe.Options) {
 	return t, probe.Options{Client: &http.Client{Transport: canned{}}, CPU: cpu}
 }
 
-// The cost of one stream's start and finish, everything the probe does
-// per stream but its reads: what 1,000 streams starting or ending together
-// pay at once. docs/performance.md has the figure; it must not grow with
-// the process's threads or the streams in flight.
+// BenchmarkStreamStartFinish measures one stream's start and finish,
+// everything the probe does per stream but its reads: what 1,000 streams
+// starting or ending together pay at once. It reports the allocations and
+// the process's CPU time a stream, and fails over streamAllocsBudget or
+// streamCPUBudgetUS (.ci/stream-budget runs it in CI). docs/performance.md
+// has the figures.
 func BenchmarkStreamStartFinish(b *testing.B) {
 	t, o := streamPath(b)
 	ctx := context.Background()
 	b.ReportAllocs()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	cpu0 := cpuTime()
 	for b.Loop() {
 		rec := probe.Stream(ctx, t, o, &record.Record{}, nil)
 		if rec.Status != record.StatusComplete {
 			b.Fatalf("stream %s: %+v", rec.Status, rec.Error)
 		}
 	}
+	cpuUS := float64((cpuTime() - cpu0).Microseconds()) / float64(b.N)
+	runtime.ReadMemStats(&m1)
+	allocs := float64(m1.Mallocs-m0.Mallocs) / float64(b.N)
+	b.ReportMetric(cpuUS, "cpu-µs/stream")
+	b.ReportMetric(allocs, "allocs/stream")
+	// A failed benchmark prints no result line, so the log keeps both.
+	b.Logf("%.1f allocs/stream %.1f cpu-µs/stream", allocs, cpuUS)
+	if allocs > streamAllocsBudget {
+		b.Errorf("%.1f allocations a stream, over %d", allocs, streamAllocsBudget)
+	}
+	if cpuUS > streamCPUBudgetUS {
+		b.Errorf("%.1f µs of CPU a stream, over %d", cpuUS, streamCPUBudgetUS)
+	}
+}
+
+// The budgets of one stream's start and finish. A stream allocated 92
+// times and took 27–44 µs of CPU on the shared 2-core machine; when each
+// stream read every thread's /proc files it allocated about 1,000 times
+// and took milliseconds. The allocations hardly move with the machine's
+// load, so their bound is close. The CPU bound leaves room for a loaded
+// machine's slower caches and the GC's share.
+const (
+	streamAllocsBudget = 110
+	streamCPUBudgetUS  = 150
+)
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // A stream's start and finish cost the same however many threads the
