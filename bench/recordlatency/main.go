@@ -21,6 +21,7 @@
 //	go run ./bench/recordlatency -drip /tmp/drip -streams 1 -frames 1000 -rounds 5
 //	go run ./bench/recordlatency -drip /tmp/drip -streams 100 -rounds 5              # starts over 1s
 //	go run ./bench/recordlatency -drip /tmp/drip -streams 100 -rounds 5 -spread 0    # all at once
+//	go run ./bench/recordlatency -drip /tmp/drip -streams 100 -rounds 5 -hops        # keeping read times for drip watch --relay
 package main
 
 import (
@@ -57,6 +58,7 @@ type config struct {
 	frames      int
 	gap, spread time.Duration
 	seed        uint64
+	hops        bool
 }
 
 func main() {
@@ -68,6 +70,7 @@ func main() {
 	flag.DurationVar(&c.gap, "gap", 10*time.Millisecond, "time between a stream's frames")
 	flag.DurationVar(&c.spread, "spread", time.Second, "start the streams at random instants within this time (0: all at once, every stream's frames at the same instants)")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the start instants")
+	flag.BoolVar(&c.hops, "hops", false, "run drip record with --hops-addr, keeping each stream's read times for drip watch --relay")
 	flag.Parse()
 	var err error
 	switch c.levels, err = parseLevels(*levels); {
@@ -112,7 +115,7 @@ func run(c config) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	proxy, pid, stop, err := startRecord(c.drip, up, filepath.Join(dir, "rec.jsonl"))
+	proxy, pid, stop, err := startRecord(c.drip, up, filepath.Join(dir, "rec.jsonl"), c.hops)
 	if err != nil {
 		return err
 	}
@@ -121,7 +124,11 @@ func run(c config) error {
 	if c.spread == 0 {
 		starts = "all at once"
 	}
-	fmt.Printf("drip record added latency · %d frames %s apart per stream, streams starting %s (seed %d) · upstream and clients in this process, drip record in its own\n", c.frames, c.gap, starts, c.seed)
+	keeps := ""
+	if c.hops {
+		keeps = ", keeping read times for drip watch --relay (--hops-addr)"
+	}
+	fmt.Printf("drip record%s added latency · %d frames %s apart per stream, streams starting %s (seed %d) · upstream and clients in this process, drip record in its own\n", keeps, c.frames, c.gap, starts, c.seed)
 	fmt.Println("| streams | round | load avg | frames | direct p50 / p99 ms | proxied p50 / p99 ms | added per frame p50 / p99 ms | added p99: first 5 / middle / last 5 frames | proxy CPU per frame |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	rng := rand.New(rand.NewPCG(c.seed, 0))
@@ -241,11 +248,16 @@ func newClient() *http.Client {
 	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1000, DisableCompression: true}}
 }
 
-// startRecord runs drip record in front of up and returns its URL, its
-// process id and a function that stops it (Ctrl-C, as a user does) and
-// counts the complete records it wrote.
-func startRecord(drip, up, out string) (string, int, func() (int, error), error) {
-	cmd := exec.Command(drip, "record", "--listen", "127.0.0.1:0", "--upstream", up, "--out", out)
+// startRecord runs drip record in front of up (with hops, serving its
+// streams' read times too) and returns its URL, its process id and a
+// function that stops it (Ctrl-C, as a user does) and counts the complete
+// records it wrote.
+func startRecord(drip, up, out string, hops bool) (string, int, func() (int, error), error) {
+	args := []string{"record", "--listen", "127.0.0.1:0", "--upstream", up, "--out", out}
+	if hops {
+		args = append(args, "--hops-addr", "127.0.0.1:0")
+	}
+	cmd := exec.Command(drip, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return "", 0, nil, err
