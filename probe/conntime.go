@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"time"
@@ -13,6 +14,7 @@ import (
 type connTimer struct {
 	get, got    time.Time
 	reused, has bool
+	conn        net.Conn // the connection the transport gave
 }
 
 // trace returns req timed by c; the transport composes it with any trace
@@ -21,7 +23,7 @@ func (c *connTimer) trace(req *http.Request) *http.Request {
 	t := &httptrace.ClientTrace{
 		GetConn: func(string) { c.get = time.Now() },
 		GotConn: func(info httptrace.GotConnInfo) {
-			c.got, c.reused, c.has = time.Now(), info.Reused, true
+			c.got, c.reused, c.has, c.conn = time.Now(), info.Reused, true, info.Conn
 		},
 	}
 	return req.WithContext(httptrace.WithClientTrace(req.Context(), t))

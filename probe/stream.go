@@ -78,6 +78,14 @@ type Options struct {
 	// record.ClientCPU; nil: no such figures. Run starts one when it is
 	// nil, and so does replay.
 	CPU *CPUSampler
+	// NoWitness reads connections as net.TCPConn does, without asking the
+	// kernel when each read's data arrived (record.Witness): for measuring
+	// what the witness costs (bench/load -witness=false).
+	NoWitness bool
+	// wallClock: Clock was nil, so the stream is timed by the wall clock
+	// the kernel stamps receive times with. A stream timed by an injected
+	// clock is not witnessed.
+	wallClock bool
 }
 
 // Defaults.
@@ -131,6 +139,9 @@ func newClient(o Options) *http.Client {
 	}
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	}
+	if !o.NoWitness {
+		dial = witnessDial(dial)
 	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
@@ -219,11 +230,13 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	defer idle.Stop()
 
 	cpu0 := o.CPU.mark()
+	var ws *streamWitness
 	end := func(start time.Time, e *record.Error) *record.Record {
 		rec.ClientCPU = o.CPU.since(cpu0)
+		ws.end(o.Clock().Sub(start))
 		return finish(rec, o, start, e, mask, observe)
 	}
-	start, resp, err := send(req, o, rec, observe, idle)
+	start, resp, ws, err := send(req, o, rec, observe, idle)
 	if err != nil {
 		return end(start, classify(ctx, err))
 	}
@@ -234,12 +247,14 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
 	fr.text = NewFrameText(mask)
+	fr.witness = ws
 	return end(start, decodeBody(ctx, resp, t.Format, fr, o, start, idle))
 }
 
 // send sends req for rec, timing its connection and its headers from
-// start, the moment before it went.
-func send(req *http.Request, o Options, rec *record.Record, observe func(Event), idle *IdleWatch) (time.Time, *http.Response, error) {
+// start, the moment before it went. It starts the stream's kernel witness
+// on the connection the transport gave (nil without one).
+func send(req *http.Request, o Options, rec *record.Record, observe func(Event), idle *IdleWatch) (time.Time, *http.Response, *streamWitness, error) {
 	conn := &connTimer{}
 	req = conn.trace(req)
 	rec.StartUnixNS = time.Now().UnixNano()
@@ -254,14 +269,18 @@ func send(req *http.Request, o Options, rec *record.Record, observe func(Event),
 		if resp != nil { // a refused redirect: the server answered
 			rec.HTTPStatus = resp.StatusCode
 		}
-		return start, nil, err
+		return start, nil, nil, err
 	}
 	headers := o.Clock()
 	rec.HeadersMS = new(ms(headers.Sub(start)))
 	rec.HTTPStatus = resp.StatusCode
 	idle.Touch(headers)
+	var ws *streamWitness
+	if o.wallClock {
+		ws = newStreamWitness(conn.conn, rec, *rec.HeadersMS, o.StallMS)
+	}
 	observe(Event{Seq: rec.Seq, Type: EventHeaders, Record: rec})
-	return start, resp, nil
+	return start, resp, ws, nil
 }
 
 // notStream is e, what ended a body det picked the format of, unless the
@@ -318,6 +337,7 @@ func begin(rec *record.Record, t Target) {
 	rec.Model = t.Request.Model
 	rec.Frames = nil // never reuse frames an observer may keep (Event)
 	rec.Server, rec.Redirects, rec.Keepalives, rec.ConnectWaitMS, rec.ConnectMS = nil, nil, 0, nil, nil
+	rec.Witness = nil
 }
 
 // buildRequest builds t's request and its body, signed when t says so. A
@@ -454,7 +474,7 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 				n = int(o.MaxBytes - total) // keep the stream up to the limit
 			}
 			total += int64(n)
-			if err := fr.feed(buf[:n], tms); err != nil {
+			if err := fr.feed(buf[:n], tms, now); err != nil {
 				return &record.Error{Class: record.ErrDecode, Message: err.Error()}
 			}
 			if over {
@@ -499,17 +519,22 @@ type frameRecorder struct {
 	maxFrames int                // 0: no bound
 	full      bool               // a frame past maxFrames was dropped
 	text      *FrameText         // the request's credentials, masked in each frame's text and fields; nil: none
+	witness   *streamWitness     // the kernel's account of each read; nil: none
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
 	return &frameRecorder{dec: f.NewDecoder(frameLimit), rec: rec, observe: observe, maxFrames: maxFrames}
 }
 
-// feed decodes one read that returned at tms.
-func (fr *frameRecorder) feed(p []byte, tms float64) error {
+// feed decodes one read that returned at now, tms from the start.
+func (fr *frameRecorder) feed(p []byte, tms float64, now time.Time) error {
 	var err error
 	fr.frames, err = fr.dec.Feed(fr.frames[:0], p)
+	first := len(fr.rec.Frames)
 	fr.add(tms)
+	if fr.witness != nil {
+		fr.witness.read(now, tms, fr.rec.Frames[first:])
+	}
 	fr.read++
 	return err
 }
@@ -699,6 +724,7 @@ func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mas
 }
 
 func (o Options) withDefaults() Options {
+	o.wallClock = o.Clock == nil
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}

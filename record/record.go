@@ -148,6 +148,11 @@ type Record struct {
 	// stream; absent where /proc is not there to ask (not Linux), or when
 	// no OS sampler ran beside the stream.
 	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`
+	// Witness is what the client's kernel saw of the stream's connection:
+	// when each read's data arrived and in how many segments, and the
+	// socket's TCP figures. Absent where the kernel does not say (not
+	// Linux, a connection that is no TCP socket).
+	Witness *Witness `json:"witness,omitempty"`
 	// HeldMS is TTFT minus when the server says its first token was ready
 	// (serverFirstTokenMS): the time the first token spent in transit.
 	// Null when the server does not say.
@@ -271,6 +276,103 @@ type ClientCPU struct {
 	// client's wait explains its bursts.
 	Starved     bool   `json:"starved"`
 	ExcusedRule string `json:"excused_rule,omitempty"`
+}
+
+// Witness is the client's kernel account of one stream's connection,
+// read from the socket drip reads it through (docs/records.md, Witness).
+// Over HTTP/2 the connection may carry other streams: its figures then
+// describe the connection.
+type Witness struct {
+	// Stamped: the kernel gave a software receive time (SO_TIMESTAMPING)
+	// with at least one read, which has a lag then.
+	Stamped bool `json:"stamped"`
+	// Reads are the stream's reads that returned bytes, in order: Reads[i]
+	// is the read Frame.Read calls i.
+	Reads []WitnessRead `json:"reads"`
+	// TCP are the socket's figures at the headers, the first content,
+	// the end of each silence (a stall, or a freeze as it could be told
+	// live) and the end.
+	TCP []TCPSample `json:"tcp"`
+
+	// Derived (stats): the lag's p50, p99 and max over the reads (null
+	// without stamps); content reads whose frames arrived in separate
+	// segments (the reader's own merge) and those whose frames came in
+	// one segment (merged before the socket); data segments per content
+	// read; out-of-order segments received and retransmits over the
+	// stream (the last sample's counts minus the headers').
+	LagP50MS        *float64 `json:"lag_p50_ms"`
+	LagP99MS        *float64 `json:"lag_p99_ms"`
+	LagMaxMS        *float64 `json:"lag_max_ms"`
+	ReaderMerges    int      `json:"reader_merges"`
+	SocketMerges    int      `json:"socket_merges"`
+	SegmentsPerRead *float64 `json:"segments_per_read"`
+	OutOfOrder      int      `json:"out_of_order"`
+	Retransmits     int      `json:"retransmits"`
+	// Silences are the waits between content reads a reader would notice
+	// (a stall, or a freeze: at least 50 ms and 4 times the stream's mean
+	// spacing), told apart by the read that ended each (stats).
+	Silences Silences `json:"silences"`
+	// Late: the reader took its reads late (stats.ReaderLateRule).
+	Late bool `json:"late"`
+}
+
+// Silences counts a stream's silences by what the kernel saw of the read
+// that ended each: out-of-order segments or retransmits (Loss), frames
+// that came in one segment (Merged, before the socket), frames that came
+// in several segments read together (ReaderMerged), one frame alone
+// (OneFrame).
+type Silences struct {
+	Count        int `json:"count"`
+	Loss         int `json:"loss"`
+	Merged       int `json:"merged"`
+	ReaderMerged int `json:"reader_merged"`
+	OneFrame     int `json:"one_frame"`
+}
+
+// Add counts o's silences in s.
+func (s *Silences) Add(o Silences) {
+	s.Count += o.Count
+	s.Loss += o.Loss
+	s.Merged += o.Merged
+	s.ReaderMerged += o.ReaderMerged
+	s.OneFrame += o.OneFrame
+}
+
+// WitnessRead is the kernel's account of one read.
+type WitnessRead struct {
+	// LagMS is the read's stamp minus the kernel's receive time of the
+	// newest segment the read took: how late the reader took it.
+	LagMS float64 `json:"lag_ms"`
+	// NoStamp: the kernel gave no receive time with the read, which has
+	// no lag (LagMS 0).
+	NoStamp bool `json:"no_stamp,omitempty"`
+	// Segs are the data segments that arrived since the previous read
+	// (TCP_INFO data_segs_in); OutOfOrder and Retransmits the out-of-order
+	// segments received and the client's retransmits since then.
+	Segs        int32 `json:"segs"`
+	OutOfOrder  int32 `json:"ooo,omitempty"`
+	Retransmits int32 `json:"retrans,omitempty"`
+}
+
+// TCP sample places: where in the stream a TCPSample was taken.
+const (
+	TCPAtHeaders      = "headers"
+	TCPAtFirstContent = "first_content"
+	TCPAtSilence      = "silence_end"
+	TCPAtEnd          = "end"
+)
+
+// TCPSample is the socket's TCP_INFO at one point of a stream. Counts
+// are the connection's since it opened.
+type TCPSample struct {
+	At            string  `json:"at"`
+	TMS           float64 `json:"t_ms"`
+	RTTMS         float64 `json:"rtt_ms"`     // smoothed round trip
+	MinRTTMS      float64 `json:"min_rtt_ms"` // the least seen
+	RcvRTTMS      float64 `json:"rcv_rtt_ms"` // the receiver's estimate
+	OutOfOrder    int     `json:"ooo"`        // out-of-order segments received (rcv_ooopack)
+	Retransmits   int     `json:"retrans"`    // the client's retransmits (total_retrans)
+	BytesReceived int64   `json:"bytes_received"`
 }
 
 // Redirect is one redirect a stream followed.

@@ -40,6 +40,7 @@ func Derive(r *record.Record, stallMS float64) error {
 	r.CoalescedFrames += coalesced(sc.runN)
 	deriveStatus(r, &sc)
 	deriveTokens(r, &sc)
+	deriveWitness(r)
 	if sc.lastContent < 0 {
 		r.Buffered = false
 		return nil

@@ -103,6 +103,8 @@ var Registry = []Metric{
 		Definition: "the prompt's tokens as the server's usage report gave them", Value: inputTokens},
 	{Key: "held", JSON: "held_ms", Label: "held ms", Unit: "ms", Better: LowerIsBetter, Clock: 100, ClockLabel: "held (server)",
 		Definition: "ttft − the server's own time to its first token: how long the first token was in transit", Value: func(r *record.Record) *float64 { return r.HeldMS }},
+	{Key: "reader_lag", JSON: "reader_lag_ms", Label: "reader lag ms", Unit: "ms", Better: LowerIsBetter, Out: InGate | InHistogram | InTelemetry,
+		Definition: "a read's stamp − the kernel's receive time of the newest segment it took (SO_TIMESTAMPING, Linux): how late drip's reader took what had arrived", Samples: readerLagSamples},
 }
 
 // The metrics product code reads by name, each its Registry entry: a
@@ -121,6 +123,7 @@ var (
 	TPSUser      = registered("tps_user")
 	OutputTokens = registered("output_tokens")
 	InputTokens  = registered("input_tokens")
+	ReaderLag    = registered("reader_lag")
 )
 
 // registered is the Registry entry of key; a key missing is a bug in

@@ -250,10 +250,13 @@ type Summary struct {
 	Goodput         *Goodput        `json:"goodput,omitempty"` // with --slo
 	Client          *Client         `json:"client,omitempty"`
 	ConnectRamp     *ConnectRamp    `json:"connect_ramp,omitempty"`
-	Signals         Signals         `json:"signals"`
-	FirstStream     *FirstStream    `json:"first_stream,omitempty"`
-	Diagnosis       []Diagnosis     `json:"diagnosis"`
-	Gates           []GateResult    `json:"gates"`
+	// Witness is the client kernel's account of the streams' reads and
+	// connections; absent for no streams.
+	Witness     *WitnessSummary `json:"witness,omitempty"`
+	Signals     Signals         `json:"signals"`
+	FirstStream *FirstStream    `json:"first_stream,omitempty"`
+	Diagnosis   []Diagnosis     `json:"diagnosis"`
+	Gates       []GateResult    `json:"gates"`
 	// Histograms hold every distribution's values mergeably, so summaries
 	// from many hosts pool into one (drip merge --summaries).
 	Histograms *SummaryHistograms `json:"histograms,omitempty"`
@@ -327,6 +330,7 @@ type Aggregate struct {
 	hosts            map[string]bool
 	runIDs           map[string]bool
 	os               clientOS
+	witness          witnessAgg
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
@@ -360,6 +364,7 @@ func (a *Aggregate) Add(r *record.Record) {
 	}
 	a.connectWait.AddPtr(r.ConnectWaitMS)
 	a.os.add(r)
+	a.witness.add(r)
 	if r.Complete {
 		a.tokens += r.OutputTokens
 	}
@@ -527,18 +532,24 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		s.ConnectRamp = &ConnectRamp{Waited: n, Wait: a.connectWait.Dist()}
 	}
 	a.workload.fill(&s)
-	if o := a.os.summary(); o != nil && (o.Available || s.Client != nil) { // "not available" beside a live run's runtime figures; none sampled, no client
-		if s.Client == nil {
-			s.Client = &Client{}
-		}
-		s.Client.OS = o
-	}
+	a.clientFigures(&s)
 	s.Diagnosis = Diagnose(&s)
 	s.Histograms = a.histograms()
 	if len(s.Workload.Hosts) == 0 && len(a.hosts) > 0 {
 		s.Workload.Hosts = slices.Sorted(maps.Keys(a.hosts))
 	}
 	return s
+}
+
+// clientFigures puts the OS's and the kernel's accounts of the client in s.
+func (a *Aggregate) clientFigures(s *Summary) {
+	if o := a.os.summary(); o != nil && (o.Available || s.Client != nil) { // "not available" beside a live run's runtime figures; none sampled, no client
+		if s.Client == nil {
+			s.Client = &Client{}
+		}
+		s.Client.OS = o
+	}
+	s.Witness = a.witness.summary()
 }
 
 // histograms exports the histogram of every metric that has one.

@@ -69,6 +69,8 @@ var (
 	withTUI      bool          // -tui
 	withFloor    bool          // -floor
 	memProfile   string        // -memprofile
+	witnessOff   bool          // -witness-off
+	noWitness    bool          // the pass under way reads without the kernel witness
 )
 
 func main() {
@@ -86,6 +88,7 @@ func main() {
 	server := flag.String("server", "", "with -pair: the -serve server's URL")
 	flag.BoolVar(&withFloor, "floor", false, "after each timing pass, the same streams through the floor client (a raw socket per stream stamping each read, nothing else) and drip/floor ratios")
 	flag.StringVar(&memProfile, "memprofile", "", "write a heap profile of the memory pass at 2 s (every stream in flight) to this file")
+	flag.BoolVar(&witnessOff, "witness-off", false, "after each timing pass, the same pass with the kernel witness off (probe.Options.NoWitness) and the CPU per frame of the two as a ratio")
 	flag.DurationVar(&ramp, "ramp", 0, "start the streams evenly over this time (an open loop of streams/ramp per second, all admitted) instead of all at once")
 	flag.Parse()
 	if *serve {
@@ -209,6 +212,11 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 				return err
 			}
 			fmt.Print(t1)
+			if witnessOff {
+				if err := witnessRatio(base, scenario, n, r, tuiOn, drip); err != nil {
+					return err
+				}
+			}
 			if withFloor && !tuiOn {
 				fmt.Printf("\n== round %d · floor client · load average %s", r+1, loadavg())
 				f, err := floorTiming(base, scenario, n, drip)
@@ -281,7 +289,7 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 	}
 	p := probe.Plan{
 		Target:      probe.Target{URL: u, Format: f, Request: adapters.Request{Model: scenario}},
-		Options:     probe.Options{StallMS: stats.DefaultStall},
+		Options:     probe.Options{StallMS: stats.DefaultStall, NoWitness: noWitness},
 		Concurrency: n, Runs: n, Seed: 1,
 	}
 	// The pass's own client, so runPass can close its idle connections:
@@ -449,6 +457,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 	b.WriteString(connectWaits(recs))
 	writeCPU(&b, "drip", rq, cpu, wall, pr.frames, srvCPU)
 	b.WriteString(machineTime().since(m0))
+	pr.cpu = cpu.minus(rq.cpu)
 	return b.String(), pr, nil
 }
 
@@ -525,6 +534,7 @@ type pairReport struct {
 	head, body string
 	frames     int
 	stamp      stats.Dist
+	cpu        cpuUse // drip's CPU over the pass, the run-queue sampler's taken off
 }
 
 // pairs gathers the stamp, flush and gap errors of paired frames, overall
@@ -607,7 +617,7 @@ func (p *pairs) report(streams int) pairReport {
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
 	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", streams, p.complete, p.frames, p.unpaired)
-	return pairReport{head, b.String(), p.frames, se}
+	return pairReport{head: head, body: b.String(), frames: p.frames, stamp: se}
 }
 
 func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
@@ -835,4 +845,22 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// witnessRatio runs the timing pass again with the kernel witness off and
+// prints drip's CPU per frame with it over without it.
+func witnessRatio(base, scenario string, n, round int, tuiOn bool, with pairReport) error {
+	fmt.Printf("\n== round %d · %s, the kernel witness off · load average %s", round+1, modeName(tuiOn), loadavg())
+	noWitness = true
+	t, without, err := timingPass(base, scenario, n, tuiOn)
+	noWitness = false
+	if err != nil {
+		return err
+	}
+	fmt.Print(t)
+	per := func(p pairReport) float64 {
+		return float64(p.cpu.total().Nanoseconds()) / 1e3 / float64(max(p.frames, 1))
+	}
+	fmt.Printf("  witness on/off CPU per frame: %.3f× (%.1f / %.1f µs)\n", per(with)/per(without), per(with), per(without))
+	return nil
 }

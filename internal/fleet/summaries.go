@@ -65,6 +65,7 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		addStalls(&out.Stalls, &s.Stalls)
 		out.Freezes.Add(s.Freezes)
 		addSignals(&out.Signals, &s.Signals)
+		out.Witness = stats.PoolWitness(out.Witness, s.Witness)
 		out.Throughput.OutputTokens += s.Throughput.OutputTokens
 		n, err := approximated(&s, sources[i])
 		if err != nil {

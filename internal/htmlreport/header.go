@@ -153,6 +153,9 @@ func figures(s *stats.Summary) []string {
 	if g := s.Goodput; g != nil {
 		out = append(out, fmt.Sprintf("goodput: %s%% (%d of %d streams completed and met %s)", textfmt.Num(g.Pct), g.Met, g.Of, g.SLO))
 	}
+	if line := report.WitnessText(s.Witness); line != "" {
+		out = append(out, "the client's kernel: "+line)
+	}
 	return out
 }
 

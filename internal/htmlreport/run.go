@@ -61,12 +61,14 @@ func streams(picked []chosen, letter string) []stream {
 }
 
 // clockRows are the summary's distributions in the text report's order:
-// the registry's, held time when the server gave it.
+// the registry's, held time when the server gave it and the reader's lag
+// when the kernel did.
 func clockRows(m stats.Metrics) []clockRow {
 	var out []clockRow
 	for _, reg := range stats.Registry {
 		d := m[reg.JSON]
-		if reg.Out&stats.InText == 0 && (reg.Key != "held" || d.N == 0) {
+		shown := reg.Key == stats.Held.Key || reg.Key == stats.ReaderLag.Key
+		if reg.Out&stats.InText == 0 && (!shown || d.N == 0) {
 			continue
 		}
 		num := textfmt.Num

@@ -163,6 +163,10 @@ func distText(w io.Writer, s *stats.Summary) {
 		line("held ms", d, textfmt.Num)
 		Para(w, "  held = ", "    ", "TTFT − the server's own time to its first token: how long the first token was in transit")
 	}
+	if d := stats.ReaderLag.Of(s.Metrics); d.N > 0 {
+		line("reader lag ms", d, textfmt.Num)
+		Para(w, "  reader lag = ", "    ", "a read's stamp − the kernel's receive time of the newest segment it took: how late drip's reader took what had arrived (n: reads)")
+	}
 	fmt.Fprintln(w)
 }
 
@@ -203,6 +207,9 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	if g := s.Goodput; g != nil {
 		Para(w, "goodput   ", "          ", fmt.Sprintf("%s%% (%d of %d streams completed and met %s) · %s good streams/s",
 			textfmt.Num(g.Pct), g.Met, g.Of, sanitize.Line(g.SLO), textfmt.Num(g.PerS)))
+	}
+	if line := WitnessText(s.Witness); line != "" {
+		Para(w, "kernel    ", "          ", line)
 	}
 	if c := s.ConnectRamp; c != nil {
 		Para(w, "ramp      ", "          ", fmt.Sprintf("%d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)",
@@ -281,4 +288,24 @@ func GateMark(tripped bool) string {
 		return "FAIL"
 	}
 	return "ok  "
+}
+
+// WitnessText is the client kernel's account of the streams in one line
+// (stats.WitnessSummary): the reads and their segments, the merges on
+// either side of the socket, loss and the round trip. "" without streams.
+func WitnessText(ws *stats.WitnessSummary) string {
+	switch {
+	case ws == nil:
+		return ""
+	case ws.Streams == 0:
+		return ws.Note
+	}
+	perRead := "—"
+	if ws.Reads > 0 {
+		perRead = textfmt.FormatFloat(float64(ws.Segments) / float64(ws.Reads))
+	}
+	return fmt.Sprintf("%d reads in %d segments (%s a read) over %s · merged by the reader %d, before the socket %d (content reads of several frames) · "+
+		"%d out-of-order segments received, %d retransmits · %d late readers · min rtt p50 %s ms",
+		ws.Reads, ws.Segments, perRead, stats.Count(ws.Streams, "witnessed stream"), ws.ReaderMerges, ws.SocketMerges,
+		ws.OutOfOrder, ws.Retransmits, ws.Late, textfmt.Num(ws.MinRTT.P50))
 }

@@ -1,0 +1,138 @@
+package probe
+
+import (
+	"crypto/tls"
+	"net"
+	"time"
+
+	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
+)
+
+// kernelView is what a witnessed connection's kernel said at its latest
+// read: the software receive time of the newest segment that read took
+// (CLOCK_REALTIME ns, 0 when it gave none) and the socket's TCP_INFO
+// counters, which only grow. The kernel stamps nothing for a moment after
+// the first socket of the machine asks (it turns stamping on from a work
+// queue), so a stream's first reads may come without a stamp.
+type kernelView struct {
+	stampNS                   int64
+	segsIn, ooo, retrans      uint32
+	rttUS, minRTTUS, rcvRTTUS uint32
+	bytesIn                   uint64
+}
+
+// kernelWitness is a connection whose reads the kernel witnesses
+// (witness_linux.go). view must be cheap: the probe asks after every read.
+type kernelWitness interface {
+	view() kernelView
+}
+
+// witnessOf is the kernel witness under a connection net/http got, through
+// TLS; nil when the connection has none (another OS, an in-memory network).
+func witnessOf(c net.Conn) kernelWitness {
+	if t, ok := c.(*tls.Conn); ok {
+		c = t.NetConn()
+	}
+	w, _ := c.(kernelWitness)
+	return w
+}
+
+// maxTCPSamples bounds a record's TCP samples: a slow stream ends a
+// silence at nearly every read, and the samples past it say nothing new.
+const maxTCPSamples = 100
+
+// streamWitness fills one stream's record.Witness as it reads.
+type streamWitness struct {
+	k        kernelWitness
+	w        *record.Witness
+	prev     kernelView
+	stallMS  float64
+	contentN int     // content frames so far
+	reads    int     // content reads so far
+	first    float64 // the first content read's time
+	last     float64 // the latest content read's time
+}
+
+// newStreamWitness starts rec's witness from the connection the stream got,
+// sampled at its headers (tms); nil without a witness.
+func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *streamWitness {
+	k := witnessOf(c)
+	if k == nil {
+		return nil
+	}
+	ws := &streamWitness{k: k, w: &record.Witness{}, prev: k.view(), stallMS: stallMS}
+	ws.sample(record.TCPAtHeaders, tms, ws.prev)
+	rec.Witness = ws.w
+	return ws
+}
+
+// read takes the kernel's account of one read with bytes, stamped now
+// (tms from the start), which completed frames.
+func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame) {
+	v := ws.k.view()
+	r := record.WitnessRead{
+		Segs:        int32(v.segsIn - ws.prev.segsIn),
+		OutOfOrder:  int32(v.ooo - ws.prev.ooo),
+		Retransmits: int32(v.retrans - ws.prev.retrans),
+	}
+	if v.stampNS != 0 {
+		r.LagMS = max(0, float64(now.UnixNano()-v.stampNS)/1e6)
+		ws.w.Stamped = true
+	} else {
+		r.NoStamp = true
+	}
+	ws.prev = v
+	ws.w.Reads = append(ws.w.Reads, r)
+	content := 0
+	for i := range frames {
+		if frames[i].IsContent() {
+			content++
+		}
+	}
+	if content == 0 {
+		return
+	}
+	switch {
+	case ws.reads == 0:
+		ws.first = tms
+		ws.sample(record.TCPAtFirstContent, tms, v)
+	case ws.silence(tms - ws.last):
+		ws.sample(record.TCPAtSilence, tms, v)
+	}
+	ws.reads++
+	ws.contentN += content
+	ws.last = tms
+}
+
+// silence tells a wait before a content read that a report may name: a
+// stall, or a freeze as far as it can be told before the stream ends (at
+// least stats.FreezeMinMS and stats.FreezePaceRatio times the spacing so
+// far).
+func (ws *streamWitness) silence(gap float64) bool {
+	if gap >= ws.stallMS {
+		return true
+	}
+	spacing := (ws.last - ws.first) / float64(max(ws.contentN-1, 1))
+	return gap >= stats.FreezeMinMS && gap >= stats.FreezePaceRatio*spacing
+}
+
+// end samples the socket at the stream's end, d after its start; a nil
+// witness does nothing.
+func (ws *streamWitness) end(d time.Duration) {
+	if ws == nil {
+		return
+	}
+	ws.sample(record.TCPAtEnd, ms(d), ws.k.view())
+}
+
+func (ws *streamWitness) sample(at string, tms float64, v kernelView) {
+	if len(ws.w.TCP) >= maxTCPSamples && at != record.TCPAtEnd {
+		return
+	}
+	ws.w.TCP = append(ws.w.TCP, record.TCPSample{
+		At: at, TMS: tms,
+		RTTMS: float64(v.rttUS) / 1000, MinRTTMS: float64(v.minRTTUS) / 1000, RcvRTTMS: float64(v.rcvRTTUS) / 1000,
+		OutOfOrder: int(v.ooo), Retransmits: int(v.retrans), BytesReceived: int64(v.bytesIn),
+	})
+}

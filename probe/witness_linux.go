@@ -1,0 +1,175 @@
+//go:build linux
+
+package probe
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// witnessDial dials with dial and, for a TCP connection, asks the kernel to
+// stamp each segment it receives (SO_TIMESTAMPING, software receive
+// stamps) and returns the connection read through witnessConn.
+func witnessDial(dial DialFunc) DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return c, err
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			if w := newWitnessConn(tc); w != nil {
+				return w, nil
+			}
+		}
+		return c, nil
+	}
+}
+
+// tcpInfoLen is as much of struct tcp_info as the witness reads: up to
+// rcv_ooopack. A kernel without the later fields returns less, and they
+// stay 0.
+const tcpInfoLen = uint32(unsafe.Offsetof(unix.TCPInfo{}.Snd_wnd))
+
+// witnessConn is a TCP connection whose every read goes through recvmsg,
+// taking the kernel's receive stamp of the newest segment read, and then
+// TCP_INFO. A read allocates nothing: the buffers and the read function
+// are the connection's.
+type witnessConn struct {
+	*net.TCPConn
+	raw    syscall.RawConn
+	readFn func(fd uintptr) bool
+
+	// The read in progress, under the runtime's read lock on the socket.
+	p     []byte
+	n     int
+	errno syscall.Errno
+	msg   unix.Msghdr
+	iov   unix.Iovec
+	oob   [64]byte // one SCM_TIMESTAMPING message: a header and three timespecs
+	info  unix.TCPInfo
+
+	mu   sync.Mutex // the view: the probe reads it from its own goroutine (HTTP/2 reads the socket on another)
+	last kernelView
+}
+
+func newWitnessConn(tc *net.TCPConn) *witnessConn {
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var serr error
+	err = raw.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPING,
+			unix.SOF_TIMESTAMPING_RX_SOFTWARE|unix.SOF_TIMESTAMPING_SOFTWARE)
+	})
+	if err != nil || serr != nil {
+		return nil
+	}
+	c := &witnessConn{TCPConn: tc, raw: raw}
+	c.readFn = c.recv
+	return c
+}
+
+// The methods a *net.TCPConn would lend that read its socket around Read
+// are hidden: every read of the connection is witnessed.
+func (c *witnessConn) WriteTo(w io.Writer) (int64, error) {
+	return io.Copy(w, struct{ io.Reader }{c})
+}
+
+// Read reads through recvmsg as net.TCPConn.Read would through read: it
+// waits in the runtime's poller, and returns io.EOF at the peer's end.
+func (c *witnessConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c.p = p[:min(len(p), 1<<30)]
+	err := c.raw.Read(c.readFn)
+	n, errno := c.n, c.errno
+	c.p = nil
+	switch {
+	case err != nil:
+		return 0, err
+	case errno != 0:
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError("recvmsg", errno)}
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// recv is one recvmsg on fd; false asks the poller to wait until the
+// socket is readable.
+func (c *witnessConn) recv(fd uintptr) bool {
+	c.iov.Base = &c.p[0]
+	c.iov.SetLen(len(c.p))
+	c.msg.Iov = &c.iov
+	c.msg.SetIovlen(1)
+	c.msg.Control = &c.oob[0]
+	c.msg.SetControllen(len(c.oob))
+	var n uintptr
+	var errno syscall.Errno
+	for {
+		n, _, errno = unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&c.msg)), 0)
+		if errno != syscall.EINTR {
+			break
+		}
+	}
+	if errno == syscall.EAGAIN {
+		return false
+	}
+	c.n, c.errno = int(n), errno
+	if errno == 0 {
+		c.witness(fd)
+	}
+	return true
+}
+
+// witness takes the receive stamp from the read's control message and
+// TCP_INFO from the socket.
+func (c *witnessConn) witness(fd uintptr) {
+	stamp := c.stamp()
+	size := tcpInfoLen
+	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
+		uintptr(unsafe.Pointer(&c.info)), uintptr(unsafe.Pointer(&size)), 0)
+	c.mu.Lock()
+	c.last.stampNS = stamp
+	if errno == 0 {
+		i := &c.info
+		c.last.segsIn, c.last.ooo, c.last.retrans = i.Data_segs_in, i.Rcv_ooopack, i.Total_retrans
+		c.last.rttUS, c.last.minRTTUS, c.last.rcvRTTUS = i.Rtt, i.Min_rtt, i.Rcv_rtt
+		c.last.bytesIn = i.Bytes_received
+	}
+	c.mu.Unlock()
+}
+
+// stamp is the software receive time (ns) in the read's SCM_TIMESTAMPING
+// control message: the first of its three timespecs. 0: none came.
+func (c *witnessConn) stamp() int64 {
+	ctl := c.oob[:c.msg.Controllen]
+	for len(ctl) >= unix.SizeofCmsghdr {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&ctl[0]))
+		if h.Len < unix.SizeofCmsghdr || int(h.Len) > len(ctl) {
+			return 0
+		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SO_TIMESTAMPING && int(h.Len) >= unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{}))) {
+			ts := (*unix.Timespec)(unsafe.Pointer(&ctl[unix.CmsgLen(0)]))
+			return ts.Nano()
+		}
+		ctl = ctl[min(unix.CmsgSpace(int(h.Len)-unix.CmsgLen(0)), len(ctl)):]
+	}
+	return 0
+}
+
+func (c *witnessConn) view() kernelView {
+	c.mu.Lock()
+	v := c.last
+	c.mu.Unlock()
+	return v
+}

@@ -1,0 +1,95 @@
+package probe_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/record"
+)
+
+// sseFrame is one OpenAI chat-completions content frame.
+func sseFrame(text string) string {
+	return fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", text)
+}
+
+// writeBatches serves an OpenAI stream of batches, each batch one write
+// (one segment on loopback), pause apart.
+func writeBatches(batches []int, pause time.Duration) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for i, n := range batches {
+			if i > 0 {
+				time.Sleep(pause)
+			}
+			var b []byte
+			for j := range n {
+				b = append(b, sseFrame(fmt.Sprintf("w%d.%d ", i, j))...)
+			}
+			w.Write(b)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}
+}
+
+// streamTCP streams srv's answer through the probe over real TCP.
+func streamTCP(t *testing.T, url string, o probe.Options) *record.Record {
+	t.Helper()
+	u, f, err := probe.ResolveURL(url, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt := probe.Target{URL: u, Format: f, Request: adapters.Request{Model: "m", Prompt: "hi"}}
+	return probe.Stream(context.Background(), tgt, o, &record.Record{}, nil)
+}
+
+func TestWitnessSeesFramesMergedInOneSegment(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel witness is Linux's")
+	}
+	srv := httptest.NewServer(writeBatches([]int{3, 3, 3, 3}, 20*time.Millisecond))
+	defer srv.Close()
+	rec := streamTCP(t, srv.URL, probe.Options{})
+	w := rec.Witness
+	if w == nil {
+		t.Fatal("no witness on a TCP connection")
+	}
+	if !w.Stamped || len(w.Reads) != rec.Reads {
+		t.Fatalf("stamped %v, %d witnessed reads of %d", w.Stamped, len(w.Reads), rec.Reads)
+	}
+	t.Logf("witness %+v", *w)
+	if w.SocketMerges < 4 || w.ReaderMerges != 0 {
+		t.Errorf("socket merges %d, reader merges %d: want the batches merged before the socket", w.SocketMerges, w.ReaderMerges)
+	}
+	if w.LagMaxMS == nil || *w.LagMaxMS > 20 {
+		t.Errorf("lag max %v on an idle reader", w.LagMaxMS)
+	}
+	at := map[string]bool{}
+	for _, s := range w.TCP {
+		at[s.At] = true
+	}
+	for _, want := range []string{record.TCPAtHeaders, record.TCPAtFirstContent, record.TCPAtEnd} {
+		if !at[want] {
+			t.Errorf("no TCP sample at %s: %+v", want, w.TCP)
+		}
+	}
+}
+
+func TestNoWitnessLeavesTheRecordWithout(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(writeBatches([]int{1, 1, 1}, 0))
+	defer srv.Close()
+	if rec := streamTCP(t, srv.URL, probe.Options{NoWitness: true}); rec.Witness != nil || !rec.Complete {
+		t.Fatalf("witness %+v, complete %v", rec.Witness, rec.Complete)
+	}
+}

@@ -1,0 +1,246 @@
+package stats
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/driplab/drip/record"
+)
+
+// The reader's lateness, from the client's kernel (record.Witness): the
+// software receive time of the newest segment each read took against the
+// read's own stamp. On this machine an idle Go reader is 0.03–0.1 ms
+// behind the kernel and one beside two busy loops a few ms at p99; a
+// reader held to 3% of a core by a CPU quota reached 98 ms.
+const (
+	// ReaderLateMS: a reader is late when its lag p99 reaches this...
+	ReaderLateMS = 20.0
+	// ReaderMergeSharePct: ...or when at least this share of its content
+	// reads (and ReaderMergeMin of them) merged frames that arrived in
+	// separate segments, with its lag reaching ReaderLateMS at least once.
+	ReaderMergeSharePct = 50.0
+	ReaderMergeMin      = 3
+	// LateStreamsPct: a run's client is late when at least this share of
+	// its witnessed streams had a late reader.
+	LateStreamsPct = BurstSharePct
+)
+
+// ReaderLateRule states when a stream's reader was late.
+var ReaderLateRule = fmt.Sprintf("the reader's lag (its read's stamp − the kernel's receive time of the newest segment read) p99 ≥ %g ms, or ≥ %g%% of its content reads (≥ %d) merging frames that arrived in separate segments with its lag max ≥ %g ms",
+	ReaderLateMS, ReaderMergeSharePct, ReaderMergeMin, ReaderLateMS)
+
+// deriveWitness fills the derived figures of r's witness from its reads
+// and TCP samples and r's frames.
+func deriveWitness(r *record.Record) {
+	w := r.Witness
+	if w == nil {
+		return
+	}
+	w.LagP50MS, w.LagP99MS, w.LagMaxMS, w.SegmentsPerRead = nil, nil, nil, nil
+	w.ReaderMerges, w.SocketMerges, w.OutOfOrder, w.Retransmits = 0, 0, 0, 0
+	w.Silences, w.Late = record.Silences{}, false
+	if lags := readerLags(r); len(lags) > 0 {
+		slices.Sort(lags)
+		w.LagP50MS, w.LagP99MS, w.LagMaxMS = new(Percentile(lags, 50)), new(Percentile(lags, 99)), new(lags[len(lags)-1])
+	}
+	if n := len(w.TCP); n > 1 {
+		w.OutOfOrder = w.TCP[n-1].OutOfOrder - w.TCP[0].OutOfOrder
+		w.Retransmits = w.TCP[n-1].Retransmits - w.TCP[0].Retransmits
+	}
+	merges := pct(w.ReaderMerges, scanContentReads(r, w))
+	w.Late = w.LagP99MS != nil && (*w.LagP99MS >= ReaderLateMS ||
+		w.ReaderMerges >= ReaderMergeMin && merges >= ReaderMergeSharePct && *w.LagMaxMS >= ReaderLateMS)
+}
+
+// readerLags are the lags of r's witnessed reads (ms); none without the
+// kernel's stamps.
+func readerLags(r *record.Record) []float64 {
+	w := r.Witness
+	if w == nil || !w.Stamped {
+		return nil
+	}
+	lags := make([]float64, 0, len(w.Reads))
+	for i := range w.Reads {
+		if !w.Reads[i].NoStamp {
+			lags = append(lags, w.Reads[i].LagMS)
+		}
+	}
+	return lags
+}
+
+// witnessedRead is one content read: its time, its content frames and
+// what the kernel saw of it.
+type witnessedRead struct {
+	t float64
+	n int
+	k record.WitnessRead
+}
+
+// scanContentReads counts w's merges and segments over r's content reads
+// and classes the silences before them. It returns the content reads.
+func scanContentReads(r *record.Record, w *record.Witness) int {
+	var reads []witnessedRead
+	last := -1
+	for i := range r.Frames {
+		f := &r.Frames[i]
+		if !f.IsContent() || f.Read >= len(w.Reads) {
+			continue
+		}
+		if f.Read != last {
+			reads = append(reads, witnessedRead{t: f.TMS, k: w.Reads[f.Read]})
+			last = f.Read
+		}
+		reads[len(reads)-1].n++
+	}
+	if len(reads) == 0 {
+		return 0
+	}
+	segs, frames := 0, 0
+	for _, rd := range reads {
+		segs += int(rd.k.Segs)
+		frames += rd.n
+		switch {
+		case rd.n < 2:
+		case apart(rd):
+			w.ReaderMerges++
+		default:
+			w.SocketMerges++
+		}
+	}
+	w.SegmentsPerRead = new(float64(segs) / float64(len(reads)))
+	spacing := (reads[len(reads)-1].t - reads[0].t) / float64(max(frames-1, 1))
+	for i := 1; i < len(reads); i++ {
+		if gap := reads[i].t - reads[i-1].t; gap >= r.StallMS || gap >= FreezeMinMS && gap >= FreezePaceRatio*spacing {
+			classSilence(&w.Silences, reads[i])
+		}
+	}
+	return len(reads)
+}
+
+// classSilence counts a silence by the read that ended it: loss first
+// (whatever the read carried, the wait was the network's), then how its
+// frames came.
+func classSilence(s *record.Silences, end witnessedRead) {
+	s.Count++
+	switch {
+	case end.k.OutOfOrder > 0 || end.k.Retransmits > 0:
+		s.Loss++
+	case end.n < 2:
+		s.OneFrame++
+	case apart(end):
+		s.ReaderMerged++
+	default:
+		s.Merged++
+	}
+}
+
+// apart tells a read whose content frames may each have come in a
+// segment of its own: at least as many segments as content frames. With
+// fewer, at least two of its frames shared a segment, merged before the
+// socket.
+func apart(rd witnessedRead) bool { return int(rd.k.Segs) >= rd.n }
+
+// WitnessSummary pools the client kernel's account over the measured
+// streams (record.Witness): counts are sums over the streams, the lag is
+// the reader_lag_ms metric, the round trip a distribution over streams.
+type WitnessSummary struct {
+	Streams      int `json:"streams"` // with the kernel's witness
+	Stamped      int `json:"stamped"` // of them, with receive stamps
+	Reads        int `json:"reads"`
+	Segments     int `json:"segments"` // data segments over the reads
+	ReaderMerges int `json:"reader_merges"`
+	SocketMerges int `json:"socket_merges"`
+	OutOfOrder   int `json:"out_of_order"`
+	Retransmits  int `json:"retransmits"`
+	// Silences are the streams' silences by the read that ended each.
+	Silences record.Silences `json:"silences"`
+	// Late counts the streams whose reader was late (Rule).
+	Late int    `json:"late"`
+	Rule string `json:"rule"`
+	// MinRTT is each stream's least round trip (TCP_INFO min_rtt at its
+	// end): the path's, whatever the server did.
+	MinRTT Dist   `json:"min_rtt_ms"`
+	Note   string `json:"note,omitempty"`
+}
+
+// witnessAgg gathers WitnessSummary.
+type witnessAgg struct {
+	s      WitnessSummary
+	others int
+	minRTT Sampler
+}
+
+func (a *witnessAgg) add(r *record.Record) {
+	if r.Exchange != nil {
+		return // a relay's exchange (drip record): no reader of drip's
+	}
+	w := r.Witness
+	if w == nil {
+		a.others++
+		return
+	}
+	s := &a.s
+	s.Streams++
+	if w.Stamped {
+		s.Stamped++
+	}
+	s.Reads += len(w.Reads)
+	for i := range w.Reads {
+		s.Segments += int(w.Reads[i].Segs)
+	}
+	s.ReaderMerges += w.ReaderMerges
+	s.SocketMerges += w.SocketMerges
+	s.OutOfOrder += w.OutOfOrder
+	s.Retransmits += w.Retransmits
+	s.Silences.Add(w.Silences)
+	if w.Late {
+		s.Late++
+	}
+	if n := len(w.TCP); n > 0 && w.TCP[n-1].MinRTTMS > 0 {
+		a.minRTT.Add(w.TCP[n-1].MinRTTMS)
+	}
+}
+
+// summary is the run's WitnessSummary; nil for no streams.
+func (a *witnessAgg) summary() *WitnessSummary {
+	if a.s.Streams+a.others == 0 {
+		return nil
+	}
+	if a.s.Streams == 0 {
+		return &WitnessSummary{Rule: ReaderLateRule, Note: "not available: the kernel gave no receive times or TCP figures (Linux only, over TCP), so a late reader cannot be told from a slow path"}
+	}
+	s := a.s
+	s.Rule, s.MinRTT = ReaderLateRule, a.minRTT.Dist()
+	return &s
+}
+
+// PoolWitness adds o to s (drip merge --summaries) and returns the sum,
+// nil while both are nil: counts add, and the round trip's distribution,
+// which the summaries hold no histogram of, is left out.
+func PoolWitness(s, o *WitnessSummary) *WitnessSummary {
+	if o == nil {
+		return s
+	}
+	if s == nil {
+		s = &WitnessSummary{Note: o.Note}
+	}
+	s.Streams += o.Streams
+	s.Stamped += o.Stamped
+	s.Reads += o.Reads
+	s.Segments += o.Segments
+	s.ReaderMerges += o.ReaderMerges
+	s.SocketMerges += o.SocketMerges
+	s.OutOfOrder += o.OutOfOrder
+	s.Retransmits += o.Retransmits
+	s.Silences.Add(o.Silences)
+	s.Late += o.Late
+	s.Rule = o.Rule
+	if s.Streams > 0 {
+		s.Note = ""
+	}
+	return s
+}
+
+// readerLagSamples are the reader_lag_ms metric's samples: every witnessed read's
+// lag.
+func readerLagSamples(r *record.Record) []float64 { return readerLags(r) }
