@@ -141,7 +141,7 @@ func newClient(o Options) *http.Client {
 		dial = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
 	}
 	if !o.NoWitness {
-		dial = witnessDial(dial)
+		dial = WitnessDial(dial)
 	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,

@@ -9,32 +9,46 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// kernelView is what a witnessed connection's kernel said at its latest
-// read: the software receive time of the newest segment that read took
-// (CLOCK_REALTIME ns, 0 when it gave none) and the socket's TCP_INFO
-// counters, which only grow. The kernel stamps nothing for a moment after
-// the first socket of the machine asks (it turns stamping on from a work
-// queue), so a stream's first reads may come without a stamp.
-type kernelView struct {
-	stampNS                   int64
-	segsIn, ooo, retrans      uint32
-	rttUS, minRTTUS, rcvRTTUS uint32
-	bytesIn                   uint64
+// KernelView is what a witnessed connection's kernel said at its latest
+// read. StampNS is the software receive time of the newest segment that
+// read took (CLOCK_REALTIME ns, 0 when it gave none). The counts are the
+// socket's TCP_INFO figures, which only grow: data segments received,
+// out-of-order segments received, retransmits, bytes received. The round
+// trips are in µs. The kernel stamps nothing for a moment after the first
+// socket of the machine asks (it turns stamping on from a work queue), so
+// a connection's first reads may come without a stamp.
+type KernelView struct {
+	StampNS                     int64
+	SegsIn, OutOfOrder, Retrans uint32
+	RTTUS, MinRTTUS, RcvRTTUS   uint32
+	BytesIn                     uint64
 }
 
-// kernelWitness is a connection whose reads the kernel witnesses
-// (witness_linux.go). view must be cheap: the probe asks after every read.
-type kernelWitness interface {
-	view() kernelView
+// LagMS is how late a read that returned at now took its data: now minus
+// the kernel's receive time of the newest segment it took. False when the
+// kernel gave no stamp with the read.
+func (v KernelView) LagMS(now time.Time) (float64, bool) {
+	if v.StampNS == 0 {
+		return 0, false
+	}
+	return max(0, float64(now.UnixNano()-v.StampNS)/1e6), true
 }
 
-// witnessOf is the kernel witness under a connection net/http got, through
-// TLS; nil when the connection has none (another OS, an in-memory network).
-func witnessOf(c net.Conn) kernelWitness {
+// KernelWitness is a connection whose reads the kernel witnesses
+// (witness_linux.go). View is the kernel's account at the latest read
+// and is cheap: the probe asks after every read.
+type KernelWitness interface {
+	View() KernelView
+}
+
+// WitnessOf is the kernel witness under a connection a WitnessDial dialer
+// gave, through TLS (net/http's httptrace.GotConnInfo.Conn is one); nil
+// when the connection has none (another OS, an in-memory network).
+func WitnessOf(c net.Conn) KernelWitness {
 	if t, ok := c.(*tls.Conn); ok {
 		c = t.NetConn()
 	}
-	w, _ := c.(kernelWitness)
+	w, _ := c.(KernelWitness)
 	return w
 }
 
@@ -44,9 +58,9 @@ const maxTCPSamples = 100
 
 // streamWitness fills one stream's record.Witness as it reads.
 type streamWitness struct {
-	k        kernelWitness
+	k        KernelWitness
 	w        *record.Witness
-	prev     kernelView
+	prev     KernelView
 	stallMS  float64
 	contentN int     // content frames so far
 	reads    int     // content reads so far
@@ -57,11 +71,11 @@ type streamWitness struct {
 // newStreamWitness starts rec's witness from the connection the stream got,
 // sampled at its headers (tms); nil without a witness.
 func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *streamWitness {
-	k := witnessOf(c)
+	k := WitnessOf(c)
 	if k == nil {
 		return nil
 	}
-	ws := &streamWitness{k: k, w: &record.Witness{}, prev: k.view(), stallMS: stallMS}
+	ws := &streamWitness{k: k, w: &record.Witness{}, prev: k.View(), stallMS: stallMS}
 	ws.sample(record.TCPAtHeaders, tms, ws.prev)
 	rec.Witness = ws.w
 	return ws
@@ -70,15 +84,14 @@ func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *str
 // read takes the kernel's account of one read with bytes, stamped now
 // (tms from the start), which completed frames.
 func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame) {
-	v := ws.k.view()
+	v := ws.k.View()
 	r := record.WitnessRead{
-		Segs:        int32(v.segsIn - ws.prev.segsIn),
-		OutOfOrder:  int32(v.ooo - ws.prev.ooo),
-		Retransmits: int32(v.retrans - ws.prev.retrans),
+		Segs:        int32(v.SegsIn - ws.prev.SegsIn),
+		OutOfOrder:  int32(v.OutOfOrder - ws.prev.OutOfOrder),
+		Retransmits: int32(v.Retrans - ws.prev.Retrans),
 	}
-	if v.stampNS != 0 {
-		r.LagMS = max(0, float64(now.UnixNano()-v.stampNS)/1e6)
-		ws.w.Stamped = true
+	if lag, ok := v.LagMS(now); ok {
+		r.LagMS, ws.w.Stamped = lag, true
 	} else {
 		r.NoStamp = true
 	}
@@ -123,16 +136,16 @@ func (ws *streamWitness) end(d time.Duration) {
 	if ws == nil {
 		return
 	}
-	ws.sample(record.TCPAtEnd, ms(d), ws.k.view())
+	ws.sample(record.TCPAtEnd, ms(d), ws.k.View())
 }
 
-func (ws *streamWitness) sample(at string, tms float64, v kernelView) {
+func (ws *streamWitness) sample(at string, tms float64, v KernelView) {
 	if len(ws.w.TCP) >= maxTCPSamples && at != record.TCPAtEnd {
 		return
 	}
 	ws.w.TCP = append(ws.w.TCP, record.TCPSample{
 		At: at, TMS: tms,
-		RTTMS: float64(v.rttUS) / 1000, MinRTTMS: float64(v.minRTTUS) / 1000, RcvRTTMS: float64(v.rcvRTTUS) / 1000,
-		OutOfOrder: int(v.ooo), Retransmits: int(v.retrans), BytesReceived: int64(v.bytesIn),
+		RTTMS: float64(v.RTTUS) / 1000, MinRTTMS: float64(v.MinRTTUS) / 1000, RcvRTTMS: float64(v.RcvRTTUS) / 1000,
+		OutOfOrder: int(v.OutOfOrder), Retransmits: int(v.Retrans), BytesReceived: int64(v.BytesIn),
 	})
 }

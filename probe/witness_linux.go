@@ -14,10 +14,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// witnessDial dials with dial and, for a TCP connection, asks the kernel to
+// WitnessDial dials with dial and, for a TCP connection, asks the kernel to
 // stamp each segment it receives (SO_TIMESTAMPING, software receive
-// stamps) and returns the connection read through witnessConn.
-func witnessDial(dial DialFunc) DialFunc {
+// stamps) and returns the connection read through witnessConn. Any reader
+// of a connection it dialed (the probe, a relay's upstream) asks WitnessOf
+// for the kernel's account of its latest read. A connection that is no
+// TCP socket, or one the kernel refuses to stamp, comes back as dialed.
+func WitnessDial(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
@@ -56,7 +59,7 @@ type witnessConn struct {
 	info  unix.TCPInfo
 
 	mu   sync.Mutex // the view: the probe reads it from its own goroutine (HTTP/2 reads the socket on another)
-	last kernelView
+	last KernelView
 }
 
 func newWitnessConn(tc *net.TCPConn) *witnessConn {
@@ -139,12 +142,12 @@ func (c *witnessConn) witness(fd uintptr) {
 	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
 		uintptr(unsafe.Pointer(&c.info)), uintptr(unsafe.Pointer(&size)), 0)
 	c.mu.Lock()
-	c.last.stampNS = stamp
+	c.last.StampNS = stamp
 	if errno == 0 {
 		i := &c.info
-		c.last.segsIn, c.last.ooo, c.last.retrans = i.Data_segs_in, i.Rcv_ooopack, i.Total_retrans
-		c.last.rttUS, c.last.minRTTUS, c.last.rcvRTTUS = i.Rtt, i.Min_rtt, i.Rcv_rtt
-		c.last.bytesIn = i.Bytes_received
+		c.last.SegsIn, c.last.OutOfOrder, c.last.Retrans = i.Data_segs_in, i.Rcv_ooopack, i.Total_retrans
+		c.last.RTTUS, c.last.MinRTTUS, c.last.RcvRTTUS = i.Rtt, i.Min_rtt, i.Rcv_rtt
+		c.last.BytesIn = i.Bytes_received
 	}
 	c.mu.Unlock()
 }
@@ -167,7 +170,7 @@ func (c *witnessConn) stamp() int64 {
 	return 0
 }
 
-func (c *witnessConn) view() kernelView {
+func (c *witnessConn) View() KernelView {
 	c.mu.Lock()
 	v := c.last
 	c.mu.Unlock()

@@ -3,9 +3,12 @@ package probe_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,5 +94,73 @@ func TestNoWitnessLeavesTheRecordWithout(t *testing.T) {
 	defer srv.Close()
 	if rec := streamTCP(t, srv.URL, probe.Options{NoWitness: true}); rec.Witness != nil || !rec.Complete {
 		t.Fatalf("witness %+v, complete %v", rec.Witness, rec.Complete)
+	}
+}
+
+func TestWitnessReadsUnderTLSAndHTTP2(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel witness is Linux's")
+	}
+	var proto atomic.Value
+	batches := writeBatches([]int{1, 1, 1, 1}, 10*time.Millisecond)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proto.Store(r.Proto)
+		batches(w, r)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	tlsConf := srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	rec := streamTCP(t, srv.URL, probe.Options{TLS: tlsConf})
+	if !rec.Complete || proto.Load() != "HTTP/2.0" {
+		t.Fatalf("complete %v over %v: want a whole HTTP/2 stream", rec.Complete, proto.Load())
+	}
+	w := rec.Witness
+	if w == nil || !w.Stamped || len(w.Reads) == 0 || len(w.TCP) < 2 {
+		t.Fatalf("witness %+v: want the TLS socket's reads stamped and its TCP figures", w)
+	}
+	if w.LagP99MS == nil || w.TCP[len(w.TCP)-1].BytesReceived == 0 {
+		t.Errorf("lag p99 %v, bytes received %d", w.LagP99MS, w.TCP[len(w.TCP)-1].BytesReceived)
+	}
+}
+
+func TestWitnessDialWrapsAnyReader(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel witness is Linux's")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for range 3 {
+			c.Write([]byte("hello"))
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	dial := probe.WitnessDial((&net.Dialer{}).DialContext)
+	c, err := dial(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k := probe.WitnessOf(c)
+	if k == nil {
+		t.Fatal("no witness on a dialed TCP connection")
+	}
+	b, err := io.ReadAll(c)
+	if err != nil || string(b) != "hellohellohello" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+	if v := k.View(); v.SegsIn < 1 || v.BytesIn < 15 {
+		t.Errorf("view %+v: want the segments and at least the 15 bytes sent", v)
 	}
 }
