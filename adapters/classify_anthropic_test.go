@@ -6,6 +6,7 @@ import (
 )
 
 func TestAnthropicFrames(t *testing.T) {
+	t.Parallel()
 	dec := func() Decoder { return NewAnthropicDecoder(0) }
 	checkFrames(t, dec, testdataFile(t, "anthropic_text.sse"), []string{
 		"role", "meta", "ping", "content:text:Hello", "content:text: there", "content:text:!", "meta", "usage=6", "end",
@@ -27,6 +28,7 @@ func TestAnthropicFrames(t *testing.T) {
 }
 
 func TestAnthropicAuth(t *testing.T) {
+	t.Parallel()
 	f := Lookup("anthropic")
 	h := http.Header{}
 	f.Auth(h, func(k string) string { return map[string]string{"ANTHROPIC_API_KEY": "sk-ant"}[k] })

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBedrockConverseFrames(t *testing.T) {
+	t.Parallel()
 	dec := func() Decoder { return NewBedrockConverseDecoder(0) }
 	frames := checkFrames(t, dec, eventStreamFile(t, "bedrock_converse.events"), []string{
 		"role", "content:reasoning:The user asks", "role", "meta",
@@ -24,12 +25,14 @@ func TestBedrockConverseFrames(t *testing.T) {
 }
 
 func TestBedrockInvokeFrames(t *testing.T) {
+	t.Parallel()
 	frames := checkFrames(t, func() Decoder { return NewBedrockInvokeDecoder(0) }, eventStreamFile(t, "bedrock_invoke.events"),
 		[]string{"role", "content:text:Hi", "end=6"})
 	checkServer(t, frames[2].Server, map[string]float64{"invocation_latency_ms": 812, "first_byte_latency_ms": 402, "input_tokens": 12})
 }
 
 func TestBedrockExceptions(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	enc := eventstream.NewEncoder()
 	var h eventstream.Headers

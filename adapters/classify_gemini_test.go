@@ -3,6 +3,7 @@ package adapters
 import "testing"
 
 func TestGeminiFrames(t *testing.T) {
+	t.Parallel()
 	dec := func() Decoder { return NewGeminiDecoder(0) }
 	frames := checkFrames(t, dec, testdataFile(t, "gemini.sse"), []string{
 		"content:text:The=1",

@@ -6,6 +6,7 @@ import (
 )
 
 func TestOllamaFrames(t *testing.T) {
+	t.Parallel()
 	dec := func() Decoder { return NewOllamaDecoder(0) }
 	frames := checkFrames(t, dec, testdataFile(t, "ollama_generate.ndjson"), []string{"content:text:The", "end=259"})
 	// Durations are kept, in ms; the ns originals convert exactly enough.
@@ -24,6 +25,7 @@ func TestOllamaFrames(t *testing.T) {
 }
 
 func TestOllamaPartialLastLine(t *testing.T) {
+	t.Parallel()
 	_, err := decodeReads(NewOllamaDecoder(0), [][]byte{[]byte(`{"response":"The","done":fa`)})
 	if err != ErrTruncated {
 		t.Errorf("cut line: %v, want ErrTruncated", err)

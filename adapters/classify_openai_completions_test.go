@@ -3,6 +3,7 @@ package adapters
 import "testing"
 
 func TestOpenAICompletionsFrames(t *testing.T) {
+	t.Parallel()
 	f := Lookup("openai-completions")
 	checkFrames(t, func() Decoder { return f.NewDecoder(0) }, testdataFile(t, "openai_completions_legacy.sse"), []string{
 		"content:text:Hello", "content:text:, ", "content:text:World!", "role", "usage=362", "end",

@@ -3,6 +3,7 @@ package adapters
 import "testing"
 
 func TestResponsesFrames(t *testing.T) {
+	t.Parallel()
 	dec := func() Decoder { return NewResponsesDecoder(0) }
 	checkFrames(t, dec, testdataFile(t, "responses_reasoning.sse"), []string{
 		"role", "meta", "meta", "meta",

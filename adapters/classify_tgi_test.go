@@ -3,6 +3,7 @@ package adapters
 import "testing"
 
 func TestTGIFrames(t *testing.T) {
+	t.Parallel()
 	dec := func() Decoder { return NewTGIDecoder(0) }
 	frames := checkFrames(t, dec, testdataFile(t, "tgi.sse"), []string{
 		"content:text: Deep", "content:text: Learning", "ping", "content:text:.", "end=12",

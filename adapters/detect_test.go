@@ -3,6 +3,7 @@ package adapters
 import "testing"
 
 func TestDetect(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, ct string
 		data     []byte
@@ -44,6 +45,7 @@ func TestDetect(t *testing.T) {
 // Detection holds no frame back: the first event's frames come out of the
 // read that completed it.
 func TestDetectDoesNotDelay(t *testing.T) {
+	t.Parallel()
 	d := NewDetector("text/event-stream", 0)
 	data := testdataFile(t, "anthropic_text.sse")
 	end := firstEventEnd(data)
@@ -54,6 +56,7 @@ func TestDetectDoesNotDelay(t *testing.T) {
 }
 
 func TestForHost(t *testing.T) {
+	t.Parallel()
 	for host, want := range map[string]string{
 		"api.anthropic.com":                       "anthropic",
 		"generativelanguage.googleapis.com:443":   "gemini",

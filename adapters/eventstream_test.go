@@ -96,6 +96,7 @@ func messageSeeds(t testing.TB) [][]byte {
 }
 
 func TestEventStreamMatchesAWS(t *testing.T) {
+	t.Parallel()
 	for _, s := range messageSeeds(t) {
 		for len(s) >= esPreludeLen {
 			checkMessage(t, s)

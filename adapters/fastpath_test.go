@@ -74,6 +74,7 @@ func checkAnthropicFast(t testing.TB, p []byte) {
 }
 
 func TestAnthropicFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range dataPayloads(t, anthropicFiles...) {
 		var a anthropicInfo
 		if bytes.Contains(p, []byte(`"content_block_delta"`)) && !a.parseFast(p) {
@@ -118,6 +119,7 @@ func checkResponsesFast(t testing.TB, p []byte) {
 }
 
 func TestResponsesFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range dataPayloads(t, responsesFiles...) {
 		var r responsesInfo
 		if bytes.Contains(p, []byte(`.delta"`)) && !r.parseFast(p) {
@@ -163,6 +165,7 @@ func checkTGIFast(t testing.TB, p []byte) {
 }
 
 func TestTGIFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range dataPayloads(t, tgiFiles...) {
 		var e tgiInfo
 		if bytes.Contains(p, []byte(`"details":null`)) && !e.parseFast(p) {
@@ -225,6 +228,7 @@ func checkOllamaFast(t testing.TB, p []byte) {
 }
 
 func TestOllamaFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range ollamaLines(t) {
 		var o ollamaInfo
 		if bytes.Contains(p, []byte(`"done":false`)) && !o.parseFast(p) {
@@ -272,6 +276,7 @@ func checkGeminiFast(t testing.TB, p []byte) {
 }
 
 func TestGeminiFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range dataPayloads(t, geminiFiles...) {
 		var g geminiInfo
 		if !g.parseFast(p) {
@@ -334,6 +339,7 @@ func checkConverseFast(t testing.TB, p []byte) {
 }
 
 func TestConverseFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range eventPayloads(t, "bedrock_converse.events") {
 		var c converseInfo
 		if bytes.Contains(p, []byte(`"delta"`)) && !c.parseFast(p) {
@@ -372,6 +378,7 @@ func checkInvokeFast(t testing.TB, p []byte) {
 }
 
 func TestInvokeFastPath(t *testing.T) {
+	t.Parallel()
 	for _, p := range eventPayloads(t, "bedrock_invoke.events") {
 		var c invokeInfo
 		if !c.parseFast(p) {

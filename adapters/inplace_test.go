@@ -22,6 +22,7 @@ func within(sub, buf []byte) bool {
 // subslice of it; a block that goes on past its read is carried over and
 // never aliases a read the caller may reuse.
 func TestSSEDataInPlace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		reads   []string
@@ -69,6 +70,7 @@ func TestSSEDataInPlace(t *testing.T) {
 // TestEventStreamPayloadInPlace: a message wholly inside a read is parsed
 // where it lies; one that straddles reads is carried over.
 func TestEventStreamPayloadInPlace(t *testing.T) {
+	t.Parallel()
 	wire := eventStreamFile(t, "bedrock_converse.events")
 	var payloads [][]byte
 	d := NewBedrockDecoder(0, func(dst []Frame, m *EventMessage, n int) []Frame {
@@ -146,6 +148,7 @@ func TestContentTextOneCopy(t *testing.T) {
 // encoding/json decodes, also past the size sized up front (U+FFFD for
 // each bad byte is three bytes for one).
 func TestContentTextDecodesAsSlowPath(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{`\u0041\/\b\f\r`, "\xff\xfe\xfd", `\ud800x`, `\ud83d\u0041`, strings.Repeat(`\\`, 40)} {
 		payload := []byte(`{"choices":[{"delta":{"content":"` + s + `"}}]}`)
 		var fast, slow chunkInfo

@@ -121,6 +121,7 @@ func checkOpenAIStream(t *testing.T, in []byte, want []oaWant) []Frame {
 }
 
 func TestOpenAIRecordedStreams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []oaWant
@@ -180,6 +181,7 @@ func oaChunk(delta string) string {
 }
 
 func TestOpenAIClassify(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -237,6 +239,7 @@ func TestOpenAIClassify(t *testing.T) {
 // The fast parser must agree with encoding/json on every payload it
 // accepts, and accept the common shapes (or the benchmark would not be fast).
 func TestOpenAIFastPathAgrees(t *testing.T) {
+	t.Parallel()
 	var payloads [][]byte
 	for _, name := range []string{"openai_text.sse", "openai_tool.sse", "openai_error.sse", "deepseek_reasoning.sse",
 		"vllm_continuous.sse", "vllm_reasoning.sse", "legacy_completions.sse", "vllm_error.sse", "vllm_error_old.sse"} {
@@ -296,6 +299,7 @@ func checkFastAgrees(t testing.TB, p []byte) {
 }
 
 func TestErrorMessage(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`{"error":{"message":"m","type":"t"}}`: "m",
 		`{"error":"s"}`:                        "s",
@@ -310,6 +314,7 @@ func TestErrorMessage(t *testing.T) {
 }
 
 func TestOpenAIRequestBody(t *testing.T) {
+	t.Parallel()
 	f := Lookup("openai-chat")
 	if f == nil {
 		t.Fatal("openai-chat not registered")

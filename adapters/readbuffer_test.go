@@ -89,6 +89,7 @@ func checkReusedBuffer(t *testing.T, f *adapters.Format, reads [][]byte) int {
 }
 
 func TestFramesOutliveTheReadBuffer(t *testing.T) {
+	t.Parallel()
 	for _, name := range adapters.Names() {
 		f := adapters.Lookup(name)
 		for _, sc := range []string{"steady", "hostile-text", "reasoning", "multi-token", "in-stream-error"} {
@@ -106,6 +107,7 @@ func TestFramesOutliveTheReadBuffer(t *testing.T) {
 // TestRecordedFramesOutliveTheReadBuffer does the same over the recorded
 // streams: tool calls, reasoning fields, escapes, keepalives, errors.
 func TestRecordedFramesOutliveTheReadBuffer(t *testing.T) {
+	t.Parallel()
 	for format, files := range map[string][]string{
 		"openai-chat": {"openai_text.sse", "openai_tool.sse", "openai_error.sse", "deepseek_reasoning.sse",
 			"deepseek_keepalive.sse", "vllm_continuous.sse", "vllm_reasoning.sse", "vllm_error.sse"},
@@ -143,6 +145,7 @@ func TestRecordedFramesOutliveTheReadBuffer(t *testing.T) {
 // detected on to the decoder as it lies, so the detector's frames must
 // outlive the reused buffer as every decoder's do.
 func TestDetectedFramesOutliveTheReadBuffer(t *testing.T) {
+	t.Parallel()
 	for _, name := range adapters.Names() {
 		for _, sc := range []string{"steady", "hostile-text", "reasoning"} {
 			reads, _, err := fixtures.Render(name, fixtures.Lookup(sc), "m")

@@ -217,6 +217,7 @@ var sseCases = []struct {
 }
 
 func TestSSEConformance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range sseCases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := []byte(tc.in)
@@ -250,6 +251,7 @@ func TestSSEConformance(t *testing.T) {
 // eventsource-parser's "stream with cr separating chunks of same event",
 // with its exact feeds, and the blank-CR variant.
 func TestSSEExactFeeds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		feeds []string
@@ -280,6 +282,7 @@ func TestSSEExactFeeds(t *testing.T) {
 // counted with the next block (the CR already dispatched it). This holds
 // however the input is split, so per-read byte counts add up.
 func TestSSEBytes(t *testing.T) {
+	t.Parallel()
 	in := []byte("\xEF\xBB\xBFdata: a\n\n: ping\n\n\ndata: b\r\n\r\nevent: x\rdata: c\r\r")
 	got := checkAllFeeds(t, 0, in)
 	want := []sseEvent{
@@ -315,6 +318,7 @@ func TestSSEBytes(t *testing.T) {
 }
 
 func TestSSELimit(t *testing.T) {
+	t.Parallel()
 	const limit = 64
 	t.Run("line just within the limit", func(t *testing.T) {
 		in := []byte("data: " + strings.Repeat("x", limit-6) + "\n\n")
@@ -356,6 +360,7 @@ func TestSSELimit(t *testing.T) {
 // A large body in realistic reads never makes the parser hold much more
 // than its limit, whether it is one endless line or endless data lines.
 func TestSSELimitMemoryBounded(t *testing.T) {
+	t.Parallel()
 	const limit = 64 << 10
 	for _, tc := range []struct {
 		name string
@@ -410,6 +415,7 @@ func TestSSELimitMemoryBounded(t *testing.T) {
 }
 
 func TestSSEDefaultLimit(t *testing.T) {
+	t.Parallel()
 	// Limit 0 means DefaultFrameLimit: a 1 MiB event passes, one byte over
 	// 16 MiB does not.
 	var got int

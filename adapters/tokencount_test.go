@@ -21,6 +21,7 @@ import (
 // a whole value (12.0) is that count; a usage-only chunk with an odd
 // count is no usage report.
 func TestAnOddTokenCountKeepsTheText(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		format, event string
 		kind          Kind
@@ -141,6 +142,7 @@ func isRangeError(err error) bool {
 // lost and the stream read incomplete). Each event is read twice, the
 // field at 7 and at 1e400.
 func TestAnOverflowingNumberDropsOnlyThatValue(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		format, event string   // event: the field's value is %s
 		keys          []string // the Server values it makes, gone at 1e400

@@ -31,6 +31,7 @@ func invokeChunk(event string) string {
 // bytes and text, and the stream fails decode naming the event, even when
 // the end marker came after it: a client of that API would have failed on it.
 func TestUndecodableEventFailsDecode(t *testing.T) {
+	t.Parallel()
 	cut := `{"choices":[{"delta":{"content":" the`
 	for _, c := range []struct {
 		format, bad, message string
@@ -76,6 +77,7 @@ func TestUndecodableEventFailsDecode(t *testing.T) {
 
 // What the formats send as non-JSON on purpose stays as it was.
 func TestDeliberateNonJSONIsNotUndecodable(t *testing.T) {
+	t.Parallel()
 	for format, stream := range map[string]string{
 		"openai-chat": ": keep-alive\n\ndata:\n\nevent: ping\n\ndata: [DONE]\n\n",
 		"anthropic":   ": hi\n\nevent: ping\ndata: {\"type\": \"ping\"}\n\nevent: error\ndata: upstream closed\n\n",
@@ -88,6 +90,7 @@ func TestDeliberateNonJSONIsNotUndecodable(t *testing.T) {
 }
 
 func TestExcerptIsCutAtARune(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("é", 41) + "\xff"
 	if got, want := excerpt(s), strings.Repeat("é", 40)+"…"; got != want {
 		t.Errorf("excerpt %q, want %q", got, want)

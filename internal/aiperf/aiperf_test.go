@@ -10,6 +10,7 @@ import (
 )
 
 func TestAIPerfTrace(t *testing.T) {
+	t.Parallel()
 	openai := &record.Exchange{Header: map[string][]string{"Openai-Organization": {"org-1"}}, Removed: []string{"authorization"}}
 	openai.SetResponse([]byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":38}}\n\ndata: [DONE]\n\n"))
 	none := &record.Exchange{}
@@ -54,6 +55,7 @@ func TestAIPerfTrace(t *testing.T) {
 
 // The notes count what the trace left out, by cause, and name the file.
 func TestTraceNotes(t *testing.T) {
+	t.Parallel()
 	var w strings.Builder
 	TraceStats{Lines: 3, NoInputCount: 2, NoOutput: 1}.writeNotes(&w, "trace\x1b[2J.jsonl")
 	for _, want := range []string{"drip export: 3 requests written to trace", "left out 1 stream that failed before any content", "left out 2 streams whose server reported no prompt tokens"} {

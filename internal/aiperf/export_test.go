@@ -14,6 +14,7 @@ import (
 // ExportFile writes a recording's trace to --out and says so; a recording
 // without a recorded stream is exit 2 and leaves no file.
 func TestExportFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ex := &record.Exchange{Streamed: true}
 	ex.SetResponse([]byte("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12}}\n\n"))

@@ -24,6 +24,7 @@ func TestLinkerValuesWin(t *testing.T) {
 // carries no commit; Full names the checkout's HEAD, read with git, and
 // says where it came from.
 func TestFallsBackToGit(t *testing.T) {
+	t.Parallel()
 	git := testenv.LookPath(t, "git", "apt-get install -y git")
 	if id := Read(); id.Commit != "" {
 		t.Skipf("this build is stamped (commit %s): no fallback to test", id.Commit)

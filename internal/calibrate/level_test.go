@@ -11,6 +11,7 @@ import (
 )
 
 func TestPairMeasuresStampGapAndTTFTErrors(t *testing.T) {
+	t.Parallel()
 	start := time.Unix(1000, 0)
 	// The request reached the server 0.3 ms after drip started it; the
 	// server flushed content at 10, 20 and 30 ms after that.

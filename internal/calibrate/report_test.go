@@ -9,6 +9,7 @@ import (
 )
 
 func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	p99 := 14.0
 	ld := Load{Cores: 2, ClientLag: stats.Dist{N: 4000, P99: &p99}, DripCores: f(1.9), MachineCores: f(1.98)}
@@ -29,6 +30,7 @@ func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
 // A verdict names the levels it read: with 10 streams saturated and left
 // out, the resolution is that of 1 stream, not "up to 10".
 func TestVerdictNamesTheLevelsItRead(t *testing.T) {
+	t.Parallel()
 	p99 := 2.58
 	for _, tc := range []struct {
 		upTo      int
@@ -49,6 +51,7 @@ func TestVerdictNamesTheLevelsItRead(t *testing.T) {
 // TestCheckNamesTheFlag: rounds first, then each level in turn, each
 // error naming its flag and bound.
 func TestCheckNamesTheFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		c    Config
 		want string

@@ -10,6 +10,7 @@ import (
 func lagDist(p99 float64, n int) stats.Dist { return stats.Dist{N: n, P99: &p99} }
 
 func TestJudgeNamesTheRuleAndTheEvidence(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	cases := []struct {
 		name      string
@@ -46,6 +47,7 @@ func TestJudgeNamesTheRuleAndTheEvidence(t *testing.T) {
 }
 
 func TestParseCPUStat(t *testing.T) {
+	t.Parallel()
 	a := parseCPUStat("cpu  100 5 50 800 40 3 2 0 7 0")
 	b := parseCPUStat("cpu  300 5 150 900 40 3 2 0 9 0")
 	if a == nil || a.busy != 160 || a.total != 1000 {

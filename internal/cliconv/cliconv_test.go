@@ -21,6 +21,7 @@ func flagSet() *pflag.FlagSet {
 
 // Other tools' names set drip's flags.
 func TestAliasesSetDripsFlags(t *testing.T) {
+	t.Parallel()
 	fs := flagSet()
 	if err := fs.Parse([]string{"--request-rate", "2.5", "--max-concurrency=4", "--num-prompts", "7"}); err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestAliasesSetDripsFlags(t *testing.T) {
 // An unknown long flag is offered the flags near it, its aliases among
 // them, never a hidden one; a short flag or another error gets nothing.
 func TestSuggestFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string // "" : no suggestion
@@ -58,6 +60,7 @@ func TestSuggestFlag(t *testing.T) {
 
 // strconv's words become what the flag wanted, naming it as typed.
 func TestPlainFlagValue(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

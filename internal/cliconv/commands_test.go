@@ -22,6 +22,7 @@ func tree() *cobra.Command {
 }
 
 func TestCommandConventions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string // "" : no error

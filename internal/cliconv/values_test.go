@@ -8,6 +8,7 @@ import (
 // A size is a whole number of bytes with an optional binary unit, from 1
 // byte to 1TiB.
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]int64{"1": 1, "512KiB": 512 << 10, "64MiB": 64 << 20, "64 M": 64 << 20, "1GiB": 1 << 30, "1024G": MaxSize, "3B": 3, "2k": 2048} {
 		if got, err := ParseSize("--max-bytes", s); err != nil || got != want {
 			t.Errorf("%q: %d, %v; want %d", s, got, err, want)
@@ -23,6 +24,7 @@ func TestParseSize(t *testing.T) {
 // An empty port is any free one, as to net.Listen; a named port is
 // net.Listen's to look up; one out of range, or no host:port, is refused.
 func TestCheckAddr(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"127.0.0.1:4143", "127.0.0.1:", ":0", "localhost:http", "[::1]:65535"} {
 		if err := CheckAddr("--addr", addr); err != nil {
 			t.Errorf("%q: %v, want it taken", addr, err)

@@ -190,6 +190,7 @@ func rawFigures(recs []*record.Record) raw {
 }
 
 func TestFiguresEqualRecomputedFromRawRecords(t *testing.T) {
+	t.Parallel()
 	steady, stall, _ := recordedRuns(t)
 	c := newComparison(t, steady, stall)
 	for i, recs := range [][]*record.Record{steady, stall} {
@@ -231,6 +232,7 @@ func TestFiguresEqualRecomputedFromRawRecords(t *testing.T) {
 // Direction and marks are checked on runs drip recorded (testdata): live
 // timings on a loaded machine can make a steady run stall too.
 func TestDeltasDirectionAndMarks(t *testing.T) {
+	t.Parallel()
 	worse, err := compare.New(load(t, "steady.jsonl", "stall.jsonl"), compare.Options{}) // the system got worse
 	if err != nil {
 		t.Fatal(err)
@@ -268,6 +270,7 @@ func TestDeltasDirectionAndMarks(t *testing.T) {
 }
 
 func TestWorkloadBanner(t *testing.T) {
+	t.Parallel()
 	steady, stall, stallP1 := recordedRuns(t)
 	if c := newComparison(t, steady, stall); len(c.Workload) != 0 {
 		t.Errorf("same target, model, format and prompts: banner %+v, want none", c.Workload)
@@ -282,6 +285,7 @@ func TestWorkloadBanner(t *testing.T) {
 }
 
 func TestPerPromptWhenPromptsMatch(t *testing.T) {
+	t.Parallel()
 	steady, stall, stallP1 := recordedRuns(t)
 	if c := newComparison(t, steady, stall); c.Prompts != nil {
 		t.Errorf("one prompt id: per-prompt view %+v, want none", c.Prompts)
@@ -313,6 +317,7 @@ func TestPerPromptWhenPromptsMatch(t *testing.T) {
 }
 
 func TestReadsFilesCutShort(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		file          string
 		recs, skipped int
@@ -343,6 +348,7 @@ func TestReadsFilesCutShort(t *testing.T) {
 }
 
 func TestGatesAgainstBaseline(t *testing.T) {
+	t.Parallel()
 	var gates []stats.Gate
 	for _, e := range []string{"e2e.p50 > +10%", "gap.p99 > +20ms", "failed > 0", "itl.p50 < -50%"} {
 		g, err := stats.ParseGate(e)
@@ -375,6 +381,7 @@ func sameValue(a, b *float64) bool { return (a == nil) == (b == nil) && (a == ni
 // max rows titled by its label, the four added through the registry
 // alone among them; their figures are recomputed here from the frames.
 func TestRegistryMetricsAreCompareRows(t *testing.T) {
+	t.Parallel()
 	steady, stall, _ := recordedRuns(t)
 	c := newComparison(t, steady, stall)
 	titles := map[string]string{}
@@ -420,6 +427,7 @@ func TestRegistryMetricsAreCompareRows(t *testing.T) {
 // A failure class longer than the label column widens it rather than be
 // cut: "failed timeout_total" read "failed timeout_to…".
 func TestTextKeepsLongFailureClassesWhole(t *testing.T) {
+	t.Parallel()
 	steady := load(t, "steady.jsonl")[0]
 	failed := compare.Input{Label: "timeouts.jsonl"}
 	for i, r := range steady.Records {
@@ -442,6 +450,7 @@ func TestTextKeepsLongFailureClassesWhole(t *testing.T) {
 // in a warning (Markdown), with the failures by class: its — figures are
 // otherwise all there is to tell it by.
 func TestARunWithNoneCompletedSaysSo(t *testing.T) {
+	t.Parallel()
 	steady := load(t, "steady.jsonl")[0]
 	failed := compare.Input{Label: "refused.jsonl"}
 	for i, r := range steady.Records {
@@ -470,6 +479,7 @@ func TestARunWithNoneCompletedSaysSo(t *testing.T) {
 // Streams cut short are counted beside the failed ones: a run of cut
 // streams does not read "0 failed" and nothing else.
 func TestNoneCompletedCountsTheCutStreams(t *testing.T) {
+	t.Parallel()
 	s := stats.Summary{Streams: stats.Streams{Attempted: 4, Failed: 1, FailedBy: map[string]int{record.ErrReset: 1}, Incomplete: 2, Canceled: 1}}
 	if got, want := compare.NoneCompleted(&s), "no measured stream completed: 4 attempted, 1 failed (reset 1), 2 incomplete, 1 canceled"; got != want {
 		t.Errorf("NoneCompleted = %q, want %q", got, want)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestDeltaDirectionAndMarking(t *testing.T) {
+	t.Parallel()
 	p := func(v float64) *float64 { return &v }
 	for _, c := range []struct {
 		name     string

@@ -10,6 +10,7 @@ import (
 
 // The grammar of relative gates, as drip compare reads them.
 func TestParseRelativeGates(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		expr     string
 		metric   string
@@ -69,6 +70,7 @@ func summaryWith(ttftP95 *float64, failed int, tps *float64) *stats.Summary {
 func f(v float64) *float64 { return &v }
 
 func TestEvalRelative(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		expr       string
 		base, run  *stats.Summary
@@ -113,6 +115,7 @@ func TestEvalRelative(t *testing.T) {
 // A change printed as the threshold it differs from gets more digits:
 // 10.004% against +10% does not read as "+10.00%: TRIPPED".
 func TestEvalRelativeChangeReadsApartFromThreshold(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		expr      string
 		base, run float64

@@ -37,6 +37,7 @@ func gates(t *testing.T, exprs ...string) []stats.Gate {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		files []string
@@ -68,6 +69,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	c, err := compare.New(load(t, "steady.jsonl", "stall.jsonl"), compare.Options{Gates: gates(t, "gap.p99 > +20ms")})
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ func TestJSON(t *testing.T) {
 // Names from a record file reach the terminal and the pull request only
 // sanitised: no escape sequence, no cell-splitting pipe.
 func TestHostileNames(t *testing.T) {
+	t.Parallel()
 	const hostile = "evil\x1b]0;title\x07\x1b[2J|`*<b>"
 	in := load(t, "steady.jsonl", "stall.jsonl")
 	in[1].Label = hostile
@@ -163,6 +166,7 @@ func TestHostileNames(t *testing.T) {
 // names' lengths: the run letter stands at one offset on every line (at
 // ten columns, "first_event p50" pushed its line out of line).
 func TestNoiseColumnsAlign(t *testing.T) {
+	t.Parallel()
 	c, err := compare.New(load(t, "steady.jsonl", "stall.jsonl"), compare.Options{})
 	if err != nil {
 		t.Fatal(err)

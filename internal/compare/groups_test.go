@@ -40,6 +40,7 @@ func hostRecords(t *testing.T, host string, n int, ttft, gap float64, labels map
 }
 
 func TestGroupByHostReadsTheClocks(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name             string
 		bTTFT, bGap      float64
@@ -96,6 +97,7 @@ func labelsOf(in []compare.Input) []string {
 }
 
 func TestGroupByAnyField(t *testing.T) {
+	t.Parallel()
 	var recs []*record.Record
 	for i, level := range []string{"8", "2", "16", "2"} {
 		r := synth(t, "h", i, 200, 25, 0, map[string]string{"level": level, "region": "eu"})
@@ -137,6 +139,7 @@ func TestGroupByAnyField(t *testing.T) {
 
 // Runs are named by their files, by their paths where two share a name.
 func TestDefaultLabels(t *testing.T) {
+	t.Parallel()
 	got := compare.DefaultLabels([]string{"a/run.jsonl", "b/run.jsonl", "c/main.jsonl"})
 	if want := []string{"a/run.jsonl", "b/run.jsonl", "main.jsonl"}; !slices.Equal(got, want) {
 		t.Errorf("DefaultLabels = %q, want %q", got, want)

@@ -12,6 +12,7 @@ import (
 // and carry no worse mark; its TTFT is a figure and keeps its mark. The
 // finished comparison marks every row as it is.
 func TestWhileMeasuringMarksNoCount(t *testing.T) {
+	t.Parallel()
 	recorded := hostRecords(t, "a", 11, 100, 20, nil)
 	replayed := hostRecords(t, "b", 2, 300, 20, nil)
 	marked := func(c *compare.Comparison, key string) bool { return findRow(t, c, key).Deltas[1].Worse }
@@ -34,6 +35,7 @@ func TestWhileMeasuringMarksNoCount(t *testing.T) {
 // one stream in); a model the recording never sent is a difference still,
 // and the finished comparison keeps both.
 func TestWhileMeasuringKeepsNoPartialSetting(t *testing.T) {
+	t.Parallel()
 	recorded := hostRecords(t, "a", 4, 100, 20, nil)
 	for i, r := range recorded {
 		r.Model = []string{"m1", "m2"}[i%2]

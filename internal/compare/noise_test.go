@@ -9,6 +9,7 @@ import (
 )
 
 func TestPoolPercentileMatchesPercentile(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, streams := range []int{1, 2, 3, 10, 40} {
 		for _, dups := range []bool{false, true} {
@@ -58,6 +59,7 @@ func streamsOf(vals ...float64) [][]float64 {
 }
 
 func TestBootstrapDiff(t *testing.T) {
+	t.Parallel()
 	rngOf := func() *rand.Rand { return rand.New(rand.NewPCG(7, 7)) }
 	a := streamsOf(200, 205, 210, 195, 190, 202, 208, 199)
 	shifted := streamsOf(400, 405, 410, 395, 390, 402, 408, 399)
@@ -83,6 +85,7 @@ func TestBootstrapDiff(t *testing.T) {
 // A stream's observations move together: resampling whole streams must
 // give a wider interval than pretending every gap is independent.
 func TestBootstrapResamplesWholeStreams(t *testing.T) {
+	t.Parallel()
 	slow, fast := make([]float64, 50), make([]float64, 50)
 	for i := range slow {
 		slow[i], fast[i] = 100, 10

@@ -33,6 +33,7 @@ func pathRecords(t *testing.T, host string, n int, headers, ttft, gap, tail floa
 // server's part holds reads network-path with the round trip's figure,
 // never queue or "server slower"; a wait after the headers stays queue.
 func TestNetworkPathReading(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name                  string
 		bHeaders, bTTFT, bGap float64
@@ -66,6 +67,7 @@ func TestNetworkPathReading(t *testing.T) {
 // A path that got shorter reads network-path too, and says the round trip
 // shrank by the move's size, never that it "grew by about -40 ms".
 func TestNetworkPathReadingOfAShorterPath(t *testing.T) {
+	t.Parallel()
 	v := compareHosts(t, pathRecords(t, "b", 12, 1, 200, 25, 0), pathRecords(t, "a", 12, 41, 240, 25, 0)).Readings[0].Verdict
 	if !strings.Contains(v, "headers p50 moved -40.00 ms") || !strings.Contains(v, "the round trip on the path shrank by about 40.00 ms") || strings.Contains(v, "grew") {
 		t.Errorf("verdict %q, want the round trip shrank by about 40.00 ms", v)

@@ -19,6 +19,7 @@ import (
 // run's value, Δ, Δ% and marks on its row, each section's n, and every
 // noise interval.
 func TestTextFitsWidthWithEveryFigure(t *testing.T) {
+	t.Parallel()
 	steady, stall, stallP1 := recordedRuns(t)
 	labelled := func(runs ...[]*record.Record) []compare.Input {
 		var in []compare.Input

@@ -21,6 +21,7 @@ func recs(n int, f func(i int, r *record.Record)) []*record.Record {
 }
 
 func TestWorkloadDifferences(t *testing.T) {
+	t.Parallel()
 	same := func(int, *record.Record) {}
 	for _, c := range []struct {
 		name string
@@ -81,6 +82,7 @@ func TestWorkloadDifferences(t *testing.T) {
 // workload difference, never of their progress (measured streams, prompt
 // ids so far), and of nothing while a run has no record.
 func TestWhileMeasuring(t *testing.T) {
+	t.Parallel()
 	run := func(n int, model string) Input {
 		var recs []*record.Record
 		for i := range n {

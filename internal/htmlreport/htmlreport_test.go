@@ -27,6 +27,7 @@ func runReport(t *testing.T, in compare.Input) string {
 }
 
 func TestRunReportHasItsParts(t *testing.T) {
+	t.Parallel()
 	in := recordtest.Inputs(t, testdata, "stall.jsonl")[0]
 	out := runReport(t, in)
 	for _, want := range []string{`id="measured"`, `id="accounting"`, `id="hints"`, `id="clocks"`, `class="hist"`, `class="heatmap"`, `class="scatter"`,
@@ -48,6 +49,7 @@ func TestRunReportHasItsParts(t *testing.T) {
 // script's and style's hashes are the ones it names, and it forbids every
 // load.
 func TestPolicyAllowsOnlyTheReportsScript(t *testing.T) {
+	t.Parallel()
 	out := runReport(t, recordtest.Inputs(t, testdata, "steady.jsonl")[0])
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
@@ -69,6 +71,7 @@ func TestPolicyAllowsOnlyTheReportsScript(t *testing.T) {
 // TestHostileStringsStayText puts markup in every string a record gives
 // the page: none of it reaches the page as markup.
 func TestHostileStringsStayText(t *testing.T) {
+	t.Parallel()
 	const evil = "\x1b]0;x\x07</script><script>alert(1)</script><img src=x onerror=alert(2)><a href=\"javascript:alert(3)\">"
 	in := recordtest.Inputs(t, testdata, "stall.jsonl")[0]
 	for _, r := range in.Records {
@@ -106,6 +109,7 @@ func TestHostileStringsStayText(t *testing.T) {
 // TestManyStreamsTimelinesAreAStatedSelection: past maxTimelines, the
 // slowest, the longest stalls and a sample, and the page says so.
 func TestManyStreamsTimelinesAreAStatedSelection(t *testing.T) {
+	t.Parallel()
 	var recs []*record.Record
 	for i := range 100 {
 		r := &record.Record{Seq: i, DurationMS: float64(1000 + i)}

@@ -13,6 +13,7 @@ import (
 // A handler that sleeps an hour answers at once under synctest, and the
 // client sees exactly the hour on the bubble's clock.
 func TestServerUnderSynctest(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(time.Hour)
@@ -33,6 +34,7 @@ func TestServerUnderSynctest(t *testing.T) {
 }
 
 func TestDialAfterCloseIsRefused(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := memnet.NewServer(http.NotFoundHandler())
 		srv.Close()

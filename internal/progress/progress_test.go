@@ -13,6 +13,7 @@ import (
 // approximated count is marked ~; stalls and the error are said only when
 // there are some, the server's message made safe to print.
 func TestLineSaysOnlyWhatAStreamHas(t *testing.T) {
+	t.Parallel()
 	ttft, e2e := 120.0, 900.0
 	ok := &record.Record{Seq: 0, PromptID: "a", Status: "ok", TTFTMS: &ttft, E2EMS: &e2e, OutputTokens: 7, ContentFrames: 7, TokensSource: "approx",
 		Stalls: []record.Stall{{}, {}}}
@@ -42,6 +43,7 @@ func TestLineSaysOnlyWhatAStreamHas(t *testing.T) {
 // above the first measured one after them, and none between streams of
 // one phase.
 func TestLogNamesThePhaseWhereItChanges(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	log := progress.Log{W: &b}
 	for i, phase := range []string{record.PhaseWarmup, record.PhaseWarmup, record.PhaseMeasure, record.PhaseMeasure} {

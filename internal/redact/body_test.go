@@ -11,6 +11,7 @@ import (
 // are masked, named, and nothing else of the body changes: counts named
 // like secrets ("max_tokens": 100) stay, and so does the layout.
 func TestJSONMasksSecretMembersAndURLQueriesAtAnyDepth(t *testing.T) {
+	t.Parallel()
 	in := `{"model":"m", "max_tokens": 100, "api_key":"sk-BODY-1",
   "auth":{"password":"hunter2","client_secret":"cs-2","nested":[{"session_token":"st-3"}]},
   "messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"https://b.s3.amazonaws.com/x.png?X-Amz-Credential=AKIA4%2F20260101&X-Amz-Signature=f00d&w=1#top"}},
@@ -44,6 +45,7 @@ func TestJSONMasksSecretMembersAndURLQueriesAtAnyDepth(t *testing.T) {
 // where the body spells it, escapes whole; the body stays JSON of the same
 // length.
 func TestJSONEscapedMasksAKeyOnlyAnEscapeHides(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{"sk-ab/cd+efKEY"})
 	for _, c := range []struct{ in, want string }{
 		{`{"error":{"message":"invalid key sk-ab\/cd+efKEY"}}`, `{"error":{"message":"invalid key ***************"}}`},
@@ -61,6 +63,7 @@ func TestJSONEscapedMasksAKeyOnlyAnEscapeHides(t *testing.T) {
 // masked too, every string under it at any depth, named by that member;
 // a count under it stays.
 func TestJSONMasksEveryStringUnderASecretMember(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want, removed string }{
 		{`{"api_key":["sk-abc123456789"]}`, `{"api_key":["REDACTED"]}`, "api_key"},
 		{`{"password":{"value":"hunter2hunter2"}}`, `{"password":{"value":"REDACTED"}}`, "password"},

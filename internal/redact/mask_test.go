@@ -8,6 +8,7 @@ import (
 )
 
 func TestCredentialValues(t *testing.T) {
+	t.Parallel()
 	basic := base64.StdEncoding.EncodeToString([]byte("alice:hunter2-long"))
 	for _, c := range []struct {
 		header string
@@ -33,6 +34,7 @@ func TestCredentialValues(t *testing.T) {
 }
 
 func TestURLValues(t *testing.T) {
+	t.Parallel()
 	got := URLValues("http://bob:pa55-word-9@h/p?alt=sse&key=AIza-0123456789&X-Amz-Signature=sig%2Fabc%3D1234&model=gpt-4o-mini")
 	basic := base64.StdEncoding.EncodeToString([]byte("bob:pa55-word-9"))
 	for _, w := range []string{"bob", "pa55-word-9", "bob:pa55-word-9", basic, "AIza-0123456789", "sig%2Fabc%3D1234", "sig/abc=1234"} {
@@ -46,6 +48,7 @@ func TestURLValues(t *testing.T) {
 }
 
 func TestMaskerHidesEveryOccurrenceKeepingLengths(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{"sk-0123456789", "short", "", "key/with=escapes"})
 	for _, c := range []struct{ in, want string }{
 		{`{"error":"Incorrect API key provided: sk-0123456789"}`, `{"error":"Incorrect API key provided: *************"}`},
@@ -77,6 +80,7 @@ func TestMaskerHidesEveryOccurrenceKeepingLengths(t *testing.T) {
 // Bytes masks it; fewer bytes, a scheme word's start, and text that does
 // not end in a secret are kept.
 func TestBytesCutMasksASecretCutOffAtTheEnd(t *testing.T) {
+	t.Parallel()
 	const key = "sk-Zq7vXw9KpL3mNc8R"
 	m := NewMasker(CredentialValues("Bearer " + key))
 	for _, c := range []struct{ in, want string }{

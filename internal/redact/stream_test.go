@@ -43,6 +43,7 @@ func shownOfKey(js ...int) string {
 }
 
 func TestTextStreamMasksAKeySplitAcrossTwoPiecesAtEveryPosition(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{key})
 	text := "your key is " + key + ", keep it"
 	start := strings.Index(text, key)
@@ -58,6 +59,7 @@ func TestTextStreamMasksAKeySplitAcrossTwoPiecesAtEveryPosition(t *testing.T) {
 // Every pair of splits: a middle piece wholly inside the key is masked
 // whole, and what shows is what the splits within its first bytes let show.
 func TestTextStreamMasksAKeySplitAcrossThreePieces(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{key})
 	text := "key=" + key + "!"
 	start := 4
@@ -75,6 +77,7 @@ func TestTextStreamMasksAKeySplitAcrossThreePieces(t *testing.T) {
 // Token by token: the first MinPrefix-1 bytes of each occurrence show,
 // every other byte of it is masked, for a key said twice in a row.
 func TestTextStreamMasksARepeatedKeyByteByByte(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{key})
 	text := key + key
 	got := streamed(m, strings.Split(text, "")...)
@@ -88,6 +91,7 @@ func TestTextStreamMasksARepeatedKeyByteByByte(t *testing.T) {
 // masked but the bytes before a split within MinPrefix-1 bytes of a
 // secret's start that the other secret does not cover.
 func TestTextStreamMasksOverlappingSecretsSplitAnywhere(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{"abcdefgh12", "12345678xy"}) // at 1 and at 9
 	text := "<abcdefgh12345678xy>"
 	for at := 0; at <= len(text); at++ {
@@ -107,6 +111,7 @@ func TestTextStreamMasksOverlappingSecretsSplitAnywhere(t *testing.T) {
 // A piece that ends with a key's first MinPrefix bytes or more has them
 // masked, whether the key follows or not; fewer are left as they are.
 func TestTextStreamMasksATrailingPrefixOfMinPrefixBytes(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{key})
 	for _, c := range []struct {
 		pieces []string
@@ -129,6 +134,7 @@ func TestTextStreamMasksATrailingPrefixOfMinPrefixBytes(t *testing.T) {
 // ends with "Bear" keeps it, and the key split after "Bearer sk-" shows
 // that much, as the key alone does.
 func TestTextStreamMasksNoSchemeWordByItsPrefix(t *testing.T) {
+	t.Parallel()
 	m := NewMasker(CredentialValues("Bearer " + key))
 	for _, c := range []struct {
 		pieces []string
@@ -147,6 +153,7 @@ func TestTextStreamMasksNoSchemeWordByItsPrefix(t *testing.T) {
 
 // The URL-escaped form of a secret is masked split as the raw one is.
 func TestTextStreamMasksTheURLEscapedFormSplit(t *testing.T) {
+	t.Parallel()
 	m := NewMasker([]string{"key/with=escapes!"})
 	esc := "key%2Fwith%3Descapes%21"
 	for at := 1; at < len(esc); at++ {

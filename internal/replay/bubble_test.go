@@ -26,6 +26,7 @@ import (
 // at --speed 1 and, divided by 2, at --speed 2, and a replay against the
 // served recording reads the recorded figures again.
 func TestLoopOnTheBubblesClock(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"openai-chat", "anthropic", "bedrock-converse"} {
 		t.Run(format, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) { testLoopInBubble(t, format) })
@@ -103,6 +104,7 @@ var _ http.Handler = (*relay.Proxy)(nil)
 // replayed and hung up 400 ms in: the replay holds the same partial stream,
 // not a whole answer the recording never had.
 func TestReplayHangsUpWhereTheRecordedClientDid(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
@@ -124,6 +126,7 @@ func TestReplayHangsUpWhereTheRecordedClientDid(t *testing.T) {
 // recorded: the replayed stream says so, naming both formats, instead of
 // ending incomplete with no reason.
 func TestReplayInAnotherFormatSaysWhichTheServerSpoke(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
@@ -141,6 +144,7 @@ func TestReplayInAnotherFormatSaysWhichTheServerSpoke(t *testing.T) {
 // Azure's first chunk (prompt_filter_results, no choices) bears no mark of
 // OpenAI chat, and the stream was relabelled failed, "answered in sse".
 func TestReplayEndingIncompleteInTheRecordedFormatStaysIncomplete(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
@@ -161,6 +165,7 @@ func TestReplayEndingIncompleteInTheRecordedFormatStaysIncomplete(t *testing.T) 
 // record reads the recorded one's: an answer typed NDJSON is named so even
 // when its first line is no JSON, where its bytes alone read as raw.
 func TestReplayInAnotherFormatReadsTheResponsesType(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/x-ndjson")

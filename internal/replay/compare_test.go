@@ -17,6 +17,7 @@ import (
 // the replay runs it leaves out what progress explains and keeps a real
 // difference, and the final comparison says everything.
 func TestLiveReplayBannerLeavesOutProgress(t *testing.T) {
+	t.Parallel()
 	var recorded, replayed []*record.Record
 	for i, p := range []string{"p1", "p2", "p3"} {
 		r := recordtest.Scenario(t, "steady", &record.Record{V: record.RecordVersion, Seq: i, PromptID: p, Target: "http://upstream.invalid/v1/chat/completions",

@@ -21,6 +21,7 @@ import (
 // and the replayed records (what the report and --out show) hold none of
 // them.
 func TestReplayedRecordsHoldNoCredentialTheServerEchoes(t *testing.T) {
+	t.Parallel()
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		quoted := fmt.Sprintf("%s|%s|%s|%s", r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"), r.Header.Get("X-Amz-Security-Token"), r.URL.RequestURI())
 		msg, _ := json.Marshal(map[string]any{"error": map[string]string{"message": "Incorrect API key provided: " + quoted}})

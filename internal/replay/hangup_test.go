@@ -27,6 +27,7 @@ import (
 // wait for the process-wide ones is not durably blocked there, so no time
 // would pass in it.
 func TestHangUpClockStartsWhenTheRequestIsSent(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")

@@ -12,6 +12,7 @@ import (
 // replay sends the mask; one with none masked says nothing. Today's
 // replay sent the mask without a word.
 func TestMaskedBodiesNamesTheStreamsThatSendAMask(t *testing.T) {
+	t.Parallel()
 	stream := func(removed ...string) *record.Record {
 		return &record.Record{Exchange: &record.Exchange{Method: "POST", Streamed: true, Removed: removed}}
 	}

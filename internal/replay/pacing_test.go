@@ -20,6 +20,7 @@ import (
 // recorded offset from the first, and the replay reports the schedule lag
 // of all three arrivals (0 ms), within the bound, none refused.
 func TestReplayReportsItsScheduleLag(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
@@ -53,6 +54,7 @@ func TestReplayReportsItsScheduleLag(t *testing.T) {
 // run's open loop does: one more recorded at the same instant, while the
 // others are still in flight, is refused and counted, not queued.
 func TestReplayAdmitsAtMostMaxInflight(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
@@ -76,6 +78,7 @@ func TestReplayAdmitsAtMostMaxInflight(t *testing.T) {
 // ms apart (a span of 1 s) are sent at 0, 500, 1000 and 1500 ms of a 2 s
 // replay, and no more.
 func TestReplayForADurationRepeatsTheRecordedSpacing(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
@@ -103,6 +106,7 @@ func TestReplayForADurationRepeatsTheRecordedSpacing(t *testing.T) {
 // Rate or Concurrency shape the load, and Run, given it anyway, sends each
 // stream once rather than spin at the instant 0.
 func TestReplayForADurationRefusesARecordingThatSpansNoTime(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		up := memnet.NewServer(fixtures.NewServer())
 		defer up.Close()
@@ -128,6 +132,7 @@ func TestReplayForADurationRefusesARecordingThatSpansNoTime(t *testing.T) {
 // Replayable is the streams to send, or why there are none to send as
 // asked: nothing replayable in the file, or a Duration on no span.
 func TestReplayableSaysWhyNot(t *testing.T) {
+	t.Parallel()
 	put := recordedChat("fast", 100, record.StatusComplete)
 	put.Exchange.Method = "PUT"
 	if _, err := (replay.Options{}).Replayable([]*record.Record{put}); err == nil || !strings.HasPrefix(err.Error(), "no recorded stream to replay, only 1 stream sent with PUT") {

@@ -100,6 +100,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 // against the fixture server, compare with the recording as baseline and
 // gate, absolute and relative.
 func TestRecordReplayGateEveryFormat(t *testing.T) {
+	t.Parallel()
 	recs, upstream := recordEveryFormat(t, "steady")
 	if len(recs) != len(adapters.Names()) {
 		t.Fatalf("%d records for %d formats", len(recs), len(adapters.Names()))
@@ -152,6 +153,7 @@ func TestRecordReplayGateEveryFormat(t *testing.T) {
 // TestReplayGateCatchesAFailingServer replays a recording against a server
 // that fails every request: the absolute and the relative gate trip.
 func TestReplayGateCatchesAFailingServer(t *testing.T) {
+	t.Parallel()
 	recs, _ := recordEveryFormat(t, "steady")
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
@@ -192,6 +194,7 @@ func parseGates(t *testing.T, exprs ...string) []stats.Gate {
 // allowed: the server under test gets each request's method, path, query
 // and body as recorded.
 func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
+	t.Parallel()
 	const events = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"
 	var (
 		mu  sync.Mutex
@@ -248,6 +251,7 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 // them (it counted at the default 250 ms, "workload differs", then every
 // stream at the first one's).
 func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
+	t.Parallel()
 	up := httptest.NewServer(fixtures.NewServer())
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
@@ -307,6 +311,7 @@ func stallThresholds(recs []*record.Record) []float64 {
 // admin key) are left out unless allowed, and NotReplayed says which and
 // how to send them; "" is probe's POST.
 func TestReplayLeavesOutMethodsNotAllowed(t *testing.T) {
+	t.Parallel()
 	var recs []*record.Record
 	for i, m := range []string{"POST", "", "GET", "DELETE", "PUT", "delete", "PATCH"} {
 		x := &record.Exchange{Method: m, Path: "/v1/files/f-1", Streamed: true}

@@ -14,6 +14,7 @@ import (
 // them do not, nor a file read back (no runtime figures) or a relay's
 // exchanges without them.
 func TestTextSaysTheClientCheckWasNotAvailable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cpu      *record.ClientCPU
 		live     bool

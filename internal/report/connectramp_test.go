@@ -13,6 +13,7 @@ import (
 // with their waits, and named in the text report; a run where none waited
 // has no ramp at all.
 func TestConnectRampInSummaryAndText(t *testing.T) {
+	t.Parallel()
 	agg := stats.NewAggregate(stats.DefaultStall)
 	for i, wait := range []float64{0, 30, 10} {
 		r := &record.Record{Seq: i, Phase: record.PhaseMeasure, Status: record.StatusComplete, DurationMS: 100}

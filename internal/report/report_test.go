@@ -35,6 +35,7 @@ func testRecord(t *testing.T, seq int, failed bool) *record.Record {
 // undefined, the accounting by class, and no control sequence from a
 // server-supplied string.
 func TestTextReport(t *testing.T) {
+	t.Parallel()
 	a := stats.NewAggregate(250)
 	a.Add(testRecord(t, 0, false))
 	a.Add(testRecord(t, 1, true))
@@ -102,6 +103,7 @@ func csvOf(t *testing.T, recs ...*record.Record) [][]string {
 }
 
 func TestCSVRows(t *testing.T) {
+	t.Parallel()
 	var recs []*record.Record
 	for i, failed := range []bool{false, true} {
 		r := testRecord(t, i, failed)
@@ -148,6 +150,7 @@ func TestCSVRows(t *testing.T) {
 // CSV a column for every one with a per-stream figure; the four added
 // through the registry alone among them, with their figures.
 func TestRegistryInTextAndCSV(t *testing.T) {
+	t.Parallel()
 	r := testRecord(t, 0, false)
 	r.HeadersMS, r.FirstEventMS = new(12.5), new(150.0)
 	a := stats.NewAggregate(250)
@@ -187,6 +190,7 @@ func TestRegistryInTextAndCSV(t *testing.T) {
 // A report with nothing to count says so in words: no stall is "longest
 // none", not "— ms", and a hint's long evidence is wrapped to the width.
 func TestTextReportWithoutStallsAndWithAHint(t *testing.T) {
+	t.Parallel()
 	a := stats.NewAggregate(250)
 	for i := range 3 {
 		r := &record.Record{Seq: i, Phase: record.PhaseMeasure, DurationMS: 900, Target: "http://x/v1/chat/completions", Format: "openai-chat", HTTPStatus: 200,
@@ -220,6 +224,7 @@ func TestTextReportWithoutStallsAndWithAHint(t *testing.T) {
 // the streams are excluded ("2 streams, excluded (1 warmup stream per
 // prompt …, excluded from every figure)" said it twice).
 func TestWarmupLineSaysItOnce(t *testing.T) {
+	t.Parallel()
 	wl := &stats.Workload{Warmup: 1, WarmupRule: "1 warmup stream per prompt before measuring, excluded from every figure"}
 	if got, want := warmupLine(2, wl), "2 streams: 1 warmup stream per prompt before measuring, excluded from every figure"; got != want {
 		t.Errorf("warmup line %q, want %q", got, want)
@@ -233,6 +238,7 @@ func TestWarmupLineSaysItOnce(t *testing.T) {
 // other from each run's own start: the summary counts the runs, its
 // definition and the text say so; one run says nothing of it.
 func TestThroughputSaysWhenItLaysRunsOverEachOther(t *testing.T) {
+	t.Parallel()
 	for _, runIDs := range [][]string{{"r1", "r1"}, {"r1", "r2"}} {
 		a := stats.NewAggregate(250)
 		for i, id := range runIDs {

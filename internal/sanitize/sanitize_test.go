@@ -7,6 +7,7 @@ import (
 )
 
 func TestText(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, in, want string }{
 		{"plain", "hello, world", "hello, world"},
 		{"newline and tab kept", "a\n\tb", "a\n\tb"},
@@ -38,6 +39,7 @@ func TestText(t *testing.T) {
 }
 
 func TestLineFoldsNewlines(t *testing.T) {
+	t.Parallel()
 	if got := Line("a\nb\tc\rd"); got != "a b c^Md" {
 		t.Errorf("Line = %q", got)
 	}

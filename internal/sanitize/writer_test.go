@@ -9,6 +9,7 @@ import (
 )
 
 func TestWriter(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, in, want string }{
 		{"plain", "drip · ok\n\tn 3", "drip · ok\n\tn 3"},
 		{"OSC title inert", "x\x1b]0;pwned\x07y", "x^[]0;pwned^Gy"},
@@ -31,6 +32,7 @@ func TestWriter(t *testing.T) {
 
 // A rune cut between two writes is written whole with the second.
 func TestWriterHoldsACutRune(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	w := NewWriter(&b)
 	s := []byte("a—\u202eb")
@@ -47,6 +49,7 @@ func TestWriterHoldsACutRune(t *testing.T) {
 // JSON through the Writer decodes to the same value: the escapes it adds
 // are JSON's own.
 func TestWriterKeepsJSONExact(t *testing.T) {
+	t.Parallel()
 	in := map[string]string{"model": "m\u202e\u009b\x7f\U000E0041x", "text": "a\x1b]0;t\x07b\nc"}
 	raw, _ := json.Marshal(in)
 	var b bytes.Buffer

@@ -41,6 +41,7 @@ func synthLevel(t *testing.T, lv float64, per int, ttfts ...float64) Level {
 }
 
 func TestFindKnee(t *testing.T) {
+	t.Parallel()
 	same := []float64{180, 181, 182, 183, 180, 181, 182, 183}
 	queued := []float64{180, 181, 182, 183, 700, 701, 702, 703}
 	for _, tc := range []struct {
@@ -93,6 +94,7 @@ func num(v *float64) string {
 }
 
 func TestStopReason(t *testing.T) {
+	t.Parallel()
 	l := synthLevel(t, 8, 4, 180, 181, 182, 183, 700, 701, 702, 703)
 	g, err := stats.ParseGate("ttft.p95 > 500ms")
 	if err != nil {
@@ -111,6 +113,7 @@ func TestStopReason(t *testing.T) {
 // TestVerdictNamesUnjudgedLevels: a level with too few streams for an
 // interval is said to be unjudged, not judged calm.
 func TestVerdictNamesUnjudgedLevels(t *testing.T) {
+	t.Parallel()
 	r := &Result{Kind: KindConcurrency, Levels: []Level{synthLevel(t, 1, 1, 180, 181), synthLevel(t, 2, 2, 180, 181, 182, 183)}}
 	if v := Verdict(r); !strings.Contains(v, "not judged: concurrency 1 had fewer than 3 streams") {
 		t.Errorf("verdict %q; want concurrency 1 named as not judged", v)
@@ -121,6 +124,7 @@ func TestVerdictNamesUnjudgedLevels(t *testing.T) {
 // both had enough streams for an interval says it judged nothing, not
 // "knee: none" as if it had looked and found it calm.
 func TestVerdictWhenNoLevelCouldBeJudged(t *testing.T) {
+	t.Parallel()
 	r := &Result{Kind: KindConcurrency, Levels: []Level{synthLevel(t, 1, 1, 180, 181), synthLevel(t, 2, 2, 180, 181)}}
 	v := Verdict(r)
 	if !strings.HasPrefix(v, "knee: not judged: ") || !strings.Contains(v, "concurrency 1, 2 had fewer") || !strings.Contains(v, "--runs-per-level") {

@@ -12,6 +12,7 @@ import (
 // Levels take one value or a rising list, concurrencies whole and at least
 // 1, rates finite and in probe's range; a bad value is refused naming it.
 func TestLevelsParseAndRefuse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s     string
 		whole bool
@@ -39,6 +40,7 @@ func TestLevelsParseAndRefuse(t *testing.T) {
 // A concurrency sweep whose runs per level are fewer than its top level's
 // streams in flight is refused: that level would never hold them.
 func TestValidateRefusesTooFewRunsPerLevel(t *testing.T) {
+	t.Parallel()
 	sp := sweep.Plan{Kind: sweep.KindConcurrency, Levels: []float64{1, 8}, Base: probe.Plan{Runs: 4}}
 	if err := sp.Validate(); err == nil || !strings.Contains(err.Error(), "below concurrency 8") {
 		t.Errorf("4 runs per level up to 8 in flight: %v", err)

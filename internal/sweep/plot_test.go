@@ -12,6 +12,7 @@ import (
 // has printed them since they were drawn in views; each line within 80
 // columns and without trailing spaces.
 func TestTextPlotsGolden(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	TextPlots(&b, syntheticResult(t))
 	golden.RequireEqual(t, b.Bytes())
@@ -25,6 +26,7 @@ func TestTextPlotsGolden(t *testing.T) {
 
 // A plot waits for two levels and says so.
 func TestTextPlotsWaitForTwoLevels(t *testing.T) {
+	t.Parallel()
 	r := syntheticResult(t)
 	r.Levels = r.Levels[:1]
 	var b bytes.Buffer

@@ -178,6 +178,7 @@ func TestRateSweepReportsScheduleLag(t *testing.T) {
 // TestSweepInterrupted: a sweep canceled mid-level stops there, says so,
 // and marks the level partial, which the knee never judges.
 func TestSweepInterrupted(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		srv := memnet.NewServer(fixtures.NewSlots(fixtures.NewServer(), 4))
 		defer srv.Close()

@@ -26,6 +26,7 @@ func syntheticResult(t *testing.T) *Result {
 }
 
 func TestTableGolden(t *testing.T) {
+	t.Parallel()
 	r := syntheticResult(t)
 	t.Run("text", func(t *testing.T) {
 		var b bytes.Buffer
@@ -42,6 +43,7 @@ func TestTableGolden(t *testing.T) {
 // TestTableMarksTheKnee checks what the goldens show: the knee's row is
 // marked and the verdict says why.
 func TestTableMarksTheKnee(t *testing.T) {
+	t.Parallel()
 	r := syntheticResult(t)
 	var b bytes.Buffer
 	Text(&b, r)
@@ -60,6 +62,7 @@ func TestTableMarksTheKnee(t *testing.T) {
 // A rate sweep's table has two more columns (goodput, lag) and wide
 // figures; it still fits 80 columns, its columns one apart.
 func TestRateTableFitsEightyColumns(t *testing.T) {
+	t.Parallel()
 	r := syntheticResult(t)
 	r.Kind = KindRate
 	for i := range r.Levels {
@@ -80,6 +83,7 @@ func TestRateTableFitsEightyColumns(t *testing.T) {
 
 // A wide rune takes two cells: the columns stay aligned past it.
 func TestTableAlignsPastAWideRune(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	writeCells(&b, [][]string{{"level", "ttft"}, {"漢字", "180"}, {"8", "—"}}, []string{"", "", "◀ knee"})
 	want := "  level  ttft\n   漢字   180\n      8     —  ◀ knee\n"

@@ -102,6 +102,7 @@ func labelValue(labels, key string) string {
 }
 
 func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
+	t.Parallel()
 	recs := records(t)
 	s := summary(recs)
 	got := scrapeRun(t, recs)
@@ -131,6 +132,7 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 // Every registry metric sent is a histogram on /metrics with the
 // summary's count and sum.
 func TestPrometheusHasEveryRegistryMetric(t *testing.T) {
+	t.Parallel()
 	recs := records(t)
 	s := summary(recs)
 	got := scrapeRun(t, recs)
@@ -253,6 +255,7 @@ func attrs(kvs []*commonpb.KeyValue) map[string]string {
 }
 
 func TestOTLPPushesTheSummarysFiguresAndASpanPerStream(t *testing.T) {
+	t.Parallel()
 	recs := records(t)
 	s := summary(recs)
 	rc := pushOTLP(t, recs, true)
@@ -352,6 +355,7 @@ func BenchmarkAdd(b *testing.B) {
 // MaxPromptLabels, streams count under prompt_id="_other", and every
 // stream is still counted.
 func TestPromptLabelsAreCapped(t *testing.T) {
+	t.Parallel()
 	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1", map[string]string{"region": "eu"})
 	if err != nil {
 		t.Fatal(err)
@@ -406,6 +410,7 @@ func controlIn(s string) int {
 // Label values carry no control: prompt ids carrying OSC 52 reached the
 // scrape as 8,416 raw ESC and BEL bytes.
 func TestPrometheusLabelsCarryNoControl(t *testing.T) {
+	t.Parallel()
 	p, err := telemetry.NewPrometheus("127.0.0.1:0", "h1\x1b[2J", map[string]string{"region": "eu" + osc52})
 	if err != nil {
 		t.Fatal(err)
@@ -427,6 +432,7 @@ func TestPrometheusLabelsCarryNoControl(t *testing.T) {
 
 // OTLP attributes, span names and statuses carry no control either.
 func TestOTLPAttributesCarryNoControl(t *testing.T) {
+	t.Parallel()
 	rc := &receiver{}
 	srv := httptest.NewServer(rc)
 	defer srv.Close()

@@ -12,6 +12,7 @@ func styled(s string) string { return "\x1b[1;38;2;121;192;255m" + s + "\x1b[m" 
 // TestWidth: the fast measure agrees with ansi.StringWidth on plain and
 // styled ASCII, wide and combining characters, and broken escapes.
 func TestWidth(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"", "plain ascii", styled("styled") + " and " + "\x1b[1;7m⏸ 700ms\x1b[m",
 		"日本語 text", "e\u0301 combining", "\x1b]8;;http://x\x07link\x1b]8;;\x07", "\x1b[", "tab\there", "emoji 👍🏽",
@@ -50,6 +51,7 @@ func FuzzWidth(f *testing.F) {
 
 // Cells are measured on screen: a wide rune takes two, — one.
 func TestCells(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ got, want string }{
 		{PadLeft("漢", 4), "  漢"}, {PadLeft("—", 3), "  —"}, {PadLeft("12345", 3), "12345"},
 		{PadRight("漢", 4), "漢  "}, {PadRight("12345", 3), "12345"},
@@ -70,6 +72,7 @@ func TestCells(t *testing.T) {
 // CutBytes keeps to the byte limit on a rune boundary: "é" is 2 bytes, so
 // a limit inside it cuts before it.
 func TestCutBytes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s    string
 		n    int

@@ -10,6 +10,7 @@ import (
 // styled text is measured without its escapes, and a word wider than a
 // line is cut into lines of its own.
 func TestWrapKeepsSignsWithNumbers(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s     string
 		width int
@@ -34,6 +35,7 @@ func TestWrapKeepsSignsWithNumbers(t *testing.T) {
 // Lines leads the first line with first and the others with indent, both
 // counted in the width; an item wider than its line stays whole.
 func TestLinesLeadAndIndent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		items         []string
 		sep           string

@@ -54,6 +54,7 @@ func TestReadReadsARegularFileAndStdin(t *testing.T) {
 // flag reads and that "-" is stdin: /dev/zero is not read, a FIFO with
 // no writer does not block, a directory is not a file.
 func TestReadRefusesWhatIsNoRegularFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -77,6 +78,7 @@ func TestReadRefusesWhatIsNoRegularFile(t *testing.T) {
 // A file past its kind's limit is refused, naming the limit and the kind;
 // so is stdin, having read one byte past the limit and no more.
 func TestReadRefusesPastTheLimit(t *testing.T) {
+	t.Parallel()
 	big := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(big, make([]byte, 1<<10+1), 0o600); err != nil {
 		t.Fatal(err)
@@ -110,6 +112,7 @@ func (c *cancelling) Read(p []byte) (int, error) {
 // A done context stops the reading (a SIGTERM while stdin streams in)
 // and says so with the context's error.
 func TestReadStopsWhenItsContextIsDone(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &cancelling{cancel: cancel}
 	_, err := userfile.Read(ctx, "-", userfile.Kind{What: "a request body", Limit: 1 << 40, Stdin: true}, in)
