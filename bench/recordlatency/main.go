@@ -120,17 +120,7 @@ func run(c config) error {
 		return err
 	}
 	direct, proxied := newClient(), newClient()
-	starts := "at random instants within " + c.spread.String()
-	if c.spread == 0 {
-		starts = "all at once"
-	}
-	keeps := ""
-	if c.hops {
-		keeps = ", keeping read times for drip watch --relay (--hops-addr)"
-	}
-	fmt.Printf("drip record%s added latency · %d frames %s apart per stream, streams starting %s (seed %d) · upstream and clients in this process, drip record in its own\n", keeps, c.frames, c.gap, starts, c.seed)
-	fmt.Println("| streams | round | load avg | frames | direct p50 / p99 ms | proxied p50 / p99 ms | added per frame p50 / p99 ms | added p99: first 5 / middle / last 5 frames | proxy CPU per frame |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	printHead(c)
 	rng := rand.New(rand.NewPCG(c.seed, 0))
 	streams := 0
 	for _, n := range c.levels {
@@ -163,6 +153,21 @@ func run(c config) error {
 	}
 	fmt.Printf("drip record wrote %d complete records, one per proxied stream; CPU per frame is the proxy's user and system time over the pass (forwarding, recording, writing the file, idle wake-ups) ÷ frames forwarded\n", recorded)
 	return nil
+}
+
+// printHead says what a run measures and opens its table.
+func printHead(c config) {
+	starts := "at random instants within " + c.spread.String()
+	if c.spread == 0 {
+		starts = "all at once"
+	}
+	keeps := ""
+	if c.hops {
+		keeps = ", keeping read times for drip watch --relay (--hops-addr)"
+	}
+	fmt.Printf("drip record%s added latency · %d frames %s apart per stream, streams starting %s (seed %d) · upstream and clients in this process, drip record in its own\n", keeps, c.frames, c.gap, starts, c.seed)
+	fmt.Println("| streams | round | load avg | frames | direct p50 / p99 ms | proxied p50 / p99 ms | added per frame p50 / p99 ms | added p99: first 5 / middle / last 5 frames | proxy CPU per frame |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 }
 
 // upstream serves ?at=NS&frames=N: frame i written at origin+at+i*gap,
