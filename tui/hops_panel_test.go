@@ -130,3 +130,31 @@ func TestRelayAskedAsOftenAsTheFiguresDrawn(t *testing.T) {
 		t.Errorf("the relay was asked %d times in 3 s of a 60,000-frame stream, want 1 or 2 (every %v)", asked, heavyEvery(60000))
 	}
 }
+
+// Beside a relay the clocks sit in the gaps' place under the text: at
+// 120×40 they kept 24 columns and cut every figure ("gap p50 p95
+// 2.19 / 3…"). They keep the width they have beside the text.
+func TestBesideARelayTheClocksKeepTheirFigures(t *testing.T) {
+	t.Parallel()
+	c, r := recordtest.Hops(t)
+	rep, err := hops.Analyse(hops.File{Name: "client.jsonl", Records: []*record.Record{c}}, []hops.File{{Name: "relay.jsonl", Records: []*record.Record{r}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Config{Records: []*record.Record{c}, Relay: map[*record.Record]*hops.Stream{c: rep.For(c)}})
+	for _, size := range [][2]int{{120, 40}, {200, 50}} {
+		h.update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		s := h.screen()
+		checkFits(t, s, size[0], size[1])
+		for _, label := range []string{"wait (ttft)", "gap p50 p95", "gap p99 max", "2nd token"} {
+			i := strings.Index(s, label)
+			if i < 0 {
+				t.Errorf("%v: no %q row:\n%s", size, label, s)
+				continue
+			}
+			if row, _, _ := strings.Cut(s[i:], "\n"); !strings.Contains(row, " ms") {
+				t.Errorf("%v: the %q row is cut: %q\n%s", size, label, row, s)
+			}
+		}
+	}
+}

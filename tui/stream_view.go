@@ -78,7 +78,11 @@ func (s *streamScreen) relayout() {
 		l.text.b, l.clocks.b = box{w - cw - 1, max(mid, 0)}, box{cw, mid}
 		l.left = "gaps, ttft, heatmap: more rows"
 		if bottom > 0 {
-			l.layoutBottom(w, bottom)
+			least := 0 // beside a relay the clocks take the gaps' place
+			if s.beside() {
+				least = cw
+			}
+			l.layoutBottom(w, bottom, least)
 		}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.ttft, &l.heat}, {&l.help}}
 	} else {
@@ -95,8 +99,10 @@ func (s *streamScreen) relayout() {
 
 // layoutBottom sizes the row under the text and clocks, bottom rows
 // high: the gaps, the TTFT of each run beside them from 100 columns, and
-// the heatmap.
-func (l *streamLayout) layoutBottom(w, bottom int) {
+// the heatmap. The gaps' place is at least least columns wide while the
+// heatmap keeps 30: the clocks, drawn there beside a relay, cut every
+// figure at the gaps' 24 columns of a 120-column screen.
+func (l *streamLayout) layoutBottom(w, bottom, least int) {
 	l.left = ""
 	if w < 100 {
 		l.gaps.b, l.heat.b = box{w / 2, bottom}, box{w - w/2 - 1, bottom}
@@ -105,6 +111,7 @@ func (l *streamLayout) layoutBottom(w, bottom int) {
 	}
 	tw := 38                    // its title's figures whole: " ttft  p50 181.4 · p99 188.5 ms · n=4"
 	gw := (w - tw - 2) * 3 / 10 // the heatmap's columns are frames, and its legend says what they are: it keeps the most
+	gw = max(gw, min(least, w-tw-2-30))
 	l.gaps.b, l.ttft.b, l.heat.b = box{gw, bottom}, box{tw, bottom}, box{w - gw - tw - 2, bottom}
 }
 
