@@ -41,7 +41,11 @@ func newChain(t *testing.T) *chain {
 		c.recs = append(c.recs, r)
 		return nil
 	})
-	rs := httptest.NewServer(c.relay)
+	// As drip record serves it: the relay asks its kernel about each
+	// client's socket (exchange.downstream).
+	rs := httptest.NewUnstartedServer(c.relay)
+	rs.Config.ConnContext = relay.WithClientConn
+	rs.Start()
 	t.Cleanup(rs.Close)
 	c.addr = rs.Listener.Addr().String()
 	return c

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,5 +206,28 @@ func TestHopsTwoRelaysStarved(t *testing.T) {
 	}
 	if rep.Pooled.Stalls[hops.OwnerUpstream] != 2*n || rep.Verdict.Rule != hops.RuleUpstreamStall {
 		t.Errorf("stalls %v, verdict %+v: want all %d the upstream's, %s", rep.Pooled.Stalls, rep.Verdict, 2*n, hops.RuleUpstreamStall)
+	}
+}
+
+// Client ← drip record ← server, with 10% of the relay's data segments to
+// the client dropped by the kernel (nftables): the freezes that loss
+// makes are the path's, and the relay's kernel, which resent the
+// segments, names loss as what held it, never a proxy's hold or a client
+// that stopped reading.
+func TestHopsNameLossOnThePath(t *testing.T) {
+	c := newChain(t)
+	_, port, _ := strings.Cut(c.addr, ":")
+	p, _ := strconv.Atoi(port)
+	testenv.DropDataSegments(t, p, 10)
+	held := map[string]int{}
+	// A lost segment costs a freeze only when no later one brings the
+	// loss to light at once: up to 12 streams, until one had it.
+	for i := 0; i < 12 && (i < 4 || held[hops.HeldLoss] == 0); i++ {
+		s, rep, _ := c.hopsOf(t, "http://"+c.addr, fmt.Sprintf("steady#loss-%d", i))
+		t.Logf("stream %d: %s; path held by %q; verdict %s", i, describe(s), s.PathHeld, rep.Verdict.Text)
+		held[s.PathHeld]++
+	}
+	if held[hops.HeldLoss] == 0 || held[hops.HeldProxy] != 0 || held[hops.HeldReader] != 0 || held[hops.HeldUnknown] != 0 {
+		t.Errorf("what held the path, by stream: %v; want loss in some, never a hold, a reader or no figures", held)
 	}
 }

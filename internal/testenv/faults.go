@@ -28,6 +28,21 @@ func faultName(kind string) string {
 // nft and root, and ends the test through Missing without them.
 func DropSegments(t testing.TB, port, pct int) {
 	t.Helper()
+	dropSegments(t, port, pct, nil)
+}
+
+// DropDataSegments is DropSegments sparing the handshake (segments with
+// SYN set): a test of what loss does to a stream, not to its connection's
+// setup, whose lost answer costs a one-second retry before any data.
+func DropDataSegments(t testing.TB, port, pct int) {
+	t.Helper()
+	dropSegments(t, port, pct, []string{"tcp", "flags", "&", "syn", "==", "0"})
+}
+
+// dropSegments adds the table that drops pct percent of port's segments
+// that also match match.
+func dropSegments(t testing.TB, port, pct int, match []string) {
+	t.Helper()
 	nft := LookPath(t, "nft", "apt-get install -y nftables")
 	if os.Geteuid() != 0 {
 		Missing(t, "root, to add an nftables table", "run the test as root")
@@ -49,7 +64,7 @@ func DropSegments(t testing.TB, port, pct int) {
 	})
 	err := run("add", "chain", "inet", table, "c", "{ type filter hook input priority 0; }")
 	if err == nil {
-		rule := []string{"add", "rule", "inet", table, "c", "tcp", "sport", strconv.Itoa(port)}
+		rule := append([]string{"add", "rule", "inet", table, "c", "tcp", "sport", strconv.Itoa(port)}, match...)
 		if pct < 100 { // nft takes no share of 100 out of 100
 			rule = append(rule, "numgen", "random", "mod", "100", "<", strconv.Itoa(pct))
 		}

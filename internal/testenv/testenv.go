@@ -1,8 +1,9 @@
 // Package testenv finds the real parts some tests drive (nginx, node and its
-// SDKs, a time-series database) and makes real faults for them: packet loss
-// from nftables, a reader starved by a CPU quota. A missing part is never a silent pass: under
-// CI (CI set) the test fails, elsewhere it is skipped with a loud message,
-// and the test command (.ci/test) ends with a line naming every such test.
+// SDKs, a time-series database) and makes real faults for them: packet
+// loss from nftables, a reader starved by a CPU quota. A missing part is
+// never a silent pass: under CI (CI set) the test fails, elsewhere it is
+// skipped with a loud message, and the test command (.ci/test) ends with a
+// line naming every such test.
 package testenv
 
 import (
