@@ -94,6 +94,9 @@ type Streams struct {
 	Buffered   int            `json:"buffered"`
 	Warmup     int            `json:"warmup"`
 	FailedBy   map[string]int `json:"failed_by_class"`
+	// FailedMessages are the failed streams' own messages (the server's
+	// words for an HTTP error), the most frequent of each class, counted.
+	FailedMessages []FailureMessage `json:"failed_messages,omitempty"`
 	// WithTokenCount is the measured streams that have a token count: the
 	// denominator of tokens_approx_pct (TokensApproxDefinition).
 	WithTokenCount int `json:"with_token_count"`
@@ -331,6 +334,7 @@ type Aggregate struct {
 	runIDs           map[string]bool
 	os               clientOS
 	witness          witnessAgg
+	failures         FailureCounts
 }
 
 // NewAggregate returns an empty aggregate with the stall threshold (ms).
@@ -396,6 +400,7 @@ func (a *Aggregate) count(r *record.Record) {
 		s.Failed++
 		if r.Error != nil {
 			s.FailedBy[r.Error.Class]++
+			a.failures.Add(r.Error.Class, r.Error.Message, 1)
 		}
 	case record.StatusIncomplete:
 		s.Incomplete++
@@ -473,6 +478,13 @@ func (a *Aggregate) goodput(s *Summary) *Goodput {
 	return g
 }
 
+// streamsSummary is the accounting with the failures' messages.
+func (a *Aggregate) streamsSummary() Streams {
+	s := a.streams
+	s.FailedMessages = a.failures.Top()
+	return s
+}
+
 // summaryConventions says how a summary's figures are counted; a merged
 // summary (fleet) restates its percentiles.
 var summaryConventions = Conventions{
@@ -490,7 +502,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 		V:           record.RecordVersion,
 		Conventions: summaryConventions,
 		Workload:    w,
-		Streams:     a.streams,
+		Streams:     a.streamsSummary(),
 		Metrics:     Metrics{},
 		Stalls:      a.stalls,
 		Freezes:     a.freezes,

@@ -152,6 +152,7 @@ func addStreams(dst, s *stats.Streams) {
 	for k, v := range s.FailedBy {
 		dst.FailedBy[k] += v
 	}
+	dst.FailedMessages = stats.MergeFailureMessages(dst.FailedMessages, s.FailedMessages)
 }
 
 func addStalls(dst, s *stats.Stalls) {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/driplab/drip/internal/report"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
 )
@@ -78,12 +80,25 @@ func (p *Pipeline) Outcome(s *stats.Summary, r Run, tripped bool) error {
 	case !p.Reached() && s.Streams.Admitted > 0:
 		return Cannot(fmt.Errorf("no response from %s: every stream failed before headers", r.Target))
 	case s.Streams.Completed == 0:
-		return Cannot(fmt.Errorf("no measured stream completed (%d attempted%s)", s.Streams.Attempted, p.failureClasses()))
+		return Cannot(fmt.Errorf("no measured stream completed (%d attempted%s)%s", s.Streams.Attempted, p.failureClasses(), mostFrequent(s.Streams.FailedMessages)))
 	}
 	if tripped {
 		return ErrGateTripped
 	}
 	return nil
+}
+
+// mostFrequent quotes the failed streams' most frequent message, so the
+// one line a script's log keeps says why as well as how many.
+func mostFrequent(msgs []stats.FailureMessage) string {
+	if len(msgs) == 0 {
+		return ""
+	}
+	top := slices.MaxFunc(msgs, func(a, b stats.FailureMessage) int { return a.Count - b.Count })
+	if top.Message == "" {
+		return ""
+	}
+	return fmt.Sprintf(", most often %s: %s", sanitize.Line(top.Class), sanitize.Line(top.Message))
 }
 
 // Judge evaluates the gates over a summary, adding each verdict to it,

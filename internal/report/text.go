@@ -127,6 +127,19 @@ func streamsText(w io.Writer, s *stats.Summary) {
 	Para(w, "streams   ", "          ", fmt.Sprintf("%d attempted · %d admitted · %d completed · %d failed%s",
 		st.Attempted, st.Admitted, st.Completed, st.Failed, ByClass(st.FailedBy)))
 	fmt.Fprintf(w, "          %d incomplete · %d canceled · %d buffered\n", st.Incomplete, st.Canceled, st.Buffered)
+	failuresText(w, st.FailedMessages)
+}
+
+// failuresText is the failed streams' own words, each class's most
+// frequent messages counted, so a run under load says why as a single
+// stream does.
+func failuresText(w io.Writer, msgs []stats.FailureMessage) {
+	head := "failures  "
+	for _, m := range msgs {
+		text := cmp.Or(sanitize.Line(m.Message), "(no message)")
+		Para(w, head, "            ", fmt.Sprintf("%s ×%d: %s", sanitize.Line(m.Class), m.Count, text))
+		head = "          "
+	}
 }
 
 // warmupLine is the report's warmup line: the streams left out and the
