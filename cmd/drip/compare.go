@@ -27,6 +27,7 @@ func newCompareCmd() *cobra.Command {
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown, to paste into a pull request")
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds for a run, e.g. 'ttft.p95 > +10%', 'gap.p99 > +20ms', 'failed > 0' (repeatable)")
 	registerHTML(fs, &f.html)
+	registerForce(fs, &f.force)
 	return cmd
 }
 
@@ -38,12 +39,13 @@ type compareFlags struct {
 	noTUI          bool
 	by             string
 	html           string
+	force          bool
 }
 
 // runCompare is drip compare: the files read, grouped, compared and
 // reported, on the compare screen or printed.
 func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
-	if err := pipeline.CheckCompare(args, f.labels, f.by, f.asJSON, f.markdown); err != nil {
+	if err := pipeline.FirstErr(pipeline.CheckCompare(args, f.labels, f.by, f.asJSON, f.markdown), pipeline.CheckOutPath("--html", f.html, f.force)); err != nil {
 		return err
 	}
 	gates, err := pipeline.ParseBaselineGates(f.failIf)

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/aiperf"
+	"github.com/driplab/drip/internal/pipeline"
 )
 
 // exportAIPerfLong is drip export aiperf's --help.
@@ -20,9 +21,10 @@ when asked, stream_options.include_usage) or when it failed before any
 content (its output length is unknown).
 
 Exit codes: 0 the trace was written, 2 a usage error (a flag, a missing
-file, a file with no stream 'drip record' made), 3 the file does not
-parse or holds no records, no stream is left for the trace, or --out
-cannot be created or written.`
+file, a file with no stream 'drip record' made, an --out that holds data
+without --force or whose directory is missing), 3 the file does not parse
+or holds no records, no stream is left for the trace, or --out cannot be
+written.`
 
 // exportExample is drip export's --help examples.
 var exportExample = `  drip export aiperf rec.jsonl --out trace.jsonl
@@ -34,7 +36,10 @@ var exportAIPerfExample = `  drip export aiperf rec.jsonl --out trace.jsonl
 
 func newExportCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "export", Short: "Write a recording in another tool's format", Example: exportExample}
-	var out string
+	var (
+		out   string
+		force bool
+	)
 	trace := &cobra.Command{
 		Use:     "aiperf REC.jsonl [--out trace.jsonl]",
 		Short:   "A mooncake-style trace of a recording, for NVIDIA AIPerf",
@@ -42,10 +47,14 @@ func newExportCmd() *cobra.Command {
 		Example: exportAIPerfExample,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := pipeline.CheckOutPath("--out", out, force); err != nil {
+				return err
+			}
 			return aiperf.ExportFile(args[0], out, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	trace.Flags().StringVar(&out, "out", "", "write the trace to this file (default: stdout)")
+	registerForce(trace.Flags(), &force)
 	cmd.AddCommand(trace)
 	return cmd
 }

@@ -332,7 +332,7 @@ func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "no recorded streams") {
 		t.Errorf("export aiperf of a run file: exit %d, want %d\n%s", code, exitUsage, stderr)
 	}
-	if !strings.Contains(help, "2 a usage error (a flag, a missing\nfile, a file with no stream 'drip record' made)") {
+	if !strings.Contains(help, "2 a usage error (a flag, a missing\nfile, a file with no stream 'drip record' made, an --out that holds data\nwithout --force or whose directory is missing)") {
 		t.Errorf("export aiperf --help does not state exit 2:\n%s", help)
 	}
 	sized := sizedRecording(t)
@@ -341,11 +341,11 @@ func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 	}
 	noDir := filepath.Join(t.TempDir(), "missing", "trace.jsonl")
 	code, _, stderr = drip(t, "export", "aiperf", sized, "--out", noDir)
-	if code != exitCannotGo || !strings.Contains(stderr, "--out: ") {
-		t.Errorf("export aiperf --out %s: exit %d, want %d\n%s", noDir, code, exitCannotGo, stderr)
+	if code != exitUsage || !strings.Contains(stderr, "--out "+noDir+": the directory") {
+		t.Errorf("export aiperf --out %s: exit %d, want %d\n%s", noDir, code, exitUsage, stderr)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(help), " "), "3 the file does not parse or holds no records, no stream is left for the trace, or --out cannot be created or written.") {
-		t.Errorf("export aiperf --help does not state the exit 3 of an --out it cannot create:\n%s", help)
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), "3 the file does not parse or holds no records, no stream is left for the trace, or --out cannot be written.") {
+		t.Errorf("export aiperf --help does not state the exit 3 of an --out it cannot write:\n%s", help)
 	}
 }
 

@@ -26,7 +26,7 @@ import (
 
 // A key in the query string is redacted everywhere drip prints or writes it,
 // even when the query does not parse (%zz, ;), and files drip writes are
-// 0600 even when they existed with another mode.
+// 0600 even when they existed with another mode (replaced with --force).
 func TestRedactionAndFileModes(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
@@ -38,7 +38,7 @@ func TestRedactionAndFileModes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		code, stdout, stderr := drip(t, "run", srv.URL+"/v1/chat/completions"+q, "-m", "steady", "--runs", "1", "--out", out, "--csv", csv)
+		code, stdout, stderr := drip(t, "run", srv.URL+"/v1/chat/completions"+q, "-m", "steady", "--runs", "1", "--out", out, "--csv", csv, "--force")
 		if code != exitOK {
 			t.Fatalf("%d: exit %d\n%s", i, code, stderr)
 		}

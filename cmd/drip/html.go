@@ -11,6 +11,13 @@ import (
 // htmlUsage is --html's help line, the same on every command that has it.
 const htmlUsage = "also write the report as one self-contained HTML file (inline SVG, no network load; mode 0600: it holds the streams' text); see docs/html-report.md"
 
+// forceUsage is --force's help line, the same on every command that
+// writes a file.
+const forceUsage = "replace an output file (--out, --csv, --html) that holds data; without it drip refuses one (exit 2) before anything is sent"
+
+// registerForce adds --force, which lets a command replace its outputs.
+func registerForce(fs *pflag.FlagSet, force *bool) { fs.BoolVar(force, "force", false, forceUsage) }
+
 // registerHTML adds --html FILE.
 func registerHTML(fs *pflag.FlagSet, path *string) { fs.StringVar(path, "html", "", htmlUsage) }
 

@@ -67,13 +67,14 @@ func TestHTMLOnReplay(t *testing.T) {
 	}
 }
 
-// A path --html cannot write fails before anything is measured (exit 3,
-// naming the flag), and several targets take no --html (exit 2).
+// A path --html cannot write fails before anything is measured (exit 2,
+// naming the flag, as --out does), and several targets take no --html
+// (exit 2).
 func TestHTMLRefusals(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "r.html")
 	code, _, stderr := drip(t, "run", "http://127.0.0.1:1", "--runs", "1", "--html", missing)
-	if code != exitCannotGo || !strings.Contains(stderr, "--html") || strings.Contains(stderr, "refused") {
-		t.Errorf("unwritable --html: exit %d, stderr %q: want 3 naming --html, before any stream", code, stderr)
+	if code != exitUsage || !strings.Contains(stderr, "--html "+missing+": the directory") || strings.Contains(stderr, "refused") {
+		t.Errorf("unwritable --html: exit %d, stderr %q: want 2 naming --html, before any stream", code, stderr)
 	}
 	code, _, stderr = drip(t, "run", "http://127.0.0.1:1", "http://127.0.0.1:2", "--html", filepath.Join(t.TempDir(), "r.html"))
 	if code != exitUsage || !strings.Contains(stderr, "--html takes one target") {

@@ -57,7 +57,7 @@ func TestRecordReplayGateEveryFormatRealBinary(t *testing.T) {
 		{"the fixture server", fx, exitOK, []bool{false, false, false}},
 		{"the recording at --speed 0.5", slow, exitGate, []bool{true, true, false}},
 	} {
-		out := filepath.Join(dir, "replayed.jsonl")
+		out := filepath.Join(t.TempDir(), "replayed.jsonl")
 		args := append([]string{"replay", rec, "--against", c.against, "--json", "--out", out}, gates...)
 		stdout, stderr, code := runBinary(t, bin, args...)
 		noSecret(t, "drip replay against "+c.name, stdout+stderr)

@@ -4,12 +4,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/fleet"
+	"github.com/driplab/drip/internal/pipeline"
 )
 
 func newMergeCmd() *cobra.Command {
 	var (
 		out       string
 		summaries bool
+		force     bool
 	)
 	cmd := &cobra.Command{
 		Use:     "merge A.jsonl B.jsonl [C.jsonl …] --out ALL.jsonl | merge --summaries A.json B.json …",
@@ -18,6 +20,9 @@ func newMergeCmd() *cobra.Command {
 		Example: mergeExample,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := pipeline.CheckOutPath("--out", out, force); err != nil {
+				return err
+			}
 			switch {
 			case summaries:
 				return fleet.MergeSummaryFiles(cmd.Context(), args, out, cmd.OutOrStdout())
@@ -29,6 +34,7 @@ func newMergeCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the merged record file (JSON Lines, mode 0600), required when merging records; with --summaries the merged summary, stdout when --out is not given")
 	cmd.Flags().BoolVar(&summaries, "summaries", false, "merge --json summaries (their histograms) instead of record files")
+	registerForce(cmd.Flags(), &force)
 	return cmd
 }
 

@@ -76,7 +76,7 @@ func TestFormatMismatchNamesWhatTheBytesLookLike(t *testing.T) {
 		if code != exitCannotGo || len(recs) != 1 || recs[0].Error == nil || !strings.Contains(recs[0].Error.Message, want) || !strings.Contains(stderr, want) {
 			t.Fatalf("--format anthropic against an OpenAI stream: exit %d, records %+v, stderr %s; want class decode saying %q", code, recs, stderr, want)
 		}
-		code, _, _ = drip(t, "run", srv.URL+"/v1/chat/completions", "--format", "openai-chat", "-m", "steady", "--runs", "1", "--out", out)
+		code, _, _ = drip(t, "run", srv.URL+"/v1/chat/completions", "--format", "openai-chat", "-m", "steady", "--runs", "1", "--out", out, "--force")
 		if recs = readRecords(t, out); code != exitOK || recs[0].Error != nil {
 			t.Errorf("the right format: exit %d, error %+v", code, recs[0].Error)
 		}

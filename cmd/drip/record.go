@@ -13,7 +13,6 @@ import (
 	"github.com/driplab/drip/internal/gctune"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/relay"
-	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
 )
@@ -22,6 +21,7 @@ func newRecordCmd() *cobra.Command {
 	var (
 		listen, upstream, out string
 		hopsAddr              string
+		force                 bool
 		stall, timeout, idle  time.Duration
 		bounds                boundFlags
 	)
@@ -48,13 +48,9 @@ func newRecordCmd() *cobra.Command {
 				}
 			}
 			maxFrames, mb, err := bounds.check()
-			if err := pipeline.FirstErr(err, pipeline.CheckOutPath("--out", out)); err != nil {
+			// A recording replaced would be traffic that may not come again.
+			if err := pipeline.FirstErr(err, pipeline.CheckOutPath("--out", out, force)); err != nil {
 				return err
-			}
-			if fi, err := os.Stat(out); err == nil && fi.Size() > 0 && !cmd.Flags().Changed("out") {
-				// The default name, twice in one directory: the second
-				// would truncate the first's traffic, which may not come again.
-				return usageErr("%s holds an earlier recording (%d bytes): name another --out, or --out %s to overwrite it", sanitize.Line(out), fi.Size(), sanitize.Line(out))
 			}
 			o := relay.Options{
 				Upstream: u, StallMS: float64(stall) / float64(time.Millisecond),
@@ -66,12 +62,13 @@ func newRecordCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "127.0.0.1:4143", "address to listen on for the clients (port 0: any free port, printed)")
 	f.StringVar(&upstream, "upstream", "", "the server to forward to, e.g. https://api.openai.com (required)")
-	f.StringVar(&out, "out", "rec.jsonl", "write one record per exchange to this file (JSON Lines, mode 0600), each as it ends; the default is never overwritten")
+	f.StringVar(&out, "out", "rec.jsonl", "write one record per exchange to this file (JSON Lines, mode 0600), each as it ends")
 	f.DurationVar(&stall, "stall", time.Duration(stats.DefaultStall)*time.Millisecond, "a gap between content frames this long or longer is a stall")
 	f.DurationVar(&timeout, "timeout", probe.DefaultTimeout, "total time one exchange may take")
 	f.DurationVar(&idle, "idle-timeout", probe.DefaultIdleTimeout, "longest silence from the upstream before headers or between reads")
 	f.StringVar(&hopsAddr, "hops-addr", "", "serve each stream's read times by its X-Drip-Stream id on this address (GET /hops/ID: times and byte counts, no body, no header value), for drip watch --relay; a port alone binds 127.0.0.1")
 	bounds.register(f, boundPassing)
+	registerForce(f, &force)
 	return cmd
 }
 
@@ -124,8 +121,8 @@ connection still open 5 s later is closed. A record that cannot be written
 (a full disk) stops drip record at once the same way: it says so, and its
 last line counts the exchanges not written.
 
-Exit codes: 2 a usage error (a flag; without --out, a rec.jsonl that holds
-an earlier recording), 3 --listen cannot be had or a record could not be
+Exit codes: 2 a usage error (a flag; an --out file that holds data,
+without --force), 3 --listen cannot be had or a record could not be
 written (after a signal too), 130 after Ctrl-C and 143 after SIGTERM, every
 exchange that ended written.`
 

@@ -27,6 +27,7 @@ type replayFlags struct {
 	headers          []string
 	allowMethods     []string
 	out, html        string
+	force            bool
 	failIf           []string
 	asJSON, markdown bool
 	noTUI            bool
@@ -105,6 +106,7 @@ func newReplayCmd() *cobra.Command {
 	fs.BoolVar(&f.markdown, "markdown", false, "print the comparison as Markdown")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "print the comparison even on a terminal")
 	registerHTML(fs, &f.html)
+	registerForce(fs, &f.force)
 	fs.IntVarP(&f.o.Concurrency, "concurrency", "c", 0, "closed loop: keep this many streams in flight (default: the recorded spacing)")
 	fs.Float64Var(&f.o.Rate, "rate", 0, "open loop: start this many streams per second (default: the recorded spacing)")
 	fs.DurationVar(&f.o.Duration, "duration", 0, "cycle through the recording until this long has passed (default: each stream once)")
@@ -124,7 +126,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	if f.asJSON && f.markdown {
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
-	if err := pipeline.CheckOutPath("--out", f.out); err != nil {
+	if err := pipeline.CheckOutputs(f.force, pipeline.Output{Flag: "--out", Path: f.out}, pipeline.Output{Flag: "--html", Path: f.html}); err != nil {
 		return err
 	}
 	gates, err := pipeline.ParseBaselineGates(f.failIf)

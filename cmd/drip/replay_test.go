@@ -129,7 +129,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 		{[]string{"record", "--upstream", "api.openai.com"}, exitUsage, `--upstream "api.openai.com": no scheme: want http(s)://host[:port][/path], e.g. https://api.openai.com`},
 		{[]string{"record", "--upstream", "http://u:sk-SECRET@/v1"}, exitUsage, `--upstream "http:///v1"`},
 		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:99999"}, exitUsage, `--listen "127.0.0.1:99999": want host:port`},
-		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", busy.Addr().String(), "--out", kept}, exitCannotGo, "--listen " + busy.Addr().String() + ": bind: address already in use"},
+		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--listen", busy.Addr().String(), "--out", kept, "--force"}, exitCannotGo, "--listen " + busy.Addr().String() + ": bind: address already in use"},
 		{[]string{"record", "--upstream", "http://127.0.0.1:1", "--stall", "0s"}, exitUsage, "--stall 0s: must be positive"},
 		{[]string{"export", "aiperf", filepath.Join(dir, "empty.jsonl")}, exitCannotGo, "empty.jsonl: no records"},
 		{[]string{"export", "aiperf", runs}, exitUsage, "no recorded streams"},
@@ -202,7 +202,7 @@ func TestReplayWarnsOfEveryWorkloadDifferenceButTheTarget(t *testing.T) {
 
 // drip record's default --out, rec.jsonl, is never overwritten: a second
 // drip record in the same directory would have truncated the first's
-// traffic. Naming it with --out overwrites, as drip run's --out does.
+// traffic. --force replaces it, as it does drip run's --out.
 func TestRecordKeepsAnEarlierRecordingUnderTheDefaultName(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -211,7 +211,7 @@ func TestRecordKeepsAnEarlierRecordingUnderTheDefaultName(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := drip(t, "record", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0")
-	if code != exitUsage || !strings.Contains(stderr, "rec.jsonl holds an earlier recording (8 bytes): name another --out, or --out rec.jsonl to overwrite it") {
+	if code != exitUsage || !strings.Contains(stderr, "--out rec.jsonl: the file exists (8 bytes) and drip replaces none unasked: name another file, or add --force to replace it") {
 		t.Errorf("exit %d, stderr:\n%s\nwant 2 saying rec.jsonl holds an earlier recording", code, stderr)
 	}
 	if b, _ := os.ReadFile("rec.jsonl"); string(b) != earlier {

@@ -39,6 +39,8 @@ type outputFlags struct {
 	export   exportFlags // drip run only
 	htmlPath string      // --html (drip run registers it)
 	html     *pipeline.HTML
+	force    bool // --force: outputs may replace files that hold data
+	several  bool // several targets: --out names a file per target (openTargets checks those)
 }
 
 func (f *outputFlags) register(fs *pflag.FlagSet) {
@@ -48,6 +50,7 @@ func (f *outputFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.csv, "csv", "", "write one CSV row per stream to this file")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "figures only: the report's table, figures and gates, without the head, hints and conventions, and no progress on stderr (warnings and errors still)")
 	fs.BoolVar(&f.noTUI, "no-tui", false, "plain output even on a terminal (automatic when stdout is not one)")
+	registerForce(fs, &f.force)
 	fs.StringArrayVar(&f.failIf, "fail-if", nil, "exit 1 when the condition holds, e.g. 'ttft.p95 > 800ms', 'gap.p99 >= 0.25s', 'failed > 0' (repeatable)")
 }
 
@@ -56,10 +59,15 @@ func (f *outputFlags) registerSLO(fs *pflag.FlagSet) {
 	fs.StringVar(&f.sloExpr, "slo", "", "goodput: the share of streams that complete and meet every per-stream term, e.g. 'ttft<500ms,gap.p99<250ms' (gate it with --fail-if 'goodput < 90')")
 }
 
-// parseGates checks --names, that --out and --csv can be created, and
-// every --fail-if and --slo (pipeline.ParseGates) before anything is sent.
+// parseGates checks --names, that --out, --csv and --html can be created
+// and replace nothing unasked, and every --fail-if and --slo
+// (pipeline.ParseGates) before anything is sent.
 func (f *outputFlags) parseGates() error {
-	if err := pipeline.FirstErr(pipeline.CheckOutPath("--out", f.out), pipeline.CheckOutPath("--csv", f.csv)); err != nil {
+	out := f.out
+	if f.several {
+		out = "" // a file per target, checked when the targets are known
+	}
+	if err := pipeline.CheckOutputs(f.force, pipeline.Output{Flag: "--out", Path: out}, pipeline.Output{Flag: "--csv", Path: f.csv}, pipeline.Output{Flag: "--html", Path: f.htmlPath}); err != nil {
 		return err
 	}
 	switch {
@@ -197,6 +205,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			return usageErr("%v", err)
 		}
 	}
+	f.out.several = len(args) > 1 || len(f.req.models) > 1
 	if err := pipeline.FirstErr(f.out.parseGates(), f.out.export.check()); err != nil {
 		return err
 	}

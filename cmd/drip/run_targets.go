@@ -142,6 +142,12 @@ func openTargets(ts []target, out *outputFlags) (*pipeline.Targets, error) {
 	names := make([]string, len(ts))
 	for i, t := range ts {
 		names[i] = t.name
+		if out.out == "" {
+			continue
+		}
+		if err := pipeline.CheckOutPath("--out", pipeline.TargetPath(out.out, i), out.force); err != nil {
+			return nil, err
+		}
 	}
 	return pipeline.NewTargets(names, ts[0].o.StallMS, out.out, out.csv)
 }

@@ -50,12 +50,16 @@ func newViewCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&out.noTUI, "no-tui", false, "print the summary even on a terminal")
 	cmd.Flags().BoolVar(&out.json, "json", false, "print the summary as one JSON object on stdout")
 	registerHTML(cmd.Flags(), &html)
+	registerForce(cmd.Flags(), &out.force)
 	return cmd
 }
 
 // runView is drip view: the records on the screen, then their summary
 // printed, and --html's page.
 func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string, relays []string) error {
+	if err := pipeline.CheckOutPath("--html", htmlPath, out.force); err != nil {
+		return err
+	}
 	// The one reader of every command: the same mistake, the same exit.
 	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
 	if err != nil {

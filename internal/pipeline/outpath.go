@@ -10,10 +10,14 @@ import (
 )
 
 // CheckOutPath refuses, before anything is sent, an output file (flag's
-// path) whose directory is missing or is no directory, saying what to
-// create: a run would otherwise fail at its first record, or lose its
-// traffic. Its error is a usage error; no path is none to check.
-func CheckOutPath(flag, path string) error {
+// path) that cannot be created or that holds data: a directory that is
+// missing or is no directory, a path that is a directory, or a regular
+// file that is not empty unless force. A run would otherwise fail at its
+// first record, or replace a baseline without a word. Every command
+// checks every output it writes here, so one mistake reads alike on all
+// of them; the errors are usage errors. No path is none to check, and a
+// device (/dev/stdout) or an empty file (mktemp's) loses nothing.
+func CheckOutPath(flag, path string, force bool) error {
 	if path == "" {
 		return nil
 	}
@@ -26,6 +30,31 @@ func CheckOutPath(flag, path string) error {
 		return Usage("%s %s: %v", flag, sanitize.Line(path), err)
 	case !fi.IsDir():
 		return Usage("%s %s: %s is a file, not a directory", flag, sanitize.Line(path), sanitize.Line(dir))
+	}
+	fi, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return Usage("%s %s: %v", flag, sanitize.Line(path), err)
+	case fi.IsDir():
+		return Usage("%s %s: a directory: name a file in it", flag, sanitize.Line(path))
+	case fi.Mode().IsRegular() && fi.Size() > 0 && !force:
+		return Usage("%s %s: the file exists (%d bytes) and drip replaces none unasked: name another file, or add --force to replace it", flag, sanitize.Line(path), fi.Size())
+	}
+	return nil
+}
+
+// Output is one file a command writes, by the flag that names it.
+type Output struct{ Flag, Path string }
+
+// CheckOutputs checks every output a command writes (CheckOutPath), all
+// of them before anything is sent, and returns the first refusal.
+func CheckOutputs(force bool, outs ...Output) error {
+	for _, o := range outs {
+		if err := CheckOutPath(o.Flag, o.Path, force); err != nil {
+			return err
+		}
 	}
 	return nil
 }
