@@ -243,7 +243,11 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-		return end(start, HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body))
+		e := HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		if h := EndpointHint(t.URL, t.Format); resp.StatusCode == http.StatusNotFound && h != "" {
+			e.Message += " (" + h + ")"
+		}
+		return end(start, e)
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
 	fr.text = NewFrameText(mask)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/sanitize"
 )
 
 // DefaultFormat is what a bare base URL is taken to speak.
@@ -52,6 +53,64 @@ func ModelInEndpoint(u *url.URL, f *adapters.Format) bool {
 	return strings.Trim(u.Path, "/") == "" && strings.Contains(path, "{model}")
 }
 
+// IsBaseURL is whether u is an OpenAI-compatible base URL as SDKs take it
+// (OPENAI_BASE_URL): its path ends in /v1 (vLLM, Ollama, Groq's
+// /openai/v1) or is Gemini's OpenAI root, /v1beta/openai. ResolveEndpoint
+// puts the endpoint of a format whose path starts /v1/ under it.
+func IsBaseURL(u *url.URL) bool {
+	p := strings.TrimRight(u.Path, "/")
+	return strings.HasSuffix(p, "/v1") || strings.HasSuffix(p, "/v1beta/openai")
+}
+
+// ModelFromURL is the model an endpoint's path names (Gemini's
+// /models/M:streamGenerateContent, Bedrock's /model/M/converse-stream),
+// by the format's endpoint pattern; "" when the format's endpoint names
+// none or the path does not follow it.
+func ModelFromURL(endpoint string, f *adapters.Format) string {
+	u, err := url.Parse(endpoint)
+	pattern, _, _ := strings.Cut(f.Path, "?")
+	before, after, ok := strings.Cut(pattern, "{model}")
+	if err != nil || !ok || after == "" {
+		return ""
+	}
+	segment := before[strings.LastIndexByte(strings.TrimSuffix(before, "/"), '/'):] // "/models/"
+	_, rest, ok := strings.Cut(u.Path, segment)
+	if !ok {
+		return ""
+	}
+	model, _, ok := strings.Cut(rest, after[:1]) // up to ':' or '/'
+	if !ok {
+		return ""
+	}
+	return model
+}
+
+// EndpointHint says, for a 404, which path to try when the endpoint's
+// path is not the format's own: a base URL typed in another form, or a
+// server mounted elsewhere. It is "" when the path is the format's.
+func EndpointHint(endpoint string, f *adapters.Format) string {
+	u, err := url.Parse(endpoint)
+	want := f.Path
+	if want == "" {
+		want = adapters.Lookup(DefaultFormat).Path
+	}
+	want, _, _ = strings.Cut(want, "?")
+	if err != nil || strings.Contains(want, "{model}") || strings.HasSuffix(u.Path, want) {
+		return ""
+	}
+	try := *u
+	try.Path, try.RawPath, try.RawQuery = want, "", ""
+	return fmt.Sprintf("no endpoint at %s? %s streams from %s: try %s, or the base URL ending in /v1", sanitize.Line(u.Path), hintFormat(f), want, RedactURL(try.String()))
+}
+
+// hintFormat is the format a hint names: the one drip would send.
+func hintFormat(f *adapters.Format) string {
+	if f.Path == "" {
+		return DefaultFormat
+	}
+	return f.Name
+}
+
 // ResolveEndpoint picks the format and the full endpoint URL for a user's
 // URL, --format ("auto" or a name) and model. A base URL without a path
 // gets the format's endpoint path (with {model} filled in and its query,
@@ -70,16 +129,22 @@ func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error
 		if f, err = adapters.Resolve(format); err != nil {
 			return "", nil, err
 		}
-	case !bare:
+	case !bare && !IsBaseURL(u):
 		if f = adapters.ForPath(u.Path); f == nil {
 			f = adapters.Auto
 		}
 	default:
-		if f = adapters.ForHost(u.Host); f == nil {
+		// A base URL under a host's own API (Gemini's OpenAI root) speaks
+		// OpenAI unless the host's format lives under /v1 too.
+		if f = adapters.ForHost(u.Host); f == nil || !bare && !strings.HasPrefix(f.Path, "/v1/") {
 			f = adapters.Lookup(DefaultFormat)
 		}
 	}
 	path, query, _ := strings.Cut(f.Path, "?")
+	if IsBaseURL(u) && strings.HasPrefix(path, "/v1/") {
+		// OPENAI_BASE_URL's form: the endpoint goes under it.
+		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+strings.TrimPrefix(path, "/v1"), ""
+	}
 	if bare {
 		if path == "" {
 			return "", nil, fmt.Errorf("format %s has no default endpoint: give the full URL", f.Name)

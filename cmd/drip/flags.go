@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -43,6 +44,7 @@ type requestFlags struct {
 	aws         awsauth.Options
 	shape       shapeFlags
 	tls         probe.TLSFiles
+	stderr      io.Writer // where a completed base URL and a model the URL overrides are said; nil: nowhere
 }
 
 func (f *requestFlags) register(fs *pflag.FlagSet) {
@@ -221,6 +223,10 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 	if err != nil {
 		return probe.Target{}, usageErr("%v", err)
 	}
+	f.sayBaseURL(rawURL, u, format)
+	if f.bodyFile == "" && f.shape.data == "" { // a fixed body's model is TakeBodyModel's to settle
+		model = f.endpointModel(u, format, model)
+	}
 	set, err := f.promptSet(ctx)
 	if err != nil {
 		return probe.Target{}, err
@@ -241,7 +247,43 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 	if err := f.fixedBody(&t, rawURL); err != nil {
 		return probe.Target{}, err
 	}
+	if t.Request.Model == "" {
+		t.Request.Model = probe.ModelFromURL(u, format)
+	}
 	return t, nil
+}
+
+// notes is where a completed base URL and a model the URL overrides are
+// said: stderr, or nowhere when the command set none.
+func (f *requestFlags) notes() io.Writer {
+	if f.stderr == nil {
+		return io.Discard
+	}
+	return f.stderr
+}
+
+// sayBaseURL says that a base URL was completed to the format's
+// endpoint, so a 404 there is not a mystery.
+func (f *requestFlags) sayBaseURL(rawURL, endpoint string, format *adapters.Format) {
+	raw, err1 := url.Parse(rawURL)
+	full, err2 := url.Parse(endpoint)
+	if err1 == nil && err2 == nil && probe.IsBaseURL(raw) && raw.Path != full.Path {
+		fmt.Fprintf(f.notes(), "drip: %s is a base URL: sending to %s, %s's endpoint\n", probe.RedactURL(rawURL), probe.RedactURL(endpoint), format.Name)
+	}
+}
+
+// endpointModel is the model a request asks for: the one its endpoint's
+// path names (Gemini, Bedrock) wins over -m, as it is what the server is
+// asked for, with a warning when -m names another.
+func (f *requestFlags) endpointModel(endpoint string, format *adapters.Format, model string) string {
+	named := probe.ModelFromURL(endpoint, format)
+	if named == "" {
+		return model
+	}
+	if model != "" && model != named {
+		fmt.Fprintf(f.notes(), "drip: warning: -m %s ignored: the URL asks for model %s, and the records name it\n", sanitize.Line(model), sanitize.Line(named))
+	}
+	return named
 }
 
 // options are the probe's timeouts and bounds the flags set.

@@ -205,6 +205,7 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 			return usageErr("%v", err)
 		}
 	}
+	f.req.stderr = cmd.ErrOrStderr()
 	f.out.several = len(args) > 1 || len(f.req.models) > 1
 	if err := pipeline.FirstErr(f.out.parseGates(), f.out.export.check()); err != nil {
 		return err
@@ -310,8 +311,10 @@ sent), 3 no measured stream completed or the run could not be carried out
 (the report is still printed), 130/143 after SIGINT/SIGTERM. See
 docs/security.md.
 
-A base URL with no path gets the format's endpoint (/v1/chat/completions for
-the default openai-chat).
+A base URL with no path, or ending in /v1 as OPENAI_BASE_URL does, gets the
+format's endpoint (/v1/chat/completions for the default openai-chat), said
+on stderr; a 404 elsewhere names the URL to try. A model the URL names
+(Gemini, Bedrock) wins over -m, with a warning when they differ.
 
 ` + gateAliasHelp
 

@@ -35,6 +35,7 @@ func newWatchCmd() *cobra.Command {
 		Example: watchExample,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			req.stderr = cmd.ErrOrStderr()
 			out.several = len(args) > 1 || len(req.models) > 1
 			if err := out.parseGates(); err != nil {
 				return err
