@@ -127,17 +127,11 @@ func printRun(w io.Writer, s *stats.Summary, r *Run) error {
 				Sweep *sweep.Result `json:"sweep"`
 			}{*s, r.Sweep}
 		case r.Names != "":
-			named := struct {
-				stats.Summary
-				VLLM   map[string]any `json:"vllm,omitempty"`
-				AIPerf map[string]any `json:"aiperf,omitempty"`
-			}{Summary: *s}
-			if r.Names == report.NamesVLLM {
-				named.VLLM = report.ToolNames(r.Names, s)
-			} else {
-				named.AIPerf = report.ToolNames(r.Names, s)
+			b, err := report.NamedJSON(s, r.Names)
+			if err != nil {
+				return err
 			}
-			v = named
+			v = json.RawMessage(b)
 		}
 		return WriteJSON(w, v)
 	case r.Quiet:

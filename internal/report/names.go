@@ -1,6 +1,11 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+
 	"github.com/driplab/drip/stats"
 )
 
@@ -68,6 +73,7 @@ var aiperfMetrics = []struct {
 	{"request_latency", "ms", stats.E2E},
 	{"output_token_throughput_per_user", "tokens/sec/user", stats.TPSUser},
 	{"output_sequence_length", "tokens", stats.OutputTokens},
+	{"input_sequence_length", "tokens", stats.InputTokens},
 }
 
 // aiperfStat is one metric block of AIPerf's JSON export.
@@ -97,4 +103,90 @@ func aiperfNames(s *stats.Summary) map[string]any {
 		out[m.aiperf] = aiperfStat{Unit: m.unit, Avg: d.Mean, Min: d.Min, Max: d.Max, P50: d.P50, P90: d.P90, P95: d.P95, P99: d.P99, Count: &n}
 	}
 	return out
+}
+
+// NamedJSON is the summary as one JSON object with another tool's keys
+// (ToolNames) at its top level, as that tool writes them, so a script
+// written for it (jq .median_ttft_ms) reads drip's figures unchanged.
+// drip's own keys keep their order and come first. A key both have
+// (AIPerf's goodput) is one object holding both's fields, drip's winning
+// a field both name.
+func NamedJSON(s *stats.Summary, tool string) ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	keys, vals, err := topLevel(b)
+	if err != nil {
+		return nil, err
+	}
+	named := ToolNames(tool, s)
+	for _, k := range slices.Sorted(maps.Keys(named)) {
+		v, err := json.Marshal(named[k])
+		if err != nil {
+			return nil, err
+		}
+		i := slices.Index(keys, k)
+		if i < 0 {
+			keys, vals = append(keys, k), append(vals, v)
+			continue
+		}
+		vals[i] = joinObjects(vals[i], v)
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		out.Write(kb)
+		out.WriteByte(':')
+		out.Write(vals[i])
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+// topLevel splits a JSON object into its keys and raw values, in order.
+func topLevel(b []byte) (keys []string, vals []json.RawMessage, err error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // the object's {
+		return nil, nil, err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, err
+		}
+		keys, vals = append(keys, t.(string)), append(vals, v)
+	}
+	return keys, vals, nil
+}
+
+// joinObjects adds to the JSON object a the fields of b it lacks; when
+// either is no object, a stays as it is.
+func joinObjects(a, b json.RawMessage) json.RawMessage {
+	akeys, _, err1 := topLevel(a)
+	bkeys, bvals, err2 := topLevel(b)
+	a = bytes.TrimSpace(a)
+	if err1 != nil || err2 != nil || len(a) < 2 || a[0] != '{' {
+		return a
+	}
+	out := append([]byte(nil), a[:len(a)-1]...)
+	for i, k := range bkeys {
+		if slices.Contains(akeys, k) {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		kb, _ := json.Marshal(k)
+		out = append(append(append(out, kb...), ':'), bvals[i]...)
+	}
+	return append(out, '}')
 }

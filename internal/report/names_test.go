@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"maps"
 	"os"
 	"regexp"
@@ -58,7 +59,7 @@ func docNames(t *testing.T, prefix string) []string {
 func TestToolNamesAreTheDocumentedOnes(t *testing.T) {
 	s := namesSummary()
 	v := ToolNames(NamesVLLM, s)
-	documented := docNames(t, "`vllm`:")
+	documented := docNames(t, "`--names vllm`:")
 	for key := range v {
 		_, metric, _ := strings.Cut(key, "_")
 		if !slices.Contains(documented, key) && !slices.Contains(documented, "…_"+metric) {
@@ -78,7 +79,7 @@ func TestToolNamesAreTheDocumentedOnes(t *testing.T) {
 	}
 
 	a := ToolNames(NamesAIPerf, s)
-	documented = docNames(t, "`aiperf`:")
+	documented = docNames(t, "`--names aiperf`:")
 	if got := slices.Sorted(maps.Keys(a)); !slices.Equal(got, slices.Sorted(slices.Values(documented))) {
 		t.Errorf("--names aiperf gives %v; docs/metrics.md's AIPerf table names %v", got, documented)
 	}
@@ -94,5 +95,29 @@ func TestToolNamesKeepUndefinedFiguresNull(t *testing.T) {
 	}
 	if _, ok := ToolNames(NamesAIPerf, s)["goodput"]; ok {
 		t.Error("aiperf goodput given without --slo")
+	}
+}
+
+// NamedJSON writes drip's keys first, in their order, then the tool's at
+// the top level; AIPerf's goodput block joins drip's goodput object.
+func TestNamedJSONPutsTheToolsKeysAtTheTop(t *testing.T) {
+	t.Parallel()
+	s := namesSummary()
+	s.Goodput.SLO = "ttft<1s"
+	b, err := NamedJSON(s, NamesAIPerf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	var goodput map[string]any
+	json.Unmarshal(top["goodput"], &goodput)
+	if goodput["slo"] != "ttft<1s" || goodput["avg"] != 0.25 || goodput["unit"] != "requests/sec" {
+		t.Errorf("goodput = %v, want drip's slo beside AIPerf's unit and avg", goodput)
+	}
+	if _, ok := top["time_to_first_token"]; !ok || !strings.HasPrefix(string(b), `{"v":`) {
+		t.Errorf("want drip's v first and time_to_first_token at the top:\n%.300s", b)
 	}
 }
