@@ -153,6 +153,10 @@ type Record struct {
 	// socket's TCP figures. Absent where the kernel does not say (not
 	// Linux, a connection that is no TCP socket).
 	Witness *Witness `json:"witness,omitempty"`
+	// TTFTPathRTTMS is, when the TTFT split is unknown (TTFTPathUnknown),
+	// the path's round trip as the client's kernel measured it: TCP_INFO's
+	// smoothed rtt at the headers. Absent when split or not witnessed.
+	TTFTPathRTTMS *float64 `json:"ttft_path_rtt_ms,omitempty"`
 	// HeldMS is TTFT minus when the server says its first token was ready
 	// (serverFirstTokenMS): the time the first token spent in transit.
 	// Null when the server does not say.

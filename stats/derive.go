@@ -68,10 +68,25 @@ func splitTTFT(r *record.Record, first *record.Frame) {
 	}
 	if first.Read == 0 && r.FirstByteMS != nil && *r.FirstByteMS-*r.HeadersMS < HeadersWithContentMS {
 		r.TTFTPathUnknown = record.PathHeadersWithContent
+		r.TTFTPathRTTMS = kernelRTT(r.Witness)
 		return
 	}
 	path := min(*r.HeadersMS, first.TMS)
 	r.TTFTPathMS, r.TTFTServerMS = new(path), new(first.TMS-path)
+}
+
+// kernelRTT is the client kernel's smoothed round trip at the headers,
+// which no server's wait is in; nil without the witness's sample there.
+func kernelRTT(w *record.Witness) *float64 {
+	if w == nil {
+		return nil
+	}
+	for _, s := range w.TCP {
+		if s.At == record.TCPAtHeaders && s.RTTMS > 0 {
+			return new(s.RTTMS)
+		}
+	}
+	return nil
 }
 
 // Rederive derives a record read back from a file again, from its raw
@@ -97,7 +112,7 @@ func resetDerived(r *record.Record, stallMS float64) {
 	r.FirstEventMS, r.TTFTMS, r.TTFOMS, r.E2EMS, r.TailMS = nil, nil, nil, nil, nil
 	r.ITLMS, r.TPSUser, r.TokensPerFrame = nil, nil, nil
 	r.Delivery, r.HeldMS = nil, nil
-	r.TTFTPathMS, r.TTFTServerMS = nil, nil
+	r.TTFTPathMS, r.TTFTServerMS, r.TTFTPathRTTMS = nil, nil, nil
 	if c := r.ClientCPU; c != nil {
 		c.Starved, c.ExcusedRule = clientStarved(c), ""
 	}
