@@ -27,6 +27,8 @@ var heldPackages = []string{
 	"internal/netlog",
 	"internal/progress",
 	"internal/sanitize",
+	"internal/sweep",
+	"internal/telemetry",
 	"internal/textfmt",
 	"internal/userfile",
 }

@@ -13,8 +13,8 @@ const (
 	// KneeLatencyRisePct is the rise of TTFT p95 or gap p99 over the
 	// previous level that counts, when its noise interval is above 0.
 	KneeLatencyRisePct = 25.0
-	// KneeLatencyRiseMS is the least rise that counts, whatever its share:
-	// a level's streams run at once and share the client's hiccups, which
+	// KneeLatencyRiseMS is the least rise that counts, whatever its share.
+	// A level's streams run at once and share the client's hiccups, which
 	// the stream bootstrap takes for independent, so a gap p99 moving from
 	// 33 to 61 ms on a loaded client can look beyond noise while no reader
 	// would notice it.
@@ -48,7 +48,7 @@ var kneeMetrics = []kneeMetric{
 	{"gap p99", 99, func(m stats.Metrics) *float64 { return stats.Gap.Of(m).P99 }, func(o *observations) [][]float64 { return o.gap }},
 }
 
-// judgeable says whether KneeRule can compare cur with prev: neither was
+// judgeable says whether KneeRule can compare cur with prev. Neither was
 // cut short, both have throughput (prev's above 0) and both have enough
 // streams with a first token for a noise interval. FindKnee and Verdict
 // share it, so "none" is only said of pairs that were looked at.
@@ -63,8 +63,8 @@ func judgeable(prev, cur *Level) bool {
 	return len(prev.obs.ttft) >= compare.MinNoiseStreams && len(cur.obs.ttft) >= compare.MinNoiseStreams
 }
 
-// FindKnee applies KneeRule to levels in the order they ran; nil when no
-// level meets it. A pair that is not judgeable is never a knee.
+// FindKnee applies KneeRule to levels in the order they ran. It is nil
+// when no level meets it. A pair that is not judgeable is never a knee.
 func FindKnee(levels []Level) *Knee {
 	for i := 1; i < len(levels); i++ {
 		prev, cur := &levels[i-1], &levels[i]
@@ -89,9 +89,9 @@ func FindKnee(levels []Level) *Knee {
 	return nil
 }
 
-// rise describes m's rise from prev to cur when it is a knee's: more than
-// KneeLatencyRisePct and KneeLatencyRiseMS, with the noise interval of the
-// difference above 0.
+// rise describes m's rise from prev to cur when it is a knee's, more than
+// KneeLatencyRisePct and KneeLatencyRiseMS, with the noise interval of
+// the difference above 0.
 func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
 	a, b := m.value(prev.Metrics), m.value(cur.Metrics)
 	if a == nil || b == nil || *a <= 0 {

@@ -12,7 +12,7 @@ type Level struct {
 	Kind        string  `json:"-"`
 	Concurrency int     `json:"concurrency,omitempty"`
 	Rate        float64 `json:"rate,omitempty"`
-	// Partial marks a level cut short by an interrupt; the knee skips it.
+	// Partial marks a level cut short by an interrupt. The knee skips it.
 	Partial     bool          `json:"partial,omitempty"`
 	Streams     int           `json:"streams"` // measured streams attempted, admitted or not
 	Completed   int           `json:"completed"`
@@ -23,13 +23,13 @@ type Level struct {
 	Warmup      int           `json:"warmup"`
 	Metrics     stats.Metrics `json:"metrics"`
 	Stalls      stats.Stalls  `json:"stalls"`
-	// StallsPerStream is stalls / measured streams recorded; nil with none.
+	// StallsPerStream is stalls / measured streams recorded, nil with none.
 	StallsPerStream *float64         `json:"stalls_per_stream"`
 	Throughput      stats.Throughput `json:"throughput"`
-	// Goodput is the share of streams meeting the SLO (%); nil without one.
+	// Goodput is the share of streams meeting the SLO in %, nil without one.
 	Goodput *float64 `json:"goodput"`
-	// OpenLoop is a rate level's schedule: the generator's lag behind it,
-	// the client's queue and the user-view latencies.
+	// OpenLoop is a rate level's schedule. It holds the generator's lag
+	// behind it, the client's queue and the user-view latencies.
 	OpenLoop *stats.OpenLoop `json:"open_loop,omitempty"`
 
 	summary stats.Summary // the level as a run, for --stop-when
@@ -71,7 +71,7 @@ func (a *levelAcc) add(r *record.Record) {
 }
 
 // level is the level's figures once its run has ended.
-// st is what the runner saw; nil for levels read back from records.
+// st is what the runner saw, nil for levels read back from records.
 func (a *levelAcc) level(st *stats.RunStats, partial bool) Level {
 	if st != nil {
 		a.agg.SetRun(*st)
@@ -102,10 +102,10 @@ func (a *levelAcc) level(st *stats.RunStats, partial bool) Level {
 }
 
 // FromRecords computes the levels of a sweep from its saved records (those
-// with a level), in the order the levels first appear: what drip compare
-// --by level and a test recomputing a sweep need. Runner statistics are
-// not in records, so a rate level's schedule lag is absent; its client
-// queue and user-view latencies are there.
+// with a level), in the order the levels first appear. drip compare --by
+// level and a test recomputing a sweep need it. Runner statistics are not
+// in records, so a rate level's schedule lag is absent. Its client queue
+// and user-view latencies are there.
 func FromRecords(kind string, recs []*record.Record) []Level {
 	var order []float64
 	accs := map[float64]*levelAcc{}
@@ -129,7 +129,7 @@ func FromRecords(kind string, recs []*record.Record) []Level {
 	return out
 }
 
-// KindOf says what records' levels are: rate when they ran in an open loop.
+// KindOf says what records' levels are, rate when they ran in an open loop.
 func KindOf(recs []*record.Record) string {
 	for _, r := range recs {
 		if r.Level != nil && r.Workload != nil && r.Workload.Rate > 0 {

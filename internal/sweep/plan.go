@@ -15,16 +15,16 @@ import (
 )
 
 // Levels are a load's levels as the command line gives them
-// (--concurrency, --rate): one value is a run at that load, a rising comma
-// list (1,2,4,8) a sweep of them. As a flag's value (String, Set, Type)
+// (--concurrency, --rate). One value is a run at that load, and a rising
+// comma list (1,2,4,8) is a sweep of them. As a flag's value (String, Set, Type)
 // every value is checked as it is parsed, so a bad one is an error naming
 // the flag.
 type Levels struct {
 	Vals  []float64
-	Whole bool // concurrency: whole numbers, at least 1; else rates in probe's range
+	Whole bool // concurrencies are whole and at least 1, rates within probe's range
 }
 
-// String is the levels as the flag takes them: 1,2,4,8.
+// String is the levels as the flag takes them, such as 1,2,4,8.
 func (l *Levels) String() string {
 	s := make([]string, len(l.Vals))
 	for i, v := range l.Vals {
@@ -88,8 +88,8 @@ func (sp *Plan) Validate() error {
 	return nil
 }
 
-// ParseStopWhen reads --stop-when's gates: absolute ones (a sweep has no
-// baseline), goodput only with an SLO to count it by.
+// ParseStopWhen reads --stop-when's gates. They are absolute, since a
+// sweep has no baseline, and goodput needs an SLO to count it by.
 func ParseStopWhen(exprs []string, slo *stats.SLO) ([]stats.Gate, error) {
 	var gates []stats.Gate
 	for _, e := range exprs {
@@ -118,9 +118,9 @@ func (sp *Plan) Heaviest() probe.Plan {
 	return heaviest
 }
 
-// OfInputs is the sweep in saved records, for drip compare --by level:
-// its levels recomputed from the records and the knee; nil for any other
-// grouping or records without levels.
+// OfInputs is the sweep in saved records, for drip compare --by level.
+// Its levels and knee are recomputed from the records. It is nil for any
+// other grouping or records without levels.
 func OfInputs(by string, inputs []compare.Input) *Result {
 	if by != "level" {
 		return nil

@@ -13,7 +13,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Point is one level on the sweep plots; nil where undefined.
+// Point is one level on the sweep plots. A figure is nil where undefined.
 type Point struct {
 	Label                       string
 	Throughput, TTFTP95, GapP99 *float64
@@ -29,8 +29,8 @@ func PointsOf(levels []Level) []Point {
 	return out
 }
 
-// Ink is how the plots style their words: a screen's styles (views), or
-// the text report's (TextPlots).
+// Ink is how the plots style their words. A screen passes its styles
+// (views), and the text report passes plain ones (TextPlots).
 type Ink struct {
 	Label, Dim func(...string) string
 	Color      bool // the series may be coloured
@@ -40,7 +40,7 @@ type Ink struct {
 const PlotMinW = 24
 
 // Plots draws throughput, TTFT p95 and gap p99 by level, side by side
-// as the width allows (stacked otherwise): where throughput flattens while
+// as the width allows (stacked otherwise). Where throughput flattens while
 // the latencies climb is the knee. Each plot waits for two levels.
 func Plots(pts []Point, kind string, width, height int, ink Ink) string {
 	plots := []struct {
@@ -64,7 +64,7 @@ func Plots(pts []Point, kind string, width, height int, ink Ink) string {
 	return textfmt.Fit(out, width, height)
 }
 
-// plot is one plot: the figure over the levels, labelled below.
+// plot is one plot of the figure over the levels, labelled below.
 func plot(pts []Point, get func(*Point) *float64, title string, i, width, height int, ink Ink) string {
 	series := make([]float64, len(pts))
 	defined := 0
@@ -82,7 +82,7 @@ func plot(pts []Point, get func(*Point) *float64, title string, i, width, height
 	for j := range pts {
 		labels[j] = pts[j].Label
 	}
-	// The label column is about 7 wide; the plot area takes the rest, cut
+	// The label column is about 7 wide. The plot area takes the rest, cut
 	// so every level falls on a column (asciigraph interpolates between
 	// them, and a level between columns would lose its peak).
 	pw := max(8, width-8)
@@ -106,8 +106,8 @@ func plot(pts []Point, get func(*Point) *float64, title string, i, width, height
 	return textfmt.Fit(asciigraph.Plot(series, opts...)+"\n"+ink.Label(title), width, height)
 }
 
-// textInk is the text report's: plain text, no escape sequence, since the
-// report goes to files and pipes as often as to a terminal.
+// textInk is the text report's ink. It writes plain text with no escape
+// sequence, since the report goes to files and pipes as often as to a terminal.
 var textInk = Ink{Label: plainInk, Dim: plainInk}
 
 func plainInk(s ...string) string { return strings.Join(s, " ") }

@@ -1,8 +1,8 @@
 // Package sweep runs one workload at rising load levels — closed-loop
 // concurrencies or open-loop rates — as parts of one run, and says where
-// the stream starts to suffer: a table of figures per level, the knee (the
-// first level where latency rises, beyond noise, without throughput
-// following) and an optional stop condition. The levels run through
+// the stream starts to suffer. It gives a table of figures per level, the
+// knee (the first level where latency rises, beyond noise, without
+// throughput following) and an optional stop condition. The levels run through
 // probe.Run; the figures of a level come from its records through
 // stats.Aggregate, exactly as a run's report does.
 package sweep
@@ -20,13 +20,13 @@ import (
 
 // What a sweep varies.
 const (
-	KindConcurrency = "concurrency" // closed loop: streams in flight
-	KindRate        = "rate"        // open loop: arrivals per second
+	KindConcurrency = "concurrency" // a closed loop of streams in flight
+	KindRate        = "rate"        // an open loop of arrivals per second
 )
 
-// Plan is a sweep: the workload of every level (Base: its Runs or
-// Duration are per level, its Warmup runs again at each level) and the
-// levels in the order they run.
+// Plan is a sweep, the workload of every level and the levels in the
+// order they run. Base's Runs or Duration are per level, and its Warmup
+// runs again at each level.
 type Plan struct {
 	Base   probe.Plan
 	Kind   string    // KindConcurrency or KindRate
@@ -34,8 +34,8 @@ type Plan struct {
 	// StopWhen ends the sweep after the first level where any of these
 	// gates holds on the level's own figures.
 	StopWhen []stats.Gate
-	// SLO, when set, is held against every stream: each level reports its
-	// goodput (the share of its streams meeting it).
+	// SLO, when set, is held against every stream. Each level then reports
+	// its goodput, the share of its streams meeting it.
 	SLO *stats.SLO
 }
 
@@ -44,26 +44,26 @@ type Result struct {
 	Kind   string  `json:"kind"`
 	Levels []Level `json:"levels"` // the levels that ran, in order
 	// Knee is the first level where latency rose without throughput
-	// following (KneeRule); nil when none did.
+	// following (KneeRule). It is nil when none did.
 	Knee     *Knee    `json:"knee"`
 	KneeRule string   `json:"knee_rule"`
 	StopWhen []string `json:"stop_when,omitempty"`
-	// Stopped says why the sweep ended before its last level; nil when
-	// every level ran.
+	// Stopped says why the sweep ended before its last level. It is nil
+	// when every level ran.
 	Stopped *string `json:"stopped"`
 	// Planned are every level asked for, run or not.
 	Planned []float64 `json:"planned"`
-	// Running is the level now running, for a live view; nil between and
-	// after levels.
+	// Running is the level now running, for a live view. It is nil
+	// between and after levels.
 	Running *float64 `json:"-"`
 }
 
-// Run carries out the sweep: for each level, the base plan at that
-// concurrency or rate through probe.Run, with its own warmup, the records
-// carrying the level, one run ID, one sequence and one time axis across
-// the levels. sink and observe are probe.Run's. update, when set, sees the
-// result so far as each level starts and ends (from Run's goroutine); it
-// must not keep the pointer. Run returns the result and the runner's
+// Run carries out the sweep. Each level runs the base plan at that
+// concurrency or rate through probe.Run, with its own warmup. The records
+// carry the level, and share one run ID, one sequence and one time axis
+// across the levels. sink and observe are probe.Run's. update, when set,
+// sees the result so far as each level starts and ends, from Run's
+// goroutine, and must not keep the pointer. Run returns the result and the runner's
 // statistics pooled over the levels.
 func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(probe.Event), update func(*Result)) (Result, stats.RunStats) {
 	base := p.Base
@@ -148,7 +148,7 @@ func stopReason(gates []stats.Gate, l *Level) string {
 	return ""
 }
 
-// Label names a level: "concurrency 8", "rate 2.5/s".
+// Label names a level, as in "concurrency 8" or "rate 2.5/s".
 func Label(kind string, lv float64) string {
 	if kind == KindRate {
 		return "rate " + strconv.FormatFloat(lv, 'g', -1, 64) + "/s"

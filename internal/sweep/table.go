@@ -21,8 +21,8 @@ type Column struct {
 	cell  func(*Level) string
 }
 
-// Columns are the per-level table's columns for these levels: goodput only
-// when some level has it, the schedule lag only for rates.
+// Columns are the per-level table's columns for these levels. Goodput is
+// there only when some level has it, and the schedule lag only for rates.
 func Columns(kind string, levels []Level) []Column {
 	cols := []Column{
 		{kind, func(l *Level) string { return LevelNum(l.Level) }},
@@ -52,7 +52,7 @@ func Columns(kind string, levels []Level) []Column {
 // Units name what the columns hold, for the line under the table.
 const Units = "latencies in ms · stalls/str: stalls per measured stream · tok/s: output tokens per second over the level's window"
 
-// Cells are the table's rows: a level's figures and its mark (knee,
+// Cells are the table's rows, each a level's figures and its mark (knee,
 // partial, or "").
 func Cells(r *Result) (cols []Column, rows [][]string, marks []string) {
 	cols = Columns(r.Kind, r.Levels)
@@ -79,13 +79,13 @@ func Mark(r *Result, l *Level) string {
 	return ""
 }
 
-// LevelNum prints a level as typed: 8, 2.5.
+// LevelNum prints a level as typed, such as 8 or 2.5.
 func LevelNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // Text writes the per-level table, the knee and why the sweep stopped,
-// within 80 columns: each title on two rows (ttft over p50), the columns
-// two apart, or one apart where that does not fit (a rate sweep with
-// goodput and lag).
+// within 80 columns. Each title takes two rows (ttft over p50), and the
+// columns stand two apart, or one apart where that does not fit (a rate
+// sweep with goodput and lag).
 func Text(w io.Writer, r *Result) {
 	fmt.Fprintf(w, "sweep · %s %s\n", r.Kind, joinLevels(r.Planned))
 	cols, rows, marks := Cells(r)
@@ -107,8 +107,8 @@ func Text(w io.Writer, r *Result) {
 }
 
 // writeCells writes rows of cells right-aligned in columns, each row's
-// mark after it: the columns two apart, or one apart where that does not
-// fit report.Width.
+// mark after it. The columns stand two apart, or one apart where that
+// does not fit report.Width.
 func writeCells(w io.Writer, rows [][]string, marks []string) {
 	widths := ColumnWidths(rows)
 	markW := 0
@@ -134,8 +134,8 @@ func writeCells(w io.Writer, rows [][]string, marks []string) {
 	}
 }
 
-// ColumnWidths are the cells each column of rows takes: its widest cell's
-// (a wide rune takes two).
+// ColumnWidths are the cells each column of rows takes, its widest
+// cell's, where a wide rune takes two.
 func ColumnWidths(rows [][]string) []int {
 	var widths []int
 	for _, row := range rows {
@@ -149,8 +149,9 @@ func ColumnWidths(rows [][]string) []int {
 	return widths
 }
 
-// textHead is a column title on the text table's two rows: the level's
-// kind shortened, a statistic under its metric ("ttft" over "p50").
+// textHead is a column title on the text table's two rows. The level's
+// kind is shortened, and a statistic stands under its metric ("ttft" over
+// "p50").
 func textHead(title string) [2]string {
 	switch title {
 	case KindConcurrency:
@@ -193,7 +194,8 @@ func Verdict(r *Result) string {
 	}
 	why := unjudged(r)
 	if !judged {
-		// "none" would read as a sweep that found no knee; it looked at none.
+		// "none" would read as a sweep that found no knee, but it looked at
+		// none.
 		v := "knee: not judged: " + strings.Join(why, "; ") + "; no two adjacent levels could be compared"
 		if slices.ContainsFunc(r.Levels, func(l Level) bool { return len(l.obs.ttft) < compare.MinNoiseStreams }) {
 			v += "; give more per level (--runs-per-level)"
@@ -207,8 +209,9 @@ func Verdict(r *Result) string {
 	return v
 }
 
-// unjudged names the levels KneeRule could not use, by reason: too few
-// streams for a noise interval, cut short, or without throughput.
+// unjudged names the levels KneeRule could not use, by reason. A level
+// has too few streams for a noise interval, was cut short, or has no
+// throughput.
 func unjudged(r *Result) []string {
 	var few, cut, noTP []string
 	for _, l := range r.Levels {

@@ -14,21 +14,21 @@ import (
 // Options are the exporters a run asks for (drip run's --metrics-addr,
 // --linger, --otlp, --otlp-traces), with what they label the series by.
 type Options struct {
-	MetricsAddr string        // serve Prometheus /metrics here ("" : not at all)
+	MetricsAddr string        // serve Prometheus /metrics here, or not at all when empty
 	Linger      time.Duration // keep /metrics up this long after the run
-	OTLP        string        // push OTLP/HTTP to this base URL ("" : OTEL_EXPORTER_OTLP_ENDPOINT, if set)
+	OTLP        string        // push OTLP/HTTP to this base URL, or to OTEL_EXPORTER_OTLP_ENDPOINT when empty
 	OTLPTraces  bool          // also push a span per stream
 	Host        string
 	Labels      map[string]string
 	Version     string // drip's, on the OTLP resource
 }
 
-// PushesOTLP is whether the options push OTLP: --otlp or the standard
-// environment variable.
+// PushesOTLP is whether the options push OTLP, through --otlp or the
+// standard environment variable.
 func (o Options) PushesOTLP() bool { return o.OTLP != "" || OTLPFromEnv() }
 
-// Exporter is an exporter as a run's sink: Add per finished record, Close
-// once after the report.
+// Exporter is an exporter as a run's sink. Add takes each finished
+// record, and Close runs once after the report.
 type Exporter struct {
 	Add   func(*record.Record) error
 	Close func() error
@@ -51,10 +51,10 @@ func (o Options) OpenPrometheus(ctx context.Context, stderr io.Writer) (Exporter
 	}}, nil
 }
 
-// OpenOTLP starts pushing over OTLP; an error is its configuration's,
-// header values masked. Its Close pushes what is left; a failed push is
-// said on stderr and is not the run's failure (the collector may be
-// down; the records are safe), so Close returns nil.
+// OpenOTLP starts pushing over OTLP. An error is its configuration's,
+// with header values masked. Its Close pushes what is left. A failed push
+// is said on stderr and is not the run's failure, because the collector
+// may be down while the records are safe, so Close returns nil.
 func (o Options) OpenOTLP(ctx context.Context, stderr io.Writer) (Exporter, error) {
 	x, err := NewOTLP(ctx, OTLPConfig{Endpoint: o.OTLP, Traces: o.OTLPTraces, Host: o.Host, Labels: o.Labels, Version: o.Version})
 	if err != nil {
@@ -70,14 +70,14 @@ func (o Options) OpenOTLP(ctx context.Context, stderr io.Writer) (Exporter, erro
 	}}, nil
 }
 
-// errorLine bounds the line an OTLP error is said in: the exporter
+// errorLine bounds the line an OTLP error is said in. The exporter
 // copies up to 4 MiB of a receiver's rejection body into its error.
 const errorLine = 300
 
 // errorLines says an OTLP close error a line per error it joined. A
-// receiver's body is its text, not ours: the exporter's header values
-// masked (a collector that echoes its credential), its newlines folded,
-// its control sequences gone, cut to errorLine bytes.
+// receiver's body is its text, not ours. The exporter's header values are
+// masked in it (a collector may echo its credential), its newlines folded,
+// its control sequences removed, and it is cut to errorLine bytes.
 func errorLines(err error) []string {
 	errs := []error{err}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {

@@ -32,7 +32,7 @@ import (
 // OTLPConfig says where to push and what.
 type OTLPConfig struct {
 	// Endpoint is the OTLP/HTTP base URL (…/v1/metrics and …/v1/traces are
-	// appended); empty: the OTEL_EXPORTER_OTLP_* variables decide.
+	// appended). When it is empty, the OTEL_EXPORTER_OTLP_* variables decide.
 	Endpoint string
 	Traces   bool // one span per stream, stalls as span events
 	Host     string
@@ -46,16 +46,16 @@ func OTLPFromEnv() bool {
 	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != ""
 }
 
-// headerVars are the variables that give the exporter headers to send:
-// name=value pairs, comma-separated, the values URL-encoded.
+// headerVars are the variables that give the exporter headers to send, as
+// comma-separated name=value pairs with the values URL-encoded.
 var headerVars = []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_METRICS_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"}
 
 // HeaderSecrets masks the values of the headers headerVars give, as sent
-// and as written (redact.CredentialValues: a Bearer's token alone too),
-// and as a JSON error body escapes them ("\/" for "/"). A collector that
-// echoes its credential in an error body has it in the exporter's error,
-// and drip says that error on stderr: every line of it passes through
-// here first.
+// and as written (redact.CredentialValues masks a Bearer's token alone
+// too), and as a JSON error body escapes them ("\/" for "/"). A collector
+// that echoes its credential in an error body has it in the exporter's
+// error, and drip says that error on stderr, so every line of it passes
+// through here first.
 func HeaderSecrets() *redact.Masker {
 	var values []string
 	for _, name := range headerVars {
@@ -75,7 +75,7 @@ func HeaderSecrets() *redact.Masker {
 	return redact.NewMasker(values)
 }
 
-// CheckProtocol refuses an OTLP protocol drip does not speak: it pushes
+// CheckProtocol refuses an OTLP protocol drip does not speak. drip pushes
 // http/protobuf only.
 func CheckProtocol() error {
 	for _, v := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
@@ -119,7 +119,7 @@ type convention struct {
 	unit      string
 	bounds    []float64
 	errorType bool // a failed stream's error.type beside its attributes
-	tokenType bool // gen_ai.token.type: the metric's key before "_tokens"
+	tokenType bool // gen_ai.token.type is the metric's key before "_tokens"
 }
 
 // conventions are the GenAI instruments with more than a name to keep.
@@ -130,7 +130,7 @@ var conventions = map[string]convention{
 }
 
 // otelUnits are the units sent for the registry's units (UCUM, as the
-// conventions write them); times are sent in seconds.
+// conventions write them). Times are sent in seconds.
 var otelUnits = map[string]string{"ms": "s", "tok/s": "{token}/s", "": "1"}
 
 // secondsView gives every seconds histogram drip's own boundaries (Buckets)
@@ -200,8 +200,8 @@ func (in *otlpInstruments) create(m metric.Meter) error {
 }
 
 // newOTLPHist is reg's histogram, named by the conventions (reg.OTel) or
-// drip.stream.<key>; times get Buckets from secondsView, other figures
-// CountBuckets unless their convention gives boundaries.
+// drip.stream.<key>. Times get Buckets from secondsView, and other
+// figures CountBuckets unless their convention gives boundaries.
 func newOTLPHist(m metric.Meter, reg stats.Metric) (otlpHist, error) {
 	name := cmp.Or(reg.OTel, "drip.stream."+reg.Key)
 	c := conventions[reg.OTel]
@@ -266,7 +266,7 @@ func (o *OTLP) span(r *record.Record, attrs []attribute.KeyValue) {
 		trace.WithAttributes(attrs...), trace.WithAttributes(
 			attribute.String("drip.phase", label(r.Phase)), attribute.Int("drip.seq", r.Seq), attribute.String("drip.run_id", label(r.RunID)),
 			attribute.String("drip.stream.status", label(r.Status)), attribute.Int("gen_ai.usage.output_tokens", r.OutputTokens)))
-	sp.SetAttributes(attribute.String("drip.prompt_id", label(r.PromptID))) // a span is one stream: no cap
+	sp.SetAttributes(attribute.String("drip.prompt_id", label(r.PromptID))) // a span is one stream, so no cap
 	if r.TTFTMS != nil {
 		sp.SetAttributes(attribute.Float64("gen_ai.response.time_to_first_chunk", *r.TTFTMS/1000))
 	}
@@ -314,7 +314,7 @@ func operationName(format string) string {
 	return "chat"
 }
 
-// providerName is gen_ai.provider.name for a wire format; the format
+// providerName is gen_ai.provider.name for a wire format, or the format
 // itself where the conventions name no provider.
 func providerName(format string) string {
 	switch {
@@ -337,7 +337,7 @@ func (o *OTLP) noteErr(err error) {
 	o.lastErr = err
 }
 
-// Close exports what is left and shuts the pipelines down; it reports
+// Close exports what is left and shuts the pipelines down. It reports
 // exports that failed during the run too.
 func (o *OTLP) Close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -1,10 +1,10 @@
 // Package telemetry sends a run's figures to the rest of a fleet's telemetry
-// as the run goes on: a Prometheus /metrics endpoint and OTLP push (metrics
-// and, optionally, one span per stream). Both are sinks on drip run's
-// record pipeline: they see each record as it ends, as --out does, and
-// count what the --json summary counts, so the series and the summary
-// agree (docs/records.md, Definitions: warmup excluded; e2e, ITL and tokens from completed
-// streams only).
+// as the run goes on, through a Prometheus /metrics endpoint and OTLP push
+// (metrics and, optionally, one span per stream). Both are sinks on drip
+// run's record pipeline. They see each record as it ends, as --out does,
+// and count what the --json summary counts, so the series and the summary
+// agree. As docs/records.md defines them, warmup is left out, and e2e, ITL
+// and tokens come from completed streams only.
 package telemetry
 
 import (
@@ -25,8 +25,8 @@ import (
 )
 
 // Buckets are the classic histogram boundaries in seconds, shared by the
-// Prometheus and OTLP histograms: from 1 ms, each BucketFactor times the
-// last, to past 10 minutes. A quantile read from them
+// Prometheus and OTLP histograms. They run from 1 ms to past 10 minutes,
+// each BucketFactor times the last. A quantile read from them
 // (histogram_quantile) lies in the bucket of the sample at its rank, so
 // it is within a factor BucketFactor of the samples either side of
 // drip's own percentile.
@@ -36,7 +36,7 @@ var Buckets = prometheus.ExponentialBuckets(0.001, BucketFactor, 62)
 const BucketFactor = 1.25
 
 // MaxPromptLabels is how many distinct prompt ids get a series of their
-// own; streams of further prompts are labelled OtherPrompts. A prompt file
+// own. Streams of further prompts are labelled OtherPrompts. A prompt file
 // of 1,000 ids would otherwise make 1,000 series of 62 buckets per
 // histogram, which costs the scraper and drip's own /metrics handler more
 // than the run is worth.
@@ -61,10 +61,10 @@ func (p promptLabels) label(id string) string {
 	return label(id)
 }
 
-// label is a value as a label or attribute carries it: one line, no
-// control byte, valid UTF-8 (sanitize.Line). A prompt id, a model or a
-// target comes from a file or a server; an OSC 52 in it reached every
-// scrape and every collector, and whoever read them on a terminal.
+// label is a value as a label or attribute carries it, in one line with
+// no control byte and valid UTF-8 (sanitize.Line). A prompt id, a model or
+// a target comes from a file or a server. An OSC 52 in it would reach
+// every scrape and every collector, and whoever read them on a terminal.
 func label(v string) string { return sanitize.Line(v) }
 
 // labels is every value of m sanitised (label).
@@ -76,8 +76,8 @@ func labels(m map[string]string) map[string]string {
 	return out
 }
 
-// streamLabels are the labels of every series that vary per record; host
-// and the user's labels are constant over a run.
+// streamLabels are the labels of every series that vary per record. The
+// host and the user's labels are constant over a run.
 var streamLabels = []string{"target", "model", "format", "prompt_id"}
 
 // Prometheus is a /metrics endpoint with the run's figures.
@@ -91,7 +91,7 @@ type Prometheus struct {
 	prompts              promptLabels
 }
 
-// NewPrometheus listens on addr (host:port; port 0 picks one) and serves
+// NewPrometheus listens on addr (host:port, where port 0 picks one) and serves
 // /metrics. host and labels are constant labels of every series.
 func NewPrometheus(addr, host string, userLabels map[string]string) (*Prometheus, error) {
 	ln, err := net.Listen("tcp", addr)
@@ -123,7 +123,7 @@ func NewPrometheus(addr, host string, userLabels map[string]string) (*Prometheus
 // Addr is the address /metrics is served on.
 func (p *Prometheus) Addr() string { return p.ln.Addr().String() }
 
-// Add counts one finished record; warmup records are left out.
+// Add counts one finished record. Warmup records are left out.
 func (p *Prometheus) Add(r *record.Record) error {
 	if r.Phase == record.PhaseWarmup {
 		return nil
