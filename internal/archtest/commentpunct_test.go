@@ -60,8 +60,8 @@ func TestCommentPunctuation(t *testing.T) {
 }
 
 // TestCommentPunctCountsMarksInComments shows what the measure counts. A
-// directive, a URL, a code block and a code span in backquotes add no
-// mark, and code outside comments is not read at all.
+// directive, a URL, a slice expression, a code block and a code span in
+// backquotes add no mark, and code outside comments is not read at all.
 func TestCommentPunctCountsMarksInComments(t *testing.T) {
 	t.Parallel()
 	src := `package p
@@ -71,7 +71,7 @@ func TestCommentPunctCountsMarksInComments(t *testing.T) {
 //
 //	x := y
 //
-// See https://example.com:8080/x and ` + "`a:b`" + `.
+// See https://example.com:8080/x, b[i:j] and ` + "`a:b`" + `.
 /* Block: one
    two */
 var s = "x:y;z"
@@ -127,11 +127,13 @@ func commentPunct(root string) (map[string]punctCount, error) {
 	return counts, err
 }
 
-// Spans the measure does not read. A URL's colon and a code span's
-// punctuation belong to what they quote, not to the prose around them.
+// Spans the measure does not read. A URL's colon, a code span's
+// punctuation and a slice expression such as b[i:j] belong to what they
+// quote, not to the prose around them.
 var (
 	urlSpan    = regexp.MustCompile(`[a-z][a-z0-9+.-]*://\S*`)
 	backquoted = regexp.MustCompile("`[^`]*`")
+	sliceExpr  = regexp.MustCompile(`\w\[[^\]\s]*:[^\]\s]*\]`)
 )
 
 // filePunct counts the comment lines of one file and the marks in them.
@@ -154,6 +156,7 @@ func filePunct(fset *token.FileSet, path string, src any) (punctCount, error) {
 				}
 				line = urlSpan.ReplaceAllString(line, "")
 				line = backquoted.ReplaceAllString(line, "")
+				line = sliceExpr.ReplaceAllString(line, "")
 				c.lines++
 				c.marks += strings.Count(line, ":") + strings.Count(line, ";")
 			}
