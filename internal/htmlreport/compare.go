@@ -9,7 +9,7 @@ import (
 	"github.com/driplab/drip/internal/textfmt"
 )
 
-// comparePage is the report of runs side by side: the baseline A first.
+// comparePage is the report of runs side by side, the baseline A first.
 type comparePage struct {
 	Runs       []compareRun
 	Workload   []compare.Difference
@@ -27,7 +27,7 @@ type comparePage struct {
 	Sweep      *sweepTable
 }
 
-// compareRun is one run's header: what it measured and its accounting.
+// compareRun is one run's header, what it measured and its accounting.
 type compareRun struct {
 	Letter, Label string
 	Facts         []fact
@@ -48,8 +48,8 @@ type cmpRow struct {
 	Cells []cmpCell
 }
 
-// cmpCell is one figure of a row: the baseline's value, or a run's value
-// with its change, marks and noise interval.
+// cmpCell is one figure of a row. It is the baseline's value, or a run's
+// value with its change, marks and noise interval.
 type cmpCell struct {
 	Value, Abs, Pct, Marks, CI, Tip string
 	Base, Worse                     bool
@@ -120,7 +120,7 @@ func cmpSectionOf(s compare.Section) cmpSection {
 	return out
 }
 
-// deltaOf is run i's change in a row; nil for the baseline.
+// deltaOf is run i's change in a row, nil for the baseline.
 func deltaOf(r compare.Row, i int) *compare.Delta {
 	if i < len(r.Deltas) {
 		return r.Deltas[i]

@@ -10,8 +10,8 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// The heatmap's grid: at most heatRows rows of streams and heatCols
-// columns of gap index; past them a row or column holds several, shaded by
+// The heatmap's grid has at most heatRows rows of streams and heatCols
+// columns of gap index. Past them a row or column holds several, shaded by
 // the largest gap in it, so a stall is never averaged away.
 const (
 	heatRows, heatCols = 120, 60
@@ -36,7 +36,7 @@ type heatCell struct {
 	Tip     string
 }
 
-// newHeatmap lays out the streams in sequence, by seq: the records come
+// newHeatmap lays out the streams in sequence, by seq. The records come
 // in the order they ended, which under load is not the order they began.
 func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
 	recs = slices.SortedStableFunc(slices.Values(recs), func(a, b *record.Record) int { return cmp.Compare(a.Seq, b.Seq) })

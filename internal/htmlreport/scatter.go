@@ -13,23 +13,23 @@ import (
 // The scatter's plot area, inside a margin for the axis labels.
 const (
 	scW, scH, scLeft, scBottom = 640.0, 360.0, 56.0, 28.0
-	// scMaxTipped is how many points get their own hover figures; past it
+	// scMaxTipped is how many points get their own hover figures. Past it
 	// the points of a series are one path, and the quadrants' counts say
 	// how many are where.
 	scMaxTipped = 2000
 )
 
 // scatter plots each stream's TTFT (x) against its gap p99 (y), split
-// where drip's diagnosis splits them: TTFT at stats.QueueTTFTMS, gaps at
-// the stall threshold.
+// where drip's diagnosis splits them, TTFT at stats.QueueTTFTMS and gaps
+// at the stall threshold.
 type scatter struct {
 	Points []point
-	Bulk   []bulk // past scMaxTipped: one path of dots per series
+	Bulk   []bulk // past scMaxTipped, one path of dots per series
 	XTicks []axisTick
 	YTicks []axisTick
 	QueueX float64
 	StallY float64
-	// QueueAt and StallAt are the splits in words: "1 s", "250 ms".
+	// QueueAt and StallAt are the splits in words, such as "1 s" and "250 ms".
 	QueueAt, StallAt string
 	Quads            []quad
 	Series           []series
@@ -52,8 +52,8 @@ type quad struct {
 
 type series struct{ Letter, Label, Class, D string }
 
-// seriesShape draws series i's marker at (x, y): a circle, a square, a
-// triangle, a diamond, then again, so series are told apart without colour.
+// seriesShape draws series i's marker at (x, y). It is a circle, a square,
+// a triangle or a diamond, then the same again, so series are told apart without colour.
 func seriesShape(i int, x, y float64) string {
 	const r = 3.0
 	switch i % 4 {
@@ -67,7 +67,7 @@ func seriesShape(i int, x, y float64) string {
 	return fmt.Sprintf("M%s %sa3 3 0 1 0 6 0a3 3 0 1 0 -6 0", num(x-r), num(y))
 }
 
-// scatterRun is one series of the scatter: a run's measured records.
+// scatterRun is one series of the scatter, a run's measured records.
 type scatterRun struct {
 	Letter, Label string
 	Recs          []*record.Record
@@ -137,7 +137,7 @@ func scatterNote(n, skipped int) string {
 	return s
 }
 
-// quadrant is where a point falls: 0 healthy, 1 queue, 2 transport, 3 both.
+// quadrant is where a point falls, 0 healthy, 1 queue, 2 transport or 3 both.
 func quadrant(p views.ScatterPoint, stallMS float64) int {
 	q := 0
 	if p.TTFTMS >= stats.QueueTTFTMS {

@@ -8,13 +8,13 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// maxTimelines is how many streams of a run get a timeline of their own:
-// past it, a third are the slowest, a third those with the longest
-// stalls, and the rest sampled evenly; the aggregate panels cover every
+// maxTimelines is how many streams of a run get a timeline of their own.
+// Past it, a third are the slowest, a third those with the longest
+// stalls, and the rest sampled evenly. The aggregate panels cover every
 // stream whatever the count.
 const maxTimelines = 30
 
-// measured are the records every figure counts: not warmup, not a
+// measured are the records every figure counts, neither warmup nor a
 // request that did not stream.
 func measured(recs []*record.Record) []*record.Record {
 	var out []*record.Record

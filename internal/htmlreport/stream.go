@@ -11,7 +11,7 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// The timeline's drawing: plotW wide after a margin, in SVG units.
+// The timeline's drawing is plotW wide after a margin, in SVG units.
 const (
 	tlW, tlMargin = 960.0, 10.0
 	tlPlotW       = tlW - 2*tlMargin
@@ -22,7 +22,7 @@ type stream struct {
 	Label  string // "#12", as the screens number streams
 	Run    string // the run's letter in a comparison
 	Status string
-	Why    string // why it was chosen: "slowest", "longest stalls", "sample"; "" when all were
+	Why    string // why it was chosen ("slowest", "longest stalls", "sample"), "" when all were
 	Clocks string // the three clocks in words
 	Stalls int
 	Bands  []band
@@ -32,7 +32,7 @@ type stream struct {
 	Axis   []axisTick
 	End    *mark // how a failed stream ended
 	Text   []segment
-	Open   bool // its text unfolded: the first stream's, so the page shows one
+	Open   bool // its text unfolded, the first stream's, so the page shows one
 }
 
 // band is one of the three clocks on the timeline.
@@ -55,15 +55,15 @@ type mark struct {
 
 // stall is a stall on the timeline, labelled "700 ms" after a pause mark
 // where it happened. The mark is drawn, two bars, not the character
-// U+23F8: few fonts have it, and without one it shows as a box.
+// U+23F8. Few fonts have it, and without one it shows as a box.
 type stall struct {
 	X, W, LabelX float64
 	BarX         [2]float64 // the pause mark's bars
 	Label, Tip   string
 }
 
-// Stall labels are bold 11 px: about this wide a character, enough to
-// centre the mark and the figure together under the stall.
+// Stall labels are bold 11 px, about this wide a character. That is
+// enough to centre the mark and the figure together under the stall.
 const (
 	stallCharW = 6.2
 	pauseW     = 10 // the two bars and the space after them
@@ -77,15 +77,15 @@ func newStall(a, b float64, label, tip string) stall {
 }
 
 // axisTick is a time on the axis. Anchor is its label's text-anchor, ""
-// for centred: the last label of an axis that ends at the plot's edge is
-// anchored at its end, or half of it falls outside the picture.
+// for centred. The last label of an axis that ends at the plot's edge is
+// anchored at its end, or half of it would fall outside the picture.
 type axisTick struct {
 	X      float64
 	Label  string
 	Anchor string
 }
 
-// segment is a run of the text: frames of one channel, or a stall marker
+// segment is a run of the text, frames of one channel or a stall marker
 // where a stall ended.
 type segment struct {
 	Class, Text string
@@ -131,8 +131,9 @@ func lastFrame(r *record.Record) float64 {
 	return r.Frames[len(r.Frames)-1].TMS
 }
 
-// clockBands are the three clocks: the wait to the first content (ttft),
-// the stream from first to last content, and the tail to the end.
+// clockBands are the three clocks. They are the wait to the first
+// content (ttft), the stream from first to last content, and the tail to
+// the end.
 func clockBands(r *record.Record, x func(float64) float64) ([]band, string) {
 	if r.TTFTMS == nil {
 		return []band{{Class: "clk-wait", Name: "wait", X: x(0), W: x(r.DurationMS) - x(0),
@@ -151,9 +152,9 @@ func clockBands(r *record.Record, x func(float64) float64) ([]band, string) {
 	return bs, words
 }
 
-// frameTicks draws every frame as a stroke, one path per kind of frame:
-// content by channel full height, the others (role, keepalive, usage,
-// end) half height.
+// frameTicks draws every frame as a stroke, one path per kind of frame.
+// Content is full height by channel, and the others (role, keepalive,
+// usage, end) are half height.
 func frameTicks(r *record.Record, x func(float64) float64) []ticks {
 	paths := map[string]*strings.Builder{}
 	counts := map[string]int{}
@@ -183,8 +184,8 @@ func frameTicks(r *record.Record, x func(float64) float64) []ticks {
 	return out
 }
 
-// bursts are the reads that brought more than one content frame: frames
-// of one read arrived together. Reads only grow, so a read's frames are
+// bursts are the reads that brought more than one content frame, whose
+// frames arrived together. Reads only grow, so a read's frames are
 // one run of the slice.
 func bursts(r *record.Record, x func(float64) float64) []mark {
 	var out []mark
@@ -245,5 +246,6 @@ func textSegments(r *record.Record) []segment {
 	return out
 }
 
-// num is a coordinate with one decimal: enough for a screen, and small.
+// num is a coordinate with one decimal, which is enough for a screen and
+// keeps the file small.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }

@@ -12,16 +12,16 @@ import (
 	"unicode/utf8"
 )
 
-// JSON masks the secrets a JSON text names, at any depth: the string value
-// of every member whose name is a secret (IsSecret: "api_key",
-// "client_secret", "password") becomes Redacted, and so does every string in
-// an array or object under such a member; in every other string
+// JSON masks the secrets a JSON text names, at any depth. The string value
+// of every member whose name is a secret (IsSecret, such as "api_key",
+// "client_secret" or "password") becomes Redacted, and so does every
+// string in an array or object under such a member. In every other string
 // the values of secret query parameters of the URLs it holds (a presigned
 // URL's X-Amz-Signature) become Redacted too (Query). Only strings are
-// masked: a secret is text, and "max_tokens": 100 is a count. removed names
-// what was masked, sorted, once each: the member's name, or "query NAME".
-// The rest of b is kept byte for byte; b itself comes back when nothing was
-// masked, or when b is not JSON.
+// masked, because a secret is text and "max_tokens": 100 is a count.
+// removed names what was masked, sorted, once each, by the member's name
+// or as "query NAME". The rest of b is kept byte for byte. b itself comes
+// back when nothing was masked, or when b is not JSON.
 func JSON(b []byte) (out []byte, removed []string) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	var (
@@ -58,12 +58,12 @@ func JSON(b []byte) (out []byte, removed []string) {
 				name = top.name
 			}
 			if top != nil && (top.words || top.object && schemaWords[top.name]) {
-				name = "" // a schema's word ("type": "string") is no secret
+				name = "" // a schema's word, as in "type": "string", is no secret
 			}
 			w.value(from, int(dec.InputOffset()), name, t)
 		}
 		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].wantName = true // a value ended: a name comes next
+			stack[len(stack)-1].wantName = true // a value ended, so a name comes next
 		}
 	}
 	if w.out == nil {
@@ -78,12 +78,12 @@ type member struct {
 	object   bool
 	wantName bool   // the next string of an object is a member's name
 	name     string // the name of the object's member being read
-	under    string // the secret member it is inside, at any depth; "" when none
-	// names: a JSON Schema's map of names to schemas ("properties" of a
-	// tool's parameters, "$defs"). Its members name fields and types, so
+	under    string // the secret member it is inside, at any depth, or ""
+	// names marks a JSON Schema's map of names to schemas ("properties" of
+	// a tool's parameters, "$defs"). Its members name fields and types, so
 	// "password": {"type": "string"} holds no secret.
 	names bool
-	// words: an array of a schema's words ("enum": ["bearer", "basic"]).
+	// words marks an array of a schema's words, as in an "enum".
 	words bool
 }
 
@@ -106,9 +106,9 @@ func open(top *member, object bool) member {
 	return m
 }
 
-// under is the innermost secret member a value read in top is held by:
-// top's member being read when its name is a secret, else the one top is
-// inside; "" when none.
+// under is the innermost secret member a value read in top is held by.
+// It is top's member being read when its name is a secret, else the one
+// top is inside, and "" when none.
 func under(top *member) string {
 	switch {
 	case top == nil:
@@ -128,7 +128,8 @@ type jsonWalk struct {
 }
 
 // value masks the string s, a value of the member name (or of an array,
-// name ""), which b holds in b[from:to] after any white space and ':' or ','.
+// name ""), which b holds in b[from:to] after any white space and a ':'
+// or ','.
 func (w *jsonWalk) value(from, to int, name, s string) {
 	masked := s
 	switch {
@@ -189,13 +190,13 @@ func urlQueries(s string) (string, []string) {
 	return b.String(), names
 }
 
-// JSONEscaped masks the secrets a JSON string holds only escaped: a server
+// JSONEscaped masks the secrets a JSON string holds only escaped. A server
 // that answers a key sk-ab/cd with "sk-ab\/cd" (or \u002b for +) has it in
 // its body where Bytes, comparing bytes, does not see it. Each string of b
 // that has an escape is decoded, and where its text holds a secret, every
 // byte that spells it in b becomes '*', an escape wholly, so lengths stay
 // as they were and a JSON text stays JSON. b comes back when nothing was
-// masked. It reads any text: the strings are found by their quotes.
+// masked. It reads any text, finding the strings by their quotes.
 func (m *Masker) JSONEscaped(b []byte) []byte {
 	if m == nil || bytes.IndexByte(b, '\\') < 0 {
 		return b
@@ -254,8 +255,8 @@ func (m *Masker) starEscaped(b, out []byte, from, to int) []byte {
 }
 
 // unescape decodes the text of a JSON string (between its quotes) and
-// gives, for each decoded byte, the span of s that spells it (an escape
-// wholly; a \u pair of surrogates as one).
+// gives, for each decoded byte, the span of s that spells it. An escape
+// counts wholly, and a \u pair of surrogates as one.
 func unescape(s []byte) (text []byte, spans [][2]int) {
 	for j := 0; j < len(s); {
 		start := j
@@ -283,7 +284,7 @@ func unescape(s []byte) (text []byte, spans [][2]int) {
 }
 
 // unescapeU decodes the \uXXXX escape at s[j:] (with the low surrogate
-// that follows a high one) and returns the rune and where it ends; an
+// that follows a high one) and returns the rune and where it ends. An
 // escape that is not one is the replacement character over its two bytes.
 func unescapeU(s []byte, j int) (rune, int) {
 	hex := func(at int) (rune, bool) {
@@ -307,9 +308,9 @@ func unescapeU(s []byte, j int) (rune, int) {
 	return r, j + 6
 }
 
-// Form masks the values of a form body's secret fields
-// (application/x-www-form-urlencoded: grant_type=…&client_secret=…) as
-// Query masks a URL's, and names them; b comes back when none was.
+// Form masks the values of a form body's secret fields, as in
+// application/x-www-form-urlencoded's grant_type=…&client_secret=…, as
+// Query masks a URL's, and names them. b comes back when none was.
 func Form(b []byte) ([]byte, []string) {
 	q, names := redactQuery(string(b))
 	if names == nil {

@@ -8,16 +8,16 @@ import (
 	"strings"
 )
 
-// MinSecretLen is the shortest value a Masker hides: a shorter one (a
+// MinSecretLen is the shortest value a Masker hides. A shorter one (a
 // scheme word, a flag) would blank ordinary text, and real keys, tokens
 // and signatures are far longer.
 const MinSecretLen = 8
 
-// CredentialValues are the secrets one credential header's value holds:
-// the whole value; each credential after a scheme word (Bearer, Basic,
-// AWS4-HMAC-SHA256); the value of each name=value part (cookies, SigV4's
-// Credential= and Signature=) and a SigV4 credential's access key; and
-// Basic's decoded user:password and password. A server that echoes any of
+// CredentialValues are the secrets one credential header's value holds.
+// They are the whole value, each credential after a scheme word (Bearer,
+// Basic, AWS4-HMAC-SHA256), the value of each name=value part (cookies,
+// SigV4's Credential= and Signature=), a SigV4 credential's access key,
+// and Basic's decoded `user:password` and its password alone. A server that echoes any of
 // them in an error body must not have it written down.
 func CredentialValues(v string) []string {
 	out := []string{v}
@@ -43,7 +43,7 @@ func CredentialValues(v string) []string {
 	return out
 }
 
-// URLValues are the secrets a URL holds: its user info (as Go's client
+// URLValues are the secrets a URL holds, its user info (as Go's client
 // sends it too, in a Basic Authorization header) and the values of its
 // secret query parameters (IsSecret).
 func URLValues(raw string) []string {
@@ -80,19 +80,19 @@ func QueryValues(rawQuery string) []string {
 }
 
 // Masker hides known secret values wherever they appear in text a server
-// sent (an error body that echoes the key, an in-stream error): every byte
-// of every occurrence, overlapping ones too, becomes '*', so lengths and
+// sent, such as an error body that echoes the key. Every byte of every
+// occurrence, overlapping ones too, becomes '*', so lengths and
 // offsets stay as they were.
 type Masker struct {
 	values []string
-	raw    [][]byte // values as bytes, converted once: the read path allocates nothing
-	eager  []bool   // values[i] holds no other value: a TextStream masks its prefix at a piece's end
-	keep   int      // the longest value's length - 1: what a TextStream carries
+	raw    [][]byte // values as bytes, converted once so the read path allocates nothing
+	eager  []bool   // values[i] holds no other value, so a TextStream masks its prefix at a piece's end
+	keep   int      // the longest value's length - 1, which a TextStream carries
 }
 
 // NewMasker masks values of MinSecretLen bytes or more, and their
-// URL-escaped forms; with none it is nil, which masks nothing (and lets
-// the probe's read path skip masking at once).
+// URL-escaped forms. With none it is nil, which masks nothing and lets the
+// probe's read path skip masking at once.
 func NewMasker(values []string) *Masker {
 	m := &Masker{}
 	for _, v := range values {
@@ -129,8 +129,8 @@ func (m *Masker) String(s string) string {
 	return s
 }
 
-// Bytes returns b with every secret masked: a copy when one was in it, b
-// itself when none was.
+// Bytes returns b with every secret masked. It is a copy when one was in
+// it, and b itself when none was.
 func (m *Masker) Bytes(b []byte) []byte {
 	if out, ok := m.mask(b); ok {
 		return out
@@ -140,9 +140,9 @@ func (m *Masker) Bytes(b []byte) []byte {
 
 // BytesCut is Bytes for text that may have been cut off before its end
 // (a response body kept up to --max-bytes, a stream that broke off inside
-// an event): where it ends with a secret's first MinPrefix bytes or more,
-// those are masked too, as a TextStream masks a piece's end, for the rest
-// of that secret never came to be masked with it.
+// an event). Where it ends with a secret's first MinPrefix bytes or more,
+// those are masked too, as a TextStream masks a piece's end, because the
+// rest of that secret never came to be masked with it.
 func (m *Masker) BytesCut(b []byte) []byte {
 	if m == nil {
 		return b

@@ -40,7 +40,7 @@ func Multipart(b []byte, boundary string) ([]byte, []string) {
 	return append(out, b[copied:]...), names
 }
 
-// nextPart finds the part whose delimiter line starts at b[at:]: its
+// nextPart finds the part whose delimiter line starts at b[at:]. Its
 // content is b[from:to], up to the next delimiter, and name is its form
 // field's name. to is -1 when no whole part follows. Lines may end in
 // CRLF or LF alone, as mime/multipart reads them.
@@ -70,7 +70,7 @@ func nextPart(b []byte, at int, next []byte) (from, to int, name string) {
 	return from, to, name
 }
 
-// contentStart is where a part's content begins: after the first empty
+// contentStart is where a part's content begins, after the first empty
 // line from head on (-1 when there is none).
 func contentStart(b []byte, head int) int {
 	for i := head; i < len(b); {
