@@ -26,8 +26,8 @@ type MooncakeLine struct {
 // TraceStats say what an export could not fill in.
 type TraceStats struct {
 	Lines        int
-	NoInputCount int // streams left out: the server reported no prompt tokens
-	NoOutput     int // streams left out: no content came, so no output length is known
+	NoInputCount int // streams left out because the server reported no prompt tokens
+	NoOutput     int // streams left out because no content came, so no output length is known
 }
 
 // promptTokens finds a usage report's prompt-token count in a response body,
@@ -35,13 +35,13 @@ type TraceStats struct {
 var promptTokens = regexp.MustCompile(`"(?:prompt_tokens|input_tokens|promptTokenCount|prompt_eval_count|inputTokens|inputTokenCount)"\s*:\s*([0-9]+)`)
 
 // WriteTrace writes the streams of a recording (drip record) as a mooncake
-// trace: one line per request, in the order they started, timestamps from
-// the first line's. A stream that failed before any content has no output length
+// trace. It writes one line per request, in the order they started, with
+// timestamps from the first line's. A stream that failed before any content has no output length
 // (0 would ask AIPerf for an empty answer), and one whose server reported
 // no prompt tokens no input length (AIPerf refuses a line without one, or
-// a text_input or messages, which would carry the prompt): each is left
-// out and counted. Only timing and token counts go out: no header, no
-// body, no credential.
+// a text_input or messages, which would carry the prompt). Each is left
+// out and counted. Only timing and token counts go out, never a header, a
+// body or a credential.
 func WriteTrace(w io.Writer, streams []*record.Record) (TraceStats, error) {
 	var st TraceStats
 	type line struct {
@@ -61,7 +61,7 @@ func WriteTrace(w io.Writer, streams []*record.Record) (TraceStats, error) {
 		}
 		lines = append(lines, line{r.RunOffsetMS, MooncakeLine{InputLength: *in, OutputLength: r.OutputTokens}})
 	}
-	// AIPerf sends a line timestamp ms after its schedule starts: the
+	// AIPerf sends a line timestamp ms after its schedule starts. The
 	// first line written is 0, not the first recorded request, which may
 	// be left out.
 	first := math.Inf(1)

@@ -12,9 +12,9 @@ import (
 
 // ExportFile writes the trace of the drip record file at path to out
 // (stdout when empty) and says on stderr what it left out (drip export
-// aiperf). The file is created only when the trace has a line: an empty
-// trace is exit 3, and leaves no empty file (or an earlier one truncated)
-// behind; a file with no recorded stream is exit 2.
+// aiperf). The file is created only when the trace has a line. An empty
+// trace is exit 3 and leaves no empty file (or an earlier one truncated)
+// behind. A file with no recorded stream is exit 2.
 func ExportFile(path, out string, stdout, stderr io.Writer) error {
 	in, err := pipeline.Read(path, path, stderr)
 	if err != nil {

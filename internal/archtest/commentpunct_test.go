@@ -21,12 +21,19 @@ const maxPunctPer100 = 15
 // packages are measured and reported but not held, because they are being
 // rewritten elsewhere. Add a package here once it is under the limit.
 var heldPackages = []string{
+	"internal/aiperf",
+	"internal/archtest",
+	"internal/awsauth",
+	"internal/buildinfo",
+	"internal/calibrate",
+	"internal/cliconv",
 	"internal/gctune",
 	"internal/htmlreport",
 	"internal/interrupt",
 	"internal/memnet",
 	"internal/netlog",
 	"internal/progress",
+	"internal/recordtest",
 	"internal/redact",
 	"internal/sanitize",
 	"internal/sweep",

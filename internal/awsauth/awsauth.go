@@ -22,8 +22,8 @@ import (
 // Options say how to sign Bedrock requests (--aws-region, --aws-profile,
 // --aws-sigv4).
 type Options struct {
-	Region  string // "" : from the Bedrock host, else AWS_REGION
-	Profile string // the shared-config profile; "" : the default chain
+	Region  string // "" takes it from the Bedrock host, else AWS_REGION
+	Profile string // the shared-config profile, "" for the default chain
 	SigV4   bool   // sign even when the host is not an AWS one (Bedrock behind a proxy)
 }
 
@@ -31,8 +31,8 @@ type Options struct {
 const service = "bedrock"
 
 // Signer returns a SigV4 signer for a Bedrock format (format names
-// bedrock-…) sent to an AWS host, or anywhere with SigV4; nil otherwise
-// (a local Bedrock-compatible server needs no signature). Credentials
+// bedrock-…) sent to an AWS host, or anywhere with SigV4. It is nil
+// otherwise, because a local Bedrock-compatible server needs no signature. Credentials
 // come from the default chain (environment, shared config and Profile,
 // SSO, IMDS), loaded once, at the first request.
 func (o Options) Signer(rawURL, format string) (func(*http.Request, []byte) error, error) {
@@ -76,10 +76,10 @@ func (o Options) Signer(rawURL, format string) (func(*http.Request, []byte) erro
 	}, nil
 }
 
-// load reads the AWS configuration for region ("" : the chain's).
+// load reads the AWS configuration for region, "" for the chain's.
 func (o Options) load(ctx context.Context, region string) (aws.Config, error) {
 	// The SDK's own warnings (IMDS fallbacks) must not reach the
-	// terminal; a failure comes back as an error instead.
+	// terminal. A failure comes back as an error instead.
 	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 	if region != "" {
 		opts = append(opts, config.WithRegion(region))

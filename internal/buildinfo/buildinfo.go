@@ -1,4 +1,4 @@
-// Package buildinfo is what a drip binary knows about where it came from:
+// Package buildinfo is what a drip binary knows about where it came from,
 // the release or module version, the commit, the toolchain, and, for a
 // build that was not stamped, the HEAD of the checkout it was built from.
 package buildinfo
@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-// Set by the release build (.goreleaser.yaml):
+// The release build (.goreleaser.yaml) sets these with
 //
 //	-ldflags "-X github.com/driplab/drip/internal/buildinfo.linkVersion=v1.2.3 -X github.com/driplab/drip/internal/buildinfo.linkCommit=abc1234"
 //
@@ -23,11 +23,11 @@ var linkVersion, linkCommit string
 
 // ID is what a binary knows about where it came from.
 type ID struct {
-	Version  string // module or release version; "dev" for a local build
+	Version  string // module or release version, "dev" for a local build
 	Commit   string // VCS revision, "" when unknown
 	Modified bool   // built from a tree with uncommitted changes
 	Go       string // the toolchain that built it
-	// FromGit: the build had no commit (-buildvcs=false, go run), so
+	// FromGit says the build had no commit (-buildvcs=false, go run), so
 	// Commit is the HEAD of the checkout it was built from, read now.
 	FromGit bool
 }
@@ -78,7 +78,7 @@ func (id ID) String() string {
 	return fmt.Sprintf("drip %s (commit %s, %s, %s/%s)", id.Version, commit, id.Go, runtime.GOOS, runtime.GOARCH)
 }
 
-// Full is Read, its commit read from git when the build has none: a
+// Full is Read, its commit read from git when the build has none. A
 // build in a checkout with VCS stamping off (GOFLAGS=-buildvcs=false, go
 // run) still names its commit. Only drip version and --version ask, so no
 // other command runs git.
@@ -91,7 +91,7 @@ func Full() ID {
 	return id
 }
 
-// sourceDir is the directory this file was compiled from: the checkout's
+// sourceDir is the directory this file was compiled from, the checkout's
 // internal/buildinfo, unless the build trimmed paths (-trimpath, as a
 // release's).
 func sourceDir() string {
@@ -103,7 +103,7 @@ func sourceDir() string {
 }
 
 // checkoutHead is the HEAD commit of the git checkout holding dir and
-// whether tracked files differ from it; "" when there is none (or no git).
+// whether tracked files differ from it, "" when there is none (or no git).
 func checkoutHead(dir string) (commit string, modified bool) {
 	if dir == "" {
 		return "", false

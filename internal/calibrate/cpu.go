@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// cpuStat is the machine's CPU time so far, from /proc/stat's first line
-// (Linux; in clock ticks).
+// cpuStat is the machine's CPU time so far in clock ticks, from
+// /proc/stat's first line on Linux.
 type cpuStat struct{ busy, total uint64 }
 
 func readCPUStat() *cpuStat {
@@ -21,7 +21,7 @@ func readCPUStat() *cpuStat {
 }
 
 // parseCPUStat reads "cpu user nice system idle iowait irq softirq steal
-// …": busy is all but idle and iowait.
+// …". Busy is all but idle and iowait.
 func parseCPUStat(line string) *cpuStat {
 	f := strings.Fields(line)
 	if len(f) < 5 || f[0] != "cpu" {
@@ -52,8 +52,8 @@ func busyCores(a, b *cpuStat, cores int) *float64 {
 	return new(float64(b.busy-a.busy) / float64(b.total-a.total) * float64(cores))
 }
 
-// processCPU is the CPU this process has used, user and system; nil where
-// the system does not say.
+// processCPU is the CPU this process has used, user and system. It is
+// nil where the system does not say.
 func processCPU() *time.Duration {
 	d, ok := rusage()
 	if !ok {

@@ -11,8 +11,8 @@ import (
 )
 
 // DecodeCost replays the calibrate stream through the probe's decode path
-// many times and divides the CPU time by the frames: drip's cost per frame
-// without the socket. Nil where the system does not say CPU time.
+// many times and divides the CPU time by the frames. That is drip's cost
+// per frame without the socket. Nil where the system does not say CPU time.
 func DecodeCost(f *adapters.Format) (*time.Duration, error) {
 	reads, at, err := fixtures.Render(f.Name, fixtures.Lookup(Scenario), Scenario)
 	if err != nil {

@@ -1,5 +1,5 @@
-// Package calibrate measures drip's own timestamp error on this machine:
-// it streams a known schedule from the fixture server, pairs every frame
+// Package calibrate measures drip's own timestamp error on this machine.
+// It streams a known schedule from the fixture server, pairs every frame
 // drip stamped with the time the server flushed it, and judges whether the
 // machine had the cores to make that a measure of drip at all.
 package calibrate
@@ -17,20 +17,21 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Scenario is the fixture scenario calibrate streams: 200 frames 10 ms apart.
+// Scenario is the fixture scenario calibrate streams, 200 frames 10 ms apart.
 const Scenario = "calibrate"
 
 // Level is one concurrency level's pairing of client stamps with server
 // writes, and the load the machine was under meanwhile.
 type Level struct {
 	Concurrency, Streams, Frames, Unpaired int
-	StampErr                               []float64 // ms: drip's read time − the server's flush time, per frame
-	GapErr                                 []float64 // ms: |client gap − server gap|
+	StampErr                               []float64 // drip's read time − the server's flush time per frame, ms
+	GapErr                                 []float64 // |client gap − server gap|, ms
 	// TTFTErr is drip's TTFT − the server's (request arrival to the first
-	// content flush), ms: the request's trip plus the first stamp's error.
+	// content flush), ms. It is the request's trip plus the first stamp's
+	// error.
 	TTFTErr []float64
-	// ClientCPU is drip's CPU per frame (the in-process server's with it);
-	// ServerCPU the separate server process's, nil in-process. Nil where
+	// ClientCPU is drip's CPU per frame (the in-process server's with it).
+	// ServerCPU is the separate server process's, nil in-process. Nil where
 	// the system does not say.
 	ClientCPU, ServerCPU *time.Duration
 	Load                 Load

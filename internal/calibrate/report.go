@@ -15,7 +15,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Config is what Measure streams: the calibrate scenario of Server through
+// Config is what Measure streams, the calibrate scenario of Server through
 // Target and Options, Rounds rounds at each of Levels concurrent streams.
 type Config struct {
 	Server   Server
@@ -26,7 +26,7 @@ type Config struct {
 	Rounds   int
 }
 
-// Bounds of a Config: more is a typo, not a calibration.
+// Bounds of a Config. More is a typo, not a calibration.
 const (
 	MaxRounds = 1000
 	MaxLevel  = 2000 // concurrent streams
@@ -55,8 +55,8 @@ func (c Config) Check() error {
 }
 
 // Measure runs every level and writes drip calibrate's report to w as it
-// goes: a row and a load line per level, drip's decode cost, the legend
-// and the verdict.
+// goes. It writes a row and a load line per level, drip's decode cost,
+// the legend and the verdict.
 func Measure(ctx context.Context, w io.Writer, c Config) error {
 	where := "server in drip's process"
 	if c.Separate {
@@ -116,8 +116,9 @@ func writeLevel(w io.Writer, l Level, v Verdict) stats.Dist {
 	return ge
 }
 
-// levelRow is a level's row of the table, 78 columns: the level, then
-// the stamp, gap and TTFT errors as p50 p99 max (TTFT: p50 p99).
+// levelRow is a level's row of the table, 78 columns. It holds the level,
+// then the stamp and gap errors as p50 p99 max and the TTFT error as p50
+// p99.
 const levelRow = "%-4s %7s %6s  %6s %6s %6s  %6s %6s %6s  %6s %6s\n"
 
 func loadLine(ld Load, v Verdict) string {
@@ -136,7 +137,7 @@ func loadLine(ld Load, v Verdict) string {
 	return s + "\n⚠ saturated (" + strings.Join(v.Reasons, "; ") + who + "): this row measures the machine, not drip"
 }
 
-// resolution is what the verdict reads from the levels: the worst p99 gap
+// resolution is what the verdict reads from the levels, the worst p99 gap
 // error of the unsaturated levels of up to 10 streams, the largest of
 // which is upTo.
 type resolution struct {
@@ -159,7 +160,7 @@ func (r *resolution) add(c int, v Verdict, ge stats.Dist) {
 	}
 }
 
-// write says the verdict; separate is the server in a process of its own.
+// write says the verdict. separate is the server in a process of its own.
 func (r resolution) write(w io.Writer, separate bool) {
 	if len(r.saturated) > 0 {
 		try := "--server-proc, fewer streams"

@@ -32,7 +32,7 @@ type Server interface {
 	Close() error
 }
 
-// Usage is a server process's own load; the zero value is a server in
+// Usage is a server process's own load. The zero value is a server in
 // the client's process, whose load is the client's.
 type Usage struct {
 	Separate bool
@@ -62,7 +62,7 @@ const (
 	usagePath  = "/calibrate/usage"
 )
 
-// ServerHandler is what a separate server process serves: the fixtures,
+// ServerHandler is what a separate server process serves, the fixtures,
 // each tagged stream's write log, and its own usage.
 func ServerHandler() http.Handler {
 	fx := fixtures.NewServer()
@@ -108,7 +108,7 @@ func ServeChild(ctx context.Context, in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// Start starts the server Measure streams from: in drip's process, or,
+// Start starts the server Measure streams from, in drip's process or,
 // when separate (--server-proc), this binary again with args, which runs
 // ServeChild.
 func Start(ctx context.Context, separate bool, args ...string) (Server, error) {

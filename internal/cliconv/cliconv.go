@@ -1,9 +1,9 @@
 // Package cliconv holds the conventions of drip's command line that are
-// logic rather than registration: other tools' flag names taken as
-// drip's, "did you mean" for an unknown flag or subcommand, a wrong
+// logic rather than registration. They are other tools' flag names taken
+// as drip's, "did you mean" for an unknown flag or subcommand, a wrong
 // argument count or a bad flag value said in plain words, and the checks
 // of values many flags share (sizes, addresses). Its errors name the
-// flag; the command makes them usage errors.
+// flag, and the command makes them usage errors.
 package cliconv
 
 import (
@@ -17,7 +17,7 @@ import (
 )
 
 // aliases are the names other load tools (vLLM bench serve, NVIDIA
-// AIPerf) give drip's flags, taken as drip's own: --request-rate is
+// AIPerf) give drip's flags, taken as drip's own. --request-rate is
 // --rate, --max-concurrency --concurrency, and --num-prompts, the number
 // of requests vLLM sends, --runs.
 var aliases = map[string]string{
@@ -36,8 +36,8 @@ func Aliases(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 }
 
 // SuggestFlag is "did you mean" for an unknown long flag's error, "" for
-// any other error: the flags of fs within two edits of it, or containing
-// it, and the aliases fs takes.
+// any other error. It names the flags of fs within two edits of it, or
+// containing it, and the aliases fs takes.
 func SuggestFlag(fs *pflag.FlagSet, err error) string {
 	var ne *pflag.NotExistError
 	if !errors.As(err, &ne) || ne.GetSpecifiedShortnames() != "" {
@@ -97,9 +97,9 @@ func editDistance(a, b string) int {
 var flagValueWords = map[string]string{"int": "a whole number", "int64": "a whole number", "float64": "a number", "bool": "true or false"}
 
 // PlainFlagValue says what a flag wanted when pflag passes on strconv's
-// error ('strconv.ParseInt: parsing "2,4": invalid syntax'), on the
-// command line and in a --config file alike; a list given to a flag that
-// takes one value is told so. Any other error comes back as it is.
+// error (strconv.ParseInt's "invalid syntax"), on the command line and in
+// a --config file alike. A list given to a flag that takes one value is
+// told so. Any other error comes back as it is.
 func PlainFlagValue(err error) error {
 	var bad *pflag.InvalidValueError
 	var num *strconv.NumError
@@ -111,7 +111,7 @@ func PlainFlagValue(err error) error {
 	if !ok {
 		return err
 	}
-	// Past the Go type's range; the type's bounds are not the flag's
+	// Past the Go type's range. The type's bounds are not the flag's
 	// (--runs refuses -5), which its own check names once in range.
 	if errors.Is(num, strconv.ErrRange) {
 		want += ", too large"

@@ -9,10 +9,10 @@ import (
 
 // RefuseUnknownSubcommands makes every group command below the root
 // (fixtures, export, completion) refuse a word that names none of its
-// subcommands, as cobra does at the root only: otherwise cobra prints
+// subcommands, as cobra does at the root only. Otherwise cobra prints
 // the group's help and exits 0, and a CI step 'drip fixtures srve &'
 // succeeds. The group alone still prints its help. The refusal is a
-// plain error, which the command reports as cobra's own: a usage error.
+// plain error, which the command reports as cobra's own, a usage error.
 func RefuseUnknownSubcommands(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		RefuseUnknownSubcommands(c)
@@ -37,8 +37,8 @@ func RefuseUnknownSubcommands(root *cobra.Command) {
 
 // ExplainArgs wraps every command's argument check so that a wrong count
 // shows the command's usage line and where its help is, as a bad flag does
-// (cobra alone says "accepts 1 arg(s), received 0"): a usage error, as
-// the command reports every plain error cobra returns.
+// (cobra alone says "accepts 1 arg(s), received 0"). It is a usage error,
+// as the command reports every plain error cobra returns.
 func ExplainArgs(c *cobra.Command) {
 	if check := c.Args; check != nil {
 		c.Args = func(cmd *cobra.Command, args []string) error {

@@ -1,5 +1,5 @@
-// Package recordtest gives view and comparison tests real records: files
-// drip wrote against the fixture server, and fixture scenarios decoded
+// Package recordtest gives view and comparison tests real records. They are
+// files drip wrote against the fixture server, and fixture scenarios decoded
 // through the probe at the fixture's own times (the same on every machine).
 package recordtest
 
@@ -59,14 +59,14 @@ func Scenario(t testing.TB, scenario string, rec *record.Record) *record.Record 
 	return rec
 }
 
-// Hops is one stream of mid-sentence-stall at two vantage points: the
-// relay's record (drip record's, beside the server: the fixture's own
-// times) and the client's, seen through a path that adds 2 ms to every
-// frame, holds content frames 6 to 10 back to let them go with 11 in one
-// read, 430 ms late (a freeze of 580 ms the path made), and frames 20 to
-// 29 to let them go with 30, 200 ms later still (a freeze of 1.18 s
-// holding the server's 700 ms stall: both own it); the server's 300 ms
-// stall reaches the client as it was.
+// Hops is one stream of mid-sentence-stall at two vantage points. The
+// relay's record is drip record's beside the server, at the fixture's own
+// times. The client's is seen through a path that adds 2 ms to every
+// frame. The path holds content frames 6 to 10 back to let them go with
+// 11 in one read, 430 ms late, a freeze of 580 ms the path made. It holds
+// frames 20 to 29 to let them go with 30, 200 ms later still, a freeze of
+// 1.18 s holding the server's 700 ms stall, which both own. The server's
+// 300 ms stall reaches the client as it was.
 func Hops(t testing.TB) (client, relay *record.Record) {
 	t.Helper()
 	relay = Scenario(t, "mid-sentence-stall", &record.Record{V: record.RecordVersion, RunID: "relay0", Seq: 4, Phase: record.PhaseMeasure})
@@ -105,13 +105,13 @@ const (
 	HopsEven = "even"
 	// HopsAdversarial is a relay that saw the frames 300 ms apart (every
 	// gap a stall) and a client that got the first, then every other
-	// frame in one read after a long silence: one client stall holding
+	// frame in one read after a long silence. One client stall holds
 	// every relay stall.
 	HopsAdversarial = "adversarial"
 )
 
 // HopsPair is a client record and its relay's of n content frames in
-// shape, matched by the id "run1-0": what drip hops' cost is measured on.
+// shape, matched by the id "run1-0". drip hops' cost is measured on it.
 func HopsPair(t testing.TB, shape string, n int) (client, relay *record.Record) {
 	t.Helper()
 	spacing := 25.0
