@@ -1,6 +1,7 @@
 package probe_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -34,5 +35,28 @@ func TestHeldHeadersTakeThePathsRoundTripFromTheKernel(t *testing.T) {
 	}
 	if want := rec.Witness.TCP[0].RTTMS; rec.TTFTPathRTTMS == nil || *rec.TTFTPathRTTMS != want || want <= 0 {
 		t.Errorf("ttft_path_rtt_ms %s, want the kernel's rtt at the headers, %v ms", num(rec.TTFTPathRTTMS), want)
+	}
+}
+
+// Every stream of a run is witnessed, as a single stream is: Run sets
+// the clock before each stream's defaults, and the stream is still on
+// the wall clock the kernel stamps by.
+func TestRunWitnessesEveryStream(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, sseFrame("Hello")+"data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	u, f, err := probe.ResolveURL(srv.URL+"/v1/chat/completions", "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*record.Record
+	probe.Run(context.Background(), probe.Plan{Target: probe.Target{URL: u, Format: f}, Runs: 2}, func(r *record.Record) { recs = append(recs, r) }, nil)
+	for _, r := range recs {
+		if r.Witness == nil || len(r.Witness.TCP) == 0 {
+			t.Errorf("stream %d of a run: witness %+v, want the kernel's account", r.Seq, r.Witness)
+		}
 	}
 }

@@ -728,7 +728,9 @@ func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mas
 }
 
 func (o Options) withDefaults() Options {
-	o.wallClock = o.Clock == nil
+	// Run takes its defaults before each stream's, so a clock it set is
+	// still the wall clock.
+	o.wallClock = o.wallClock || o.Clock == nil
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
