@@ -242,17 +242,24 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
-		e := HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body)
-		if h := EndpointHint(t.URL, t.Format); resp.StatusCode == http.StatusNotFound && h != "" {
-			e.Message += " (" + h + ")"
-		}
-		return end(start, e)
+		return end(start, statusError(resp, t))
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
 	fr.text = NewFrameText(mask)
 	fr.witness = ws
 	return end(start, decodeBody(ctx, resp, t.Format, fr, o, start, idle))
+}
+
+// statusError is the error of a response with a status of 300 or more,
+// with the server's words from its body and, for a 404, a hint at the
+// endpoint t may have meant.
+func statusError(resp *http.Response, t Target) *record.Error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, errorBodyLimit))
+	e := HTTPError(resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	if h := EndpointHint(t.URL, t.Format); resp.StatusCode == http.StatusNotFound && h != "" {
+		e.Message += " (" + h + ")"
+	}
+	return e
 }
 
 // send sends req for rec, timing its connection and its headers from
