@@ -56,11 +56,53 @@ func WitnessOf(c net.Conn) KernelWitness {
 // silence at nearly every read, and the samples past it say nothing new.
 const maxTCPSamples = 100
 
+// ReadWitness is the kernel's account of one connection's reads, for a
+// reader that frames its bytes later: drip record's upstream side, which
+// forwards each read before it decodes any.
+type ReadWitness struct {
+	k    KernelWitness
+	prev KernelView // the view at the latest read
+}
+
+// WitnessReads starts witnessing c's reads, from now; nil when c has no
+// witness (WitnessOf).
+func WitnessReads(c net.Conn) *ReadWitness {
+	k := WitnessOf(c)
+	if k == nil {
+		return nil
+	}
+	return &ReadWitness{k: k, prev: k.View()}
+}
+
+// Read is the kernel's account of the read that returned bytes at now:
+// its lag behind the newest segment's receive time and the segments,
+// out-of-order segments and retransmits since the previous read.
+func (w *ReadWitness) Read(now time.Time) record.WitnessRead {
+	v := w.k.View()
+	r := record.WitnessRead{
+		Segs:        int32(v.SegsIn - w.prev.SegsIn),
+		OutOfOrder:  int32(v.OutOfOrder - w.prev.OutOfOrder),
+		Retransmits: int32(v.Retrans - w.prev.Retrans),
+	}
+	if lag, ok := v.LagMS(now); ok {
+		r.LagMS = lag
+	} else {
+		r.NoStamp = true
+	}
+	w.prev = v
+	return r
+}
+
+// Sample is the socket's TCP figures now, placed at (a record.TCPAt
+// place) tms from the stream's start.
+func (w *ReadWitness) Sample(at string, tms float64) record.TCPSample {
+	return tcpSample(at, tms, w.k.View())
+}
+
 // streamWitness fills one stream's record.Witness as it reads.
 type streamWitness struct {
-	k        KernelWitness
+	rw       *ReadWitness
 	w        *record.Witness
-	prev     KernelView
 	stallMS  float64
 	contentN int     // content frames so far
 	reads    int     // content reads so far
@@ -71,12 +113,12 @@ type streamWitness struct {
 // newStreamWitness starts rec's witness from the connection the stream got,
 // sampled at its headers (tms); nil without a witness.
 func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *streamWitness {
-	k := WitnessOf(c)
-	if k == nil {
+	rw := WitnessReads(c)
+	if rw == nil {
 		return nil
 	}
-	ws := &streamWitness{k: k, w: &record.Witness{}, prev: k.View(), stallMS: stallMS}
-	ws.sample(record.TCPAtHeaders, tms, ws.prev)
+	ws := &streamWitness{rw: rw, w: &record.Witness{}, stallMS: stallMS}
+	ws.sample(record.TCPAtHeaders, tms, rw.prev)
 	rec.Witness = ws.w
 	return ws
 }
@@ -84,18 +126,8 @@ func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *str
 // read takes the kernel's account of one read with bytes, stamped now
 // (tms from the start), which completed frames.
 func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame) {
-	v := ws.k.View()
-	r := record.WitnessRead{
-		Segs:        int32(v.SegsIn - ws.prev.SegsIn),
-		OutOfOrder:  int32(v.OutOfOrder - ws.prev.OutOfOrder),
-		Retransmits: int32(v.Retrans - ws.prev.Retrans),
-	}
-	if lag, ok := v.LagMS(now); ok {
-		r.LagMS, ws.w.Stamped = lag, true
-	} else {
-		r.NoStamp = true
-	}
-	ws.prev = v
+	r := ws.rw.Read(now)
+	ws.w.Stamped = ws.w.Stamped || !r.NoStamp
 	ws.w.Reads = append(ws.w.Reads, r)
 	content := 0
 	for i := range frames {
@@ -109,9 +141,9 @@ func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame)
 	switch {
 	case ws.reads == 0:
 		ws.first = tms
-		ws.sample(record.TCPAtFirstContent, tms, v)
+		ws.sample(record.TCPAtFirstContent, tms, ws.rw.prev)
 	case ws.silence(tms - ws.last):
-		ws.sample(record.TCPAtSilence, tms, v)
+		ws.sample(record.TCPAtSilence, tms, ws.rw.prev)
 	}
 	ws.reads++
 	ws.contentN += content
@@ -136,16 +168,20 @@ func (ws *streamWitness) end(d time.Duration) {
 	if ws == nil {
 		return
 	}
-	ws.sample(record.TCPAtEnd, ms(d), ws.k.View())
+	ws.sample(record.TCPAtEnd, ms(d), ws.rw.k.View())
 }
 
 func (ws *streamWitness) sample(at string, tms float64, v KernelView) {
 	if len(ws.w.TCP) >= maxTCPSamples && at != record.TCPAtEnd {
 		return
 	}
-	ws.w.TCP = append(ws.w.TCP, record.TCPSample{
+	ws.w.TCP = append(ws.w.TCP, tcpSample(at, tms, v))
+}
+
+func tcpSample(at string, tms float64, v KernelView) record.TCPSample {
+	return record.TCPSample{
 		At: at, TMS: tms,
 		RTTMS: float64(v.RTTUS) / 1000, MinRTTMS: float64(v.MinRTTUS) / 1000, RcvRTTMS: float64(v.RcvRTTUS) / 1000,
 		OutOfOrder: int(v.OutOfOrder), Retransmits: int(v.Retrans), BytesReceived: int64(v.BytesIn),
-	})
+	}
 }

@@ -20,10 +20,12 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// The relay asks its kernel about each client's socket. A client that
-// stops reading a long stream for a while fills its receive window, and the
-// record says for how long; a client that reads along does not.
-func TestTheRelayKeepsWhatItsKernelSawOfTheClient(t *testing.T) {
+// The relay asks its kernel about both sockets of an exchange. A client
+// that stops reading a long stream for a while fills its receive window,
+// and the record says for how long; a client that reads along does not.
+// Meanwhile the relay, blocked on that client, takes the upstream's
+// segments late, and its own witness says by how much.
+func TestTheRelayKeepsWhatItsKernelSawOfBothSockets(t *testing.T) {
 	t.Parallel()
 	event := "data: {\"choices\":[{\"delta\":{\"content\":\"" + strings.Repeat("x", 4000) + "\"}}]}\n\n"
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -82,6 +84,17 @@ func TestTheRelayKeepsWhatItsKernelSawOfTheClient(t *testing.T) {
 		t.Errorf("a client that stopped reading for 400 ms: %+v, want the window full for 200 ms or more, a round trip and no more spurious retransmits than retransmits", *stopped)
 	}
 	t.Logf("reading along: %+v; stopped: %+v", *reading, *stopped)
+	for _, r := range recs {
+		if w := r.Witness; w == nil || len(w.Reads) != len(r.Exchange.Reads) || !w.Stamped || w.LagMaxMS == nil {
+			t.Fatalf("the relay's witness of its upstream reads: %+v, want one stamped read for each of %d reads", w, len(r.Exchange.Reads))
+		}
+	}
+	// The lag is behind the newest segment a read took, and segments kept
+	// coming until the relay's receive buffer was full: less than 400 ms.
+	if lag := *recs[1].Witness.LagMaxMS; lag < 50 {
+		t.Errorf("a relay blocked 400 ms on its client took the upstream's bytes at most %.1f ms late, want 50 ms or more", lag)
+	}
+	t.Logf("the relay's lag behind its upstream socket at most: reading along %.1f ms, stopped %.1f ms", *recs[0].Witness.LagMaxMS, *recs[1].Witness.LagMaxMS)
 	if reading.RwndLimitedMS >= stopped.RwndLimitedMS/2 {
 		t.Errorf("a client that read along: window full %.1f ms, against %.1f ms for one that stopped", reading.RwndLimitedMS, stopped.RwndLimitedMS)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -62,7 +63,8 @@ type exchange struct {
 	// ran) whose frames have the last read's time, not their own.
 	mergedReads bool
 	merged      int
-	live        *hops.Relayed // this stream's times for the hops endpoint; nil when not kept
+	live        *hops.Relayed    // this stream's times for the hops endpoint; nil when not kept
+	up          *upstreamWitness // the kernel's account of the upstream reads; nil: none
 }
 
 // bufs are the forwarding loops' read buffers: 100 streams would
@@ -99,6 +101,8 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	idle := probe.WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.Stop()
 
+	var upConn net.Conn
+	out = traceConn(out, &upConn)
 	e.rec.StartUnixNS = time.Now().UnixNano()
 	start := o.Clock()
 	resp, err := o.Client.Do(out)
@@ -108,6 +112,7 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	e.rec.HeadersMS = new(ms(o.Clock().Sub(start)))
+	e.up = witnessUpstream(upConn, e.p.wallClock, *e.rec.HeadersMS)
 	e.p.live.update(e.live, func(l *hops.Relayed) { l.HeadersMS = e.rec.HeadersMS })
 	e.rec.HTTPStatus = resp.StatusCode
 	idle.Touch(o.Clock())
@@ -151,6 +156,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 		n, rerr := body.Read(buf)
 		now := o.Clock() // the upstream arrival time: stamp before anything else
 		if n > 0 {
+			seen := e.up.read(now) // the stamp's twin: a copy of what the kernel said at the socket's latest read
 			// The client first, the bookkeeping after: nothing the record
 			// needs stands between an upstream read and the client.
 			// The upstream is silent only while it is read: a write the
@@ -163,7 +169,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 			}
 			clientGone = werr != nil
 			idle.Touch(o.Clock())
-			reads = e.keep(reads, buf[:n], ms(now.Sub(start)))
+			reads = e.keep(reads, buf[:n], ms(now.Sub(start)), seen)
 			if e.live != nil {
 				e.p.live.read(e.live, record.Read{TMS: ms(now.Sub(start)), N: n}, o.MaxFrames) // as keep bounds the record's
 			}
@@ -195,7 +201,7 @@ func (e *exchange) done(start time.Time, reads []record.Read, perr *record.Error
 // the frame bound loses cadence, past that read: fixtures serve --from
 // serves the merged bytes at once, and the record, marked limit, keeps
 // the frames before them (finish).
-func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Read {
+func (e *exchange) keep(reads []record.Read, p []byte, tms float64, seen record.WitnessRead) []record.Read {
 	if room := e.p.o.MaxBytes - len(e.resp); len(p) > room {
 		p = p[:max(room, 0)]
 		e.x.Clipped = true
@@ -207,8 +213,10 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64) []record.Rea
 	if n := len(reads); n > e.p.o.MaxFrames {
 		reads[n-1] = record.Read{TMS: tms, N: reads[n-1].N + len(p)}
 		e.mergedReads, e.merged = true, n-1
+		e.up.kept(seen, false, true)
 		return reads
 	}
+	e.up.kept(seen, true, false)
 	return append(reads, record.Read{TMS: tms, N: len(p)})
 }
 
@@ -246,6 +254,7 @@ func (e *exchange) finish() {
 	}
 	e.x.SetResponse(body)
 	e.x.Reads = reads
+	rec.Witness = e.upstreamWitness(reads)
 	switch {
 	case !e.x.Streamed:
 		rec.Phase, rec.Format = record.PhasePassthrough, "none"

@@ -50,7 +50,7 @@ func TestKeepMergesTheReadsPastTheFrameBound(t *testing.T) {
 	e := testExchange(probe.DefaultMaxBytes, 3)
 	var reads []record.Read
 	for i := range 10 {
-		reads = e.keep(reads, []byte{'x'}, float64(i))
+		reads = e.keep(reads, []byte{'x'}, float64(i), record.WitnessRead{})
 	}
 	want := []record.Read{{TMS: 0, N: 1}, {TMS: 1, N: 1}, {TMS: 2, N: 1}, {TMS: 9, N: 7}}
 	if !slices.Equal(reads, want) || len(e.resp) != 10 || !e.mergedReads || e.merged != 3 {

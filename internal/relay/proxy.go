@@ -104,6 +104,9 @@ type Proxy struct {
 	// masked in every record as the request's own credentials are.
 	upstreamSecrets []string
 	live            *live // nil unless Options.Live
+	// wallClock: Options.Clock was nil, so reads are stamped by the clock
+	// the kernel stamps segments with, and the upstream can be witnessed.
+	wallClock bool
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
@@ -119,7 +122,8 @@ func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy
 	c := *o.Client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	o.Client = &c
-	if o.Clock == nil {
+	wallClock := o.Clock == nil
+	if wallClock {
 		o.Clock = time.Now
 	}
 	if o.StallMS <= 0 {
@@ -143,7 +147,7 @@ func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy
 	if o.MaxBodiesInFlight <= 0 {
 		o.MaxBodiesInFlight = maxBodiesInFlight
 	}
-	p := &Proxy{o: o, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
+	p := &Proxy{o: o, wallClock: wallClock, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 	p.bodies.give(o.MaxBodiesInFlight)
 	if o.Live {
 		p.live = newLive()
