@@ -91,7 +91,7 @@ func ownedStalls(h *hops.Stream) string {
 		parts = append(parts, "no stall at the client")
 	}
 	var fz []string
-	for _, o := range []string{hops.OwnerUpstream, hops.OwnerPath, hops.OwnerBoth} {
+	for _, o := range []string{hops.OwnerUpstream, hops.OwnerPath, hops.OwnerBoth, hops.OwnerRelay} {
 		if n := freezes[o]; n > 0 {
 			fz = append(fz, fmt.Sprintf("%d %s", n, o))
 		}

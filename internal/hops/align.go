@@ -9,20 +9,25 @@ import (
 )
 
 // side is one vantage point's content frames: their times on its own
-// clock, the read each came in, and where each one's text ends in the
+// clock (the relay's when its kernel had the bytes, where it stamped them), the read each came in, and where each one's text ends in the
 // stream's content (cumulative bytes), which aligns frames that a hop
 // merged or split.
 type side struct {
 	idx  []int // index in the record's Frames
 	t    []float64
+	lag  []float64 // how late its reader took each frame's read, by its kernel (0: not known)
 	read []int
 	end  []int
 	text string
 }
 
-func contentOf(r *record.Record) side {
+func contentOf(r *record.Record, kernelTime bool) side {
+	lag := func(int) float64 { return 0 }
+	if kernelTime {
+		lag = readLags(r)
+	}
 	n := len(r.Frames)
-	s := side{idx: make([]int, 0, n), t: make([]float64, 0, n), read: make([]int, 0, n), end: make([]int, 0, n)}
+	s := side{idx: make([]int, 0, n), t: make([]float64, 0, n), lag: make([]float64, 0, n), read: make([]int, 0, n), end: make([]int, 0, n)}
 	var b strings.Builder
 	for i := range r.Frames {
 		f := &r.Frames[i]
@@ -31,7 +36,8 @@ func contentOf(r *record.Record) side {
 		}
 		b.WriteString(f.Text)
 		s.idx = append(s.idx, i)
-		s.t = append(s.t, f.TMS)
+		s.t = append(s.t, f.TMS-lag(f.Read))
+		s.lag = append(s.lag, lag(f.Read))
 		s.read = append(s.read, f.Read)
 		s.end = append(s.end, b.Len())
 	}
@@ -50,8 +56,25 @@ type alignment struct {
 	same int
 }
 
+// readLags gives how late r's reader took each read, by its kernel's
+// receive stamps (record.Witness): 0 for a read it did not stamp. Only the
+// relay's side is taken back to when its kernel had the bytes. What the
+// client's own reader was late by is the client's, part of the path.
+func readLags(r *record.Record) func(read int) float64 {
+	w := r.Witness
+	if w == nil || !w.Stamped {
+		return func(int) float64 { return 0 }
+	}
+	return func(i int) float64 {
+		if i < 0 || i >= len(w.Reads) {
+			return 0
+		}
+		return w.Reads[i].LagMS
+	}
+}
+
 func align(client, relay *record.Record) alignment {
-	a := alignment{c: contentOf(client), r: contentOf(relay)}
+	a := alignment{c: contentOf(client, false), r: contentOf(relay, true)}
 	a.same = commonPrefix(a.c.text, a.r.text)
 	j := 0
 	for _, end := range a.c.end {
@@ -98,7 +121,7 @@ func (a *alignment) delays() []float64 {
 	d := make([]float64, len(a.at))
 	floor := math.Inf(1)
 	for i, j := range a.at {
-		d[i] = a.c.t[i] - a.r.t[j]
+		d[i] = a.c.t[i] - (a.r.t[j] + a.r.lag[j]) // from the relay's read: its lateness is not the path's
 		floor = min(floor, d[i])
 	}
 	for i := range d {

@@ -94,8 +94,12 @@ func (r *Report) pooledText(b *strings.Builder) {
 		fmt.Fprintf(b, "  ttft %s → %s  p50 %s  max %s ms (n=%d)\n", h.From, h.To, f(h.TTFT.P50), f(h.TTFT.Max), h.TTFT.N)
 	}
 	fmt.Fprintf(b, "  path delay      p50 %s  p99 %s  max %s ms per frame (n=%d, relative to its least)\n", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
-	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both; %s ms upstream, %s ms path; %s; %s the path made\n",
-		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
+	relay := ""
+	if n := p.Stalls[OwnerRelay]; n > 0 {
+		relay = fmt.Sprintf(" (and %d the relay's own, %s ms)", n, textfmt.FormatFloat(p.RelayMS))
+	}
+	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both%s; %s ms upstream, %s ms path; %s; %s the path made\n",
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], relay, textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
 		stats.Count(p.Freezes, "freeze"), stats.Count(p.Bursts, "burst"))
 	for _, a := range r.Ambiguous {
 		fmt.Fprintf(b, "  id %s, paired with none\n", a.says())

@@ -33,9 +33,11 @@ type Pooled struct {
 	Delay        stats.Dist `json:"path_delay_ms"` // over every aligned frame
 	// Stalls by owner: how many, and the milliseconds each hop's share
 	// of them adds up to; freezes are not among them, only counted.
+	// RelayMS is the relay's own lateness in them, by its kernel.
 	Stalls     map[string]int `json:"stalls"`
 	UpstreamMS float64        `json:"stall_upstream_ms"`
 	PathMS     float64        `json:"stall_path_ms"`
+	RelayMS    float64        `json:"stall_relay_ms,omitempty"`
 	Freezes    int            `json:"freezes"`
 	Bursts     int            `json:"path_bursts"`
 	// PathHeld counts the streams whose path share something held, by
@@ -161,6 +163,7 @@ func pool(ss []Stream) Pooled {
 			p.Stalls[st.Owner]++
 			p.UpstreamMS += st.UpstreamMS
 			p.PathMS += st.PathMS
+			p.RelayMS += st.RelayMS
 		}
 		p.Bursts += s.Bursts
 		if s.PathHeld != "" {
@@ -193,9 +196,22 @@ func verdict(p Pooled, threshold float64) Verdict {
 			textfmt.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), textfmt.FormatFloat(ttftPath), heldBy(p.PathHeld)), ev}
 	case p.Stalls[OwnerUpstream] > 0:
 		return Verdict{RuleUpstreamStall, fmt.Sprintf("the upstream makes the stalls: %s, %s ms, each seen at the relay; the path adds jitter only (p99 %s ms per frame)",
-			stats.Count(p.Stalls[OwnerUpstream], "stall"), textfmt.FormatFloat(p.UpstreamMS), f(p.Delay.P99)), ev}
+			stats.Count(p.Stalls[OwnerUpstream], "stall"), textfmt.FormatFloat(p.UpstreamMS), f(p.Delay.P99)) + relayLate(p), ev}
 	}
-	return Verdict{RuleClean, fmt.Sprintf("no stall at the client; the path adds p99 %s ms per frame", f(p.Delay.P99)), ev}
+	none := "no stall at the client"
+	if p.Stalls[OwnerRelay] > 0 {
+		none = "no stall the upstream or the path made"
+	}
+	return Verdict{RuleClean, fmt.Sprintf("%s; the path adds p99 %s ms per frame", none, f(p.Delay.P99)) + relayLate(p), ev}
+}
+
+// relayLate says how much of the silences was the relay's own lateness,
+// when its kernel saw any: stalls the upstream and the path did not make.
+func relayLate(p Pooled) string {
+	if p.Stalls[OwnerRelay] == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s the relay's own (%s ms: its kernel had the bytes, drip record read them late)", stats.Count(p.Stalls[OwnerRelay], "stall"), textfmt.FormatFloat(p.RelayMS))
 }
 
 // heldBy says what held the path, by the relay's kernel, stream by stream.

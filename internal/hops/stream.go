@@ -13,6 +13,7 @@ const (
 	OwnerUpstream = "upstream" // the relay saw the gap: the server (or what is before the relay) made it
 	OwnerPath     = "path"     // the relay did not: the path after it (a proxy, the network, the client) made it
 	OwnerBoth     = "both"     // the relay saw stalls inside it, and the path added a stall's worth
+	OwnerRelay    = "relay"    // neither: the relay itself took the bytes late, its kernel had them on time
 )
 
 // Kinds of silence at the client.
@@ -37,14 +38,41 @@ type Split struct {
 // reported when its first token was ready (Ollama's timings, Bedrock's
 // first-byte latency), the relay's record has held_ms: the wait between
 // that and the relay's read of it, on loopback the relay's own
-// lateness. That share is the relay's, not the server's.
+// lateness. Otherwise the relay's kernel says how late the relay read
+// the first content (its witness). That share is the relay's, not the
+// server's.
 func ttftSplit(client *float64, r *record.Record) Split {
 	s := split(client, r.TTFTMS)
-	if s.UpstreamMS != nil && r.HeldMS != nil && *r.HeldMS > 0 {
-		s.RelayMS = r.HeldMS
-		s.UpstreamMS = new(*r.TTFTMS - *r.HeldMS)
+	if s.UpstreamMS == nil {
+		return s
+	}
+	late := r.HeldMS
+	if late == nil || *late <= 0 {
+		late = firstContentLag(r)
+	}
+	if late != nil && *late > 0 {
+		s.RelayMS = late
+		s.UpstreamMS = new(*r.TTFTMS - *late)
 	}
 	return s
+}
+
+// firstContentLag is how late r's reader took its first content frame's
+// read, by its kernel; nil when the kernel did not stamp it.
+func firstContentLag(r *record.Record) *float64 {
+	w := r.Witness
+	if w == nil {
+		return nil
+	}
+	for i := range r.Frames {
+		if f := &r.Frames[i]; f.IsContent() {
+			if f.Read < 0 || f.Read >= len(w.Reads) || w.Reads[f.Read].NoStamp {
+				return nil
+			}
+			return new(w.Reads[f.Read].LagMS)
+		}
+	}
+	return nil
 }
 
 func split(client, relay *float64) Split {
@@ -59,7 +87,9 @@ func split(client, relay *float64) Split {
 // owner: UpstreamMS is the stalls the relay saw among the frames the
 // silence held back (from the frame before it to the last frame of the
 // read that ended it), at most the silence; PathMS is the rest, the hold
-// the path added.
+// the path added. RelayMS is the relay's own lateness in it, by its
+// kernel (the lag of the read that ended the silence at the relay), part
+// of neither.
 type Stall struct {
 	Frame      int          `json:"frame"` // index in the client record's Frames of the frame that ended it
 	AtMS       float64      `json:"at_ms"` // on the client's clock
@@ -68,6 +98,7 @@ type Stall struct {
 	Owner      string       `json:"owner"`
 	UpstreamMS float64      `json:"upstream_ms"`
 	PathMS     float64      `json:"path_ms"`
+	RelayMS    float64      `json:"relay_ms,omitempty"`
 	Upstream   []RelayStall `json:"upstream,omitempty"`
 	mid        bool         // the client saw it mid-sentence
 }
@@ -223,8 +254,11 @@ func own(st Stall, b int, a *alignment, seen, th float64) Stall {
 		}
 	}
 	st.UpstreamMS = min(sum, st.GapMS)
-	st.PathMS = st.GapMS - st.UpstreamMS
+	st.RelayMS = min(a.r.lag[last], st.GapMS-st.UpstreamMS)
+	st.PathMS = st.GapMS - st.UpstreamMS - st.RelayMS
 	switch {
+	case st.UpstreamMS == 0 && st.PathMS < th && st.RelayMS >= th:
+		st.Owner = OwnerRelay
 	case st.UpstreamMS == 0:
 		st.Owner = OwnerPath
 	case st.PathMS >= th:
