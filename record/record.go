@@ -318,6 +318,10 @@ type Witness struct {
 	Silences Silences `json:"silences"`
 	// Late: the reader took its reads late (stats.ReaderLateRule).
 	Late bool `json:"late"`
+	// ExcusedRule is the delivery rule (stutter's interval, buffered's
+	// bursts) the stream met and was lifted from because its silences
+	// were lost segments' (stats.LossRule).
+	ExcusedRule string `json:"excused_rule,omitempty"`
 }
 
 // Silences counts a stream's silences by what the kernel saw of the read

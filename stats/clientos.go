@@ -52,10 +52,11 @@ const (
 // reads or more, spread over ExcuseMinMSPerToken a token or more, and a
 // thread of the process waited runnable at least StarvedWaitMS and at
 // least the longest silence between the reads. A proxy holding content longer than the
-// client waited stays buffered, and so does an answer that came at once.
+// client waited stays buffered, and so does an answer that came at once,
+// and so does a stream whose reader the kernel saw keep up.
 func excuseStarved(r *record.Record, spanMS float64) {
 	c, d := r.ClientCPU, r.Delivery
-	if c == nil || d == nil || d.Rule != DeliveryBursts || d.Reads < ExcuseMinReads {
+	if c == nil || d == nil || d.Rule != DeliveryBursts || d.Reads < ExcuseMinReads || readerKeptUp(r) {
 		return
 	}
 	paced := spanMS >= ExcuseMinMSPerToken*float64(max(r.OutputTokens-1, 1))

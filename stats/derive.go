@@ -241,6 +241,7 @@ func deriveTimes(r *record.Record, first, last float64) {
 	if r.Status != record.StatusFailed && r.Status != record.StatusCanceled {
 		r.Delivery = readDelivery(r.Frames, r.ContentFrames, r.OutputTokens, last-first)
 		excuseStarved(r, last-first)
+		witnessDelivery(r)
 		r.Buffered = r.Delivery.Class == record.DeliveryBuffered
 	}
 	if sft, ok := serverFirstTokenMS(r.Server); ok {

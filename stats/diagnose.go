@@ -68,6 +68,8 @@ const (
 	ShapeCoalesced      = "coalesced-bursts"
 	ShapeZeroContent    = "zero-content"
 	ShapeNotAStream     = "not-a-stream"
+	ShapeNetworkLoss    = "network-loss"
+	ShapeServerStalls   = "server-stalls"
 )
 
 // timingShapes are the shapes read from drip's timings, which a starved
@@ -170,24 +172,42 @@ var rules = []rule{
 		shape: ShapeClientLimited,
 		hint: fixed("drip itself is the bottleneck: this machine ran its readers, writers or schedule late, " +
 			"so the latency figures are largely the client's own delay, not the endpoint's (lower --concurrency or --rate, or give drip more cores)"),
-		when: func(x *figures) bool { return x.schedLimited() || x.scheduleLimited() || x.osLimited() },
+		when: func(x *figures) bool { return x.scheduleLimited() || x.clientLate() },
 		evidence: func(x *figures) []string {
 			var ev []string
-			if x.schedLimited() {
-				sl := x.s.Client.SchedLatency
-				ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s = max(%s, %g × ttft p50 %s) after they became runnable (p50 %s, n=%d sampled)",
-					msText(val(sl.P99)), msText(val(x.s.Client.BoundMS)), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
-			}
-			if x.osLimited() {
-				ev = append(ev, osEvidence(x.s.Client.OS))
+			if x.readerLate() {
+				ev = append(ev, readerEvidence(x.s))
 			}
 			if x.scheduleLimited() {
 				ol := x.s.OpenLoop
 				ev = append(ev, fmt.Sprintf("schedule lag p99 %s > %s", msText(val(ol.ScheduleLag.P99)), msText(ol.LagBoundMS)))
 			}
-			return ev
+			return append(ev, x.threadEvidence()...)
 		},
 		excludes: timingShapes,
+	},
+	{
+		shape: ShapeNetworkLoss,
+		hint: fixed("segments were lost on the path: the silences are the network's retransmission waits, " +
+			"each ended by the segments that queued behind the lost one, not a proxy's interval or the server's pause"),
+		when: func(x *figures) bool { return x.lossLed() },
+		evidence: func(x *figures) []string {
+			w := x.s.Witness
+			return []string{
+				fmt.Sprintf("the client's kernel: %d of %d silences (%s) ended with a read that took out-of-order segments or followed the client's retransmits (≥ %g%%)",
+					w.Silences.Loss, w.Silences.Count, pctText(pct(w.Silences.Loss, w.Silences.Count)), LossSilencePct),
+				fmt.Sprintf("%d out-of-order segments received and %d retransmits over %s; %d of them lost-segment led (%s), their stutter or bursts rule lifted",
+					w.OutOfOrder, w.Retransmits, Count(w.Streams, "witnessed stream"), w.LossLed, w.LossRule),
+			}
+		},
+		excludes: []string{ShapeProxyStutter, ShapeTransport, ShapeCoalesced},
+	},
+	{
+		shape: ShapeServerStalls,
+		hint: fixed("the server paused mid-answer: each silence ended with one frame read alone, nothing merged before drip's socket " +
+			"and no segment lost, so nothing on the way held the frames"),
+		when:     func(x *figures) bool { return x.serverStalled() },
+		evidence: func(x *figures) []string { return serverStallEvidence(x.s.Witness) },
 	},
 	{
 		shape: ShapeProxyBuffering,
@@ -201,6 +221,9 @@ var rules = []rule{
 			}
 			if x.s.Signals.Compressed > 0 {
 				h += "; the responses were compressed"
+			}
+			if x.mergedBeforeSocket() {
+				h += "; the client's kernel received the frames merged before its socket, so " + hopsSettles
 			}
 			return h
 		},
@@ -225,7 +248,7 @@ var rules = []rule{
 			if sg.Compressed > 0 {
 				ev = append(ev, Count(sg.Compressed, "stream")+" compressed")
 			}
-			return ev
+			return append(ev, mergeEvidence(x.s.Witness)...)
 		},
 		excludes: []string{ShapeQueue, ShapeTransport, ShapeLongAnswer, ShapeSharedCapacity, ShapeFirstBurst, ShapeCoalesced},
 	},
@@ -236,14 +259,18 @@ var rules = []rule{
 			h := fmt.Sprintf("content arrives in bursts every %s, the reader seeing the text freeze between them: "+
 				"a proxy forwarding on an interval (haproxy's defaults do, merging small writes; option http-no-delay turns it off), not one holding the answer; ",
 				periodText(f))
+			held := "held"
+			if x.mergedBeforeSocket() {
+				h, held = batchHint(periodText(f)), x.firstWord()
+			}
 			switch passed := f.Streams - f.FirstHeld; {
 			case f.FirstHeld == 0:
 				return h + "ITL is end to end, the first content having passed at once"
 			case passed == 0:
-				return h + "ITL is withheld, the first content having been held"
+				return h + "ITL is withheld, the first content having been " + held
 			default:
-				return h + fmt.Sprintf("ITL is end to end for the %s whose first content passed at once, withheld for the %d whose first content was held",
-					Count(passed, "stream"), f.FirstHeld)
+				return h + fmt.Sprintf("ITL is end to end for the %s whose first content passed at once, withheld for the %d whose first content was %s",
+					Count(passed, "stream"), f.FirstHeld, held)
 			}
 		},
 		when: func(x *figures) bool {
@@ -251,12 +278,12 @@ var rules = []rule{
 		},
 		evidence: func(x *figures) []string {
 			sg, f := &x.s.Signals, &x.s.Freezes
-			return []string{
+			return append([]string{
 				fmt.Sprintf("%d of %d streams with content (%s) stutter (≥ %d freezes — silences between content reads ≥ max(%s, %g × the stream's mean spacing) — within %g%% of their median, most content frames sharing a read, period ≤ %s; threshold %g%% of streams)",
 					sg.Stutter, sg.ContentStreams, pctText(pct(sg.Stutter, sg.ContentStreams)), StutterMinFreezes, msText(FreezeMinMS), FreezePaceRatio, 100*StutterTolerance, msText(StutterMaxPeriodMS), BurstSharePct),
 				fmt.Sprintf("period %s; %d freezes, longest %s", periodText(f), f.Count, msText(val(f.LongestMS))),
-				fmt.Sprintf("first content held (first read carried > 1 content frame) in %d of %d", f.FirstHeld, f.Streams),
-			}
+				fmt.Sprintf("first content %s (first read carried > 1 content frame) in %d of %d", x.firstWord(), f.FirstHeld, f.Streams),
+			}, mergeEvidence(x.s.Witness)...)
 		},
 		excludes: []string{ShapeTransport, ShapeFirstBurst, ShapeCoalesced},
 	},
@@ -272,7 +299,7 @@ var rules = []rule{
 	{
 		shape: ShapeTransport,
 		hint: func(x *figures) string {
-			if x.uneven() {
+			if x.hopUneven() {
 				return "the model answers on time but delivery is uneven: suspect a proxy or compression on the way"
 			}
 			if x.s.Signals.Compressed == 0 {
@@ -285,7 +312,7 @@ var rules = []rule{
 			return compressed + "though delivery here was even; if stalls show up, suspect it first"
 		},
 		when: func(x *figures) bool {
-			return x.ttftTight() && (x.uneven() || x.heldFar() || x.s.Signals.Compressed > 0)
+			return x.ttftTight() && (x.hopUneven() || x.heldFar() || x.s.Signals.Compressed > 0)
 		},
 		evidence: func(x *figures) []string {
 			ev := []string{fmt.Sprintf("ttft p90 %s ≤ %s = %g × p50 %s", msText(x.ttft90), msText(TightTTFTRatio*x.ttft50), TightTTFTRatio, msText(x.ttft50))}
@@ -296,7 +323,7 @@ var rules = []rule{
 				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ %s = %g × max(gap p50 %s, %s)",
 					msText(x.gap99), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
 			}
-			if x.uneven() && x.coalescedPct >= BurstSharePct {
+			if x.hopUneven() && x.coalescedPct >= BurstSharePct {
 				ev = append(ev, fmt.Sprintf("%s of content frames coalesced (≥ %g%%)", pctText(x.coalescedPct), BurstSharePct))
 			}
 			if x.heldFar() {
@@ -307,7 +334,7 @@ var rules = []rule{
 			if n := x.s.Signals.Compressed; n > 0 {
 				ev = append(ev, Count(n, "stream")+" compressed")
 			}
-			if !x.uneven() && x.haveGaps {
+			if !x.hopUneven() && x.haveGaps {
 				ev = append(ev, fmt.Sprintf("delivery even: gap p99 %s < the %s stall threshold and < %s = %g × max(gap p50 %s, %s)",
 					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
 			}

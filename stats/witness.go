@@ -23,7 +23,47 @@ const (
 	// LateStreamsPct: a run's client is late when at least this share of
 	// its witnessed streams had a late reader.
 	LateStreamsPct = BurstSharePct
+	// LossSilencePct: a stream's silences are the network's when at least
+	// this share of them (and one) ended with a read that took
+	// out-of-order segments or followed the client's retransmits. With 4%
+	// of the server's segments dropped on loopback, every freeze of a
+	// 3-second stream was a retransmission timeout (200–650 ms).
+	LossSilencePct = 50.0
 )
+
+// LossRule states when a stream's silences were the network's.
+var LossRule = fmt.Sprintf("≥ %g%% of the stream's silences (and one) ended with a read that took out-of-order segments (TCP_INFO rcv_ooopack) or followed the client's retransmits (total_retrans)", LossSilencePct)
+
+// lossLed tells a stream whose silences the kernel saw lost segments make
+// (LossRule).
+func lossLed(w *record.Witness) bool {
+	return w.Silences.Loss > 0 && pct(w.Silences.Loss, w.Silences.Count) >= LossSilencePct
+}
+
+// witnessDelivery lifts the stutter or bursts rule a stream met when its
+// silences were lost segments' (LossRule): a retransmission timeout holds
+// the stream, then hands over every segment that queued behind the hole in
+// one read, which reads as a proxy's interval or its buffer. The lifted
+// rule stays as the witness's excused_rule, and the stream keeps its ITL.
+func witnessDelivery(r *record.Record) {
+	w, d := r.Witness, r.Delivery
+	if w == nil || d == nil || !lossLed(w) {
+		return
+	}
+	if d.Class == record.DeliveryStutter || d.Rule == DeliveryBursts {
+		w.ExcusedRule = d.Rule
+		d.Class, d.Rule = record.DeliveryClean, ""
+		d.PeriodMS, d.Freezes, d.FirstHeld = nil, nil, nil
+	}
+}
+
+// readerKeptUp: the kernel saw the stream's reader take each read on time
+// (not Late), so no wait of the client's explains its bursts, whatever
+// the OS says of drip's threads.
+func readerKeptUp(r *record.Record) bool {
+	w := r.Witness
+	return w != nil && w.Stamped && !w.Late
+}
 
 // ReaderLateRule states when a stream's reader was late.
 var ReaderLateRule = fmt.Sprintf("the reader's lag (its read's stamp − the kernel's receive time of the newest segment read) p99 ≥ %g ms, or ≥ %g%% of its content reads (≥ %d) merging frames that arrived in separate segments with its lag max ≥ %g ms",
@@ -38,7 +78,7 @@ func deriveWitness(r *record.Record) {
 	}
 	w.LagP50MS, w.LagP99MS, w.LagMaxMS, w.SegmentsPerRead = nil, nil, nil, nil
 	w.ReaderMerges, w.SocketMerges, w.OutOfOrder, w.Retransmits = 0, 0, 0, 0
-	w.Silences, w.Late = record.Silences{}, false
+	w.Silences, w.Late, w.ExcusedRule = record.Silences{}, false, ""
 	if lags := readerLags(r); len(lags) > 0 {
 		slices.Sort(lags)
 		w.LagP50MS, w.LagP99MS, w.LagMaxMS = new(Percentile(lags, 50)), new(Percentile(lags, 99)), new(lags[len(lags)-1])
@@ -154,9 +194,12 @@ type WitnessSummary struct {
 	Retransmits  int `json:"retransmits"`
 	// Silences are the streams' silences by the read that ended each.
 	Silences record.Silences `json:"silences"`
-	// Late counts the streams whose reader was late (Rule).
-	Late int    `json:"late"`
-	Rule string `json:"rule"`
+	// Late counts the streams whose reader was late (Rule), LossLed those
+	// whose silences were lost segments' (LossRule).
+	Late     int    `json:"late"`
+	Rule     string `json:"rule"`
+	LossLed  int    `json:"loss_led"`
+	LossRule string `json:"loss_rule"`
 	// MinRTT is each stream's least round trip (TCP_INFO min_rtt at its
 	// end): the path's, whatever the server did.
 	MinRTT Dist   `json:"min_rtt_ms"`
@@ -196,6 +239,9 @@ func (a *witnessAgg) add(r *record.Record) {
 	if w.Late {
 		s.Late++
 	}
+	if lossLed(w) {
+		s.LossLed++
+	}
 	if n := len(w.TCP); n > 0 && w.TCP[n-1].MinRTTMS > 0 {
 		a.minRTT.Add(w.TCP[n-1].MinRTTMS)
 	}
@@ -207,10 +253,10 @@ func (a *witnessAgg) summary() *WitnessSummary {
 		return nil
 	}
 	if a.s.Streams == 0 {
-		return &WitnessSummary{Rule: ReaderLateRule, Note: "not available: the kernel gave no receive times or TCP figures (Linux only, over TCP), so a late reader cannot be told from a slow path"}
+		return &WitnessSummary{Rule: ReaderLateRule, LossRule: LossRule, Note: "not available: the kernel gave no receive times or TCP figures (Linux only, over TCP), so a late reader cannot be told from a slow path"}
 	}
 	s := a.s
-	s.Rule, s.MinRTT = ReaderLateRule, a.minRTT.Dist()
+	s.Rule, s.LossRule, s.MinRTT = ReaderLateRule, LossRule, a.minRTT.Dist()
 	return &s
 }
 
@@ -234,7 +280,8 @@ func PoolWitness(s, o *WitnessSummary) *WitnessSummary {
 	s.Retransmits += o.Retransmits
 	s.Silences.Add(o.Silences)
 	s.Late += o.Late
-	s.Rule = o.Rule
+	s.LossLed += o.LossLed
+	s.Rule, s.LossRule = o.Rule, o.LossRule
 	if s.Streams > 0 {
 		s.Note = ""
 	}
