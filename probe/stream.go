@@ -245,8 +245,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return end(start, statusError(resp, t))
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.text = NewFrameText(mask)
-	fr.witness = ws
+	fr.text, fr.witness = NewFrameText(mask), ws
 	return end(start, decodeBody(ctx, resp, t.Format, fr, o, start, idle))
 }
 
