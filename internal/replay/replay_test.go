@@ -11,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/fixtures"
 	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/replay"
 	"github.com/driplab/drip/probe"
@@ -40,10 +42,11 @@ func endpoint(base, format, scenario string) string {
 // recordEveryFormat streams scenario in every format through drip record
 // in front of the fixture server, with credentials in every header a
 // client might use, and returns the records as they were written and read
-// back from JSON Lines.
-func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, upstream string) {
+// back from JSON Lines. It runs on an in-memory network, so call it in a
+// synctest bubble, where every wait is the scenario's exactly.
+func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, upstream *memnet.Server) {
 	t.Helper()
-	up := httptest.NewServer(fixtures.NewServer())
+	up := memnet.NewServer(fixtures.NewServer())
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
 	var (
@@ -51,7 +54,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 		buf bytes.Buffer
 	)
 	w := record.NewWriter(&buf)
-	p := relay.New(context.Background(), relay.Options{Upstream: u}, func(r *record.Record) error {
+	p := relay.New(context.Background(), relay.Options{Upstream: u, Client: up.Client()}, func(r *record.Record) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if err := w.Write(r); err != nil {
@@ -59,7 +62,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 		}
 		return nil
 	})
-	proxy := httptest.NewServer(p)
+	proxy := memnet.NewServer(p)
 	t.Cleanup(proxy.Close)
 	var wg sync.WaitGroup
 	for _, format := range adapters.Names() {
@@ -76,7 +79,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 			}
 			f := adapters.Lookup(format)
 			tgt := probe.Target{URL: raw, Format: f, Header: h, Request: adapters.Request{Model: scenario, Prompt: "hi"}}
-			rec := probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+			rec := probe.Stream(context.Background(), tgt, probe.Options{Dial: proxy.Dial}, &record.Record{}, nil)
 			if rec.Status != record.StatusComplete {
 				t.Errorf("%s: the client through drip record got %s (%+v)", format, rec.Status, rec.Error)
 			}
@@ -92,7 +95,7 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("reading the recording back: %v %v", err, skipped)
 	}
-	return recs, up.URL
+	return recs, up
 }
 
 // TestRecordReplayGateEveryFormat is the loop end to end in every format,
@@ -101,6 +104,10 @@ func recordEveryFormat(t *testing.T, scenario string) (recs []*record.Record, up
 // gate, absolute and relative.
 func TestRecordReplayGateEveryFormat(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testRecordReplayGateEveryFormat)
+}
+
+func testRecordReplayGateEveryFormat(t *testing.T) {
 	recs, upstream := recordEveryFormat(t, "steady")
 	if len(recs) != len(adapters.Names()) {
 		t.Fatalf("%d records for %d formats", len(recs), len(adapters.Names()))
@@ -129,7 +136,8 @@ func TestRecordReplayGateEveryFormat(t *testing.T) {
 
 	streams := replay.Streams(recs)
 	var replayed []*record.Record
-	replay.Run(context.Background(), streams, replay.Options{Against: upstream, Concurrency: len(streams)}, func(r *record.Record) {
+	o := replay.Options{Against: upstream.URL, Concurrency: len(streams), Probe: probe.Options{Dial: upstream.Dial}}
+	replay.Run(context.Background(), streams, o, func(r *record.Record) {
 		replayed = append(replayed, r)
 	})
 	gates := parseGates(t, "failed > 0", "ttft.p95 > +1000%", "completed < -1%", "llm.requests != 0")
@@ -154,14 +162,19 @@ func TestRecordReplayGateEveryFormat(t *testing.T) {
 // that fails every request: the absolute and the relative gate trip.
 func TestReplayGateCatchesAFailingServer(t *testing.T) {
 	t.Parallel()
+	synctest.Test(t, testReplayGateCatchesAFailingServer)
+}
+
+func testReplayGateCatchesAFailingServer(t *testing.T) {
 	recs, _ := recordEveryFormat(t, "steady")
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	broken := memnet.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(broken.Close)
 	streams := replay.Streams(recs)
 	var replayed []*record.Record
-	replay.Run(context.Background(), streams, replay.Options{Against: broken.URL, Concurrency: 4}, func(r *record.Record) {
+	o := replay.Options{Against: broken.URL, Concurrency: 4, Probe: probe.Options{Dial: broken.Dial}}
+	replay.Run(context.Background(), streams, o, func(r *record.Record) {
 		replayed = append(replayed, r)
 	})
 	c, err := compare.New([]compare.Input{{Label: "recorded", Records: streams}, {Label: "replayed", Records: replayed}},
@@ -237,6 +250,10 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 	got = nil // what the upstream saw while recording
 	mu.Unlock()
 	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(*record.Record) {})
+	// The handler's writes reach this goroutine through a socket, which
+	// the race detector does not see, so the lock orders them.
+	mu.Lock()
+	defer mu.Unlock()
 	slices.Sort(got)
 	slices.Sort(sent)
 	if !slices.Equal(got, sent) {
@@ -252,7 +269,11 @@ func TestReplaySendsTheRecordedMethodPathAndQuery(t *testing.T) {
 // stream at the first one's).
 func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
 	t.Parallel()
-	up := httptest.NewServer(fixtures.NewServer())
+	synctest.Test(t, testReplayCountsStallsByTheRecordingsThreshold)
+}
+
+func testReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
+	up := memnet.NewServer(fixtures.NewServer())
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
 	var (
@@ -260,16 +281,16 @@ func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
 		recs []*record.Record
 	)
 	recordAt := func(stallMS float64, prompt string) {
-		p := relay.New(context.Background(), relay.Options{Upstream: u, StallMS: stallMS}, func(r *record.Record) error {
+		p := relay.New(context.Background(), relay.Options{Upstream: u, Client: up.Client(), StallMS: stallMS}, func(r *record.Record) error {
 			mu.Lock()
 			defer mu.Unlock()
 			recs = append(recs, r)
 			return nil
 		})
-		proxy := httptest.NewServer(p)
+		proxy := memnet.NewServer(p)
 		defer proxy.Close()
 		tgt := probe.Target{URL: endpoint(proxy.URL, "openai-chat", "steady"), Format: adapters.Lookup("openai-chat"), Request: adapters.Request{Model: "steady", Prompt: prompt}}
-		probe.Stream(context.Background(), tgt, probe.Options{}, &record.Record{}, nil)
+		probe.Stream(context.Background(), tgt, probe.Options{Dial: proxy.Dial}, &record.Record{}, nil)
 		p.Wait()
 	}
 	recordAt(500, "hi")
@@ -283,7 +304,7 @@ func TestReplayCountsStallsByTheRecordingsThreshold(t *testing.T) {
 		t.Fatalf("recorded %d streams at %v ms, want 2 of 2 prompts at 500 and 300 ms", len(streams), stallThresholds(streams))
 	}
 	var replayed []*record.Record
-	replay.Run(context.Background(), streams, replay.Options{Against: up.URL}, func(r *record.Record) { replayed = append(replayed, r) })
+	replay.Run(context.Background(), streams, replay.Options{Against: up.URL, Probe: probe.Options{Dial: up.Dial}}, func(r *record.Record) { replayed = append(replayed, r) })
 	if len(replayed) != 2 || replayed[0].StallMS != want[replayed[0].PromptID] || replayed[1].StallMS != want[replayed[1].PromptID] {
 		t.Fatalf("replayed %d streams at %v ms, want each at its recording's (prompt id to ms: %v)", len(replayed), stallThresholds(replayed), want)
 	}
