@@ -109,8 +109,8 @@ func TestScreensPrintTheirSummaryOnQuit(t *testing.T) {
 		out := p.waitFor("EXIT=0")
 		_, table, _ := strings.Cut(out, "model ")
 		rows := strings.Split(strings.TrimSpace(table), "\n")
-		if !strings.Contains(rows[0], "streams  failed  ttft p50") || len(rows) != 5 ||
-			!strings.HasPrefix(rows[1], "mid-sentence-stall  1") || !strings.HasPrefix(rows[2], "buffered-burst      1") || rows[3] != "times in ms" {
+		if !strings.Contains(rows[0], "complete  failed  ttft p50") || len(rows) != 5 ||
+			!strings.HasPrefix(rows[1], "mid-sentence-stall  1/1") || !strings.HasPrefix(rows[2], "buffered-burst      1/1") || rows[3] != "times in ms" {
 			t.Errorf("the demo's tour did not end in a table of its two scenarios:\n%s", out)
 		}
 		for _, row := range []string{"model " + rows[0], rows[1], rows[2]} { // Cut took the head's first word
@@ -119,4 +119,17 @@ func TestScreensPrintTheirSummaryOnQuit(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A screen quit with q when every stream failed ends with exit 3 and the
+// server's words, as the same streams headless do (it ended 0).
+func TestScreenOfFailedStreamsExits3(t *testing.T) {
+	t.Parallel()
+	p := newTmuxPane(t, "demo", "rate-limited")
+	p.waitFor("http_429")
+	p.keys("q")
+	out := p.waitFor("EXIT=")
+	if !strings.Contains(out, "EXIT=3") || !strings.Contains(out, "most often http_429: HTTP 429: Rate limit reached") {
+		t.Errorf("drip demo rate-limited quit with q did not end with exit 3 and the server's words:\n%s", out)
+	}
 }

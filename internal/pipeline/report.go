@@ -80,12 +80,19 @@ func (p *Pipeline) Outcome(s *stats.Summary, r Run, tripped bool) error {
 	case !p.Reached() && s.Streams.Admitted > 0:
 		return Cannot(fmt.Errorf("no response from %s: every stream failed before headers", r.Target))
 	case s.Streams.Completed == 0:
-		return Cannot(fmt.Errorf("no measured stream completed (%d attempted%s)%s", s.Streams.Attempted, p.failureClasses(), mostFrequent(s.Streams.FailedMessages)))
+		return p.noneCompleted(s)
 	}
 	if tripped {
 		return ErrGateTripped
 	}
 	return nil
+}
+
+// noneCompleted is exit 3 for a run none of whose measured streams
+// completed, with the failures by class and the server's most frequent
+// words.
+func (p *Pipeline) noneCompleted(s *stats.Summary) error {
+	return Cannot(fmt.Errorf("no measured stream completed (%d attempted%s)%s", s.Streams.Attempted, p.failureClasses(), mostFrequent(s.Streams.FailedMessages)))
 }
 
 // mostFrequent quotes the failed streams' most frequent message, so the

@@ -25,7 +25,9 @@ type Session struct {
 
 // ReportSession closes the sinks, prints the summary of every target and
 // model in the order they first ran (the demo's scenarios are models), and
-// judges the gates over all the records. Needs KeepRecords.
+// judges the gates over all the records. Its exit follows the streams as a
+// headless run's does: 3 when every measured stream failed, unless the
+// user stopped one. Needs KeepRecords.
 func (p *Pipeline) ReportSession(stdout, stderr io.Writer, s Session) error {
 	if err := p.Finish(); err != nil {
 		return err
@@ -35,11 +37,12 @@ func (p *Pipeline) ReportSession(stdout, stderr io.Writer, s Session) error {
 	if s.Out != "" {
 		fmt.Fprintf(stderr, "drip: %d records written to %s\n", len(recs), s.Out)
 	}
-	if len(s.Gates) == 0 {
-		return nil
-	}
 	sum := p.agg.Summary(stats.Workload{})
-	if GateLines(stderr, &sum, s.Gates) {
+	tripped := len(s.Gates) > 0 && GateLines(stderr, &sum, s.Gates)
+	if st := sum.Streams; st.Attempted > 0 && st.Completed == 0 && st.Canceled == 0 {
+		return p.noneCompleted(&sum)
+	}
+	if tripped {
 		return ErrGateTripped
 	}
 	return nil
@@ -80,19 +83,20 @@ func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, s Session) {
 }
 
 // groupTable is a row per group: its name (the model, the demo's
-// scenario, else the target), its streams and the figures a tour of the
-// scenarios compares. Undefined figures are "—", never 0. The unit is said
+// scenario, else the target), its streams complete of attempted (so an
+// incomplete or canceled stream never reads as a success) and the figures
+// a tour of the scenarios compares. Undefined figures are "—", never 0. The unit is said
 // once, below, so the table fits 80 columns.
 func groupTable(w io.Writer, sums []stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tstreams\tfailed\tttft p50\tgap p99\tstalls (mid)\te2e p50")
+	fmt.Fprintln(tw, "model\tcomplete\tfailed\tttft p50\tgap p99\tstalls (mid)\te2e p50")
 	for i := range sums {
 		s := &sums[i]
 		name := s.Workload.Model
 		if name == "" {
 			name = s.Workload.Target
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d (%d)\t%s\n", name, s.Streams.Attempted, s.Streams.Failed,
+		fmt.Fprintf(tw, "%s\t%d/%d\t%d\t%s\t%s\t%d (%d)\t%s\n", name, s.Streams.Completed, s.Streams.Attempted, s.Streams.Failed,
 			textfmt.Num(stats.TTFT.Of(s.Metrics).P50), textfmt.Num(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, textfmt.Num(stats.E2E.Of(s.Metrics).P50))
 	}
 	tw.Flush()
