@@ -34,6 +34,7 @@ var heldPackages = []string{
 	"internal/netlog",
 	"internal/progress",
 	"internal/recordtest",
+	"internal/replay",
 	"internal/redact",
 	"internal/sanitize",
 	"internal/sweep",

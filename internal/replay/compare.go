@@ -16,7 +16,7 @@ import (
 
 // comparison compares a replay with its recording, the baseline. The target
 // differs by design (--against is another server), so it is the one
-// workload difference not warned of; every other one still is.
+// workload difference not warned of. Every other one still is.
 func comparison(recorded, replayed compare.Input, gates []stats.Gate) (*compare.Comparison, error) {
 	c, err := compare.New([]compare.Input{recorded, replayed}, compare.Options{Gates: gates})
 	if err != nil {
@@ -27,15 +27,15 @@ func comparison(recorded, replayed compare.Input, gates []stats.Gate) (*compare.
 }
 
 // LiveComparison is the recording beside what the replay has replayed so
-// far (of total streams; cycling: --duration, no total), its banner
-// without what the replay's progress explains until the end.
+// far, of total streams (none when --duration cycles). Its banner leaves
+// out what the replay's progress explains until the end.
 func LiveComparison(recorded compare.Input, recs []*record.Record, total int, cycling, final bool, gates []stats.Gate) *compare.Comparison {
 	label := fmt.Sprintf("replayed %d of %d", len(recs), total)
 	if cycling {
 		label = fmt.Sprintf("replayed %d", len(recs))
 	}
 	if final && (cycling || len(recs) >= total) {
-		label = "replayed" // else stopped on the screen: it keeps its "of total"
+		label = "replayed" // else stopped on the screen, so it keeps its "of total"
 	}
 	c, _ := comparison(recorded, compare.Input{Label: label, Records: recs}, gates)
 	if c != nil && !final {
@@ -58,7 +58,7 @@ func SignedFormat(streams []*record.Record) *adapters.Format {
 	return adapters.Auto
 }
 
-// Announce says on w what is about to be replayed: how many of the
+// Announce says on w what is about to be replayed. It says how many of the
 // recording's streams from path, against where, paced how, what is left
 // out and why, the masked bodies sent as they were kept, and a --against
 // whose path the recorded paths already hold.
@@ -85,8 +85,8 @@ func (o Options) SayLag(w io.Writer, st stats.RunStats) {
 	}
 }
 
-// UpperMethods is each method in upper case, as the replay compares them:
-// --allow-method put allows PUT.
+// UpperMethods is each method in upper case, as the replay compares them,
+// so --allow-method put allows PUT.
 func UpperMethods(methods []string) []string {
 	out := make([]string, len(methods))
 	for i, m := range methods {

@@ -17,7 +17,7 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
 // formatWatch decodes a replayed stream in its recorded format and, on the
 // side, reads its first bytes as drip record reads a stream's
-// (adapters.Detector, given the response's Content-Type): a stream that
+// (adapters.Detector, given the response's Content-Type). A stream that
 // ends without the recorded format's end marker, and with no content that
 // format could read, can then say which format the server spoke instead.
 type formatWatch struct {
@@ -29,8 +29,8 @@ type formatWatch struct {
 }
 
 // watchFormat watches t's decoder and gives o a client that notes the
-// response's Content-Type for the watch; nil, t and o left, for
-// adapters.Auto, which detects the format itself (the probe knows it by
+// response's Content-Type for the watch. It returns nil and leaves t and o
+// for adapters.Auto, which detects the format itself (the probe knows it by
 // identity).
 func watchFormat(t *probe.Target, o *probe.Options) *formatWatch {
 	f := t.Format
@@ -100,11 +100,11 @@ func (w *formatWatch) noteContent(fs []adapters.Frame) {
 }
 
 // explain gives a replayed stream that ended incomplete, with no error,
-// the reason when its bytes were another format than the recorded one: a
-// decode error saying which, so the user is told rather than left with an
+// the reason when its bytes were another format than the recorded one. The
+// reason is a decode error saying which, so the user is told rather than left with an
 // incomplete stream and no reason. A stream the recorded format read
 // content from spoke it, whatever its first event looked like (Azure's
-// starts with a prompt_filter_results chunk): it ended incomplete for
+// starts with a prompt_filter_results chunk). It ended incomplete for
 // its own reason.
 func (w *formatWatch) explain(rec *record.Record, recorded string) {
 	if w == nil || w.det == nil || w.content || rec.Error != nil || rec.Status != record.StatusIncomplete || rec.FirstByteMS == nil {
@@ -124,7 +124,7 @@ func (w *formatWatch) explain(rec *record.Record, recorded string) {
 }
 
 // Lag says in words how closely a replay paced by a schedule kept to it
-// (st from Run): its schedule lag, judged against the bound that makes a
+// (st from Run). It gives its schedule lag, judged against the bound that makes a
 // run client-limited, and the arrivals not admitted. "" for a closed loop,
 // which has no schedule.
 func (o Options) Lag(st stats.RunStats) string {

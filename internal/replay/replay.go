@@ -1,8 +1,8 @@
 // Package replay sends the requests of a recording (drip record) again,
 // against another server, and records the replayed streams. By default it
-// keeps the recorded order and spacing; a closed loop (Concurrency) or an
+// keeps the recorded order and spacing. A closed loop (Concurrency) or an
 // open one (Rate) can shape the load instead. Comparing the replay with the
-// recording is package compare's work: the recording is the baseline.
+// recording is package compare's work, with the recording as the baseline.
 package replay
 
 import (
@@ -26,17 +26,17 @@ import (
 
 // Options say where and how to replay.
 type Options struct {
-	Against string      // base URL; each recorded path is joined to its path
+	Against string      // base URL, to whose path each recorded path is joined
 	Header  http.Header // extra headers (-H), over the recorded ones
 	Sign    func(*http.Request, []byte) error
 	Probe   probe.Options
-	// Concurrency > 0 keeps that many in flight (closed loop); Rate > 0
-	// starts that many per second (open loop). Neither: the recorded
-	// order and spacing.
+	// Concurrency > 0 keeps that many in flight (closed loop). Rate > 0
+	// starts that many per second (open loop). With neither, the recorded
+	// order and spacing hold.
 	Concurrency int
 	Rate        float64
-	// Duration > 0 cycles through the recording until it has passed;
-	// otherwise each recorded stream is sent once.
+	// Duration > 0 cycles through the recording until it has passed.
+	// Otherwise each recorded stream is sent once.
 	Duration time.Duration
 	RunID    string
 	Progress *probe.Progress // updated live when set
@@ -45,15 +45,15 @@ type Options struct {
 	AllowMethods []string
 }
 
-// Methods are the request methods replayed without --allow-method: POST,
-// which every streaming API drip knows answers, and GET, which is safe
-// (RFC 9110: it changes nothing on the server) and is how a server-sent
-// events endpoint is read. A recording is a file anyone can hand over: a
+// Methods are the request methods replayed without --allow-method. POST
+// is what every streaming API drip knows answers. GET is safe (RFC 9110
+// says it changes nothing on the server) and is how a server-sent events
+// endpoint is read. A recording is a file anyone can hand over, and a
 // crafted one with "DELETE /v1/files/…" would otherwise be sent with the
 // environment's key.
 var Methods = []string{http.MethodPost, http.MethodGet}
 
-// Streams returns the records of a recording that can be replayed: the
+// Streams returns the records of a recording that can be replayed, the
 // Recorded streams whose request body drip record kept, sent with one of
 // Methods or allow.
 func Streams(recs []*record.Record, allow ...string) []*record.Record {
@@ -62,7 +62,7 @@ func Streams(recs []*record.Record, allow ...string) []*record.Record {
 	})
 }
 
-// replayedMethod says a recorded method is replayed: one of Methods or
+// replayedMethod says a recorded method is replayed, as one of Methods or
 // allow ("" is probe's POST).
 func replayedMethod(m string, allow []string) bool {
 	m = strings.ToUpper(m)
@@ -129,9 +129,9 @@ func NotReplayed(recs []*record.Record, allow ...string) string {
 }
 
 // MaskedBodies says in words how many of streams send a request body
-// drip record masked (exchange.removed "body …": a secret member or URL
-// query Redacted, the request's own key starred): the server gets the
-// mask where the recording's client sent a secret, and may refuse it.
+// drip record masked (exchange.removed "body …", for a secret member or
+// URL query Redacted, or the request's own key starred). The server gets
+// the mask where the recording's client sent a secret, and may refuse it.
 // "" when none does.
 func MaskedBodies(streams []*record.Record) string {
 	n := 0
@@ -195,8 +195,8 @@ func (o Options) Check() error {
 }
 
 // Replayable is the streams of a recording that are sent again (Streams),
-// or why none can be: there is no stream to send, or the Duration cannot
-// be kept on them (CheckSchedule).
+// or why none can be. Either there is no stream to send, or the Duration
+// cannot be kept on them (CheckSchedule).
 func (o Options) Replayable(recs []*record.Record) ([]*record.Record, error) {
 	streams := Streams(recs, o.AllowMethods...)
 	if len(streams) == 0 {
@@ -206,10 +206,10 @@ func (o Options) Replayable(recs []*record.Record) ([]*record.Record, error) {
 }
 
 // CheckSchedule reports a Duration that cannot be kept on streams (from
-// Streams): the recorded spacing repeats once per span of the recording,
+// Streams). The recorded spacing repeats once per span of the recording,
 // and a recording that spans 0 ms (its streams all start at once, or its
 // one stream lasted 0 ms) never reaches the Duration. Run would send each
-// stream once; Rate or Concurrency cycle through it instead.
+// stream once, while Rate or Concurrency cycle through it instead.
 func (o Options) CheckSchedule(streams []*record.Record) error {
 	if o.Duration <= 0 || o.Rate > 0 || o.Concurrency > 0 || len(streams) == 0 || span(streams) > 0 {
 		return nil
@@ -221,8 +221,9 @@ func (o Options) CheckSchedule(streams []*record.Record) error {
 // Run replays streams (from Streams) and hands every replayed record to
 // sink, one call at a time, as each ends. When ctx is done it stops
 // sending, and streams in flight end as canceled. Paced by a schedule (the
-// recorded one, or Rate), it returns how closely it kept to it: the lag of
-// every arrival and those not admitted over probe.DefaultMaxInflight.
+// recorded one, or Rate), it returns how closely it kept to it. That is
+// the lag of every arrival and those not admitted over
+// probe.DefaultMaxInflight.
 func Run(ctx context.Context, streams []*record.Record, o Options, sink func(*record.Record)) stats.RunStats {
 	if len(streams) == 0 {
 		return stats.RunStats{}
@@ -263,8 +264,8 @@ type runner struct {
 	seq     atomic.Int64
 }
 
-// next returns the i-th stream to send and whether there is one: each once,
-// or round and round while the duration lasts.
+// next returns the i-th stream to send and whether there is one. Each is
+// sent once, or round and round while the duration lasts.
 func (r *runner) next(i int) (*record.Record, bool) {
 	if r.o.Duration > 0 {
 		if r.probe.Clock().Sub(r.start) >= r.o.Duration {
@@ -296,7 +297,7 @@ func (r *runner) closed(ctx context.Context) {
 	})
 }
 
-// open starts each stream at its time (pacer); a late start is sent at
+// open starts each stream at its time (pacer). A late start is sent at
 // once, and its lag stays visible in the record's intended start.
 func (r *runner) open(ctx context.Context) stats.RunStats {
 	l := probe.OpenLoop{Pacer: r.pacer(), Limit: probe.DefaultMaxInflight, Clock: r.probe.Clock, Progress: r.o.Progress}
@@ -309,9 +310,9 @@ func (r *runner) open(ctx context.Context) stats.RunStats {
 	})
 }
 
-// pacer is the replay's schedule: every 1/Rate, or each stream at its
-// recorded offset from the first stream's, round after round while
-// Duration lasts; without Duration each stream once.
+// pacer is the replay's schedule. It starts a stream every 1/Rate, or each
+// stream at its recorded offset from the first stream's, round after round
+// while Duration lasts. Without Duration each stream goes once.
 func (r *runner) pacer() probe.Pacer {
 	n := len(r.streams)
 	first, span := r.streams[0].RunOffsetMS, span(r.streams)
@@ -362,8 +363,8 @@ func (r *runner) send(ctx context.Context, orig *record.Record, intended *float6
 	r.o.Progress.Finished.Add(1)
 }
 
-// errHungUp cancels a replayed stream where its recording was canceled;
-// the probe records its words as the reason.
+// errHungUp cancels a replayed stream where its recording was canceled.
+// The probe records its words as the reason.
 var errHungUp error = hungUp{}
 
 type hungUp struct{}
@@ -375,7 +376,7 @@ func (hungUp) Error() string {
 func (hungUp) Is(target error) bool { return target == context.Canceled }
 
 // hangUpAsRecorded is ctx for replaying orig, the probe's observer and a
-// stop for when the stream has ended: a stream recorded as canceled (a
+// stop for when the stream has ended. A stream recorded as canceled (a
 // client that went away mid-answer, drip record stopped) is canceled as
 // long after its request was sent as the recorded one was, so both sides
 // of the comparison hold the same partial stream and not, on one side, a
@@ -388,7 +389,7 @@ func hangUpAsRecorded(ctx context.Context, orig *record.Record) (context.Context
 		return ctx, nil, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	var timer *time.Timer // set during probe.Stream, stopped after it: one goroutine
+	var timer *time.Timer // set during probe.Stream and stopped after it, by one goroutine
 	observe := func(ev probe.Event) {
 		if ev.Type == probe.EventStart && timer == nil {
 			timer = time.AfterFunc(time.Duration(orig.DurationMS*float64(time.Millisecond)), func() { cancel(errHungUp) })
@@ -402,9 +403,10 @@ func hangUpAsRecorded(ctx context.Context, orig *record.Record) (context.Context
 	}
 }
 
-// target is the recorded request aimed at the server under test: the
-// recorded method, path and query on the Against URL, the recorded body and headers, then
-// -H, then credentials from the environment by the recorded format.
+// target is the recorded request aimed at the server under test. It sends
+// the recorded method, path and query on the Against URL, the recorded
+// body and headers, then -H, then credentials from the environment by the
+// recorded format.
 func (r *runner) target(orig *record.Record) probe.Target {
 	x := orig.Exchange
 	f := adapters.Lookup(orig.Format)
@@ -430,9 +432,9 @@ func (r *runner) target(orig *record.Record) probe.Target {
 
 // RepeatedBase is for a path on against that every recorded path already
 // starts with (recorded through a base URL such as …/v1, replayed against
-// the same …/v1): it returns the URL the first stream is sent to and the
-// origin to give instead. Otherwise both are "". The URL is not rewritten:
-// a server may well serve /v1/v1/.
+// the same …/v1). It returns the URL the first stream is sent to and the
+// origin to give instead. Otherwise both are "". The URL is not rewritten,
+// because a server may well serve /v1/v1/.
 func RepeatedBase(streams []*record.Record, against string) (sentTo, instead string) {
 	u, err := url.Parse(against)
 	if err != nil || len(streams) == 0 {

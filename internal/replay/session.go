@@ -13,7 +13,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Session is a replay and its report: the recording is the baseline, the
+// Session is a replay and its report. The recording is the baseline, the
 // replayed records are kept for the comparison (and written as each ends,
 // to --out), and the comparison is printed and judged by the gates.
 type Session struct {
@@ -21,7 +21,7 @@ type Session struct {
 	Options  Options
 	Gates    []stats.Gate
 	Records  *pipeline.Pipeline // keeps the replayed records
-	HTML     *pipeline.HTML     // --html; nil without
+	HTML     *pipeline.HTML     // --html, nil without
 	Out      string             // --out, named as the replay's source
 	Print    pipeline.Comparison
 }
@@ -38,7 +38,7 @@ func (s *Session) Headless(ctx context.Context, stdout, stderr io.Writer) error 
 }
 
 // report prints the comparison of the replay with the recording and
-// judges the gates; a failed write of the replayed records is exit 3.
+// judges the gates. A failed write of the replayed records is exit 3.
 func (s *Session) report(out io.Writer) error {
 	pl := s.Records
 	replayed := pl.Records()
@@ -59,14 +59,14 @@ func (s *Session) report(out io.Writer) error {
 	return pipeline.FirstErr(pl.NoneCompleted("replayed"), err)
 }
 
-// Live is the comparison while the replay fills it in on a screen (final:
-// it has ended, or the screen was left), its records so far recs.
+// Live is the comparison while the replay fills it in on a screen, its
+// records so far recs. final says it has ended, or the screen was left.
 func (s *Session) Live(recs []*record.Record, final bool) *compare.Comparison {
 	return LiveComparison(s.Recorded, recs, len(s.Recorded.Records), s.Options.Duration > 0, final, s.Gates)
 }
 
-// Ended reports a replay that ran on a screen: how closely it kept to its
-// schedule (st), how much was replayed when the screen was left before
+// Ended reports a replay that ran on a screen. It says how closely it kept
+// to its schedule (st), how much was replayed when the screen was left before
 // the end (cut), and the verdicts of the final comparison on stdout.
 func (s *Session) Ended(stdout, stderr io.Writer, st stats.RunStats, cut bool) error {
 	pl := s.Records
