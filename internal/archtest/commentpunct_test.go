@@ -27,6 +27,7 @@ var heldPackages = []string{
 	"internal/buildinfo",
 	"internal/calibrate",
 	"internal/cliconv",
+	"internal/compare",
 	"internal/gctune",
 	"internal/htmlreport",
 	"internal/interrupt",

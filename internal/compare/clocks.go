@@ -10,7 +10,7 @@ import (
 )
 
 // MovedPct is the smallest change, as a share of the baseline's figure,
-// that counts as a clock moving, on top of the interval excluding 0: on a
+// that counts as a clock moving, on top of the interval excluding 0. On a
 // busy machine a 1% shift can be beyond noise and still mean nothing.
 const MovedPct = 5.0
 
@@ -29,8 +29,8 @@ type ClockMove struct {
 	Evidence string `json:"evidence"`
 }
 
-// Reading is what the clocks of one run say against the baseline: which
-// moved, and whether that points at the transport or at a queue before
+// Reading is what the clocks of one run say against the baseline. It says
+// which moved, and whether that points at the transport or at a queue before
 // generation.
 type Reading struct {
 	Run     int         `json:"run"`
@@ -116,19 +116,20 @@ func clockVerdict(ttft, gap *bool) string {
 // same amount while the server's part of TTFT held, so the wait grew on
 // the way, not in the server.
 const (
-	// PathSamePct and PathSameMS: the p50 differences of TTFT and headers
-	// are "about the same" within max(PathSameMS, PathSamePct% of the
+	// PathSamePct and PathSameMS bound "about the same". The p50
+	// differences of TTFT and headers are about the same within max(PathSameMS, PathSamePct% of the
 	// headers' difference).
 	PathSamePct = 25.0
 	PathSameMS  = 2.0
-	// ServerHeldShare: the server's part (ttft_server) held when it did
+	// ServerHeldShare says the server's part (ttft_server) held when it did
 	// not move beyond noise, or its p50 moved by at most this share of the
 	// headers' p50 move (a path's jitter reorders what arrives after the
 	// headers, so the server's part wanders with it).
 	ServerHeldShare = 0.25
-	// TailMovedPct: with no interval on the gap p99 (the bootstrap covers
-	// p50 and p95), the tail moved when its p99 rose by at least this
-	// share of the baseline's: a path holding 1% of chunks moves no p95.
+	// TailMovedPct says when the tail moved. With no interval on the gap
+	// p99 (the bootstrap covers p50 and p95), the tail moved when its p99
+	// rose by at least this share of the baseline's. A path holding 1% of
+	// chunks moves no p95.
 	TailMovedPct = 50.0
 )
 
@@ -163,7 +164,7 @@ func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 // HopRule states the hop reading.
 const HopRule = "a hop changed when the delivery class most streams with content had (clean, stutter or buffered, from their reads) differs between the baseline and the run"
 
-// hopVerdict is the hop reading: most streams arrived in one delivery
+// hopVerdict is the hop reading. Most streams arrived in one delivery
 // class in the baseline and in another in the run. How the content
 // arrives is the path's doing (a proxy forwarding on an interval, or
 // holding the answer), so the clocks that moved with it say a hop
@@ -180,7 +181,8 @@ func hopVerdict(base, run *stats.Summary) (string, bool) {
 }
 
 // deliveryClass is the delivery class most of a run's streams with
-// content had, how many had it and of how many; "" without such streams.
+// content had, how many had it and of how many. It is "" without such
+// streams.
 func deliveryClass(s *stats.Summary) (string, int, int) {
 	n := s.Signals.ContentStreams
 	if n == 0 {
@@ -235,7 +237,7 @@ func deltaMoved(d *Delta) bool {
 	return !d.WithinNoise && (d.Pct == nil || math.Abs(*d.Pct) >= MovedPct)
 }
 
-// beyondNoise: a difference whose interval excludes 0, whatever its size.
+// beyondNoise says a difference's interval excludes 0, whatever its size.
 func beyondNoise(d *Delta) bool { return d != nil && d.CI != nil && !d.WithinNoise && *d.Abs != 0 }
 
 func isTrue(b *bool) bool  { return b != nil && *b }

@@ -1,10 +1,10 @@
 // Package compare puts two or more recorded runs side by side. Each run's
-// summary is recomputed from its raw records; every figure gets a delta
-// against the first run (the baseline) that knows which direction is worse;
-// the p50 and p95 differences carry a bootstrap interval so a change within
-// run-to-run noise says so; a workload check lists what differs between the
-// runs besides the system under test; and --fail-if gates can be relative to
-// the baseline. It is pure — records in, a Comparison out — so the text,
+// summary is recomputed from its raw records. Every figure gets a delta
+// against the first run (the baseline) that knows which direction is
+// worse. The p50 and p95 differences carry a bootstrap interval, so a
+// change within run-to-run noise says so. A workload check lists what
+// differs between the runs besides the system under test, and --fail-if
+// gates can be relative to the baseline. It is pure — records in, a Comparison out — so the text,
 // markdown and JSON renderers here and the TUI only draw it.
 package compare
 
@@ -40,14 +40,14 @@ type Run struct {
 	measured []*record.Record
 }
 
-// Comparison is everything a renderer needs: the runs, the rows of figures
+// Comparison is everything a renderer needs, the runs, the rows of figures
 // with their deltas, the workload differences and the gate verdicts.
 type Comparison struct {
 	Runs     []Run        // Runs[0] is the baseline
 	Workload []Difference // empty when the workloads match
 	Sections []Section
 	// Prompts break the figures down per prompt id when every run has the
-	// same two or more prompt ids; nil otherwise.
+	// same two or more prompt ids, and are nil otherwise.
 	Prompts []Prompt
 	Noise   Noise
 	// Readings say, per run, which clocks moved beyond noise and what
@@ -56,33 +56,34 @@ type Comparison struct {
 	Gates    []GateResult
 }
 
-// Section is a group of rows: the stream accounting, one latency
+// Section is a group of rows, the stream accounting, one latency
 // distribution, stalls, tokens or throughput.
 type Section struct {
 	Key   string // "streams", "ttft", …
 	Title string // "ttft ms"
-	N     []int  // sample count per run for a distribution; nil otherwise
+	N     []int  // sample count per run for a distribution, nil otherwise
 	Rows  []Row
 }
 
 // Row is one figure in every run.
 type Row struct {
-	Key    string // the --fail-if spelling where there is one: "ttft.p95", "failed"
+	Key    string // the --fail-if spelling where there is one, as "ttft.p95"
 	Label  string // "p95", "completed"
 	Unit   string // "ms", "tok/s", "%" or ""
 	Better stats.Better
-	Count  bool       // streams, stalls or tokens counted: a run still being measured has fewer
-	Values []*float64 // per run; nil where undefined
-	Deltas []*Delta   // per run; nil for the baseline
+	Count  bool       // streams, stalls or tokens counted, fewer while a run is measured
+	Values []*float64 // per run, nil where undefined
+	Deltas []*Delta   // per run, nil for the baseline
 }
 
 // Delta is one run's figure against the baseline's.
 type Delta struct {
-	Abs   *float64 `json:"abs"` // run − baseline; nil when either is undefined
-	Pct   *float64 `json:"pct"` // Abs as a percentage of the baseline; nil when the baseline is 0 and the run's is not (0 → 0 is 0%)
+	Abs   *float64 `json:"abs"` // run − baseline, nil when either is undefined
+	Pct   *float64 `json:"pct"` // Abs as a percentage of the baseline, nil when the baseline is 0 and the run's is not (0 → 0 is 0%)
 	Worse bool     `json:"worse"`
 	// CI is the bootstrap interval of the difference (p50 and p95 rows of
-	// latency distributions); nil when either run has too few streams.
+	// latency distributions). It is nil when either run has too few
+	// streams.
 	CI          *Interval `json:"ci,omitempty"`
 	WithinNoise bool      `json:"within_noise,omitempty"`
 }
@@ -166,12 +167,12 @@ type spec struct {
 	section, key, label, unit string
 	better                    stats.Better
 	value                     func(*stats.Summary) *float64
-	count                     func(*stats.Summary) int       // a count (value unset): it grows as a run is measured
-	obs                       func(*record.Record) []float64 // nil: no interval
+	count                     func(*stats.Summary) int       // a count (value unset), which grows as a run is measured
+	obs                       func(*record.Record) []float64 // nil for no interval
 	pct                       float64                        // the percentile the interval is for
 }
 
-// distRows are the rows of a distribution; p50 and p95 get intervals.
+// distRows are the rows of a distribution. p50 and p95 get intervals.
 func distRows(m stats.Metric, names ...string) []spec {
 	var out []spec
 	for _, st := range names {
@@ -188,7 +189,7 @@ func distRows(m stats.Metric, names ...string) []spec {
 	return out
 }
 
-// runSpecs are the rows of the whole-run table: accounting (with a row for
+// runSpecs are the rows of the whole-run table, accounting (with a row for
 // every failure class any run saw), the distributions, stalls, tokens and
 // throughput.
 func runSpecs(sides []side) []spec {
@@ -292,7 +293,7 @@ func row(sides []side, sp spec, nz Noise, scope string) Row {
 }
 
 // delta compares a run's figure with the baseline's. A change of WorsePct
-// or more in the worse direction is worse; so is any worsening of a
+// or more in the worse direction is worse, and so is any worsening of a
 // baseline of 0 (no failures before, some now).
 func delta(base, v *float64, better stats.Better) *Delta {
 	d := &Delta{}

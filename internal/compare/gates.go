@@ -11,13 +11,13 @@ import (
 // GateResult is a gate's verdict on one run.
 type GateResult struct {
 	Run      string `json:"run"`       // the run's label
-	RunIndex int    `json:"run_index"` // its place in the comparison; 0 is the baseline
+	RunIndex int    `json:"run_index"` // its place in the comparison, 0 for the baseline
 	stats.GateResult
 }
 
 // evalGates judges every gate on every run but the baseline, which is the
 // reference the others are held to. A relative gate ("ttft.p95 > +10%",
-// "gap.p99 > +20ms") compares the run's change from the baseline; an
+// "gap.p99 > +20ms") compares the run's change from the baseline. An
 // absolute one works as in drip run. Each verdict is also added to its
 // run's summary.
 func evalGates(gates []stats.Gate, runs []Run) []GateResult {
@@ -37,10 +37,10 @@ func evalGates(gates []stats.Gate, runs []Run) []GateResult {
 	return out
 }
 
-// EvalRelative judges a relative gate: the change of the gate's metric
+// EvalRelative judges a relative gate by the change of the gate's metric
 // from base to s, as a percentage of the baseline ("+10%") or in the
 // metric's unit ("+20ms", "+2"). A metric with no samples in either run
-// trips the gate: a missing number never passes silently.
+// trips the gate, because a missing number never passes silently.
 func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	r := stats.GateResult{Expr: g.Expr, Tripped: true}
 	b, v := g.Lookup(base), g.Lookup(s)
@@ -56,18 +56,18 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	unit := g.Unit
 	figure, num := textfmt.Num, textfmt.Num
 	if unit == "" {
-		// A bare change is in counts ("failed > +1"): 0 → 3 is +3, not +3.00.
+		// A bare change is in counts ("failed > +1"), so 0 → 3 is +3, not +3.00.
 		figure, num = textfmt.Whole, textfmt.Whole
 	}
 	if g.IsCount() {
-		figure = textfmt.Whole // and its figures beside a % change: failed 0 → 6, not 0.00 → 6.00
+		figure = textfmt.Whole // and its figures beside a % change, failed 0 → 6, not 0.00 → 6.00
 	}
 	if g.Unit == "%" {
 		switch {
 		case *b != 0:
 			change = change / math.Abs(*b) * 100
 		case change != 0:
-			// A change from 0 is infinitely many percent; it can still
+			// A change from 0 is infinitely many percent. It can still
 			// trip "> +10%", but has no value to report.
 			r.Tripped = stats.Holds(math.Copysign(math.Inf(1), change), g.Op, g.Value)
 			r.Message = fmt.Sprintf("%s %s → %s: the baseline is 0, so the change is unbounded: %s",
@@ -83,11 +83,11 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	return r
 }
 
-// signed prints a change with its sign; no change is 0.
+// signed prints a change with its sign. No change is 0.
 func signed(v float64) string { return signedAs(v, textfmt.Num) }
 
-// signedAs is signed with num's format (textfmt.Whole: a count of 0 that
-// became 3 rose by +3, not +3.00).
+// signedAs is signed with num's format. With textfmt.Whole a count of 0
+// that became 3 rose by +3, not +3.00.
 func signedAs(v float64, num func(*float64) string) string {
 	if v > 0 {
 		return "+" + num(&v)

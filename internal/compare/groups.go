@@ -33,7 +33,7 @@ func DefaultLabels(paths []string) []string {
 const NotRecordedGroup = "(not recorded)"
 
 // GroupBy pools the records of every input and splits them by the value of
-// key, one input per value: "host", a label the run was given ("region" or
+// key, one input per value. The key is "host", a label the run was given ("region" or
 // "labels.region"), or any record field, nested ones by a dotted path
 // ("workload.concurrency"). Groups are in the order of their values,
 // numeric when every value is a number, so the first is the baseline.
@@ -72,8 +72,8 @@ func GroupBy(inputs []Input, key string) ([]Input, error) {
 	return out, nil
 }
 
-// sortedValues orders group values: numerically when they all are numbers,
-// else as text; the not-recorded group last.
+// sortedValues orders group values, numerically when they all are
+// numbers, else as text, and the not-recorded group last.
 func sortedValues(groups map[string][]*record.Record) []string {
 	var values []string
 	for v := range maps.Keys(groups) {
@@ -106,8 +106,8 @@ func sortedValues(groups map[string][]*record.Record) []string {
 	return values
 }
 
-// FieldOf is a record's value for a --by key, as text; false when the record
-// has none. A key that names no field of the record but one of its labels
+// FieldOf is a record's value for a --by key, as text, and false when the
+// record has none. A key that names no field of the record but one of its labels
 // reads the label.
 func FieldOf(r *record.Record, key string) (string, bool, error) {
 	switch key {

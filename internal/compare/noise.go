@@ -14,7 +14,7 @@ import (
 const DefaultResamples = 2000
 
 // MinNoiseStreams is the fewest streams with observations a run needs for
-// an interval: two streams resample into only three distinct pairs, too few
+// an interval. Two streams resample into only three distinct pairs, too few
 // to say anything about run-to-run noise.
 const MinNoiseStreams = 3
 
@@ -34,7 +34,7 @@ type Noise struct {
 	Seed       uint64  `json:"seed"`
 }
 
-// rng is the generator of one row's interval: seeded from the comparison's
+// rng is the generator of one row's interval, seeded from the comparison's
 // seed and the row, so every interval is reproducible and does not depend
 // on which other rows were computed.
 func (n Noise) rng(scope, key string, run int) *rand.Rand {
@@ -47,7 +47,7 @@ func (n Noise) rng(scope, key string, run int) *rand.Rand {
 
 // bootstrapDiff is the confidence interval of percentile(b) − percentile(a)
 // from observations grouped by stream. A resample draws whole streams with
-// replacement and pools their observations: the gaps of one stream are not
+// replacement and pools their observations. The gaps of one stream are not
 // independent of each other (one slow stream is slow throughout), and
 // resampling them one by one would make the interval too narrow. Nil when
 // either run has fewer than MinNoiseStreams streams with observations.
@@ -67,7 +67,8 @@ func bootstrapDiff(a, b [][]float64, pct float64, resamples int, rng *rand.Rand)
 
 // pool holds one run's observations sorted once, each tagged with its
 // stream, so a resample is a vector of stream weights and its percentile
-// one walk over the sorted values: no copying or sorting per resample.
+// one walk over the sorted values, with no copying or sorting per
+// resample.
 type pool struct {
 	vals   []float64 // every observation, ascending
 	owner  []int32   // the stream of each
@@ -111,7 +112,7 @@ func (p *pool) resample(pct float64, rng *rand.Rand) float64 {
 }
 
 // percentile is the percentile of the observations of the drawn streams,
-// each counted as often as its stream was drawn; n is their total count.
+// each counted as often as its stream was drawn. n is their total count.
 func (p *pool) percentile(pct float64, n int) float64 {
 	pos := pct / 100 * float64(n-1)
 	lo := int(math.Floor(pos))
@@ -120,8 +121,8 @@ func (p *pool) percentile(pct float64, n int) float64 {
 	return vLo + (vHi-vLo)*(pos-float64(lo))
 }
 
-// rank is the value at rank r (0-based) of the resample of n observations:
-// a walk over the sorted values counting each as many times as its stream
+// rank is the value at rank r (0-based) of the resample of n observations.
+// It takes a walk over the sorted values counting each as many times as its stream
 // was drawn, from whichever end is nearer, so a p95 walks a twentieth.
 func (p *pool) rank(r, n int) float64 {
 	cum := 0
@@ -138,15 +139,16 @@ func (p *pool) rank(r, n int) float64 {
 			}
 		}
 	}
-	return math.NaN() // r out of range: not reached for 0 <= r < n
+	return math.NaN() // r out of range, not reached for 0 <= r < n
 }
 
-// noiseLine is one difference the noise block lists: a metric's p50 or
+// noiseLine is one difference the noise block lists, a metric's p50 or
 // p95 in one run against A, and what its interval says.
 type noiseLine struct{ metric, run, verdict string }
 
 // noiseLines are the p50 and p95 differences of every section with
-// samples, run by run: the noise block of the text and Markdown reports.
+// samples, run by run, for the noise block of the text and Markdown
+// reports.
 func noiseLines(c *Comparison) []noiseLine {
 	var out []noiseLine
 	for _, sec := range c.Sections {

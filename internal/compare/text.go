@@ -14,7 +14,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Letter names run i in tables: A is the baseline.
+// Letter names run i in tables, where A is the baseline.
 func Letter(i int) string {
 	if i < 26 {
 		return string(rune('A' + i))
@@ -89,8 +89,8 @@ func runLine(r *Run) string {
 
 // NoneCompleted says plainly that a run has no completed measured stream
 // (its latencies after the first token, e2e and rates are then —), with
-// its failures by class and the streams cut short; "" when some completed
-// or none was measured. drip merge says it of each host's file.
+// its failures by class and the streams cut short. It is "" when some
+// completed or none was measured. drip merge says it of each host's file.
 func NoneCompleted(s *stats.Summary) string {
 	st := &s.Streams
 	if st.Completed > 0 || st.Attempted == 0 {
@@ -106,7 +106,7 @@ func NoneCompleted(s *stats.Summary) string {
 	return msg
 }
 
-// FormatValue formats a row's figure: counts as whole numbers, undefined as —.
+// FormatValue formats a row's figure, counts as whole numbers and undefined as —.
 func FormatValue(r Row, v *float64) string {
 	if v != nil && r.Unit == "" && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
 		return strconv.FormatFloat(*v, 'f', 0, 64)
@@ -114,7 +114,7 @@ func FormatValue(r Row, v *float64) string {
 	return textfmt.Num(v)
 }
 
-// Marks are a delta's marks: ! worse, ~ within noise.
+// Marks are a delta's marks, ! for worse and ~ for within noise.
 func Marks(d *Delta) string {
 	s := ""
 	if d.Worse {
@@ -176,7 +176,7 @@ func writeNoise(w io.Writer, c *Comparison) {
 	report.Para(w, "noise: ", "  ", fmt.Sprintf("%.0f%% intervals of the difference from A (%s; %d resamples, seed %d)",
 		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed))
 	lines := noiseLines(c)
-	width := 0 // the metric column: as wide as its longest name (first_event p50)
+	width := 0 // the metric column, as wide as its longest name (first_event p50)
 	for _, n := range lines {
 		width = max(width, utf8.RuneCountInString(n.metric))
 	}
@@ -217,7 +217,8 @@ func indent(secs []Section) []Section {
 }
 
 // GateLines prints each gate's verdict on its own line, with the letter of
-// the run it judged: one line, however wide, so a CI log can be grepped.
+// the run it judged. It is one line however wide, so a CI log can be
+// grepped.
 func GateLines(w io.Writer, gates []GateResult) {
 	for _, g := range gates {
 		fmt.Fprintf(w, "  %s %-2s %s — %s\n", report.GateMark(g.Tripped), Letter(g.RunIndex), g.Expr, g.Message)

@@ -12,7 +12,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Difference is a workload setting that is not the same in every run: a
+// Difference is a workload setting that is not the same in every run. A
 // latency difference may come from it rather than from the system.
 type Difference struct {
 	Setting string   `json:"setting"`
@@ -39,13 +39,13 @@ const (
 const SettingTarget = setTarget
 
 // WhileMeasuring leaves out of c what runs still being measured differ in
-// by their progress alone: from the workload banner, the count of measured
-// streams and the prompt ids seen so far, and, while a run has no record
-// yet, every setting (each would differ from nothing), and a setting one
-// run has seen part of another's values of (its models so far); from the
-// figures,
-// the worse mark on a count (completed 2 of 11 is not 80 % fewer), and its
-// direction, so that fewer stalls so far reads as no better either. The
+// by their progress alone. From the workload banner it leaves out the
+// count of measured streams and the prompt ids seen so far, every setting
+// while a run has no record yet (each would differ from nothing), and a
+// setting one run has seen part of another's values of (its models so
+// far). From the figures it leaves out the worse mark on a count
+// (completed 2 of 11 is not 80 % fewer) and its direction, so that fewer
+// stalls so far reads as no better either. The
 // comparison of the finished runs says everything.
 func WhileMeasuring(c *Comparison) {
 	unmarkCounts(c.Sections)
@@ -64,8 +64,8 @@ func WhileMeasuring(c *Comparison) {
 }
 
 // nested reports whether a setting's values differ only as one run has
-// seen part of another's ("m1, m2" and "m1": the replay has not come to
-// m2 yet).
+// seen part of another's, as "m1, m2" beside "m1" when the replay has not
+// come to m2 yet.
 func nested(values []string) bool {
 	sets := make([][]string, len(values))
 	for i, v := range values {
@@ -105,7 +105,7 @@ var settingOrder = []string{setTarget, setFormat, setModel, setPrompts, setMaxTo
 
 const notRecorded = "not recorded"
 
-// settingsOf reads a run's workload from its records: what every record
+// settingsOf reads a run's workload from its records, what every record
 // shows (target, format, model, prompt id, phase, stall threshold) and the
 // settings drip stamps on them (max tokens, concurrency, rate, version).
 func settingsOf(recs []*record.Record) map[string]string {
@@ -137,7 +137,7 @@ func settingsOf(recs []*record.Record) map[string]string {
 			}
 			return strconv.Itoa(w.MaxTokens)
 		})),
-		// A record without the stamp asked for no lengths drip knows of:
+		// A record without the stamp asked for no lengths drip knows of.
 		// "not recorded" here would only repeat the other settings' note.
 		setLengths: distinct(recs, func(r *record.Record) string {
 			if r.Workload == nil {
@@ -227,7 +227,7 @@ func abbreviate(ids []string) string {
 }
 
 // WorkloadOf is the summary's workload of a file of records, as far as the
-// records show it: compare and view describe a file alike.
+// records show it, so compare and view describe a file alike.
 func WorkloadOf(recs []*record.Record) stats.Workload {
 	var measured []*record.Record
 	for _, r := range recs {
@@ -263,7 +263,7 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 			break
 		}
 	}
-	// Every version that wrote the records: a file merged from hosts on
+	// Every version that wrote the records counts. A file merged from hosts on
 	// two drip versions says both, not the first record's. Records without
 	// one add nothing (not an empty name).
 	versioned := slices.DeleteFunc(slices.Clone(recs), func(r *record.Record) bool { return r.Workload == nil || r.Workload.Version == "" })
@@ -272,12 +272,12 @@ func workloadOf(recs, measured []*record.Record) stats.Workload {
 }
 
 // mergeSettings are the settings runs must share to be one run from many
-// hosts: what was asked of which endpoint, under what load. Counts and
+// hosts, what was asked of which endpoint, under what load. Counts and
 // prompt ids may differ (a shard sends a slice of the prompts).
 var mergeSettings = []string{setTarget, setFormat, setModel, setMaxTokens, setLoad, setStall}
 
 // mergeNotes are the settings runs may differ in and still be merged, but
-// that the merge says: figures from two drip versions are one run only
+// that the merge says. Figures from two drip versions are one run only
 // when the versions measure alike.
 var mergeNotes = []string{setVersion}
 
