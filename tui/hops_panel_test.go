@@ -158,3 +158,41 @@ func TestBesideARelayTheClocksKeepTheirFigures(t *testing.T) {
 		}
 	}
 }
+
+// Beside a relay the rows the clocks, the TTFT and the heatmap do not
+// need go to the text and the hops panel: at 200×50 the text of a long
+// answer had 4 rows and 17 stood empty under the clocks.
+func TestBesideARelayTheTextTakesTheRowsLeft(t *testing.T) {
+	t.Parallel()
+	fetch := func(context.Context, string) (hops.Relayed, error) { return hops.Relayed{}, nil }
+	for _, size := range [][2]int{{120, 40}, {200, 50}} {
+		h, observe := startStream(t, Config{RelayFetch: fetch}, size[0], size[1])
+		head := &record.Record{Target: "http://bench/v1/chat/completions", Format: "openai-chat", RunID: "r1"}
+		observe(probe.Event{Type: probe.EventStart, Record: head})
+		observe(probe.Event{Type: probe.EventHeaders, Record: head})
+		for i := range 3000 {
+			head.Frames = append(head.Frames, record.Frame{TMS: float64(i), Read: i, Bytes: 8, Kind: adapters.KindContent, Text: " word"})
+		}
+		h.push(observe, probe.Event{Type: probe.EventFrames, Frames: head.Frames, Record: head})
+		for range 60 { // 2 s of frame ticks: the figures are drawn by then
+			if cmd := nextTick(h); cmd != nil {
+				h.update(cmd())
+			}
+			h.now = h.now.Add(frameInterval)
+		}
+		s := h.screen()
+		checkFits(t, s, size[0], size[1])
+		text, blank := 0, 0
+		for _, line := range strings.Split(s, "\n") {
+			if strings.Contains(line, "word word word") {
+				text++
+			}
+			if strings.TrimSpace(line) == "" {
+				blank++
+			}
+		}
+		if text < size[1]/3 || blank > 1 {
+			t.Errorf("%v: the text has %d rows and %d rows are empty, want %d or more and at most 1:\n%s", size, text, blank, size[1]/3, s)
+		}
+	}
+}

@@ -59,6 +59,7 @@ type streamScreen struct {
 	lay          streamLayout
 	layEarlier   int // earlier runs when the layout was made: the timeline grows with them
 	layClocks    int // the clocks panel's rows then: a stream can add one (ttfo, held)
+	layBeside    int // the rows the bottom row needed then beside a relay (besideNeed)
 	frozen, zoom bool
 	heatByTime   bool
 	heatSkip     int

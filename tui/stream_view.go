@@ -75,15 +75,11 @@ func (s *streamScreen) relayout() {
 		if bottom < 4 {
 			mid, bottom = rest, 0
 		}
-		l.text.b, l.clocks.b = box{w - cw - 1, max(mid, 0)}, box{cw, mid}
 		l.left = "gaps, ttft, heatmap: more rows"
 		if bottom > 0 {
-			least := 0 // beside a relay the clocks take the gaps' place
-			if s.beside() {
-				least = cw
-			}
-			l.layoutBottom(w, bottom, least)
+			mid = s.layoutBottom(w, mid, bottom, cw)
 		}
+		l.text.b, l.clocks.b = box{w - cw - 1, max(mid, 0)}, box{cw, mid}
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.text, &l.clocks}, {&l.gaps, &l.ttft, &l.heat}, {&l.help}}
 	} else {
 		clockH = s.clocksHeight(w)
@@ -92,17 +88,46 @@ func (s *streamScreen) relayout() {
 		l.left = "gaps, ttft, heatmap: 72+ columns"
 		l.rows = grid{{&l.header}, {&l.timeline}, {&l.clocks}, {&l.text}, {&l.help}}
 	}
-	s.layEarlier, s.layClocks = len(s.earlier()), clockH
+	s.layEarlier, s.layClocks, s.layBeside = len(s.earlier()), clockH, s.besideNeed()
 	s.text.width, s.text.height = l.text.b.w, max(0, l.text.b.h-1)
 	s.help.SetWidth(w)
 }
 
-// layoutBottom sizes the row under the text and clocks, bottom rows
-// high: the gaps, the TTFT of each run beside them from 100 columns, and
-// the heatmap. The gaps' place is at least least columns wide while the
+// layoutBottom lays out the row under the text and the clocks, given
+// bottom rows, and returns the rows left to the text (mid and what the
+// bottom row does not need). Beside a relay the clocks take the gaps'
+// place, as wide as beside the text, and the bottom row is only as high
+// as they or the runs need: at 200×50 the text of a long answer had 4
+// rows and 17 stood empty under the clocks.
+func (s *streamScreen) layoutBottom(w, mid, bottom, cw int) int {
+	if !s.beside() {
+		s.lay.layoutRow(w, bottom, 0)
+		return mid
+	}
+	s.lay.layoutRow(w, bottom, cw)
+	if need := s.besideNeed(); need < bottom {
+		s.lay.layoutRow(w, need, cw)
+		return mid + bottom - need
+	}
+	return mid
+}
+
+// besideNeed is the rows the bottom row needs beside a relay: the clocks
+// under their title, or a row a run and the heatmap's title and legend.
+// It is 0 when the screen is not beside a relay or has no bottom row.
+func (s *streamScreen) besideNeed() int {
+	if !s.beside() || s.lay.gaps.b.h == 0 {
+		return 0
+	}
+	return max(views.ClocksHeight(s.clocks(), s.lay.gaps.b.w)+1, len(s.runs())+2)
+}
+
+// layoutRow sizes the row under the text and clocks, bottom rows high:
+// the gaps, the TTFT of each run beside them from 100 columns, and the
+// heatmap. The gaps' place is at least least columns wide while the
 // heatmap keeps 30: the clocks, drawn there beside a relay, cut every
 // figure at the gaps' 24 columns of a 120-column screen.
-func (l *streamLayout) layoutBottom(w, bottom, least int) {
+func (l *streamLayout) layoutRow(w, bottom, least int) {
 	l.left = ""
 	if w < 100 {
 		l.gaps.b, l.heat.b = box{w / 2, bottom}, box{w - w/2 - 1, bottom}
@@ -161,7 +186,7 @@ func (s *streamScreen) render(all bool) {
 	if s.dirtyData && heavy {
 		s.summarise()
 		wide := s.sh.width >= 72 && s.lay.clocks.b.w != s.clocksWidth(s.sh.width)
-		if wide || s.layClocks != s.clocksHeight(s.lay.clocks.b.w) {
+		if wide || s.layClocks != s.clocksHeight(s.lay.clocks.b.w) || s.layBeside != s.besideNeed() {
 			s.relayout() // a row came (ttfo, held) or the all-runs column did
 			all = true
 		}
