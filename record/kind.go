@@ -69,7 +69,7 @@ func nameOf(names []string, i int) string {
 	return "unknown"
 }
 
-// parseName is the index of b among an enum's names; an unknown name is an
+// parseName is the index of b among an enum's names. An unknown name is an
 // error naming what (a newer drip may have written it).
 func parseName(what string, names []string, b []byte) (int, error) {
 	if i := slices.Index(names, string(b)); i >= 0 {

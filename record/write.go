@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// Writer is the one writer of record files: JSON Lines, one record a line
-// as each stream ends, each written to the file in one write so an
+// Writer is the one writer of record files. It writes JSON Lines, one
+// record a line as each stream ends, each written to the file in one write so an
 // interrupted run loses nothing. Decode and ReadAll read what it writes.
 // It is safe for concurrent use.
 type Writer struct {
@@ -28,9 +28,9 @@ func Create(path string) (*Writer, error) {
 }
 
 // CreatePrivate creates or truncates a file drip writes results to
-// (records, and what is made of them: a CSV, an HTML report, a trace),
-// mode 0600 whether or not it existed: O_CREAT's mode applies only to a
-// new file, so an existing regular file is chmodded too (a device such as
+// (records, and what is made of them, such as a CSV, an HTML report or a
+// trace), mode 0600 whether or not it existed. O_CREAT's mode applies
+// only to a new file, so an existing regular file is chmodded too (a device such as
 // /dev/stdout or a pipe is left as it is).
 func CreatePrivate(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)

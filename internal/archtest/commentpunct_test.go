@@ -42,6 +42,7 @@ var heldPackages = []string{
 	"internal/telemetry",
 	"internal/textfmt",
 	"internal/userfile",
+	"record",
 }
 
 // TestCommentPunctuation logs the colons and semicolons per 100 comment
