@@ -36,6 +36,7 @@ var heldPackages = []string{
 	"internal/progress",
 	"internal/recordtest",
 	"internal/replay",
+	"internal/report",
 	"internal/redact",
 	"internal/sanitize",
 	"internal/sweep",

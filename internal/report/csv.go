@@ -23,7 +23,8 @@ var csvLayout = []string{
 	"stalls", "mid_sentence_stalls", "buffered", "complete",
 	"run_offset_ms", "intended_start_ms", // added last, so older readers' columns stay put
 	// Each stream's gap distribution, reads and rate after the first
-	// content: enough to draw the TTFT × gap p99 scatter from the CSV.
+	// content, which are enough to draw the TTFT × gap p99 scatter from
+	// the CSV.
 	"gap_p50_ms", "gap_p95_ms", "gap_p99_ms", "gap_max_ms", "reads", "post_first_content_tps",
 	// Where and when a stream ran, for joining with server logs.
 	"model", "target", "start_time", "input_tokens",
@@ -59,7 +60,8 @@ var recordCells = map[string]func(*record.Record) string{
 	"gap_max_ms":             gapCell(100),
 	"reads":                  func(r *record.Record) string { return strconv.Itoa(r.Reads) },
 	"post_first_content_tps": func(r *record.Record) string { return cell(PostFirstContentTPS(r)) },
-	// Stripped of control sequences: a CSV ends up printed in a terminal.
+	// Control sequences are stripped, because a CSV ends up printed in a
+	// terminal.
 	"model":  func(r *record.Record) string { return sanitize.Line(r.Model) },
 	"target": func(r *record.Record) string { return sanitize.Line(r.Target) },
 	"start_time": func(r *record.Record) string { // RFC 3339, UTC
@@ -97,8 +99,8 @@ func csvColumns() []csvColumn {
 	return cols
 }
 
-// metricCell is a registry metric's figure for a stream: times and rates
-// with three decimals, counts whole; empty when undefined.
+// metricCell is a registry metric's figure for a stream. Times and rates
+// have three decimals, counts are whole, and an undefined figure is empty.
 func metricCell(name string) func(*record.Record) string {
 	i := slices.IndexFunc(stats.Registry, func(m stats.Metric) bool { return m.JSON == name })
 	if i < 0 {
@@ -114,7 +116,7 @@ func metricCell(name string) func(*record.Record) string {
 	}
 }
 
-// CSV writes one row per stream; undefined figures are empty cells.
+// CSV writes one row per stream. Undefined figures are empty cells.
 type CSV struct {
 	w    *csv.Writer
 	cols []csvColumn
@@ -139,7 +141,7 @@ func (c *CSV) Write(r *record.Record) error {
 	return c.flush(row)
 }
 
-// gapCell is a stream's gap percentile p (100: the max); empty without
+// gapCell is a stream's gap percentile p (100 for the max), empty without
 // gaps.
 func gapCell(p float64) func(*record.Record) string {
 	return func(r *record.Record) string {
@@ -153,8 +155,8 @@ func gapCell(p float64) func(*record.Record) string {
 }
 
 // PostFirstContentTPS is a stream's output tokens after the first content
-// frame over the time from it to the last one, in tokens per second:
-// unlike tps_user it is given for buffered and incomplete streams too, so
+// frame over the time from it to the last one, in tokens per second.
+// Unlike tps_user it is given for buffered and incomplete streams too, so
 // a burst shows as a very high rate rather than a blank. Nil with fewer
 // than two tokens or no time between first and last content.
 func PostFirstContentTPS(r *record.Record) *float64 {
@@ -177,7 +179,7 @@ func (c *CSV) flush(row []string) error {
 	return c.w.Error()
 }
 
-// cell is an optional figure: empty when undefined.
+// cell is an optional figure, empty when undefined.
 func cell(v *float64) string {
 	if v == nil {
 		return ""

@@ -9,7 +9,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Tools --json --names knows: the tools whose field names a summary can
+// Tools --json --names knows are the tools whose field names a summary can
 // carry beside its own (docs/metrics.md has the table).
 const (
 	NamesVLLM   = "vllm"
@@ -20,7 +20,7 @@ const (
 // vLLM bench serve's result keys (mean_ttft_ms, p99_itl_ms, …) or the
 // metric blocks of AIPerf's profile_export_aiperf.json
 // (time_to_first_token: {unit, avg, p50, …}). Only figures drip has are
-// given; an undefined one is null, never 0.
+// given, and an undefined one is null, never 0.
 func ToolNames(tool string, s *stats.Summary) map[string]any {
 	switch tool {
 	case NamesVLLM:
@@ -31,8 +31,8 @@ func ToolNames(tool string, s *stats.Summary) map[string]any {
 	return nil
 }
 
-// vllmMetrics pairs vLLM's metric names with drip's distributions: vLLM's
-// itl is every gap between chunks (drip's gap), its tpot drip's itl.
+// vllmMetrics pairs vLLM's metric names with drip's distributions. vLLM's
+// itl is every gap between chunks (drip's gap), and its tpot is drip's itl.
 var vllmMetrics = []struct {
 	vllm string
 	drip *stats.Metric
@@ -168,7 +168,7 @@ func topLevel(b []byte) (keys []string, vals []json.RawMessage, err error) {
 	return keys, vals, nil
 }
 
-// joinObjects adds to the JSON object a the fields of b it lacks; when
+// joinObjects adds to the JSON object a the fields of b it lacks. When
 // either is no object, a stays as it is.
 func joinObjects(a, b json.RawMessage) json.RawMessage {
 	akeys, _, err1 := topLevel(a)

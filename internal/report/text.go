@@ -1,5 +1,5 @@
 // Package report renders a run's summary for people and machines without a
-// terminal UI: the plain text report, CSV and JSON.
+// terminal UI, as the plain text report, CSV and JSON.
 package report
 
 import (
@@ -15,12 +15,12 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Width is the width the text report keeps to: an 80-column terminal.
+// Width is the width the text report keeps to, an 80-column terminal.
 const Width = 80
 
 // Para writes text as lines of at most Width columns, broken at spaces
-// only (a hyphenated word stays whole): the first after first, the rest
-// after indent. A word longer than a line gets a line of its own.
+// only (a hyphenated word stays whole). The first line goes after first,
+// the rest after indent. A word longer than a line gets a line of its own.
 func Para(w io.Writer, first, indent, text string) {
 	for _, l := range textfmt.Lines(strings.Fields(text), " ", Width, first, indent) {
 		fmt.Fprintln(w, l)
@@ -30,7 +30,7 @@ func Para(w io.Writer, first, indent, text string) {
 type metricRow struct {
 	name  string
 	d     stats.Dist
-	count bool // a count of tokens: whole figures print whole
+	count bool // a count of tokens, whose whole figures print whole
 }
 
 // rows lists the summary's distributions of the text report in registry
@@ -52,7 +52,7 @@ func Text(w io.Writer, s *stats.Summary) { text(w, s, true) }
 // several summaries that says the conventions once (Conventions).
 func TextBody(w io.Writer, s *stats.Summary) { text(w, s, false) }
 
-// Figures is the report's figures alone (-q): the accounting (a failed
+// Figures is the report's figures alone (-q). It writes the accounting (a failed
 // stream is never left out), the table of distributions, stalls, tokens,
 // throughput and goodput, then the gates' verdicts.
 func Figures(w io.Writer, s *stats.Summary) {
@@ -63,7 +63,7 @@ func Figures(w io.Writer, s *stats.Summary) {
 	gatesText(w, s)
 }
 
-// Conventions writes how every figure of a summary was computed: the
+// Conventions writes how every figure of a summary was computed, the
 // percentiles, what TTFT is, what is excluded.
 func Conventions(w io.Writer, c stats.Conventions) {
 	fmt.Fprintln(w)
@@ -118,7 +118,7 @@ func headText(w io.Writer, s *stats.Summary) {
 }
 
 // streamsText is the accounting, under a warning when the server's
-// certificate was not verified: -q keeps both.
+// certificate was not verified. -q keeps both.
 func streamsText(w io.Writer, s *stats.Summary) {
 	if s.Workload.TLSInsecure {
 		fmt.Fprintln(w, "WARNING   TLS certificate NOT verified (-k/--insecure): these figures may be another server's")
@@ -142,7 +142,7 @@ func failuresText(w io.Writer, msgs []stats.FailureMessage) {
 	}
 }
 
-// warmupLine is the report's warmup line: the streams left out and the
+// warmupLine is the report's warmup line, the streams left out and the
 // rule that left them out (which says they are excluded), or none when
 // none were planned or recorded.
 func warmupLine(n int, wl *stats.Workload) string {
@@ -159,7 +159,7 @@ func warmupLine(n int, wl *stats.Workload) string {
 // distText is the table of distributions, held time when the server
 // gave it.
 func distText(w io.Writer, s *stats.Summary) {
-	// 76 columns: the table fits a terminal of 80.
+	// 76 columns, so the table fits a terminal of 80.
 	fmt.Fprintf(w, "%-14s %5s %7s %7s %7s %7s %7s %7s %7s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
 	line := func(name string, d stats.Dist, num func(*float64) string) {
 		fmt.Fprintf(w, "%-14s %5d %7s %7s %7s %7s %7s %7s %7s\n", name, d.N,
@@ -295,7 +295,7 @@ func GateLines(w io.Writer, gates []stats.GateResult) {
 	}
 }
 
-// GateMark is a verdict's mark in a text report: ok or FAIL, one width.
+// GateMark is a verdict's mark in a text report, ok or FAIL, one width.
 func GateMark(tripped bool) string {
 	if tripped {
 		return "FAIL"
@@ -304,7 +304,7 @@ func GateMark(tripped bool) string {
 }
 
 // WitnessText is the client kernel's account of the streams in one line
-// (stats.WitnessSummary): the reads and their segments, the merges on
+// (stats.WitnessSummary). It gives the reads and their segments, the merges on
 // either side of the socket, loss and the round trip. "" without streams.
 func WitnessText(ws *stats.WitnessSummary) string {
 	switch {
