@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -218,6 +219,11 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 		if _, err := adapters.Resolve(f.format); err != nil {
 			return probe.Target{}, usageErr("--format: %v", err)
 		}
+	}
+	if _, err := strconv.ParseFloat(rawURL, 64); err == nil {
+		// oha's and hey's -q takes a rate; drip's is --quiet and takes none,
+		// so the rate arrives here as a target.
+		return probe.Target{}, usageErr("%q is a number, not a URL: for a rate of requests per second (oha's and hey's -q) write --rate %s; drip's -q is --quiet and takes no value", rawURL, rawURL)
 	}
 	u, format, err := probe.ResolveEndpoint(rawURL, f.format, model)
 	if err != nil {

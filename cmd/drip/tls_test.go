@@ -225,6 +225,12 @@ func TestOtherToolsFlags(t *testing.T) {
 	}{
 		{[]string{"--request-rate", "40", "--num-prompts", "3"}, func(w stats.Workload) bool { return w.Rate == 40 && w.Runs == 3 }},
 		{[]string{"--max-concurrency", "2", "--num-prompts", "4"}, func(w stats.Workload) bool { return w.Concurrency == 2 && w.Runs == 4 }},
+		{[]string{"--request-count", "2", "--random-input-len", "40", "--random-output-len", "8", "--random-seed", "5", "--streaming"}, func(w stats.Workload) bool {
+			return w.Runs == 2 && w.InputTokens == "40" && w.OutputTokens == "8" && w.Seed == 5
+		}},
+		{[]string{"--vus", "2", "--iterations", "2", "--synthetic-input-tokens-mean", "30", "--output-tokens-mean", "6"}, func(w stats.Workload) bool {
+			return w.Concurrency == 2 && w.Runs == 2 && w.InputTokens == "30" && w.OutputTokens == "6"
+		}},
 	} {
 		code, stdout, stderr := drip(t, append(base, tc.args...)...)
 		s := jsonSummary(t, stdout)
@@ -235,5 +241,29 @@ func TestOtherToolsFlags(t *testing.T) {
 	code, _, stderr := drip(t, "run", "http://127.0.0.1:1", "--request-ratee", "3")
 	if code != exitUsage || !strings.Contains(stderr, "Did you mean this?\n\t--request-rate") {
 		t.Errorf("--request-ratee: exit %d, stderr %q; want a suggestion of --request-rate", code, stderr)
+	}
+}
+
+// The flags other tools' users type that drip spells another way get a
+// line saying drip's, before anything is sent; a misleading suggestion
+// (k6's --vus was offered --out) is gone.
+func TestOtherToolsFlagsPointToDrips(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "http://h/v1"}, "AIPerf's --url is drip's argument"},
+		{[]string{"--endpoint-type", "chat"}, "is drip's --format"},
+		{[]string{"-X", "POST"}, "drip always POSTs"},
+		{[]string{"--max-time", "30"}, "drip's --timeout, with a unit"},
+		{[]string{"--api-key", "k"}, "-H 'Authorization: Bearer KEY'"},
+		{[]string{"-z", "10s"}, "drip's --duration"},
+		{[]string{"-q", "10"}, "write --rate 10; drip's -q is --quiet"},
+	} {
+		code, _, stderr := drip(t, append([]string{"run", "http://127.0.0.1:1/v1/chat/completions", "-m", "m"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "Did you mean") {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
+		}
 	}
 }

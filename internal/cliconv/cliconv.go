@@ -16,37 +16,22 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// aliases are the names other load tools (vLLM bench serve, NVIDIA
-// AIPerf) give drip's flags, taken as drip's own. --request-rate is
-// --rate, --max-concurrency --concurrency, and --num-prompts, the number
-// of requests vLLM sends, --runs.
-var aliases = map[string]string{
-	"request-rate":    "rate",
-	"max-concurrency": "concurrency",
-	"num-prompts":     "runs",
-}
-
-// Aliases is a pflag normalize func that takes other tools' names for
-// drip run's flags as drip's own (fs.SetNormalizeFunc(cliconv.Aliases)).
-func Aliases(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-	if to, ok := aliases[name]; ok {
-		return pflag.NormalizedName(to)
-	}
-	return pflag.NormalizedName(name)
-}
-
-// SuggestFlag is "did you mean" for an unknown long flag's error, "" for
-// any other error. It names the flags of fs within two edits of it, or
-// containing it, and the aliases fs takes.
+// SuggestFlag is what drip says after an unknown flag's error, "" after
+// any other. Another tool's flag gets the line that says drip's way
+// (pointers). Else a long flag gets "did you mean" with the flags of fs
+// and the aliases it takes a few edits from it, or containing it.
 func SuggestFlag(fs *pflag.FlagSet, err error) string {
 	var ne *pflag.NotExistError
-	if !errors.As(err, &ne) || ne.GetSpecifiedShortnames() != "" {
+	if !errors.As(err, &ne) {
 		return ""
 	}
-	typed := ne.GetSpecifiedName()
-	if i := strings.IndexByte(typed, '='); i >= 0 {
-		typed = typed[:i]
+	if p := pointFlag(fs, ne); p != "" {
+		return p
 	}
+	if ne.GetSpecifiedShortnames() != "" {
+		return ""
+	}
+	typed := flagName(ne.GetSpecifiedName())
 	var names, near []string
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden {
@@ -59,7 +44,9 @@ func SuggestFlag(fs *pflag.FlagSet, err error) string {
 		}
 	}
 	for _, name := range names {
-		if editDistance(typed, name) <= 2 || len(typed) > 2 && strings.Contains(name, typed) {
+		// An edit a third of the name long at most: --vus is two edits from
+		// --out, which would mislead.
+		if 3*editDistance(typed, name) <= len(typed) || len(typed) > 3 && strings.Contains(name, typed) {
 			near = append(near, "--"+name)
 		}
 	}
@@ -70,26 +57,37 @@ func SuggestFlag(fs *pflag.FlagSet, err error) string {
 	return "\n\nDid you mean this?\n\t" + strings.Join(near, "\n\t")
 }
 
+// flagName is a long flag as typed without its =value.
+func flagName(typed string) string {
+	name, _, _ := strings.Cut(typed, "=")
+	return name
+}
+
 // editDistance is the Levenshtein distance between a and b, in bytes
-// (flag names are ASCII).
+// (flag names are ASCII), with two neighbours swapped counted as one
+// edit, so that --rnus is one edit from --runs.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }
 
 // flagValueWords are what a flag of each pflag type wants, in place of
