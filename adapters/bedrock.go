@@ -7,8 +7,8 @@ import (
 	"slices"
 )
 
-// Amazon Bedrock streaming (FORMATS §6): the AWS binary event stream.
-// converse-stream sends one JSON event per message, named by :event-type;
+// Amazon Bedrock streams (FORMATS §6) over the AWS binary event stream.
+// converse-stream sends one JSON event per message, named by :event-type.
 // invoke-with-response-stream sends `chunk` events whose base64 "bytes" are
 // the model's own events (Anthropic Messages for Claude). Exceptions are
 // messages with :message-type exception or error.
@@ -27,7 +27,7 @@ func init() {
 		Name:  "bedrock-invoke",
 		Path:  "/model/{model}/invoke-with-response-stream",
 		Paths: []string{"/invoke-with-response-stream"},
-		// The body is the model's own; drip speaks Anthropic's, as Claude
+		// The body is the model's own. drip speaks Anthropic's, as Claude
 		// on Bedrock takes it. Other models need --body.
 		Body: func(r Request) ([]byte, error) {
 			return json.Marshal(struct {
@@ -40,7 +40,7 @@ func init() {
 	})
 }
 
-// exceptionFrame turns an exception or error message into an error frame;
+// exceptionFrame turns an exception or error message into an error frame.
 // ok is false for ordinary events.
 func exceptionFrame(m *EventMessage, n int) (Frame, bool) {
 	switch string(m.MessageType) {
@@ -87,7 +87,7 @@ type converseUsage struct {
 	OutputTokens tokenCount `json:"outputTokens"`
 }
 
-// converseInfo is what one event says, whichever parser read it; its
+// converseInfo is what one event says, whichever parser read it. Its
 // buffers are reused from event to event.
 type converseInfo struct {
 	text, reasoning, tool textPiece
@@ -197,8 +197,8 @@ func NewBedrockInvokeDecoder(limit int) *EventStream {
 	return d
 }
 
-// invokeInfo is a chunk's "bytes", base64-decoded into a reused buffer:
-// the Anthropic event inside, whose text then makes the record's string.
+// invokeInfo is a chunk's "bytes", base64-decoded into a reused buffer. It
+// holds the Anthropic event inside, whose text then makes the record's string.
 type invokeInfo struct {
 	bytes   []byte
 	scratch []byte // the fast path's unquoted base64 text, for escapes only
@@ -219,7 +219,7 @@ func (c *invokeInfo) parseSlow(data []byte) bool {
 
 // parseFast decodes "bytes" as encoding/json does a []byte field
 // (base64.StdEncoding, which skips CR and LF), declining text that is not
-// base64. The base64 is decoded where it lies in the payload; only a
+// base64. The base64 is decoded where it lies in the payload. Only a
 // string with escapes is unquoted into scratch first.
 func (c *invokeInfo) parseFast(data []byte) bool {
 	p := fastParser{d: data}
@@ -235,7 +235,7 @@ func (c *invokeInfo) parseFast(data []byte) bool {
 		if !ok {
 			return 1, false
 		}
-		if escaped { // rare: unquote it, passing over it again
+		if escaped { // rare, so unquote it, passing over it again
 			p.i = start
 			c.scratch, _ = p.appendString(c.scratch[:0])
 			b64 = c.scratch
@@ -266,7 +266,7 @@ func (c *invokeClassifier) classify(dst []Frame, m *EventMessage, n int) []Frame
 }
 
 // userTurnBody is the request body Bedrock's Converse and Gemini share in
-// shape, under their own names: one user turn whose parts are a single text
+// shape, under their own names. It holds one user turn whose parts are a single text
 // part, in list, and the output limit as max inside config when one is set.
 // The prompt is escaped as encoding/json escapes it.
 func userTurnBody(r Request, list, parts, config, max string) ([]byte, error) {

@@ -11,9 +11,10 @@ import (
 )
 
 // Auto is the format of a request whose URL did not say which format it
-// speaks: it sends the OpenAI chat body (the most widely accepted) and
+// speaks. It sends the OpenAI chat body (the most widely accepted) and
 // picks the decoder from the response, by Content-Type and first bytes
-// (NewDetector). It is not registered: --format names only real formats.
+// (NewDetector). It is not registered, because --format names only real
+// formats.
 var Auto = &Format{
 	Name: "auto",
 	Body: openAIChatBody,
@@ -54,7 +55,7 @@ func ForHost(host string) *Format {
 // gives up recognising a dialect and falls back to a generic format.
 const sniffLimit = 64 << 10
 
-// Detector is a decoder that picks the real decoder from the response: the
+// Detector is a decoder that picks the real decoder from the response. The
 // Content-Type says SSE, NDJSON or event stream, and the first event (or
 // line, or message) says which dialect. It holds bytes only until the first
 // event is complete, which no decoder could have dispatched earlier, so
@@ -66,7 +67,7 @@ type Detector struct {
 	format      *Format
 	dec         Decoder
 	// first is an excerpt of the body's first bytes, kept at detection
-	// for NotStream's message; docs says the body may be one document
+	// for NotStream's message. docs says the body may be one document
 	// (a document content type), until a second line opens a JSON value.
 	first     string
 	docs      bool
@@ -84,7 +85,7 @@ func (d *Detector) Format() *Format { return d.format }
 
 // Feed decodes p, choosing the decoder first if it can. It detects on p
 // where it lies and hands that slice on, so the first frames' text is
-// copied once, by the decoder, as every later frame's is; only bytes that
+// copied once, by the decoder, as every later frame's is. Only bytes that
 // must wait for more (a first event that straddles reads) are held.
 func (d *Detector) Feed(dst []Frame, p []byte) ([]Frame, error) {
 	if d.dec != nil {
@@ -133,7 +134,7 @@ func (d *Detector) start(dst []Frame, f *Format, b []byte) ([]Frame, error) {
 }
 
 // wholeFormats are the formats detection picks for a body that may be one
-// document: no stream's framing, or JSON lines (a non-streamed Ollama
+// document, with no stream's framing, or JSON lines (a non-streamed Ollama
 // answer reads as its first line).
 var wholeFormats = []string{"raw", "ndjson", "ollama-chat", "ollama-generate"}
 
@@ -144,7 +145,7 @@ func documentType(ct string) bool {
 	return slices.Contains(documentTypes, ct) || strings.HasSuffix(ct, "+json") || strings.HasSuffix(ct, "+xml")
 }
 
-// watch looks for NDJSON's second line in p, a read of the body: a line
+// watch looks for NDJSON's second line in p, a read of the body, a line
 // after the first that opens a JSON value at its start. A pretty-printed
 // document's inner lines are indented, and its closing brace opens
 // nothing. It stops looking once found, so a stream pays for a read or two.
@@ -163,9 +164,9 @@ func (d *Detector) watch(p []byte) {
 	}
 }
 
-// NotStream says why a finished response is no stream, or "": a document
-// content type (HTML, XML, JSON) whose body was no stream format's, or
-// one JSON document where NDJSON would have a line per event. Under
+// NotStream says why a finished response is no stream, or "". It names a
+// document content type (HTML, XML, JSON) whose body was no stream
+// format's, or one JSON document where NDJSON would have a line per event. Under
 // --format auto such a 2xx is an answer of another kind (a login page, a
 // whole non-streamed answer), not a stream to time.
 func (d *Detector) NotStream() string {
@@ -176,9 +177,9 @@ func (d *Detector) NotStream() string {
 }
 
 // NotStreamBody says why a 2xx body from which no frame was decoded is no
-// stream, or "": a document content type, a body that opens a document
-// (HTML or XML) or one JSON value where no NDJSON was promised. It holds
-// whatever picked the decoder: a URL path or --format names what the
+// stream, or "". It names a document content type, a body that opens a
+// document (HTML or XML) or one JSON value where no NDJSON was promised.
+// It holds whatever picked the decoder, because a URL path or --format names what the
 // client asked for, not what the server sent. head is the body's start.
 func NotStreamBody(contentType string, head []byte) string {
 	mt, _, _ := strings.Cut(contentType, ";")
@@ -204,14 +205,14 @@ func ndjsonType(ct string) bool {
 var ndjsonTypes = []string{"application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines"}
 
 // Sniff is the format a response's first bytes look like, as auto would
-// pick it: for a stream that fails to decode as the format it was asked
+// pick it, for a stream that fails to decode as the format it was asked
 // for, to say which it is.
 func Sniff(contentType string, b []byte) *Format {
 	mt, _, _ := strings.Cut(contentType, ";")
 	return detect(strings.ToLower(strings.TrimSpace(mt)), b, true)
 }
 
-// detect picks a format for a response's first bytes b; it returns nil to
+// detect picks a format for a response's first bytes b. It returns nil to
 // wait for more, unless final.
 func detect(ct string, b []byte, final bool) *Format {
 	switch ct {
@@ -222,7 +223,7 @@ func detect(ct string, b []byte, final bool) *Format {
 	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines":
 		return detectNDJSON(b, final)
 	}
-	// No telling type: the first bytes decide.
+	// With no telling type, the first bytes decide.
 	t := bytes.TrimLeft(b, " \t\r\n\xef\xbb\xbf")
 	if len(t) == 0 {
 		if !final {
@@ -234,7 +235,7 @@ func detect(ct string, b []byte, final bool) *Format {
 	case sseField(t, false):
 		return detectSSE(b, final)
 	case sseField(t, true) && !final:
-		return nil // the start of a field name: wait for the rest
+		return nil // the start of a field name, so wait for the rest
 	case t[0] == '{':
 		return detectNDJSON(b, final)
 	case b[0] == 0 && len(b) < esPreludeLen && !final:
@@ -256,7 +257,7 @@ func sseField(t []byte, partial bool) bool {
 	return false
 }
 
-// sseDialects recognise a stream by its first event; the first match wins.
+// sseDialects recognise a stream by its first event. The first match wins.
 var sseDialects = []struct {
 	marks  []string
 	format string

@@ -7,12 +7,12 @@ import (
 	"hash/crc32"
 )
 
-// The AWS binary event stream (FORMATS §6), parsed in place: a message is a
+// The AWS binary event stream (FORMATS §6) is parsed in place. A message is a
 // 12-byte prelude (total length, headers length, prelude CRC), headers, a
 // payload and a message CRC. The parser accepts exactly what aws-sdk-go-v2's
 // eventstream decoder accepts for a message whose prelude passed, and keeps
 // only the string headers drip reads (FuzzEventStreamMessage holds it to
-// that reference); it allocates nothing per message.
+// that reference). It allocates nothing per message.
 
 // Event-stream framing limits (aws-sdk-go-v2 eventstream message.go).
 const (
@@ -30,7 +30,7 @@ var errHeaders = errors.New("eventstream: headers end inside a header")
 // EventMessage is one event-stream message as a classifier sees it. Its
 // slices alias the decoder's input and are valid only during the call.
 type EventMessage struct {
-	// The string (or bytes) headers drip reads; nil when absent or of
+	// The string (or bytes) headers drip reads are nil when absent or of
 	// another type. A repeated header's last value wins.
 	EventType, MessageType, ExceptionType, ErrorCode, ErrorMessage []byte
 	Payload                                                        []byte
@@ -39,14 +39,14 @@ type EventMessage struct {
 // EventStream is a push decoder for the AWS binary event stream. It checks
 // each prelude (lengths and CRC) as soon as its 12 bytes arrive, so a bad or
 // oversized declared length fails at once and nothing is ever allocated
-// from a declared length; a whole message is then checked against its CRC
+// from a declared length. A whole message is then checked against its CRC
 // and parsed in place.
 type EventStream struct {
 	Classify func(dst []Frame, m *EventMessage, n int) []Frame
-	Limit    int // largest message in bytes; 0 means DefaultFrameLimit
+	Limit    int // largest message in bytes, DefaultFrameLimit when 0
 
 	buf []byte
-	msg EventMessage // handed to Classify; kept here so it does not escape
+	msg EventMessage // handed to Classify, kept here so it does not escape
 	err error
 	bad badEvents // messages Classify could not read
 }
@@ -57,7 +57,7 @@ func NewBedrockDecoder(limit int, classify func([]Frame, *EventMessage, int) []F
 }
 
 // Feed decodes p and appends the frames of every message it completes.
-// Messages wholly inside p are parsed where they lie; only a message that
+// Messages wholly inside p are parsed where they lie. Only a message that
 // straddles reads is carried over in buf (one extra copy, only then).
 func (d *EventStream) Feed(dst []Frame, p []byte) ([]Frame, error) {
 	if d.err != nil {
@@ -145,7 +145,7 @@ func (d *EventStream) prelude(b []byte) (int, error) {
 	return int(total), nil
 }
 
-// Close ends the stream; bytes of an unfinished message make it truncated.
+// Close ends the stream. Bytes of an unfinished message make it truncated.
 // A message Classify could not read is reported first (ErrUndecodable).
 func (d *EventStream) Close(dst []Frame) ([]Frame, error) {
 	if d.err != nil {
@@ -172,7 +172,7 @@ func (m *EventMessage) parse(b []byte) error {
 }
 
 // parseHeaders reads a headers block as aws-sdk-go-v2's decodeHeaders
-// does, quirk included: a name length as the block's last byte ends the
+// does, quirk included. A name length as the block's last byte ends the
 // headers (its read of the name meets EOF) rather than failing.
 func (m *EventMessage) parseHeaders(h []byte) error {
 	for len(h) > 0 {
@@ -215,7 +215,7 @@ func headerValueSize(typ byte, h []byte) (size int, str bool, err error) {
 		size = 8
 	case 9: // uuid
 		size = 16
-	case 6, 7: // bytes, string: a 16-bit length, then the value
+	case 6, 7: // bytes and string, a 16-bit length and then the value
 		if len(h) < 2 {
 			return 0, false, errHeaders
 		}

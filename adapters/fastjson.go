@@ -11,11 +11,11 @@ import (
 // content frame's budget on reflection and a separate validation pass, and
 // allocates for every string. A format's parseFast reads the payload shapes
 // servers actually send in one validating pass without allocating, and
-// declines (returns false) whenever it could disagree with encoding/json: a
-// key that matches a field only case-insensitively or through escapes, a
+// declines (returns false) whenever it could disagree with encoding/json. It
+// declines a key that matches a field only case-insensitively or through escapes, a
 // repeated field, an unexpected type, a non-integer token count, deep
 // nesting. parseEither then decodes with the format's parseSlow
-// (encoding/json), so the two paths never disagree; each format's fuzz
+// (encoding/json), so the two paths never disagree. Each format's fuzz
 // target checks this (fastpath_test.go, openai_test.go).
 
 // fastSlow is a format's view of one payload with its two parsers, both
@@ -26,8 +26,8 @@ type fastSlow interface {
 	parseSlow(data []byte) bool
 }
 
-// parseEither reads a payload into v: the fast path when it can vouch for
-// the result, encoding/json otherwise. It reports false for a payload that
+// parseEither reads a payload into v. It takes the fast path when it can
+// vouch for the result, and encoding/json otherwise. It reports false for a payload that
 // is not JSON (encoding/json rejects it).
 func parseEither[T fastSlow](v T, data []byte) bool {
 	v.reset()
@@ -65,13 +65,13 @@ func (p *fastParser) raw() ([]byte, bool) {
 }
 
 // jsonText is one channel's content text in a payload, its strings in the
-// order written, not yet copied: the fast path's pieces are subslices of
+// order written, not yet copied. The fast path's pieces are subslices of
 // the payload (which lies in the read buffer), valid only while the
 // classifier runs. String makes the one copy a record keeps.
 type jsonText []textPiece
 
-// textPiece is one string of content: its bytes between the quotes as
-// written; escaped says they need decoding.
+// textPiece is one string of content, its bytes between the quotes as
+// written. escaped says they need decoding.
 type textPiece struct {
 	raw     []byte
 	escaped bool
@@ -86,7 +86,7 @@ func (t *jsonText) add(pc textPiece) {
 }
 
 // addString appends the slow path's decoded text (encoding/json's string,
-// copied again by String: the slow path is the rare one).
+// copied again by String, since the slow path is the rare one).
 func (t *jsonText) addString(s string) {
 	if s != "" {
 		*t = append(*t, textPiece{raw: []byte(s)})
@@ -94,8 +94,8 @@ func (t *jsonText) addString(s string) {
 }
 
 // reset empties t for the next payload, dropping its references into the
-// last read's buffer (a loop: clear's runtime call costs more for the one
-// or two pieces there are).
+// last read's buffer. It loops, because clear's runtime call costs more
+// for the one or two pieces there are.
 func (t jsonText) reset() jsonText {
 	for i := range t {
 		t[i] = textPiece{}
@@ -105,8 +105,8 @@ func (t jsonText) reset() jsonText {
 
 // String returns the piece's text as a new string, the one copy of it
 // from the read buffer (escapes decoded on the way). Formats whose
-// channel is one field keep a textPiece, not a jsonText: no slice to
-// append to and reset per payload.
+// channel is one field keep a textPiece, not a jsonText, so there is no
+// slice to append to and reset per payload.
 func (pc textPiece) String() string {
 	if !pc.escaped {
 		return string(pc.raw)
@@ -129,7 +129,7 @@ func (p *fastParser) set(pc *textPiece, bit uint8) (uint8, bool) {
 func pieceOf(s string) textPiece { return textPiece{raw: []byte(s)} }
 
 // String returns the text as one new string, the one copy of it from the
-// read buffer: plain pieces are copied as they are, escaped ones decoded
+// read buffer. Plain pieces are copied as they are, escaped ones decoded
 // on the way, into a string sized for all of them up front.
 func (t jsonText) String() string {
 	if len(t) == 1 && !t[0].escaped { // the common frame, inlined
@@ -157,7 +157,8 @@ func (t jsonText) join() string {
 }
 
 // writeDecoded writes a string's raw bytes, validated by scanString, to b
-// as appendString decodes them: escapes resolved, bad UTF-8 as U+FFFD.
+// as appendString decodes them, with escapes resolved and bad UTF-8 as
+// U+FFFD.
 func writeDecoded(b *strings.Builder, s []byte) {
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
@@ -194,7 +195,7 @@ func (p *fastParser) textTo(t *jsonText, bit uint8) (uint8, bool) {
 	return bit, ok
 }
 
-// piece reads a string (or null: an empty piece) without copying it.
+// piece reads a string, or null as an empty piece, without copying it.
 func (p *fastParser) piece() (textPiece, bool) {
 	if p.null() {
 		return textPiece{}, true
@@ -249,7 +250,7 @@ func (p *fastParser) appendTo(dst *[]byte, bit uint8) (uint8, bool) {
 }
 
 // textMember is an object member for an object read for its one string
-// field name: it adds that field to *t in place and skips the others.
+// field name. It adds that field to *t in place and skips the others.
 func (p *fastParser) textMember(key []byte, name string, pc *textPiece) (uint8, bool) {
 	if string(key) != name {
 		return 0, !foldsTo(key, name) && p.skip(0)
@@ -282,8 +283,8 @@ func (p *fastParser) null() bool {
 // field moves to the next member of an object whose '{' (first) or
 // previous value was consumed, and returns its key with the parser at its
 // value. more is false at the closing brace. Keys that are not plain
-// printable ASCII without escapes are declined: encoding/json unescapes and
-// Unicode-folds them before matching fields.
+// printable ASCII without escapes are declined, because encoding/json
+// unescapes and Unicode-folds them before matching fields.
 func (p *fastParser) field(first bool) (key []byte, more, ok bool) {
 	p.ws()
 	if p.is('}') {
@@ -351,7 +352,7 @@ func foldsTo(key []byte, names ...string) bool {
 }
 
 // object walks the members of an object (or accepts null), calling member
-// for each key; member parses the value and returns a bit identifying the
+// for each key. member parses the value and returns a bit identifying the
 // field (0 for ignored keys) or ok=false to decline.
 func (p *fastParser) object(member func(key []byte) (bit uint8, ok bool)) bool {
 	if p.null() {
@@ -372,13 +373,13 @@ func (p *fastParser) object(member func(key []byte) (bit uint8, ok bool)) bool {
 		}
 		bit, ok := member(key)
 		if !ok || seen&bit != 0 {
-			return false // a repeated field: encoding/json's last-wins is not worth copying
+			return false // a repeated field, since encoding/json's last-wins is not worth copying
 		}
 		seen |= bit
 	}
 }
 
-// array walks the elements of an array, calling elem for each; null is
+// array walks the elements of an array, calling elem for each. null is
 // accepted as no array (isNull true).
 func (p *fastParser) array(elem func() bool) (isNull, ok bool) {
 	if p.null() {
@@ -412,7 +413,7 @@ func (p *fastParser) array(elem func() bool) (isNull, ok bool) {
 }
 
 // integer reads a JSON number that encoding/json stores in an int without
-// error; anything else (fractions, exponents, 19+ digits) is declined.
+// error. Anything else (fractions, exponents, 19+ digits) is declined.
 func (p *fastParser) integer() (int, bool) {
 	start := p.i
 	if !p.number() {
@@ -439,7 +440,7 @@ func (p *fastParser) integer() (int, bool) {
 	return n, true
 }
 
-// appendStrOrNull appends a string value to dst; null appends nothing, as
+// appendStrOrNull appends a string value to dst. null appends nothing, as
 // encoding/json leaves a string field alone for null.
 func (p *fastParser) appendStrOrNull(dst []byte) ([]byte, bool) {
 	if p.null() {
@@ -448,7 +449,8 @@ func (p *fastParser) appendStrOrNull(dst []byte) ([]byte, bool) {
 	return p.appendString(dst)
 }
 
-// boolean reads true, false or null (false: encoding/json leaves the field).
+// boolean reads true, false or null, which is false because encoding/json
+// leaves the field.
 func (p *fastParser) boolean() (v, ok bool) {
 	switch {
 	case p.literal("true"):
@@ -459,8 +461,8 @@ func (p *fastParser) boolean() (v, ok bool) {
 	return false, false
 }
 
-// appendString decodes a JSON string exactly as encoding/json does: escapes
-// resolved, invalid surrogates and malformed UTF-8 replaced by U+FFFD.
+// appendString decodes a JSON string exactly as encoding/json does, with
+// escapes resolved, invalid surrogates and malformed UTF-8 replaced by U+FFFD.
 func (p *fastParser) appendString(dst []byte) ([]byte, bool) {
 	if !p.is('"') {
 		return dst, false
@@ -498,7 +500,7 @@ func (p *fastParser) appendString(dst []byte) ([]byte, bool) {
 }
 
 // appendEscape decodes the escape at d[i] (a backslash) onto dst and
-// returns the index after it; a \u escape takes its low surrogate along.
+// returns the index after it. A \u escape takes its low surrogate along.
 func appendEscape(dst, d []byte, i int) ([]byte, int, bool) {
 	if i+1 >= len(d) {
 		return dst, i, false

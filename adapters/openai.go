@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// OpenAI Chat Completions streaming (FORMATS §2): SSE with one JSON chunk per
+// OpenAI Chat Completions streaming (FORMATS §2) is SSE with one JSON chunk per
 // event, `data: [DONE]` at the end, usage on a final chunk with `choices: []`
 // when stream_options.include_usage is set.
 
@@ -31,7 +31,7 @@ type openAIStreamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// openAIChatBody is the Chat Completions body: the prompt as one user
+// openAIChatBody is the Chat Completions body, the prompt as one user
 // message, usage asked for on the last chunk. The generic fallbacks send it
 // too, the most widely accepted body.
 func openAIChatBody(r Request) ([]byte, error) {
@@ -100,7 +100,7 @@ type openAIChunk struct {
 // chunkInfo is what one chunk says, whichever parser read it. Its buffers
 // are reused from chunk to chunk.
 type chunkInfo struct {
-	errVal    []byte // the top-level "error" value as written; nil when absent
+	errVal    []byte // the top-level "error" value as written, nil when absent
 	errObj    bool   // "object":"error" (vLLM's bare ErrorResponse)
 	choices   bool   // "choices" is an array, possibly empty
 	nChoices  int
@@ -129,7 +129,7 @@ func (ci *chunkInfo) parseSlow(data []byte) bool {
 	}
 	ci.errVal = ch.Error
 	ci.errObj = ch.Object == "error"
-	if u := ch.Usage; u != nil && !u.CompletionTokens.odd { // an odd count is none: the text stays
+	if u := ch.Usage; u != nil && !u.CompletionTokens.odd { // an odd count is none, and the text stays
 		ci.usage, ci.tokens = true, u.CompletionTokens.n
 		if u.PromptTokens.known {
 			ci.prompt, ci.hasPrompt = u.PromptTokens.n, true
@@ -193,7 +193,7 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 			break
 		}
 		f.Kind = KindRole // role-only, empty delta or finish chunk until text shows up
-		// One frame per chunk; the channel is the answer's when the chunk
+		// One frame per chunk. The channel is the answer's when the chunk
 		// carries answer text, so TTFO lands where the answer begins.
 		switch {
 		case len(ci.text) > 0:
@@ -205,10 +205,10 @@ func (c *openAIClassifier) classify(dst []Frame, ev *Event) []Frame {
 			f.Kind, f.Channel, f.Text = KindContent, ChannelReasoning, ci.reasoning.String()
 		}
 		if f.HasUsage && c.usageSeen && f.Kind == KindContent && f.OutputTokens > c.lastUsage {
-			// vLLM continuous_usage_stats: every chunk carries a running
+			// With vLLM's continuous_usage_stats every chunk carries a running
 			// count, so the difference is this frame's tokens. A count
 			// that does not grow (n>1 choices interleave their counts)
-			// says nothing about this frame: 0, unknown.
+			// says nothing about this frame, so 0 says unknown.
 			f.Tokens = f.OutputTokens - c.lastUsage
 		}
 	}
@@ -245,8 +245,9 @@ func isTruthy(v []byte) bool {
 	return true
 }
 
-// ErrorMessage extracts a readable message from an error payload: a string
-// "error", error.message, or a top-level message; else the raw payload.
+// ErrorMessage extracts a readable message from an error payload. It takes
+// a string "error", error.message, or a top-level message, and else the
+// raw payload.
 func ErrorMessage(data []byte) string {
 	var e struct {
 		Error   json.RawMessage `json:"error"`

@@ -9,11 +9,13 @@ import (
 // block (comments, retry or id only) that the spec would not dispatch but a
 // timestamper reports as a keepalive.
 type Event struct {
-	Type []byte // the event field; empty means "message"
+	Type []byte // the event field, "message" when empty
 	// Data is the data lines joined with LF, valid only during the
-	// callback: usually a subslice of the read that completed the event.
+	// callback. It is usually a subslice of the read that completed the
+	// event.
 	Data []byte
-	// Keepalive marks a block without data: comments, retry, id or event only.
+	// Keepalive marks a block without data, with comments, retry, id or
+	// event only.
 	Keepalive bool
 	// Bytes is the block's wire bytes, blank line included, counting any
 	// stray blank lines before it and a leading BOM. The LF of a CRLF that
@@ -23,17 +25,17 @@ type Event struct {
 }
 
 // SSE is a WHATWG-conformant push parser for text/event-stream. It does not
-// interpret event payloads; Classify turns each event into frames.
+// interpret event payloads. Classify turns each event into frames.
 type SSE struct {
 	Classify func(dst []Frame, ev *Event) []Frame
-	Limit    int // largest event in bytes; 0 means DefaultFrameLimit
+	Limit    int // largest event in bytes, DefaultFrameLimit when 0
 
 	line []byte // a line not yet ended by CR, LF or CRLF
-	// A block's data is framed in place: its only data line so far is
+	// A block's data is framed in place. Its only data line so far is
 	// inPlace, a subslice of the read (or of line, for a line that
 	// straddled reads, when line becomes data). It is copied into data,
 	// the one extra copy, only when the block goes on past the read or has
-	// a second data line; data[dataOff:] is then the data.
+	// a second data line. data[dataOff:] is then the data.
 	inPlace   []byte
 	data      []byte
 	dataOff   int
@@ -41,10 +43,10 @@ type SSE struct {
 	hasData   bool
 	hasFields bool // the block had a comment or a non-data field
 	blockLen  int
-	skipLF    bool // the previous read ended with CR: a leading LF belongs to it
+	skipLF    bool // the previous read ended with CR, so a leading LF belongs to it
 	started   bool // past the optional leading BOM
 	err       error
-	ev        Event     // handed to Classify; kept here so it does not escape per event
+	ev        Event     // handed to Classify, kept here so it does not escape per event
 	bad       badEvents // events Classify could not read
 }
 
@@ -61,7 +63,7 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 			return dst, nil
 		}
 	}
-	// lf is the index of the next LF in p, or -1 when p has none; it is
+	// lf is the index of the next LF in p, or -1 when p has none. It is
 	// found once and carried along, so CR-only input stays linear.
 	lf := bytes.IndexByte(p, '\n')
 	advance := func(n int) {
@@ -86,8 +88,8 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 			if len(s.line)+len(p)+s.dataLen() > s.limit() {
 				return dst, s.fail()
 			}
-			// A line that straddles reads is carried over: the one extra
-			// copy of its bytes, and only then.
+			// A line that straddles reads is carried over. That is the one
+			// extra copy of its bytes, and only then.
 			s.line = append(s.line, p...)
 			break
 		}
@@ -106,7 +108,7 @@ func (s *SSE) Feed(dst []Frame, p []byte) ([]Frame, error) {
 }
 
 // endLine is the line p ends at p[i] (CR or LF), joined to the partial
-// line held from earlier reads if any (held), counted in the block; a CR
+// line held from earlier reads if any (held), counted in the block. A CR
 // marks a following LF as its own.
 func (s *SSE) endLine(p []byte, i int) (ln []byte, held bool) {
 	ln, held = p[:i], len(s.line) > 0
@@ -134,8 +136,9 @@ func (s *SSE) ownData() {
 }
 
 // addData adds a data line's value to the block. The first stays where it
-// is: in the read, or, when it straddled reads (held), in s.line, which
-// becomes s.data. Later ones join it in s.data (WHATWG: LF between).
+// is, in the read or, when it straddled reads (held), in s.line, which
+// becomes s.data. Later ones join it in s.data, with an LF between as
+// WHATWG says.
 func (s *SSE) addData(value []byte, held bool) {
 	switch {
 	case s.hasData:
@@ -151,7 +154,7 @@ func (s *SSE) addData(value []byte, held bool) {
 }
 
 // skipBOM strips one leading BOM (WHATWG), which may arrive split over
-// reads: wait is true while all input so far could be the start of one.
+// reads. wait is true while all input so far could be the start of one.
 func (s *SSE) skipBOM(p []byte) (rest []byte, wait bool) {
 	if len(s.line) > 0 {
 		p = append(s.line, p...)
@@ -170,7 +173,7 @@ func (s *SSE) skipBOM(p []byte) (rest []byte, wait bool) {
 }
 
 // lineEnd returns the index of the CR or LF that ends p's first line, or
-// -1 when p holds no line end; lf is the index of p's first LF (-1: none).
+// -1 when p holds no line end. lf is the index of p's first LF, or -1.
 // The line ends at the first CR before the LF, else at the LF.
 func lineEnd(p []byte, lf int) int {
 	if lf < 0 {
@@ -182,8 +185,9 @@ func lineEnd(p []byte, lf int) int {
 	return lf
 }
 
-// Close ends the stream. WHATWG: an event not ended by a blank line is
-// discarded; drip reports it as ErrTruncated rather than dropping it silently.
+// Close ends the stream. WHATWG discards an event not ended by a blank
+// line, and drip reports it as ErrTruncated rather than dropping it
+// silently.
 // An event Classify could not read is reported first (ErrUndecodable).
 func (s *SSE) Close(dst []Frame) ([]Frame, error) {
 	if s.err != nil {
@@ -210,7 +214,7 @@ func (s *SSE) fail() error {
 	return s.err
 }
 
-// processLine takes one line; held says it lies in s.line, not the read.
+// processLine takes one line. held says it lies in s.line, not the read.
 func (s *SSE) processLine(dst []Frame, ln []byte, held bool) []Frame {
 	if len(ln) == 0 {
 		return s.dispatch(dst)
@@ -249,7 +253,7 @@ func (s *SSE) dispatch(dst []Frame) []Frame {
 		}
 	case s.hasFields:
 		ev.Keepalive = true
-	default: // a stray blank line: its bytes join the next block
+	default: // a stray blank line, whose bytes join the next block
 		return dst
 	}
 	s.bad.events++

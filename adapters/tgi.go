@@ -2,9 +2,9 @@ package adapters
 
 import "encoding/json"
 
-// Hugging Face TGI /generate_stream (FORMATS §7.1): SSE, one event per
-// token. token.text is content unless the token is special; the last event
-// carries details (generated_tokens) and is both content and the end; an
+// Hugging Face TGI's /generate_stream (FORMATS §7.1) is SSE, one event per
+// token. token.text is content unless the token is special. The last event
+// carries details (generated_tokens) and is both content and the end. An
 // event with "error" is an error. There is no [DONE].
 
 func init() {
@@ -18,7 +18,7 @@ func init() {
 				Details      bool `json:"details"` // without it the last event has no token count
 			}
 			return json.Marshal(struct {
-				Model      string     `json:"model,omitempty"` // TGI serves one model; proxies route by it
+				Model      string     `json:"model,omitempty"` // TGI serves one model, and proxies route by it
 				Inputs     string     `json:"inputs"`
 				Parameters parameters `json:"parameters"`
 			}{r.Model, r.Prompt, parameters{r.MaxTokens, true}})
@@ -42,14 +42,14 @@ type tgiEvent struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// tgiInfo is what one event says, whichever parser read it; its buffer is
+// tgiInfo is what one event says, whichever parser read it. Its buffer is
 // reused from event to event.
 type tgiInfo struct {
 	text      textPiece // token.text
 	special   bool      // token.special
-	end       bool      // details or generated_text is present: the last event
+	end       bool      // details or generated_text is present in the last event
 	tokens    *int      // details.generated_tokens (slow path only)
-	errVal    []byte    // the "error" value as written; nil when absent
+	errVal    []byte    // the "error" value as written, nil when absent
 	tokenSeen bool      // token is an object
 }
 
@@ -65,7 +65,7 @@ func (t *tgiInfo) parseSlow(data []byte) bool {
 		t.text = pieceOf(e.Token.Text)
 	}
 	t.end = e.Details != nil || e.GeneratedText != nil
-	if e.Details != nil && e.Details.GeneratedTokens.known { // an odd count is none: the last token stays
+	if e.Details != nil && e.Details.GeneratedTokens.known { // an odd count is none, and the last token stays
 		t.tokens = &e.Details.GeneratedTokens.n
 	}
 	t.errVal = e.Error
@@ -130,7 +130,7 @@ func NewTGIDecoder(limit int) *SSE {
 		if !e.end {
 			return append(dst, f)
 		}
-		// The last event is its token and the end: two frames, one read.
+		// The last event is its token and the end, two frames in one read.
 		// generated_text repeats the whole answer and is not counted again.
 		endFrame := Frame{Kind: KindEnd}
 		if e.tokens != nil {

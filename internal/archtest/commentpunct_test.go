@@ -21,6 +21,7 @@ const maxPunctPer100 = 15
 // packages are measured and reported but not held, because they are being
 // rewritten elsewhere. Add a package here once it is under the limit.
 var heldPackages = []string{
+	"adapters",
 	"fixtures",
 	"internal/aiperf",
 	"internal/archtest",
