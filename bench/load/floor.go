@@ -16,7 +16,7 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// The floor client is the least a Go client can do to stamp a stream: a
+// The floor client is the least a Go client can do to stamp a stream, a
 // raw TCP socket per stream, an HTTP/1.0 request written by hand (so the
 // body comes unchunked and ends when the server closes), each read stamped
 // with the wall clock as it returns and appended to one buffer, nothing
@@ -26,8 +26,8 @@ import (
 // exactly as drip's records do. drip's stamp error over the floor's, in
 // the same run, is drip's own share.
 
-// floorStream is one stream's reads: data holds them end to end, ends[i]
-// is where read i ends, at[i] its wall-clock time (ns).
+// floorStream is one stream's reads. data holds them end to end, ends[i]
+// is where read i ends, and at[i] is its wall-clock time (ns).
 type floorStream struct {
 	id      string
 	startNS int64

@@ -1,4 +1,4 @@
-// Command load measures drip under load: N concurrent streams from the
+// Command load measures drip under load, N concurrent streams from the
 // fixture server (the "paced" scenario, 200 frames at 20 per second), run
 // through drip's closed-loop runner with records written as JSON Lines. It
 // reports drip's timestamp error against the server's own write times,
@@ -7,16 +7,16 @@
 //
 // The fixture server runs in a child process by default (-inproc keeps it
 // in this one), so the client's figures are its own. Both sides stamp with
-// the wall clock (CLOCK_REALTIME, shared by the processes); over a 10 s run
+// the wall clock (CLOCK_REALTIME, shared by the processes). Over a 10 s run
 // its slew is far below a millisecond.
 //
 // With -tui the same passes also run with the run screen open (the real
 // Bubble Tea program drawing to nowhere), alternating with headless ones so
-// both meet the same machine load:
+// both meet the same machine load.
 //
 // With -floor each timing pass is followed by the same streams through the
-// floor client (floor.go: a raw socket per stream stamping each read,
-// nothing else), and drip's stamp error is given over the floor's:
+// floor client (floor.go, a raw socket per stream stamping each read and
+// nothing else), and drip's stamp error is given over the floor's.
 //
 //	go run ./bench/load -streams 1000
 //	go run ./bench/load -streams 1000 -tui -rounds 3
@@ -102,7 +102,7 @@ func main() {
 		}
 		return
 	}
-	// As drip run does; the server keeps the default.
+	// As drip run does. The server keeps the default.
 	gctune.ForStreams(*streams)
 	withTUI = *withTUIFlag
 	if err := bench(*streams, *scenario, *inproc, withTUI, *rounds); err != nil {
@@ -111,10 +111,10 @@ func main() {
 	}
 }
 
-// benchHandler is the fixture server with two additions for pairing: the
+// benchHandler is the fixture server with two additions for pairing. The
 // prompt of each request (the client sends s0, s1, …) becomes the tag of
-// its model, so the server logs each stream's write times apart; and
-// /bench/writes returns those times, /bench/cpu the server's CPU time.
+// its model, so the server logs each stream's write times apart.
+// /bench/writes returns those times, and /bench/cpu the server's CPU time.
 func benchHandler() http.Handler {
 	fs := fixtures.NewServer()
 	mux := http.NewServeMux()
@@ -161,8 +161,8 @@ func serveFixtures() {
 	http.Serve(ln, benchHandler())
 }
 
-// pairRun pairs a drip run's records with the -serve server's writes: the
-// benchmark with the real binary, on a real terminal, e.g. in tmux:
+// pairRun pairs a drip run's records with the -serve server's writes. It is
+// the benchmark with the real binary, on a real terminal, as in tmux.
 //
 //	load -serve                      # prints its URL
 //	drip run URL -m paced --concurrency 1000 --runs 1000 --prompt-file s.jsonl --out r.jsonl
@@ -206,7 +206,7 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 	for r := range rounds {
 		for _, tuiOn := range modes {
 			fmt.Printf("\n== round %d · %s · load average %s", r+1, modeName(tuiOn), loadavg())
-			// Pass 1: timing. Nothing but the run itself.
+			// Pass 1 times the run, with nothing but the run itself.
 			t1, drip, err := timingPass(base, scenario, n, tuiOn)
 			if err != nil {
 				return err
@@ -227,7 +227,7 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 			}
 		}
 	}
-	// Pass 2: memory, with a forced GC at two points mid-run (kept out of
+	// Pass 2 measures memory, with a forced GC at two points mid-run (kept out of
 	// the timing passes so it cannot disturb the stamps).
 	for _, tuiOn := range modes {
 		fmt.Printf("\n== memory · %s · load average %s", modeName(tuiOn), loadavg())
@@ -292,8 +292,8 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 		Options:     probe.Options{StallMS: stats.DefaultStall, NoWitness: noWitness},
 		Concurrency: n, Runs: n, Seed: 1,
 	}
-	// The pass's own client, so runPass can close its idle connections:
-	// left open (the transport keeps them 90 s) they held 10,000 file
+	// The pass has its own client, so runPass can close its idle
+	// connections. Left open (the transport keeps them 90 s) they held 10,000 file
 	// descriptors in each process through the floor's pass, and the server
 	// at its fd limit refused some of the floor's connections.
 	p.Options.Client = probe.ClientFor(p.Options)
@@ -309,8 +309,8 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 
 // runPass runs the plan with records going to a JSONL file and an
 // aggregate, as drip run does — headless, or with the run screen open as a
-// real Bubble Tea program (no terminal: input none, output discarded, a
-// 120x40 window) that quits when the run has ended; keep, when set, also
+// real Bubble Tea program (no terminal, no input, output discarded, a
+// 120x40 window) that quits when the run has ended. keep, when set, also
 // keeps every record.
 func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, cpuUse, error) {
 	defer p.Options.Client.CloseIdleConnections()
@@ -361,7 +361,7 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 }
 
 // profile adds a CPU profile (-cpuprofile) and a runtime trace (-trace)
-// of the pass from after on, one file of each per pass: the name gets the
+// of the pass from after on, one file of each per pass. The name gets the
 // pass's number.
 func profile(after time.Duration) (stop func()) {
 	profiles++
@@ -413,7 +413,7 @@ type windowRecorder struct {
 	stop       func()
 }
 
-// begin starts r writing to name; nil when it could not.
+// begin starts r writing to name, and is nil when it could not.
 func (r windowRecorder) begin(name string) *os.File {
 	f, err := os.Create(name)
 	if err == nil {
@@ -489,9 +489,9 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 }
 
 // writeCPU writes a pass's run-queue waits and CPU. The run-queue sampler's
-// own CPU (its thread's) is taken off: it is the benchmark's, not drip's.
-// Each side's CPU per frame is split into user and system (kernel) time:
-// the system part is mostly the socket calls (loopback TCP's send and
+// own CPU (its thread's) is taken off, as the benchmark's, not drip's.
+// Each side's CPU per frame is split into user and system (kernel) time.
+// The system part is mostly the socket calls (loopback TCP's send and
 // receive processing), which no change to either program's own code
 // removes while each frame is its own write and read.
 func writeCPU(b *strings.Builder, who string, rq runQueue, cpu cpuUse, wall time.Duration, frames int, srvCPU cpuUse) {
@@ -528,7 +528,7 @@ func connectWaits(recs []*record.Record) string {
 	return s + "\n"
 }
 
-// pairReport is drip's stamps against the server's write times: a line of
+// pairReport is drip's stamps against the server's write times, a line of
 // counts (head), the figures (body) and the frames paired.
 type pairReport struct {
 	head, body string
@@ -538,7 +538,7 @@ type pairReport struct {
 }
 
 // pairs gathers the stamp, flush and gap errors of paired frames, overall
-// and by position: the first 10 frames, the middle, the last 10.
+// and by position, the first 10 frames, the middle and the last 10.
 type pairs struct {
 	stamp, gap, flush          []float64
 	byPhase, flushBy           [3][]float64
@@ -659,7 +659,8 @@ func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
 		return "", err
 	}
 	s := <-samples
-	// Signed arithmetic: at one stream the heap can shrink between samples.
+	// Signed arithmetic, because at one stream the heap can shrink between
+	// samples.
 	perFrame := (s[1].heap - s[0].heap) / float64(max(s[1].frames-s[0].frames, 1))
 	perStream := (s[0].heap - s0.heap - perFrame*float64(s[0].frames)) / float64(n)
 	stacks := (s[0].stacks - s0.stacks) / float64(n)
@@ -674,8 +675,8 @@ func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
 	return b.String(), nil
 }
 
-// serverWrite is a content write's wall-clock times at the server: just
-// before its flush, and as the flush returned (fixtures.Write).
+// serverWrite is a content write's wall-clock times at the server, just
+// before its flush and as the flush returned (fixtures.Write).
 type serverWrite struct{ At, Flushed int64 }
 
 func fetchWrites(base string, tags []string) (map[string][]serverWrite, error) {
@@ -700,7 +701,7 @@ func serverCPU(base string) cpuUse {
 }
 
 // runQueue is how long this process's threads waited for a core, in ms per
-// 100 ms window (threads waiting at once add up): over a pass's first
+// 100 ms window (threads waiting at once add up), over a pass's first
 // 0.4 s, its middle and its last 0.4 s.
 type runQueue struct {
 	first, middle, last float64
@@ -778,8 +779,8 @@ func (c cpuUse) perFrame(frames int) string {
 }
 
 // machine is the whole machine's CPU time from /proc/stat's cpu line, in
-// clock ticks: busy (user, nice, system, irq, softirq), idle (and iowait)
-// and steal (taken by the hypervisor for other machines).
+// clock ticks. It holds busy (user, nice, system, irq, softirq), idle
+// (and iowait) and steal (taken by the hypervisor for other machines).
 type machine struct{ busy, idle, steal int64 }
 
 func machineTime() machine {
@@ -790,8 +791,8 @@ func machineTime() machine {
 	return machine{busy: v[0] + v[1] + v[2] + v[5] + v[6], idle: v[3] + v[4], steal: v[7]}
 }
 
-// since says how busy the machine was since m0, everything on it counted:
-// a pass that keeps it busy near 100% measures the machine's capacity.
+// since says how busy the machine was since m0, everything on it counted.
+// A pass that keeps it busy near 100% measures the machine's capacity.
 func (m machine) since(m0 machine) string {
 	busy, idle, steal := m.busy-m0.busy, m.idle-m0.idle, m.steal-m0.steal
 	all := float64(max(busy+idle+steal, 1))

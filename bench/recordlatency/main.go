@@ -1,16 +1,16 @@
 // Command recordlatency measures what drip record adds to each frame's
-// trip with the proxy in its own process, as a user runs it: this process
+// trip with the proxy in its own process, as a user runs it. This process
 // is the upstream and the clients, the real binary (-drip) is the proxy.
 //
 // Every stream is asked for twice at once, directly and through the proxy.
 // The upstream writes frame i of both twins at one scheduled instant
 // (stream start + i × -gap), each frame carrying the time it was written,
-// and each client notes when its read returned it: a trip. Twins are matched
+// and each client notes when its read returned it, a trip. Twins are matched
 // by stream and frame index, and a frame's added latency is its proxied trip
-// minus its direct twin's: both met the same machine at the same moment.
+// minus its direct twin's, as both met the same machine at the same moment.
 // Streams start at seeded random instants within -spread, as independent
-// clients do; -spread 0 starts them all at once, every stream's frame i at
-// the same instant: a burst of n frames every gap.
+// clients do. -spread 0 starts them all at once, every stream's frame i at
+// the same instant, a burst of n frames every gap.
 //
 // The proxy's CPU per frame is its user and system time (/proc/PID/stat)
 // over each pass ÷ the frames it forwarded. This process
@@ -170,7 +170,7 @@ func printHead(c config) {
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 }
 
-// upstream serves ?at=NS&frames=N: frame i written at origin+at+i*gap,
+// upstream serves ?at=NS&frames=N, frame i written at origin+at+i*gap,
 // as an OpenAI chat chunk whose content is its write time (ns since
 // origin).
 func upstream(frames int, gap time.Duration) http.Handler {
@@ -244,7 +244,7 @@ func stream(c *http.Client, base string, at int64, frames int, errs chan<- error
 		}
 		if rerr != nil {
 			errs <- fmt.Errorf("%s: %d of %d frames, then %v", base, len(trips), frames, rerr)
-			return make([]float64, frames) // keeps the twins aligned; the pass fails
+			return make([]float64, frames) // keeps the twins aligned, and the pass fails
 		}
 	}
 }
@@ -284,7 +284,7 @@ func startRecord(drip, up, out string, hops bool) (string, int, func() (int, err
 	go io.Copy(io.Discard, stderr)
 	stop := func() (int, error) {
 		cmd.Process.Signal(syscall.SIGINT)
-		if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 { // 130: stopped by Ctrl-C, as it should be
+		if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 130 { // 130 is a stop by Ctrl-C, as it should be
 			return 0, fmt.Errorf("drip record: %v", err)
 		}
 		f, err := os.Open(out)
@@ -305,15 +305,15 @@ func startRecord(drip, up, out string, hops bool) (string, int, func() (int, err
 }
 
 // processCPU is the user and system time process pid has used, threads
-// that ended included, from /proc/PID/stat (in 10 ms ticks: USER_HZ is 100),
+// that ended included, from /proc/PID/stat (in 10 ms ticks, as USER_HZ is 100),
 // or -1 where there is none.
 func processCPU(pid int) time.Duration {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return -1
 	}
-	// Fields after the command name, which is in parentheses: utime and
-	// stime are the 12th and 13th.
+	// utime and stime are the 12th and 13th fields after the command name,
+	// which is in parentheses.
 	_, rest, _ := bytes.Cut(b, []byte(") "))
 	f := strings.Fields(string(rest))
 	if len(f) < 13 {
@@ -332,7 +332,7 @@ func perFrame(cpu time.Duration, frames int) string {
 }
 
 // byPosition is the p99 of added latency over each stream's first five
-// frames, its middle and its last five: the ends meet the connection and
+// frames, its middle and its last five. The ends meet the connection and
 // the records being written.
 func byPosition(added []float64, frames int) string {
 	var parts [3][]float64

@@ -1,8 +1,8 @@
-// Command watchstart measures whether the screen moves a number: it starts
+// Command watchstart measures whether the screen moves a number. It starts
 // `drip watch` fresh N times with its screen open in a real terminal (a
 // tmux pane) and N times headless (--no-tui), alternating so both meet the
 // same machine load, against a fixture server on a fixed schedule (the
-// "steady" scenario: first word at 180 ms). Each run's record is the
+// "steady" scenario, first word at 180 ms). Each run's record is the
 // first stream of a fresh process; the report compares their TTFT and
 // headers time.
 //
