@@ -206,7 +206,7 @@ func (f *requestFlags) buildFor(ctx context.Context, rawURL, model string) (prob
 	if err != nil {
 		return probe.Target{}, probe.Options{}, err
 	}
-	o, err := f.options()
+	o, err := f.options(ctx)
 	if err != nil {
 		return probe.Target{}, probe.Options{}, err
 	}
@@ -293,7 +293,7 @@ func (f *requestFlags) endpointModel(endpoint string, format *adapters.Format, m
 }
 
 // options are the probe's timeouts and bounds the flags set.
-func (f *requestFlags) options() (probe.Options, error) {
+func (f *requestFlags) options(ctx context.Context) (probe.Options, error) {
 	if err := f.checkNumbers(); err != nil {
 		return probe.Options{}, err
 	}
@@ -301,7 +301,7 @@ func (f *requestFlags) options() (probe.Options, error) {
 	if err != nil {
 		return probe.Options{}, err
 	}
-	tlsConf, err := f.tls.Config()
+	tlsConf, err := f.tls.Config(ctx)
 	if err != nil {
 		return probe.Options{}, usageErr("%v", err)
 	}

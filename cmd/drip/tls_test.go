@@ -199,7 +199,9 @@ func TestTLSFlagUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--cacert", filepath.Join(dir, "none.pem")}, "--cacert: open"},
+		{[]string{"--cacert", filepath.Join(dir, "none.pem")}, "--cacert " + filepath.Join(dir, "none.pem") + ": no such file"},
+		{[]string{"--cacert", "/dev/zero"}, "--cacert /dev/zero: not a regular file (a character device)"},
+		{[]string{"--cert", "/dev/zero", "--key", "/dev/zero"}, "--cert /dev/zero: not a regular file"},
 		{[]string{"--cacert", notPEM}, "no PEM certificate"},
 		{[]string{"--cert", notPEM}, "--cert and --key go together"},
 		{[]string{"--cert", notPEM, "--key", notPEM}, "--cert/--key:"},
