@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/record"
 )
 
 // ParseShard reads which slice of a sharded workload this agent runs:
@@ -18,8 +20,8 @@ func ParseShard(shard string, shards int, env string) (i, n int, err error) {
 	if shard == "" {
 		x, err := strconv.Atoi(env)
 		switch {
-		case shards < 1:
-			return 0, 0, errors.New("--shards must be at least 1")
+		case shards < 1 || shards > record.MaxShards:
+			return 0, 0, fmt.Errorf("--shards must be 1 to %d", record.MaxShards)
 		case env == "" || err != nil || x < 0 || x >= shards:
 			return 0, 0, fmt.Errorf("--shards %d takes the index from JOB_COMPLETION_INDEX, which is %q: set it (0 ≤ index < %d) or give --shard i/%d", shards, env, shards, shards)
 		}
@@ -28,8 +30,8 @@ func ParseShard(shard string, shards int, env string) (i, n int, err error) {
 	a, b, ok := strings.Cut(shard, "/")
 	x, err1 := strconv.Atoi(a)
 	y, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || y < 1 || x < 0 || x >= y {
-		return 0, 0, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N, e.g. 0/4", shard)
+	if !ok || err1 != nil || err2 != nil || y < 1 || x < 0 || x >= y || y > record.MaxShards {
+		return 0, 0, fmt.Errorf("--shard %q: want i/N with 0 ≤ i < N ≤ %d, e.g. 0/4", shard, record.MaxShards)
 	}
 	if shards != 0 && shards != y {
 		return 0, 0, fmt.Errorf("--shard %s and --shards %d disagree on the number of shards", shard, shards)

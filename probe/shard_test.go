@@ -20,7 +20,8 @@ func TestParseShard(t *testing.T) {
 		{shards: 3, env: "2", i: 2, n: 3},
 		{shard: "4/4", wantError: `--shard "4/4": want i/N`},
 		{shard: "1/4", shards: 2, wantError: "disagree on the number of shards"},
-		{shards: -1, wantError: "--shards must be at least 1"},
+		{shards: -1, wantError: "--shards must be 1 to 100000"},
+		{shard: "0/100001", wantError: `--shard "0/100001": want i/N with 0 ≤ i < N ≤ 100000`},
 		{shards: 3, env: "3", wantError: `JOB_COMPLETION_INDEX, which is "3"`},
 	} {
 		i, n, err := probe.ParseShard(tc.shard, tc.shards, tc.env)

@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -29,6 +30,11 @@ const MaxLine = 1 << 30
 // maxTimeMS bounds a time the reader accepts (about 31 years), as the
 // derivation does: no sum over records can overflow.
 const maxTimeMS = 1e12
+
+// MaxShards bounds the shards of one run (probe.ParseShard's N): far
+// above any fleet, yet low enough that drip merge can name or count the
+// shards a crafted record claims without running out of memory.
+const MaxShards = 100_000
 
 // LineError is a line of a record file that is not a record drip can use.
 type LineError struct {
@@ -254,10 +260,27 @@ func Check(r *Record) error {
 	if w := r.Workload; w != nil && (w.MaxTokens < 0 || w.Concurrency < 0 || !(w.Rate >= 0)) {
 		return fmt.Errorf("workload: max_tokens %d, concurrency %d, rate %v: none is negative", w.MaxTokens, w.Concurrency, w.Rate)
 	}
+	if w := r.Workload; w != nil && w.Shard != "" {
+		if _, _, err := ParseShard(w.Shard); err != nil {
+			return fmt.Errorf("workload %w", err)
+		}
+	}
 	if r.Exchange != nil {
 		return checkExchange(r.Exchange)
 	}
 	return nil
+}
+
+// ParseShard reads a record's "i/N": shard i of a run sharded N ways,
+// 0 ≤ i < N ≤ MaxShards.
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || i < 0 || i >= n || n > MaxShards {
+		return 0, 0, fmt.Errorf("shard %q: want i/N with 0 ≤ i < N ≤ %d", s, MaxShards)
+	}
+	return i, n, nil
 }
 
 // checkExchange checks that an exchange's headers are HTTP headers and

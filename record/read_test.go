@@ -112,6 +112,10 @@ func TestDecodeRefusesWhatIsNoRecord(t *testing.T) {
 		{"a read of no bytes", edit(func(r *record.Record) { r.Exchange.Reads[0].N = 0 }), "line 2: exchange read 0 of 0 bytes"},
 		{"reads out of order", edit(func(r *record.Record) { r.Exchange.Reads[1].TMS = 5 }), "line 2: exchange read 1 at 5 ms"},
 		{"a read 10^300 ms in", edit(func(r *record.Record) { r.Exchange.Reads[1].TMS = 1e300 }), "line 2: exchange read 1 at 1e+300 ms"},
+		{"a billion shards", edit(func(r *record.Record) { r.Workload = &record.RecordWorkload{Shard: "0/1000000000"} }),
+			`line 2: workload shard "0/1000000000": want i/N with 0 ≤ i < N ≤ 100000`},
+		{"a shard past its count", edit(func(r *record.Record) { r.Workload = &record.RecordWorkload{Shard: "3/3"} }), `line 2: workload shard "3/3"`},
+		{"a shard that is no i/N", edit(func(r *record.Record) { r.Workload = &record.RecordWorkload{Shard: "1/3x"} }), `line 2: workload shard "1/3x"`},
 		{"the same stream twice", good + "\n" + good + "\n", `line 2: the same stream as line 1 (run id "r", host "", seq 0)`},
 	} {
 		_, _, err := decode(strings.NewReader(c.file))

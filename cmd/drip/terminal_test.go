@@ -90,9 +90,15 @@ func hostileFiles(t *testing.T, s string) (a, b string) {
 	failed.Frames = append([]record.Frame(nil), stall.Frames...)
 	poison(reflect.ValueOf(&measured), s)
 	poison(reflect.ValueOf(&failed), s)
-	// An exchange header holding a control is no HTTP header: record.Check
-	// refuses the file, quoting it (TestDecodeRefusesWhatIsNoRecord).
+	// An exchange header holding a control is no HTTP header, and a shard
+	// that is no i/N no shard: record.Check refuses the file, quoting it
+	// (TestDecodeRefusesWhatIsNoRecord).
 	measured.Exchange.Header, failed.Exchange.Header = nil, nil
+	for _, r := range []*record.Record{&measured, &failed} {
+		if r.Workload != nil {
+			r.Workload.Shard = ""
+		}
+	}
 	measured.Phase, measured.Status, measured.Error = record.PhaseMeasure, record.StatusComplete, nil
 	failed.Phase, failed.Status = record.PhaseMeasure, record.StatusFailed
 	line := func(r *record.Record) string {

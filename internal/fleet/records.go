@@ -74,47 +74,66 @@ func MergeRecords(inputs []compare.Input) ([]*record.Record, error) {
 
 // checkShards refuses a sharded run with shards missing: merged, its
 // accounting would pass for the whole workload's while a slice of it was
-// never counted. A shard's records carry "i/N" and its run's id.
+// never counted. A shard's records carry "i/N" and its run's id; the
+// records of one run must agree on N.
 func checkShards(recs []*record.Record) error {
 	type run struct {
-		n    int
-		have map[int]bool
+		n     int
+		shard string // the first record's "i/N", to name on a disagreement
+		have  map[int]bool
 	}
 	runs := map[string]*run{}
 	var ids []string
 	for _, r := range recs {
-		var i, n int
-		if r.Workload == nil {
+		if r.Workload == nil || r.Workload.Shard == "" {
 			continue
 		}
-		if _, err := fmt.Sscanf(r.Workload.Shard, "%d/%d", &i, &n); err != nil || n < 2 {
+		i, n, err := record.ParseShard(r.Workload.Shard) // record.Check bounds N
+		if err != nil || n < 2 {
 			continue
 		}
 		x := runs[r.RunID]
 		if x == nil {
-			x = &run{n: n, have: map[int]bool{}}
+			x = &run{n: n, shard: r.Workload.Shard, have: map[int]bool{}}
 			runs[r.RunID] = x
 			ids = append(ids, r.RunID)
+		}
+		if n != x.n {
+			return fmt.Errorf("run %s: shard %s and shard %s of one run say different numbers of shards", sanitize.Line(r.RunID), sanitize.Line(r.Workload.Shard), sanitize.Line(x.shard))
 		}
 		x.have[i] = true
 	}
 	for _, id := range ids {
-		x := runs[id]
-		var missing []string
-		for i := range x.n {
-			if !x.have[i] {
-				missing = append(missing, fmt.Sprintf("%d/%d", i, x.n))
-			}
-		}
-		switch len(missing) {
-		case 0:
-		case 1:
-			return fmt.Errorf("run %s ran as %d shards and shard %s is missing (no record of it in the files given): merge all %d shards' files", sanitize.Line(id), x.n, missing[0], x.n)
-		default:
-			return fmt.Errorf("run %s ran as %d shards and shards %s are missing (no record of them in the files given): merge all %d shards' files", sanitize.Line(id), x.n, strings.Join(missing, ", "), x.n)
+		if err := missingShards(id, runs[id].n, runs[id].have); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// namedShards is how many missing shards an error names before it
+// counts the rest.
+const namedShards = 8
+
+// missingShards says which of run id's n shards have no record, naming
+// a few and counting the rest: n comes from a file.
+func missingShards(id string, n int, have map[int]bool) error {
+	var named []string
+	count := n - len(have)
+	for i := 0; i < n && len(named) < namedShards; i++ {
+		if !have[i] {
+			named = append(named, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	switch {
+	case count == 0:
+		return nil
+	case count == 1:
+		return fmt.Errorf("run %s ran as %d shards and shard %s is missing (no record of it in the files given): merge all %d shards' files", sanitize.Line(id), n, named[0], n)
+	case count > len(named):
+		named = append(named, fmt.Sprintf("… (%d in all)", count))
+	}
+	return fmt.Errorf("run %s ran as %d shards and shards %s are missing (no record of them in the files given): merge all %d shards' files", sanitize.Line(id), n, strings.Join(named, ", "), n)
 }
 
 // Hosts lists the hosts of records, sorted.

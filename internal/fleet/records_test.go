@@ -44,3 +44,21 @@ func TestMergeRefusesASharedRunWithAShardMissing(t *testing.T) {
 		})
 	}
 }
+
+// A shard count is read from the file, so what merge says of the shards
+// missing is bounded by a few names, whatever the count: one record of
+// "0/100000" built and printed 99,999 names (a billion ran out of
+// memory). Records of one run that disagree on the count are refused.
+func TestMergeBoundsWhatItSaysOfMissingShards(t *testing.T) {
+	t.Parallel()
+	_, err := fleet.MergeRecords([]compare.Input{shardFile(0, 100_000)})
+	if err == nil || len(err.Error()) > 400 || !strings.Contains(err.Error(), "shards 1/100000, 2/100000, ") || !strings.Contains(err.Error(), "99999 in all") {
+		t.Errorf("one shard of 100000: error %.500v; want a few names and the count", err)
+	}
+	a, b := shardFile(0, 2), shardFile(1, 2)
+	b.Records[0].Workload.Shard = "1/3"
+	_, err = fleet.MergeRecords([]compare.Input{a, b})
+	if want := "shard 1/3 and shard 0/2 of one run"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("counts 2 and 3 in one run: error %v, want one saying %q", err, want)
+	}
+}
