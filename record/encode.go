@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -14,6 +16,12 @@ import (
 // byte for byte as encoding/json would (HTML escaping off, so prompts and
 // text read as they are), with the frames written by hand: FuzzFrameJSON
 // and TestRecordJSONMatchesEncodingJSON hold the two to the same bytes.
+//
+// Both also escape every rune a terminal could act on that encoding/json
+// writes raw (DEL, C1, bidi overrides, every rune but ZWJ that is not
+// graphic), as the terminal backstop (sanitize.Writer) does: a record
+// file written to a terminal (--out /dev/stdout) bypasses it, and a
+// \uXXXX escape reads back as the same string.
 
 // framesNull is the frames field of a record encoded without its frames.
 // Only keys sit outside strings, and no key before it is "frames", so its
@@ -43,13 +51,68 @@ func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	return append(dst, b[i+len(framesNull):]...), nil
 }
 
-// marshalLine is encoding/json's line for v, HTML escaping off.
+// marshalLine is encoding/json's line for v, HTML escaping off, with the
+// runes it writes raw that a terminal acts on escaped.
 func marshalLine(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
-	return buf.Bytes(), err
+	return escapeInert(buf.Bytes()), err
+}
+
+// zeroWidthJoiner is a format rune emoji need, which the backstop keeps.
+const zeroWidthJoiner = '\u200d'
+
+// inert reports a rune of U+007F or above that a terminal shows and does
+// not act on: a graphic one, or ZWJ.
+func inert(c rune) bool { return c == zeroWidthJoiner || unicode.IsGraphic(c) }
+
+// escapeInert escapes, in JSON that encoding/json wrote, every rune not
+// inert (these sit only inside strings, where \uXXXX is the same rune).
+// A line of ASCII text and graphic runes is returned as it is.
+func escapeInert(b []byte) []byte {
+	i := 0
+	for i < len(b) {
+		if b[i] < utf8.RuneSelf && b[i] != 0x7f {
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRune(b[i:])
+		if c == 0x7f || !inert(c) {
+			break
+		}
+		i += size
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+64), b[:i]...)
+	for i < len(b) {
+		c, size := utf8.DecodeRune(b[i:])
+		if c == 0x7f || c >= utf8.RuneSelf && !inert(c) {
+			out = appendEscape(out, c)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// appendEscape appends c as \uXXXX, a surrogate pair past the BMP.
+func appendEscape(dst []byte, c rune) []byte {
+	const hex = "0123456789abcdef"
+	units := [2]rune{c}
+	n := 1
+	if c > 0xffff {
+		units[0], units[1] = utf16.EncodeRune(c)
+		n = 2
+	}
+	for _, u := range units[:n] {
+		dst = append(dst, '\\', 'u', hex[u>>12&0xf], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+	}
+	return dst
 }
 
 // appendFrame appends f as encoding/json encodes a Frame. The rare frame
@@ -103,16 +166,16 @@ func appendFloat(dst []byte, v float64) []byte {
 	return dst
 }
 
-// appendString quotes s as encoding/json does with HTML escaping off:
-// quote, backslash and control bytes escaped, invalid UTF-8 as U+FFFD,
-// U+2028 and U+2029 escaped.
+// appendString quotes s as marshalLine does: quote, backslash and control
+// bytes escaped, invalid UTF-8 as U+FFFD, DEL and every rune not inert
+// (U+2028 and U+2029 among them) escaped.
 func appendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
+			if b >= 0x20 && b != '"' && b != '\\' && b != 0x7f {
 				i++
 				continue
 			}
@@ -142,9 +205,9 @@ func appendString(dst []byte, s string) []byte {
 		case c == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
+		case !inert(c):
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			dst = appendEscape(dst, c)
 		default:
 			i += size
 			continue

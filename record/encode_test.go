@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -107,4 +111,42 @@ func BenchmarkWriteRecord(b *testing.B) {
 			buf, _ = record.AppendRecord(buf[:0], r)
 		}
 	})
+}
+
+// A record line holds no rune a terminal acts on: written to one
+// (--out /dev/stdout), it passes the terminal backstop unchanged, since
+// the encoder escapes DEL, C1 and every other rune the backstop would
+// (bidi overrides and isolates, other format and unassigned runes) as
+// \uXXXX, which reads back as the same string. encoding/json escapes
+// only C0, so U+009B (a CSI) and U+202E were written raw.
+func TestRecordLinePassesTheTerminalBackstopUnchanged(t *testing.T) {
+	t.Parallel()
+	var all strings.Builder
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !utf16.IsSurrogate(r) {
+			all.WriteRune(r)
+		}
+	}
+	text := all.String()
+	r := &record.Record{V: record.RecordVersion, Seq: 1, Model: text, Error: &record.Error{Class: record.ErrInStream, Message: text},
+		Frames: []record.Frame{{TMS: 1, Kind: adapters.KindContent, Text: text}, {TMS: 2, Kind: adapters.KindEnd}}}
+	line, err := record.AppendRecord(nil, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown bytes.Buffer
+	if _, err := sanitize.NewWriter(&shown).Write(line); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(shown.Bytes(), line) {
+		i := 0
+		for i < len(line) && i < shown.Len() && line[i] == shown.Bytes()[i] {
+			i++
+		}
+		t.Errorf("the backstop changed the line at byte %d: %q became %q", i, line[i:min(i+12, len(line))], shown.Bytes()[i:min(i+12, shown.Len())])
+	}
+	var back record.Record
+	if err := json.Unmarshal(line, &back); err != nil || back.Model != text || back.Frames[0].Text != text || back.Error.Message != text {
+		t.Errorf("the line does not read back as the record: %v", err)
+	}
 }
