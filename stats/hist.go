@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -223,22 +224,35 @@ func (s *Sampler) Export() HistogramJSON {
 	return h
 }
 
+// HistMaxBucket is the highest bucket a histogram read from a file may
+// hold: its values (about 10^18, far past any time, count or rate drip
+// measures) and their sums stay finite, so no percentile or mean of a
+// merged summary is infinite. A value of HistMin or more falls in bucket 0
+// or above.
+var HistMaxBucket = histBucket(1e18)
+
 // MergeJSON adds an exported histogram to the sampler, which from then on
-// answers from its histogram (the raw values are not in the JSON).
+// answers from its histogram (the raw values are not in the JSON). A
+// histogram comes from a file, so counts that wrap when added up, a
+// bucket outside 0 … HistMaxBucket, a sum that would overflow with the
+// sampler's and a count past 2^63−1 in all are refused.
 func (s *Sampler) MergeJSON(h HistogramJSON) error {
-	total := h.Zero
-	for _, c := range h.Counts {
-		total += c
-	}
+	total, err := histTotal(h)
 	switch {
+	case err != nil:
+		return err
 	case total != uint64(h.N) || h.N < 0:
 		return fmt.Errorf("histogram counts add up to %d, its n is %d", total, h.N)
 	case h.N > 0 && (h.Min == nil || h.Max == nil):
 		return fmt.Errorf("histogram of %d values without min and max", h.N)
 	case h.N == 0:
 		return nil
-	case h.Offset < -1<<20 || h.Offset > 1<<20:
-		return fmt.Errorf("histogram offset %d out of range", h.Offset)
+	case h.Offset < 0 || h.Offset > HistMaxBucket || len(h.Counts) > HistMaxBucket+1-h.Offset:
+		return fmt.Errorf("histogram offset %d with %d buckets: want buckets 0 to %d", h.Offset, len(h.Counts), HistMaxBucket)
+	case h.N > math.MaxInt-s.n:
+		return fmt.Errorf("histogram n %d: added to the %d before it, past 2^63−1", h.N, s.n)
+	case math.IsInf(s.sum+h.Sum, 0):
+		return fmt.Errorf("histogram sum %g is past what a number holds, added to the %g before it", h.Sum, s.sum)
 	}
 	if s.n == 0 || *h.Min < s.min {
 		s.min = *h.Min
@@ -251,6 +265,19 @@ func (s *Sampler) MergeJSON(h HistogramJSON) error {
 	s.exact, s.overflow = nil, true
 	s.hist.Merge(&Histogram{zero: h.Zero, lo: h.Offset, counts: h.Counts, n: uint64(h.N)})
 	return nil
+}
+
+// histTotal adds up h's counts, refusing a total that wraps: counts of
+// 2^64−1 and 2 would add up to 1 and pass for one value.
+func histTotal(h HistogramJSON) (uint64, error) {
+	total := h.Zero
+	for _, c := range h.Counts {
+		if total+c < total {
+			return 0, errors.New("its counts overflow when added up (past 2^64−1)")
+		}
+		total += c
+	}
+	return total, nil
 }
 
 // BucketDist reads percentiles from bucket counts as each bucket's upper

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
@@ -61,7 +62,9 @@ func MergeSummaryFiles(ctx context.Context, paths []string, out string, stdout i
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		return pipeline.Cannot(err)
+		// MergeSummaries refuses every number known to end here; this
+		// names the files should another.
+		return pipeline.Usage("--summaries %s: the merged summary holds a number JSON cannot: %v", sanitize.Line(strings.Join(paths, ", ")), err)
 	}
 	return pipeline.WriteOut(stdout, out, append(b, '\n'))
 }

@@ -57,16 +57,12 @@ func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, erro
 		if s.Histograms == nil {
 			return out, fmt.Errorf("%s carries no histograms (written by a drip before summaries did): merge its records instead", sources[i])
 		}
-		addStreams(&out.Streams, &s.Streams)
-		out.Workload.Runs += s.Workload.Runs
-		out.Workload.Warmup += s.Workload.Warmup
+		if err := addCounts(&out, &s, sources[i]); err != nil {
+			return out, err
+		}
 		out.Workload.Hosts = union(out.Workload.Hosts, s.Workload.Hosts)
 		out.Workload.PromptIDs = union(out.Workload.PromptIDs, s.Workload.PromptIDs)
-		addStalls(&out.Stalls, &s.Stalls)
-		out.Freezes.Add(s.Freezes)
-		addSignals(&out.Signals, &s.Signals)
 		out.Witness = stats.PoolWitness(out.Witness, s.Witness)
-		out.Throughput.OutputTokens += s.Throughput.OutputTokens
 		n, err := approximated(&s, sources[i])
 		if err != nil {
 			return out, err
@@ -112,6 +108,9 @@ func approximated(s *stats.Summary, source string) (int, error) {
 	if s.TokensApproxPct == nil {
 		return 0, nil
 	}
+	if p := *s.TokensApproxPct; !(p >= 0 && p <= 100) {
+		return 0, fmt.Errorf("%s: tokens_approx_pct %g is no share: want 0 to 100", source, p)
+	}
 	if s.Streams.WithTokenCount == 0 {
 		return 0, fmt.Errorf("%s gives tokens_approx_pct without streams.with_token_count (written by a drip before summaries did): merge its records instead", source)
 	}
@@ -139,48 +138,86 @@ func sameWorkload(sums []stats.Summary, sources []string) error {
 	return nil
 }
 
-func addStreams(dst, s *stats.Streams) {
-	dst.Attempted += s.Attempted
-	dst.Admitted += s.Admitted
-	dst.Completed += s.Completed
-	dst.Failed += s.Failed
-	dst.Incomplete += s.Incomplete
-	dst.Canceled += s.Canceled
-	dst.Buffered += s.Buffered
-	dst.Warmup += s.Warmup
-	dst.WithTokenCount += s.WithTokenCount
-	for k, v := range s.FailedBy {
-		dst.FailedBy[k] += v
+// adder adds one file's counts to the pooled ones: a count is read from
+// a file, so a negative one is refused, and so is a sum past 2^63−1,
+// which would wrap (two counts of 2^63−1 merged to −2). The first error
+// sticks and names the file.
+type adder struct {
+	source string
+	err    error
+}
+
+func (a *adder) add(name string, dst *int, v int) {
+	switch {
+	case a.err != nil:
+	case v < 0:
+		a.err = fmt.Errorf("%s: %s is %d: a count is not negative", a.source, name, v)
+	case *dst > math.MaxInt-v:
+		a.err = fmt.Errorf("%s: %s: adding %d to the %d before it overflows a count", a.source, name, v, *dst)
+	default:
+		*dst += v
+	}
+}
+
+// addCounts adds s's counts, which source holds, to out's; the largest
+// burst and the longest silence and stall are the largest of any run.
+func addCounts(out, s *stats.Summary, source string) error {
+	a := &adder{source: source}
+	addStreams(a, &out.Streams, &s.Streams)
+	a.add("workload.runs", &out.Workload.Runs, s.Workload.Runs)
+	a.add("workload.warmup", &out.Workload.Warmup, s.Workload.Warmup)
+	a.add("stalls.count", &out.Stalls.Count, s.Stalls.Count)
+	a.add("stalls.mid_sentence", &out.Stalls.MidSentence, s.Stalls.MidSentence)
+	a.add("stalls.streams_with_stall", &out.Stalls.StreamsWithStall, s.Stalls.StreamsWithStall)
+	if l := s.Stalls.LongestMS; l != nil && (out.Stalls.LongestMS == nil || *l > *out.Stalls.LongestMS) {
+		out.Stalls.LongestMS = new(*l)
+	}
+	f := s.Freezes
+	a.add("freezes.streams", &out.Freezes.Streams, f.Streams)
+	a.add("freezes.first_held", &out.Freezes.FirstHeld, f.FirstHeld)
+	a.add("freezes.count", &out.Freezes.Count, f.Count)
+	f.Streams, f.FirstHeld, f.Count = 0, 0, 0 // added above; Add takes the extremes
+	out.Freezes.Add(f)
+	addSignals(a, &out.Signals, &s.Signals)
+	a.add("throughput.output_tokens", &out.Throughput.OutputTokens, s.Throughput.OutputTokens)
+	return a.err
+}
+
+func addStreams(a *adder, dst, s *stats.Streams) {
+	a.add("streams.attempted", &dst.Attempted, s.Attempted)
+	a.add("streams.admitted", &dst.Admitted, s.Admitted)
+	a.add("streams.completed", &dst.Completed, s.Completed)
+	a.add("streams.failed", &dst.Failed, s.Failed)
+	a.add("streams.incomplete", &dst.Incomplete, s.Incomplete)
+	a.add("streams.canceled", &dst.Canceled, s.Canceled)
+	a.add("streams.buffered", &dst.Buffered, s.Buffered)
+	a.add("streams.warmup", &dst.Warmup, s.Warmup)
+	a.add("streams.with_token_count", &dst.WithTokenCount, s.WithTokenCount)
+	for _, k := range slices.Sorted(maps.Keys(s.FailedBy)) {
+		v := dst.FailedBy[k]
+		a.add("streams.failed_by_class."+k, &v, s.FailedBy[k])
+		dst.FailedBy[k] = v
 	}
 	dst.FailedMessages = stats.MergeFailureMessages(dst.FailedMessages, s.FailedMessages)
 }
 
-func addStalls(dst, s *stats.Stalls) {
-	dst.Count += s.Count
-	dst.MidSentence += s.MidSentence
-	dst.StreamsWithStall += s.StreamsWithStall
-	if s.LongestMS != nil && (dst.LongestMS == nil || *s.LongestMS > *dst.LongestMS) {
-		dst.LongestMS = new(*s.LongestMS)
-	}
-}
-
 // addSignals pools the stream shapes the diagnosis reads: counts add, the
 // largest burst and the longest silence are the largest of any run.
-func addSignals(dst, s *stats.Signals) {
-	dst.ContentFrames += s.ContentFrames
-	dst.CoalescedFrames += s.CoalescedFrames
-	dst.FirstBursts += s.FirstBursts
-	dst.Stutter += s.Stutter
+func addSignals(a *adder, dst, s *stats.Signals) {
+	a.add("signals.content_frames", &dst.ContentFrames, s.ContentFrames)
+	a.add("signals.coalesced_frames", &dst.CoalescedFrames, s.CoalescedFrames)
+	a.add("signals.first_bursts", &dst.FirstBursts, s.FirstBursts)
+	a.add("signals.stutter", &dst.Stutter, s.Stutter)
+	a.add("signals.zero_content", &dst.ZeroContent, s.ZeroContent)
+	a.add("signals.no_frames", &dst.NoFrames, s.NoFrames)
+	a.add("signals.compressed", &dst.Compressed, s.Compressed)
+	a.add("signals.content_streams", &dst.ContentStreams, s.ContentStreams)
+	a.add("signals.read_buffered", &dst.ReadBuffered, s.ReadBuffered)
+	a.add("signals.not_stream", &dst.NotStream, s.NotStream)
 	dst.FirstBurstMax = max(dst.FirstBurstMax, s.FirstBurstMax)
-	dst.ZeroContent += s.ZeroContent
-	dst.NoFrames += s.NoFrames
-	dst.NotStream += s.NotStream
 	if dst.NotStreamWhy == "" {
 		dst.NotStreamWhy = s.NotStreamWhy
 	}
-	dst.Compressed += s.Compressed
-	dst.ContentStreams += s.ContentStreams
-	dst.ReadBuffered += s.ReadBuffered
 	dst.LargestBurstFrames = max(dst.LargestBurstFrames, s.LargestBurstFrames)
 	dst.LargestBurstBytes = max(dst.LargestBurstBytes, s.LargestBurstBytes)
 	dst.LongestSilenceMS = max(dst.LongestSilenceMS, s.LongestSilenceMS)

@@ -1,15 +1,21 @@
 package fleet_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/fleet"
+	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -154,4 +160,74 @@ func fmtPtr(v *float64) string {
 		return "null"
 	}
 	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// A summary's numbers come from a file: merge refuses counts that would
+// overflow when added, histogram counts that wrap, and sums or buckets
+// past what a float holds, naming the file, exit 2. Counts of 2^63−1
+// merged to −2 with exit 0; a histogram sum of 1e308 or an offset of 2^20
+// ended in a raw "json: unsupported value: +Inf" naming no file.
+func TestMergeSummaryFilesRefusesOverflowAndNonFinite(t *testing.T) {
+	t.Parallel()
+	agg := stats.NewAggregate(stats.DefaultStall)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for seq := range 20 {
+		agg.Add(randomRecord(t, rng, "a", seq))
+	}
+	base := agg.Summary(stats.Workload{Target: "http://x", Format: "openai-chat", Model: "m"})
+	hist := func(s *stats.Summary, edit func(*stats.HistogramJSON)) {
+		h := s.Histograms.Metrics["ttft_ms"]
+		h.Counts = slices.Clone(h.Counts)
+		edit(&h)
+		s.Histograms.Metrics["ttft_ms"] = h
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*stats.Summary)
+		want string
+	}{
+		{"completed 2^63−1", func(s *stats.Summary) { s.Streams.Completed = math.MaxInt }, "b.json: streams.completed: adding 9223372036854775807"},
+		{"a negative count", func(s *stats.Summary) { s.Stalls.Count = -3 }, "b.json: stalls.count is -3"},
+		{"failed_by 2^63−1", func(s *stats.Summary) {
+			for k := range s.Streams.FailedBy {
+				s.Streams.FailedBy[k] = math.MaxInt
+			}
+		}, "b.json: streams.failed_by_class.http_429: adding"},
+		{"counts that wrap", func(s *stats.Summary) {
+			hist(s, func(h *stats.HistogramJSON) { h.Zero = math.MaxUint64; h.Counts[0]++ })
+		}, "b.json: histogram ttft_ms: its counts overflow"},
+		{"a sum of 1e308", func(s *stats.Summary) { hist(s, func(h *stats.HistogramJSON) { h.Sum = 1e308 }) }, "b.json: histogram ttft_ms: histogram sum 1e+308 is past"},
+		{"an offset of 2^20", func(s *stats.Summary) { hist(s, func(h *stats.HistogramJSON) { h.Offset = 1 << 20 }) }, "b.json: histogram ttft_ms: histogram offset 1048576"},
+		{"an offset of −2^20", func(s *stats.Summary) { hist(s, func(h *stats.HistogramJSON) { h.Offset = -1 << 20 }) }, "b.json: histogram ttft_ms: histogram offset -1048576"},
+		{"tokens_approx_pct 1e300", func(s *stats.Summary) { s.TokensApproxPct = new(1e300) }, "b.json: tokens_approx_pct 1e+300"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var paths []string
+			for _, name := range []string{"a.json", "b.json"} {
+				b, _ := json.Marshal(base)
+				var s stats.Summary
+				if err := json.Unmarshal(b, &s); err != nil {
+					t.Fatal(err)
+				}
+				if name == "b.json" || tc.name == "a sum of 1e308" { // 1e308 twice is past a float
+					tc.edit(&s)
+				}
+				b, err := json.Marshal(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				paths = append(paths, filepath.Join(dir, name))
+				if err := os.WriteFile(paths[len(paths)-1], b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var out bytes.Buffer
+			err := fleet.MergeSummaryFiles(t.Context(), paths, "", &out)
+			var ee *pipeline.ExitError
+			if !errors.As(err, &ee) || ee.Code != pipeline.ExitUsage || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want exit 2 saying %q", err, tc.want)
+			}
+		})
+	}
 }
