@@ -31,6 +31,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
@@ -57,13 +58,9 @@ func Apply(ctx context.Context, fs *pflag.FlagSet, path string, args []string) (
 	if err != nil {
 		return nil, fmt.Errorf("--config %w", err)
 	}
-	var tree map[string]any
-	if _, err := toml.Decode(string(text), &tree); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("--config %s:%d: %s", path, pe.Position.Line, pe.Message)
-		}
-		return nil, fmt.Errorf("--config %s: %w", path, err)
+	tree, err := parse(ctx, path, string(text))
+	if err != nil {
+		return nil, err
 	}
 	c := newFile(fs, path, string(text))
 	targets, err := c.apply(tree)
@@ -78,6 +75,53 @@ func Apply(ctx context.Context, fs *pflag.FlagSet, path string, args []string) (
 	return targets, nil
 }
 
+// readTimeout bounds the parse of a file within the shape bounds, which
+// takes milliseconds: a backstop should another shape cost the parser
+// what nesting did.
+const readTimeout = 10 * time.Second
+
+// decodeTOML is the parser, a variable so a test can hold it.
+var decodeTOML = toml.Decode
+
+// parse checks text's shape and parses it, on a goroutine of its own so
+// that a done ctx (SIGTERM) or readTimeout ends the wait: the parser
+// takes no context. The goroutine left behind ends with the process.
+func parse(ctx context.Context, path, text string) (map[string]any, error) {
+	if err := checkShape(text); err != nil {
+		var se *shapeError
+		errors.As(err, &se)
+		return nil, fmt.Errorf("--config %s:%d: %s: drip reads no config of this shape", path, se.line, se.what)
+	}
+	type result struct {
+		tree map[string]any
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var tree map[string]any
+		_, err := decodeTOML(text, &tree)
+		done <- result{tree, err}
+	}()
+	timeout := time.NewTimer(readTimeout)
+	defer timeout.Stop()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-timeout.C:
+		return nil, fmt.Errorf("--config %s: still parsing after %v: drip reads no config of this shape", path, readTimeout)
+	}
+	var pe toml.ParseError
+	switch {
+	case errors.As(r.err, &pe):
+		return nil, fmt.Errorf("--config %s:%d: %s", path, pe.Position.Line, pe.Message)
+	case r.err != nil:
+		return nil, fmt.Errorf("--config %s: %w", path, r.err)
+	}
+	return r.tree, nil
+}
+
 // file is one config file being applied to a flag set.
 type file struct {
 	path    string
@@ -88,6 +132,7 @@ type file struct {
 	// the header names the command line's -H set, canonical: the file's
 	// header of one of these names is dropped
 	cmdHeader map[string]bool
+	expanded  int // the bytes the headers' ${ENV} expanded to so far
 }
 
 func newFile(fs *pflag.FlagSet, path, text string) *file {
@@ -272,9 +317,9 @@ func (c *file) headers(v any) error {
 		if c.cmdHeader[http.CanonicalHeaderKey(name)] {
 			continue // a -H of this name wins; its ${ENV} need not be set
 		}
-		s, missing := expandEnv(s)
-		if missing != "" {
-			return c.errorf("headers."+name, "%s is not set in the environment", missing)
+		s, err := c.expandEnv("headers."+name, s)
+		if err != nil {
+			return err
 		}
 		if err := c.fs.Set("header", name+": "+s); err != nil {
 			return c.errorf("headers."+name, "%v", err)
@@ -283,17 +328,31 @@ func (c *file) headers(v any) error {
 	return nil
 }
 
-// expandEnv expands every ${NAME} in s; missing is the first reference
-// to a variable that is not set ("" when all are).
-func expandEnv(s string) (expanded, missing string) {
-	expanded = envRef.ReplaceAllStringFunc(s, func(ref string) string {
-		v, ok := os.LookupEnv(ref[2 : len(ref)-1])
-		if !ok && missing == "" {
-			missing = ref
+// expandEnv expands every ${NAME} in s, the value of key. A variable
+// that is not set is an error; so are expansions past maxExpanded bytes
+// over the whole file, counted before any is made (${BIG} 100,000 times
+// in a 1 MiB file took 5.6 GB).
+func (c *file) expandEnv(key, s string) (string, error) {
+	var b strings.Builder
+	for {
+		r := envRef.FindStringIndex(s)
+		if r == nil {
+			break
 		}
-		return v
-	})
-	return expanded, missing
+		v, ok := os.LookupEnv(s[r[0]+2 : r[1]-1])
+		if !ok {
+			return "", c.errorf(key, "%s is not set in the environment", s[r[0]:r[1]])
+		}
+		if c.expanded += r[0] + len(v); c.expanded > maxExpanded {
+			return "", c.errorf(key, "${ENV} expands past 1 MiB in the file's headers: drip reads no config of this shape")
+		}
+		b.WriteString(s[:r[0]])
+		b.WriteString(v)
+		s = s[r[1]:]
+	}
+	c.expanded += len(s)
+	b.WriteString(s)
+	return b.String(), nil
 }
 
 func sortedKeys(m map[string]any) []string {

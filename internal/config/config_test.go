@@ -1,12 +1,18 @@
 package config
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/spf13/pflag"
 )
 
@@ -99,14 +105,20 @@ func TestTargetsAndTheCommandLineWin(t *testing.T) {
 }
 
 // FuzzConfig: whatever a --config file holds, Apply either takes its
-// targets or refuses it with an error naming the file, without a panic.
+// targets or refuses it with an error naming the file, without a panic;
+// the hostile shapes (hostileConfigs) are among its seeds, so the fuzzer
+// works the shape bounds from both sides.
 // Seeds in testdata/fuzz/FuzzConfig.
 func FuzzConfig(f *testing.F) {
 	for _, s := range []string{
 		"targets = [\"http://localhost:8000\"]\nmodel = \"m\"\n[headers]\nAuthorization = \"Bearer ${HOME}\"\n[workload]\nruns = 3\nconcurrency = [1, 2]\n[gates]\nfail-if = [\"ttft.p95 > 800ms\"]\n",
 		"workload = { runs = [1, 3] }\n", "workload.runs = 3\ntargets = \"http://x\"\n", "[headers]\n\"X-A: B\" = \"v\"\n",
+		"a = \"\"\"\\\n[{\"\"\"\"\" # [\nb = '''\n{{'''\n", "[\"a.b\".c.'d.e']\nf.g = {h.i = [[{j = 1}]]}\n",
 	} {
 		f.Add([]byte(s))
+	}
+	for _, c := range hostileConfigs() { // each far past a bound
+		f.Add([]byte(c.text))
 	}
 	path := filepath.Join(f.TempDir(), "drip.toml")
 	f.Fuzz(func(t *testing.T, text []byte) {
@@ -119,6 +131,86 @@ func FuzzConfig(f *testing.F) {
 			t.Fatal("a config taken with no targets")
 		case err != nil && !strings.Contains(err.Error(), path):
 			t.Fatalf("error %q: want one naming the file", err)
+		}
+	})
+}
+
+// hostileConfigs are files under the size limit that held the TOML
+// parser for minutes and gigabytes: nesting, dotted keys and headers
+// of thousands of levels, ${ENV} expanded 100,000 times. Each is refused
+// by the bound it passes, naming it.
+func hostileConfigs() []struct{ name, text, says string } {
+	const n = 10_000
+	return []struct{ name, text, says string }{
+		{"10,000 nested inline tables", "targets = [\"http://x\"]\na = " + strings.Repeat("{b = ", n) + "1" + strings.Repeat("}", n) + "\n",
+			"drip.toml:2: nested deeper than 16 (arrays and inline tables)"},
+		{"30,000 nested arrays", "targets = [\"http://x\"]\na = " + strings.Repeat("[", 3*n) + strings.Repeat("]", 3*n) + "\n",
+			"drip.toml:2: nested deeper than 16"},
+		{"a 10,000-part dotted key", "targets = [\"http://x\"]\n" + strings.Repeat("a.", n) + "a = 1\n",
+			"drip.toml:2: a key of more than 8 dotted parts"},
+		{"a 10,000-part table header", "targets = [\"http://x\"]\n[" + strings.Repeat("a.", n) + "a]\n",
+			"drip.toml:2: a key of more than 8 dotted parts"},
+		{"a dotted key in an inline table", "targets = [\"http://x\"]\na = {" + strings.Repeat("b.", 8) + "c = 1}\n",
+			"drip.toml:2: a key of more than 8 dotted parts"},
+		{"20,000 keys", "targets = [\"http://x\"]\n" + manyKeys(2*n), "drip.toml:1001: more than 1000 keys"},
+		{"100,000 array elements", "targets = [\"http://x\"]\na = [" + strings.Repeat("1,", 10*n) + "1]\n", "drip.toml:2: more than 10000 array elements"},
+		{"${BIG} 100,000 times", "targets = [\"http://x\"]\n[headers]\nX-A = \"" + strings.Repeat("${DRIP_B}", 10*n) + "\"\n",
+			"drip.toml:3: headers.X-A: ${ENV} expands past 1 MiB"},
+	}
+}
+
+// manyKeys is n lines setting n keys.
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "a%d = 1\n", i)
+	}
+	return b.String()
+}
+
+func TestApplyBoundsDepthKeysAndExpansion(t *testing.T) {
+	t.Setenv("DRIP_B", strings.Repeat("x", 1000))
+	for _, c := range hostileConfigs() {
+		_, err := Apply(t.Context(), runFlags(), writeConfig(t, c.text), nil)
+		if err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: error %.300v, want one saying %q", c.name, err, c.says)
+		}
+	}
+}
+
+// What the bounds must not refuse: strings, comments, quoted keys and
+// multi-line values that hold brackets, dots and braces, and a config a
+// person writes, nested and dotted within the bounds.
+func TestApplyBoundsLeaveOrdinaryFilesAlone(t *testing.T) {
+	fs := runFlags()
+	text := "targets = [\"http://x/[[[{{{...\", 'http://y/}]]]'] # [[[[{{{{ a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r\n" +
+		"\"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s\" = \"\"\"\n[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ \\\"\"\" ]\"\"\"\n" +
+		"workload.runs = 3\n" +
+		"model = '''\n{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{'''\n"
+	_, err := Apply(t.Context(), fs, writeConfig(t, text), nil)
+	if want := "drip.toml:2: a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s: not a drip run flag"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want the parser's own %q", err, want)
+	}
+}
+
+// The parse stops when the command's context ends (SIGTERM) and after
+// readTimeout, whatever the parser is doing.
+func TestApplyStopsOnSIGTERMAndAfterItsTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hold := make(chan struct{})
+		defer close(hold)
+		decodeTOML = func(string, any) (toml.MetaData, error) { <-hold; return toml.MetaData{}, nil }
+		defer func() { decodeTOML = toml.Decode }()
+		path := writeConfig(t, "targets = [\"http://x\"]\n")
+		ctx, stop := context.WithCancel(t.Context())
+		go func() { time.Sleep(time.Second); stop() }() // SIGTERM, a second in
+		start := time.Now()
+		if _, err := Apply(ctx, runFlags(), path, nil); !errors.Is(err, context.Canceled) || time.Since(start) != time.Second {
+			t.Errorf("SIGTERM a second in: error %v after %v, want context.Canceled after 1s", err, time.Since(start))
+		}
+		start = time.Now()
+		if _, err := Apply(t.Context(), runFlags(), path, nil); err == nil || !strings.Contains(err.Error(), "still parsing after 10s") || time.Since(start) != readTimeout {
+			t.Errorf("a parse that never ends: error %v after %v, want one after %v", err, time.Since(start), readTimeout)
 		}
 	})
 }
