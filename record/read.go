@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
+
+	"github.com/driplab/drip/internal/redact"
 )
 
 // MaxLine bounds one line of a record file: 1 GiB, as the scanner before
@@ -47,7 +49,9 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // Decode is the one reader of record files (Writer writes them): JSON
 // Lines, one record a line, gzip'd or not, a leading byte order mark and
-// CRLF line ends tolerated, blank lines skipped. Each record is checked (Check) and handed to each, whose error
+// CRLF line ends tolerated, blank lines skipped. Each record is checked
+// (Check), its target put through the one URL rule (redact.URL: no user
+// info, fragment or secret query value), and handed to each, whose error
 // stops the reading; every error names its line (LineError). A last line
 // cut short (no line end, its JSON unfinished: a run killed mid-write) is
 // skipped and said in notes; any other bad line is an error.
@@ -81,6 +85,9 @@ func Decode(r io.Reader, each func(*Record) error) (notes []string, err error) {
 		if err := Check(rec); err != nil {
 			return notes, &LineError{n, err}
 		}
+		// A target is printed by every command that reads the file: a
+		// hand-made or old one may hold a key, which goes here, once.
+		rec.Target = redact.URL(rec.Target)
 		if id := rec.StreamID(); rec.RunID != "" {
 			if first, ok := seen[id]; ok {
 				return notes, &LineError{n, fmt.Errorf("the same stream as line %d (run id %q, host %q, seq %d): a file holds each stream once (was one appended to itself?)", first, rec.RunID, rec.Host, rec.Seq)}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -23,6 +24,8 @@ func ReadSummary(b []byte, source string) (stats.Summary, error) {
 	if s.V != record.RecordVersion || s.Workload.Target == "" {
 		return stats.Summary{}, fmt.Errorf("%s: not a drip run --json summary (no \"v\": %d and workload.target)", source, record.RecordVersion)
 	}
+	// Merge prints the target: a hand-made summary's may hold a key.
+	s.Workload.Target = redact.URL(s.Workload.Target)
 	return s, nil
 }
 

@@ -34,17 +34,26 @@ func IsSecret(name string) bool {
 	return false
 }
 
+// What URL prints instead of a URL it does not show.
+const (
+	unparseable = "(unparseable URL)"
+	opaque      = "(opaque URL, not shown)"
+)
+
 // URL drops credentials from a URL: its user info, and the values of query
 // parameters whose names are secrets (see Query). A URL that does not
 // parse is not printed at all, nor is an opaque one (scheme:rest, no //):
 // u:sk-key@h:80 parses as scheme u, the key in its opaque rest.
 func URL(raw string) string {
+	if raw == unparseable || raw == opaque {
+		return raw // what URL printed already: a file read back keeps it
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "(unparseable URL)"
+		return unparseable
 	}
 	if u.Opaque != "" {
-		return "(opaque URL, not shown)"
+		return opaque
 	}
 	u.User = nil
 	u.RawQuery = Query(u.RawQuery)

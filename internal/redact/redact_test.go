@@ -34,6 +34,11 @@ func TestURL(t *testing.T) {
 		if strings.Contains(got, "sk-") || strings.Contains(got, "AIza") || strings.Contains(got, "pw@") || strings.Contains(got, "user:") {
 			t.Errorf("URL(%q) = %q keeps a secret", c.in, got)
 		}
+		// A record file holds what URL wrote, and its reader redacts the
+		// target again: the second pass must keep it.
+		if again := URL(got); again != got {
+			t.Errorf("URL(URL(%q)) = %q, want %q", c.in, again, got)
+		}
 	}
 }
 
