@@ -35,10 +35,12 @@ func (v KernelView) LagMS(now time.Time) (float64, bool) {
 }
 
 // KernelWitness is a connection whose reads the kernel witnesses
-// (witness_linux.go). View is the kernel's account at the latest read
-// and is cheap: the probe asks after every read.
+// (witness_linux.go). View is the latest read's stamp with the socket's
+// TCP_INFO asked now (a system call); LatestStamp is the stamp alone,
+// which costs nothing more than the read did.
 type KernelWitness interface {
 	View() KernelView
+	LatestStamp() int64
 }
 
 // WitnessOf is the kernel witness under a connection a WitnessDial dialer
@@ -60,8 +62,9 @@ const maxTCPSamples = 100
 // reader that frames its bytes later: drip record's upstream side, which
 // forwards each read before it decodes any.
 type ReadWitness struct {
-	k    KernelWitness
-	prev KernelView // the view at the latest read
+	k       KernelWitness
+	prev    KernelView // the view at the latest read that asked TCP_INFO
+	unasked int        // reads since then that did not ask
 }
 
 // WitnessReads starts witnessing c's reads, from now; nil when c has no
@@ -76,21 +79,37 @@ func WitnessReads(c net.Conn) *ReadWitness {
 
 // Read is the kernel's account of the read that returned bytes at now:
 // its lag behind the newest segment's receive time and the segments,
-// out-of-order segments and retransmits since the previous read.
+// out-of-order segments and retransmits since the previous read. Reads
+// in between that took only their stamp (ReadStamp) are taken to have
+// had a segment each.
 func (w *ReadWitness) Read(now time.Time) record.WitnessRead {
 	v := w.k.View()
 	r := record.WitnessRead{
-		Segs:        int32(v.SegsIn - w.prev.SegsIn),
+		Segs:        int32(max(int64(v.SegsIn)-int64(w.prev.SegsIn)-int64(w.unasked), 0)),
 		OutOfOrder:  int32(v.OutOfOrder - w.prev.OutOfOrder),
 		Retransmits: int32(v.Retrans - w.prev.Retrans),
 	}
+	stampLag(&r, v, now)
+	w.prev, w.unasked = v, 0
+	return r
+}
+
+// ReadStamp is Read without asking TCP_INFO: the read's lag alone, for a
+// read whose segments decide nothing (one content frame, ending no
+// silence). Its segments go uncounted (NoSegs).
+func (w *ReadWitness) ReadStamp(now time.Time) record.WitnessRead {
+	r := record.WitnessRead{NoSegs: true}
+	stampLag(&r, KernelView{StampNS: w.k.LatestStamp()}, now)
+	w.unasked++
+	return r
+}
+
+func stampLag(r *record.WitnessRead, v KernelView, now time.Time) {
 	if lag, ok := v.LagMS(now); ok {
 		r.LagMS = lag
 	} else {
 		r.NoStamp = true
 	}
-	w.prev = v
-	return r
 }
 
 // Sample is the socket's TCP figures now, placed at (a record.TCPAt
@@ -124,25 +143,34 @@ func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *str
 }
 
 // read takes the kernel's account of one read with bytes, stamped now
-// (tms from the start), which completed frames.
+// (tms from the start), which completed frames. It asks the socket's
+// TCP_INFO only for a read whose segments tell something: one of several
+// content frames, the first content, or one ending a silence.
 func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame) {
-	r := ws.rw.Read(now)
-	ws.w.Stamped = ws.w.Stamped || !r.NoStamp
-	ws.w.Reads = append(ws.w.Reads, r)
 	content := 0
 	for i := range frames {
 		if frames[i].IsContent() {
 			content++
 		}
 	}
+	first := content > 0 && ws.reads == 0
+	silence := content > 0 && !first && ws.silence(tms-ws.last)
+	var r record.WitnessRead
+	if content > 1 || first || silence {
+		r = ws.rw.Read(now)
+	} else {
+		r = ws.rw.ReadStamp(now)
+	}
+	ws.w.Stamped = ws.w.Stamped || !r.NoStamp
+	ws.w.Reads = append(ws.w.Reads, r)
 	if content == 0 {
 		return
 	}
 	switch {
-	case ws.reads == 0:
+	case first:
 		ws.first = tms
 		ws.sample(record.TCPAtFirstContent, tms, ws.rw.prev)
-	case ws.silence(tms - ws.last):
+	case silence:
 		ws.sample(record.TCPAtSilence, tms, ws.rw.prev)
 	}
 	ws.reads++

@@ -41,9 +41,9 @@ func WitnessDial(dial DialFunc) DialFunc {
 const tcpInfoLen = uint32(unsafe.Offsetof(unix.TCPInfo{}.Snd_wnd))
 
 // witnessConn is a TCP connection whose every read goes through recvmsg,
-// taking the kernel's receive stamp of the newest segment read, and then
-// TCP_INFO. A read allocates nothing: the buffers and the read function
-// are the connection's.
+// taking the kernel's receive stamp of the newest segment read. A read
+// allocates nothing: the buffers and the read function are the
+// connection's.
 type witnessConn struct {
 	*net.TCPConn
 	raw    syscall.RawConn
@@ -56,7 +56,6 @@ type witnessConn struct {
 	msg   unix.Msghdr
 	iov   unix.Iovec
 	oob   [64]byte // one SCM_TIMESTAMPING message: a header and three timespecs
-	info  unix.TCPInfo
 
 	mu   sync.Mutex // the view: the probe reads it from its own goroutine (HTTP/2 reads the socket on another)
 	last KernelView
@@ -134,21 +133,13 @@ func (c *witnessConn) recv(fd uintptr) bool {
 	return true
 }
 
-// witness takes the receive stamp from the read's control message and
-// TCP_INFO from the socket.
-func (c *witnessConn) witness(fd uintptr) {
+// witness takes the receive stamp from the read's control message. The
+// socket's TCP_INFO is asked only when a reader wants it (View): a
+// getsockopt on every read cost more than the stamp.
+func (c *witnessConn) witness(uintptr) {
 	stamp := c.stamp()
-	size := tcpInfoLen
-	_, _, errno := unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
-		uintptr(unsafe.Pointer(&c.info)), uintptr(unsafe.Pointer(&size)), 0)
 	c.mu.Lock()
 	c.last.StampNS = stamp
-	if errno == 0 {
-		i := &c.info
-		c.last.SegsIn, c.last.OutOfOrder, c.last.Retrans = i.Data_segs_in, i.Rcv_ooopack, i.Total_retrans
-		c.last.RTTUS, c.last.MinRTTUS, c.last.RcvRTTUS = i.Rtt, i.Min_rtt, i.Rcv_rtt
-		c.last.BytesIn = i.Bytes_received
-	}
 	c.mu.Unlock()
 }
 
@@ -170,9 +161,29 @@ func (c *witnessConn) stamp() int64 {
 	return 0
 }
 
+// View asks the socket's TCP_INFO now, beside the latest read's stamp.
 func (c *witnessConn) View() KernelView {
+	var info unix.TCPInfo
+	var errno syscall.Errno
+	c.raw.Control(func(fd uintptr) {
+		size := tcpInfoLen
+		_, _, errno = unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
+			uintptr(unsafe.Pointer(&info)), uintptr(unsafe.Pointer(&size)), 0)
+	})
 	c.mu.Lock()
-	v := c.last
-	c.mu.Unlock()
-	return v
+	defer c.mu.Unlock()
+	if errno == 0 {
+		c.last.SegsIn, c.last.OutOfOrder, c.last.Retrans = info.Data_segs_in, info.Rcv_ooopack, info.Total_retrans
+		c.last.RTTUS, c.last.MinRTTUS, c.last.RcvRTTUS = info.Rtt, info.Min_rtt, info.Rcv_rtt
+		c.last.BytesIn = info.Bytes_received
+	}
+	return c.last
+}
+
+// LatestStamp is the latest read's receive stamp (ns; 0: none), without
+// asking the socket anything.
+func (c *witnessConn) LatestStamp() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last.StampNS
 }

@@ -360,7 +360,11 @@ type WitnessRead struct {
 	// Segs are the data segments that arrived since the previous read
 	// (TCP_INFO data_segs_in). OutOfOrder and Retransmits are the
 	// out-of-order segments received and the client's retransmits since then.
-	Segs        int32 `json:"segs"`
+	Segs int32 `json:"segs"`
+	// NoSegs says the witness did not ask TCP_INFO after this read (one
+	// content frame at most, ending no silence), so Segs is 0 and its
+	// segments are counted as one in the next read's.
+	NoSegs      bool  `json:"no_segs,omitempty"`
 	OutOfOrder  int32 `json:"ooo,omitempty"`
 	Retransmits int32 `json:"retrans,omitempty"`
 }

@@ -135,9 +135,12 @@ func scanContentReads(r *record.Record, w *record.Witness) int {
 	if len(reads) == 0 {
 		return 0
 	}
-	segs, frames := 0, 0
+	segs, asked, frames := 0, 0, 0
 	for _, rd := range reads {
-		segs += int(rd.k.Segs)
+		if !rd.k.NoSegs {
+			segs += int(rd.k.Segs)
+			asked++
+		}
 		frames += rd.n
 		switch {
 		case rd.n < 2:
@@ -147,7 +150,9 @@ func scanContentReads(r *record.Record, w *record.Witness) int {
 			w.SocketMerges++
 		}
 	}
-	w.SegmentsPerRead = new(float64(segs) / float64(len(reads)))
+	if asked > 0 {
+		w.SegmentsPerRead = new(float64(segs) / float64(asked))
+	}
 	spacing := (reads[len(reads)-1].t - reads[0].t) / float64(max(frames-1, 1))
 	for i := 1; i < len(reads); i++ {
 		if gap := reads[i].t - reads[i-1].t; gap >= r.StallMS || gap >= FreezeMinMS && gap >= FreezePaceRatio*spacing {
@@ -187,7 +192,8 @@ type WitnessSummary struct {
 	Streams      int `json:"streams"` // with the kernel's witness
 	Stamped      int `json:"stamped"` // of them, with receive stamps
 	Reads        int `json:"reads"`
-	Segments     int `json:"segments"` // data segments over the reads
+	Segments     int `json:"segments"` // data segments over the reads that asked (SegsReads)
+	SegsReads    int `json:"segs_reads"`
 	ReaderMerges int `json:"reader_merges"`
 	SocketMerges int `json:"socket_merges"`
 	OutOfOrder   int `json:"out_of_order"`
@@ -229,7 +235,10 @@ func (a *witnessAgg) add(r *record.Record) {
 	}
 	s.Reads += len(w.Reads)
 	for i := range w.Reads {
-		s.Segments += int(w.Reads[i].Segs)
+		if !w.Reads[i].NoSegs {
+			s.SegsReads++
+			s.Segments += int(w.Reads[i].Segs)
+		}
 	}
 	s.ReaderMerges += w.ReaderMerges
 	s.SocketMerges += w.SocketMerges
@@ -274,6 +283,7 @@ func PoolWitness(s, o *WitnessSummary) *WitnessSummary {
 	s.Stamped += o.Stamped
 	s.Reads += o.Reads
 	s.Segments += o.Segments
+	s.SegsReads += o.SegsReads
 	s.ReaderMerges += o.ReaderMerges
 	s.SocketMerges += o.SocketMerges
 	s.OutOfOrder += o.OutOfOrder
