@@ -87,7 +87,6 @@ func testRunTextReportShowsN(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	t.Parallel()
 	for _, args := range [][]string{
 		{"run"},
 		{"run", "http://x", "--fail-if", "nonsense"},
@@ -111,7 +110,6 @@ func TestUsageErrors(t *testing.T) {
 // A wrong number of arguments is a usage error that shows the command's
 // usage line and points at its help.
 func TestArgumentCountErrors(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -130,7 +128,6 @@ func TestArgumentCountErrors(t *testing.T) {
 }
 
 func TestRunUnreachableCannotGo(t *testing.T) {
-	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	u := srv.URL
 	srv.Close()
