@@ -92,7 +92,7 @@ func clockMove(secs []Section, clock string, i int) ClockMove {
 		}
 	}
 	if m.Moved == nil {
-		m.Evidence = fmt.Sprintf("no interval: fewer than %d streams with samples in a run", MinNoiseStreams)
+		m.Evidence = noIntervalWords
 	}
 	return m
 }

@@ -200,3 +200,29 @@ func TestNoiseColumnsAlign(t *testing.T) {
 		t.Errorf("no long metric name in the block (longest %d):\n%s", long, block)
 	}
 }
+
+// One stream against one has no interval anywhere: the report says so
+// once in the clocks and once in the noise block, in words that read
+// apart ("unknownno interval" did not), instead of on every line.
+func TestOneAgainstOneSaysNoIntervalOnce(t *testing.T) {
+	t.Parallel()
+	in := load(t, "steady.jsonl", "stall.jsonl")
+	for i := range in {
+		for _, r := range in[i].Records {
+			if r.Phase == record.PhaseMeasure {
+				in[i].Records = []*record.Record{r}
+				break
+			}
+		}
+	}
+	c, err := compare.New(in, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	compare.Text(&b, c)
+	out := b.String()
+	if n := strings.Count(out, "no interval"); strings.Contains(out, "unknownno") || n != 2 {
+		t.Errorf("a 1-vs-1 comparison says %q %d times, want twice and apart from unknown:\n%s", "no interval", n, out)
+	}
+}

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"cmp"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -17,6 +18,9 @@ const DefaultResamples = 2000
 // an interval. Two streams resample into only three distinct pairs, too few
 // to say anything about run-to-run noise.
 const MinNoiseStreams = 3
+
+// noIntervalWords say why a difference has no interval.
+var noIntervalWords = fmt.Sprintf("no interval: fewer than %d streams with samples in a run", MinNoiseStreams)
 
 const (
 	confidence = 0.95
@@ -144,7 +148,31 @@ func (p *pool) rank(r, n int) float64 {
 
 // noiseLine is one difference the noise block lists, a metric's p50 or
 // p95 in one run against A, and what its interval says.
-type noiseLine struct{ metric, run, verdict string }
+type noiseLine struct {
+	metric, run, verdict string
+	none                 bool // no interval: too few streams with samples
+}
+
+// withoutIntervals splits off the runs none of whose lines has an
+// interval (a run of one or two streams), so that the text report says
+// so once for each instead of on every line.
+func withoutIntervals(lines []noiseLine) (kept []noiseLine, runs []string) {
+	all := map[string]bool{}
+	for _, n := range lines {
+		if _, seen := all[n.run]; !seen {
+			all[n.run] = true
+			runs = append(runs, n.run)
+		}
+		all[n.run] = all[n.run] && n.none
+	}
+	runs = slices.DeleteFunc(runs, func(r string) bool { return !all[r] })
+	for _, n := range lines {
+		if !all[n.run] {
+			kept = append(kept, n)
+		}
+	}
+	return kept, runs
+}
 
 // noiseLines are the p50 and p95 differences of every section with
 // samples, run by run, for the noise block of the text and Markdown
@@ -160,7 +188,8 @@ func noiseLines(c *Comparison) []noiseLine {
 				continue
 			}
 			for i := 1; i < len(r.Values); i++ {
-				out = append(out, noiseLine{sec.Key + " " + r.Label, Letter(i), NoiseVerdict(r, r.Deltas[i])})
+				d := r.Deltas[i]
+				out = append(out, noiseLine{sec.Key + " " + r.Label, Letter(i), NoiseVerdict(r, d), d == nil || d.CI == nil})
 			}
 		}
 	}

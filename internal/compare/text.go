@@ -152,11 +152,26 @@ func writeReadings(w io.Writer, c *Comparison) {
 	report.Para(w, "clocks ", "  ", "("+MovedRule+")")
 	for _, rd := range c.Readings {
 		fmt.Fprintf(w, "  %-2s %s\n", Letter(rd.Run), sanitize.Line(rd.Label))
+		if unknownClocks(rd.Clocks) {
+			report.Para(w, "     ", "     ", "every clock unknown ("+noIntervalWords+")")
+		}
 		for _, m := range rd.Clocks {
-			report.Para(w, fmt.Sprintf("     %-11s %-7s", m.Clock, movedWord(m.Moved)), strings.Repeat(" ", 25), m.Evidence)
+			if m.Moved != nil || !unknownClocks(rd.Clocks) {
+				report.Para(w, fmt.Sprintf("     %-11s %-8s", m.Clock, movedWord(m.Moved)), strings.Repeat(" ", 26), m.Evidence)
+			}
 		}
 		report.Para(w, "     reading: ", "       ", rd.Verdict)
 	}
+}
+
+// unknownClocks reports whether no clock of a run has an interval.
+func unknownClocks(ms []ClockMove) bool {
+	for _, m := range ms {
+		if m.Moved != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // movedWord is a clock's state in one word.
@@ -175,13 +190,16 @@ func writeNoise(w io.Writer, c *Comparison) {
 	fmt.Fprintln(w)
 	report.Para(w, "noise: ", "  ", fmt.Sprintf("%.0f%% intervals of the difference from A (%s; %d resamples, seed %d)",
 		c.Noise.Confidence*100, c.Noise.Method, c.Noise.Resamples, c.Noise.Seed))
-	lines := noiseLines(c)
+	lines, none := withoutIntervals(noiseLines(c))
 	width := 0 // the metric column, as wide as its longest name (first_event p50)
 	for _, n := range lines {
 		width = max(width, utf8.RuneCountInString(n.metric))
 	}
 	for _, n := range lines {
 		report.Para(w, fmt.Sprintf("  %-*s %-2s ", width, n.metric, n.run), strings.Repeat(" ", width+6), n.verdict)
+	}
+	for _, run := range none {
+		report.Para(w, fmt.Sprintf("  %-2s ", run), "     ", fmt.Sprintf("%s, so the differences above are without one", noIntervalWords))
 	}
 }
 
