@@ -46,6 +46,7 @@ var heldPackages = []string{
 	"internal/sanitize",
 	"internal/sweep",
 	"internal/telemetry",
+	"internal/testenv",
 	"internal/textfmt",
 	"internal/userfile",
 	"record",

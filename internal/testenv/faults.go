@@ -22,17 +22,17 @@ func faultName(kind string) string {
 }
 
 // DropSegments drops pct percent of the TCP segments sent from port on
-// this machine (loopback included), at random, until the test ends: real
-// packet loss, which the kernel recovers by retransmitting. It adds an
-// nftables table of its own and deletes it when the test ends; it needs
-// nft and root, and ends the test through Missing without them.
+// this machine (loopback included), at random, until the test ends. That
+// is real packet loss, which the kernel recovers by retransmitting. It
+// adds an nftables table of its own and deletes it when the test ends. It
+// needs nft and root, and ends the test through Missing without them.
 func DropSegments(t testing.TB, port, pct int) {
 	t.Helper()
 	dropSegments(t, port, pct, nil)
 }
 
 // DropDataSegments is DropSegments sparing the handshake (segments with
-// SYN set): a test of what loss does to a stream, not to its connection's
+// SYN set), for a test of what loss does to a stream, not to its connection's
 // setup, whose lost answer costs a one-second retry before any data.
 func DropDataSegments(t testing.TB, port, pct int) {
 	t.Helper()
@@ -80,7 +80,7 @@ const cgroupV1CPU = "/sys/fs/cgroup/cpu"
 
 // CPUQuota makes a cgroup that lets its processes run pct percent of one
 // core (cgroup v1's cpu.cfs_quota_us, or v2's cpu.max) and returns its
-// cgroup.procs file: a process whose PID is written there runs starved.
+// cgroup.procs file. A process whose PID is written there runs starved.
 // The cgroup is removed when the test ends, after its processes are
 // killed (the test started them). It needs root and a cpu controller, and
 // ends the test through Missing without them.
@@ -115,7 +115,7 @@ func CPUQuota(t testing.TB, pct int) string {
 }
 
 // removeCgroup kills what still runs in the test's cgroup and removes
-// it; a cgroup goes only once its last process has exited.
+// it. A cgroup goes only once its last process has exited.
 func removeCgroup(t testing.TB, dir, procs string) {
 	for range 100 {
 		b, _ := os.ReadFile(procs)
@@ -136,7 +136,7 @@ func removeCgroup(t testing.TB, dir, procs string) {
 }
 
 // Starved is name with args as a command that starts inside the cgroup
-// whose cgroup.procs is procs (CPUQuota): a shell writes its own PID
+// whose cgroup.procs is procs (CPUQuota). A shell writes its own PID
 // there and then becomes the command, so no instruction runs unstarved.
 func Starved(procs, name string, args ...string) *exec.Cmd {
 	return exec.Command("sh", append([]string{"-c", `echo $$ > "$0" && exec "$@"`, procs, name}, args...)...)

@@ -1,8 +1,8 @@
 // Package testenv finds the real parts some tests drive (nginx, node and its
-// SDKs, a time-series database) and makes real faults for them: packet
-// loss from nftables, a reader starved by a CPU quota. A missing part is
-// never a silent pass: under CI (CI set) the test fails, elsewhere it is
-// skipped with a loud message, and the test command (.ci/test) ends with a
+// SDKs, a time-series database) and makes real faults for them, packet
+// loss from nftables and a reader starved by a CPU quota. A missing part
+// is never a silent pass. Under CI (CI set) the test fails, and elsewhere
+// it is skipped with a loud message, and the test command (.ci/test) ends with a
 // line naming every such test.
 package testenv
 
@@ -14,7 +14,7 @@ import (
 )
 
 // MissingLog is the environment variable naming the file Missing appends
-// a line to for every test it ends: .ci/test sets it and prints the lines
+// a line to for every test it ends. .ci/test sets it and prints the lines
 // last, as go test shows a passing package's skips only with -v.
 const MissingLog = "DRIP_MISSING_PARTS"
 
@@ -30,8 +30,8 @@ func Missing(t testing.TB, what, install string) {
 }
 
 // logMissing appends "test: what (install: …)" to MissingLog's file, when
-// it is set. One short write with O_APPEND: tests of several packages
-// running at once do not interleave their lines.
+// it is set. It is one short write with O_APPEND, so tests of several
+// packages running at once do not interleave their lines.
 func logMissing(test, what, install string) {
 	path := os.Getenv(MissingLog)
 	if path == "" {
