@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -78,6 +79,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// templateFuncs registers the template functions once. cobra keeps them
+// in a map the whole process shares, and tests run commands in parallel.
+var templateFuncs sync.Once
+
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use: "drip",
@@ -95,7 +100,9 @@ Start with 'drip demo' (no setup), then point 'drip run' at your endpoint.`,
 		SilenceErrors: true,
 		Version:       version, // --version prints buildinfo.Full, through the template
 	}
-	cobra.AddTemplateFunc("buildLine", func() string { return buildinfo.Full().String() })
+	templateFuncs.Do(func() {
+		cobra.AddTemplateFunc("buildLine", func() string { return buildinfo.Full().String() })
+	})
 	root.SetVersionTemplate("{{buildLine}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%v%s\nsee '%s --help'", cliconv.PlainFlagValue(err), cliconv.SuggestFlag(c.Flags(), err), c.CommandPath())
