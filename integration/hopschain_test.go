@@ -118,6 +118,37 @@ func chainChecks(rep *hops.Report, n int) []string {
 	return bad
 }
 
+// chainTried streams n streams through the chain and holds them to
+// chainChecks and check; a try whose checks fail is streamed again, up to
+// tries times, as the other hops tests do: on this shared machine a late
+// nginx or relay is more often the load's than the rule's.
+func chainTried(t *testing.T, c *chain, outer *outerRelay, name string, n int, check func(*hops.Report) []string) {
+	t.Helper()
+	for try := 1; ; try++ {
+		rep := chainHops(t, c, outer, fmt.Sprintf("%s-%d", name, try), n)
+		t.Logf("try %d: ttft by hop: %s; stalls %v; verdict %s", try, hopsText(rep.Pooled), rep.Pooled.Stalls, rep.Verdict.Text)
+		bad := append(chainChecks(rep, n), check(rep)...)
+		if len(bad) == 0 {
+			return
+		}
+		if try == tries {
+			for _, b := range bad {
+				t.Error(b)
+			}
+			return
+		}
+		t.Logf("again: %s", strings.Join(bad, "; "))
+	}
+}
+
+// upstreamOnly wants every stall the upstream's and the verdict to say so.
+func upstreamOnly(rep *hops.Report) []string {
+	if p := rep.Pooled.Stalls; p[hops.OwnerPath]+p[hops.OwnerBoth] != 0 || rep.Verdict.Rule != hops.RuleUpstreamStall {
+		return []string{fmt.Sprintf("stalls %v, verdict %+v: want all the upstream's, %s", p, rep.Verdict, hops.RuleUpstreamStall)}
+	}
+	return nil
+}
+
 // Client → drip record → nginx → drip record → server, nginx buffering
 // (its default): each client stream is pooled once, its two stalls
 // counted once, and TTFT's split by hop puts nginx's hold between the two
@@ -128,21 +159,20 @@ func TestHopsTwoRelaysWithBufferingNginxBetween(t *testing.T) {
 	base, _ := startNginx(t, c.addr, buffering)
 	outer := startOuterRelay(t, base)
 	const n = 3
-	rep := chainHops(t, c, outer, "buffering", n)
-	t.Logf("ttft by hop: %s; stalls %v; verdict %s", hopsText(rep.Pooled), rep.Pooled.Stalls, rep.Verdict.Text)
-	for _, b := range chainChecks(rep, n) {
-		t.Error(b)
-	}
-	if len(rep.Pooled.TTFTHops) == 3 {
-		between, last := rep.Pooled.TTFTHops[1].TTFT, rep.Pooled.TTFTHops[2].TTFT
-		if *between.P50 < stats.DefaultStall || *last.P50 > *between.P50/4 {
-			t.Errorf("ttft inner→outer p50 %s, outer→client p50 %s ms: want nginx's hold of a stall or more between the relays, the last hop a small part of it",
-				num(between.P50), num(last.P50))
+	chainTried(t, c, outer, "buffering", n, func(rep *hops.Report) []string {
+		var bad []string
+		if len(rep.Pooled.TTFTHops) == 3 {
+			between, last := rep.Pooled.TTFTHops[1].TTFT, rep.Pooled.TTFTHops[2].TTFT
+			if *between.P50 < stats.DefaultStall || *last.P50 > *between.P50/4 {
+				bad = append(bad, fmt.Sprintf("ttft inner→outer p50 %s, outer→client p50 %s ms: want nginx's hold of a stall or more between the relays, the last hop a small part of it",
+					num(between.P50), num(last.P50)))
+			}
 		}
-	}
-	if rep.Verdict.Rule != hops.RulePathHolds {
-		t.Errorf("verdict %+v, want %s", rep.Verdict, hops.RulePathHolds)
-	}
+		if rep.Verdict.Rule != hops.RulePathHolds {
+			bad = append(bad, fmt.Sprintf("verdict %+v, want %s", rep.Verdict, hops.RulePathHolds))
+		}
+		return bad
+	})
 }
 
 // The same chain with nginx streaming (buffering off): every stall is
@@ -152,14 +182,7 @@ func TestHopsTwoRelaysWithStreamingNginxBetween(t *testing.T) {
 	base, _ := startNginx(t, c.addr, unbuffered)
 	outer := startOuterRelay(t, base)
 	const n = 3
-	rep := chainHops(t, c, outer, "streaming", n)
-	t.Logf("ttft by hop: %s; stalls %v; verdict %s", hopsText(rep.Pooled), rep.Pooled.Stalls, rep.Verdict.Text)
-	for _, b := range chainChecks(rep, n) {
-		t.Error(b)
-	}
-	if p := rep.Pooled.Stalls; p[hops.OwnerPath]+p[hops.OwnerBoth] != 0 || rep.Verdict.Rule != hops.RuleUpstreamStall {
-		t.Errorf("stalls %v, verdict %+v: want all the upstream's, %s", p, rep.Verdict, hops.RuleUpstreamStall)
-	}
+	chainTried(t, c, outer, "streaming", n, upstreamOnly)
 }
 
 // busyLoops keeps n `yes >/dev/null` processes running until the test
@@ -208,14 +231,7 @@ func TestHopsTwoRelaysStarved(t *testing.T) {
 	outer := startOuterRelay(t, base)
 	busyLoops(t, 2)
 	const n = 3
-	rep := chainHops(t, c, outer, "starved", n)
-	t.Logf("ttft by hop: %s; stalls %v; verdict %s", hopsText(rep.Pooled), rep.Pooled.Stalls, rep.Verdict.Text)
-	for _, b := range chainChecks(rep, n) {
-		t.Error(b)
-	}
-	if p := rep.Pooled.Stalls; p[hops.OwnerPath]+p[hops.OwnerBoth] != 0 || rep.Verdict.Rule != hops.RuleUpstreamStall {
-		t.Errorf("stalls %v, verdict %+v: want all the upstream's, %s", p, rep.Verdict, hops.RuleUpstreamStall)
-	}
+	chainTried(t, c, outer, "starved", n, upstreamOnly)
 }
 
 // Client ← drip record ← server, with 10% of the relay's data segments to
