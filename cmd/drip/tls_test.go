@@ -250,7 +250,6 @@ func TestOtherToolsFlags(t *testing.T) {
 // line saying drip's, before anything is sent; a misleading suggestion
 // (k6's --vus was offered --out) is gone.
 func TestOtherToolsFlagsPointToDrips(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
