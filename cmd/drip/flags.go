@@ -210,6 +210,13 @@ func (f *requestFlags) buildFor(ctx context.Context, rawURL, model string) (prob
 	if err != nil {
 		return probe.Target{}, probe.Options{}, err
 	}
+	if o.TLS != nil && o.TLS.InsecureSkipVerify && strings.HasPrefix(t.URL, "http://") {
+		// Plain http has no certificate, so -k skips nothing: a warning that
+		// one went unverified would be false.
+		o.TLS = o.TLS.Clone()
+		o.TLS.InsecureSkipVerify = false
+		fmt.Fprintf(f.notes(), "drip: -k/--insecure: %s is plain http, with no certificate to verify\n", probe.RedactURL(t.URL))
+	}
 	return t, o, nil
 }
 

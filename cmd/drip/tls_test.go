@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/driplab/drip/fixtures"
@@ -267,4 +268,22 @@ func TestOtherToolsFlagsPointToDrips(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
 		}
 	}
+}
+
+// -k on a plain http:// URL has no certificate to skip: drip says so
+// once, and neither warns that a certificate went unverified nor marks
+// the summary tls_insecure (it warned on stderr and in the report).
+func TestInsecureOnPlainHTTPSaysItOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := serveInMemory(t, fixtures.NewServer())
+		code, stdout, stderr := drip(t, "run", srv.URL+"/v1/chat/completions", "-m", "fast", "--runs", "1", "-k")
+		if code != exitOK || strings.Contains(stderr, insecureWarning) || strings.Contains(stdout, "NOT verified") ||
+			strings.Count(stderr, "plain http") != 1 {
+			t.Errorf("-k on http://: exit %d, want 0, one note and no warning; stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+		}
+		_, stdout, _ = drip(t, "run", srv.URL+"/v1/chat/completions", "-m", "fast", "--runs", "1", "-k", "--json")
+		if jsonSummary(t, stdout).Workload.TLSInsecure {
+			t.Error("-k on http:// marks the summary tls_insecure")
+		}
+	})
 }
