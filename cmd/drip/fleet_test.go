@@ -281,3 +281,31 @@ func TestMergeSummariesRefusesWhatIsNoSummary(t *testing.T) {
 		}
 	}
 }
+
+// merge --summaries says what it merged, as a merge of records does; with
+// --out it printed nothing at all on success.
+func TestMergeSummariesSaysWhatItMerged(t *testing.T) {
+	synctest.Test(t, testMergeSummariesSaysWhatItMerged)
+}
+
+func testMergeSummariesSaysWhatItMerged(t *testing.T) {
+	srv := serveInMemory(t, fixtures.NewServer())
+	dir := t.TempDir()
+	var paths []string
+	for _, host := range []string{"host-a", "host-b"} {
+		code, stdout, stderr := drip(t, "run", srv.URL, "-m", "fast", "--runs", "3", "--json", "--host-label", host)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d\n%s", host, code, stderr)
+		}
+		paths = append(paths, filepath.Join(dir, host+".json"))
+		if err := os.WriteFile(paths[len(paths)-1], []byte(stdout), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := filepath.Join(dir, "all.json")
+	code, stdout, stderr := drip(t, "merge", "--summaries", paths[0], paths[1], "--out", all)
+	want := "drip: merged 2 summaries (6 streams, 2 hosts: host-a, host-b) into " + all
+	if code != exitOK || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("merge --summaries --out: exit %d, stdout %q, stderr %q; want 0 and %q", code, stdout, stderr, want)
+	}
+}

@@ -25,7 +25,7 @@ func newMergeCmd() *cobra.Command {
 			}
 			switch {
 			case summaries:
-				return fleet.MergeSummaryFiles(cmd.Context(), args, out, cmd.OutOrStdout())
+				return fleet.MergeSummaryFiles(cmd.Context(), args, out, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			case out == "":
 				return usageErr("--out: name the merged record file (merged records are never written to stdout; only --summaries prints there)")
 			}

@@ -41,11 +41,12 @@ func MergeFiles(paths []string, out string, stderr io.Writer) error {
 }
 
 // MergeSummaryFiles pools the drip run --json summaries at paths (drip
-// merge --summaries) and writes the pooled one to out, stdout when empty.
+// merge --summaries), writes the pooled one to out, stdout when empty,
+// and says on stderr what it merged.
 // A file that cannot be read is exit 2, one that opens but is no summary
 // exit 3 (as a record file that does not parse), summaries that cannot be
 // pooled exit 2.
-func MergeSummaryFiles(ctx context.Context, paths []string, out string, stdout io.Writer) error {
+func MergeSummaryFiles(ctx context.Context, paths []string, out string, stdout, stderr io.Writer) error {
 	sums := make([]stats.Summary, len(paths))
 	for i, p := range paths {
 		b, err := userfile.Read(ctx, p, summaryFile, nil)
@@ -66,5 +67,18 @@ func MergeSummaryFiles(ctx context.Context, paths []string, out string, stdout i
 		// names the files should another.
 		return pipeline.Usage("--summaries %s: the merged summary holds a number JSON cannot: %v", sanitize.Line(strings.Join(paths, ", ")), err)
 	}
-	return pipeline.WriteOut(stdout, out, append(b, '\n'))
+	if err := pipeline.WriteOut(stdout, out, append(b, '\n')); err != nil {
+		return err
+	}
+	into := out
+	if into == "" {
+		into = "stdout"
+	}
+	hosts, merged := m.Workload.Hosts, fmt.Sprintf("%d summaries", len(paths))
+	if len(paths) == 1 {
+		merged = "1 summary"
+	}
+	fmt.Fprintf(stderr, "drip: merged %s (%s, %s: %s) into %s\n", merged,
+		stats.Count(m.Streams.Attempted, "stream"), stats.Count(len(hosts), "host"), sanitize.Line(strings.Join(hosts, ", ")), sanitize.Line(into))
+	return nil
 }

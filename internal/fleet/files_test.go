@@ -50,7 +50,7 @@ func TestMergeSummaryFilesRefusals(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{}`), 0o600)
 	for path, want := range map[string]int{filepath.Join(dir, "missing.json"): pipeline.ExitUsage, bad: pipeline.ExitCannot} {
-		err := fleet.MergeSummaryFiles(context.Background(), []string{path}, "", &strings.Builder{})
+		err := fleet.MergeSummaryFiles(context.Background(), []string{path}, "", &strings.Builder{}, &strings.Builder{})
 		if code := exitCode(err); code != want {
 			t.Errorf("%s: exit %d (%v), want %d", filepath.Base(path), code, err, want)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -223,7 +224,7 @@ func TestMergeSummaryFilesRefusesOverflowAndNonFinite(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			err := fleet.MergeSummaryFiles(t.Context(), paths, "", &out)
+			err := fleet.MergeSummaryFiles(t.Context(), paths, "", &out, io.Discard)
 			var ee *pipeline.ExitError
 			if !errors.As(err, &ee) || ee.Code != pipeline.ExitUsage || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want exit 2 saying %q", err, tc.want)
