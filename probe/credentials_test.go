@@ -358,10 +358,10 @@ func TestFrameTextShowsOnlyTheDocumentedResidual(t *testing.T) {
 // record's kept request (--keep-request) has it starred.
 func TestKeptRequestHasTheKeyStarred(t *testing.T) {
 	const key = "sk-Zq7vXw9KpL3mNc8RtY2u"
-	var got string
+	got := make(chan string, 1) // the race detector sees no order in a reply over TCP
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		got = string(b)
+		got <- string(b)
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\ndata: [DONE]\n\n")
 	}))
@@ -375,7 +375,7 @@ func TestKeptRequestHasTheKeyStarred(t *testing.T) {
 	if strings.Contains(kept, "Zq7v") || !strings.Contains(kept, "is "+strings.Repeat("*", len(key))+" valid?") || !json.Valid(rec.Request) {
 		t.Errorf("kept request %s; want the prompt with the key starred, JSON still", kept)
 	}
-	if !strings.Contains(got, "is "+key+" valid?") {
-		t.Errorf("the server got %s; want the prompt as written, key and all", got)
+	if sent := <-got; !strings.Contains(sent, "is "+key+" valid?") {
+		t.Errorf("the server got %s; want the prompt as written, key and all", sent)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/driplab/drip/probe"
@@ -14,9 +15,14 @@ import (
 // so a relay's record can be matched with the client's; NoStreamID sends
 // the request untouched, and a stream of no run sends none.
 func TestStreamSendsItsStreamID(t *testing.T) {
-	var got []string
+	var (
+		mu  sync.Mutex // the race detector sees no order in a reply over TCP
+		got []string
+	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		got = append(got, r.Header.Get(record.StreamHeader)+"|"+r.Header.Get("X-Other"))
+		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n"))
 	}))
@@ -35,6 +41,8 @@ func TestStreamSendsItsStreamID(t *testing.T) {
 			t.Fatalf("status %s", r.Status)
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	want := []string{"a1b2c3-7|kept", "|kept", "|kept"}
 	if len(got) != len(want) {
 		t.Fatalf("requests %q, want %q", got, want)
