@@ -204,7 +204,7 @@ var rules = []rule{
 	},
 	{
 		shape: ShapeServerStalls,
-		hint: fixed("the server paused mid-answer: each silence ended with one frame read alone, nothing merged before drip's socket " +
+		hint: fixed("the server paused mid-answer: each silence ended with frames that came in segments of their own, nothing merged before drip's socket " +
 			"and no segment lost, so nothing on the way held the frames"),
 		when:     func(x *figures) bool { return x.serverStalled() },
 		evidence: func(x *figures) []string { return serverStallEvidence(x.s.Witness) },

@@ -62,7 +62,10 @@ func (x *figures) serverStalled() bool {
 	if w == nil || w.Streams == 0 || w.Silences.Count == 0 {
 		return false
 	}
-	return w.Silences.OneFrame == w.Silences.Count && w.OutOfOrder == 0 && w.Retransmits == 0 &&
+	// A silence the reader ended late, taking frames that had come in
+	// separate segments together, is no hop's either: nothing on the way
+	// merged them.
+	return w.Silences.OneFrame+w.Silences.ReaderMerged == w.Silences.Count && w.OutOfOrder == 0 && w.Retransmits == 0 &&
 		pct(w.SocketMerges, w.Reads) < CoalescedFlagPct
 }
 
@@ -92,7 +95,8 @@ func mergeEvidence(w *WitnessSummary) []string {
 // serverStallEvidence is the server-stalls rule's evidence.
 func serverStallEvidence(w *WitnessSummary) []string {
 	return []string{
-		fmt.Sprintf("the client's kernel: all %d silences ended with a read of one frame", w.Silences.Count),
+		fmt.Sprintf("the client's kernel: all %d silences ended with a read of one frame (%d) or of frames that came in separate segments (%d, the reader's merge)",
+			w.Silences.Count, w.Silences.OneFrame, w.Silences.ReaderMerged),
 		fmt.Sprintf("%d of %d reads (%s) merged frames before the socket (< %g%%)", w.SocketMerges, w.Reads, pctText(pct(w.SocketMerges, w.Reads)), CoalescedFlagPct),
 		fmt.Sprintf("no out-of-order segment and no retransmit over %s", Count(w.Streams, "witnessed stream")),
 	}

@@ -205,3 +205,27 @@ func TestASilenceEndedByOneFrameIsTheServers(t *testing.T) {
 		t.Errorf("shapes %v: want server-stalls, no transport", shapes)
 	}
 }
+
+// TestASilenceTheReaderMergedIsNoHops: a server's 700 ms pause whose end
+// the reader took late, two frames that came in two segments in one
+// read, is still no hop's: nothing was merged before the socket and
+// nothing lost, so the transport hint's proxy is not suspected.
+func TestASilenceTheReaderMergedIsNoHops(t *testing.T) {
+	t.Parallel()
+	var times []float64
+	var frames []int
+	for i := range 30 {
+		t := float64(20 * i)
+		if i >= 15 {
+			t += 700
+		}
+		times, frames = append(times, t), append(frames, 1)
+	}
+	frames[15] = 2 // the read that ended the pause took two segments
+	_, shapes := kernelRun(t, times, frames, func(i int) record.WitnessRead {
+		return record.WitnessRead{LagMS: 0.1, Segs: int32(frames[i])}
+	}, nil)
+	if _, ok := shapes[stats.ShapeServerStalls]; !ok || shapes[stats.ShapeTransport] != "" {
+		t.Errorf("shapes %v: want server-stalls, no transport", shapes)
+	}
+}
