@@ -13,9 +13,12 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// testExchange is an exchange at the given bounds, for its bookkeeping.
+// testExchange is an exchange at the given bounds, for its bookkeeping,
+// with the whole default bound on responses in flight to itself.
 func testExchange(maxBytes, maxFrames int) *exchange {
-	return &exchange{p: &Proxy{o: Options{MaxBytes: maxBytes, MaxFrames: maxFrames}}, x: &record.Exchange{}}
+	p := &Proxy{o: Options{MaxBytes: maxBytes, MaxFrames: maxFrames}}
+	p.responses.give(maxResponsesInFlight)
+	return &exchange{p: p, x: &record.Exchange{}}
 }
 
 type flushWriter interface {

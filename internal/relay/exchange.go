@@ -42,10 +42,14 @@ type exchange struct {
 	rest     io.Reader
 	omitted  string
 	reserved int
-	path     string         // the client's request path, decoded
-	rawPath  string         // the same path as the client wrote it
-	mask     *redact.Masker // the request's credentials, kept out of the record
-	resp     []byte         // the response body as it came, up to MaxBytes
+	// respTaken is what resp took of the bound on responses in flight,
+	// and overResponses says the bound left no room for a read.
+	respTaken     int
+	overResponses bool
+	path          string         // the client's request path, decoded
+	rawPath       string         // the same path as the client wrote it
+	mask          *redact.Masker // the request's credentials, kept out of the record
+	resp          []byte         // the response body as it came, up to MaxBytes
 	// What forwarding saw, for finish: when it began and ended, the reads
 	// and how it ended.
 	start, end time.Time
@@ -206,9 +210,15 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64, seen record.
 		p = p[:max(room, 0)]
 		e.x.Clipped = true
 	}
+	if len(p) > 0 && (e.overResponses || !e.p.responses.take(len(p))) {
+		// Once a read finds no room, none after it is kept either, so the
+		// record keeps a prefix of the body, as --max-bytes does.
+		p, e.x.Clipped, e.overResponses = nil, true, true
+	}
 	if len(p) == 0 {
 		return reads
 	}
+	e.respTaken += len(p)
 	e.resp = append(e.resp, p...)
 	if n := len(reads); n > e.p.o.MaxFrames {
 		reads[n-1] = record.Read{TMS: tms, N: reads[n-1].N + len(p)}
@@ -218,6 +228,14 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64, seen record.
 	}
 	e.up.kept(seen, true, false)
 	return append(reads, record.Read{TMS: tms, N: len(p)})
+}
+
+// dropResponse gives back what the kept response took of the bound on
+// responses in flight, once the record is built from it.
+func (e *exchange) dropResponse() {
+	e.resp = nil
+	e.p.responses.give(e.respTaken)
+	e.respTaken = 0
 }
 
 // fail records an exchange that got no response and tells the client.
@@ -279,10 +297,8 @@ func (e *exchange) finish() {
 		perr = &record.Error{Class: record.ErrRedirect, Status: rec.HTTPStatus, Message: fmt.Sprintf("HTTP %d: a redirect, passed to the client as it came (drip record follows none)", rec.HTTPStatus)}
 	case rec.HTTPStatus >= 300:
 		perr = probe.HTTPError(rec.HTTPStatus, e.retryAfter, body)
-	case e.x.Clipped:
-		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)}
-	case e.mergedReads:
-		perr = &record.Error{Class: record.ErrLimit, Message: fmt.Sprintf("the response came in more than %d reads (--max-frames): the client got all of it, the record keeps the rest as one read, and the frames before it", o.MaxFrames)}
+	case e.overResponses || e.x.Clipped || e.mergedReads:
+		perr = e.limitError()
 	}
 	rec.Error = perr
 	probe.MaskServerWords(rec, e.mask) // an upstream may echo a key in Retry-After too
@@ -294,6 +310,20 @@ func (e *exchange) finish() {
 		// for: it is not incomplete.
 		rec.Status, rec.Complete = record.StatusComplete, true
 	}
+}
+
+// limitError says which bound cut what the record keeps of a response
+// the client got whole.
+func (e *exchange) limitError() *record.Error {
+	o := &e.p.o
+	msg := fmt.Sprintf("the response came in more than %d reads (--max-frames): the client got all of it, the record keeps the rest as one read, and the frames before it", o.MaxFrames)
+	switch {
+	case e.overResponses:
+		msg = fmt.Sprintf("the responses in flight held %d MiB: the client got all of it, the record keeps the first %d bytes", o.MaxResponsesInFlight>>20, len(e.resp))
+	case e.x.Clipped:
+		msg = fmt.Sprintf("the response passed %d bytes (--max-bytes): the client got all of it, the record keeps the first %d", o.MaxBytes, o.MaxBytes)
+	}
+	return &record.Error{Class: record.ErrLimit, Message: msg}
 }
 
 // decodeFrames decodes the kept body into the record's frames, keeping

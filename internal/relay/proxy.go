@@ -35,7 +35,11 @@ const (
 	// maxBodiesInFlight is Options.MaxBodiesInFlight's default: 30
 	// uploads of 33 MB at once would otherwise hold a gigabyte.
 	maxBodiesInFlight = 256 << 20
-	readBufferSize    = 32 << 10
+	// maxResponsesInFlight is Options.MaxResponsesInFlight's default:
+	// eight streams at the default --max-bytes. 40 clients reading a long
+	// stream each held 64 MiB apiece without it, 5.6 GB.
+	maxResponsesInFlight = 512 << 20
+	readBufferSize       = 32 << 10
 )
 
 var (
@@ -62,7 +66,11 @@ type Options struct {
 	// at once; a body that would pass it is forwarded, not kept (0:
 	// 256 MiB).
 	MaxBodiesInFlight int
-	RunID             string
+	// MaxResponsesInFlight bounds the response bytes all exchanges keep
+	// at once; past it a record keeps what came before, marked limit,
+	// and the client still gets every byte (0: 512 MiB).
+	MaxResponsesInFlight int
+	RunID                string
 	// Live keeps each stream's read times by its record.StreamHeader id
 	// while it runs, for HopsHandler (drip record --hops-addr).
 	Live bool
@@ -89,6 +97,7 @@ type Proxy struct {
 	// bodies is what is left of MaxBodiesInFlight; held is the bytes of
 	// bodies the exchanges written held, since memory was last returned.
 	bodies    budget
+	responses budget // what is left of MaxResponsesInFlight
 	held      atomic.Int64
 	returning atomic.Bool // a return of memory is under way
 	start     time.Time
@@ -147,8 +156,12 @@ func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy
 	if o.MaxBodiesInFlight <= 0 {
 		o.MaxBodiesInFlight = maxBodiesInFlight
 	}
+	if o.MaxResponsesInFlight <= 0 {
+		o.MaxResponsesInFlight = maxResponsesInFlight
+	}
 	p := &Proxy{o: o, wallClock: wallClock, upstreamSecrets: redact.URLValues(o.Upstream.String()), ctx: ctx, sink: sink, start: o.Clock()}
 	p.bodies.give(o.MaxBodiesInFlight)
+	p.responses.give(o.MaxResponsesInFlight)
 	if o.Live {
 		p.live = newLive()
 	}
@@ -233,6 +246,7 @@ func (p *Proxy) drain() {
 		e.finish()
 		p.held.Add(int64(len(e.resp) + e.reserved))
 		e.dropBody()
+		e.dropResponse()
 		p.emit(e.rec)
 		p.wg.Done()
 		p.returnMemory(returnAfter)
