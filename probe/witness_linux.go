@@ -129,6 +129,7 @@ func (c *witnessConn) recv(fd uintptr) bool {
 	c.n, c.errno = int(n), errno
 	if errno == 0 {
 		c.witness(fd)
+		raceAcquire(fd)
 	}
 	return true
 }
