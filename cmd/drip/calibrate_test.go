@@ -19,6 +19,7 @@ import (
 // the server's CPU apart, and ends the server process with the command;
 // every line fits 80 columns.
 func TestCalibrateServerProcRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -234,6 +234,7 @@ func (c chaosClient) hangUp(ctx context.Context) {
 // chaosRSSBound once the load ended. BenchmarkRecordChaos runs it for 30 s.
 // Today's drip record held SIGTERM while a client stalled its body.
 func TestRecordChaosRealBinary(t *testing.T) {
+	t.Parallel()
 	f := recordChaos(t, 200, 3*time.Second)
 	checkChaos(t, f)
 }

@@ -16,6 +16,7 @@ func recordFile(name string) string {
 }
 
 func TestCompareExitCodes(t *testing.T) {
+	t.Parallel()
 	steady, stall := recordFile("steady.jsonl"), recordFile("stall.jsonl")
 	for _, c := range []struct {
 		name   string
@@ -48,6 +49,7 @@ func TestCompareExitCodes(t *testing.T) {
 }
 
 func TestCompareJSON(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := drip(t, "compare", recordFile("steady.jsonl"), recordFile("stall.jsonl"), "--json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

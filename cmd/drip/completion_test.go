@@ -14,6 +14,7 @@ import (
 // Shell completion offers drip's own values (cobra's __complete is what
 // the generated bash/zsh/fish scripts call).
 func TestCompletionOffersDripValues(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -47,6 +48,7 @@ func TestCompletionOffersDripValues(t *testing.T) {
 // command itself, or on the drip command the text quotes it with ('drip
 // run --out'). No line of its text is wider than helpWidth.
 func TestEveryCommandHasAnExample(t *testing.T) {
+	t.Parallel()
 	root := newRoot()
 	root.InitDefaultVersionFlag() // cobra adds --version and --help as it runs
 	var walk func(c *cobra.Command)

@@ -95,6 +95,7 @@ func TestRunConfigErrorsNameTheLine(t *testing.T) {
 // sorted order); request.header still adds to it, since only the command
 // line's flags win over the file.
 func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []string
 	fx := fixtures.NewServer()
@@ -120,6 +121,7 @@ func TestRunConfigHeadersAndRequestHeaderBothGo(t *testing.T) {
 // line, rather than being set once per element (runs = [1, 3] ran 3);
 // internal/config's TestArrays has the list flags.
 func TestRunConfigArrays(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := drip(t, "run", "--config", writeConfig(t, "targets = [\"http://127.0.0.1:1\"]\n[workload]\nruns = [1, 3]\n"))
 	if want := "drip.toml:3: workload.runs: --runs takes one value"; code != exitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("runs = [1, 3]: exit %d, stderr %q; want 2 and %q", code, stderr, want)
@@ -130,6 +132,7 @@ func TestRunConfigArrays(t *testing.T) {
 // [workload], not at the top-level runs before it; a dotted key or an
 // inline table is named at its line too (it named the file alone).
 func TestRunConfigErrorNamesTheKeysOwnLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ text, msg string }{
 		{"runs = 2\ntargets = [\"http://127.0.0.1:1\"]\n[workload]\nruns = 3\n", "drip.toml:4: workload.runs: --runs is set twice"},
 		{"targets = [\"http://127.0.0.1:1\"]\n[request]\nmodel = \"a\"\n[workload]\nmodel = \"b\"\n", "drip.toml:5: workload.model: --model is set twice"},
@@ -148,6 +151,7 @@ func TestRunConfigErrorNamesTheKeysOwnLine(t *testing.T) {
 // Authorization" became the header X-A with "Authorization: <the secret>"
 // as its value, sent where no redaction looks for a credential.
 func TestRunConfigRefusesAHeaderNameThatIsNoToken(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); http.NotFound(w, r) }))
 	defer srv.Close()

@@ -76,6 +76,7 @@ type docCommand struct {
 }
 
 func TestDocumentedCommandsRunOffline(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and runs every documented command (about a minute)")
 	}
@@ -563,6 +564,7 @@ func dripBinary(t testing.TB) string {
 
 // The extraction itself, on lines shaped like the docs'.
 func TestDocCommandParsing(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		line string
 		ok   bool

@@ -136,6 +136,7 @@ func splitKeyServer(t *testing.T) *httptest.Server {
 // the answer with the key masked but for what stood before a split
 // within its first redact.MinPrefix-1 bytes.
 func TestNoKeyTheModelSaysSplitAcrossFramesInRunOutput(t *testing.T) {
+	t.Parallel()
 	srv := splitKeyServer(t)
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	code, stdout, stderr := drip(t, "run", srv.URL+"/v1/chat/completions", "-m", "m", "--runs", "1",

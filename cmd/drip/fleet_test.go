@@ -130,6 +130,7 @@ func testMergeSaysTheDripVersions(t *testing.T) {
 // codes hold: a missing file is a usage error (2), a file without a
 // record could not be read as a run (3).
 func TestCompareAndMergeExitCodesAsTheirHelpSays(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty, missing := filepath.Join(dir, "empty.jsonl"), filepath.Join(dir, "missing.jsonl")
 	if err := os.WriteFile(empty, nil, 0o600); err != nil {
@@ -189,6 +190,7 @@ func testMergeNamesAHostThatSentNothingGood(t *testing.T) {
 // without its control sequences: gone, payload and all, not the inert
 // ^[]0;owned^G that stderr's backstop would make of them.
 func TestOTLPRejectionsArePrintedSafely(t *testing.T) {
+	t.Parallel()
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, "{\"message\":\"rejected \x1b]0;owned\x07\x1b[31mred\"}")
@@ -239,6 +241,7 @@ func TestOTLPCollectorsEchoedCredentialIsMasked(t *testing.T) {
 // to 4 MiB of it into its error) is a few bounded lines on stderr, not a
 // line for each line of the page.
 func TestOTLPRejectionWithALongBodyIsCutShort(t *testing.T) {
+	t.Parallel()
 	page := "<html>\n<body>\n" + strings.Repeat("<p>the receiver is not accepting pushes</p>\n", 1<<20/44) + "</body>\n</html>\n"
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -269,6 +272,7 @@ func TestOTLPRejectionWithALongBodyIsCutShort(t *testing.T) {
 // JSON, "{}", a compare --json) is exit 3 naming the file, as a record
 // file that does not parse; "{}" was a workload difference with target "".
 func TestMergeSummariesRefusesWhatIsNoSummary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{"notjson.json": "not json", "empty-object.json": "{}", "compare.json": `{"v":1,"baseline":"A","runs":[]}`} {
 		path := filepath.Join(dir, name)

@@ -12,6 +12,7 @@ import (
 // them) lists in its --help the llm.* gate names it accepts: the same list,
 // drip run's.
 func TestFailIfCommandsListTheLLMGateNames(t *testing.T) {
+	t.Parallel()
 	var with []string
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -33,6 +33,7 @@ func writeRecordFile(t *testing.T, path string, recs ...*record.Record) string {
 // the stall both made (the server's 700 ms stall in it) and the server's
 // 300 ms stall; --json says the same.
 func TestHopsOwnsEachStall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, r := recordtest.Hops(t)
 	client := writeRecordFile(t, filepath.Join(dir, "client.jsonl"), c)
@@ -57,6 +58,7 @@ func TestHopsOwnsEachStall(t *testing.T) {
 // Two relays in a chain: drip hops puts the client's stream beside each
 // relay file's exchange, a row for each, and refuses neither.
 func TestHopsBesideTwoRelays(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, r := recordtest.Hops(t)
 	client := writeRecordFile(t, filepath.Join(dir, "client.jsonl"), c)
@@ -74,6 +76,7 @@ func TestHopsBesideTwoRelays(t *testing.T) {
 // a relay file whose ids and bodies match no stream of the client's, and
 // a relay's file given as the client's.
 func TestHopsRefusesFilesThatDoNotBelong(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, r := recordtest.Hops(t)
 	client := writeRecordFile(t, filepath.Join(dir, "client.jsonl"), c)

@@ -71,6 +71,7 @@ func streamThrough(addr, id string) error {
 // 256 do not stop it serving its own clients: the endpoint takes
 // hopsConns of them, the rest wait in the kernel's backlog.
 func TestRecordServesPast250IdleHopsClients(t *testing.T) {
+	t.Parallel()
 	_, addr, hopsAddr := startHopsRecord(t, 256)
 	var idle []net.Conn
 	for range 250 {
@@ -95,6 +96,7 @@ func TestRecordServesPast250IdleHopsClients(t *testing.T) {
 // 300 requests with ids of 1 MB leave a relay with --hops-addr under
 // 400 MB of RSS at its peak: no id that long is kept for the endpoint.
 func TestRecordHopsHoldsNoMegabyteIDs(t *testing.T) {
+	t.Parallel()
 	pid, addr, _ := startHopsRecord(t, 0)
 	var wg sync.WaitGroup
 	errs := make(chan error, 300)

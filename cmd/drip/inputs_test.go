@@ -16,6 +16,7 @@ import (
 // holds nothing — is a usage error in every command, as a missing one is
 // (docs/security.md, Exit codes): exit 2 naming it, nothing sent.
 func TestAnUnreadableInputFileIsExit2InEveryCommand(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); http.NotFound(w, r) }))
 	defer srv.Close()
@@ -48,6 +49,7 @@ func TestAnUnreadableInputFileIsExit2InEveryCommand(t *testing.T) {
 // --summaries (stdout), and its --help says so: it once said "default:
 // stdout" while a record merge without --out was refused.
 func TestMergeOutIsWhatItsHelpSays(t *testing.T) {
+	t.Parallel()
 	usage := newRoot().Commands()
 	var help string
 	for _, c := range usage {
@@ -84,6 +86,7 @@ func sparse(t *testing.T, name string, n int64) string {
 // the limit and the kind: a 1 GiB config once cost 5.3 GB, and --body and
 // --prompt-file sent whatever they were given.
 func TestEveryUserFileIsHeldToItsKindsLimit(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); http.NotFound(w, r) }))
 	defer srv.Close()

@@ -87,6 +87,7 @@ func testRunTextReportShowsN(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run"},
 		{"run", "http://x", "--fail-if", "nonsense"},
@@ -110,6 +111,7 @@ func TestUsageErrors(t *testing.T) {
 // A wrong number of arguments is a usage error that shows the command's
 // usage line and points at its help.
 func TestArgumentCountErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -128,6 +130,7 @@ func TestArgumentCountErrors(t *testing.T) {
 }
 
 func TestRunUnreachableCannotGo(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	u := srv.URL
 	srv.Close()

@@ -8,6 +8,7 @@ import (
 )
 
 func TestManWritesAPagePerCommand(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "man")
 	if code, _, stderr := drip(t, "man", "--dir", dir); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -14,6 +14,7 @@ import (
 // be written (/dev/full: ENOSPC on every write), fails with exit 3 and
 // names the flag, instead of exiting 0 with the data lost.
 func TestFailedWriteIsExit3InEveryCommand(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
@@ -49,6 +50,7 @@ func TestFailedWriteIsExit3InEveryCommand(t *testing.T) {
 // A record or summary file given to read that is not there is the
 // caller's mistake: exit 2 naming it, merge --summaries as every other.
 func TestMissingSummaryIsUsage(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := drip(t, "merge", "--summaries", filepath.Join(t.TempDir(), "missing.json"))
 	if code != exitUsage || !strings.Contains(stderr, "missing.json") {
 		t.Errorf("exit %d %q; want 2 naming the file", code, stderr)

@@ -76,6 +76,7 @@ func waitExit(t testing.TB, cmd *exec.Cmd, limit time.Duration) time.Duration {
 // written. Today's drip record went on accepting, said "1 exchange …
 // written", and exited 143 after the signal.
 func TestRecordStopsAtTheFirstFailedWrite(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
@@ -110,6 +111,7 @@ func TestRecordStopsAtTheFirstFailedWrite(t *testing.T) {
 // before sending, how many streams send the mask; the server gets the
 // body as recorded. Today's replay said nothing.
 func TestReplaySaysItSendsMaskedBodies(t *testing.T) {
+	t.Parallel()
 	var got []string
 	var mu sync.Mutex
 	fx := fixtures.NewServer()
@@ -138,6 +140,7 @@ func TestReplaySaysItSendsMaskedBodies(t *testing.T) {
 // so is one that never sends its request's headers. Today's drip record
 // kept the first open for ever.
 func TestRecordClosesIdleConnections(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	fx := httptest.NewServer(fixtures.NewServer())
 	defer fx.Close()

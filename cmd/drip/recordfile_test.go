@@ -32,6 +32,7 @@ func readers(t *testing.T, file, good, dir string) [][]string {
 // file (and the line, where there is one), the same words in each, and
 // nothing of the file's bytes raw.
 func TestEveryCommandRefusesAnUnusableRecordFileAlike(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := writeRecording(t, "/v1/chat/completions")
 	goodLine, err := os.ReadFile(good)

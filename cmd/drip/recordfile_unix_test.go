@@ -12,6 +12,7 @@ import (
 // A FIFO no one writes to is read as empty by every command, at once: an
 // open that waited for a writer would hang where Ctrl-C cannot reach it.
 func TestEveryCommandReadsAFIFOWithNoWriterAsEmpty(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {

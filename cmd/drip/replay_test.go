@@ -50,6 +50,7 @@ func tempRecords(t *testing.T, recs []*record.Record) string {
 // failures named by class, whatever the gates say; a key it echoes back is
 // in no line drip prints.
 func TestReplayAgainstAServerThatFailsEverything(t *testing.T) {
+	t.Parallel()
 	const key = "sk-REPLAY-H-SECRET-1"
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		msg, _ := json.Marshal(map[string]any{"error": map[string]string{"message": "Incorrect API key provided: " + r.Header.Get("Authorization")}})
@@ -75,6 +76,7 @@ func TestReplayAgainstAServerThatFailsEverything(t *testing.T) {
 // names the flag or the file, exit 2 for a usage error, 3 for input that
 // cannot be used or a server that cannot be reached, and no panic.
 func TestRecordReplayExportBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{"empty.jsonl": "", "truncated.jsonl": `{"v":1,"run_id":"r","seq":0,"exchange":{"meth`, "binary.jsonl": "\x00\xff\xfe\x01garbage"}
 	for name, content := range files {
@@ -162,6 +164,7 @@ func TestRecordReplayExportBadInput(t *testing.T) {
 // is the one workload difference it does not warn of. Another one (the
 // recording's drip version here) is still warned, in text and in --json.
 func TestReplayWarnsOfEveryWorkloadDifferenceButTheTarget(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	var recs []*record.Record
@@ -224,6 +227,7 @@ func TestRecordKeepsAnEarlierRecordingUnderTheDefaultName(t *testing.T) {
 // use instead. Against the origin, or a path the recorded ones do not
 // start with, it says nothing.
 func TestReplayWarnsWhenAgainstRepeatsTheRecordedBasePath(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	rec := writeRecording(t, "/v1/chat/completions", "/v1/chat/completions?x=1")
@@ -292,6 +296,7 @@ func TestReplaySendsOnlyPOSTAndGETUnlessAllowed(t *testing.T) {
 // (no drip record writes one) is refused naming the header, nothing sent:
 // each stream failed as "reset", a transport error that named nothing.
 func TestReplayRefusesARecordedHeaderNameThatIsNoToken(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
@@ -308,6 +313,7 @@ func TestReplayRefusesARecordedHeaderNameThatIsNoToken(t *testing.T) {
 // stderr how closely it kept to it, as run's open loop does in its
 // report; a closed loop (--concurrency) has no schedule and says nothing.
 func TestReplaySaysItsScheduleLag(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	rec := writeRecording(t, "/v1/chat/completions", "/v1/chat/completions")

@@ -30,6 +30,7 @@ import (
 )
 
 func TestRunWorkloadUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	dup := filepath.Join(dir, "dup.jsonl")
 	os.WriteFile(dup, []byte(`{"id":"p1","prompt":"x"}`+"\n"), 0o600)
@@ -117,6 +118,7 @@ func testRunOpenLoopReport(t *testing.T) {
 // streams in flight, keeps every finished record and the canceled partial
 // ones as valid JSON Lines, prints the summary and exits within 2 s.
 func TestRunInterruptRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	dir := t.TempDir()
 	fx := exec.Command(bin, "fixtures", "serve", "--addr", "127.0.0.1:0")
@@ -329,6 +331,7 @@ func testRunScreenQuit(t *testing.T, ctx context.Context, quitKey tea.KeyPressMs
 // unless it carries an error's message: stalls and a long prompt id (cut
 // with …) included; the warmup streams are under a line saying so.
 func TestProgressLinesNumberStreamsAsTheScreens(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	prompts := filepath.Join(t.TempDir(), "prompts.jsonl")

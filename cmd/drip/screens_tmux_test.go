@@ -75,6 +75,7 @@ func (p *tmuxPane) keys(k string) {
 // nothing), so the figures stay in the scrollback; a tour of the demo's
 // scenarios prints one table, a row per scenario (356 lines before).
 func TestScreensPrintTheirSummaryOnQuit(t *testing.T) {
+	t.Parallel()
 	t.Run("view", func(t *testing.T) {
 		p := newTmuxPane(t, "view", recordFile("stall.jsonl"))
 		p.waitFor("file stall.jsonl")

@@ -54,6 +54,7 @@ func TestRunDataSendsTheBodyAsIs(t *testing.T) {
 }
 
 func TestRunExtraBodyMergesIntoTheGeneratedBody(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	recs, bodies := shapedRecords(t, srv.URL, "-m", "steady", "--runs", "1",
@@ -69,6 +70,7 @@ func TestRunExtraBodyMergesIntoTheGeneratedBody(t *testing.T) {
 }
 
 func TestRunSyntheticLengths(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	recs, bodies := shapedRecords(t, srv.URL, "-m", "steady", "--runs", "4", "--seed", "7",
@@ -103,6 +105,7 @@ func TestRunSyntheticLengths(t *testing.T) {
 }
 
 func TestRunShapingUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	body := filepath.Join(dir, "b.json")
 	os.WriteFile(body, []byte(`{}`), 0o600)

@@ -54,6 +54,7 @@ func streamsOf(recs []*record.Record) []stream {
 // their records have the single agent's accounting, prompt order, seqs
 // and (open loop) schedule.
 func TestShardedRunEqualsOneAgent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary and runs it as four processes")
 	}

@@ -44,6 +44,7 @@ func testRunSLOGoodput(t *testing.T) {
 }
 
 func TestRunSLOUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		msg  string

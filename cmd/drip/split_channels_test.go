@@ -67,6 +67,7 @@ func crossChannelServer(t *testing.T) *httptest.Server {
 // key masked but for what stood before a split within its first
 // redact.MinPrefix-1 bytes.
 func TestNoKeyTheModelSplitsAcrossReasoningAndAnswerInRunOutput(t *testing.T) {
+	t.Parallel()
 	srv := crossChannelServer(t)
 	var want strings.Builder
 	for _, at := range channelSplits {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestSweepUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -217,6 +218,7 @@ func testSweepGoodput(t *testing.T) {
 // the line used to go to a discarded writer, leaving the user to guess the
 // port of :0.
 func TestSweepSaysWhereMetricsAre(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	code, _, stderr := drip(t, "run", srv.URL, "-m", "fast", "--concurrency", "1,2", "--runs-per-level", "2", "--metrics-addr", "127.0.0.1:0", "--no-tui")

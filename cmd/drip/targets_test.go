@@ -18,6 +18,7 @@ import (
 // URL in order, several with one URL (a target per model), and a clear
 // usage error otherwise.
 func TestTargetsPairing(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		urls, models []string
 		want         []string // "model@host" per target

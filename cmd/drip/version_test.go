@@ -11,6 +11,7 @@ import (
 )
 
 func TestVersionNamesVersionCommitAndGo(t *testing.T) {
+	t.Parallel()
 	code, byCmd, _ := drip(t, "version")
 	_, byFlag, _ := drip(t, "--version")
 	if code != exitOK || byCmd != byFlag {
@@ -25,6 +26,7 @@ func TestVersionNamesVersionCommitAndGo(t *testing.T) {
 // -buildvcs=false, carries no commit; drip version names the checkout's
 // HEAD, read with git, and says where it came from.
 func TestVersionFallsBackToGit(t *testing.T) {
+	t.Parallel()
 	git := testenv.LookPath(t, "git", "apt-get install -y git")
 	if id := buildinfo.Read(); id.Commit != "" {
 		t.Skipf("this build is stamped (commit %s): no fallback to test", id.Commit)

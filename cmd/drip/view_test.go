@@ -51,6 +51,7 @@ func testViewTextReportWarmup(t *testing.T) {
 // says the body is not a stream, and how to ask for one, rather than
 // leaving "incomplete" unexplained.
 func TestRunNonStreamingServerHint(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"chat.completion","choices":[{"message":{"role":"assistant","content":"All at once."}}]}`)
