@@ -55,6 +55,9 @@ func records(t *testing.T) []*record.Record {
 			t.Fatal(err)
 		}
 	}
+	for i, r := range recs[:5] { // the usage report's prompt length and the server's own wait
+		r.InputTokens, r.HeldMS = new(12+i), new(3.5+float64(i))
+	}
 	return recs
 }
 
@@ -130,12 +133,18 @@ func TestPrometheusCountsWhatTheSummaryCounts(t *testing.T) {
 }
 
 // Every registry metric sent is a histogram on /metrics with the
-// summary's count and sum.
+// summary's count and sum, the prompt's length and the server's held time
+// among them (a dashboard could show neither).
 func TestPrometheusHasEveryRegistryMetric(t *testing.T) {
 	t.Parallel()
 	recs := records(t)
 	s := summary(recs)
 	got := scrapeRun(t, recs)
+	for _, name := range []string{"drip_input_tokens_count", "drip_held_seconds_count"} {
+		if got[name] != 4 {
+			t.Errorf("%s = %v, want the 4 measured streams that have one", name, got[name])
+		}
+	}
 	for _, m := range stats.MetricsIn(stats.InTelemetry) {
 		name, div := "drip_"+m.Key, 1.0
 		if m.Unit == "ms" {
