@@ -160,7 +160,7 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 		n, rerr := body.Read(buf)
 		now := o.Clock() // the upstream arrival time: stamp before anything else
 		if n > 0 {
-			seen := e.up.read(now) // the stamp's twin: a copy of what the kernel said at the socket's latest read
+			seen := e.up.read(now) // the stamp's twin: the kernel's receive time of the socket's latest read
 			// The client first, the bookkeeping after: nothing the record
 			// needs stands between an upstream read and the client.
 			// The upstream is silent only while it is read: a write the

@@ -41,13 +41,14 @@ func witnessUpstream(conn net.Conn, wallClock bool, tms float64) *upstreamWitnes
 	return &upstreamWitness{rw: rw, tcp: []record.TCPSample{rw.Sample(record.TCPAtHeaders, tms)}}
 }
 
-// read takes the kernel's account of the read that returned at now; a nil
-// witness gives nothing.
+// read takes the kernel's stamp of the read that returned at now, its lag
+// alone: it comes before the bytes go on to the client, so it asks the
+// kernel nothing more (no TCP_INFO). A nil witness gives nothing.
 func (u *upstreamWitness) read(now time.Time) record.WitnessRead {
 	if u == nil {
 		return record.WitnessRead{}
 	}
-	return u.rw.Read(now)
+	return u.rw.ReadStamp(now)
 }
 
 // kept follows keep: added says it added a read, merged that it merged
