@@ -12,8 +12,8 @@ const aliasHelp = `Flags from other tools: --request-rate (vLLM, AIPerf) is --ra
 curl's --data-raw is -d. curl's -N and AIPerf's --streaming are accepted
 and change nothing: drip streams every request and reads it unbuffered.
 -k/--insecure, --cacert and --cert/--key are curl's TLS flags. Other
-tools' flags drip spells another way (--url, --endpoint-type, -X,
---max-time, --api-key, …) get a line that says drip's.`
+tools' flags drip spells another way (AIPerf's URL and endpoint type,
+curl's method and time limit, …) get a line that says drip's.`
 
 // registerNoBuffer accepts curl's -N and AIPerf's --streaming, which
 // change nothing: drip streams every request and never buffers one.
