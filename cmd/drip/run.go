@@ -307,8 +307,9 @@ Redirects are followed only to the same origin (307/308);
 --follow-redirects takes another origin, without credential headers.
 
 Exit codes: 0 ok, 1 a --fail-if gate tripped, 2 usage error (nothing is
-sent), 3 no measured stream completed or the run could not be carried out
-(the report is still printed), 130/143 after SIGINT/SIGTERM. See
+sent), 3 no measured stream completed (of any one target, with several) or
+the run could not be carried out (the report is still printed), 130/143
+after SIGINT/SIGTERM. See
 docs/security.md.
 
 A base URL with no path, or ending in /v1 as OPENAI_BASE_URL does, gets the

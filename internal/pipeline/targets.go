@@ -140,7 +140,24 @@ func (t *Targets) Report(stdout, stderr io.Writer, gates []stats.Gate, wl func(i
 	for i, f := range t.Files {
 		fmt.Fprintf(stderr, "drip: %d records written to %s\n", len(t.P[i].Records()), f)
 	}
-	return t.judge(stderr, gates)
+	tripped := t.judge(stderr, gates)
+	if err := t.noneCompleted(); err != nil {
+		return err
+	}
+	return tripped
+}
+
+// noneCompleted is exit 3 naming the first target none of whose measured
+// streams completed, as that target run alone would end, unless the user
+// stopped one of its streams.
+func (t *Targets) noneCompleted() error {
+	for i, p := range t.P {
+		s := p.agg.Summary(stats.Workload{})
+		if st := s.Streams; st.Attempted > 0 && st.Completed == 0 && st.Canceled == 0 {
+			return Cannot(fmt.Errorf("%s %s: %v", compare.Letter(i), t.Names[i], p.noneCompleted(&s)))
+		}
+	}
+	return nil
 }
 
 // judge prints each target's gate verdicts; ErrGateTripped when one
