@@ -97,9 +97,10 @@ func parse(ctx context.Context, path, text string) (map[string]any, error) {
 		err  error
 	}
 	done := make(chan result, 1)
+	decode := decodeTOML // read here: a parse given up on may outlive a test's swap of it
 	go func() {
 		var tree map[string]any
-		_, err := decodeTOML(text, &tree)
+		_, err := decode(text, &tree)
 		done <- result{tree, err}
 	}()
 	timeout := time.NewTimer(readTimeout)
