@@ -27,6 +27,9 @@ type client struct {
 	mu   sync.Mutex
 	over bool // cut: every wait ends now
 	done bool // the handler returned: the connection is the server's again
+	// deadline is the latest wait's end: a write that failed on a deadline
+	// at or past it was the client's to take, whatever cut it after.
+	deadline time.Time
 }
 
 func (p *Proxy) watchClient(w http.ResponseWriter) *client {
@@ -38,7 +41,8 @@ func (c *client) wait(set func(time.Time) error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.done && !c.over {
-		set(time.Now().Add(c.idle))
+		c.deadline = time.Now().Add(c.idle)
+		set(c.deadline)
 	}
 }
 
@@ -82,10 +86,12 @@ func (c *client) release() {
 // stopping (ctx), or a client that went away.
 func (c *client) gone(ctx context.Context, r *http.Request, err error) *record.Error {
 	c.mu.Lock()
-	cut := c.over
+	// The server cancels the request once a write fails, and that cuts
+	// the client: a cut after the deadline passed does not say who ended it.
+	idle := !c.over || !time.Now().Before(c.deadline)
 	c.mu.Unlock()
 	switch {
-	case errors.Is(err, os.ErrDeadlineExceeded) && !cut:
+	case errors.Is(err, os.ErrDeadlineExceeded) && idle:
 		return &record.Error{Class: record.ErrCanceled, Message: "the client read nothing for the idle timeout: drip record let it go"}
 	case ctx.Err() != nil:
 		return classify(ctx, r, err)
