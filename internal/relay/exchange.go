@@ -223,10 +223,10 @@ func (e *exchange) keep(reads []record.Read, p []byte, tms float64, seen record.
 	if n := len(reads); n > e.p.o.MaxFrames {
 		reads[n-1] = record.Read{TMS: tms, N: reads[n-1].N + len(p)}
 		e.mergedReads, e.merged = true, n-1
-		e.up.kept(seen, false, true)
+		e.up.mergeLast(seen)
 		return reads
 	}
-	e.up.kept(seen, true, false)
+	e.up.add(seen)
 	return append(reads, record.Read{TMS: tms, N: len(p)})
 }
 

@@ -51,18 +51,22 @@ func (u *upstreamWitness) read(now time.Time) record.WitnessRead {
 	return u.rw.ReadStamp(now)
 }
 
-// kept follows keep: added says it added a read, merged that it merged
-// this one into the last.
-func (u *upstreamWitness) kept(r record.WitnessRead, added, merged bool) {
-	switch {
-	case u == nil:
-	case added:
+// add keeps the account of a read keep added.
+func (u *upstreamWitness) add(r record.WitnessRead) {
+	if u != nil {
 		u.reads = append(u.reads, r)
-	case merged && len(u.reads) > 0:
-		last := &u.reads[len(u.reads)-1]
-		r.Segs, r.OutOfOrder, r.Retransmits = r.Segs+last.Segs, r.OutOfOrder+last.OutOfOrder, r.Retransmits+last.Retransmits
-		*last = r // the merged read has the last one's time, so its lag
 	}
+}
+
+// mergeLast keeps the account of a read keep merged into the last one:
+// the merged read has the last one's time, so its lag.
+func (u *upstreamWitness) mergeLast(r record.WitnessRead) {
+	if u == nil || len(u.reads) == 0 {
+		return
+	}
+	last := &u.reads[len(u.reads)-1]
+	r.Segs, r.OutOfOrder, r.Retransmits = r.Segs+last.Segs, r.OutOfOrder+last.OutOfOrder, r.Retransmits+last.Retransmits
+	*last = r
 }
 
 // witness is the record's account, sampled once more at the end (tms);
