@@ -18,8 +18,14 @@
 // floor client (floor.go, a raw socket per stream stamping each read and
 // nothing else), and drip's stamp error is given over the floor's.
 //
+// With -witness-off each timing pass is paired with one without the
+// kernel witness, and drip's CPU per frame is given as a ratio. With
+// -rounds the witness-off pass goes first in every other round, because
+// a process's first pass costs a few percent more than its second.
+//
 //	go run ./bench/load -streams 1000
 //	go run ./bench/load -streams 1000 -tui -rounds 3
+//	go run ./bench/load -streams 1000 -witness-off -rounds 6
 //	go run ./bench/load -streams 10000 -floor
 package main
 
@@ -79,7 +85,7 @@ func main() {
 	inproc := flag.Bool("inproc", false, "run the fixture server in this process")
 	serve := flag.Bool("serve", false, "be the fixture server, printing its URL (the child process; or a server for -pair)")
 	withTUIFlag := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
-	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each")
+	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each; with -witness-off: witness on and off passes, the first of each round alternated")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
 	flag.StringVar(&traceFile, "trace", "", "write a runtime trace (go tool trace) of the same passes and window as -cpuprofile to this file")
 	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile or -trace: start profiling this long into each pass (9.5s: the end burst only)")
@@ -198,22 +204,26 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 	modes := []bool{false}
 	if withTUI {
 		modes = []bool{false, true}
-	} else {
+	} else if !witnessOff {
 		rounds = 1
 	}
+	var cost witnessCost
 	// Headless and run-screen passes alternate, so both meet the same load
 	// from whatever else runs on the machine.
 	for r := range rounds {
 		for _, tuiOn := range modes {
-			fmt.Printf("\n== round %d · %s · load average %s", r+1, modeName(tuiOn), loadavg())
 			// Pass 1 times the run, with nothing but the run itself.
+			noWitness = witnessOff && r%2 == 1
+			witness := map[bool]string{true: " · the kernel witness off", false: ""}[noWitness]
+			fmt.Printf("\n== round %d · %s%s · load average %s", r+1, modeName(tuiOn), witness, loadavg())
 			t1, drip, err := timingPass(base, scenario, n, tuiOn)
+			noWitness = false
 			if err != nil {
 				return err
 			}
 			fmt.Print(t1)
 			if witnessOff {
-				if err := witnessRatio(base, scenario, n, r, tuiOn, drip); err != nil {
+				if err := cost.pass(base, scenario, n, r, tuiOn, drip); err != nil {
 					return err
 				}
 			}
@@ -227,6 +237,7 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 			}
 		}
 	}
+	cost.print()
 	// Pass 2 measures memory, with a forced GC at two points mid-run (kept out of
 	// the timing passes so it cannot disturb the stamps).
 	for _, tuiOn := range modes {
@@ -848,20 +859,56 @@ func abs(v float64) float64 {
 	return v
 }
 
-// witnessRatio runs the timing pass again with the kernel witness off and
-// prints drip's CPU per frame with it over without it.
-func witnessRatio(base, scenario string, n, round int, tuiOn bool, with pairReport) error {
-	fmt.Printf("\n== round %d · %s, the kernel witness off · load average %s", round+1, modeName(tuiOn), loadavg())
-	noWitness = true
-	t, without, err := timingPass(base, scenario, n, tuiOn)
+// witnessCost gathers drip's CPU per frame with the kernel witness on and
+// off, a pair of timing passes a round. The pass that runs first in a
+// process costs a few percent more than the same pass run second, so odd
+// rounds run the witness-off pass first: over an even number of rounds
+// the order's share cancels.
+type witnessCost struct {
+	on, off []float64 // µs per frame, a pass each
+}
+
+// pass runs the timing pass again with the kernel witness off and prints
+// the round's ratio. In odd rounds the pass already run (with) had the
+// witness off and this one has it on.
+func (c *witnessCost) pass(base, scenario string, n, round int, tuiOn bool, with pairReport) error {
+	offFirst := round%2 == 1
+	fmt.Printf("\n== round %d · %s · the kernel witness %s · load average %s", round+1, modeName(tuiOn),
+		map[bool]string{true: "on", false: "off"}[offFirst], loadavg())
+	noWitness = !offFirst
+	t, other, err := timingPass(base, scenario, n, tuiOn)
 	noWitness = false
 	if err != nil {
 		return err
 	}
 	fmt.Print(t)
-	per := func(p pairReport) float64 {
-		return float64(p.cpu.total().Nanoseconds()) / 1e3 / float64(max(p.frames, 1))
+	on, off := perFrame(with), perFrame(other)
+	if offFirst {
+		on, off = off, on
 	}
-	fmt.Printf("  witness on/off CPU per frame: %.3f× (%.1f / %.1f µs)\n", per(with)/per(without), per(with), per(without))
+	c.on, c.off = append(c.on, on), append(c.off, off)
+	fmt.Printf("  witness on/off CPU per frame: %.3f× (%.1f / %.1f µs; the witness %s ran first)\n",
+		on/off, on, off, map[bool]string{true: "off", false: "on"}[offFirst])
 	return nil
+}
+
+// print gives the ratio of the on passes' mean to the off passes', when
+// there was more than one round.
+func (c *witnessCost) print() {
+	if len(c.on) < 2 {
+		return
+	}
+	mean := func(v []float64) float64 {
+		s := 0.0
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(len(v))
+	}
+	fmt.Printf("\nwitness on/off CPU per frame over %d rounds, the first pass alternated: %.3f× (%.1f / %.1f µs)\n",
+		len(c.on), mean(c.on)/mean(c.off), mean(c.on), mean(c.off))
+}
+
+func perFrame(p pairReport) float64 {
+	return float64(p.cpu.total().Nanoseconds()) / 1e3 / float64(max(p.frames, 1))
 }
