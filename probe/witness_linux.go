@@ -42,8 +42,8 @@ const tcpInfoLen = uint32(unsafe.Offsetof(unix.TCPInfo{}.Snd_wnd))
 
 // witnessConn is a TCP connection whose every read goes through recvmsg,
 // taking the kernel's receive stamp of the newest segment read. A read
-// allocates nothing: the buffers and the read function are the
-// connection's.
+// allocates nothing: the read function is the connection's and the
+// recvmsg buffers come from msgPool.
 type witnessConn struct {
 	*net.TCPConn
 	raw    syscall.RawConn
@@ -53,13 +53,23 @@ type witnessConn struct {
 	p     []byte
 	n     int
 	errno syscall.Errno
-	msg   unix.Msghdr
-	iov   unix.Iovec
-	oob   [64]byte // one SCM_TIMESTAMPING message: a header and three timespecs
 
 	mu   sync.Mutex // the view: the probe reads it from its own goroutine (HTTP/2 reads the socket on another)
 	last KernelView
 }
+
+// recvBufs are one recvmsg's header, vector and control buffer.
+type recvBufs struct {
+	msg unix.Msghdr
+	iov unix.Iovec
+	oob [64]byte // one SCM_TIMESTAMPING message: a header and three timespecs
+}
+
+// msgPool lends recvBufs for the span of one system call. At 1,000
+// streams a connection's own buffers were out of the cache at each of its
+// reads; a pooled one comes back warm from the read before on the same
+// core.
+var msgPool = sync.Pool{New: func() any { return new(recvBufs) }}
 
 func newWitnessConn(tc *net.TCPConn) *witnessConn {
 	raw, err := tc.SyscallConn()
@@ -109,16 +119,21 @@ func (c *witnessConn) Read(p []byte) (int, error) {
 // recv is one recvmsg on fd; false asks the poller to wait until the
 // socket is readable.
 func (c *witnessConn) recv(fd uintptr) bool {
-	c.iov.Base = &c.p[0]
-	c.iov.SetLen(len(c.p))
-	c.msg.Iov = &c.iov
-	c.msg.SetIovlen(1)
-	c.msg.Control = &c.oob[0]
-	c.msg.SetControllen(len(c.oob))
+	b := msgPool.Get().(*recvBufs)
+	defer func() {
+		b.iov.Base = nil // the pool keeps no caller's buffer alive
+		msgPool.Put(b)
+	}()
+	b.iov.Base = &c.p[0]
+	b.iov.SetLen(len(c.p))
+	b.msg.Iov = &b.iov
+	b.msg.SetIovlen(1)
+	b.msg.Control = &b.oob[0]
+	b.msg.SetControllen(len(b.oob))
 	var n uintptr
 	var errno syscall.Errno
 	for {
-		n, _, errno = unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&c.msg)), 0)
+		n, _, errno = unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&b.msg)), 0)
 		if errno != syscall.EINTR {
 			break
 		}
@@ -128,26 +143,19 @@ func (c *witnessConn) recv(fd uintptr) bool {
 	}
 	c.n, c.errno = int(n), errno
 	if errno == 0 {
-		c.witness(fd)
+		stamp := b.stamp()
+		c.mu.Lock()
+		c.last.StampNS = stamp
+		c.mu.Unlock()
 		raceAcquire(fd)
 	}
 	return true
 }
 
-// witness takes the receive stamp from the read's control message. The
-// socket's TCP_INFO is asked only when a reader wants it (View): a
-// getsockopt on every read cost more than the stamp.
-func (c *witnessConn) witness(uintptr) {
-	stamp := c.stamp()
-	c.mu.Lock()
-	c.last.StampNS = stamp
-	c.mu.Unlock()
-}
-
 // stamp is the software receive time (ns) in the read's SCM_TIMESTAMPING
 // control message: the first of its three timespecs. 0: none came.
-func (c *witnessConn) stamp() int64 {
-	ctl := c.oob[:c.msg.Controllen]
+func (b *recvBufs) stamp() int64 {
+	ctl := b.oob[:b.msg.Controllen]
 	for len(ctl) >= unix.SizeofCmsghdr {
 		h := (*unix.Cmsghdr)(unsafe.Pointer(&ctl[0]))
 		if h.Len < unix.SizeofCmsghdr || int(h.Len) > len(ctl) {

@@ -25,16 +25,40 @@ import (
 
 // framesNull is the frames field of a record encoded without its frames.
 // Only keys sit outside strings, and no key before it is "frames", so its
-// first occurrence is the field.
-var framesNull = []byte(`"frames":null`)
+// first occurrence is the field. readsNull is the witness's reads field,
+// the only "reads" key that can be null (Record.Reads and Delivery.Reads
+// are numbers, Exchange.Reads is left out when nil), and it comes before
+// the frames.
+var (
+	framesNull = []byte(`"frames":null`)
+	readsNull  = []byte(`"reads":null`)
+)
 
-// appendRecord appends r as Writer's JSON line (newline included).
+// appendRecord appends r as Writer's JSON line (newline included). A
+// witness's reads, one a read as frames are, are written by hand too.
 func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	head := *r
 	head.Frames = nil
+	var reads []WitnessRead
+	if r.Witness != nil && r.Witness.Reads != nil {
+		w := *r.Witness
+		reads, w.Reads = w.Reads, nil
+		head.Witness = &w
+	}
 	b, err := marshalLine(&head)
-	if err != nil || r.Frames == nil {
+	if err != nil {
 		return append(dst, b...), err
+	}
+	if reads != nil {
+		i := bytes.Index(b, readsNull)
+		dst = append(dst, b[:i+len(readsNull)-len("null")]...)
+		if dst, err = appendWitnessReads(dst, reads); err != nil {
+			return dst, err
+		}
+		b = b[i+len(readsNull):]
+	}
+	if r.Frames == nil {
+		return append(dst, b...), nil
 	}
 	i := bytes.Index(b, framesNull)
 	dst = append(dst, b[:i+len(framesNull)-len("null")]...)
@@ -49,6 +73,42 @@ func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	}
 	dst = append(dst, ']')
 	return append(dst, b[i+len(framesNull):]...), nil
+}
+
+// appendWitnessReads appends reads as encoding/json encodes them. A lag
+// that is not finite goes through encoding/json, which refuses it.
+func appendWitnessReads(dst []byte, reads []WitnessRead) ([]byte, error) {
+	dst = append(dst, '[')
+	for j := range reads {
+		r := &reads[j]
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		if math.IsNaN(r.LagMS) || math.IsInf(r.LagMS, 0) {
+			_, err := marshalLine(r)
+			return dst, err
+		}
+		dst = append(dst, `{"lag_ms":`...)
+		dst = appendFloat(dst, r.LagMS)
+		if r.NoStamp {
+			dst = append(dst, `,"no_stamp":true`...)
+		}
+		dst = append(dst, `,"segs":`...)
+		dst = strconv.AppendInt(dst, int64(r.Segs), 10)
+		if r.NoSegs {
+			dst = append(dst, `,"no_segs":true`...)
+		}
+		if r.OutOfOrder != 0 {
+			dst = append(dst, `,"ooo":`...)
+			dst = strconv.AppendInt(dst, int64(r.OutOfOrder), 10)
+		}
+		if r.Retransmits != 0 {
+			dst = append(dst, `,"retrans":`...)
+			dst = strconv.AppendInt(dst, int64(r.Retransmits), 10)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']'), nil
 }
 
 // marshalLine is encoding/json's line for v, HTML escaping off, with the

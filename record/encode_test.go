@@ -45,6 +45,11 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 			Request: json.RawMessage(`{"frames":null}`), Server: map[string]any{"total_ms": 3.5}},
 		{Seq: 2, Frames: []record.Frame{}},
 		{Seq: 3},
+		{Seq: 4, Frames: frames[:3], Delivery: &record.Delivery{Reads: 3}, Witness: &record.Witness{Stamped: true,
+			Reads: []record.WitnessRead{{LagMS: 0.125, Segs: 2}, {NoStamp: true, NoSegs: true},
+				{LagMS: 1e-7, Segs: -1, OutOfOrder: 3, Retransmits: 2}, {LagMS: 1e21, Segs: 1, NoSegs: true}}},
+			Exchange: &record.Exchange{}},
+		{Seq: 5, Witness: &record.Witness{Reads: []record.WitnessRead{}}},
 	}
 	for _, r := range recs {
 		want, err := record.MarshalLine(r)
@@ -63,6 +68,10 @@ func TestRecordJSONMatchesEncodingJSON(t *testing.T) {
 	bad := &record.Record{Frames: []record.Frame{{TMS: math.NaN()}}}
 	if _, err := record.AppendRecord(nil, bad); err == nil {
 		t.Error("a NaN frame time was encoded")
+	}
+	bad = &record.Record{Witness: &record.Witness{Reads: []record.WitnessRead{{LagMS: math.Inf(1)}}}}
+	if _, err := record.AppendRecord(nil, bad); err == nil {
+		t.Error("an infinite lag was encoded")
 	}
 }
 
