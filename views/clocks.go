@@ -18,10 +18,10 @@ type Clocks struct {
 	Record *record.Record // the current stream
 	This   *stats.Summary // the current stream alone
 	All    *stats.Summary // every finished run, when there are two or more
-	// Stalling is a stall in progress (LiveStall): the stream's own
-	// figures count a stall once it ends, and the header already says
-	// "stalled ⏸ 678ms…", so the row counts it, said to be in progress,
-	// and among the mid-sentence ones when the text before it says so.
+	// Stalling is a stall in progress (LiveStall). The stream's own figures
+	// count a stall once it ends, and the header already says
+	// "stalled ⏸ 678ms…". So the row counts it, says it is in progress, and
+	// counts it among the mid-sentence ones when the text before it says so.
 	Stalling bool
 }
 
@@ -36,11 +36,11 @@ const clockLabelW = 15
 type clockRow struct{ label, this, all string }
 
 // ClocksPanel renders the registry's metrics that have a place on the
-// panel (stats.Metric.Clock): the three clocks (wait, stream, tail),
-// headers, first byte and event, the second token, TTFO when it differs,
-// the gap distribution with its n, stalls, tokens, ITL, tokens per second
-// per user and held time. Undefined figures are "—". When height is short
-// of ClocksHeight, the last line names the rows left out.
+// panel (stats.Metric.Clock). Those are the three clocks (wait, stream,
+// tail), headers, first byte and event, the second token, TTFO when it
+// differs, the gap distribution with its n, stalls, tokens, ITL, tokens
+// per second per user and held time. Undefined figures are "—". When
+// height is short of ClocksHeight, the last line names the rows left out.
 func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
@@ -72,9 +72,10 @@ func ClocksPanel(c Clocks, width, height int, st *Styles) string {
 	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
-// notShown names the rows left out in width cells, as many whole as fit
-// and the rest counted ("not shown: tok/s per user, headers, +2 more"):
-// cut at the width it ended "headers, fir…".
+// notShown names the rows left out in width cells. As many as fit are
+// named whole and the rest are counted, as in
+// `not shown: tok/s per user, headers, +2 more`. Cut at the width
+// instead, it would end "headers, fir…".
 func notShown(labels []string, width int) string {
 	for n := len(labels); n > 0; n-- {
 		s := "not shown: " + strings.Join(labels[:n], ", ")
@@ -89,10 +90,10 @@ func notShown(labels []string, width int) string {
 }
 
 // ClocksHeight is the number of lines ClocksPanel draws at width when
-// given the rows: it varies with the stream (TTFO, held) and with the
+// given the rows. It varies with the stream (TTFO, held) and with the
 // all-runs column's header.
 func ClocksHeight(c Clocks, width int) int {
-	if c.Record == nil || c.This == nil { // no stream yet: the rows it will have
+	if c.Record == nil || c.This == nil { // no stream yet, so the rows it will have
 		c.Record, c.This = &record.Record{}, &stats.Summary{}
 	}
 	rows, showAll := clockTable(c, width)
@@ -125,10 +126,11 @@ func clockMetrics() []stats.Metric {
 	return out
 }
 
-// clockRows are a metric's rows: its p50 for this run and p50 (n) over all
-// runs, except where the panel says more (gaps, tokens, ITL) or leaves a
-// figure out that adds nothing (TTFO equal to TTFT, held with no server
-// timing), or pairs it (TTFT's path and server parts). room is the width beside the label.
+// clockRows are a metric's rows, its p50 for this run and p50 (n) over all
+// runs. The panel says more for some (gaps, tokens, ITL) and leaves out a
+// figure that adds nothing (TTFO equal to TTFT, held with no server
+// timing). It pairs others (TTFT's path and server parts). room is the
+// width beside the label.
 func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 	r, this := c.Record, c.This.Metrics[m.JSON]
 	all := func(f func(*stats.Summary) string) string {
@@ -150,7 +152,7 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 	case stats.Gap.Key:
 		return gapRows(c, this, all, room)
 	case stats.OutputTokens.Key:
-		tokens := "—" // nothing to count: no usage report, no content
+		tokens := "—" // nothing to count, with no usage report and no content
 		if stats.HasTokenCount(r) {
 			tokens = fmt.Sprintf("%d %s", r.OutputTokens, r.TokensSource)
 		}
@@ -160,7 +162,7 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 		}
 	case stats.ITL.Key:
 		row.this = itl(r, this)
-	case stats.TTFTPath.Key: // TTFT split at the headers: the path's part / the server's
+	case stats.TTFTPath.Key: // TTFT split at the headers, the path's part / the server's
 		row.this = pair(this.P50, stats.TTFTServer.Of(c.This.Metrics).P50)
 		row.all = all(func(s *stats.Summary) string {
 			return pair(s.Metrics[m.JSON].P50, stats.TTFTServer.Of(s.Metrics).P50)
@@ -188,7 +190,7 @@ func gapRows(c Clocks, g stats.Dist, all func(func(*stats.Summary) string) strin
 
 // thisFreezes is the stream's freezes (stutter delivery, counted under
 // the stall threshold too) with its period and the longest, said shorter
-// when room is short of it; 0 for a stream that did not stutter.
+// when room is short of it. It is 0 for a stream that did not stutter.
 func thisFreezes(r *record.Record, room int) string {
 	d := r.Delivery
 	if d == nil || d.Freezes == nil || d.PeriodMS == nil {
@@ -202,7 +204,7 @@ func thisFreezes(r *record.Record, room int) string {
 	return fmt.Sprintf("%d · every %s", f.Count, ms(d.PeriodMS))
 }
 
-// figure is a value in the metric's unit: times in ms, rates bare.
+// figure is a value in the metric's unit, times in ms and rates bare.
 func figure(m stats.Metric, v *float64) string {
 	if m.Unit == "ms" {
 		return ms(v)
@@ -238,8 +240,8 @@ func withN(d stats.Dist) string {
 	return fmt.Sprintf("%s (%d)", textfmt.Num(d.P50), d.N)
 }
 
-// countWithN is withN for a count: a whole p50 prints whole ("38 (2)",
-// not "38.00 (2)"); the median of an even n may keep its .5.
+// countWithN is withN for a count. A whole p50 prints whole, "38 (2)" and
+// not "38.00 (2)". The median of an even n may keep its .5.
 func countWithN(d stats.Dist) string {
 	if d.N == 0 || d.P50 == nil || *d.P50 != math.Trunc(*d.P50) {
 		return withN(d)
@@ -247,7 +249,7 @@ func countWithN(d stats.Dist) string {
 	return fmt.Sprintf("%.0f (%d)", *d.P50, d.N)
 }
 
-// stalls counts stalls; the longest is the gap max beside it.
+// stalls counts stalls. The longest is the gap max beside it.
 func stalls(s *stats.Stalls) string {
 	return fmt.Sprintf("%d (%d mid-sentence)", s.Count, s.MidSentence)
 }
@@ -255,7 +257,7 @@ func stalls(s *stats.Stalls) string {
 // thisStalls is the stream's stalls, the one in progress counted and said
 // to be ("2 (1 in progress, 1 mid-sentence)"), said shorter when room
 // (25 columns on an 80-column screen) is short of it. Whether it is
-// mid-sentence is known already: the rule looks at the text before it.
+// mid-sentence is known already, since the rule looks at the text before it.
 func thisStalls(c Clocks, room int) string {
 	s := &c.This.Stalls
 	if !c.Stalling {
@@ -287,8 +289,9 @@ func perFrame(r *record.Record, room int) string {
 	return s + fmt.Sprintf(" · %d in bursts", r.CoalescedFrames)
 }
 
-// itl is the stream's ITL, or why it is withheld: the delivery rule that
-// made the stream buffered, or a stutter whose first content was held.
+// itl is the stream's ITL, or why it is withheld. It is withheld for the
+// delivery rule that made the stream buffered, or for a stutter whose
+// first content was held.
 func itl(r *record.Record, d stats.Dist) string {
 	if r.Buffered && r.Delivery != nil && r.Delivery.Rule != "" {
 		return "— buffered (" + r.Delivery.Rule + ")"

@@ -16,7 +16,7 @@ import (
 
 // CompareHeader renders the title of a comparison, one line per run, and
 // the workload banner when the runs differ in anything besides the system
-// under test, in at most height lines: a banner cut short says how many
+// under test, in at most height lines. A banner cut short says how many
 // differences it left out.
 func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
@@ -51,10 +51,10 @@ func CompareHeader(c *compare.Comparison, width, height int, st *Styles) string 
 	return strings.Join(lines, "\n")
 }
 
-// differenceLine is a setting that differs: the runs grouped by value
-// ("A, B http://h:1/v1/chat · C http://h:2/v1/chat"), each value cut in
-// its middle to a share of width when they do not fit whole (cut at its
-// end, the line lost the one target that differed).
+// differenceLine is a setting that differs, with the runs grouped by value
+// ("A, B http://h:1/v1/chat · C http://h:2/v1/chat"). Each value is cut in
+// its middle to a share of width when they do not fit whole. Cut at its
+// end, a value would lose the one target that differed.
 func differenceLine(d compare.Difference, width int, st *Styles) string {
 	var values []string
 	runs := map[string][]string{}
@@ -81,10 +81,11 @@ func differenceLine(d compare.Difference, width int, st *Styles) string {
 	return "  " + st.Live.Render(d.Setting) + st.Dim.Render(": ") + strings.Join(parts, st.Dim.Render(" · "))
 }
 
-// runLine names run i: its letter and label, how many streams it measured,
-// what it measured, any partial lines its file had, and its target last,
-// cut in its middle to the room left (ElideURL) so its path's end shows.
-// The label and the figures' rows come first: a line too wide is cut.
+// runLine names run i. It gives its letter and label, how many streams it
+// measured, what it measured, any partial lines its file had, and its
+// target last. The target is cut in its middle to the room left (ElideURL)
+// so its path's end shows. The label and the figures' rows come first, and
+// a line too wide is cut.
 func runLine(c *compare.Comparison, i, width int, st *Styles) string {
 	r := &c.Runs[i]
 	wl := &r.Summary.Workload
@@ -106,7 +107,7 @@ func runLine(c *compare.Comparison, i, width int, st *Styles) string {
 	if wl.Target == "" {
 		return line(format)
 	}
-	// The target gets the room left; the format (which its path implies)
+	// The target gets the room left. The format (which its path implies)
 	// makes way first, and a target with too little room is left out.
 	target := sanitize.Line(wl.Target)
 	room := width - textfmt.Width(line(format)) - 3
@@ -132,9 +133,9 @@ const (
 	figCIW    = 17
 )
 
-// figCols are the cells a non-baseline run gets, richest first: narrower
+// figCols are the cells a non-baseline run gets, richest first. Narrower
 // terminals drop the noise interval, then the absolute change, then the
-// percentage; the value and its marks always stay.
+// percentage. The value and its marks always stay.
 type figCols struct{ abs, pct, ci bool }
 
 var figLevels = []figCols{{true, true, true}, {true, true, false}, {false, true, false}, {}}
@@ -155,26 +156,26 @@ func (fc figCols) runW() int {
 
 func (fc figCols) width(runs int) int { return figLabelW + figValueW + 1 + (runs-1)*fc.runW() }
 
-// FigureTable is a comparison's figures laid out for a terminal: column
-// headings that stay put and a body that scrolls under them, shown in two
+// FigureTable is a comparison's figures laid out for a terminal. Its column
+// headings stay put and its body scrolls under them, shown in two
 // columns when that fits it all on screen.
 type FigureTable struct {
 	head []string
 	body []string
 	// breaks are the body lines where a block (a section, a prompt)
-	// begins: the places the body may be split into two columns.
+	// begins. Those are the places the body may be split into two columns.
 	breaks []int
-	split  int // the body's first line in the second column; 0: one column
+	split  int // the body's first line in the second column, or 0 for one column
 	colW   int
 	width  int
 	rule   lipgloss.Style // the line between two columns
 }
 
-// CompareFigures lays out the figures of c — the whole runs, or per prompt
-// — for width × height: one column group per run, the same figure on the
-// same line in every run, each run beyond the baseline with its change
-// (absolute and in %), its marks (! worse by 10% or more, ~ within noise)
-// and, when there is room, the noise interval of the change.
+// CompareFigures lays out the figures of c (the whole runs, or per prompt)
+// for width × height. It gives one column group per run, with the same
+// figure on the same line in every run. Each run beyond the baseline
+// shows its change (absolute and in %), its marks (! worse by 10% or more,
+// ~ within noise) and, when there is room, the noise interval of the change.
 func CompareFigures(c *compare.Comparison, perPrompt bool, width, height int, st *Styles) FigureTable {
 	n := len(c.Runs)
 	level := len(figLevels) - 1
@@ -324,8 +325,8 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 	return b.String()
 }
 
-// deltaStyle colours a change: worse by WorsePct or more in the alarm
-// colour, as much better in the good one, within noise dimmed.
+// deltaStyle colours a change. Worse by WorsePct or more is in the alarm
+// colour, as much better in the good one, and within noise is dimmed.
 func deltaStyle(r compare.Row, d *compare.Delta, st *Styles) lipgloss.Style {
 	switch {
 	case d.Worse:
@@ -339,8 +340,8 @@ func deltaStyle(r compare.Row, d *compare.Delta, st *Styles) lipgloss.Style {
 	return lipgloss.NewStyle()
 }
 
-// marks are a change's glyphs, so they read without colour: ! worse by 10%
-// or more, ~ within noise.
+// marks are a change's glyphs, so they read without colour. ! is worse by
+// 10% or more and ~ is within noise.
 func marks(d *compare.Delta, st *Styles) string {
 	m := ""
 	if d.Worse {

@@ -13,7 +13,7 @@ import (
 )
 
 // bucketEdges are the upper edges (ms) of the histogram's log buckets, in a
-// 1-2-5 series: a lone 700 ms stall gets its own row beside a mass at 25 ms.
+// 1-2-5 series. A lone 700 ms stall gets its own row beside a mass at 25 ms.
 var bucketEdges = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
 
 func bucketOf(v float64) int {
@@ -52,9 +52,9 @@ func Gaps(r *record.Record, width, height int, st *Styles) string {
 	}
 	counts := make([]int, len(bucketEdges)+1)
 	lo, hi, most := countBuckets(gaps, counts)
-	// Contiguous buckets show the log scale's empty stretches; short of room
-	// only non-empty ones are kept, then the largest gaps: the stalls must
-	// stay visible. The gap line comes when six rows are left for it.
+	// Contiguous buckets show the log scale's empty stretches. Short of room,
+	// only non-empty ones are kept, then the largest gaps, because the stalls
+	// must stay visible. The gap line comes when six rows are left for it.
 	all, nonEmpty := bucketRange(counts, lo, hi)
 	const lineRows = 6
 	shown, graphH := all, 0
@@ -96,8 +96,8 @@ func barLines(rows []span, counts []int, stallMS float64, width int, st *Styles)
 }
 
 // countBuckets counts each value into its bucket (counts holds one per
-// bucket, len(bucketEdges)+1) and returns the first and last non-empty
-// buckets and the largest count; lo > hi when vals is empty.
+// bucket, len(bucketEdges)+1). It returns the first and last non-empty
+// buckets and the largest count. lo > hi when vals is empty.
 func countBuckets(vals []float64, counts []int) (lo, hi, most int) {
 	lo, hi = len(counts), -1
 	for _, v := range vals {
@@ -120,8 +120,8 @@ func bucketRange(counts []int, lo, hi int) (all, nonEmpty []int) {
 	return all, nonEmpty
 }
 
-// histRows are a histogram's rows, n at most: a bucket each, every one in
-// range where they fit, else those with samples, then fitRows.
+// histRows are a histogram's rows, n at most. There is a row for every bucket
+// in range where they fit, else for those with samples, then fitRows.
 func histRows(counts []int, lo, hi, most, n int) []span {
 	all, nonEmpty := bucketRange(counts, lo, hi)
 	shown := all
@@ -140,8 +140,8 @@ func fitRows(shown, counts []int, lo, hi, most, n int) []span {
 	return rowSpans(shown, counts, lo, hi)
 }
 
-// keepModeAndTail picks n of the buckets: the fullest one, where the mass
-// of the gaps is, and then the largest gaps, where the stalls are.
+// keepModeAndTail picks n of the buckets. It takes the fullest one, where
+// the mass of the gaps is, and then the largest gaps, where the stalls are.
 func keepModeAndTail(buckets, counts []int, most, n int) []int {
 	mode := -1
 	for _, b := range buckets {
@@ -157,13 +157,13 @@ func keepModeAndTail(buckets, counts []int, most, n int) []int {
 	return append([]int{mode}, tail[1:]...)
 }
 
-// span is one row of a histogram: the buckets from..to, counted together.
+// span is one row of a histogram, the buckets from..to counted together.
 type span struct{ from, to int }
 
 // rowSpans are the rows that draw the buckets shown, out of those from lo
-// to hi: a row a bucket, and a bucket with values that shown leaves out
-// (short of rows) counted in the next row above it, so that every value is
-// on some row and the rows' labels say which.
+// to hi, a row a bucket. A bucket with values that shown leaves out (short
+// of rows) is counted in the next row above it. That way every value is on
+// some row and the rows' labels say which.
 func rowSpans(shown, counts []int, lo, hi int) []span {
 	rows := make([]span, len(shown))
 	for i, b := range shown {
@@ -205,8 +205,8 @@ func (s span) label() string {
 	return fmt.Sprintf("%.0f–%s", lo, axisLabel(hi))
 }
 
-// style colours a row's bar by the stall threshold: a row wholly at or
-// above it is stalls, a row it falls inside may hold some.
+// style colours a row's bar by the stall threshold. A row wholly at or
+// above it is stalls, and a row it falls inside may hold some.
 func (s span) style(stallMS float64, st *Styles) lipgloss.Style {
 	switch {
 	case s.from > 0 && bucketEdges[s.from-1] >= stallMS:
@@ -217,8 +217,8 @@ func (s span) style(stallMS float64, st *Styles) lipgloss.Style {
 	return st.Text
 }
 
-// gapLine plots gap by content frame index with asciigraph: one column per
-// bucket of frames, each the bucket's largest gap.
+// gapLine plots gap by content frame index with asciigraph. It draws one
+// column per bucket of frames, each the bucket's largest gap.
 func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) string {
 	peak := 0.0
 	for _, g := range gaps {
@@ -230,9 +230,9 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	if plotW < 2 || height < 3 || len(gaps) < 2 {
 		return st.Dim.Render("gap by frame: needs more room or two gaps")
 	}
-	// Exactly plotW points, each the largest gap of its share of frames:
-	// fewer frames repeat, more are folded, and no stall is averaged away
-	// (asciigraph's own resizing interpolates and would shave the peaks).
+	// Exactly plotW points, each the largest gap of its share of frames.
+	// Fewer frames repeat, more are folded, and no stall is averaged away.
+	// asciigraph's own resizing interpolates and would shave the peaks.
 	n := len(gaps)
 	series := make([]float64, plotW)
 	for x := range series {
@@ -246,7 +246,7 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0),
 		asciigraph.YAxisValueFormatter(yLabel)}
 	if st.Color {
-		// asciigraph colours the line itself; an outer style would be reset.
+		// asciigraph colours the line itself. An outer style would be reset.
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green), asciigraph.ColorAbove(asciigraph.Red, stallMS))
 	}
 	caption := fmt.Sprintf("gap ms by frame index (1–%d", len(gaps))
@@ -258,7 +258,7 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 
 // gapAxisFormat formats the gap line's y labels (ms) with as many decimals
 // as the axis step needs, so the rows of a sub-millisecond plot do not all
-// read "0": asciigraph labels rows+1 values evenly from 0 to peak, and a
+// read "0". asciigraph labels rows+1 values evenly from 0 to peak, and a
 // step of at least one unit of the last digit keeps neighbours apart.
 func gapAxisFormat(peak float64, rows int) func(float64) string {
 	decimals := 0

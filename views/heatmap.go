@@ -10,12 +10,12 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// shadeGlyphs match Styles.Shades: a shade per log band of gap, the last a
-// stall, readable without colour.
+// shadeGlyphs match Styles.Shades, a shade per log band of gap with the
+// last a stall, readable without colour.
 var shadeGlyphs = [4]rune{'░', '▒', '▓', '█'}
 
-// shadeEdges are the upper edges of the first shades for a stall threshold:
-// 10 ms and 50 ms, kept below the threshold.
+// shadeEdges are the upper edges of the first shades for a stall
+// threshold, 10 ms and 50 ms, kept below the threshold.
 func shadeEdges(stallMS float64) [3]float64 {
 	e2 := min(50, stallMS)
 	return [3]float64{min(10, e2), e2, stallMS}
@@ -31,7 +31,7 @@ func shade(v float64, edges [3]float64) int {
 }
 
 // Heatmap renders one row per run (the current run last) and one column per
-// content frame index, or per time bucket when byTime is set; each cell is
+// content frame index, or per time bucket when byTime is set. Each cell is
 // shaded by the largest gap that ended in it, on a log scale, so a stall
 // that recurs at the same point in every run forms a column. skip hides
 // that many of the most recent rows (scrolling back through many runs).
@@ -48,11 +48,11 @@ func Heatmap(runs []*record.Record, byTime bool, skip, width, height int, st *St
 	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
 
-// heatScale is what the columns of a heatmap mean: several heatmaps drawn
+// heatScale is what the columns of a heatmap mean. Several heatmaps drawn
 // with one scale line up column by column.
 type heatScale struct {
-	maxGaps int     // the most gaps of any run: frame index columns
-	span    float64 // the longest run: time columns
+	maxGaps int     // the most gaps of any run, for frame index columns
+	span    float64 // the longest run, for time columns
 	stallMS float64 // the shades' threshold
 }
 
@@ -66,7 +66,7 @@ func heatScaleOf(runs []*record.Record, stallMS float64) heatScale {
 	return sc
 }
 
-// gapCount is len(r.Gaps()) without making them: a live stream's heatmap
+// gapCount is len(r.Gaps()) without making them. A live stream's heatmap
 // is redrawn with every run's scale.
 func gapCount(r *record.Record) int {
 	n := 0
@@ -82,11 +82,11 @@ func gapCount(r *record.Record) int {
 func (sc heatScale) per(plotW int) int { return max(1, (sc.maxGaps+plotW-1)/plotW) }
 
 // heatRows renders up to rows runs, skip of the most recent hidden, on the
-// scale sc; the label of run hi is drawn with hiStyle.
+// scale sc. The label of run hi is drawn with hiStyle.
 func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *lipgloss.Style, sc heatScale, width int, st *Styles) []string {
 	plotW := width - labelWidth
 	edges := shadeEdges(sc.stallMS)
-	// Few frames: each frame index gets a wider column, so runs stay readable.
+	// Few frames, so each frame index gets a wider column and runs stay readable.
 	cw := 1
 	if !byTime && sc.maxGaps > 0 && sc.maxGaps < plotW {
 		cw = plotW / sc.maxGaps
@@ -144,8 +144,8 @@ func eachGapCell(r *record.Record, byTime bool, sc heatScale, plotW int, put fun
 	}
 }
 
-// heatLegend explains the shades and the columns in width cells: short of
-// room the columns' note is shortened, then left out; the shades stay.
+// heatLegend explains the shades and the columns in width cells. Short of
+// room the columns' note is shortened, then left out. The shades stay.
 func heatLegend(edges [3]float64, byTime bool, per int, span float64, width int, st *Styles) string {
 	parts := []string{
 		st.Shades[0].Render("░") + st.Dim.Render(" <"+axisLabel(edges[0])),

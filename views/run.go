@@ -22,10 +22,10 @@ type RunState uint8
 const (
 	RunRunning RunState = iota // admitting or finishing streams
 	RunDone                    // every stream recorded
-	RunStopped                 // stopped by the user: in-flight streams canceled
+	RunStopped                 // stopped by the user, with in-flight streams canceled
 )
 
-// RunSnapshot is a run as the run screen's top shows it: the live counts
+// RunSnapshot is a run as the run screen's top shows it. It holds the live counts
 // the runner publishes (probe.Progress) and the summary of the records so
 // far, from the same stats.Aggregate the headless report uses.
 type RunSnapshot struct {
@@ -33,8 +33,8 @@ type RunSnapshot struct {
 	Load                  string // the workload in words
 	State                 RunState
 	ElapsedMS             float64
-	Runs                  int     // measured streams planned; 0: the duration decides
-	DurationMS            float64 // admission window; 0: the runs decide
+	Runs                  int     // measured streams planned, or 0 when the duration decides
+	DurationMS            float64 // admission window, or 0 when the runs decide
 	OpenLoop              bool
 	// Live counts.
 	Attempted, Admitted, InFlight, NotAdmitted, Finished, Warmup int64
@@ -44,7 +44,7 @@ type RunSnapshot struct {
 	Summary  *stats.Summary
 }
 
-// Fraction is how far the run is, 0 to 1: streams recorded of those
+// Fraction is how far the run is, 0 to 1. It is streams recorded of those
 // planned, or time of the admission window, whichever is further.
 func (s *RunSnapshot) Fraction() float64 {
 	if s.State == RunDone {
@@ -85,8 +85,8 @@ func RunHeader(s *RunSnapshot, note string, width, height int, st *Styles) strin
 }
 
 // RunCounts is the run's progress bar, its accounting, its headline figures
-// and, for an open loop, the schedule: as many lines as it needs up to
-// maxH, the least important last.
+// and, for an open loop, the schedule. It takes as many lines as it needs
+// up to maxH, the least important last.
 func RunCounts(s *RunSnapshot, width, maxH int, st *Styles) string {
 	if width <= 0 || maxH <= 0 {
 		return ""
@@ -155,8 +155,8 @@ func item(label, value string, st *Styles) string {
 	return st.Label.Render(label+" ") + st.Value.Render(value)
 }
 
-// countItems is the accounting of recorded streams (attempted, admitted
-// and in flight are on the progress line): every stream is in one bucket.
+// countItems is the accounting of recorded streams. Every stream is in one
+// bucket. Attempted, admitted and in flight are on the progress line.
 func countItems(s *RunSnapshot, st *Styles) []string {
 	var sum stats.Streams
 	if s.Summary != nil {
@@ -178,7 +178,7 @@ func countItems(s *RunSnapshot, st *Styles) []string {
 		item("incomplete", fmt.Sprint(sum.Incomplete), st),
 		item("canceled", fmt.Sprint(sum.Canceled), st),
 		item("buffered", fmt.Sprint(sum.Buffered), st))
-	// A closed loop admits every arrival: not admitted is an open loop's.
+	// A closed loop admits every arrival, so not admitted is an open loop's.
 	if s.OpenLoop || s.NotAdmitted > 0 {
 		items = append(items, item("not admitted", fmt.Sprint(s.NotAdmitted), st))
 	}
@@ -199,7 +199,7 @@ func pctl(name string, d stats.Dist, st *Styles) string {
 
 // figureItems are the headline figures of the records so far. While
 // streams are in flight the line says its figures are the finished
-// streams' only: the in-flight rows below already show a ttft or a stall
+// streams' only. The in-flight rows below already show a ttft or a stall
 // that "ttft —" or "stalls 0" here does not count.
 func figureItems(s *stats.Summary, inFlight int64, st *Styles) []string {
 	m := s.Metrics
@@ -224,9 +224,10 @@ func figureItems(s *stats.Summary, inFlight int64, st *Styles) []string {
 	return append(items, stalls)
 }
 
-// openItems are an open loop's schedule: how late the generator ran (its
-// distribution once the run ends, the largest lag and the arrivals over
-// the bound meanwhile) and the user's view.
+// openItems are an open loop's schedule and the user's view. The schedule
+// says how late the generator ran. Once the run ends that is its
+// distribution. Meanwhile it is the largest lag and the arrivals over the
+// bound.
 func openItems(s *RunSnapshot, st *Styles) []string {
 	ol := s.Summary.OpenLoop
 	if ol == nil {
@@ -242,7 +243,7 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 			st.Label.Render(fmt.Sprintf(" ms n=%d · bound %s ms: ", d.N, textfmt.FormatFloat(ol.LagBoundMS)))+verdict)
 	} else {
 		verdict := ""
-		if s.LagOver*100 > s.Attempted { // a hint: the p99 at the end is near or past the bound
+		if s.LagOver*100 > s.Attempted { // a hint that the p99 at the end is near or past the bound
 			verdict = " · " + st.Failed.Render("behind schedule")
 		}
 		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(textfmt.FormatFloat(s.LagMaxMS))+
@@ -252,8 +253,8 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 	return items
 }
 
-// flow lays items out on lines of at most width cells, " · " between them;
-// no items, no lines.
+// flow lays items out on lines of at most width cells, " · " between them.
+// With no items it gives no lines.
 func flow(items []string, width int, st *Styles) []string {
 	if len(items) == 0 {
 		return nil
@@ -262,8 +263,8 @@ func flow(items []string, width int, st *Styles) []string {
 }
 
 // RunHeatmap draws one row per stream (those given, in order) and one
-// column per content frame index, or per time bucket when byTime is set,
-// shaded by gap as Heatmap does; stream sel is highlighted.
+// column per content frame index, or per time bucket when byTime is set.
+// Cells are shaded by gap as Heatmap does. Stream sel is highlighted.
 func RunHeatmap(recs []*record.Record, sel int, stallMS float64, byTime bool, width, height int, st *Styles) string {
 	if len(recs) == 0 || width-labelWidth < 4 || height < 1 {
 		return textfmt.Fit(st.Dim.Render("no streams yet"), width, height)

@@ -16,8 +16,9 @@ import (
 )
 
 // ScatterPoint is one run (watch), stream (run screen) or run file
-// (compare) on the scatter: its series (target or file, drawn as its
-// letter; -1: one series, drawn as •) and its two figures.
+// (compare) on the scatter, with its series and its two figures. The
+// series is a target or file, drawn as its letter. A series of -1 means
+// there is one series, drawn as •.
 type ScatterPoint struct {
 	Series        int
 	TTFTMS, GapMS float64 // TTFT and gap p99
@@ -35,14 +36,14 @@ func PointOf(series int, r *record.Record) (ScatterPoint, bool) {
 	return ScatterPoint{Series: series, TTFTMS: *r.TTFTMS, GapMS: stats.Percentile(sorted, 99)}, true
 }
 
-// Scatter plots TTFT (x) against gap p99 (y), a letter per point for its
-// series (letters: a point's series is a target or a run file; without,
-// one series, drawn as •). A cell holding several points draws their
+// Scatter plots TTFT (x) against gap p99 (y). With letters, each point is
+// drawn as the letter of its series, a target or a run file. Without them
+// there is one series, drawn as •. A cell holding several points draws their
 // number, or "*" where series meet, as the caption says. The stall
-// threshold is a line and the quadrants are labelled with the shapes they
-// suggest, split where drip's diagnosis splits them: TTFT at
-// probe.QueueTTFTMS, gaps at the stall threshold. Undrawable points are
-// counted in the caption.
+// threshold is a line. The quadrants are labelled with the shapes they
+// suggest, split where drip's diagnosis splits them. TTFT splits at
+// probe.QueueTTFTMS and gaps split at the stall threshold. Undrawable points
+// are counted in the caption.
 func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, width, height int, st *Styles) string {
 	const yLabelW = 8
 	plotW := width - yLabelW
@@ -90,10 +91,10 @@ func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, wid
 }
 
 // caption is the scatter's key in rows of width cells, broken between its
-// parts (a part wider than a row at its words): the axes, what is missing
-// and what the counts mean come first, the quadrants' key fills the last
-// row as far as its parts fit whole. More rows than asked for say the first parts need
-// them.
+// parts. A part wider than a row breaks at its words. The axes, what is
+// missing and what the counts mean come first. The quadrants' key fills the
+// last row as far as its parts fit whole. More rows than asked for say the
+// first parts need them.
 func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int) []string {
 	parts := []string{"x ttft", "y gap p99"}
 	if skipped > 0 {
@@ -118,7 +119,7 @@ func (p *scatterPlot) caption(points int, letters bool, skipped, width, rows int
 	return lines
 }
 
-// scatterPlot is the scatter's drawing area: a row of cells per line, the
+// scatterPlot is the scatter's drawing area. It holds a row of cells per line, the
 // scales that place a figure in them, and where the guides cross.
 type scatterPlot struct {
 	grid               []cellRow
@@ -128,7 +129,7 @@ type scatterPlot struct {
 	plus               bool                 // a cell holds 10 or more
 	plusCell           *heldCell            // the first cell of one series holding 10 or more
 	met                *heldCell            // the first cell where series meet
-	slot               int                  // cells a point takes: 2 with letters, the count after the letter
+	slot               int                  // cells a point takes (2 with letters, to fit the count after the letter)
 	w, h               int
 	xMax, yMax         float64
 	queueCol, stallRow int
@@ -158,8 +159,8 @@ func newScatterPlot(pts []ScatterPoint, letters bool, stallMS float64, w, h int)
 // col is the cell of x on the axis.
 func (p *scatterPlot) col(x float64) int { return min(p.w-1, int(x/p.xMax*float64(p.w))) }
 
-// pointCol is the cell of a point's letter: x's cell, or with two cells
-// a point the even one at or before it.
+// pointCol is the cell of a point's letter. That is x's cell, or with two
+// cells a point, the even one at or before it.
 func (p *scatterPlot) pointCol(x float64) int {
 	c := p.col(x)
 	return min(p.w-p.slot, c-c%p.slot)
@@ -169,7 +170,7 @@ func (p *scatterPlot) row(y float64) int {
 	return p.h - 1 - min(p.h-1, int(y/p.yMax*float64(p.h)))
 }
 
-// free reports the cells of row r a label may take: blank or the stall line.
+// free reports which cells of row r a label may take, the blank ones and the stall line's.
 func (p *scatterPlot) free(r int) func(int) bool {
 	return func(i int) bool { return p.grid[r].r[i] == ' ' || p.grid[r].r[i] == '┄' }
 }
@@ -189,10 +190,10 @@ func (p *scatterPlot) drawGuides(stallMS float64, st *Styles) {
 
 // drawPoints draws each point as its series' letter, "*" where series
 // meet. A cell holding several points says how many, 2 to 9 or "+" for
-// 10 or more, so that a title promising a point per run or stream still
-// holds when runs alike land on one cell: with one series (•) as the
-// cell's mark; with letters after the mark, in its colour ("B3"), so the
-// target is read without colour too.
+// 10 or more. That way a title promising a point per run or stream still
+// holds when runs alike land on one cell. With one series (•) the count is
+// the cell's mark. With letters it follows the mark in its colour ("B3"),
+// so the target is read without colour too.
 func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 	var order [][2]int // cells in the order their first point came
 	for _, pt := range pts {
@@ -242,8 +243,8 @@ func (p *scatterPlot) drawPoints(pts []ScatterPoint, st *Styles) {
 
 // heldCaption says, in parts, how many points stand in how many cells
 // and what "*" and the counts mean, when a cell holds more than one
-// point; "*" goes first, as it reads least by itself, and the example of
-// a count is the plot's own first ("B3: 3 of B in one cell").
+// point. "*" goes first, as it reads least by itself. The example of a
+// count is the plot's own first, such as "B3" for 3 of B in one cell.
 func (p *scatterPlot) heldCaption(points int, letters bool) []string {
 	var key []string
 	if m := p.met; m != nil {
@@ -267,7 +268,7 @@ func (p *scatterPlot) heldCaption(points int, letters bool) []string {
 	case pc != nil:
 		l := compare.Letter(pc.series)
 		key = append(key, fmt.Sprintf("%s+: 10 or more of %s in one cell", l, l))
-	default: // only where letters meet: "*+"
+	default: // only where letters meet, as "*+"
 		key = append(key, "+: 10 or more")
 	}
 	if key == nil {
@@ -276,8 +277,8 @@ func (p *scatterPlot) heldCaption(points int, letters bool) []string {
 	return append([]string{fmt.Sprintf("%s in %s", stats.Count(points, "point"), stats.Count(len(p.cells), "cell"))}, key...)
 }
 
-// heldCell is what one cell of the plot holds: how many points, of which
-// series (the first, and all of them where series meet).
+// heldCell is what one cell of the plot holds. It counts the points and
+// keeps their series, the first and, where series meet, all of them.
 type heldCell struct {
 	n, series int
 	all       []int // every series it holds
@@ -298,9 +299,9 @@ func heldGlyph(n int) rune {
 	}
 }
 
-// labelQuadrants names the quadrants in their corners, a row inward when
-// a point is in the way or beside it (a label that touches a point reads
-// as one word: "healthyB"); points are never covered.
+// labelQuadrants names the quadrants in their corners. A label moves a row
+// inward when a point is in the way or beside it, since a label that
+// touches a point reads as one word ("healthyB"). Points are never covered.
 func (p *scatterPlot) labelQuadrants(st *Styles) {
 	qx := p.queueCol
 	quad := []struct {
@@ -320,7 +321,7 @@ func (p *scatterPlot) labelQuadrants(st *Styles) {
 }
 
 // pointAt reports whether cell c of row r holds a point or a point's
-// count; a cell off the plot holds none.
+// count. A cell off the plot holds none.
 func (p *scatterPlot) pointAt(r, c int) bool {
 	return p.cells[[2]int{r, c}] != nil || p.counts[[2]int{r, c}]
 }
@@ -336,28 +337,29 @@ func seriesStyles(st *Styles) []*lipgloss.Style {
 	return []*lipgloss.Style{&st.Tool, &st.Burst, &st.Reasoning, &st.Text, &st.Meta}
 }
 
-// Trend is one series of the trend strip: a target's figure by run index.
+// Trend is one series of the trend strip, a target's figure by run index.
 type Trend struct {
-	Series int        // the target's letter; -1: none (one series, or across runs)
+	Series int        // the target's letter, or -1 for none (one series, or across runs)
 	Label  string     // "ttft", "gap p99"
-	Values []*float64 // by run index; nil where undefined
+	Values []*float64 // by run index, nil where undefined
 }
 
 // minSpan is the least range of a trend row, as a share of its largest value.
 const minSpan = 0.2
 
-// TrendStrip draws each trend as a row of braille bars, one cell per run
-// (oldest left; the newest runs when there are more than fit), scaled to
-// the row's own range (at least minSpan of its top), so a run out of line
-// with the others shows at a glance. Each row ends with its range; an
-// undefined value is a gap. unit names what the index counts ("runs").
+// TrendStrip draws each trend as a row of braille bars, one cell per run.
+// The oldest run is on the left, and the newest runs are kept when there
+// are more than fit. Each row is scaled to its own range, at least minSpan
+// of its top, so a run out of line with the others shows at a glance. Each
+// row ends with its range. An undefined value is a gap. unit names what the
+// index counts ("runs").
 func TrendStrip(trends []Trend, unit string, width, height int, st *Styles) string {
 	if width <= 0 || height <= 0 {
 		return ""
 	}
 	const labelW = 12
 	// Each row's tail (its range and the runs it covers) gets the room it
-	// needs: " 181ms–182ms streams 1–3" did not fit a fixed 22 cells.
+	// needs, since " 181ms–182ms streams 1–3" does not fit a fixed 22 cells.
 	tailW := 22
 	for range 2 {
 		cells := width - labelW - tailW
@@ -394,8 +396,8 @@ func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail st
 			lo, hi = min(lo, *v), max(hi, *v)
 		}
 	}
-	// The row's own range, at least minSpan of its top: a run out of
-	// line stands out, noise of a few percent stays flat.
+	// The row's own range is at least minSpan of its top. A run out of
+	// line stands out, and noise of a few percent stays flat.
 	base := min(lo, hi*(1-minSpan))
 	var b strings.Builder
 	for _, v := range vals {
@@ -409,7 +411,7 @@ func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail st
 	switch {
 	case hi < lo: // no defined value
 	case fmtMS(hi) == fmtMS(lo):
-		rng = fmtMS(lo) // one run, or runs alike: not "182ms–182ms"
+		rng = fmtMS(lo) // one run, or runs alike, so not "182ms–182ms"
 	default:
 		rng = fmtMS(lo) + "–" + fmtMS(hi)
 	}
@@ -428,7 +430,7 @@ func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail st
 // brailleBar is a braille cell filled from the bottom to v's share of top
 // (both dot columns, 4 levels, never empty for a defined value).
 func brailleBar(v, top float64) rune {
-	// Dots from the bottom row up: 7+8, then 3+6, 2+5, 1+4.
+	// Dots fill from the bottom row up, 7+8 first, then 3+6, 2+5 and 1+4.
 	levels := [...]rune{0x28C0, 0x28E4, 0x28F6, 0x28FF}
 	if top <= 0 {
 		return levels[0]

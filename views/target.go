@@ -11,12 +11,12 @@ import (
 	"github.com/driplab/drip/internal/textfmt"
 )
 
-// whatLine is a header's second line: "target URL" and the parts after
+// whatLine is a header's second line, "target URL" and the parts after
 // it (format, model, load). Each of alts is a set of parts, richest
-// first: the first that leaves the URL whole is used; with the last the
-// URL is cut in its middle (ElideURL), to no less than its host and its
-// path's last word (or urlFloor), and what still does not fit is cut at
-// the end.
+// first. The first set that leaves the URL whole is used. With the last
+// set the URL is cut in its middle (ElideURL), to no less than its host
+// and its path's last word (or urlFloor). What still does not fit is cut
+// at the end.
 func whatLine(target string, width int, st *Styles, alts ...[]string) string {
 	url := sanitize.Line(target)
 	sep := st.Dim.Render(" · ")
@@ -29,8 +29,8 @@ func whatLine(target string, width int, st *Styles, alts ...[]string) string {
 		room := width - textfmt.Width(label) - textfmt.Width(rest)
 		if room >= textfmt.Width(url) || i == len(alts)-1 {
 			u := ElideURLs(url, min(width-textfmt.Width(label), max(room, urlMin(url, urlFloor))))
-			// The parts that still do not fit are cut at their end, the
-			// URL's end kept; a stub too short to read goes.
+			// The parts that still do not fit are cut at their end, and the
+			// URL's end is kept. A stub too short to read goes.
 			if left := width - textfmt.Width(label) - textfmt.Width(u); textfmt.Width(rest) > left {
 				if rest = ansi.Truncate(rest, left, "…"); left < 8 {
 					rest = ""
@@ -43,12 +43,12 @@ func whatLine(target string, width int, st *Styles, alts ...[]string) string {
 }
 
 // urlFloor is the most a URL keeps for its host and its path's last word
-// when the parts after it want the room: past it both ends of the URL are
+// when the parts after it want the room. Past it both ends of the URL are
 // kept ("https://bedrock-runtim…h-response-stream").
 const urlFloor = 40
 
-// urlMin is the least of u a cut leaves, no more than floor: its scheme
-// and host, "…" and its path's last word ("http://host…completions").
+// urlMin is the least of u a cut leaves, no more than floor. It keeps the
+// scheme and host, "…" and the path's last word ("http://host…completions").
 func urlMin(u string, floor int) int {
 	head, path := splitURL(u)
 	if q := strings.IndexByte(path, '?'); q >= 0 {
@@ -68,12 +68,14 @@ func splitURL(u string) (head, path string) {
 	return u, ""
 }
 
-// ElideURL cuts u to width cells keeping what names the endpoint: the
-// scheme and host, and the path's end ("http://host…/chat/completions"),
-// cut at a slash where one fits; a query goes first ("…/completions?…");
-// where the host does not fit, its start and the path's last word
-// ("bedrock-runtime.us-e…/invoke-with-response-stream"); narrower, a short
-// host whole and what of the path's end fits ("localhost:18947…tions").
+// ElideURL cuts u to width cells, keeping what names the endpoint. It
+// keeps the scheme and host and the path's end
+// ("http://host…/chat/completions"), cut at a slash where one fits. A query
+// goes first ("…/completions?…"). Where the host does not fit, it keeps the
+// host's start and the path's last word
+// ("bedrock-runtime.us-e…/invoke-with-response-stream"). Narrower still, it
+// keeps a short host whole and what of the path's end fits
+// ("localhost:18947…tions").
 func ElideURL(u string, width int) string {
 	switch {
 	case textfmt.Width(u) <= width:
@@ -90,9 +92,9 @@ func ElideURL(u string, width int) string {
 	}
 	room := width - textfmt.Width(head) - 1 // the "…"
 	if path == "" || room < min(textfmt.Width(path), 8) {
-		// The host and a path's end do not fit: the start of the host
-		// (without the scheme) and the path's last word, while 8 cells
-		// of the host stay, else as much of both ends.
+		// The host and a path's end do not fit. Keep the start of the host
+		// (without the scheme) and the path's last word while 8 cells of the
+		// host stay, else as much of both ends as fits.
 		base, last := head+path, path[strings.LastIndexByte(path, '/')+1:]
 		if i := strings.Index(base, "://"); i >= 0 {
 			base = base[i+3:]
@@ -104,10 +106,10 @@ func ElideURL(u string, width int) string {
 			return ansi.Truncate(base, start, "") + "…/" + last
 		}
 		if host := base[:strings.IndexByte(base+"/", '/')]; textfmt.Width(host) <= shortHost && textfmt.Width(host)+1 < width {
-			// Too narrow for 8 cells of the host and the path's last
-			// word: a short host (an address and its port, localhost)
-			// whole, where its start and end read "localhost:…pletions",
-			// then what of the path's end fits, if enough to read.
+			// Too narrow for 8 cells of the host and the path's last word.
+			// A short host (an address and its port, localhost) stays whole
+			// where its start and end would read `localhost:…pletions`. Then
+			// comes what of the path's end fits, if enough to read.
 			tail := ansi.TruncateLeft(path, textfmt.Width(path)-(width-textfmt.Width(host)-1), "")
 			if textfmt.Width(tail) < 4 {
 				tail = ""
@@ -124,13 +126,13 @@ func ElideURL(u string, width int) string {
 }
 
 // targetSep joins the targets of a run that sent to several
-// (compare.Workload's "a, b"): ElideURL cut the pair as one URL, the
-// first one's host before the second one's path.
+// (compare.Workload's "a, b"). Without it ElideURL would cut the pair as
+// one URL, the first one's host before the second one's path.
 const targetSep = ", "
 
-// ElideURLs is ElideURL for a list of targets joined by ", ": each cut
+// ElideURLs is ElideURL for a list of targets joined by ", ". Each is cut
 // to its share of width (no less than its host and path's last word, or
-// urlFloor), the ones that still do not fit counted ("+2 more").
+// urlFloor), and the ones that still do not fit are counted ("+2 more").
 func ElideURLs(list string, width int) string {
 	urls := strings.Split(list, targetSep)
 	if len(urls) == 1 || textfmt.Width(list) <= width {
@@ -157,16 +159,17 @@ func ElideURLs(list string, width int) string {
 }
 
 // shortHost is the longest host (without the scheme) ElideURL keeps
-// whole where the path's last word does not fit beside 8 cells of it: an
-// address and its port, localhost, a short name. A longer one (a cloud
-// endpoint's) is cut at both ends.
+// whole where the path's last word does not fit beside 8 cells of it. Such
+// a host is an address and its port, localhost or a short name. A longer
+// one (a cloud endpoint's) is cut at both ends.
 const shortHost = 24
 
-// whatParts are the parts after a header's target, richest first: with
-// the format, then without it (the load and the model matter more than
-// the format the path implies), then with fewer of the load's last parts
-// ("each after 1 warmup per prompt" before "16 runs per level"), the
-// first kept. An empty one is left out.
+// whatParts are the parts after a header's target, richest first. The first
+// has the format, and the next leaves it out, as the load and the model
+// matter more than the format the path implies. Then come sets with fewer
+// of the load's parts, the last dropped first ("each after 1 warmup per
+// prompt" goes before "16 runs per level"). The load's first part is always
+// kept. An empty one is left out.
 func whatParts(format, model, load string, st *Styles) [][]string {
 	var head []string
 	if model != "" {

@@ -12,16 +12,18 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// TargetTitle is a target pane's title line: its letter and name, the
-// run, and where its current stream is — first byte as soon as it is
-// known, a stall in progress growing, a buffered stream's end-to-end rate.
+// TargetTitle is a target pane's title line. It holds the target's letter
+// and name, the run, and where its current stream is. The first byte shows
+// as soon as it is known, a stall in progress grows, and a buffered stream
+// shows its end-to-end rate.
 //
-// A line too wide for width loses whole parts, never a stub ("· f…"):
-// first byte first, then the name, a URL cut in its middle as every
-// header cuts one (ElideURL: host and path's end kept, down to urlFloor),
-// then the end of an error's message (the pane's text shows it whole),
-// then the status's last parts (a rate, a frame count), then the stalls
-// (their mid-sentence count first), then the TTFT; the name last.
+// A line too wide for width loses whole parts, never a stub ("· f…").
+// First byte goes first, then the name. A URL is cut in its middle as
+// every header cuts one, by ElideURL down to urlFloor, which keeps the host
+// and the path's end. Next goes the end of an error's message, which the
+// pane's text shows whole. Then go the status's last parts (a rate, a frame
+// count), then the stalls (their mid-sentence count first), then the TTFT.
+// The name goes last.
 func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	status, stStyle := statusText(s, st)
 	full := sanitize.Line(name)
@@ -52,8 +54,8 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 		return line
 	}
 	// A URL gives way as every header's does, down to urlFloor, before
-	// the status loses more; where nothing else is left to cut, to the
-	// room there is.
+	// the status loses more. Where nothing else is left to cut, it gives
+	// way to the room there is.
 	elide := func(floor int) func() bool {
 		return func() bool { return elideName(&name, full, width-(textfmt.Width(build())-textfmt.Width(name)), floor) }
 	}
@@ -80,9 +82,10 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	return textfmt.Fit(line, width, 1)
 }
 
-// elideName cuts a pane's name (full) to room, no less than floor: a URL
-// as every header cuts one (ElideURL: host and path's end kept), another
-// name at its end; false when that did not change it.
+// elideName cuts a pane's name (full) to room, no less than floor. A URL
+// is cut as every header cuts one, by ElideURL, which keeps the host and the
+// path's end. Another name is cut at its end. It returns false when that
+// did not change the name.
 func elideName(name *string, full string, room, floor int) bool {
 	room = max(room, min(floor, textfmt.Width(full)))
 	short := ElideURL(full, room)
@@ -95,8 +98,8 @@ func elideName(name *string, full string, room, floor int) bool {
 }
 
 // cutMessage shortens the message after a status's " — " by over cells
-// (with "…"), or leaves it out when too little of it would stay; false
-// when there is no message to cut.
+// (with "…"), or leaves it out when too little of it would stay. It
+// returns false when there is no message to cut.
 func cutMessage(status *string, over int) bool {
 	i := strings.Index(*status, " — ")
 	if i < 0 || over <= 0 {
@@ -108,10 +111,10 @@ func cutMessage(status *string, over int) bool {
 	} else {
 		*status = head
 	}
-	return false // cut as far as it goes: the next cut comes next
+	return false // cut as far as it goes, so the next cut comes next
 }
 
-// drop empties s; false when it already was.
+// drop empties s. It returns false when s already was empty.
 func drop(s *string) bool {
 	had := *s != ""
 	*s = ""
@@ -127,11 +130,11 @@ var targetRows = []targetRow{
 	{"tps_user.p50", "tok/s/user"},
 }
 
-// TargetClocksRows is how many lines TargetClocks wants: a heading, a row
+// TargetClocksRows is how many lines TargetClocks wants, a heading, a row
 // per figure and the note.
 func TargetClocksRows() int { return len(targetRows) + 2 }
 
-// TargetClocks is the watch screen's clocks table: a column per target
+// TargetClocks is the watch screen's clocks table. It has a column per target
 // with its figure over the target's finished runs, and for every target
 // after the first its delta against the first, carrying the bootstrap
 // interval compare computes once both have three or more runs (~ marks a
@@ -181,10 +184,10 @@ const (
 	deltaNone                    // the value and the marks
 )
 
-// targetTable is the clocks table's cells: the heading, then a row per
-// figure, each cell in parts (the value, Δ, Δ%, the interval, the marks)
-// so that a column's deltas line up; withCI reports an interval was known
-// (shown or not).
+// targetTable is the clocks table's cells, the heading and then a row per
+// figure. Each cell is in parts (the value, Δ, Δ%, the interval, the marks)
+// so that a column's deltas line up. withCI reports that an interval was
+// known, shown or not.
 type targetTable struct {
 	cells  [][]cellParts
 	parts  [][partCount]int // per column, each part's width
@@ -193,7 +196,7 @@ type targetTable struct {
 	withCI bool
 }
 
-// A cell's parts; a heading or a label is a value alone.
+// A cell's parts. A heading or a label is a value alone.
 const (
 	partValue = iota
 	partAbs
@@ -280,7 +283,7 @@ func (t *targetTable) cell(r compare.Row, i int) cellParts {
 	return c
 }
 
-// width is the cells the table takes: its columns two apart.
+// width is the cells the table takes, with its columns two apart.
 func (t *targetTable) width() int {
 	w := 0
 	for _, cw := range t.widths {
@@ -314,8 +317,8 @@ func (t *targetTable) render(st *Styles) []string {
 	return lines
 }
 
-// join lays a cell's parts out in column i's part widths: the figures
-// right-aligned, the interval and the marks after them.
+// join lays a cell's parts out in column i's part widths. The figures are
+// right-aligned, and the interval and the marks come after them.
 func (t *targetTable) join(i int, c cellParts) string {
 	var parts []string
 	for p, pw := range t.parts[i] {
@@ -334,9 +337,9 @@ func (t *targetTable) join(i int, c cellParts) string {
 
 // note says what the cells hold, and what a wider terminal would add.
 func (t *targetTable) note(confidence float64) string {
-	// A row's figure is of all the target's streams (gaps pooled), as
-	// drip compare's: "p50 of each target's runs" read as if gap p99 were
-	// the median of the runs' own p99s.
+	// A row's figure is of all the target's streams (gaps pooled), as drip
+	// compare's is. A "p50 of each target's runs" would read as if gap p99
+	// were the median of the runs' own p99s.
 	note := "over all runs of a target · Δ vs A"
 	switch {
 	case t.withCI && t.detail == deltaFull:

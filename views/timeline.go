@@ -30,8 +30,8 @@ const (
 	labelWidth     = 5 // "#12  "
 )
 
-// TimelineLegend explains the timeline's glyphs in width cells: as many
-// as fit whole, in this order (a glyph cut in half explains nothing).
+// TimelineLegend explains the timeline's glyphs in width cells. It shows as
+// many as fit whole, in this order, since a glyph cut in half explains nothing.
 func TimelineLegend(width int, st *Styles) string {
 	items := []struct {
 		g    rune
@@ -111,15 +111,15 @@ func AxisEnd(endMS float64) float64 {
 	return math.Ceil(max(endMS, 100)/step) * step
 }
 
-// EndMS is the right edge of a stream on a time axis: its duration, or
-// while it runs the time so far.
+// EndMS is the right edge of a stream on a time axis. That is its duration,
+// or while it runs, the time so far.
 func EndMS(s *Stream) float64 { return s.endMS() }
 
 // TimelineLane draws a stream as Timeline does but without the axis row, on
 // an axis from 0 to toMS (AxisEnd of the latest end) that several lanes
-// share, so targets streaming at once line up; TimeAxis draws that axis.
-// The current stream's row comes last, its markers under it when height
-// allows, earlier runs above it.
+// share. That way targets streaming at once line up. TimeAxis draws that
+// axis. The current stream's row comes last, its markers under it when
+// height allows, and earlier runs above it.
 func TimelineLane(cur *Stream, earlier []*record.Record, toMS float64, width, height int, st *Styles) string {
 	return (*TimelineCache)(nil).Lane(cur, earlier, toMS, width, height, st)
 }
@@ -174,8 +174,8 @@ func (c *TimelineCache) lines(cur *Stream, earlier []*record.Record, ax axis, he
 }
 
 // RunLabel is a run's row label, #n as every screen numbers it (n is
-// seq+1), with a w when r is a warmup stream, which every figure leaves
-// out: saved records show it beside the measured runs.
+// seq+1). It carries a w when r is a warmup stream, which every figure
+// leaves out, since saved records show it beside the measured runs.
 func RunLabel(n int, r *record.Record) string {
 	if r != nil && r.Phase == record.PhaseWarmup {
 		return fmt.Sprintf("#%dw", n)
@@ -183,9 +183,9 @@ func RunLabel(n int, r *record.Record) string {
 	return fmt.Sprintf("#%d", n)
 }
 
-// LiveStall is the stall in progress: how long a streaming stream has gone
-// without content since its last content frame, when that is already at
-// the stall threshold. It grows until the next frame ends it.
+// LiveStall is the stall in progress. It is how long a streaming stream has
+// gone without content since its last content frame, once that reaches the
+// stall threshold. It grows until the next frame ends it.
 func LiveStall(s *Stream) (gapMS float64, ok bool) {
 	r := s.Record
 	if s.Phase != PhaseStreaming || r.TTFTMS == nil || r.StallMS <= 0 {
@@ -196,8 +196,8 @@ func LiveStall(s *Stream) (gapMS float64, ok bool) {
 }
 
 // liveStallRow draws the stall in progress from its start to now, with a
-// label that says it is still growing (and, with a relay's times, who
-// holds it: "⏸ 745ms… path holds").
+// label that says it is still growing. With a relay's times the label also
+// says who holds it ("⏸ 745ms… path holds").
 func liveStallRow(row cellRow, at, gap float64, h *hops.Stream, ax axis, st *Styles) []stallLabel {
 	a, b := ax.cell(at)+1, ax.cell(at+gap)
 	for c := max(a, 0); c <= b; c++ {
@@ -252,10 +252,11 @@ func glyphOf(f *record.Frame, burst bool, st *Styles) (rune, *lipgloss.Style, in
 	return glyphPing, &st.Ping, 1
 }
 
-// timelineRow draws a stream's lane: the wait, the stalls (their
-// durations inside them when they fit, else returned as labels for the
-// marker row) and the frames; an earlier run is dimmed but its stalls.
-// With h (a relay's view of the stream) each stall says its owner.
+// timelineRow draws a stream's lane with the wait, the stalls and the
+// frames. A stall holds its duration when it fits. Otherwise the duration is
+// returned as a label for the marker row. An earlier run is dimmed except
+// for its stalls. With h (a relay's view of the stream) each stall says its
+// owner.
 func timelineRow(r *record.Record, h *hops.Stream, end float64, earlier bool, ax axis, st *Styles) (cellRow, []stallLabel) {
 	cells := newFrameCells(ax.cells)
 	cells.draw(r.Frames, 0, ax, st)
@@ -279,7 +280,7 @@ func laneRow(r *record.Record, h *hops.Stream, end float64, earlier bool, cells 
 	return row, labels
 }
 
-// waitRow draws the wait before the first content: the empty bubble.
+// waitRow draws the wait before the first content, the empty bubble.
 func waitRow(row cellRow, r *record.Record, end float64, ax axis, st *Styles) {
 	waitEnd := end
 	if r.TTFTMS != nil {
@@ -294,9 +295,9 @@ func waitRow(row cellRow, r *record.Record, end float64, ax axis, st *Styles) {
 	}
 }
 
-// stallsRow draws the stalls, each with its duration (and with h its
-// owner: "⏸ 700ms upstream") inside it when it fits; the labels that do
-// not fit are returned.
+// stallsRow draws the stalls, each with its duration inside it when it
+// fits. With h the duration also names the owner ("⏸ 700ms upstream"). The
+// labels that do not fit are returned.
 func stallsRow(row cellRow, r *record.Record, h *hops.Stream, ax axis, st *Styles) []stallLabel {
 	var labels []stallLabel
 	for _, s := range r.Stalls {
@@ -325,8 +326,8 @@ func stallsRow(row cellRow, r *record.Record, h *hops.Stream, ax axis, st *Style
 	return labels
 }
 
-// frameCells are frames drawn on an axis: each cell's glyph and style, and
-// the priority of the frame that took it (0: no frame did).
+// frameCells are frames drawn on an axis. Each cell has its glyph and style,
+// and the priority of the frame that took it, 0 when no frame did.
 type frameCells struct {
 	prio []int
 	r    []rune
@@ -355,9 +356,9 @@ func (c frameCells) onto(row cellRow) {
 
 // draw draws frames[from:] (from the first frame of a read), the most
 // telling where several share a cell. Frames of one read arrived
-// together: content sharing a read is a burst. Reads only grow, so a
-// read's frames are one run of the slice, and the cells after drawing a
-// read depend only on the cells before it and its frames.
+// together, so content sharing a read is a burst. Reads only grow, so a
+// read's frames are one run of the slice. The cells after drawing a read
+// depend only on the cells before it and its frames.
 func (c frameCells) draw(frames []record.Frame, from int, ax axis, st *Styles) {
 	for i := from; i < len(frames); {
 		j, content := i, 0
@@ -382,9 +383,9 @@ func (c frameCells) frame(f *record.Frame, content int, ax axis, st *Styles) {
 	g, s, p := glyphOf(f, f.IsContent() && content > 1, st)
 	if f.Kind == adapters.KindEnd && content > 0 && (c.prio[x] == prioContent || c.prio[x] == prioBurst) {
 		// The end marker would hide the content that came in its
-		// read (a buffered answer is one burst and its end, in one
-		// cell): it takes the next cell instead, or at the axis's
-		// end gives way (the header says how the stream ended).
+		// read, since a buffered answer is one burst and its end in
+		// one cell. It takes the next cell instead. At the axis's
+		// end it gives way, and the header says how the stream ended.
 		if x+1 == ax.cells || c.prio[x+1] != 0 {
 			return
 		}
@@ -396,9 +397,9 @@ func (c frameCells) frame(f *record.Frame, content int, ax axis, st *Styles) {
 }
 
 // brokenEnd draws how a stream that failed with no error frame (a reset,
-// a timeout) ended: the silence after its last frame as a wait and ✖
-// where it broke, so the second an idle timeout waited stays on the lane
-// once the live stall that showed it is gone.
+// a timeout) ended. The silence after its last frame is drawn as a wait and
+// ✖ marks where it broke. That keeps the second an idle timeout waited on
+// the lane once the live stall that showed it is gone.
 func brokenEnd(row cellRow, r *record.Record, end float64, ax axis, st *Styles) {
 	if r.Status != record.StatusFailed || end < ax.from {
 		return
@@ -420,7 +421,7 @@ func brokenEnd(row cellRow, r *record.Record, end float64, ax axis, st *Styles) 
 		}
 	}
 	if row.r[c] != ' ' && row.r[c] != glyphWait {
-		c++ // the last frame's cell: the mark goes beside it
+		c++ // the last frame's cell, so the mark goes beside it
 	}
 	if c < ax.cells && (row.r[c] == ' ' || row.r[c] == glyphWait) {
 		row.set(c, glyphError, &st.Error)
@@ -446,11 +447,11 @@ func markerRow(r *record.Record, labels []stallLabel, ax axis, st *Styles) cellR
 		}
 		text := string(glyphMarker) + name + " " + fmtMS(t)
 		if !row.put(c, text, &st.Marker, free) {
-			// Too close to the right edge: end the label at the mark.
+			// Too close to the right edge, so end the label at the mark.
 			n := len([]rune(text))
 			text = name + " " + fmtMS(t) + string(glyphMarker)
-			// Else the bare mark, where it touches no other label: the
-			// last content beside the first drew "▲ttft 1▲2ms".
+			// Else draw the bare mark, where it touches no other label. Beside
+			// the first mark, the last content's label would read "▲ttft 1▲2ms".
 			if !row.put(c-n+1, text, &st.Marker, free) && free(c) && (c+1 == ax.cells || row.r[c+1] == ' ') {
 				row.set(c, glyphMarker, &st.Marker)
 			}

@@ -15,8 +15,8 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// cellStyle is what a cell of wrapped text is: plain answer text, reasoning,
-// tool arguments, a stall marker.
+// cellStyle is what a cell of wrapped text is, such as plain answer text,
+// reasoning, tool arguments or a stall marker.
 type cellStyle uint8
 
 const (
@@ -36,13 +36,13 @@ type cell struct {
 }
 
 // WrappedText is a stream's text wrapped to a width and kept between
-// redraws: Update takes in only the frames that arrived since the last
+// redraws. Update takes in only the frames that arrived since the last
 // call, wrapping them onto the last line, so a redraw costs the new frames
 // and the lines on screen, never the whole stream. Plain ASCII is measured
-// as one column a byte; anything else by its display width. Stall markers
-// sit where the stall happened ("⏸ 712ms", mid-sentence ones emphasised);
-// reasoning is set apart from the answer; the text is sanitised: it is the
-// server's.
+// as one column a byte, and anything else by its display width. Stall
+// markers sit where the stall happened ("⏸ 712ms", mid-sentence ones
+// emphasised). Reasoning is set apart from the answer. The text is
+// sanitised, because it is the server's.
 type WrappedText struct {
 	width   int
 	frames  int // frames of the record taken in
@@ -57,7 +57,7 @@ type WrappedText struct {
 }
 
 // SetMarks marks the stalls with their owners ("⏸ 700ms upstream", drip
-// view --relay) in place of the record's own stalls; nil goes back to
+// view --relay) in place of the record's own stalls. nil goes back to
 // those. New marks wrap the text again.
 func (t *WrappedText) SetMarks(m []hops.Mark) {
 	if !slices.Equal(m, t.marks) {
@@ -72,7 +72,7 @@ type textStall struct {
 	mid   bool
 }
 
-// Update brings the wrapped text up to date with r at width; a new width
+// Update brings the wrapped text up to date with r at width. A new width
 // wraps everything again (a resize, not a frame).
 func (t *WrappedText) Update(r *record.Record, width int) {
 	if width < 1 {
@@ -135,8 +135,8 @@ func styleOf(ch adapters.Channel) cellStyle {
 }
 
 // channelLabel opens a block of reasoning or tool arguments with its
-// name, in the timeline's glyph: told apart by colour alone, reasoning
-// read as the answer without colour.
+// name, in the timeline's glyph. Colour alone would not do, since without
+// colour reasoning reads as the answer.
 func (t *WrappedText) channelLabel(ch adapters.Channel) {
 	label := map[adapters.Channel]string{adapters.ChannelReasoning: "┊" + nbsp + "reasoning: ", adapters.ChannelTool: "┼" + nbsp + "tool: "}[ch]
 	if label == "" {
@@ -160,9 +160,9 @@ func (t *WrappedText) ownedMarkers(marks []hops.Mark, next string) []hops.Mark {
 	return marks
 }
 
-// stallMarker writes "⏸ 712ms" (with its owner, when known: "⏸ 712ms
-// upstream") before the frame that ended the stall, kept on one line
-// when the text wraps.
+// stallMarker writes "⏸ 712ms" before the frame that ended the stall, with
+// its owner when known ("⏸ 712ms upstream"). It is kept on one line when
+// the text wraps.
 func (t *WrappedText) stallMarker(gapMS float64, owner string, mid bool, next string) {
 	style := cellStall
 	if mid {
@@ -322,7 +322,7 @@ func (t *WrappedText) WorstStallLine() int {
 	return best
 }
 
-// Tail draws the last height lines: the text as it arrives.
+// Tail draws the last height lines, the text as it arrives.
 func (t *WrappedText) Tail(height int, st *Styles) string {
 	return t.Render(len(t.lines)-height, height, st)
 }
