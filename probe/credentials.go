@@ -14,9 +14,9 @@ import (
 )
 
 // IsCredentialHeader reports a request header that must never be written
-// down: a secret by redact's one list of names (Authorization, x-api-key,
-// x-goog-api-key, api-key, cookies, …), or any x-amz- header, which are
-// parts of an AWS signature.
+// down. That is a secret by redact's one list of names (Authorization,
+// x-api-key, x-goog-api-key, api-key, cookies, …), or any x-amz- header,
+// since those are parts of an AWS signature.
 func IsCredentialHeader(name string) bool {
 	return redact.IsSecret(name) || strings.HasPrefix(strings.ToLower(name), "x-amz-")
 }
@@ -45,9 +45,9 @@ func StripQuerySecrets(rawQuery string) (clean string, removed []string) {
 }
 
 // RequestSecrets are the credential values req carries, as it is sent
-// (the probe) or as it arrived (drip record's proxy):
-// every credential header's (after -H, the environment's key and a
-// signer), a URL-valued header's (a Referer's ?access_token=), and the
+// (the probe) or as it arrived (drip record's proxy). They are the value of
+// every credential header (after -H, the environment's key and a signer),
+// of a URL-valued header (a Referer's access_token parameter), and the
 // URL's user info and secret query values. A server may echo any of them.
 func RequestSecrets(req *http.Request) []string {
 	out := redact.URLValues(req.URL.String())
@@ -65,24 +65,24 @@ func RequestSecrets(req *http.Request) []string {
 }
 
 // FrameText masks a stream's frames' text in arrival order, a key split
-// across frames included, with two views of it (redact.TextStream each):
-// each channel's own text (the answer, the reasoning, the tool calls, the
-// other frames' words by kind), so a key said across answer frames with
-// reasoning between them is one key in the answer, as a reader reads it;
-// and the content frames' text of every channel together, so a key the
-// reasoning begins and the answer (or a tool call) goes on with is one key
-// too. A byte either view masks is masked. Nil (no credential on the
-// request) masks nothing.
+// across frames included. It keeps two views of the text, each a
+// redact.TextStream. The first is each channel's own text (the answer, the
+// reasoning, the tool calls, the other frames' words by kind). A key said
+// across answer frames with reasoning between them is then one key in the
+// answer, as a reader reads it. The second is the content frames' text of
+// every channel together. A key the reasoning begins and the answer (or a
+// tool call) goes on with is then one key too. A byte either view masks is
+// masked. A nil FrameText (no credential on the request) masks nothing.
 type FrameText struct {
 	m       *redact.Masker
 	streams map[frameChannel]*redact.TextStream
 	content *redact.TextStream // every content frame's text, whatever its channel
-	// The content view remembers as much text as a channel's view does;
-	// while its last that many bytes are all one channel's (run), the two
-	// mask alike, so only the channel's masks and the content view is
-	// Resumed from it when another channel speaks: a stream that stays in
-	// one channel pays for one view. (Resuming it when it skipped nothing
-	// is harmless: it then remembers what lead does already.)
+	// The content view remembers as much text as a channel's view does.
+	// While its last that many bytes are all one channel's (run), the two
+	// mask alike. So only the channel's view masks, and the content view is
+	// Resumed from it when another channel speaks. A stream that stays in
+	// one channel pays for one view. Resuming it when it skipped nothing is
+	// harmless, because it then remembers what lead does already.
 	lead *redact.TextStream // the channel of the content view's last text
 	run  int                // how much content text lead has said in a row
 }
@@ -92,8 +92,8 @@ type frameChannel struct {
 	channel record.Channel
 }
 
-// NewFrameText starts masking a stream's frames for m's credentials; for
-// a nil Masker it is nil.
+// NewFrameText starts masking a stream's frames for m's credentials. For
+// a nil Masker it returns nil.
 func NewFrameText(m *redact.Masker) *FrameText {
 	if m == nil {
 		return nil
@@ -102,7 +102,7 @@ func NewFrameText(m *redact.Masker) *FrameText {
 }
 
 // Next masks f's text as the next piece of its channel's text and, for a
-// content frame, of all channels' text; f is left as it is.
+// content frame, of all channels' text. f is left as it is.
 func (t *FrameText) Next(f *record.Frame) string {
 	if t == nil || f.Text == "" { // an empty piece changes no stream
 		return f.Text
@@ -131,7 +131,8 @@ func (t *FrameText) Next(f *record.Frame) string {
 }
 
 // starredInEither is text with the bytes starred that a or b, two
-// maskings of it, starred; one of them when the other starred nothing.
+// maskings of it, starred. It is one of them when the other starred
+// nothing.
 func starredInEither(text, a, b string) string {
 	switch {
 	case b == text:
@@ -150,7 +151,7 @@ func starredInEither(text, a, b string) string {
 
 // mask masks a frame's text, as the next piece of its channel's text (a
 // key split across frames is masked too), and the server fields it
-// carries, each whole; nil masks nothing.
+// carries, each whole. A nil t masks nothing.
 func (t *FrameText) mask(f *record.Frame) {
 	if t == nil {
 		return
@@ -170,8 +171,8 @@ func (t *FrameText) mask(f *record.Frame) {
 	}
 }
 
-// MaskText masks frames' text in place as a live stream's is (FrameText:
-// a key split across frames too), and reports whether it changed any.
+// MaskText masks frames' text in place as a live stream's is, a key split
+// across frames too (FrameText). It reports whether it changed any.
 func MaskText(frames []record.Frame, m *redact.Masker) bool {
 	text, changed := NewFrameText(m), false
 	for i := range frames {
@@ -183,7 +184,8 @@ func MaskText(frames []record.Frame, m *redact.Masker) bool {
 }
 
 // MaskServerWords masks what a record holds of the server's words besides
-// its frames: the error message, Retry-After, the redirects' locations.
+// its frames. That is the error message, Retry-After and the redirects'
+// locations.
 func MaskServerWords(rec *record.Record, m *redact.Masker) {
 	if e := rec.Error; e != nil {
 		e.Message, e.RetryAfter = m.String(e.Message), m.String(e.RetryAfter)

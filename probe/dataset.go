@@ -37,11 +37,12 @@ type ShareGPT struct {
 }
 
 // approxTokens is a text's length in tokens by the usual rule of thumb,
-// four bytes a token: drip has no tokenizer.
+// four bytes a token, because drip has no tokenizer.
 func approxTokens(s string) int { return max(1, (len(s)+3)/4) }
 
-// LoadShareGPT reads a ShareGPT file as vLLM's sharegpt dataset does: a
-// JSON array of {"id","conversations":[{"from","value"},…]}; each
+// LoadShareGPT reads a ShareGPT file as vLLM's sharegpt dataset does. The
+// file is a JSON array of conversations, each with an id and a list of
+// turns (`{"id","conversations":[{"from","value"},…]}`). Each
 // conversation's first turn is a prompt and the second's length its
 // max_tokens. Like vLLM it leaves out conversations of fewer than two
 // turns, a prompt or answer under 4 tokens, a prompt over 1,024 or both
@@ -89,7 +90,8 @@ func LoadShareGPT(ctx context.Context, path string) (ShareGPT, error) {
 }
 
 // Sample picks n of the prompts (all when n is 0 or more than there
-// are), seeded, in the file's order: vLLM samples num_prompts of them.
+// are), seeded, in the file's order. vLLM samples num_prompts of them the
+// same way.
 func (sg ShareGPT) Sample(n int, seed int64) []Prompt {
 	if n <= 0 || n >= len(sg.Prompts) {
 		return sg.Prompts
@@ -103,24 +105,24 @@ func (sg ShareGPT) Sample(n int, seed int64) []Prompt {
 	return out
 }
 
-// Trace is a mooncake trace as AIPerf reads one: a request a line, each
-// sent at its timestamp with its own prompt and max_tokens.
+// Trace is a mooncake trace as AIPerf reads one. It holds a request a
+// line, each sent at its timestamp with its own prompt and max_tokens.
 type Trace struct {
 	At      []time.Duration // each line's timestamp, from the loop's start
 	Prompts []Prompt
 	Name    string // the file's base name
 }
 
-// traceBlock is AIPerf's hash block: a hash id stands for this many
+// traceBlock is AIPerf's hash block. A hash id stands for this many
 // tokens of prompt, the same text wherever the id recurs, so prompts
 // that share ids share a prefix a server may cache.
 const traceBlock = 512
 
-// LoadTrace reads a mooncake trace: one {"timestamp","input_length",
-// "output_length"[,"hash_ids"][,"text_input"]} object a line, the format
-// drip export aiperf writes. timestamp is ms from the trace's start and
-// must not go back; input_length words make the prompt (or text_input
-// is the prompt), output_length its max_tokens.
+// LoadTrace reads a mooncake trace, the format drip export aiperf writes.
+// Each line is one object with timestamp, input_length and output_length,
+// and optional hash_ids and text_input. timestamp is ms from the trace's
+// start and must not go back. input_length words make the prompt, unless
+// text_input gives it. output_length is its max_tokens.
 func LoadTrace(ctx context.Context, path string) (Trace, error) {
 	b, err := userfile.Read(ctx, path, traceFile, nil)
 	if err != nil {
@@ -186,9 +188,9 @@ func parseTraceLine(b []byte) (traceLine, error) {
 	return l, nil
 }
 
-// traceText makes line's prompt of n words: a block of traceBlock words
-// per hash id, the same for the same id, the last one cut to fit; past
-// the hash ids, blocks of the line's own.
+// traceText makes line's prompt of n words. Each hash id gives a block of
+// traceBlock words, the same for the same id, and the last block is cut to
+// fit. Past the hash ids the line gets blocks of its own.
 func traceText(blocks map[int64]string, ids []int64, n, line int) string {
 	var sb strings.Builder
 	for k, words := 0, 0; words < n; k++ {
@@ -225,15 +227,15 @@ func firstWords(s string, n int) string {
 	return strings.TrimSuffix(s[:end], " ")
 }
 
-// Apply makes the trace the plan's workload: its prompts in order, sent
-// at its times, at most runs of them (0: all).
+// Apply makes the trace the plan's workload. Its prompts go in order, each
+// sent at its time, at most runs of them (0 means all).
 func (tr Trace) Apply(p *Plan, runs int) {
 	n := len(tr.At)
 	if runs > 0 {
 		n = min(n, runs)
 	}
 	p.Prompts, p.Schedule, p.Runs = tr.Prompts[:n], tr.At[:n], n
-	p.Rate = 1 // a nominal rate, its mean: the schedule is the trace's
+	p.Rate = 1 // a nominal rate, its mean, since the schedule is the trace's
 	if span := (tr.At[n-1] - tr.At[0]).Seconds(); n > 1 {
 		p.Rate = min(MaxRate, max(MinRate, float64(n-1)/max(span, 0.001)))
 	}

@@ -17,19 +17,19 @@ import (
 )
 
 // DefaultPromptID names the one prompt of a command given none (-p,
-// --prompt-file, --prompts): the same in run, watch and demo. Records
-// written before it was shared say p0 or demo; they read as any prompt id.
+// --prompt-file, --prompts). It is the same in run, watch and demo. Older
+// records may say p0 or demo, and they read as any prompt id.
 const DefaultPromptID = "default"
 
-// Prompt is one prompt of a workload: every record names it by ID.
+// Prompt is one prompt of a workload. Every record names it by ID.
 type Prompt struct {
 	ID        string
 	Text      string
-	MaxTokens int // 0: the run's --max-tokens
+	MaxTokens int // 0 means the run's --max-tokens
 }
 
-// BuiltinPrompts is the set --prompts builtin sends: a short question, a
-// medium explanation and a long structured answer, so a run sees short,
+// BuiltinPrompts is the set --prompts builtin sends. It holds a short
+// question, a medium explanation and a long structured answer, so a run sees short,
 // middling and long outputs from one endpoint.
 func BuiltinPrompts() []Prompt {
 	return []Prompt{
@@ -42,13 +42,13 @@ func BuiltinPrompts() []Prompt {
 // ErrPromptFile reports a prompt file drip cannot use.
 var ErrPromptFile = errors.New("bad prompt file")
 
-// promptFile is the kind of file --prompt-file names: read whole, up to
-// as much as a request body drip sends.
+// promptFile is the kind of file --prompt-file names. It is read whole, up
+// to as much as a request body drip sends.
 var promptFile = userfile.Kind{What: "a prompt file", Limit: 32 << 20}
 
-// LoadPromptFile reads prompts from path, a regular file (userfile): a
-// .jsonl file holds one {"id","prompt"[,"max_tokens"]} object per line;
-// any other file is one prompt, its ID the file's base name without
+// LoadPromptFile reads prompts from path, a regular file (userfile). A
+// .jsonl file holds one {"id","prompt"[,"max_tokens"]} object per line.
+// Any other file is one prompt, its ID the file's base name without
 // extension.
 func LoadPromptFile(ctx context.Context, path string) ([]Prompt, error) {
 	b, err := userfile.Read(ctx, path, promptFile, nil)
@@ -71,7 +71,7 @@ func LoadPromptFile(ctx context.Context, path string) ([]Prompt, error) {
 }
 
 // ParsePromptsJSONL reads {"id","prompt"[,"max_tokens"]} lines. Blank lines
-// are skipped; every other problem names its line.
+// are skipped, and every other problem names its line.
 func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
@@ -93,7 +93,7 @@ func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
 		if err := dec.Decode(&p); err != nil {
 			return nil, fmt.Errorf("line %d: %s (want {\"id\":…,\"prompt\":…[,\"max_tokens\":N]}): %w", line, promptLineErr(err), ErrPromptFile)
 		}
-		// Decode reads one value; the rest of the line would be dropped.
+		// Decode reads one value, so the rest of the line would be dropped.
 		if dec.InputOffset() < int64(len(b)) {
 			return nil, fmt.Errorf("line %d: more after the object (one object a line): %w", line, ErrPromptFile)
 		}
@@ -118,8 +118,8 @@ func ParsePromptsJSONL(r io.Reader) ([]Prompt, error) {
 	return out, nil
 }
 
-// promptLineErr says what is wrong with a line in the file's words: a
-// field of the wrong type by its name, not by Go's struct.
+// promptLineErr says what is wrong with a line in the file's words. It
+// names a field of the wrong type by its name, not by Go's struct.
 func promptLineErr(err error) string {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
@@ -138,8 +138,8 @@ func promptLineErr(err error) string {
 	return fmt.Sprintf("%q is %s, not a string", te.Field, got)
 }
 
-// maxTokensErr says why a JSON number is no int: a fraction, too large, or
-// a whole number in another notation (1e3).
+// maxTokensErr says why a JSON number is no int. It is a fraction, too
+// large, or a whole number in another notation (1e3).
 func maxTokensErr(value string) string {
 	lit, ok := strings.CutPrefix(value, "number ")
 	if !ok {
@@ -155,8 +155,8 @@ func maxTokensErr(value string) string {
 	return ": write it in digits, " + strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// CheckPromptIDs rejects a set whose IDs repeat: records could not be told
-// apart by prompt.
+// CheckPromptIDs rejects a set whose IDs repeat, because records could not
+// be told apart by prompt.
 func CheckPromptIDs(ps []Prompt) error {
 	seen := map[string]bool{}
 	for _, p := range ps {
@@ -172,8 +172,8 @@ func CheckPromptIDs(ps []Prompt) error {
 const DefaultPrompt = "Explain in three short paragraphs why streamed responses can feel slow even when tokens per second look fine."
 
 // PromptSet is every prompt of -p (texts) and --prompt-file (files), in
-// order: texts are p1, p2, …; a text file is named by its base name. With
-// neither, DefaultPrompt, named DefaultPromptID. Its errors name the
+// order. Texts are p1, p2, … and a text file is named by its base name.
+// With neither, the set is DefaultPrompt, named DefaultPromptID. Its errors name the
 // flags.
 func PromptSet(ctx context.Context, texts, files []string) ([]Prompt, error) {
 	var set []Prompt
@@ -191,7 +191,7 @@ func PromptSet(ctx context.Context, texts, files []string) ([]Prompt, error) {
 		set = []Prompt{{ID: DefaultPromptID, Text: DefaultPrompt}}
 	}
 	if err := CheckPromptIDs(set); err != nil {
-		// Name where ids come from: a repeat may span -p and two files.
+		// Name where ids come from, since a repeat may span -p and two files.
 		return nil, fmt.Errorf("-p/--prompt-file: %w (ids: p1, p2, … for -p, a text file's name, a .jsonl line's \"id\"; each must differ)", err)
 	}
 	return set, nil

@@ -12,49 +12,50 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Plan is a run: which target, which prompts, how many streams and under
-// what load. With Rate > 0 it is an open loop (arrivals on a schedule);
-// otherwise a closed loop of Concurrency streams in flight.
+// Plan is a run. It says which target, which prompts, how many streams and
+// under what load. With Rate > 0 it is an open loop, with arrivals on a
+// schedule. Otherwise it is a closed loop of Concurrency streams in flight.
 type Plan struct {
 	Target  Target
 	Options Options
 	// Prompts are sent in an order shuffled per round (one round = each
-	// prompt once), seeded by Seed. Empty: Target.Request as is, named
-	// PromptID (DefaultPromptID when empty).
+	// prompt once), seeded by Seed. When Prompts is empty the run sends
+	// Target.Request as is, named PromptID (DefaultPromptID when empty).
 	Prompts  []Prompt
 	PromptID string
-	Runs     int           // measured streams; 0 with Duration: until it ends
-	Duration time.Duration // stop admitting after this long; 0: Runs decides
+	Runs     int           // measured streams, or 0 to run until Duration ends
+	Duration time.Duration // stop admitting after this long, or 0 to let Runs decide
 	Warmup   int           // warmup streams per prompt, before measuring
 	// Concurrency is the closed loop's streams in flight (0 means 1). Warmup
 	// runs as a closed loop of this many (one at a time in an open loop).
 	Concurrency int
-	Rate        float64 // open loop: arrivals per second
+	Rate        float64 // the open loop's arrivals per second
 	Arrival     string  // ArrivalConstant, ArrivalPoisson, ArrivalGamma or ArrivalTrace
 	Burstiness  float64 // ArrivalGamma's shape (vLLM's --burstiness)
 	// Ramp is how long the open loop's rate takes to rise from 0 to Rate.
 	Ramp time.Duration
-	// Schedule is a trace's arrival times (ArrivalTrace): arrival i is sent
+	// Schedule is a trace's arrival times (ArrivalTrace). Arrival i is sent
 	// at Schedule[i] with Prompts[i], in the file's order.
 	Schedule []time.Duration
 	// Lengths are the prompt and output lengths asked for and where the
 	// prompts came from, kept in the workload so runs of other lengths
 	// compare as different workloads.
 	Lengths     record.Lengths
-	MaxInflight int // open loop: arrivals beyond this many streams in flight are not admitted (0: DefaultMaxInflight)
+	MaxInflight int // an open loop admits no arrival beyond this many streams in flight (0 means DefaultMaxInflight)
 	Seed        int64
 	RunID       string    // generated when empty
 	Progress    *Progress // updated live when set, for views to poll
-	// A sweep runs one plan per level as parts of one run: Level is stamped
-	// on every record, FirstSeq continues the numbering and Start (zero:
-	// now) keeps every level's offsets on the sweep's time axis.
+	// A sweep runs one plan per level as parts of one run. Level is stamped
+	// on every record, and FirstSeq continues the numbering. Start keeps
+	// every level's offsets on the sweep's time axis, and zero means now.
 	Level    *float64
 	FirstSeq int
 	Start    time.Time
 	// Shard and Shards make this agent one of Shards running one seeded
-	// workload: it sends only the streams whose index in the whole
+	// workload. It sends only the streams whose index in the whole
 	// sequence is Shard mod Shards, each with the prompt, schedule time
-	// and seq one agent would give it. Shards 0 or 1: the whole workload.
+	// and seq one agent would give it. Shards 0 or 1 means the whole
+	// workload.
 	Shard, Shards int
 	// Workload is stamped on every record, so runs read back from disk can
 	// be checked for a fair comparison.
@@ -86,7 +87,7 @@ type Progress struct {
 	Finished    atomic.Int64 // measured streams recorded
 	Warmup      atomic.Int64 // warmup streams recorded
 	// The open-loop generator's lag behind its schedule so far, for live
-	// views; RunStats.Lag has its distribution once the run ends.
+	// views. RunStats.Lag has its distribution once the run ends.
 	LagMax  atomic.Int64 // ns, the largest so far
 	LagOver atomic.Int64 // arrivals later than ScheduleLagBoundMS
 }
@@ -108,14 +109,14 @@ func NewRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Run carries out a plan: warmup streams first (phase "warmup"), then the
-// measured ones as a closed or open loop. It returns when every stream
+// Run carries out a plan. It runs warmup streams first (phase "warmup"),
+// then the measured ones as a closed or open loop. It returns when every stream
 // admitted has been recorded.
 //
 // Each record is handed to sink as soon as it ends, from one goroutine at a
 // time, in the order streams end. observe sees every stream's events as it
-// unfolds (Event.Seq tells streams apart); it is called from many
-// goroutines at once and must not block; what it may keep is in Event.
+// unfolds, and Event.Seq tells streams apart. It is called from many
+// goroutines at once and must not block. Event says what it may keep.
 // A live view subscribes with observe, sink and Plan.Progress.
 //
 // When ctx is done the run stops admitting, in-flight streams are canceled
@@ -177,8 +178,8 @@ func Run(ctx context.Context, p Plan, sink func(*record.Record), observe func(Ev
 	return st
 }
 
-// offsets is the open loop's schedule: a trace's times, or arrivals drawn
-// at the plan's rate.
+// offsets is the open loop's schedule. It is a trace's times, or arrivals
+// drawn at the plan's rate.
 func (p *Plan) offsets() Offsets {
 	if p.Arrival == ArrivalTrace {
 		return Schedule(p.Schedule)
@@ -247,7 +248,7 @@ type runner struct {
 // sink hands each record on as it comes, paced to leave the streams still
 // in flight their share of the machine.
 func (r *runner) sink(sink func(*record.Record)) {
-	var pace sinkPace // the wall clock's: it paces this machine's work, whatever o.Clock measures
+	var pace sinkPace // uses the wall clock, as it paces this machine's work, whatever o.Clock measures
 	for rec := range r.records {
 		t0 := time.Now()
 		sink(rec)
@@ -257,8 +258,8 @@ func (r *runner) sink(sink func(*record.Record)) {
 	}
 }
 
-// seqOf numbers the k-th stream of a phase: warmup streams first, then the
-// measured ones, so a stream's seq is the same in a sharded run as in one
+// seqOf numbers the k-th stream of a phase. Warmup streams come first, then
+// the measured ones, so a stream's seq is the same in a sharded run as in one
 // agent's.
 func (r *runner) seqOf(phase string, k int) int {
 	if phase == record.PhaseWarmup {
@@ -294,7 +295,7 @@ func (r *runner) stream(ctx context.Context, phase string, pr Prompt, k int, int
 }
 
 // closed keeps conc streams in flight until the picker runs out, the
-// deadline passes or ctx is done; a stream's slot is refilled as soon as it
+// deadline passes or ctx is done. A stream's slot is refilled as soon as it
 // has been recorded.
 func (r *runner) closed(ctx context.Context, conc int, deadline time.Time, phase string, pick *picker) {
 	pg := r.plan.Progress

@@ -29,10 +29,11 @@ import (
 // Clock returns the current time with a monotonic reading. Tests inject one.
 type Clock func() time.Time
 
-// Target is what to ask: the endpoint, its format and the request.
+// Target is what to ask for. It names the endpoint, its format and the
+// request.
 type Target struct {
 	URL     string                            // full endpoint URL
-	Method  string                            // "": POST (drip replay sends the recorded one)
+	Method  string                            // empty means POST (drip replay sends the recorded one)
 	Format  *adapters.Format                  // request body and decoder
 	Request adapters.Request                  // model, prompt, max tokens
 	Body    []byte                            // sent as is instead of Format.Body, when set
@@ -41,24 +42,24 @@ type Target struct {
 	Sign    func(*http.Request, []byte) error // request signer (SigV4), optional
 }
 
-// Options are the probe's knobs; the zero value is usable.
+// Options are the probe's knobs. The zero value is usable.
 type Options struct {
-	Client *http.Client // nil: a new client per stream, dialing with Dial
-	// Dial connects to the server; nil dials TCP with ConnectTimeout. Tests
-	// pass an in-memory network's (internal/memnet).
+	Client *http.Client // nil makes a new client per stream, dialing with Dial
+	// Dial connects to the server. A nil Dial dials TCP with
+	// ConnectTimeout. Tests pass an in-memory network's (internal/memnet).
 	Dial           DialFunc
-	Clock          Clock // nil: time.Now
+	Clock          Clock // nil means time.Now
 	ConnectTimeout time.Duration
 	IdleTimeout    time.Duration // silence before headers or between reads
 	Timeout        time.Duration // whole stream
 	StallMS        float64
 	FrameLimit     int // longest frame the decoder buffers (adapters)
-	// MaxFrames and MaxBytes bound one stream: past either the stream is
-	// stopped, kept up to the limit, and recorded incomplete with error
-	// class "limit" (0: the defaults).
+	// MaxFrames and MaxBytes bound one stream, and 0 means the default.
+	// Past either limit the stream is stopped, kept up to the limit, and
+	// recorded incomplete with error class "limit".
 	MaxFrames   int
 	MaxBytes    int64
-	Getenv      func(string) string // nil: os.Getenv
+	Getenv      func(string) string // nil means os.Getenv
 	KeepRequest bool
 	// NoStreamID leaves the request without record.StreamHeader, which
 	// otherwise carries the stream's key to any relay on the way.
@@ -66,23 +67,24 @@ type Options struct {
 	// FollowRedirects follows a redirect to another origin, without any
 	// credential header (see redirectPolicy).
 	FollowRedirects bool
-	// TLS is the client's TLS setup (--cacert, --cert/--key, -k); nil:
-	// the system's roots, no client certificate.
+	// TLS is the client's TLS setup (--cacert, --cert/--key, -k). A nil
+	// TLS uses the system's roots and no client certificate.
 	TLS *tls.Config
-	// ConnectTurns are the turns to connect, as many as its room; nil: the
-	// process-wide MaxConnecting. A test makes its own in its synctest
-	// bubble, where a wait on the process-wide ones is not durably
-	// blocked, so the bubble's clock would not pass in it.
+	// ConnectTurns holds the turns to connect, one for each slot of its
+	// buffer. A nil ConnectTurns uses the process-wide MaxConnecting. A
+	// test makes its own in its synctest bubble. A wait on the process-wide
+	// turns is not durably blocked there, so the bubble's clock would not
+	// pass in it.
 	ConnectTurns chan struct{}
 	// CPU is the run's OS sampler, whose readings give each stream its
-	// record.ClientCPU; nil: no such figures. Run starts one when it is
-	// nil, and so does replay.
+	// record.ClientCPU. A nil CPU gives no such figures. Run starts one
+	// when it is nil, and so does replay.
 	CPU *CPUSampler
 	// NoWitness reads connections as net.TCPConn does, without asking the
-	// kernel when each read's data arrived (record.Witness): for measuring
-	// what the witness costs (bench/load -witness=false).
+	// kernel when each read's data arrived (record.Witness). It exists to
+	// measure what the witness costs (bench/load -witness=false).
 	NoWitness bool
-	// wallClock: Clock was nil, so the stream is timed by the wall clock
+	// wallClock says Clock was nil, so the stream is timed by the wall clock
 	// the kernel stamps receive times with. A stream timed by an injected
 	// clock is not witnessed.
 	wallClock bool
@@ -95,17 +97,17 @@ const (
 	DefaultTimeout        = 10 * time.Minute
 	DefaultMaxFrames      = 100_000
 	DefaultMaxBytes       = 64 << 20
-	// keptKeepalives is how many keepalive frames a record keeps; past it
+	// keptKeepalives is how many keepalive frames a record keeps. Past it
 	// they are only counted (Record.Keepalives), so a flood of them costs
 	// nothing while the timeline still shows the usual few.
 	keptKeepalives = 100
-	// A read returns only what has arrived: at 20 frames/s one frame of a
-	// few hundred bytes, and through HTTP/1.1 chunking seldom more than
-	// the transport's 4 KiB reader holds. The buffer starts small and
-	// doubles when a read fills it, so a stream pays for the bursts it
-	// has, not for the largest any stream could have: 16 KiB for every
-	// stream was half of its memory in flight (bench/load). A burst past
-	// the buffer takes a few reads, microseconds apart.
+	// A read returns only what has arrived. At 20 frames/s that is one
+	// frame of a few hundred bytes, and through HTTP/1.1 chunking seldom
+	// more than the transport's 4 KiB reader holds. The buffer starts small
+	// and doubles when a read fills it, so a stream pays for the bursts it
+	// has, not for the largest any stream could have. A fixed 16 KiB for
+	// every stream was half of its memory in flight (bench/load). A burst
+	// past the buffer takes a few reads, microseconds apart.
 	readBufferMin     = 1 << 10
 	readBufferMax     = 16 << 10
 	errorBodyLimit    = 64 << 10
@@ -117,21 +119,24 @@ var (
 	errTotal = errors.New("total timeout")
 )
 
-// NewClient returns a client fit for streams: no overall timeout (it would
-// cut long streams), no compression, many idle connections per host.
+// NewClient returns a client fit for streams. It has no overall timeout,
+// which would cut long streams. It asks for no compression and keeps many
+// idle connections per host.
 func NewClient(connectTimeout time.Duration) *http.Client {
 	return newClient(Options{ConnectTimeout: connectTimeout})
 }
 
-// ClientFor is the client Run makes for o when o.Client is nil: NewClient
-// dialing with o.Dial. Several runs that should share connections (a
+// ClientFor returns the client Run makes for o when o.Client is nil, which
+// is NewClient dialing with o.Dial. Several runs that should share connections (a
 // sweep's levels) share one.
 func ClientFor(o Options) *http.Client { return newClient(o) }
 
-// DialFunc connects to a server: http.Transport.DialContext's signature.
+// DialFunc connects to a server. It has the signature of
+// http.Transport.DialContext.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
-// newClient is NewClient dialing with o.Dial (nil: TCP), with o.TLS.
+// newClient is NewClient dialing with o.Dial, or with TCP when that is nil,
+// and using o.TLS.
 func newClient(o Options) *http.Client {
 	connectTimeout, dial := o.ConnectTimeout, o.Dial
 	if connectTimeout <= 0 {
@@ -151,9 +156,9 @@ func newClient(o Options) *http.Client {
 		DisableCompression:  true,
 		// Each connection keeps its buffers for life. A request is written
 		// once, and a read returns what has arrived, at 20 frames/s one
-		// frame of a few hundred bytes: 1 and 2 KiB instead of 4 and 4 are
-		// 5 KiB less per stream in flight, a longer body or burst taking
-		// a few more calls.
+		// frame of a few hundred bytes. Buffers of 1 and 2 KiB instead of
+		// the default 4 and 4 save 5 KiB per stream in flight. A longer body
+		// or burst takes a few more calls.
 		WriteBufferSize:     1 << 10,
 		ReadBufferSize:      2 << 10,
 		MaxIdleConns:        10000,
@@ -165,19 +170,19 @@ func newClient(o Options) *http.Client {
 }
 
 // Event is what the probe tells an observer as a stream unfolds. Observers
-// must not block: the probe calls them on its read path.
+// must not block, because the probe calls them on its read path.
 //
 // The record being filled may be read only during the call, with one
-// exception: the probe only ever appends frames, to a slice it starts
-// afresh for each stream, so an observer may keep Frames and
+// exception. The probe only ever appends frames, to a slice it starts
+// afresh for each stream. So an observer may keep Frames and
 // Record.Frames[:len(Record.Frames)] for good. Live views share the
 // probe's frames that way instead of copying each one.
 type Event struct {
 	Seq    int
 	Type   EventType
-	Frames []record.Frame // EventFrames: the frames one read completed
-	// EventStart, EventHeaders, EventFrames: the record being filled (read
-	// only); EventDone: the final one.
+	Frames []record.Frame // the frames one read completed, for EventFrames
+	// Record is the record being filled (read only) for EventStart,
+	// EventHeaders and EventFrames, and the final one for EventDone.
 	Record *record.Record
 }
 
@@ -192,7 +197,7 @@ const (
 )
 
 // Stream sends one streaming request and records it. It never returns an
-// error: every failure is data in the record. observe may be nil.
+// error, because every failure is data in the record. observe may be nil.
 func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observe func(Event)) *record.Record {
 	o = o.withDefaults()
 	if observe == nil {
@@ -212,8 +217,8 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return finish(rec, o, time.Time{}, e, nil, observe)
 	}
 	// What the server says back is masked for the credentials this request
-	// carries as sent: an error quoting the key reaches no record or output;
-	// nor does a kept prompt that quotes it.
+	// carries as sent. An error quoting the key then reaches no record or
+	// output, and neither does a kept prompt that quotes it.
 	mask := redact.NewMasker(RequestSecrets(req))
 	if o.KeepRequest {
 		rec.Request = append([]byte(nil), mask.Bytes(body)...)
@@ -225,7 +230,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	defer release()
 
 	// The idle watch covers the wait for headers and every silence between
-	// reads; it cancels the request with a cause we can classify.
+	// reads. It cancels the request with a cause we can classify.
 	idle := WatchIdle(o.IdleTimeout, o.Clock, func() { cancel(errIdle) })
 	defer idle.Stop()
 
@@ -276,7 +281,7 @@ func send(req *http.Request, o Options, rec *record.Record, observe func(Event),
 	resp, err := client.Do(req)
 	rec.ConnectMS = conn.connectMS()
 	if err != nil {
-		if resp != nil { // a refused redirect: the server answered
+		if resp != nil { // a refused redirect, so the server answered
 			rec.HTTPStatus = resp.StatusCode
 		}
 		return start, nil, nil, err
@@ -293,10 +298,12 @@ func send(req *http.Request, o Options, rec *record.Record, observe func(Event),
 	return start, resp, ws, nil
 }
 
-// notStream is e, what ended a body det picked the format of, unless the
-// body was no stream at all (adapters.Detector.NotStream): then that,
-// whatever a stream's decoder made of it. Only under auto: an explicit
-// --format takes any body a frame came from.
+// notStream returns e, the error that ended a body whose format det
+// picked. When e is nil or a decode error and det found the body was no
+// stream at all (adapters.Detector.NotStream), it returns a not_stream
+// error instead, whatever a stream's decoder made of the body. It applies
+// only under auto, because an explicit --format takes any body a frame
+// came from.
 func notStream(det *adapters.Detector, e *record.Error) *record.Error {
 	if e != nil && e.Class != record.ErrDecode {
 		return e
@@ -307,8 +314,9 @@ func notStream(det *adapters.Detector, e *record.Error) *record.Error {
 	return e
 }
 
-// noFrames is e, what ended rec's body, unless no frame came from it and
-// the body is a document (adapters.NotStreamBody): then not_stream,
+// noFrames returns e, the error that ended rec's body. When e is nil or a
+// decode error, no frame came from the body and the body is a document
+// (adapters.NotStreamBody), it returns a not_stream error instead,
 // whichever decoder read it. head is the body's start.
 func noFrames(rec *record.Record, e *record.Error, contentType string, head []byte) *record.Error {
 	if e != nil && e.Class != record.ErrDecode || len(rec.Frames) > 0 || rec.Keepalives > 0 {
@@ -322,10 +330,10 @@ func noFrames(rec *record.Record, e *record.Error, contentType string, head []by
 
 // decodeBody reads a 2xx response's body through fr to its end, and
 // returns what ended it. Under auto the response's type and first bytes
-// pick the decoder, and a body that is no stream says so (notStream); a
-// body no frame came from says so under any format (noFrames); a stream
-// that fails to decode as the format asked for says which format it
-// looks like (formatMismatch).
+// pick the decoder, and a body that is no stream says so (notStream).
+// Under any format, a body no frame came from says so (noFrames). A stream
+// that fails to decode as the format asked for says which format it looks
+// like (formatMismatch).
 func decodeBody(ctx context.Context, resp *http.Response, f *adapters.Format, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
 	contentType := resp.Header.Get("Content-Type")
 	head := &formatHead{r: decompressed(resp, fr.rec)}
@@ -351,7 +359,8 @@ func begin(rec *record.Record, t Target) {
 }
 
 // buildRequest builds t's request and its body, signed when t says so. A
-// request that cannot be built or signed is class request: nothing was sent.
+// request that cannot be built or signed is class request, since nothing
+// was sent.
 // A streamKey is sent in record.StreamHeader, before signing (a signer may
 // cover every header).
 func buildRequest(ctx context.Context, t Target, o Options, streamKey string) (*http.Request, []byte, *record.Error) {
@@ -394,12 +403,13 @@ func buildRequest(ctx context.Context, t Target, o Options, streamKey string) (*
 	return req, body, nil
 }
 
-// decompressed is resp's body to decode. A compressed stream cannot be
-// frame-timed, its reads being the compressor's blocks: rec says so, and
-// gzip is still decoded for content. What is wrong with the gzip stream
-// itself (corrupt, cut short while the connection ended cleanly, not gzip
-// at all) is a decode error saying so (gzipError), not the transport's
-// reset; the transport's own errors come through as they are.
+// decompressed returns resp's body to decode. A compressed stream cannot
+// be frame-timed, because its reads are the compressor's blocks. rec notes
+// the encoding, and gzip is still decoded for content. A fault in the gzip
+// stream itself (corrupt, cut short while the connection ended cleanly,
+// not gzip at all) becomes a decode error that says so (gzipError), not
+// the transport's reset. The transport's own errors come through as they
+// are.
 func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	enc := resp.Header.Get("Content-Encoding")
 	if enc == "" || strings.EqualFold(enc, "identity") {
@@ -412,8 +422,8 @@ func decompressed(resp *http.Response, rec *record.Record) io.Reader {
 	return &gunzipped{body: transportBody{r: resp.Body}}
 }
 
-// transportBody is a response body that remembers the error, other than
-// its end, its last read returned: the transport's.
+// transportBody is a response body that remembers the last error its read
+// returned, other than its end. That error is the transport's.
 type transportBody struct {
 	r   io.Reader
 	err error
@@ -455,7 +465,8 @@ func (g *gunzipped) Read(p []byte) (int, error) {
 	return n, g.body.blame(err)
 }
 
-// gzipError is a gzip body that does not decode: the server's fault.
+// gzipError is a gzip body that does not decode, which is the server's
+// fault.
 type gzipError struct{ err error }
 
 func (e *gzipError) Error() string {
@@ -466,13 +477,13 @@ func (e *gzipError) Error() string {
 }
 
 // readBody reads the body to its end through fr, stamping each read first.
-// It returns what ended the stream: nil for a clean end, or the error.
+// It returns nil for a clean end, or the error that ended the stream.
 func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, start time.Time, idle *IdleWatch) *record.Error {
 	buf := make([]byte, readBufferMin)
 	var total int64
 	for {
 		n, rerr := r.Read(buf)
-		now := o.Clock() // stamp first: nothing stands between the read and its time
+		now := o.Clock() // stamp first, so nothing stands between the read and its time
 		if n > 0 {
 			idle.Touch(now)
 			tms := ms(now.Sub(start))
@@ -494,13 +505,13 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 				return frameLimitError(o.MaxFrames)
 			}
 			if n == len(buf) && len(buf) < readBufferMax {
-				buf = make([]byte, 2*len(buf)) // more was waiting: read it in fewer calls
+				buf = make([]byte, 2*len(buf)) // more was waiting, so read it in fewer calls
 			}
 		}
 		if rerr == io.EOF {
 			break
 		}
-		if rerr != nil { // only here: gzErr escapes, and a read's path allocates nothing
+		if rerr != nil { // gzErr escapes, so it lives only here and a read's path allocates nothing
 			var gzErr *gzipError
 			if errors.As(rerr, &gzErr) {
 				return &record.Error{Class: record.ErrDecode, Message: gzErr.Error()}
@@ -517,8 +528,8 @@ func readBody(ctx context.Context, r io.Reader, fr *frameRecorder, o Options, st
 	return nil
 }
 
-// frameRecorder decodes reads into a record's frames: the probe's hot path,
-// shared by live streams and replays.
+// frameRecorder decodes reads into a record's frames. It is the probe's hot
+// path, shared by live streams and replays.
 type frameRecorder struct {
 	dec       adapters.Decoder
 	rec       *record.Record
@@ -526,10 +537,10 @@ type frameRecorder struct {
 	frames    []adapters.Frame
 	read      int
 	det       *adapters.Detector // picking the decoder, until it has
-	maxFrames int                // 0: no bound
+	maxFrames int                // 0 means no bound
 	full      bool               // a frame past maxFrames was dropped
-	text      *FrameText         // the request's credentials, masked in each frame's text and fields; nil: none
-	witness   *streamWitness     // the kernel's account of each read; nil: none
+	text      *FrameText         // masks the request's credentials in each frame's text and fields, or nil if it has none
+	witness   *streamWitness     // the kernel's account of each read, or nil
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
@@ -549,7 +560,7 @@ func (fr *frameRecorder) feed(p []byte, tms float64, now time.Time) error {
 	return err
 }
 
-// close ends the stream at tms; a stream cut inside a frame is marked
+// close ends the stream at tms. A stream cut inside a frame is marked
 // truncated, which is not a decode error.
 func (fr *frameRecorder) close(tms float64) error {
 	var err error
@@ -605,7 +616,7 @@ func (fr *frameRecorder) bound(frames []adapters.Frame) []adapters.Frame {
 
 // Replay decodes reads as if they had come from a connection, read i at
 // times[i] ms, and derives the record. It is the probe's path without the
-// socket: for recorded streams, tests and measuring drip's own cost.
+// socket, used for recorded streams, tests and measuring drip's own cost.
 func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64, rec *record.Record) (*record.Record, error) {
 	if err := DecodeReads(f, "", reads, times, 0, 0, rec); err != nil {
 		return rec, errors.New(err.Message)
@@ -618,10 +629,10 @@ func Replay(f *adapters.Format, reads [][]byte, times []float64, stallMS float64
 
 // DecodeReads decodes a response body that arrived as reads (read i at
 // times[i] ms from the record's start) into rec's frames and first byte
-// time; with adapters.Auto the Content-Type and first bytes pick the
-// format. frameLimit bounds one frame, maxFrames the frames kept (0: no
-// bound); past it the result is a limit error. The caller derives the
-// record.
+// time. With adapters.Auto the Content-Type and first bytes pick the
+// format. frameLimit bounds one frame, and maxFrames bounds the frames
+// kept (0 means no bound). Past maxFrames the result is a limit error. The
+// caller derives the record.
 func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times []float64, frameLimit, maxFrames int, rec *record.Record) *record.Error {
 	rec.Format = f.Name
 	rec.Frames = rec.Frames[:0]
@@ -643,7 +654,7 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 		fr.frames, fr.read = d.Frames, d.Read
 		fr.add(end)
 		switch {
-		case closing && errors.Is(d.Err, adapters.ErrTruncated): // cut inside a frame: not a decode error
+		case closing && errors.Is(d.Err, adapters.ErrTruncated): // cut inside a frame, which is not a decode error
 			rec.Truncated = true
 		case d.Err != nil:
 			return &record.Error{Class: record.ErrDecode, Message: d.Err.Error()}
@@ -655,9 +666,9 @@ func DecodeReads(f *adapters.Format, contentType string, reads [][]byte, times [
 	return nil
 }
 
-// DecodedRead is what a decoder made of one read: the frames it completed
-// (the decoder's output, reused for the next read) and the error its
-// decode ended with. Read is the read's index, or len(reads) for the end
+// DecodedRead is what a decoder made of one read. It holds the frames it
+// completed (the decoder's output, reused for the next read) and the error
+// its decode ended with. Read is the read's index, or len(reads) for the end
 // of the stream (the decoder's Close).
 type DecodedRead struct {
 	Read   int
@@ -666,8 +677,8 @@ type DecodedRead struct {
 }
 
 // ReadFrames decodes reads in turn with dec, then closes it, yielding
-// what each made; it stops after one that ended with an error (Close's is
-// adapters.ErrTruncated for a stream cut inside a frame). It is the one
+// what each made. It stops after one that ended with an error. Close's
+// error is adapters.ErrTruncated for a stream cut inside a frame. It is the one
 // decode loop of a recorded body, for its record (DecodeReads) and for
 // walking its frames again (drip record's masking of a kept body).
 func ReadFrames(dec adapters.Decoder, reads [][]byte) iter.Seq[DecodedRead] {
@@ -715,7 +726,8 @@ func appendFrames(dst []record.Frame, frames []adapters.Frame, tms float64, read
 	return dst
 }
 
-// finish ends rec with e, its words masked by mask (nil: nothing to mask).
+// finish ends rec with e, its words masked by mask. A nil mask masks
+// nothing.
 func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mask *redact.Masker, observe func(Event)) *record.Record {
 	if start.IsZero() {
 		start = o.Clock()
@@ -724,7 +736,7 @@ func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mas
 	rec.DurationMS = ms(o.Clock().Sub(start))
 	rec.Error = e
 	if err := stats.Derive(rec, o.StallMS); err != nil {
-		// A clock that ran backwards is drip's fault; say so in the record.
+		// A clock that ran backwards is drip's fault. Say so in the record.
 		rec.Error = &record.Error{Class: record.ErrDecode, Message: err.Error()}
 		rec.Status = record.StatusFailed
 	}
@@ -770,8 +782,9 @@ func frameLimitError(n int) *record.Error {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Classify maps a transport error to an error class (docs/records.md, Error classes), reading the cause
-// of ctx's cancellation first; see classify.
+// Classify maps a transport error to an error class (docs/records.md, Error
+// classes). It reads the cause of ctx's cancellation first, as classify
+// does.
 func Classify(ctx context.Context, err error) *record.Error { return classify(ctx, err) }
 
 // classify maps a transport error to an error class (docs/records.md, Error classes). Messages come from
@@ -785,8 +798,9 @@ func classify(ctx context.Context, err error) *record.Error {
 	case errors.Is(cause, context.Canceled) || errors.Is(err, context.Canceled):
 		msg := "canceled"
 		if cause != context.Canceled && errors.Is(cause, context.Canceled) {
-			// drip canceled it for a reason of its own (drip replay hanging
-			// up where the recorded client did): the cause's own words.
+			// drip canceled it for a reason of its own, such as drip replay
+			// hanging up where the recorded client did. Use the cause's own
+			// words.
 			msg = cause.Error()
 		}
 		return &record.Error{Class: record.ErrCanceled, Message: msg}

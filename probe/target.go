@@ -13,11 +13,12 @@ import (
 // DefaultFormat is what a bare base URL is taken to speak.
 const DefaultFormat = "openai-chat"
 
-// ParseHTTPURL parses a URL drip connects to: http or https, with a host.
-// Its error starts with the input quoted as RedactURL shows it, for the
-// caller to put its flag before; a host[:port] typed without a scheme is
-// quoted as typed (it has no user info or query, so no secret) with the
-// URL it likely means: http with a port, https without.
+// ParseHTTPURL parses a URL drip connects to, which must be http or https
+// with a host. Its error starts with the input quoted as RedactURL shows
+// it, for the caller to put its flag before. A host and port typed without
+// a scheme is quoted as typed, since it has no user info or query and so
+// no secret. The error adds the URL it likely means, which is http with a
+// port and https without.
 func ParseHTTPURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err == nil && u.Hostname() != "" && (u.Scheme == "http" || u.Scheme == "https") {
@@ -32,8 +33,9 @@ func ParseHTTPURL(raw string) (*url.URL, error) {
 		}
 	}
 	if err == nil && strings.Contains(u.Opaque, "@") {
-		// u:key@host parses as scheme u, the key in its opaque part:
-		// RedactURL shows no opaque URL either, but this says why.
+		// A URL of the form `u:key@host` parses as scheme u with the key in
+		// its opaque part. RedactURL shows no opaque URL either, but this
+		// says why.
 		return nil, errors.New("(not shown: it may hold user info): want http(s)://host[:port][/path]")
 	}
 	return nil, fmt.Errorf("%q: want http(s)://host[:port][/path]", RedactURL(raw))
@@ -47,14 +49,15 @@ func ResolveURL(raw, format string) (string, *adapters.Format, error) {
 }
 
 // ModelInEndpoint is whether ResolveEndpoint puts the model into the
-// endpoint for u and f: u has no path and f's endpoint path names {model}.
+// endpoint for u and f. It does when u has no path and f's endpoint path
+// names {model}.
 func ModelInEndpoint(u *url.URL, f *adapters.Format) bool {
 	path, _, _ := strings.Cut(f.Path, "?")
 	return strings.Trim(u.Path, "/") == "" && strings.Contains(path, "{model}")
 }
 
 // IsBaseURL is whether u is an OpenAI-compatible base URL as SDKs take it
-// (OPENAI_BASE_URL): its path ends in /v1 (vLLM, Ollama, Groq's
+// (OPENAI_BASE_URL). Its path ends in /v1 (vLLM, Ollama, Groq's
 // /openai/v1) or is Gemini's OpenAI root, /v1beta/openai. ResolveEndpoint
 // puts the endpoint of a format whose path starts /v1/ under it.
 func IsBaseURL(u *url.URL) bool {
@@ -63,9 +66,9 @@ func IsBaseURL(u *url.URL) bool {
 }
 
 // ModelFromURL is the model an endpoint's path names (Gemini's
-// /models/M:streamGenerateContent, Bedrock's /model/M/converse-stream),
-// by the format's endpoint pattern; "" when the format's endpoint names
-// none or the path does not follow it.
+// `/models/M:streamGenerateContent`, Bedrock's /model/M/converse-stream),
+// by the format's endpoint pattern. It is "" when the format's endpoint
+// names none or the path does not follow it.
 func ModelFromURL(endpoint string, f *adapters.Format) string {
 	u, err := url.Parse(endpoint)
 	pattern, _, _ := strings.Cut(f.Path, "?")
@@ -78,7 +81,7 @@ func ModelFromURL(endpoint string, f *adapters.Format) string {
 	if !ok {
 		return ""
 	}
-	model, _, ok := strings.Cut(rest, after[:1]) // up to ':' or '/'
+	model, _, ok := strings.Cut(rest, after[:1]) // up to the colon or the slash
 	if !ok {
 		return ""
 	}
@@ -86,8 +89,8 @@ func ModelFromURL(endpoint string, f *adapters.Format) string {
 }
 
 // EndpointHint says, for a 404, which path to try when the endpoint's
-// path is not the format's own: a base URL typed in another form, or a
-// server mounted elsewhere. It is "" when the path is the format's.
+// path is not the format's own. That happens for a base URL typed in
+// another form, or a server mounted elsewhere. It is "" when the path is the format's.
 func EndpointHint(endpoint string, f *adapters.Format) string {
 	u, err := url.Parse(endpoint)
 	want := f.Path
@@ -103,7 +106,7 @@ func EndpointHint(endpoint string, f *adapters.Format) string {
 	return fmt.Sprintf("no endpoint at %s? %s streams from %s: try %s, or the base URL ending in /v1", sanitize.Line(u.Path), hintFormat(f), want, RedactURL(try.String()))
 }
 
-// hintFormat is the format a hint names: the one drip would send.
+// hintFormat is the format a hint names, which is the one drip would send.
 func hintFormat(f *adapters.Format) string {
 	if f.Path == "" {
 		return DefaultFormat
@@ -114,9 +117,10 @@ func hintFormat(f *adapters.Format) string {
 // ResolveEndpoint picks the format and the full endpoint URL for a user's
 // URL, --format ("auto" or a name) and model. A base URL without a path
 // gets the format's endpoint path (with {model} filled in and its query,
-// e.g. Gemini's alt=sse); with auto, the path decides the format, a bare
-// well-known host its own, any other bare URL openai-chat, and a path no
-// format claims gets adapters.Auto, which picks the decoder from the response.
+// e.g. Gemini's alt=sse). With auto the path decides the format. A bare
+// well-known host gets its own, and any other bare URL gets openai-chat. A
+// path no format claims gets adapters.Auto, which picks the decoder from
+// the response.
 func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error) {
 	u, err := ParseHTTPURL(raw)
 	if err != nil {
@@ -142,7 +146,7 @@ func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error
 	}
 	path, query, _ := strings.Cut(f.Path, "?")
 	if IsBaseURL(u) && strings.HasPrefix(path, "/v1/") {
-		// OPENAI_BASE_URL's form: the endpoint goes under it.
+		// In OPENAI_BASE_URL's form the endpoint goes under it.
 		u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+strings.TrimPrefix(path, "/v1"), ""
 	}
 	if bare {
@@ -159,7 +163,7 @@ func ResolveEndpoint(raw, format, model string) (string, *adapters.Format, error
 		}
 		u.Path = strings.TrimRight(u.Path, "/") + path
 		if u.RawPath != "" && u.EscapedPath() != u.RawPath {
-			u.RawPath = "" // not a valid encoding of Path: let url choose
+			u.RawPath = "" // not a valid encoding of Path, so let url choose
 		}
 	}
 	// The format's own query (alt=sse) is needed at any URL of it, unless

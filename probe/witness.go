@@ -12,8 +12,9 @@ import (
 // KernelView is what a witnessed connection's kernel said at its latest
 // read. StampNS is the software receive time of the newest segment that
 // read took (CLOCK_REALTIME ns, 0 when it gave none). The counts are the
-// socket's TCP_INFO figures, which only grow: data segments received,
-// out-of-order segments received, retransmits, bytes received. The round
+// socket's TCP_INFO figures, which only grow. They count data segments
+// received, out-of-order segments received, retransmits and bytes
+// received. The round
 // trips are in µs. The kernel stamps nothing for a moment after the first
 // socket of the machine asks (it turns stamping on from a work queue), so
 // a connection's first reads may come without a stamp.
@@ -24,8 +25,8 @@ type KernelView struct {
 	BytesIn                     uint64
 }
 
-// LagMS is how late a read that returned at now took its data: now minus
-// the kernel's receive time of the newest segment it took. False when the
+// LagMS is how late a read that returned at now took its data. It is now
+// minus the kernel's receive time of the newest segment it took. False when the
 // kernel gave no stamp with the read.
 func (v KernelView) LagMS(now time.Time) (float64, bool) {
 	if v.StampNS == 0 {
@@ -36,7 +37,7 @@ func (v KernelView) LagMS(now time.Time) (float64, bool) {
 
 // KernelWitness is a connection whose reads the kernel witnesses
 // (witness_linux.go). View is the latest read's stamp with the socket's
-// TCP_INFO asked now (a system call); LatestStamp is the stamp alone,
+// TCP_INFO asked now (a system call). LatestStamp is the stamp alone,
 // which costs nothing more than the read did.
 type KernelWitness interface {
 	View() KernelView
@@ -44,8 +45,8 @@ type KernelWitness interface {
 }
 
 // WitnessOf is the kernel witness under a connection a WitnessDial dialer
-// gave, through TLS (net/http's httptrace.GotConnInfo.Conn is one); nil
-// when the connection has none (another OS, an in-memory network).
+// gave, through TLS (net/http's httptrace.GotConnInfo.Conn is one). It is
+// nil when the connection has none (another OS, an in-memory network).
 func WitnessOf(c net.Conn) KernelWitness {
 	if t, ok := c.(*tls.Conn); ok {
 		c = t.NetConn()
@@ -54,21 +55,21 @@ func WitnessOf(c net.Conn) KernelWitness {
 	return w
 }
 
-// maxTCPSamples bounds a record's TCP samples: a slow stream ends a
+// maxTCPSamples bounds a record's TCP samples. A slow stream ends a
 // silence at nearly every read, and the samples past it say nothing new.
 const maxTCPSamples = 100
 
 // ReadWitness is the kernel's account of one connection's reads, for a
-// reader that frames its bytes later: drip record's upstream side, which
-// forwards each read before it decodes any.
+// reader that frames its bytes later. drip record's upstream side is one,
+// as it forwards each read before it decodes any.
 type ReadWitness struct {
 	k       KernelWitness
 	prev    KernelView // the view at the latest read that asked TCP_INFO
 	unasked int        // reads since then that did not ask
 }
 
-// WitnessReads starts witnessing c's reads, from now; nil when c has no
-// witness (WitnessOf).
+// WitnessReads starts witnessing c's reads, from now. It returns nil when
+// c has no witness (WitnessOf).
 func WitnessReads(c net.Conn) *ReadWitness {
 	k := WitnessOf(c)
 	if k == nil {
@@ -77,8 +78,8 @@ func WitnessReads(c net.Conn) *ReadWitness {
 	return &ReadWitness{k: k, prev: k.View()}
 }
 
-// Read is the kernel's account of the read that returned bytes at now:
-// its lag behind the newest segment's receive time and the segments,
+// Read is the kernel's account of the read that returned bytes at now. It
+// gives its lag behind the newest segment's receive time and the segments,
 // out-of-order segments and retransmits since the previous read. Reads
 // in between that took only their stamp (ReadStamp) are taken to have
 // had a segment each.
@@ -94,8 +95,8 @@ func (w *ReadWitness) Read(now time.Time) record.WitnessRead {
 	return r
 }
 
-// ReadStamp is Read without asking TCP_INFO: the read's lag alone, for a
-// read whose segments decide nothing (one content frame, ending no
+// ReadStamp is Read without asking TCP_INFO. It gives the read's lag alone,
+// for a read whose segments decide nothing (one content frame, ending no
 // silence). Its segments go uncounted (NoSegs).
 func (w *ReadWitness) ReadStamp(now time.Time) record.WitnessRead {
 	r := record.WitnessRead{NoSegs: true}
@@ -119,7 +120,7 @@ func (w *ReadWitness) Sample(at string, tms float64) record.TCPSample {
 }
 
 // streamWitness fills one stream's record.Witness as it reads. The
-// reads are gathered here and handed to the record at the end: at 1,000
+// reads are gathered here and handed to the record at the end. At 1,000
 // streams a stream's structures are out of the cache at each of its reads,
 // and one struct costs fewer misses than three.
 type streamWitness struct {
@@ -135,7 +136,7 @@ type streamWitness struct {
 }
 
 // newStreamWitness starts rec's witness from the connection the stream got,
-// sampled at its headers (tms); nil without a witness.
+// sampled at its headers (tms). It is nil without a witness.
 func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *streamWitness {
 	k := WitnessOf(c)
 	if k == nil {
@@ -149,8 +150,9 @@ func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *str
 
 // read takes the kernel's account of one read with bytes, stamped now
 // (tms from the start), which completed frames. It asks the socket's
-// TCP_INFO only for a read whose segments tell something: one of several
-// content frames, the first content, or one ending a silence.
+// TCP_INFO only for a read whose segments tell something. Such a read
+// holds one of several content frames or the first content, or ends a
+// silence.
 func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame) {
 	content := 0
 	for i := range frames {
@@ -183,8 +185,8 @@ func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame)
 	ws.last = tms
 }
 
-// silence tells a wait before a content read that a report may name: a
-// stall, or a freeze as far as it can be told before the stream ends (at
+// silence tells a wait before a content read that a report may name. The
+// wait is a stall, or a freeze as far as it can be told before the stream ends (at
 // least stats.FreezeMinMS and stats.FreezePaceRatio times the spacing so
 // far).
 func (ws *streamWitness) silence(gap float64) bool {
@@ -195,7 +197,7 @@ func (ws *streamWitness) silence(gap float64) bool {
 	return gap >= stats.FreezeMinMS && gap >= stats.FreezePaceRatio*spacing
 }
 
-// end samples the socket at the stream's end, d after its start; a nil
+// end samples the socket at the stream's end, d after its start. A nil
 // witness does nothing.
 func (ws *streamWitness) end(d time.Duration) {
 	if ws == nil {

@@ -35,15 +35,15 @@ func WitnessDial(dial DialFunc) DialFunc {
 	}
 }
 
-// tcpInfoLen is as much of struct tcp_info as the witness reads: up to
+// tcpInfoLen is as much of struct tcp_info as the witness reads, up to
 // rcv_ooopack. A kernel without the later fields returns less, and they
 // stay 0.
 const tcpInfoLen = uint32(unsafe.Offsetof(unix.TCPInfo{}.Snd_wnd))
 
 // witnessConn is a TCP connection whose every read goes through recvmsg,
 // taking the kernel's receive stamp of the newest segment read. A read
-// allocates nothing: the read function is the connection's and the
-// recvmsg buffers come from msgPool.
+// allocates nothing, because the read function is the connection's and
+// the recvmsg buffers come from msgPool.
 type witnessConn struct {
 	*net.TCPConn
 	raw    syscall.RawConn
@@ -54,7 +54,7 @@ type witnessConn struct {
 	n     int
 	errno syscall.Errno
 
-	mu   sync.Mutex // the view: the probe reads it from its own goroutine (HTTP/2 reads the socket on another)
+	mu   sync.Mutex // guards the view, which the probe reads from its own goroutine (HTTP/2 reads the socket on another)
 	last KernelView
 }
 
@@ -62,12 +62,12 @@ type witnessConn struct {
 type recvBufs struct {
 	msg unix.Msghdr
 	iov unix.Iovec
-	oob [64]byte // one SCM_TIMESTAMPING message: a header and three timespecs
+	oob [64]byte // one SCM_TIMESTAMPING message, a header and three timespecs
 }
 
 // msgPool lends recvBufs for the span of one system call. At 1,000
 // streams a connection's own buffers were out of the cache at each of its
-// reads; a pooled one comes back warm from the read before on the same
+// reads. A pooled one comes back warm from the read before on the same
 // core.
 var msgPool = sync.Pool{New: func() any { return new(recvBufs) }}
 
@@ -90,12 +90,12 @@ func newWitnessConn(tc *net.TCPConn) *witnessConn {
 }
 
 // The methods a *net.TCPConn would lend that read its socket around Read
-// are hidden: every read of the connection is witnessed.
+// are hidden, so every read of the connection is witnessed.
 func (c *witnessConn) WriteTo(w io.Writer) (int64, error) {
 	return io.Copy(w, struct{ io.Reader }{c})
 }
 
-// Read reads through recvmsg as net.TCPConn.Read would through read: it
+// Read reads through recvmsg as net.TCPConn.Read would through read. It
 // waits in the runtime's poller, and returns io.EOF at the peer's end.
 func (c *witnessConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
@@ -116,8 +116,8 @@ func (c *witnessConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// recv is one recvmsg on fd; false asks the poller to wait until the
-// socket is readable.
+// recv is one recvmsg on fd. It returns false to ask the poller to wait
+// until the socket is readable.
 func (c *witnessConn) recv(fd uintptr) bool {
 	b := msgPool.Get().(*recvBufs)
 	defer func() {
@@ -153,7 +153,8 @@ func (c *witnessConn) recv(fd uintptr) bool {
 }
 
 // stamp is the software receive time (ns) in the read's SCM_TIMESTAMPING
-// control message: the first of its three timespecs. 0: none came.
+// control message, the first of its three timespecs. It is 0 when none
+// came.
 func (b *recvBufs) stamp() int64 {
 	ctl := b.oob[:b.msg.Controllen]
 	for len(ctl) >= unix.SizeofCmsghdr {
@@ -189,8 +190,8 @@ func (c *witnessConn) View() KernelView {
 	return c.last
 }
 
-// LatestStamp is the latest read's receive stamp (ns; 0: none), without
-// asking the socket anything.
+// LatestStamp is the latest read's receive stamp in ns, or 0 for none. It
+// asks the socket nothing.
 func (c *witnessConn) LatestStamp() int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()

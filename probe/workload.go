@@ -30,7 +30,7 @@ func seeded(seed int64, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), stream))
 }
 
-// picker hands out prompts in rounds: each round is every prompt once, in
+// picker hands out prompts in rounds. Each round is every prompt once, in
 // an order shuffled afresh from the seed. It is safe for concurrent use.
 // A sharded picker draws the whole sequence and hands out only its own
 // slice (index mod shards = shard), so N agents with one seed send between
@@ -41,9 +41,9 @@ type picker struct {
 	rng           *rand.Rand
 	round         []int // the current round's order
 	n             int   // prompts drawn
-	limit         int   // 0: no limit
-	shard, shards int   // shards 0 or 1: every index is this picker's
-	inOrder       bool  // a trace's: every round in the file's order
+	limit         int   // 0 means no limit
+	shard, shards int   // with shards 0 or 1, every index is this picker's
+	inOrder       bool  // a trace's picker hands out every round in the file's order
 }
 
 func newPicker(prompts []Prompt, seed int64, stream uint64, limit int) *picker {
@@ -82,7 +82,7 @@ func (p *picker) next() (Prompt, int, bool) {
 	}
 }
 
-// arrivals is an open loop's schedule: offsets from the loop's start. It
+// arrivals is an open loop's schedule of offsets from the loop's start. It
 // draws arrivals in unit time, where they come one a unit on average, and
 // warps that to the run's time by the rate (and the ramp), so every kind
 // of arrival ramps the same way.
@@ -101,10 +101,10 @@ func newArrivals(a Arrivals) *arrivals {
 }
 
 // next returns the next arrival's offset. A constant schedule computes i
-// rather than summing 1, so it does not drift; a Poisson one sums
-// exponential gaps, so the count in any window is Poisson-distributed; a
+// rather than summing 1, so it does not drift. A Poisson one sums
+// exponential gaps, so the count in any window is Poisson-distributed. A
 // gamma one sums gamma gaps of shape --burstiness and mean 1, as vLLM
-// does: under 1 burstier than Poisson, over 1 more even.
+// does. A shape under 1 is burstier than Poisson, and over 1 more even.
 func (a *arrivals) next() time.Duration {
 	switch a.kind {
 	case ArrivalPoisson:
@@ -132,9 +132,9 @@ func (a *arrivals) warp(u float64) float64 {
 	return math.Sqrt(2 * a.ramp * u / a.rate)
 }
 
-// gamma draws from a gamma distribution of shape k and scale 1
-// (Marsaglia and Tsang's method; for k < 1 it boosts k by one and scales
-// the draw by U^(1/k)).
+// gamma draws from a gamma distribution of shape k and scale 1 by
+// Marsaglia and Tsang's method. For k < 1 it boosts k by one and scales the
+// draw by U^(1/k).
 func gamma(r *rand.Rand, k float64) float64 {
 	if k < 1 {
 		return gamma(r, k+1) * math.Pow(r.Float64(), 1/k)
@@ -158,7 +158,7 @@ func gamma(r *rand.Rand, k float64) float64 {
 // count nor a duration.
 const DefaultRuns = 3
 
-// Load is a run's load as drip run's flags give it: a closed loop of
+// Load is a run's load as drip run's flags give it. It is a closed loop of
 // Concurrency streams, or an open one at Rate (with Arrival and
 // MaxInflight), bounded by Runs and Duration.
 type Load struct {
@@ -172,7 +172,7 @@ type Load struct {
 	Burstiness   float64       // gamma arrivals' shape (ArrivalGamma)
 	Ramp         time.Duration // the open loop's rate rises from 0 over this long
 	Trace        *Trace        // a trace's times and prompts make the open loop
-	// RunsGiven and SeedGiven say the user set Runs and Seed: without
+	// RunsGiven and SeedGiven say the user set Runs and Seed. Without
 	// them Runs is DefaultRuns (no limit with a Duration) and the seed new.
 	RunsGiven, SeedGiven bool
 }
@@ -206,11 +206,11 @@ func (l Load) Apply(p *Plan) error {
 	return p.Validate()
 }
 
-// Plan bounds: a plan beyond them is a mistake, not a workload.
+// Plan bounds. A plan beyond them is a mistake, not a workload.
 const (
 	MaxStreams  = 10_000_000 // Runs, Warmup
 	MaxInFlight = 100_000    // Concurrency, MaxInflight
-	MinRate     = 0.001      // arrivals per second: one every 1000 s
+	MinRate     = 0.001      // arrivals per second, so one every 1000 s
 	MaxRate     = 1_000_000
 )
 
@@ -258,8 +258,8 @@ func inRange(flag string, v, lo, hi int) error {
 	return nil
 }
 
-// NewSeed picks a seed for a plan the user gave none: short enough to
-// retype, as it is printed for repeating a run.
+// NewSeed picks a seed for a plan the user gave none. The seed is short
+// enough to retype, as it is printed for repeating a run.
 func NewSeed() int64 {
 	var b [8]byte
 	crand.Read(b[:])
@@ -295,8 +295,8 @@ func (p *Plan) Describe() string {
 	return strings.Join(parts, " · ")
 }
 
-// DescribeLength says how long the plan runs: its runs, its duration or
-// both; per (e.g. " per level") follows each.
+// DescribeLength says how long the plan runs, by its runs, its duration or
+// both. per (e.g. " per level") follows each.
 func (p *Plan) DescribeLength(per string) string {
 	switch {
 	case p.Runs > 0 && p.Duration > 0:
@@ -310,7 +310,7 @@ func (p *Plan) DescribeLength(per string) string {
 }
 
 // Stamp sets the workload every record of the plan carries, drip's version
-// among it. A closed loop has at least one stream in flight; an open loop
+// among it. A closed loop has at least one stream in flight. An open loop
 // says its rate.
 func (p *Plan) Stamp(version string) {
 	c := p.Concurrency
@@ -323,7 +323,7 @@ func (p *Plan) Stamp(version string) {
 	}
 }
 
-// ArrivalWords names the open loop's arrivals: constant, poisson, gamma
+// ArrivalWords names the open loop's arrivals as constant, poisson, gamma
 // with its burstiness, or trace.
 func (p *Plan) ArrivalWords() string {
 	if p.Arrival == ArrivalGamma {
