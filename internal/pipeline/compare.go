@@ -12,13 +12,13 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// CheckCompare refuses drip compare's flags that do not go together: the
-// record files at paths, their --label names, --by, --json and --markdown.
-// An error is a usage error naming the flags.
+// CheckCompare refuses drip compare's flags that do not go together. Those
+// are the record files at paths, their --label names, --by, --json and
+// --markdown. An error is a usage error naming the flags.
 func CheckCompare(paths, labels []string, by string, asJSON, markdown bool) error {
 	for _, l := range labels {
-		// drip run's --label k=v tags records; here it names a run. Said
-		// first: a k=v is no run name, however many are given.
+		// drip run's --label k=v tags records, but here it names a run. This
+		// check comes first, since a k=v is no run name, however many are given.
 		if key, _, ok := strings.Cut(l, "="); ok {
 			return Usage("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
 		}
@@ -37,10 +37,10 @@ func CheckCompare(paths, labels []string, by string, asJSON, markdown bool) erro
 }
 
 // CompareFiles reads the record files at paths, named by labels (by
-// their file names when none are given), pools and groups their records
+// their file names when none are given). It pools and groups their records
 // by the field by when it is set (compare --by), and compares them under
 // gates. The sweep is the levels a --by level comparison recomputes, nil
-// otherwise. A file read as Read reads it; a grouping or a comparison
+// otherwise. A file is read as Read reads it. A grouping or a comparison
 // refused is a usage error.
 func CompareFiles(paths, labels []string, by string, gates []stats.Gate, stderr io.Writer) (*compare.Comparison, *sweep.Result, error) {
 	if len(labels) == 0 {
@@ -64,7 +64,7 @@ func CompareFiles(paths, labels []string, by string, gates []stats.Gate, stderr 
 }
 
 // ParseBaselineGates reads every --fail-if of a command with a baseline
-// (compare, replay): relative gates ('+10%') are allowed. An error is a
+// (compare, replay), so relative gates ('+10%') are allowed. An error is a
 // usage error naming the flag.
 func ParseBaselineGates(failIf []string) ([]stats.Gate, error) {
 	var gates []stats.Gate
@@ -81,7 +81,7 @@ func ParseBaselineGates(failIf []string) ([]stats.Gate, error) {
 // Comparison says how a comparison of runs is reported (compare, replay).
 type Comparison struct {
 	JSON, Markdown bool
-	Sweep          *sweep.Result // compare --by level: the levels recomputed from the records
+	Sweep          *sweep.Result // compare --by level's levels, recomputed from the records
 }
 
 // ReportComparison prints c as text, JSON or Markdown, and returns

@@ -1,8 +1,8 @@
 // Package pipeline owns what becomes of records once measured, whatever
-// their source (a live run, a record file, a replay): the sinks they are
-// written to as they end (JSONL, CSV, exporters), the aggregate, the
-// summary, the gates, the report and the exit code the command ends with.
-// cmd/drip parses flags and wires a source to it.
+// their source (a live run, a record file, a replay). It owns the sinks
+// they are written to as they end (JSONL, CSV, exporters), the aggregate,
+// the summary, the gates, the report and the exit code the command ends
+// with. cmd/drip parses flags and wires a source to it.
 package pipeline
 
 import (
@@ -14,7 +14,7 @@ import (
 const (
 	ExitOK     = 0
 	ExitGate   = 1 // a --fail-if gate tripped
-	ExitUsage  = 2 // the caller's mistake; nothing was sent
+	ExitUsage  = 2 // the caller's mistake, and nothing was sent
 	ExitCannot = 3 // the run could not be carried out, or its results not kept
 )
 
@@ -39,11 +39,11 @@ func Cannot(err error) error { return &ExitError{ExitCannot, err} }
 var ErrNoRecords = errors.New("no records")
 
 // ErrGateTripped is returned after the report when a --fail-if gate
-// tripped; main prints nothing more for it.
+// tripped. main prints nothing more for it.
 var ErrGateTripped = &ExitError{ExitGate, errors.New("a --fail-if gate tripped")}
 
-// FirstErr is the first error that is not nil: the one that decides the
-// exit when a command's steps each may fail.
+// FirstErr is the first error that is not nil. It decides the exit when
+// each of a command's steps may fail.
 func FirstErr(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {

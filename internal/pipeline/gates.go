@@ -7,9 +7,9 @@ import (
 
 // ParseGates reads the --slo and every --fail-if of a command that
 // measures without a baseline (run, watch, demo), before anything is
-// sent: a relative gate is refused up front (compare and replay, which
-// have a baseline, take it), and goodput needs the SLO it counts by. Each
-// error is a usage error naming its flag.
+// sent. A relative gate is refused up front, since only compare and replay
+// have a baseline to take it against. Goodput needs the SLO it counts by.
+// Each error is a usage error naming its flag.
 func ParseGates(failIf []string, sloExpr string) ([]stats.Gate, *stats.SLO, error) {
 	var slo *stats.SLO
 	if sloExpr != "" {

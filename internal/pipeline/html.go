@@ -15,15 +15,16 @@ import (
 
 // HTML is the --html report file (internal/htmlreport). It is created
 // before anything is measured, so a path that cannot be written fails
-// first, and written once the figures are known. Mode 0600, as a record
-// file: it holds the streams' text. A nil *HTML writes nothing.
+// first, and written once the figures are known. Its mode is 0600, as a
+// record file's is, because it holds the streams' text. A nil *HTML writes
+// nothing.
 type HTML struct {
 	f    *os.File
-	recs []*record.Record // from its Sink: the streams' timelines and panels
+	recs []*record.Record // from its Sink, for the streams' timelines and panels
 }
 
-// Sink keeps every record for the report's timelines and panels: a
-// run's aggregate keeps figures, not records.
+// Sink keeps every record for the report's timelines and panels. A run's
+// aggregate keeps figures, not records.
 func (h *HTML) Sink() Sink {
 	return Sink{Name: "--html", Write: func(r *record.Record) error {
 		h.recs = append(h.recs, r)
@@ -70,8 +71,8 @@ func (h *HTML) write(render func(io.Writer) error) error {
 	return nil
 }
 
-// run writes a run's report: its summary, the records its Sink kept and
-// a sweep's levels.
+// run writes a run's report with its summary, the records its Sink kept
+// and a sweep's levels.
 func (h *HTML) run(s *stats.Summary, sw *sweep.Result) error {
 	return h.write(func(w io.Writer) error {
 		return htmlreport.WriteRun(w, htmlreport.Run{Summary: s, Records: h.recs, Sweep: sw})
@@ -79,7 +80,7 @@ func (h *HTML) run(s *stats.Summary, sw *sweep.Result) error {
 }
 
 // Comparison writes the report of runs side by side (compare, replay),
-// with a sweep's levels for compare --by level; exit 3 when it cannot.
+// with a sweep's levels for compare --by level. It is exit 3 when it cannot.
 func (h *HTML) Comparison(c *compare.Comparison, sw *sweep.Result) error {
 	err := h.write(func(w io.Writer) error {
 		return htmlreport.WriteComparison(w, htmlreport.Comparison{Comparison: c, Sweep: sw})

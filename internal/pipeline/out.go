@@ -9,7 +9,7 @@ import (
 )
 
 // WriteOut writes a command's whole output b to the --out file at path,
-// created private (mode 0600), or to stdout when path is empty; a failed
+// created private (mode 0600), or to stdout when path is empty. A failed
 // write or close is exit 3.
 func WriteOut(stdout io.Writer, path string, b []byte) error {
 	if path == "" {

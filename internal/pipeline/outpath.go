@@ -10,12 +10,12 @@ import (
 )
 
 // CheckOutPath refuses, before anything is sent, an output file (flag's
-// path) that cannot be created or that holds data: a directory that is
-// missing or is no directory, a path that is a directory, or a regular
-// file that is not empty unless force. A run would otherwise fail at its
-// first record, or replace a baseline without a word. Every command
+// path) that cannot be created or that holds data. That is a directory
+// that is missing or is no directory, a path that is a directory, or a
+// regular file that is not empty unless force. A run would otherwise fail
+// at its first record, or replace a baseline without a word. Every command
 // checks every output it writes here, so one mistake reads alike on all
-// of them; the errors are usage errors. No path is none to check, and a
+// of them. The errors are usage errors. No path is none to check, and a
 // device (/dev/stdout) or an empty file (mktemp's) loses nothing.
 func CheckOutPath(flag, path string, force bool) error {
 	if path == "" {

@@ -15,11 +15,11 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Pipeline is where every record of one source goes as it ends: into the
-// aggregate the summary is made of, and to each sink. Streams end on their
-// own goroutines, so Add takes turns. The first failed write is kept and
-// stops the source (StopOnWriteError): a run whose records are being lost
-// does not go on.
+// Pipeline is where every record of one source goes as it ends. Each goes
+// into the aggregate the summary is made of, and to each sink. Streams end
+// on their own goroutines, so Add takes turns. The first failed write is
+// kept and stops the source (StopOnWriteError), so a run whose records are
+// being lost does not go on.
 type Pipeline struct {
 	mu        sync.Mutex
 	stallMS   float64
@@ -36,22 +36,23 @@ type Pipeline struct {
 }
 
 // New is a pipeline whose aggregate detects stalls at stallMS and counts
-// goodput against slo (nil: no goodput).
+// goodput against slo. A nil slo counts no goodput.
 func New(stallMS float64, slo *stats.SLO) *Pipeline {
 	a := stats.NewAggregate(stallMS)
 	a.SLO = slo
 	return &Pipeline{stallMS: stallMS, agg: a}
 }
 
-// ForFiles is a pipeline that only writes records, with no aggregate: a
-// proxy recording for hours, a merge, a replay compared afterwards.
+// ForFiles is a pipeline that only writes records, with no aggregate. It
+// serves a proxy recording for hours, a merge, or a replay compared
+// afterwards.
 func ForFiles(sinks ...Sink) *Pipeline { return &Pipeline{sinks: sinks} }
 
-// Attach adds sinks; every record from now on goes to them.
+// Attach adds sinks. Every record from now on goes to them.
 func (p *Pipeline) Attach(s ...Sink) { p.sinks = append(p.sinks, s...) }
 
-// KeepRecords keeps every record for Records: a comparison or a live
-// session's summaries need them, a long run's aggregate does not.
+// KeepRecords keeps every record for Records. A comparison or a live
+// session's summaries need them, and a long run's aggregate does not.
 func (p *Pipeline) KeepRecords() { p.keep = true }
 
 // StopOnWriteError returns ctx, canceled as soon as a write fails.
@@ -97,9 +98,9 @@ func (p *Pipeline) Add(r *record.Record) {
 	}
 }
 
-// found is the format a summary names: under auto, the one the
+// found is the format a summary names. Under auto it is the one the
 // responses were decoded as (several joined by commas), so no report
-// says auto where the bytes said which; auto when none was detected.
+// says auto where the bytes said which. It is auto when none was detected.
 func (p *Pipeline) found(format string) string {
 	if format != adapters.Auto.Name {
 		return format
@@ -114,7 +115,7 @@ func (p *Pipeline) found(format string) string {
 }
 
 // Close closes every sink. A record file is not whole until it is closed,
-// so its error counts as a failed write: it is kept for Err and returned.
+// so its error counts as a failed write. It is kept for Err and returned.
 func (p *Pipeline) Close() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -132,7 +133,7 @@ func (p *Pipeline) Close() error {
 	return err
 }
 
-// Finish closes the sinks: a failed write or close is exit 3, for the
+// Finish closes the sinks. A failed write or close is exit 3, for the
 // commands whose report does not go on past it.
 func (p *Pipeline) Finish() error {
 	werr := p.Err()
@@ -167,9 +168,10 @@ func (p *Pipeline) Reached() bool {
 }
 
 // NoneCompleted is exit 3 when not one measured stream completed, with the
-// failures by class, for a pipeline without an aggregate (a replay's
-// streams are what: "no replayed stream completed (2 replayed: ...)"). A
-// stream the user stopped (canceled) leaves the verdict to the gates.
+// failures by class, for a pipeline without an aggregate. what names the
+// streams, as in a replay's error
+// `no replayed stream completed (2 replayed: ...)`. A stream the user stopped
+// (canceled) leaves the verdict to the gates.
 func (p *Pipeline) NoneCompleted(what string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -183,7 +185,8 @@ func (p *Pipeline) NoneCompleted(what string) error {
 	return Cannot(fmt.Errorf("no %s stream completed (%d %s%s)", what, p.measured, what, p.failureClasses()))
 }
 
-// failureClasses lists the failures by class, e.g. ": http_429 ×3".
+// failureClasses lists the failures by class (`: http_429 ×3`), to follow
+// the count in NoneCompleted's error.
 func (p *Pipeline) failureClasses() string {
 	var parts []string
 	for _, c := range slices.Sorted(maps.Keys(p.failures)) {

@@ -16,10 +16,10 @@ import (
 )
 
 // Open opens a file a command was given to read. A missing or unreadable
-// file (a directory included: it opens, but holds nothing to read) is the
-// caller's mistake, in every command: exit 2, the path named. A FIFO is
-// opened without waiting for a writer (one with none reads as empty), so
-// drip never hangs in an open that Ctrl-C cannot reach.
+// file is the caller's mistake in every command, exit 2 with the path
+// named. A directory counts too, since it opens but holds nothing to read.
+// A FIFO is opened without waiting for a writer (one with none reads as
+// empty), so drip never hangs in an open that Ctrl-C cannot reach.
 func Open(path string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -39,8 +39,8 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
-// fileErr is a file that cannot be opened, as "path: reason": the
-// *fs.PathError's Op ("stat", "open") is Go's word, not the user's.
+// fileErr is a file that cannot be opened, said as the path and the reason.
+// The *fs.PathError's Op ("stat", "open") is Go's word, not the user's.
 func fileErr(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -51,8 +51,8 @@ func fileErr(path string, err error) error {
 
 // Read reads one record file for a command, through the one reader
 // (record.ReadAll, each record derived again by stats.Rederive). A
-// partial final line (a run cut short) is reported on stderr and skipped;
-// any other bad line, named, or a file with no record, is exit 3.
+// partial final line (a run cut short) is reported on stderr and skipped.
+// Any other bad line, named, or a file with no record, is exit 3.
 func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 	f, err := Open(path)
 	if err != nil {
@@ -73,7 +73,7 @@ func Read(path, label string, stderr io.Writer) (compare.Input, error) {
 }
 
 // ReadAll reads each record file of paths with Read, labels[i] naming
-// paths[i]; the first that fails ends it.
+// paths[i]. The first that fails ends it.
 func ReadAll(paths, labels []string, stderr io.Writer) ([]compare.Input, error) {
 	inputs := make([]compare.Input, len(paths))
 	for i, path := range paths {
@@ -86,9 +86,9 @@ func ReadAll(paths, labels []string, stderr io.Writer) ([]compare.Input, error) 
 }
 
 // ReadRelays puts a client's records (read from the file client) beside
-// the relays' record files (drip hops, drip view --relay); nil without
-// any. A relay file is read as Read reads it; one that does not belong is
-// a usage error naming it.
+// the relays' record files (drip hops, drip view --relay). It returns nil
+// without any relay files. A relay file is read as Read reads it, and one
+// that does not belong is a usage error naming it.
 func ReadRelays(client string, recs []*record.Record, relays []string, stderr io.Writer) (*hops.Report, error) {
 	if len(relays) == 0 {
 		return nil, nil

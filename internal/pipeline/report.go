@@ -14,11 +14,11 @@ import (
 
 // Run says how a finished run is reported.
 type Run struct {
-	Stats       *stats.RunStats // the runner's own figures; nil for records read from a file
+	Stats       *stats.RunStats // the runner's own figures, or nil for records read from a file
 	Workload    stats.Workload
 	Gates       []stats.Gate
 	JSON        bool          // the summary as one JSON object
-	Names       string        // with JSON: another tool's field names beside drip's (report.ToolNames)
+	Names       string        // another tool's field names beside drip's in JSON (report.ToolNames)
 	Markdown    bool          // a sweep's table as Markdown
 	Quiet       bool          // the text report's figures alone (report.Figures)
 	Sweep       *sweep.Result // a sweep's levels, once it has ended
@@ -64,16 +64,16 @@ func (p *Pipeline) summary(r *Run) (stats.Summary, bool) {
 	s := p.agg.Summary(r.Workload)
 	s.Workload.Format = p.found(s.Workload.Format)
 	if r.Sweep != nil {
-		// The levels say the load; workload.runs is per level.
+		// The levels say the load, and workload.runs is per level.
 		s.Workload.Concurrency, s.Workload.Rate = 0, 0
 	}
 	return s, Judge(&s, r.Gates)
 }
 
-// Outcome is the exit a reported run ends with once its records are safe:
-// 3 when no response came or no measured stream completed (unless the
-// user stopped it, or the records are from a file: that run's exit was
-// decided when it ran), then 1 when a gate tripped.
+// Outcome is the exit a reported run ends with once its records are safe.
+// It is 3 when no response came or no measured stream completed, then 1
+// when a gate tripped. The 3 does not apply when the user stopped the run,
+// nor to records from a file, whose exit was decided when the run ran.
 func (p *Pipeline) Outcome(s *stats.Summary, r Run, tripped bool) error {
 	switch {
 	case r.Interrupted || r.Stats == nil:
@@ -119,7 +119,7 @@ func Judge(s *stats.Summary, gates []stats.Gate) (tripped bool) {
 	return tripped
 }
 
-// printRun writes the report: a sweep's Markdown table, the JSON
+// printRun writes the report. That is a sweep's Markdown table, the JSON
 // summary, or the text report (with a sweep's table and plots).
 func printRun(w io.Writer, s *stats.Summary, r *Run) error {
 	switch {

@@ -19,15 +19,15 @@ type Session struct {
 	Workload func(*record.Record) stats.Workload // a group's workload, from its first record
 	// Table prints several groups (the demo's scenarios) as one table, a
 	// row each, instead of a whole summary each (356 lines for a tour of
-	// the demo); a single group keeps its summary.
+	// the demo). A single group keeps its summary.
 	Table bool
 }
 
 // ReportSession closes the sinks, prints the summary of every target and
 // model in the order they first ran (the demo's scenarios are models), and
 // judges the gates over all the records. Its exit follows the streams as a
-// headless run's does: 3 when every measured stream failed, unless the
-// user stopped one. Needs KeepRecords.
+// headless run's does. It is 3 when every measured stream failed, unless
+// the user stopped one. It needs KeepRecords.
 func (p *Pipeline) ReportSession(stdout, stderr io.Writer, s Session) error {
 	if err := p.Finish(); err != nil {
 		return err
@@ -82,11 +82,12 @@ func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, s Session) {
 	}
 }
 
-// groupTable is a row per group: its name (the model, the demo's
-// scenario, else the target), its streams complete of attempted (so an
-// incomplete or canceled stream never reads as a success) and the figures
-// a tour of the scenarios compares. Undefined figures are "—", never 0. The unit is said
-// once, below, so the table fits 80 columns.
+// groupTable is a row per group. A row gives its name (the model, the
+// demo's scenario, else the target) and its streams complete of attempted,
+// so an incomplete or canceled stream never reads as a success. It then
+// gives the figures a tour of the scenarios compares. Undefined figures
+// are "—", never 0. The unit is said once, below, so the table fits 80
+// columns.
 func groupTable(w io.Writer, sums []stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "model\tcomplete\tfailed\tttft p50\tgap p99\tstalls (mid)\te2e p50")

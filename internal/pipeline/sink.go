@@ -8,10 +8,10 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// Sink is one place records go as each ends: a record file, a CSV, an
-// exporter. A new exporter is a new Sink (docs/architecture.md).
+// Sink is one place records go as each ends, such as a record file, a CSV
+// or an exporter. A new exporter is a new Sink (docs/architecture.md).
 type Sink struct {
-	Name  string // the flag it serves, e.g. "--out": errors name it
+	Name  string // the flag it serves, e.g. "--out", which errors name
 	Write func(*record.Record) error
 	Close func() error
 }
@@ -40,7 +40,7 @@ func CSV(name, path string) (Sink, error) {
 }
 
 // AttachFiles opens the record file (--out, JSON Lines) and the CSV
-// (--csv) at their paths as sinks, none for an empty path; on a failure
+// (--csv) at their paths as sinks, none for an empty path. On a failure
 // the sinks attached so far are closed.
 func (p *Pipeline) AttachFiles(out, csv string) error {
 	for _, f := range []struct {
@@ -62,8 +62,8 @@ func (p *Pipeline) AttachFiles(out, csv string) error {
 }
 
 // Shared lets several pipelines write one sink (one --csv for several
-// targets): writes take turns, and it is closed once, by whichever
-// pipeline closes first; the others get the same error.
+// targets). Writes take turns. It is closed once, by whichever pipeline
+// closes first, and the others get the same error.
 func Shared(s Sink) Sink {
 	var (
 		mu   sync.Mutex

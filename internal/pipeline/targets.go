@@ -21,16 +21,16 @@ import (
 // each (its own --out file), in the order of their letters.
 type Targets struct {
 	Names []string
-	Files []string // each target's --out file; nil without --out
+	Files []string // each target's --out file, or nil without --out
 	P     []*Pipeline
 
 	mu     sync.Mutex
 	runIDs map[string]int // a target's run IDs → its index
 }
 
-// NewTargets opens a pipeline per target: a record file each under
-// out's name with the target's letter (FILE-A.jsonl, FILE-B.jsonl), one
-// CSV for all.
+// NewTargets opens a pipeline per target. Each gets a record file under
+// out's name with the target's letter (FILE-A.jsonl, FILE-B.jsonl), and
+// all share one CSV.
 func NewTargets(names []string, stallMS float64, out, csv string) (*Targets, error) {
 	t := &Targets{Names: names, P: make([]*Pipeline, len(names)), runIDs: map[string]int{}}
 	var shared []Sink
@@ -85,9 +85,9 @@ func (t *Targets) Add(r *record.Record) {
 	t.P[i].Add(r)
 }
 
-// TargetPath is target i's record file: --out with the target's letter
-// before the extension (watch.jsonl: watch-A.jsonl, watch-B.jsonl), so
-// each file is one run for drip compare.
+// TargetPath is target i's record file, --out with the target's letter
+// before the extension. So watch.jsonl gives watch-A.jsonl and
+// watch-B.jsonl, and each file is one run for drip compare.
 func TargetPath(out string, i int) string {
 	ext := filepath.Ext(out)
 	return fmt.Sprintf("%s-%s%s", strings.TrimSuffix(out, ext), compare.Letter(i), ext)
@@ -160,8 +160,8 @@ func (t *Targets) noneCompleted() error {
 	return nil
 }
 
-// judge prints each target's gate verdicts; ErrGateTripped when one
-// tripped for any target.
+// judge prints each target's gate verdicts. It returns ErrGateTripped when
+// one tripped for any target.
 func (t *Targets) judge(stderr io.Writer, gates []stats.Gate) error {
 	if len(gates) == 0 {
 		return nil
@@ -178,7 +178,7 @@ func (t *Targets) judge(stderr io.Writer, gates []stats.Gate) error {
 }
 
 // ReportInterleaved is Report for plans run in interleaved turns
-// (probe.Interleave), one per target: each target's workload says so. As
+// (probe.Interleave), one per target. Each target's workload says so. As
 // with one target, a target no stream reached is a run that could not be
 // carried out (exit 3, the report printed all the same) unless the run
 // was interrupted.
@@ -199,10 +199,10 @@ func (t *Targets) ReportInterleaved(stdout, stderr io.Writer, gates []stats.Gate
 	return err
 }
 
-// PairTargets pairs URLs with models (-m): none or one model applies to
+// PairTargets pairs URLs with models (-m). None or one model applies to
 // every URL, one per URL pairs them in order, and several with one URL
 // make one target per model. It returns each target's URL and model, and
-// its name (TargetNames); any other count is a usage error.
+// its name (TargetNames). Any other count is a usage error.
 func PairTargets(urls, models []string) (targetURLs, targetModels, names []string, err error) {
 	switch {
 	case len(models) <= 1:
@@ -215,8 +215,8 @@ func PairTargets(urls, models []string) (targetURLs, targetModels, names []strin
 	return urls, models, TargetNames(urls, models), nil
 }
 
-// TargetNames name targets by what tells them apart: the host (and path
-// when hosts repeat) and the model when models differ.
+// TargetNames name targets by what tells them apart. That is the host (and
+// path when hosts repeat) and the model when models differ.
 func TargetNames(urls, models []string) []string {
 	hosts := make([]string, len(urls))
 	for i, raw := range urls {

@@ -8,8 +8,8 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// WorkloadOf describes a plan for its summary: what was sent, in what
-// order, and what the figures leave out.
+// WorkloadOf describes a plan for its summary. It says what was sent, in
+// what order, and what the figures leave out.
 func WorkloadOf(p *probe.Plan, version string) stats.Workload {
 	w := stats.Workload{
 		Target: probe.RedactURL(p.Target.URL), Format: p.Target.Format.Name, Model: p.Target.Request.Model,
@@ -41,7 +41,7 @@ func WorkloadOf(p *probe.Plan, version string) stats.Workload {
 	return w
 }
 
-// SessionWorkload describes a live session's streams for their summary:
+// SessionWorkload describes a live session's streams for their summary,
 // one prompt, sent when the user asked.
 func SessionWorkload(version string) func(*record.Record) stats.Workload {
 	return func(r *record.Record) stats.Workload {
