@@ -51,23 +51,23 @@ type compareScreen struct {
 	help    help.Model
 	panel   comparePanel
 	skip    [panelCount]int // scroll of the figure tables
-	selRun  int             // the selected stream: its run
+	selRun  int             // the run of the selected stream
 	sel     int             // and its position in the run
 	byTime  bool
 
-	// live feeds a comparison of runs still being measured (nil: files);
-	// status says how far they are.
+	// live feeds a comparison of runs still being measured. It is nil for
+	// files. The status says how far the runs are.
 	live   *CompareFeed
 	status string
 
-	// Drawing: the cached parts compose joins.
+	// These fields cache the parts that compose joins, for drawing.
 	headerH, bodyH   int
 	figures, prompts views.FigureTable
 	header, body     string
 }
 
 // RunCompare shows the compare screen for c until the user quits, and
-// returns once its goroutines have ended; the error is the program's.
+// returns once its goroutines have ended. The error is the program's.
 func RunCompare(ctx context.Context, c *compare.Comparison, cfg Config) error {
 	m := NewCompare(ctx, c, cfg)
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
@@ -166,8 +166,8 @@ func (cs *compareScreen) setPanel(p comparePanel) {
 	cs.enableScroll()
 }
 
-// enableScroll enables the vertical keys where they move something: the
-// stream selection, or a figure table longer than the screen.
+// enableScroll enables the vertical keys where they move something. They
+// move the stream selection, or a figure table longer than the screen.
 func (cs *compareScreen) enableScroll() {
 	k := &cs.keys
 	on := cs.panel == panelStreams || (cs.panel != panelDists && cs.table().MaxSkip(cs.bodyH) > 0)
@@ -244,8 +244,8 @@ func (cs *compareScreen) render() {
 	if h < 8 {
 		helpH = 0
 	}
-	// The header: title, a line per run, the banner; at most a third of
-	// the screen, so the figures keep the rest.
+	// The header has the title, a line per run and the banner. It takes at
+	// most a third of the screen, so the figures keep the rest.
 	want := 1 + len(cs.c.Runs)
 	if n := len(cs.c.Workload); n > 0 {
 		want += 1 + n
@@ -300,8 +300,8 @@ func (cs *compareScreen) view() string {
 	return textfmt.Fit(strings.Join(nonEmpty(parts), "\n"), cs.sh.width, cs.sh.height)
 }
 
-// tabBar is the panel bar: every panel with its key, the current one
-// highlighted, and what the current one needs explained.
+// tabBar is the panel bar. It shows every panel with its key, the current
+// one highlighted, and what the current one needs explained.
 func (cs *compareScreen) tabBar() string {
 	st := &cs.sh.styles.Views
 	var short []string

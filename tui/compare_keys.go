@@ -2,7 +2,7 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// CompareKeyMap is every key the compare screen answers to; it implements
+// CompareKeyMap is every key the compare screen answers to. It implements
 // help.KeyMap. Keys that do nothing in the current panel are disabled, so
 // the help bar shows only what works.
 type CompareKeyMap struct {

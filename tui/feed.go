@@ -13,21 +13,23 @@ import (
 
 // event is a probe event tagged with the run it belongs to and the time the
 // UI side learned of it. Its record is a copy, as the probe keeps writing
-// its own; its frames are the probe's, which it never writes again.
+// its own. Its frames are the probe's, which it never writes again.
 type event struct {
 	run int
 	at  time.Time
 	probe.Event
-	all []record.Frame // EventFrames: the stream's frames so far
-	// EventFrames: when the first body bytes came, read on the probe's
-	// goroutine, so the screen can show it before the stream ends.
+	all []record.Frame // for EventFrames, the stream's frames so far
+	// For EventFrames, firstByte is when the first body bytes came. It is
+	// read on the probe's goroutine, so the screen can show it before the
+	// stream ends.
 	firstByte *float64
 }
 
 // feed carries events from probe goroutines to the model. The probe calls
-// the observer on its read path, so pushing never blocks: events go into a
-// mutex-guarded buffer (lossless) and a notification into a channel of one
-// (lossy: one pending notification stands for any number of events).
+// the observer on its read path, so pushing never blocks. Events go into a
+// mutex-guarded buffer, which loses none. A notification goes into a
+// channel of one, which is lossy, as one pending notification stands for
+// any number of events.
 type feed struct {
 	mu     sync.Mutex
 	buf    []event
@@ -42,8 +44,8 @@ func (f *feed) observer(run int, clock func() time.Time) func(probe.Event) {
 		e := event{run: run, at: clock(), Event: probe.Event{Seq: ev.Seq, Type: ev.Type}}
 		switch ev.Type {
 		case probe.EventFrames:
-			// No copy: the probe only appends (probe.Event), so the
-			// frames up to here stay as they are.
+			// No copy is needed. The probe only appends (probe.Event),
+			// so the frames up to here stay as they are.
 			e.Frames = ev.Frames
 			e.all = ev.Record.Frames[:len(ev.Record.Frames):len(ev.Record.Frames)]
 			if fb := ev.Record.FirstByteMS; fb != nil {
@@ -51,7 +53,7 @@ func (f *feed) observer(run int, clock func() time.Time) func(probe.Event) {
 				e.firstByte = &v
 			}
 		default:
-			// A shallow copy taken on the probe's goroutine: the frames
+			// Take a shallow copy on the probe's goroutine. The frames
 			// slice is shared but only ever appended to past its length.
 			cp := *ev.Record
 			if ev.Type != probe.EventDone {
@@ -73,8 +75,8 @@ func (f *feed) push(e event) {
 	}
 }
 
-// drain takes every buffered event, handing the feed spare (emptied) to
-// fill next: a swap, so the probe never waits on a copy.
+// drain takes every buffered event and hands the feed spare (emptied) to
+// fill next. It swaps the slices, so the probe never waits on a copy.
 func (f *feed) drain(spare []event) []event {
 	f.mu.Lock()
 	out := f.buf

@@ -11,8 +11,8 @@ import (
 )
 
 // footer is a screen's help bar that always ends with "? help" and
-// "q quit", however narrow the terminal: the other keys are cut first
-// (help.Model alone would cut the last ones, which are those two).
+// "q quit", however narrow the terminal. The other keys are cut first,
+// as help.Model alone would cut the last ones, which are those two.
 func footer(h *help.Model, keys []key.Binding, helpKey, quitKey key.Binding, width int) string {
 	fixed := help.New()
 	fixed.Styles = h.Styles
@@ -22,8 +22,8 @@ func footer(h *help.Model, keys []key.Binding, helpKey, quitKey key.Binding, wid
 	if room <= 0 {
 		return tail
 	}
-	// The other keys in order while they fit, measured whole: "…" says
-	// some were cut (all of them are in the ? help).
+	// Show the other keys in order while they fit, measured whole. A "…"
+	// says some were cut (all of them are in the ? help).
 	var shown []key.Binding
 	head := ""
 	for _, k := range keys {
@@ -43,8 +43,8 @@ func footer(h *help.Model, keys []key.Binding, helpKey, quitKey key.Binding, wid
 	return head + rest + tail
 }
 
-// helpBar is a screen's footer: the full help after "?", else the short
-// bar with "? help" and "q quit" kept.
+// helpBar is a screen's footer. It is the full help after "?", else the
+// short bar with "? help" and "q quit" kept.
 func helpBar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width int) string {
 	if h.ShowAll {
 		return h.View(km)
@@ -53,8 +53,8 @@ func helpBar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Binding, width 
 }
 
 // helpMemo keeps a help bar for the keys, their state and the width it
-// was drawn for: the bar is drawn on every redraw, its keys change only
-// on a key press. A screen resets it when its styles change.
+// was drawn for. The bar is drawn on every redraw, but its keys change
+// only on a key press. A screen resets it when its styles change.
 type helpMemo struct {
 	key     []byte
 	view    string
@@ -81,8 +81,8 @@ func (m *helpMemo) bar(h *help.Model, km help.KeyMap, helpKey, quitKey key.Bindi
 	return m.view
 }
 
-// appendKeys appends what a help bar shows of keys: each one's state,
-// keys and help.
+// appendKeys appends what a help bar shows of keys, which is each one's
+// state, keys and help.
 func appendKeys(b []byte, keys []key.Binding) []byte {
 	for _, k := range keys {
 		b = strconv.AppendBool(append(b, '|'), k.Enabled())
@@ -104,7 +104,7 @@ func appendFields(b []byte, fields ...string) []byte {
 // reset forgets the bar, for styles that changed.
 func (m *helpMemo) reset() { m.view = "" }
 
-// helpPanel is a screen's help bar as a panel of its layout; it reads the
+// helpPanel is a screen's help bar as a panel of its layout. It reads the
 // screen's key map, whose keys are enabled and disabled as the screen goes.
 type helpPanel struct {
 	h                *help.Model

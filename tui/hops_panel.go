@@ -11,8 +11,8 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// streamHops is the hops panel (drip view --relay): the stream beside the
-// relay's record of it.
+// streamHops is the hops panel (drip view --relay). It shows the stream
+// beside the relay's record of it.
 type streamHops struct{ s *streamScreen }
 
 func (p streamHops) draw(b box) string {
@@ -46,9 +46,9 @@ type relayMsg struct {
 // relayAgainMsg asks the relay again for a finished stream's times.
 type relayAgainMsg struct{}
 
-// relayAsk is where the screen is in asking the relay: a question in
-// flight, when the last answer came, and the stream whose times it has
-// whole (no more to ask).
+// relayAsk is where the screen is in asking the relay. It holds whether a
+// question is in flight, when the last answer came, and the stream whose
+// times it has whole (no more to ask).
 type relayAsk struct {
 	busy  bool
 	at    time.Time
@@ -56,9 +56,9 @@ type relayAsk struct {
 }
 
 // fetchRelay asks the relay for the current stream's times, at most every
-// relayEvery (on a big stream every heavyEvery: each answer is set beside
-// every frame) and one question at a time, until it has them whole for a
-// finished stream.
+// relayEvery and one question at a time. On a big stream it asks at most
+// every heavyEvery, as each answer is set beside every frame. It asks
+// until it has them whole for a finished stream.
 func (s *streamScreen) fetchRelay() tea.Cmd {
 	fetch, id := s.m.cfg.RelayFetch, s.cur.Record.StreamKey()
 	every := max(relayEvery, heavyEvery(len(s.cur.Record.Frames)))
@@ -73,7 +73,7 @@ func (s *streamScreen) fetchRelay() tea.Cmd {
 	}
 }
 
-// takeRelay puts the relay's times beside the stream they are of; for a
+// takeRelay puts the relay's times beside the stream they are of. For a
 // finished stream whose times the relay has not finished, it asks again.
 func (s *streamScreen) takeRelay(msg relayMsg) tea.Cmd {
 	s.relay.busy, s.relay.at = false, s.sh.now()
@@ -99,7 +99,7 @@ func (s *streamScreen) takeRelay(msg relayMsg) tea.Cmd {
 	s.dirtyData, s.dirtyText = true, true
 	if s.live() {
 		// The next frame tick draws the figures and the hops panel with
-		// the answer: redrawing everything at once for each answer, 4
+		// the answer. Redrawing everything at once for each answer, 4
 		// times a second, cost more than all the rest of the screen.
 		s.lastHeavy = time.Time{}
 	} else {
@@ -112,8 +112,8 @@ func (s *streamScreen) takeRelay(msg relayMsg) tea.Cmd {
 	return nil
 }
 
-// hopsOf is rec beside the relay's record of it; nil without a relay or a
-// match.
+// hopsOf is rec beside the relay's record of it. It is nil without a
+// relay or a match.
 func (s *streamScreen) hopsOf(rec *record.Record) *hops.Stream {
 	return s.m.cfg.Relay[rec]
 }

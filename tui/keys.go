@@ -5,11 +5,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// KeyMap is every key the live view answers to; it implements help.KeyMap.
+// KeyMap is every key the live view answers to. It implements help.KeyMap.
 type KeyMap struct {
 	Rerun, Freeze, Focus, Zoom, HeatMode, Next, Save, Help, Quit key.Binding
 	Back                                                         key.Binding // to the compare or run screen the stream was opened from
-	PrevStream, NextStream                                       key.Binding // drip view: another stream of the file
+	PrevStream, NextStream                                       key.Binding // in drip view, another stream of the file
 	Up, Down, PageUp, PageDown, Bottom                           key.Binding
 }
 
@@ -26,7 +26,8 @@ func DefaultKeyMap() KeyMap {
 		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"), key.WithDisabled()),
-		// "[" and "]" as in a pager's previous/next; only drip view has a file to move through.
+		// "[" and "]" move as a pager's previous and next do. Only drip
+		// view has a file to move through.
 		PrevStream: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "earlier stream"), key.WithDisabled()),
 		NextStream: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "later stream"), key.WithDisabled()),
 		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
@@ -51,14 +52,14 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// listKeys move a selection (or a scroll position) through a list; the run
-// and compare screens share them.
+// listKeys move a selection (or a scroll position) through a list. The
+// run and compare screens share them.
 type listKeys struct {
 	Up, Down, PageUp, PageDown, Top key.Binding
 }
 
 // move applies a list key to sel over n items, a page at a time for
-// pgup/pgdn; ok is false for any other key.
+// pgup/pgdn. It reports false for any other key.
 func (k *listKeys) move(msg tea.KeyPressMsg, sel, n, page int) (int, bool) {
 	switch {
 	case key.Matches(msg, k.Up):

@@ -14,13 +14,13 @@ import (
 )
 
 // liveCompareInterval is how often the compare screen of runs still
-// being measured is recomputed: the bootstrap intervals cost a few
+// being measured is recomputed. The bootstrap intervals cost a few
 // milliseconds, and the figures settle slower than that anyway.
 const liveCompareInterval = 500 * time.Millisecond
 
 // CompareFeed carries the records of runs being measured to a compare
-// screen: Add from any goroutine as each stream ends, Close once every run
-// is over. It never blocks the runner for longer than an append.
+// screen. Call Add from any goroutine as each stream ends, and Close once
+// every run is over. It never blocks the runner for longer than an append.
 type CompareFeed struct {
 	mu     sync.Mutex
 	labels []string
@@ -49,9 +49,9 @@ func NewCompareFeed(labels []string) *CompareFeed {
 }
 
 // NewCompareFeedBy is a feed for runs with these labels whose comparison
-// build makes of each run's records so far (closed: every run is over),
-// for a comparison that is more than its runs side by side (drip replay's
-// holds the recording as the baseline and judges its gates).
+// build makes of each run's records so far (closed means every run is
+// over). It serves a comparison that is more than its runs side by side.
+// drip replay's holds the recording as the baseline and judges its gates.
 func NewCompareFeedBy(labels []string, build func(runs [][]*record.Record, closed bool) *compare.Comparison) *CompareFeed {
 	return &CompareFeed{labels: labels, recs: make([][]*record.Record, len(labels)), build: build}
 }
@@ -96,7 +96,7 @@ func (f *CompareFeed) snapshot() (*compare.Comparison, string, bool) {
 type liveCompareTickMsg struct{}
 
 // NewLiveCompare returns the root model on the compare screen of runs
-// still being measured: it fills in as feed receives records, recomputed
+// still being measured. It fills in as feed receives records, recomputed
 // every liveCompareInterval, until the feed is closed.
 func NewLiveCompare(ctx context.Context, feed *CompareFeed, cfg Config) *Model {
 	c, _, _ := feed.snapshot()

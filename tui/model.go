@@ -18,11 +18,11 @@ const frameInterval = time.Second / 30
 
 // Beyond bigRecord frames, a live stream's O(n) panels (the derived
 // figures, text, clocks, gaps, heatmap) are redrawn at most every
-// slowInterval instead of every frame: at thousands of frames a second
+// slowInterval instead of every frame. At thousands of frames a second
 // nobody reads them faster, and the CPU is better left to the probe.
 // However big the stream, they go over at most heavyFrames frames a
-// second (heavyEvery): deriving, summing and drawing a frame again costs
-// about 0.35 µs, so a 100,000-frame stream redrawn 4 times a second took
+// second (heavyEvery). Deriving, summing and drawing a frame again costs
+// about 0.35 µs. A 100,000-frame stream redrawn 4 times a second took
 // 14 % of a core for its figures alone (BenchmarkLiveModel), and the
 // screens must stay under 5 % with the other core's sibling busy.
 const (
@@ -41,11 +41,11 @@ func heavyEvery(frames int) time.Duration {
 	return every
 }
 
-// zoomMS is the window of the zoomed timeline: the last few seconds.
+// zoomMS is the window of the zoomed timeline, the last few seconds.
 const zoomMS = 2000
 
-// Source is something the live view can stream: Stream records one stream
-// (seq counts the source's runs from 0), calling observe as it unfolds.
+// Source is something the live view can stream. Stream records one stream
+// (seq counts the source's runs from 0) and calls observe as it unfolds.
 type Source struct {
 	Name   string // shown in the header, e.g. the demo scenario
 	Stream func(ctx context.Context, seq int, observe func(probe.Event)) *record.Record
@@ -53,30 +53,31 @@ type Source struct {
 
 // Config is what the live view shows and does.
 type Config struct {
-	Sources []Source         // what r re-runs; n cycles between several
+	Sources []Source         // what r re-runs, and n cycles between several
 	Records []*record.Record // saved records shown at once (drip view)
 	File    string           // the file Records came from, named in the header
-	// Relay is each saved record beside a relay's record of it (drip view
-	// --relay): the hops panel and the stalls' owners. Nil: no relay.
+	// Relay maps each saved record to a relay's record of it (drip view
+	// --relay). It feeds the hops panel and the stalls' owners. Nil means
+	// no relay.
 	Relay map[*record.Record]*hops.Stream
 	// RelayFetch asks a relay (drip record --hops-addr) for a stream's
-	// times by its record.StreamKey while it runs (drip watch --relay): the
-	// stalls' owners live. Nil: none.
+	// times by its record.StreamKey while it runs (drip watch --relay). It
+	// shows the stalls' owners live. Nil means none.
 	RelayFetch func(ctx context.Context, id string) (hops.Relayed, error)
 	// Sink receives every finished record on the probe's goroutine, also
 	// those that end after the view has quit (e.g. --out).
 	Sink    func(*record.Record)
 	StallMS float64
-	Color   bool   // false: NO_COLOR
-	SaveDir string // where s writes records; "" is the working directory
-	// Warning is said first in every screen's header, kept however narrow
-	// the terminal: what the user must not forget while watching (-k).
+	Color   bool   // false for NO_COLOR
+	SaveDir string // where s writes records, "" for the working directory
+	// Warning is said first in every screen's header, however narrow the
+	// terminal. It is what the user must not forget while watching (-k).
 	Warning string
-	Clock   func() time.Time // nil: time.Now
+	Clock   func() time.Time // nil means time.Now
 }
 
-// Model is the root model of the live view: it owns the shell every
-// screen shares and the probe's plumbing (context, feed, goroutines), and
+// Model is the root model of the live view. It owns the shell every
+// screen shares and the probe's plumbing (context, feed, goroutines). It
 // routes each message to the screen showing.
 type Model struct {
 	cfg     Config
@@ -85,12 +86,12 @@ type Model struct {
 	streams *sync.WaitGroup
 	feed    *feed
 	sh      shell
-	// after schedules a message; tests and benchmarks run it on their clock.
+	// after schedules a message. Tests and benchmarks run it on their clock.
 	after func(time.Duration, tea.Msg) tea.Cmd
-	tags  int // the last feed tag handed out; events of other tags are stale
+	tags  int // the last feed tag handed out. Events of other tags are stale.
 
 	active screen
-	stream *streamScreen  // always there: the other screens open streams in it
+	stream *streamScreen  // always set, as the other screens open streams in it
 	cmp    *compareScreen // nil unless the model was opened on a comparison
 	rs     *runScreen     // nil unless the model was opened on a run
 	ts     *targetsScreen // nil unless the model was opened on several targets
@@ -133,7 +134,7 @@ func (m *Model) tag() int {
 
 // quit ends every stream and the program. Ctrl-C (a key here, the
 // terminal being raw) ends it as an interrupt, so that the command exits
-// as it does after the signal (130); q ends it as a quit.
+// as it does after the signal (130). The q key ends it as a quit.
 func (m *Model) quit(k tea.KeyPressMsg) tea.Cmd {
 	m.quitting = true
 	m.cancel()
@@ -143,7 +144,7 @@ func (m *Model) quit(k tea.KeyPressMsg) tea.Cmd {
 	return tea.Quit
 }
 
-// show makes s the screen showing; it lays out and draws itself for the
+// show makes s the screen showing. It lays out and draws itself for the
 // terminal's size now.
 func (m *Model) show(s screen) {
 	m.active = s
@@ -151,9 +152,9 @@ func (m *Model) show(s screen) {
 }
 
 // beginDelay is how long after the terminal's size is known the first
-// stream starts: Bubble Tea sets the terminal up, draws the first frame
-// and flushes it on its next frame tick, all while Init's commands run;
-// a stream started with them read TTFT 6 ms high on an idle machine and
+// stream starts. Bubble Tea sets the terminal up, draws the first frame
+// and flushes it on its next frame tick, all while Init's commands run.
+// A stream started with them read TTFT 6 ms high on an idle machine and
 // headers 4–99 ms high on a loaded one. Two frame ticks later that work is
 // done and the first stream reads what a headless one does.
 const beginDelay = 2 * frameInterval
@@ -163,7 +164,7 @@ type beginMsg struct{}
 
 // Init asks for the background colour and starts listening to the feed.
 // The first stream (or round, or workload) starts beginDelay after the
-// first window size, once the first frame is drawn; a model that already
+// first window size, once the first frame is drawn. A model that already
 // knows its size (tests) starts it at once.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.feed.wait(m.ctx)}
@@ -178,7 +179,7 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// begin starts what the view measures: the first round of several
+// begin starts what the view measures. That is the first round of several
 // targets, the first stream of the current source, or the workload.
 func (m *Model) begin() tea.Cmd {
 	if m.ts != nil {

@@ -1,7 +1,7 @@
 package tui
 
 // feedMsg says the probe has left events in the feed. Notifications are
-// lossy (one stands for many); the events themselves are not.
+// lossy, as one stands for many. The events themselves are not.
 type feedMsg struct{}
 
 // frameMsg is the redraw tick. Only the tick of the current generation

@@ -23,16 +23,16 @@ type RunConfig struct {
 	Workload stats.Workload
 	Load     string // the workload in words, for the header
 	// Observe, when set, sees every event before the screen does, on the
-	// probe's goroutines (bench/load counts frames with it); it must not
+	// probe's goroutines (bench/load counts frames with it). It must not
 	// block.
 	Observe func(probe.Event)
-	// Sweep, when set, is carried out instead of Plan (which then only
-	// sizes the progress bar): its levels in turn, with a panel of them.
+	// Sweep, when set, is carried out instead of Plan, which then only
+	// sizes the progress bar. Its levels run in turn, with a panel of them.
 	Sweep *sweep.Plan
 }
 
 // keepFinished bounds the finished streams the run screen keeps for its
-// table, heatmap and timeline; older ones live on in the aggregate and on
+// table, heatmap and timeline. Older ones live on in the aggregate and on
 // disk (--out), so an hour-long run does not grow the view's memory.
 const keepFinished = 1000
 
@@ -40,8 +40,8 @@ const keepFinished = 1000
 // busyInterval, and its O(streams) panels (table, histograms, heatmap,
 // timeline, the summary) at most every slowInterval. At 1,000 streams of
 // 20 frames/s on 2 cores (bench/load -tui), drip used 4.2–4.6 s of CPU per
-// 10 s run drawing 30 times a second and 4.0–4.2 s drawing 10 times
-// (headless: 3.3–4.0 s); that CPU is better left to the probe.
+// 10 s run drawing 30 times a second and 4.0–4.2 s drawing 10 times, and
+// 3.3–4.0 s headless. That CPU is better left to the probe.
 const (
 	busyStreams  = 64
 	busyInterval = 100 * time.Millisecond
@@ -64,15 +64,15 @@ type runStream struct {
 	dirty bool      // frames arrived since it was last derived
 	row   table.Row // cached row of a finished stream
 	rowW  int       // the table width row was made for
-	// A finished stream's point on the scatter (nil: no TTFT or no gaps),
-	// computed once.
+	// pt is a finished stream's point on the scatter, computed once. It is
+	// nil when the stream has no TTFT or no gaps.
 	pt     *views.ScatterPoint
 	warmup bool
 }
 
-// runScreen is the live view of a workload: a plain struct the root model
-// routes to while it shows, and in the background while one
-// of the run's streams is open in the stream screen.
+// runScreen is the live view of a workload. It is a plain struct the root
+// model routes to while it shows, and in the background while one of the
+// run's streams is open in the stream screen.
 type runScreen struct {
 	m        *Model
 	sh       *shell
@@ -121,10 +121,10 @@ type runScreen struct {
 // runTickMsg is the run screen's redraw tick (one generation counts).
 type runTickMsg struct{ gen int }
 
-// NewRun returns the root model on the run screen: Init starts the
-// workload, every record goes to cfg.Sink as it ends (from the runner's
-// sink goroutine) and then to the screen, and enter opens any stream of
-// the run in the stream screen (esc comes back).
+// NewRun returns the root model on the run screen. Init starts the
+// workload. Every record goes to cfg.Sink as it ends (from the runner's
+// sink goroutine) and then to the screen. Enter opens any stream of the
+// run in the stream screen, and esc comes back.
 func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
 	if cfg.StallMS <= 0 {
 		cfg.StallMS = rc.Plan.Options.StallMS
@@ -153,8 +153,8 @@ func NewRun(ctx context.Context, rc RunConfig, cfg Config) *Model {
 }
 
 // start runs the plan in its own goroutine. The probe talks to the
-// screen only through the feed, which never blocks it: events and records
-// are buffered (lossless) and picked up by the next frame tick.
+// screen only through the feed, which never blocks it. Events and records
+// are buffered without loss, and the next frame tick picks them up.
 func (rs *runScreen) start() tea.Cmd {
 	m := rs.m
 	plan := rs.cfg.Plan
@@ -175,8 +175,8 @@ func (rs *runScreen) start() tea.Cmd {
 	return rs.armTick()
 }
 
-// observer is the runner's observer: every stream's events but the last,
-// copied into the feed.
+// observer is the runner's observer. It copies every stream's events but
+// the last into the feed.
 func (rs *runScreen) observer(now func() time.Time) func(probe.Event) {
 	base := rs.feed.observer(rs.id, now)
 	also := rs.cfg.Observe
@@ -191,7 +191,7 @@ func (rs *runScreen) observer(now func() time.Time) func(probe.Event) {
 	}
 }
 
-// sink is the runner's sink: each record goes to next (--out, the
+// sink is the runner's sink. Each record goes to next (--out, the
 // headless aggregate), then, the same pointer, to the screen.
 func (rs *runScreen) sink(next func(*record.Record), now func() time.Time) func(*record.Record) {
 	return func(r *record.Record) {
@@ -236,7 +236,7 @@ func (rs *runScreen) armTick() tea.Cmd {
 	return rs.m.after(d, runTickMsg{gen: gen})
 }
 
-// tick is the run's redraw tick, on any screen: the run goes on while
+// tick is the run's redraw tick, on any screen. The run goes on while
 // one of its streams is open in the stream screen.
 func (rs *runScreen) tick(t runTickMsg) tea.Cmd {
 	if !rs.redraw.fired(t.gen) {
@@ -322,12 +322,12 @@ func (rs *runScreen) apply() {
 
 // takeDone takes in the finished records (and the end of the run) held
 // since earlier ticks or drained now. While streams are in flight it takes
-// at most doneBudget a tick, plus any that waited doneMaxWait: when many
-// streams end together (bench/load -tui: 1,000 within about 200 ms), the
-// rest wait until the streams still reading have ended, so the screen's
-// per-record work (the aggregate, histograms, rows) does not take CPU from
-// their last reads. A steady stream of records is shown at most
-// doneMaxWait late; once none is in flight, all are taken at once.
+// at most doneBudget a tick, plus any that waited doneMaxWait. Many
+// streams can end together (bench/load -tui ends 1,000 within about
+// 200 ms). The rest then wait until the streams still reading have ended,
+// so the screen's per-record work (the aggregate, histograms, rows) does
+// not take CPU from their last reads. A steady stream of records is shown
+// at most doneMaxWait late. Once none is in flight, all are taken at once.
 func (rs *runScreen) takeDone() {
 	n := len(rs.done)
 	if rs.progress.InFlight.Load() > 0 && n > doneBudget {
@@ -360,11 +360,11 @@ func (rs *runScreen) takeDone() {
 	rs.done = rs.done[:rest]
 }
 
-// finishStream takes a stream's final record: into the aggregate (exactly
+// finishStream takes a stream's final record into the aggregate (exactly
 // as the headless report adds it), the histograms and the stream's row.
 func (rs *runScreen) finishStream(s *runStream, rec *record.Record, at time.Time) {
 	if s == nil {
-		// It failed before it was sent: no start event.
+		// It failed before it was sent, so it had no start event.
 		s = &runStream{start: at}
 		rs.list = append(rs.list, s)
 	} else {
@@ -418,8 +418,8 @@ func (rs *runScreen) trim() {
 	rs.top = max(0, rs.top-removedBeforeTop)
 }
 
-// derive brings a running stream's figures up to date with its frames so
-// far (the screen's own copy), with the probe's Derive, as the stream
+// deriveLive brings a running stream's figures up to date with its frames
+// so far (the screen's own copy), with the probe's Derive, as the stream
 // screen does.
 func (rs *runScreen) deriveLive(s *runStream) {
 	if s.phase == views.PhaseDone {
@@ -432,7 +432,7 @@ func (rs *runScreen) deriveLive(s *runStream) {
 		r.DurationMS = max(el, r.Frames[n-1].TMS)
 	}
 	if s.dirty || r.TTFTMS == nil {
-		_ = stats.Derive(r, rs.m.cfg.StallMS) // the live copy is ours; its times are in order
+		_ = stats.Derive(r, rs.m.cfg.StallMS) // the live copy is ours, and its times are in order
 		s.dirty = false
 	}
 }

@@ -5,12 +5,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// RunKeyMap is every key the run screen answers to; it implements
+// RunKeyMap is every key the run screen answers to. It implements
 // help.KeyMap.
 type RunKeyMap struct {
 	listKeys
 	Follow, Open, HeatMode, Help, Quit key.Binding
-	Next, Page                         key.Binding // pages; Page (1-3) is in Next's help
+	Next, Page                         key.Binding // pages, with Page (1-3) in Next's help
 }
 
 // DefaultRunKeyMap returns the run screen's keys.
@@ -53,7 +53,7 @@ func (rs *runScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	page := max(1, rs.lay.table.b.h-3)
 	switch {
 	case key.Matches(msg, k.Quit):
-		// Stop admitting and cancel the streams in flight: their partial
+		// Stop admitting and cancel the streams in flight. Their partial
 		// records reach the sink before Wait returns.
 		return rs.m.quit(msg)
 	case key.Matches(msg, k.Open):
@@ -72,7 +72,7 @@ func (rs *runScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		rs.sel = len(rs.list) - 1
 	case key.Matches(msg, k.Up, k.Down, k.PageUp, k.PageDown, k.Top):
 		rs.sel, _ = k.move(msg, rs.sel, len(rs.list), page)
-		// Moving away from the newest stream holds the selection; moving
+		// Moving away from the newest stream holds the selection. Moving
 		// back onto it follows again.
 		rs.follow = rs.sel == len(rs.list)-1
 	default:

@@ -10,10 +10,10 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// runPage is what the run screen shows below its header and counts: the
-// streams (table, plots as they fit, the selected stream's timeline), the
-// distributions whole, or the scatter. Panels that do not fit the first
-// page at a size are on the others, never dropped.
+// runPage is what the run screen shows below its header and counts. A
+// page shows the streams (table, plots as they fit, the selected stream's
+// timeline), the distributions whole, or the scatter. Panels that do not
+// fit the first page at a size are on the others, never dropped.
 type runPage uint8
 
 const (
@@ -30,8 +30,8 @@ func (p runTabs) draw(b box) string {
 	return ruled(&rs.sh.styles, tabs(&rs.sh.styles.Views, runPageNames[:], nil, int(rs.page)), b.w)
 }
 
-// ttftNote is the TTFT histogram's caption: what it holds, and the
-// streams still in flight that it cannot hold yet.
+// ttftNote is the TTFT histogram's caption. It says what the histogram
+// holds, and the streams still in flight that it cannot hold yet.
 func (rs *runScreen) ttftNote(long bool) string {
 	waiting := 0
 	for _, s := range rs.live {
@@ -42,16 +42,16 @@ func (rs *runScreen) ttftNote(long bool) string {
 	if !long {
 		return fmt.Sprintf("n=%d · %d in flight · %d waiting", rs.ttft.N(), len(rs.live), waiting)
 	}
-	// The figures of the summary the header and the report show; its n is
-	// the finished streams the histogram holds.
+	// These are the figures of the summary the header and the report show.
+	// Their n is the finished streams the histogram holds.
 	figures := views.TTFTFigures(stats.TTFT.Of(rs.sum.Metrics))
 	return fmt.Sprintf("%s finished · %d in flight, %d without a first token yet · log buckets", figures, len(rs.live), waiting)
 }
 
 // emptyTTFT and emptyGaps are what the histograms, which hold finished
-// measured streams, say while empty: streams in flight may have their
-// first token and gaps already ("no first token yet" beside a table of
-// streaming rows with a ttft was a lie).
+// measured streams, say while empty. Streams in flight may have their
+// first token and gaps already, so "no first token yet" beside a table of
+// streaming rows with a ttft would be a lie.
 func (rs *runScreen) emptyTTFT() string {
 	return rs.emptyNote("no finished stream had a first token")
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// runLayout places the run screen's panels; a box's h counts its title
-// line, and 0 hides it. Everything shows at 120×40; below 100 columns the
-// TTFT and gap histograms sit beside the heatmap; as
-// rows run out the heatmap goes, then the timeline. Pages 2 and 3 show
+// runLayout places the run screen's panels. A box's h counts its title
+// line, and 0 hides it. Everything shows at 120×40. Below 100 columns the
+// TTFT and gap histograms sit beside the heatmap. As rows run out the
+// heatmap goes, then the timeline. Pages 2 and 3 show
 // one panel, page, below the header, counts and tabs.
 type runLayout struct {
 	header, counts, tabs, sweep, table, ttft, gaps, heat, tl, page, help slot
@@ -26,7 +26,7 @@ type runLayout struct {
 	rows, pageRows                                                       grid
 }
 
-// newRunLayout gives each slot its panel; layout sizes them.
+// newRunLayout gives each slot its panel, and layout sizes them.
 func newRunLayout(rs *runScreen) runLayout {
 	l := runLayout{
 		sweep: slot{p: runSweepPanel{rs}}, table: slot{p: runTable{rs}},
@@ -34,7 +34,7 @@ func newRunLayout(rs *runScreen) runLayout {
 		tl: slot{p: runTimeline{rs}}, page: slot{p: runPageBody{rs}}, tabs: slot{p: runTabs{rs}},
 		help: slot{p: helpPanel{&rs.help, &rs.keys, &rs.keys.Help, &rs.keys.Quit, &rs.helpBar}},
 	}
-	return l // the header and counts come from one snapshot a frame: render sets their views
+	return l // render sets the header's and counts' views, as they come from one snapshot a frame
 }
 
 // layout sizes the panels for the shell's size and the counts' height.
@@ -136,10 +136,10 @@ func (rs *runScreen) snapshot() views.RunSnapshot {
 	}
 }
 
-// render redraws the run screen: the header and counts every frame,
-// the rest when their data changed — every frame while few streams run,
-// at most every heavyEvery of the frames in flight and every slowInterval
-// under load, so the CPU stays with the probe.
+// render redraws the run screen. It draws the header and counts every
+// frame, and the rest when their data changed. That is every frame while
+// few streams run. Under load it is at most every heavyEvery of the frames
+// in flight and every slowInterval, so the CPU stays with the probe.
 func (rs *runScreen) render(all bool) {
 	if !rs.sh.sized() {
 		return
@@ -170,9 +170,9 @@ func (rs *runScreen) render(all bool) {
 	rs.renderSlow(all, heavy, idle, now)
 }
 
-// renderFrame draws what moves every frame: the header, the counts, the
-// page bar, the help, the sweep when it changed, and page 2 or 3 when
-// showing.
+// renderFrame draws what moves every frame. That is the header, the
+// counts, the page bar, the help, the sweep when it changed, and page 2 or
+// 3 when showing.
 func (rs *runScreen) renderFrame(snap *views.RunSnapshot, counts string, all bool) {
 	l := &rs.lay
 	note := rs.sweepNote()
@@ -191,11 +191,11 @@ func (rs *runScreen) renderFrame(snap *views.RunSnapshot, counts string, all boo
 	}
 }
 
-// renderSlow draws the O(streams) panels: all at once while the screen
-// is not busy; under load a third at a time on successive ticks (each
-// still every slowInterval or so), so no single tick keeps a core from
-// the probe for long: in bench/load -tui one tick drawing them all took
-// 3–11 ms.
+// renderSlow draws the O(streams) panels. It draws all at once while the
+// screen is not busy. Under load it draws a third at a time on successive
+// ticks (each still every slowInterval or so), so no single tick keeps a
+// core from the probe for long. In bench/load -tui one tick drawing them
+// all took 3–11 ms.
 func (rs *runScreen) renderSlow(all, heavy, idle bool, now time.Time) {
 	l := &rs.lay
 	if all || idle {
@@ -240,7 +240,7 @@ func (rs *runScreen) view() string {
 	return textfmt.Fit(strings.Join(rows.compose(), "\n"), rs.sh.width, rs.sh.height)
 }
 
-// window is the table's rows: the selection kept in view.
+// window is the table's rows, with the selection kept in view.
 func (rs *runScreen) window(rows int) (first, last int) {
 	n := len(rs.list)
 	if rs.sel < rs.top {
@@ -285,7 +285,7 @@ func (p runTable) draw(b box) string {
 		}
 		body = append(body, s.row)
 	}
-	// Every setter renders the rows in view: with no rows, then with no
+	// Every setter renders the rows in view. With no rows, then with no
 	// height, there are none until the last one, which renders them once.
 	rs.table.SetRows(nil) // columns and rows change together
 	rs.table.SetColumns(cols)
@@ -294,7 +294,7 @@ func (p runTable) draw(b box) string {
 	rs.table.SetRows(body)
 	rs.table.SetCursor(rs.sel - first)
 	rs.table.SetHeight(rows + 1)
-	// The table lists warmup streams too: say how many, or its "85
+	// The table lists warmup streams too. Say how many, or its "85
 	// finished" disagrees with the "80/80 recorded" above it.
 	warmup := rs.progress.Warmup.Load()
 	note := fmt.Sprintf("%d in flight · %d finished", len(rs.live), rs.progress.Finished.Load()+warmup)
@@ -310,8 +310,8 @@ func (p runTable) draw(b box) string {
 	return title(&rs.sh.styles, "streams", note, b.w, true) + "\n" + textfmt.Fit(rs.table.View(), b.w, b.h-1)
 }
 
-// draw shows the TTFT histogram: its p50 and p99 with their n and the
-// streams in flight in its title, or the figures on a line of their own
+// draw shows the TTFT histogram. It puts its p50 and p99 with their n and
+// the streams in flight in its title, or the figures on a line of their own
 // where the title has no room for both.
 func (p runTTFT) draw(b box) string {
 	rs := p.rs
@@ -377,7 +377,7 @@ func (p runTimeline) draw(b box) string {
 
 func (p runSweepPanel) draw(box) string { return p.rs.sweep.view }
 
-// stack is slots one above another in one box: they are drawn already.
+// stack is slots one above another in one box. They are drawn already.
 type stack []*slot
 
 func (s stack) draw(box) string {
@@ -390,7 +390,7 @@ func (s stack) draw(box) string {
 	return strings.Join(nonEmpty(parts), "\n")
 }
 
-// liveFrames counts the frames of the streams in flight: the panels that
+// liveFrames counts the frames of the streams in flight. The panels that
 // derive them are drawn at most every heavyEvery of them, as the stream
 // screen does for one long stream (10,000 frames/s in 20 streams took 13 %
 // of a core drawn every frame, BenchmarkRunScreenCost).

@@ -13,13 +13,13 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// shell is what every screen shares: the terminal's size, the styles of
-// its background, and the clock. The root model owns it and keeps it up
-// to date; screens only read it.
+// shell is what every screen shares. It holds the terminal's size, the
+// styles of its background, and the clock. The root model owns it and
+// keeps it up to date, and screens only read it.
 type shell struct {
 	width, height int
 	styles        Styles
-	color         bool // false: NO_COLOR
+	color         bool // false for NO_COLOR
 	now           func() time.Time
 }
 
@@ -28,28 +28,28 @@ func (sh *shell) setStyles(dark bool) { sh.styles = newStyles(dark, sh.color) }
 // sized reports the terminal's size is known and not empty.
 func (sh *shell) sized() bool { return sh.width > 0 && sh.height > 0 }
 
-// screen is one of the root model's screens: the stream screen, the run
-// screen, the compare screen, the targets screen. A screen owns its state,
-// its update and its drawing; the root model routes messages to the one
-// showing and joins nothing itself.
+// screen is one of the root model's screens. They are the stream screen,
+// the run screen, the compare screen and the targets screen. A screen owns
+// its state, its update and its drawing. The root model routes messages
+// to the one showing and joins nothing itself.
 type screen interface {
 	// update handles a message routed to the screen. A tea.WindowSizeMsg
-	// or tea.BackgroundColorMsg arrives after the shell took it in: the
-	// screen lays out and redraws.
+	// or tea.BackgroundColorMsg arrives after the shell took it in, and
+	// the screen lays out and redraws.
 	update(msg tea.Msg) tea.Cmd
-	// view joins the screen's cached panels; it never draws a plot.
+	// view joins the screen's cached panels. It never draws a plot.
 	view() string
 	// restyle takes the shell's new styles into the screen's bubbles
-	// (help, table); it runs for every screen, showing or not.
+	// (help, table). It runs for every screen, showing or not.
 	restyle()
 }
 
-// box is a panel's size; h counts its title line, and 0 hides it.
+// box is a panel's size. Its h counts the title line, and 0 hides it.
 type box struct{ w, h int }
 
-// A panel is a part of a screen that draws itself into its box: w × h
+// A panel is a part of a screen that draws itself into its box of w × h
 // cells, title line included. Screens keep a panel's drawing in its slot
-// and redraw it only when its inputs change; the layout only joins.
+// and redraw it only when its inputs change. The layout only joins.
 type panel interface {
 	draw(b box) string
 }
@@ -70,8 +70,8 @@ func (s *slot) redraw() {
 	s.view = textfmt.Fit(s.p.draw(s.b), s.b.w, s.b.h)
 }
 
-// grid is a screen's layout: rows of slots, side by side within a row
-// one column apart.
+// grid is a screen's layout. It holds rows of slots, side by side within
+// a row one column apart.
 type grid [][]*slot
 
 // compose joins the slots' drawings, hidden slots left out.
@@ -91,7 +91,7 @@ func (g grid) compose() []string {
 	return rows
 }
 
-// title is a panel's title line: its name, a note, and a rule to w.
+// title is a panel's title line, with its name, a note, and a rule to w.
 func title(st *Styles, name, note string, w int, focused bool) string {
 	t := st.Views.Title.Render(" " + name + " ")
 	if focused {
@@ -108,7 +108,7 @@ func title(st *Styles, name, note string, w int, focused bool) string {
 }
 
 // fitNote is a title's note in room cells (textfmt.FitParts). A styled
-// note is only cut: its parts' styles would be split.
+// note is only cut, as dropping parts would split their styles.
 func fitNote(note string, room int) string {
 	if strings.Contains(note, "\x1b") {
 		return ansi.Truncate(note, max(room, 0), "…")
@@ -116,8 +116,9 @@ func fitNote(note string, room int) string {
 	return textfmt.FitParts(note, room)
 }
 
-// tabs is a page bar: every page with its number key, the current one
-// highlighted (long names its own, short names the others when given).
+// tabs is a page bar. It shows every page with its number key, the
+// current one highlighted. The current page takes its long name, and the
+// others their short names when short is given.
 func tabs(st *views.Styles, long, short []string, cur int) string {
 	line := ""
 	for p, name := range long {
@@ -152,7 +153,7 @@ func nonEmpty(parts []string) []string {
 	return out
 }
 
-// frameTick paces a screen's redraws: at most one tick pending, due no
+// frameTick paces a screen's redraws. At most one tick is pending, due no
 // sooner than an interval after the last draw. Each arming has its own
 // generation, so a tick from before (a command is never cancelled) is
 // told apart and dropped.
@@ -162,7 +163,7 @@ type frameTick struct {
 	lastDraw time.Time
 }
 
-// arm says when the next tick is due and its generation; ok is false
+// arm says when the next tick is due and its generation. It reports false
 // while one is pending.
 func (t *frameTick) arm(now time.Time, every time.Duration) (d time.Duration, gen int, ok bool) {
 	if t.armed {
@@ -173,8 +174,8 @@ func (t *frameTick) arm(now time.Time, every time.Duration) (d time.Duration, ge
 	return max(0, every-now.Sub(t.lastDraw)), t.gen, true
 }
 
-// fired takes in a tick of generation gen: true when it is the pending
-// one, which is then no longer pending.
+// fired takes in a tick of generation gen. It reports true when that is
+// the pending one, which is then no longer pending.
 func (t *frameTick) fired(gen int) bool {
 	if gen != t.gen {
 		return false

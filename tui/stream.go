@@ -26,22 +26,22 @@ const (
 	focusCount
 )
 
-// streamScreen is the live view of one stream among the runs before it:
-// drip watch and drip demo, and any stream the run or compare screen
-// opens (esc goes back to it).
+// streamScreen is the live view of one stream among the runs before it.
+// It shows drip watch and drip demo, and any stream the run or compare
+// screen opens (esc goes back to that screen).
 type streamScreen struct {
-	m    *Model // the plumbing: feed, goroutines, the sources, the other screens
+	m    *Model // the plumbing (feed, goroutines, the sources, the other screens)
 	sh   *shell
 	keys KeyMap
 	help help.Model
 
 	// The current stream and the finished runs before it.
 	src       int
-	pick      int // drip view: the index in cfg.Records of the stream shown
-	tag       int // feed tag of the current stream; events of other tags are stale
+	pick      int // in drip view, the index in cfg.Records of the stream shown
+	tag       int // feed tag of the current stream. Events of other tags are stale.
 	seq       int // runs started from the current source
 	cancelRun context.CancelFunc
-	cut       map[int]bool // tags of runs a re-run cut short: their records still join the history
+	cut       map[int]bool // tags of runs a re-run cut short, whose records still join the history
 	cur       views.Stream
 	startedAt time.Time
 	history   []*record.Record
@@ -57,8 +57,8 @@ type streamScreen struct {
 
 	// Drawing.
 	lay          streamLayout
-	layEarlier   int // earlier runs when the layout was made: the timeline grows with them
-	layClocks    int // the clocks panel's rows then: a stream can add one (ttfo, held)
+	layEarlier   int // earlier runs when the layout was made, as the timeline grows with them
+	layClocks    int // the clocks panel's rows then, as a stream can add one (ttfo, held)
 	layBeside    int // the rows the bottom row needed then beside a relay (besideNeed)
 	frozen, zoom bool
 	heatByTime   bool
@@ -71,7 +71,7 @@ type streamScreen struct {
 	lastHeavy    time.Time // when the O(n) panels were last redrawn
 	dropped      int       // stale events dropped
 	relay        relayAsk  // drip watch --relay
-	// The timeline's cache, and its legend for legendW cells: a redraw
+	// The timeline's cache, and its legend for legendW cells. A redraw
 	// draws only the frames that came since.
 	timeline views.TimelineCache
 	legend   string
@@ -143,15 +143,15 @@ func (s *streamScreen) live() bool {
 	return s.cur.Phase != views.PhaseDone && len(s.m.cfg.Sources) > 0
 }
 
-// apply takes the feed's events into the screen; events of other runs
+// apply takes the feed's events into the screen. Events of other runs
 // than the current one are stale and dropped.
 func (s *streamScreen) apply() {
 	s.pending = s.m.feed.drain(s.pending)
 	for i := range s.pending {
 		e := &s.pending[i]
 		if e.run != s.tag {
-			// A run r cut short ends canceled: it is one of the runs
-			// (the summary on quit counts it), so it joins the history.
+			// A run r cut short ends canceled. It is still one of the
+			// runs (the summary on quit counts it), so it joins the history.
 			if e.Type == probe.EventDone && s.cut[e.run] {
 				delete(s.cut, e.run)
 				s.history = append(s.history, e.Record)
@@ -171,7 +171,7 @@ func (s *streamScreen) apply() {
 	clear(s.pending)
 }
 
-// take applies one event of a stream to its snapshot: the live record is
+// take applies one event of a stream to its snapshot. The live record is
 // the snapshot's own copy, sharing the probe's frames. It reports whether
 // the text changed and whether the event ended the stream (s.Record is then
 // the final record).
@@ -210,8 +210,8 @@ func take(s *views.Stream, startedAt *time.Time, e *event, stallMS float64) (tex
 }
 
 // summarise derives the current stream's figures with the probe's own
-// functions: Derive for a stream still running, Aggregate for both columns
-// of the clocks panel, exactly as the headless report does.
+// functions, exactly as the headless report does. It uses Derive for a
+// stream still running and Aggregate for both columns of the clocks panel.
 func (s *streamScreen) summarise() {
 	r := s.cur.Record
 	if s.cur.Phase != views.PhaseDone {
@@ -220,14 +220,14 @@ func (s *streamScreen) summarise() {
 		if n := len(r.Frames); n > 0 {
 			r.DurationMS = max(r.DurationMS, r.Frames[n-1].TMS)
 		}
-		// The live record is the screen's own copy; deriving it cannot
+		// The live record is the screen's own copy. Deriving it cannot
 		// fail on times the probe stamped in order.
 		_ = stats.Derive(r, s.stallMS)
 	}
 	a := stats.NewAggregate(s.stallMS)
 	if r.Phase == record.PhaseWarmup {
 		// "This run" is this stream's own figures even when it was a
-		// warmup stream (the aggregate leaves those out); its row says w.
+		// warmup stream, which the aggregate leaves out. Its row says w.
 		measured := *r
 		measured.Phase = record.PhaseMeasure
 		r = &measured
@@ -238,9 +238,10 @@ func (s *streamScreen) summarise() {
 	s.all = s.allRuns()
 }
 
-// allRuns sums the finished runs for the clocks' all-runs column; nil
-// below two. The sum is kept until the runs change: a live stream's
-// figures are summarised again many times before the next run ends.
+// allRuns sums the finished runs for the clocks' all-runs column. It is
+// nil below two runs. The sum is kept until the runs change, because a
+// live stream's figures are summarised again many times before the next
+// run ends.
 func (s *streamScreen) allRuns() *stats.Summary {
 	n := len(s.history)
 	if n < 2 {
@@ -264,8 +265,8 @@ type allKey struct {
 	first, last *record.Record
 }
 
-// earlier is the finished runs other than the current one, oldest first:
-// those before it, and in drip view those after the stream picked.
+// earlier is the finished runs other than the current one, oldest first.
+// They are those before it, and in drip view those after the stream picked.
 func (s *streamScreen) earlier() []*record.Record {
 	h := s.history
 	if n := len(h); n > 0 && h[n-1] == s.cur.Record {
@@ -294,7 +295,8 @@ func (s *streamScreen) pickStream(d int) {
 }
 
 // freeze stops drawing the panels (or starts again) and says in the help
-// what space does now: the footer offered "freeze drawing" while frozen.
+// what space does now. Otherwise the footer would offer "freeze drawing"
+// while frozen.
 func (s *streamScreen) freeze(on bool) {
 	s.frozen = on
 	help := "freeze drawing"
@@ -304,8 +306,9 @@ func (s *streamScreen) freeze(on bool) {
 	s.keys.Freeze.SetHelp("space", help)
 }
 
-// open shows rec in the screen, finished or still running, among hist
-// (the dimmer timeline rows and the heatmap; rec last when finished).
+// open shows rec in the screen, finished or still running, among hist.
+// The runs of hist are the dimmer timeline rows and the heatmap, with rec
+// last when finished.
 func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Time, hist []*record.Record, note string) {
 	s.history, s.allSum = hist, nil
 	s.cur = views.Stream{Run: rec.Seq + 1, Phase: phase, Record: rec, Hops: s.hopsOf(rec)}
@@ -322,7 +325,7 @@ func (s *streamScreen) open(rec *record.Record, phase views.Phase, start time.Ti
 }
 
 // update handles a message while the stream screen shows. Probe events
-// are not drawn as they come: they wait in the feed until the next frame
+// are not drawn as they come. They wait in the feed until the next frame
 // tick, at most 30 a second.
 func (s *streamScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -420,8 +423,9 @@ func (s *streamScreen) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// scroll moves the focused panel: the text (which then stops following the
-// tail until it is scrolled back to the bottom) or the heatmap's runs.
+// scroll moves the focused panel, either the text or the heatmap's runs.
+// The text then stops following the tail until it is scrolled back to the
+// bottom.
 func (s *streamScreen) scroll(msg tea.KeyPressMsg) {
 	k := &s.keys
 	if s.focus == focusHeatmap {

@@ -13,19 +13,19 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// streamLayout places the stream screen's panels for a terminal size:
-// everything at 120×40, a compact arrangement at 80×24, the text and
+// streamLayout places the stream screen's panels for a terminal size. It
+// shows everything at 120×40, a compact arrangement at 80×24, the text and
 // clocks stacked below 72 columns, and panels dropped (heatmap and gaps
 // first) when rows run out.
 type streamLayout struct {
 	header, timeline, text, clocks, gaps, ttft, heat, help slot
 	rows                                                   grid
-	// left is what the clocks' title says of the panels left out: the
-	// gaps and the heatmap went without a word at 80×24.
+	// left is what the clocks' title says of the panels left out.
+	// Without it the gaps and the heatmap went without a word at 80×24.
 	left string
 }
 
-// newStreamLayout gives each slot its panel; relayout sizes them.
+// newStreamLayout gives each slot its panel, and relayout sizes them.
 // With a relay's records the hops panel takes the clocks' place and the
 // clocks the gaps'.
 func newStreamLayout(s *streamScreen) streamLayout {
@@ -56,7 +56,8 @@ func (s *streamScreen) relayout() {
 		l.help.b.h = 0
 	}
 	avail := h - l.header.b.h - l.help.b.h
-	// The timeline: current row, markers, axis, and earlier runs as room allows.
+	// The timeline has the current row, markers, axis, and earlier runs as
+	// room allows.
 	maxEarlier := max(0, min(avail/5, 8)-3)
 	l.timeline.b = box{w, min(avail, 4+min(len(s.earlier()), maxEarlier))}
 	rest := avail - l.timeline.b.h
@@ -65,10 +66,10 @@ func (s *streamScreen) relayout() {
 	if w >= 72 {
 		cw := s.clocksWidth(w)
 		clockH = s.clocksHeight(cw)
-		// The text and the clocks get the clocks' rows, the rest goes to
-		// the gaps, ttft and heatmap: given 55 % of the rows at 200×50
+		// The text and the clocks get the clocks' rows, and the rest goes
+		// to the gaps, ttft and heatmap. Given 55 % of the rows at 200×50,
 		// the demo left 7 rows empty beside the clocks (the text, 117
-		// columns wide, was three lines), 2 at 120×40. A longer text
+		// columns wide, was three lines), and 2 at 120×40. A longer text
 		// scrolls, following its tail.
 		mid := min(rest, clockH+1)
 		bottom := rest - mid
@@ -97,8 +98,8 @@ func (s *streamScreen) relayout() {
 // bottom rows, and returns the rows left to the text (mid and what the
 // bottom row does not need). Beside a relay the clocks take the gaps'
 // place, as wide as beside the text, and the bottom row is only as high
-// as they or the runs need: at 200×50 the text of a long answer had 4
-// rows and 17 stood empty under the clocks.
+// as they or the runs need. Otherwise, at 200×50 the text of a long
+// answer had 4 rows and 17 stood empty under the clocks.
 func (s *streamScreen) layoutBottom(w, mid, bottom, cw int) int {
 	if !s.beside() {
 		s.lay.layoutRow(w, bottom, 0)
@@ -112,8 +113,9 @@ func (s *streamScreen) layoutBottom(w, mid, bottom, cw int) int {
 	return mid
 }
 
-// besideNeed is the rows the bottom row needs beside a relay: the clocks
-// under their title, or a row a run and the heatmap's title and legend.
+// besideNeed is the rows the bottom row needs beside a relay. That is the
+// clocks under their title, or a row a run and the heatmap's title and
+// legend.
 // It is 0 when the screen is not beside a relay or has no bottom row.
 func (s *streamScreen) besideNeed() int {
 	if !s.beside() || s.lay.gaps.b.h == 0 {
@@ -122,11 +124,11 @@ func (s *streamScreen) besideNeed() int {
 	return max(views.ClocksHeight(s.clocks(), s.lay.gaps.b.w)+1, len(s.runs())+2)
 }
 
-// layoutRow sizes the row under the text and clocks, bottom rows high:
-// the gaps, the TTFT of each run beside them from 100 columns, and the
-// heatmap. The gaps' place is at least least columns wide while the
-// heatmap keeps 30: the clocks, drawn there beside a relay, cut every
-// figure at the gaps' 24 columns of a 120-column screen.
+// layoutRow sizes the row under the text and clocks, bottom rows high.
+// The row holds the gaps, the TTFT of each run beside them from 100
+// columns, and the heatmap. The gaps' place is at least least columns wide
+// while the heatmap keeps 30. The clocks are drawn there beside a relay,
+// and the gaps' 24 columns of a 120-column screen cut every figure.
 func (l *streamLayout) layoutRow(w, bottom, least int) {
 	l.left = ""
 	if w < 100 {
@@ -134,14 +136,14 @@ func (l *streamLayout) layoutRow(w, bottom, least int) {
 		l.left = "ttft: 100+ columns"
 		return
 	}
-	tw := 38                    // its title's figures whole: " ttft  p50 181.4 · p99 188.5 ms · n=4"
-	gw := (w - tw - 2) * 3 / 10 // the heatmap's columns are frames, and its legend says what they are: it keeps the most
+	tw := 38                    // keeps its title's figures whole, as in " ttft  p50 181.4 · p99 188.5 ms · n=4"
+	gw := (w - tw - 2) * 3 / 10 // the heatmap's columns are frames and its legend says what they are, so it keeps the most
 	gw = max(gw, min(least, w-tw-2-30))
 	l.gaps.b, l.ttft.b, l.heat.b = box{gw, bottom}, box{tw, bottom}, box{w - gw - tw - 2, bottom}
 }
 
 // clocksWidth is the clocks panel's width beside the text at w columns
-// (72 or more): from 120 columns, once there are runs to sum, wide
+// (72 or more). From 120 columns, once there are runs to sum, it is wide
 // enough for the all-runs column (a file in drip view has them at once).
 func (s *streamScreen) clocksWidth(w int) int {
 	switch {
@@ -191,7 +193,7 @@ func (s *streamScreen) render(all bool) {
 			all = true
 		}
 	}
-	s.renderHeader() // after summarise: its frame count is the clocks'
+	s.renderHeader() // after summarise, as its frame count is the clocks'
 	if frozen {
 		return
 	}
@@ -274,9 +276,10 @@ func (p streamHeader) draw(b box) string {
 	return views.Header(&s.cur, warned(s.m.cfg.Warning, note), b.w, b.h, &s.sh.styles.Views)
 }
 
-// viewNote is what drip view's header says of where it is: the file, the
-// stream shown among its streams, and what wrote them, so a screen seen
-// later (a capture, a second window) still says which file it is. The
+// viewNote is what drip view's header says of where it is. It names the
+// file, the stream shown among its streams, and what wrote them, so a
+// screen seen later (a capture, a second window) still says which file it
+// is. The
 // header leaves the last parts out as the width runs out, the file kept.
 func viewNote(file string, recs []*record.Record, pick int) string {
 	parts := []string{"file " + filepath.Base(file), fmt.Sprintf("stream %d of %d", pick+1, len(recs))}
@@ -286,8 +289,8 @@ func viewNote(file string, recs []*record.Record, pick int) string {
 	return strings.Join(parts, " · ") // the footer says what [ and ] do
 }
 
-// recordSource says what wrote a record: drip record's proxy (it holds
-// the exchange) or a drip command that measured it, with the version
+// recordSource says what wrote a record. That is drip record's proxy (it
+// holds the exchange) or a drip command that measured it, with the version
 // and host the record names.
 func recordSource(r *record.Record) string {
 	src := "from drip"
@@ -326,8 +329,8 @@ func (p streamTimeline) draw(b box) string {
 	if s.zoom {
 		zoom = zoomMS
 	}
-	// The runs left out (the heatmap has them all), then the legend; the
-	// title takes " timeline " and a space before them.
+	// The note says the runs left out (the heatmap has them all), then the
+	// legend. The title takes " timeline " and a space before them.
 	earlier := s.earlier()
 	note := ""
 	if shown := views.TimelineEarlierRows(len(earlier), b.h-1); shown < len(earlier) {
@@ -409,7 +412,7 @@ func (p streamHeatmap) draw(b box) string {
 }
 
 // warned puts the session's warning (Config.Warning) before a header's
-// note: the header drops a note's parts from the end as the width runs
+// note. The header drops a note's parts from the end as the width runs
 // out, so the warning is the last thing cut.
 func warned(warning, note string) string {
 	return strings.Join(nonEmpty([]string{warning, note}), " · ")

@@ -7,14 +7,14 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// Styles is the live view's look: the views' palette plus the chrome.
+// Styles is the live view's look, the views' palette plus the chrome.
 type Styles struct {
 	Views views.Styles
 	Help  help.Styles
 	Rule  lipgloss.Style // the line after a panel title
 }
 
-// newStyles builds the styles for a dark or light background; without
+// newStyles builds the styles for a dark or light background. Without
 // colour only attributes (bold, reverse, faint) remain.
 func newStyles(dark, color bool) Styles {
 	s := Styles{Views: views.NewStyles(dark, color), Help: help.DefaultStyles(dark)}

@@ -12,17 +12,18 @@ import (
 	"github.com/driplab/drip/views"
 )
 
-// sweepPanel is the run screen's view of a sweep: the result so far, as
-// the sweep's goroutine last reported it, and the panel drawn from it.
+// sweepPanel is the run screen's view of a sweep. It holds the result so
+// far, as the sweep's goroutine last reported it, and the panel drawn
+// from it.
 type sweepPanel struct {
 	mu    sync.Mutex
-	res   sweep.Result // a copy: the sweep goes on with its own
+	res   sweep.Result // a copy, as the sweep goes on with its own
 	dirty bool
 	box   box
 	view  string
 }
 
-// update takes the sweep's result so far; it runs on the sweep's
+// update takes the sweep's result so far. It runs on the sweep's
 // goroutine, between levels, so it copies and returns at once.
 func (p *sweepPanel) update(r *sweep.Result) {
 	c := *r
@@ -56,8 +57,8 @@ func (rs *runScreen) runSweep(sink func(*record.Record), observe func(probe.Even
 	rs.end(st, ctx.Err() != nil, rs.sh.now)
 }
 
-// sweepRows is how many rows the sweep panel takes of rest: its table
-// (a row per planned level, the header and the verdict), and the plots
+// sweepRows is how many rows the sweep panel takes of rest. It takes its
+// table (a row per planned level, the header and the verdict), and the plots
 // below it when the screen has rows to spare or beside it when wide.
 func sweepRows(planned, rest, width int) int {
 	table := planned + 4 // title, header, rows, a two-line verdict
@@ -74,7 +75,7 @@ func sweepRows(planned, rest, width int) int {
 	return max(0, min(h, rest-6))
 }
 
-// sweepNote is the header's note while a sweep runs: the level in progress.
+// sweepNote is the header's note while a sweep runs, the level in progress.
 func (rs *runScreen) sweepNote() string {
 	if rs.cfg.Sweep == nil {
 		return ""
@@ -117,7 +118,7 @@ func (rs *runScreen) renderSweep(all bool) {
 		views.SweepPanel(&r, p.box.w, p.box.h-1, &rs.sh.styles.Views)
 }
 
-// SweepResult is the run screen's sweep as it ended; call it after Wait.
+// SweepResult is the run screen's sweep as it ended. Call it after Wait.
 func (m *Model) SweepResult() *sweep.Result {
 	if m.rs == nil || m.rs.cfg.Sweep == nil {
 		return nil

@@ -31,10 +31,10 @@ const (
 
 var pageNames = [pageCount]string{"live", "clocks", "scatter"}
 
-// targetPane is one target: its current stream and its finished runs.
+// targetPane is one target, with its current stream and its finished runs.
 type targetPane struct {
 	src       Source
-	tag       int // feed tag of the current stream; other tags are stale
+	tag       int // feed tag of the current stream. Other tags are stale.
 	cur       views.Stream
 	startedAt time.Time
 	runs      []*record.Record
@@ -42,8 +42,8 @@ type targetPane struct {
 	lane      views.TimelineCache
 }
 
-// targetsScreen races several targets with the same prompt: a plain
-// struct, one of the root model's screens.
+// targetsScreen races several targets with the same prompt. It is a
+// plain struct, one of the root model's screens.
 type targetsScreen struct {
 	m          *Model
 	sh         *shell
@@ -51,9 +51,9 @@ type targetsScreen struct {
 	alternate  bool // one target after another instead of all at once
 	round      int  // rounds started
 	cancel     context.CancelFunc
-	cut        map[int]*targetPane // tags of streams a re-run cut short, by pane: their records still join its runs
+	cut        map[int]*targetPane // tags of streams a re-run cut short, by pane, whose records still join its runs
 	page       targetsPage
-	cmp        *compare.Comparison // the finished runs; nil until every target has one
+	cmp        *compare.Comparison // the finished runs, nil until every target has one
 	keys       TargetsKeyMap
 	help       help.Model
 	redraw     frameTick
@@ -67,9 +67,9 @@ type targetsScreen struct {
 type targetsTickMsg struct{ gen int }
 
 // NewTargets returns the root model on the watch screen of several
-// targets (cfg.Sources, the first the baseline): Init sends the same
+// targets (cfg.Sources, the first the baseline). Init sends the same
 // prompt to every target at once, or one after another when alternate,
-// and r does it again; each finished record goes to cfg.Sink.
+// and r does it again. Each finished record goes to cfg.Sink.
 func NewTargets(ctx context.Context, cfg Config, alternate bool) *Model {
 	m := New(ctx, cfg)
 	ts := &targetsScreen{m: m, sh: &m.sh, alternate: alternate, keys: DefaultTargetsKeyMap(), help: help.New(), cut: map[int]*targetPane{}}
@@ -223,7 +223,7 @@ func (ts *targetsScreen) apply() {
 		e := &ts.pending[i]
 		p := ts.pane(e.run)
 		if p == nil {
-			// A stream r cut short ends canceled: it is one of its
+			// A stream r cut short ends canceled. It is still one of its
 			// target's runs (the comparison on quit counts it).
 			if c := ts.cut[e.run]; c != nil && e.Type == probe.EventDone {
 				delete(ts.cut, e.run)
@@ -270,7 +270,7 @@ func (ts *targetsScreen) deriveLive(ended bool) {
 	}
 	ts.lastDerive = now
 	for _, p := range live {
-		// The live record is the pane's own copy: deriving cannot fail on
+		// The live record is the pane's own copy. Deriving cannot fail on
 		// times the probe stamped in order.
 		_ = stats.Derive(p.cur.Record, ts.m.cfg.StallMS)
 	}
@@ -286,8 +286,8 @@ func (ts *targetsScreen) pane(tag int) *targetPane {
 }
 
 // compareTargets compares every target's finished runs against the
-// first's, as drip compare does with their record files; nil until every
-// target has finished a run.
+// first's, as drip compare does with their record files. It returns nil
+// until every target has finished a run.
 func compareTargets(panes []*targetPane) *compare.Comparison {
 	inputs := make([]compare.Input, len(panes))
 	for i, p := range panes {
@@ -300,8 +300,8 @@ func compareTargets(panes []*targetPane) *compare.Comparison {
 	if err != nil {
 		return nil
 	}
-	// A target a run ahead of another differs in its counts by that run:
-	// "stalls 4 vs 2, +100% !" of two targets alike.
+	// A target a run ahead of another differs in its counts by that run.
+	// Two targets alike would read "stalls 4 vs 2, +100% !".
 	for _, p := range panes {
 		if len(p.runs) != len(panes[0].runs) {
 			compare.WhileMeasuring(c)
@@ -311,14 +311,14 @@ func compareTargets(panes []*targetPane) *compare.Comparison {
 	return c
 }
 
-// render marks the screen for drawing: view draws it for the size and page.
+// render marks the screen for drawing. The view draws it for the size and page.
 func (ts *targetsScreen) render() {
 	ts.m.viewDirty = true
 }
 
-// view draws the targets screen: a header, the page, the footer.
-// Panels draw themselves to their width; only the panes' text is cached
-// between frames (it is the part that grows with the stream).
+// view draws the targets screen, with a header, the page and the footer.
+// Panels draw themselves to their width. Only the panes' text is cached
+// between frames, as it is the part that grows with the stream.
 func (ts *targetsScreen) view() string {
 	w, h := ts.sh.width, ts.sh.height
 	st := &ts.sh.styles.Views
@@ -363,9 +363,10 @@ func (ts *targetsScreen) header(w int) string {
 	return textfmt.Fit(line, w, 1)
 }
 
-// livePage is the live page: a pane per target, one above another on
-// one time axis (its lane, then its text with the stalls marked), and
-// below them as much of the clocks table as fits; the rest is on page 2.
+// livePage is the live page. It shows a pane per target, one above
+// another on one time axis (its lane, then its text with the stalls
+// marked). Below them it shows as much of the clocks table as fits, and
+// the rest is on page 2.
 func (ts *targetsScreen) livePage(w, h int) string {
 	st := &ts.sh.styles.Views
 	n := len(ts.panes)
@@ -396,7 +397,7 @@ func (ts *targetsScreen) livePage(w, h int) string {
 	return textfmt.Fit(strings.Join(parts, "\n"), w, h)
 }
 
-// paneView is one pane: the title, the lane (earlier runs above
+// paneView is one pane. It shows the title, the lane (earlier runs above
 // the current one as room allows, then its markers) and the tail of the
 // text, stalls marked where they happened.
 func (ts *targetsScreen) paneView(i int, p *targetPane, toMS float64, w, h int) string {
@@ -412,8 +413,8 @@ func (ts *targetsScreen) paneView(i int, p *targetPane, toMS float64, w, h int) 
 	if textH > 0 {
 		p.text.Update(p.cur.Record, w)
 		text := p.text.Tail(textH, st)
-		// A finished stream shows the text around its worst stall: the
-		// place the lane marks, in words.
+		// A finished stream shows the text around its worst stall. That is
+		// the place the lane marks, in words.
 		if line := p.text.WorstStallLine(); p.cur.Phase == views.PhaseDone && line >= 0 {
 			text = p.text.Render(max(0, min(line-textH/2, p.text.Lines()-textH)), textH, st)
 		}
@@ -434,7 +435,7 @@ func earlierRuns(p *targetPane) []*record.Record {
 	return r
 }
 
-// scatter is the scatter page: a point per finished run of every
+// scatter is the scatter page. It shows a point per finished run of every
 // target, and under it the trend of each target's TTFT and gap p99 by run.
 func (ts *targetsScreen) scatter(w, h int) string {
 	st := &ts.sh.styles.Views
@@ -465,7 +466,8 @@ func (ts *targetsScreen) scatter(w, h int) string {
 	}
 	parts := []string{title(&ts.sh.styles, "scatter", "ttft × gap p99, a point per run", w, false), views.Scatter(pts, true, skipped, ts.m.cfg.StallMS, w, scatterH, st)}
 	if trendH > 0 {
-		// The rows left out first: a narrow title keeps its first part.
+		// The note says the rows left out first, as a narrow title keeps its
+		// first part.
 		note := "by run index, oldest left"
 		if trendH < len(trends) {
 			note = fmt.Sprintf("%d of %d rows: a taller terminal shows every target · ", trendH, len(trends)) + note

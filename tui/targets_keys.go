@@ -3,7 +3,7 @@ package tui
 import "charm.land/bubbles/v2/key"
 
 // TargetsKeyMap is every key the watch screen of several targets answers
-// to; it implements help.KeyMap.
+// to. It implements help.KeyMap.
 type TargetsKeyMap struct {
 	Rerun, Next, Prev, Page key.Binding // Page (1-3) is in Next's help
 	Help, Quit              key.Binding

@@ -2,16 +2,16 @@ package tui
 
 import "github.com/driplab/drip/views"
 
-// textView is the stream screen's text panel: the wrapped text, kept
-// between frames (only new frames are wrapped), and the line at the top
-// of the panel. Drawing it costs the lines on screen, however long the
+// textView is the stream screen's text panel. It holds the wrapped text,
+// kept between frames (only new frames are wrapped), and the line at the
+// top of the panel. Drawing it costs the lines on screen, however long the
 // stream.
 type textView struct {
 	wrapped views.WrappedText
 	top     int
 	width   int
 	height  int
-	gen     int // counts the changes to wrapped and to the styles: drawn
+	gen     int // counts the changes to wrapped and to the styles, which the drawing keys on
 }
 
 // textKey is what the text panel's drawing depends on besides the text.

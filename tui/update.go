@@ -3,8 +3,8 @@ package tui
 import tea "charm.land/bubbletea/v2"
 
 // Update takes the size and the palette into the shell, then routes the
-// message: the run's ticks and a comparison's updates to their screens
-// whichever shows, everything else to the screen showing.
+// message. The run's ticks and a comparison's updates go to their screens
+// whichever shows, and everything else to the screen showing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case beginMsg:
