@@ -6,6 +6,7 @@ package gctune
 import (
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // GCPercent is the GC target while drip measures. Mark assists and GC work
@@ -37,8 +38,12 @@ const (
 // Counted, it raises the heap the first collection waits for, so the burst
 // of allocation when a run starts all its streams together does not set
 // one off. Its stop-the-world and mark assists would delay the first
-// frames of every stream.
-var floor []byte
+// frames of every stream. Commands run in parallel in one test process, so
+// floorMu guards it.
+var (
+	floorMu sync.Mutex
+	floor   []byte
+)
 
 // Settings is what ForStreams set. A zero field was left alone.
 type Settings struct {
@@ -52,6 +57,8 @@ type Settings struct {
 // limit that grows with the streams unless the user set GOMEMLIMIT.
 func ForStreams(streams int) Settings {
 	streams = max(streams, 1)
+	floorMu.Lock()
+	defer floorMu.Unlock()
 	var s Settings
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(GCPercent)

@@ -2,6 +2,7 @@ package gctune
 
 import (
 	"runtime/debug"
+	"sync"
 	"testing"
 )
 
@@ -52,5 +53,25 @@ func TestForStreamsKeepsTheUsersSettings(t *testing.T) {
 	}
 	if s != (Settings{}) {
 		t.Errorf("reported %+v, want nothing set", s)
+	}
+}
+
+// Two commands in one process (drip's in-process command tests) tune the
+// GC at once, and each gets settings that agree with themselves.
+func TestForStreamsFromTwoGoroutines(t *testing.T) {
+	reset(t)
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	var wg sync.WaitGroup
+	got := make([]Settings, 2)
+	for i := range got {
+		wg.Go(func() { got[i] = ForStreams(10 * (i + 1)) })
+	}
+	wg.Wait()
+	for i, s := range got {
+		streams := 10 * (i + 1)
+		if s.FloorBytes != streams*floorPerStream || s.MemoryLimit != limit(streams, s.FloorBytes) {
+			t.Errorf("%d streams: %+v, want a floor of %d B and a limit of %d", streams, s, streams*floorPerStream, limit(streams, streams*floorPerStream))
+		}
 	}
 }
