@@ -7,19 +7,19 @@ import (
 
 // The TOML parser copies a key's parts and its tables' contexts at each
 // level, so nesting and dotted keys cost it time and memory by the square
-// of their length: 10,000 nested inline tables in 40 KB took 4.1 GB. Its
+// of their length. 10,000 nested inline tables in 40 KB took 4.1 GB. Its
 // time grows faster than the number of keys too (10,000 dotted keys of
 // 16 parts took 6 s on a loaded machine). A config a person writes nests
 // two or three deep and sets tens of keys, so the file is scanned for
 // these shapes first, and one past a bound is refused before the parser
-// sees it: within the bounds the parse takes milliseconds.
+// sees it. Within the bounds the parse takes milliseconds.
 const (
 	maxDepth    = 16     // arrays and inline tables, one in another
 	maxKeyParts = 8      // a.b.c, in a key or a table header
 	maxKeys     = 1_000  // keys and table headers in all
 	maxElements = 10_000 // array elements in all
-	// maxExpanded bounds the bytes ${ENV} expands to, over every header:
-	// a header past a few KiB is refused by most servers anyway.
+	// maxExpanded bounds the bytes ${ENV} expands to, over every header.
+	// Most servers refuse a header past a few KiB anyway.
 	maxExpanded = 1 << 20
 )
 
@@ -76,8 +76,8 @@ func checkShape(text string) error {
 	return nil
 }
 
-// key reads c in a key: a dot adds a part, '=' ends it, '[' at the top
-// opens a table header, '}' closes an empty inline table.
+// key reads c in a key. A dot adds a part and '=' ends it. At the top '['
+// opens a table header, and '}' closes an empty inline table.
 func (s *scanner) key(c byte) (inKey, inHeader bool, err error) {
 	switch c {
 	case '.':
@@ -111,8 +111,8 @@ func (s *scanner) header(c byte) (inHeader bool, err error) {
 	return true, nil
 }
 
-// value reads c in a value: brackets and braces nest, a ',' in an inline
-// table starts its next key. It reports whether a key comes next.
+// value reads c in a value. Brackets and braces nest, and a ',' in an
+// inline table starts its next key. It reports whether a key comes next.
 func (s *scanner) value(c byte) (inKey bool, err error) {
 	switch c {
 	case '[', '{':
@@ -163,9 +163,10 @@ func (s *scanner) skipComment() {
 	}
 }
 
-// skipString moves past the string that starts at s.i with quote q: basic
-// ("…", escapes) or literal ('…'), one line or three quotes' many. An
-// unterminated one ends at the line (one-line) or the text's end.
+// skipString moves past the string that starts at s.i with quote q. The
+// string is basic ("…", escapes) or literal ('…'), on one line or, with
+// three quotes, on many. An unterminated one ends at the line (one-line)
+// or the text's end.
 func (s *scanner) skipString(q byte) {
 	triple := strings.Repeat(string(q), 3)
 	if strings.HasPrefix(s.text[s.i:], triple) {

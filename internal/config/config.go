@@ -1,11 +1,11 @@
-// Package config reads drip run's config file (--config drip.toml): what
-// a CI job would otherwise spell as flags, the targets, headers (with
-// ${ENV} expanded, never written anywhere), the workload and the gates.
-// Every other key is a drip run flag's name, at the top or in a
-// [request], [workload], [output] or [gates] table; a flag given on the
-// command line wins over the file. Headers, in [headers] or as
-// request.header, add to the command line's -H, save a header a -H
-// names: that -H wins.
+// Package config reads drip run's config file (--config drip.toml). The
+// file holds what a CI job would otherwise spell as flags. That is the
+// targets, headers (with ${ENV} expanded, never written anywhere), the
+// workload and the gates. Every other key is a drip run flag's name, at
+// the top or in a [request], [workload], [output] or [gates] table. A flag
+// given on the command line wins over the file. Headers, in [headers] or
+// as request.header, add to the command line's -H. A header that a -H
+// names is the exception, and that -H wins.
 //
 //	targets = ["http://localhost:8000"]
 //	model = "my-model"
@@ -41,8 +41,8 @@ import (
 	"github.com/driplab/drip/internal/userfile"
 )
 
-// kind is a config file as userfile reads it: its limit far above any a
-// person writes.
+// kind is a config file as userfile reads it. Its limit is far above any
+// file a person writes.
 var kind = userfile.Kind{What: "a config file", Limit: 1 << 20}
 
 var tables = []string{"request", "workload", "output", "gates"}
@@ -50,9 +50,9 @@ var tables = []string{"request", "workload", "output", "gates"}
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // Apply sets every flag of fs the file at path names that the command
-// line did not, and returns the URLs to run: args, else the file's
-// targets. Every error names the file (and the line, where one set the
-// key) and is a usage error.
+// line did not. It returns the URLs to run, which are args, else the
+// file's targets. Every error names the file (and the line, where one set
+// the key) and is a usage error.
 func Apply(ctx context.Context, fs *pflag.FlagSet, path string, args []string) ([]string, error) {
 	text, err := userfile.Read(ctx, path, kind, nil)
 	if err != nil {
@@ -76,16 +76,16 @@ func Apply(ctx context.Context, fs *pflag.FlagSet, path string, args []string) (
 }
 
 // readTimeout bounds the parse of a file within the shape bounds, which
-// takes milliseconds: a backstop should another shape cost the parser
-// what nesting did.
+// takes milliseconds. It is a backstop should another shape cost the
+// parser what nesting did.
 const readTimeout = 10 * time.Second
 
 // decodeTOML is the parser, a variable so a test can hold it.
 var decodeTOML = toml.Decode
 
 // parse checks text's shape and parses it, on a goroutine of its own so
-// that a done ctx (SIGTERM) or readTimeout ends the wait: the parser
-// takes no context. The goroutine left behind ends with the process.
+// that a done ctx (SIGTERM) or readTimeout ends the wait. The parser takes
+// no context. The goroutine left behind ends with the process.
 func parse(ctx context.Context, path, text string) (map[string]any, error) {
 	if err := checkShape(text); err != nil {
 		var se *shapeError
@@ -97,7 +97,7 @@ func parse(ctx context.Context, path, text string) (map[string]any, error) {
 		err  error
 	}
 	done := make(chan result, 1)
-	decode := decodeTOML // read here: a parse given up on may outlive a test's swap of it
+	decode := decodeTOML // read here, since a parse given up on may outlive a test's swap of it
 	go func() {
 		var tree map[string]any
 		_, err := decode(text, &tree)
@@ -130,7 +130,7 @@ type file struct {
 	fs      *pflag.FlagSet
 	setBy   map[string]string // flag name → the key of the file that set it
 	cmdLine map[string]bool   // the flags the command line set
-	// the header names the command line's -H set, canonical: the file's
+	// the header names the command line's -H set, canonical. The file's
 	// header of one of these names is dropped
 	cmdHeader map[string]bool
 	expanded  int // the bytes the headers' ${ENV} expanded to so far
@@ -138,8 +138,8 @@ type file struct {
 
 func newFile(fs *pflag.FlagSet, path, text string) *file {
 	c := &file{path: path, lines: strings.Split(text, "\n"), fs: fs, setBy: map[string]string{}, cmdLine: map[string]bool{}, cmdHeader: map[string]bool{}}
-	// Taken before the file sets anything: [headers] sets --header, which
-	// is then Changed, though request.header must still add to it.
+	// Taken before the file sets anything, because [headers] sets --header.
+	// That flag is then Changed, though request.header must still add to it.
 	fs.Visit(func(f *pflag.Flag) { c.cmdLine[f.Name] = true })
 	if hs, err := fs.GetStringArray("header"); err == nil {
 		for _, h := range hs {
@@ -193,8 +193,8 @@ var tableHeader = regexp.MustCompile(`^\s*\[\s*"?([^"\]]*?)"?\s*\]`)
 
 // errorf names the line that sets key, looked for in key's own table
 // (runs at the top and workload.runs are two lines), else as a dotted key
-// or in an inline table (workload.runs = 3, workload = {runs = 3}): the
-// first line assigning its name anywhere. Failing both, it names the file.
+// or in an inline table (workload.runs = 3, workload = {runs = 3}). That
+// is the first line assigning its name anywhere. Failing both, it names the file.
 func (c *file) errorf(key, format string, a ...any) error {
 	where := c.path
 	if i := c.keyLine(key); i >= 0 {
@@ -261,9 +261,10 @@ func (c *file) set(key, name string, v any) error {
 	return nil
 }
 
-// values are the values v gives flag f, each set in turn: an array is one
-// per element for a repeatable flag, one comma list for a flag that takes
-// one (its value type reads "N[,N...]", as -c's), refused for any other.
+// values are the values v gives flag f, each set in turn. An array is one
+// value per element for a repeatable flag. It is one comma list for a flag
+// that takes one (its value type reads "N[,N...]", as -c's). Any other
+// flag refuses it.
 func (c *file) values(key string, f *pflag.Flag, v any) ([]any, error) {
 	list, ok := v.([]any)
 	switch {
@@ -298,7 +299,7 @@ func (c *file) strings(key string, v any) ([]string, error) {
 }
 
 // headers adds each Name = "value" as -H, with ${ENV} expanded, unless a
-// -H names it; a variable that is not set is an error rather than an
+// -H names it. A variable that is not set is an error rather than an
 // empty credential.
 func (c *file) headers(v any) error {
 	t, ok := v.(map[string]any)
@@ -311,12 +312,12 @@ func (c *file) headers(v any) error {
 			return c.errorf("headers."+name, "want a string")
 		}
 		if !httpguts.ValidHeaderFieldName(name) {
-			// "X-A: Authorization" = "…" would send X-A with the secret
-			// in a value nobody reads as one.
+			// A key such as `"X-A: Authorization" = "…"` would send X-A
+			// with the secret in a value nobody reads as one.
 			return c.errorf("headers."+name, "not a valid header name (a token: no ':', space or separator)")
 		}
 		if c.cmdHeader[http.CanonicalHeaderKey(name)] {
-			continue // a -H of this name wins; its ${ENV} need not be set
+			continue // a -H of this name wins, so its ${ENV} need not be set
 		}
 		s, err := c.expandEnv("headers."+name, s)
 		if err != nil {
@@ -330,7 +331,7 @@ func (c *file) headers(v any) error {
 }
 
 // expandEnv expands every ${NAME} in s, the value of key. A variable
-// that is not set is an error; so are expansions past maxExpanded bytes
+// that is not set is an error. So are expansions past maxExpanded bytes
 // over the whole file, counted before any is made (${BIG} 100,000 times
 // in a 1 MiB file took 5.6 GB).
 func (c *file) expandEnv(key, s string) (string, error) {
