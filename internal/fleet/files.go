@@ -63,7 +63,7 @@ func MergeSummaryFiles(ctx context.Context, paths []string, out string, stdout, 
 	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
-		// MergeSummaries refuses every number known to end here; this
+		// MergeSummaries refuses every number known to end here. This
 		// names the files should another.
 		return pipeline.Usage("--summaries %s: the merged summary holds a number JSON cannot: %v", sanitize.Line(strings.Join(paths, ", ")), err)
 	}

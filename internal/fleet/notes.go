@@ -11,10 +11,11 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// writeNotes says on w what drip merge did once merged is written to out:
-// the records, files and hosts merged, each input that holds no completed
-// stream (a host that sent nothing good is not hidden in the merged
-// counts), and each setting the inputs differ in that a merge allows.
+// writeNotes says on w what drip merge did once merged is written to out.
+// It names the records, files and hosts merged. It names each input that
+// holds no completed stream, so a host that sent nothing good is not
+// hidden in the merged counts. It names each setting the inputs differ in
+// that a merge allows.
 func writeNotes(w io.Writer, inputs []compare.Input, merged []*record.Record, out string) {
 	hosts := Hosts(merged)
 	fmt.Fprintf(w, "drip: merged %s from %s (%s: %s) into %s\n",

@@ -1,4 +1,4 @@
-// Package fleet puts runs from many hosts together: it merges record files
+// Package fleet puts runs from many hosts together. It merges record files
 // into one run after checking they share a workload, and merges summaries
 // through their histograms when the records are too big to move.
 package fleet
@@ -33,8 +33,8 @@ func (e *WorkloadError) Error() string {
 }
 
 // MergeRecords combines the records of several runs into one stream of
-// records: runs in the order of their first appearance, each run's records
-// in seq order, so the shards of one run (one run id, disjoint seqs) come
+// records. Runs come in the order of their first appearance, each run's
+// records in seq order, so the shards of one run (one run id, disjoint seqs) come
 // out as the single agent would have written them. It refuses inputs whose
 // workloads differ (target, format, model, max tokens, load, stall
 // threshold) and the same stream twice (one run id, host and seq).
@@ -72,9 +72,9 @@ func MergeRecords(inputs []compare.Input) ([]*record.Record, error) {
 	return out, nil
 }
 
-// checkShards refuses a sharded run with shards missing: merged, its
+// checkShards refuses a sharded run with shards missing. Once merged, its
 // accounting would pass for the whole workload's while a slice of it was
-// never counted. A shard's records carry "i/N" and its run's id; the
+// never counted. A shard's records carry "i/N" and its run's id. The
 // records of one run must agree on N.
 func checkShards(recs []*record.Record) error {
 	type run struct {
@@ -116,7 +116,8 @@ func checkShards(recs []*record.Record) error {
 const namedShards = 8
 
 // missingShards says which of run id's n shards have no record, naming
-// a few and counting the rest: n comes from a file.
+// a few and counting the rest. It bounds the names because n comes from a
+// file.
 func missingShards(id string, n int, have map[int]bool) error {
 	var named []string
 	count := n - len(have)

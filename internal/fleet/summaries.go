@@ -13,9 +13,9 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// ReadSummary reads one drip run --json summary, b, that source names: a
-// JSON object with this drip's record version and a workload target ("{}"
-// or a compare --json has none).
+// ReadSummary reads one drip run --json summary, b, that source names. A
+// summary is a JSON object with this drip's record version and a workload
+// target. "{}" or a compare --json has none.
 func ReadSummary(b []byte, source string) (stats.Summary, error) {
 	var s stats.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -24,18 +24,19 @@ func ReadSummary(b []byte, source string) (stats.Summary, error) {
 	if s.V != record.RecordVersion || s.Workload.Target == "" {
 		return stats.Summary{}, fmt.Errorf("%s: not a drip run --json summary (no \"v\": %d and workload.target)", source, record.RecordVersion)
 	}
-	// Merge prints the target: a hand-made summary's may hold a key.
+	// Merge prints the target, and a hand-made summary's target may hold a
+	// key.
 	s.Workload.Target = redact.URL(s.Workload.Target)
 	return s, nil
 }
 
-// MergeSummaries pools the --json summaries of runs of one workload, when
-// the raw records are too big to move: counts are added, and every
-// distribution comes from the merged histograms the summaries carry —
-// never from averaging their percentiles — so n, min, max and mean are
-// exact and percentiles within the histograms' relative error of the
-// percentile over all the raw values. Throughput in tokens per second is
-// not pooled: each run's window is on its own host's clock.
+// MergeSummaries pools the --json summaries of runs of one workload, for
+// when the raw records are too big to move. Counts are added. Every
+// distribution comes from the merged histograms the summaries carry, never
+// from averaging their percentiles. So n, min, max and mean are exact, and
+// percentiles are within the histograms' relative error of the percentile
+// over all the raw values. Throughput in tokens per second is not pooled,
+// because each run's window is on its own host's clock.
 func MergeSummaries(sums []stats.Summary, sources []string) (stats.Summary, error) {
 	if err := sameWorkload(sums, sources); err != nil {
 		return stats.Summary{}, err
@@ -105,7 +106,7 @@ func mergeHistograms(samplers map[string]*stats.Sampler, hists map[string]stats.
 }
 
 // approximated recovers a summary's count of streams whose token count is
-// approximated: its share is of Streams.WithTokenCount, never of every
+// approximated. Its share is of Streams.WithTokenCount, never of every
 // admitted stream (stats.TokensApproxDefinition).
 func approximated(s *stats.Summary, source string) (int, error) {
 	if s.TokensApproxPct == nil {
@@ -141,8 +142,8 @@ func sameWorkload(sums []stats.Summary, sources []string) error {
 	return nil
 }
 
-// adder adds one file's counts to the pooled ones: a count is read from
-// a file, so a negative one is refused, and so is a sum past 2^63−1,
+// adder adds one file's counts to the pooled ones. A count is read from a
+// file, so a negative one is refused, and so is a sum past 2^63−1,
 // which would wrap (two counts of 2^63−1 merged to −2). The first error
 // sticks and names the file.
 type adder struct {
@@ -162,7 +163,7 @@ func (a *adder) add(name string, dst *int, v int) {
 	}
 }
 
-// addCounts adds s's counts, which source holds, to out's; the largest
+// addCounts adds s's counts, which source holds, to out's. The largest
 // burst and the longest silence and stall are the largest of any run.
 func addCounts(out, s *stats.Summary, source string) error {
 	a := &adder{source: source}
@@ -179,7 +180,7 @@ func addCounts(out, s *stats.Summary, source string) error {
 	a.add("freezes.streams", &out.Freezes.Streams, f.Streams)
 	a.add("freezes.first_held", &out.Freezes.FirstHeld, f.FirstHeld)
 	a.add("freezes.count", &out.Freezes.Count, f.Count)
-	f.Streams, f.FirstHeld, f.Count = 0, 0, 0 // added above; Add takes the extremes
+	f.Streams, f.FirstHeld, f.Count = 0, 0, 0 // added above, so Add takes only the extremes
 	out.Freezes.Add(f)
 	addSignals(a, &out.Signals, &s.Signals)
 	a.add("throughput.output_tokens", &out.Throughput.OutputTokens, s.Throughput.OutputTokens)
@@ -204,8 +205,8 @@ func addStreams(a *adder, dst, s *stats.Streams) {
 	dst.FailedMessages = stats.MergeFailureMessages(dst.FailedMessages, s.FailedMessages)
 }
 
-// addSignals pools the stream shapes the diagnosis reads: counts add, the
-// largest burst and the longest silence are the largest of any run.
+// addSignals pools the stream shapes the diagnosis reads. Counts add, and
+// the largest burst and the longest silence are the largest of any run.
 func addSignals(a *adder, dst, s *stats.Signals) {
 	a.add("signals.content_frames", &dst.ContentFrames, s.ContentFrames)
 	a.add("signals.coalesced_frames", &dst.CoalescedFrames, s.CoalescedFrames)
@@ -226,8 +227,8 @@ func addSignals(a *adder, dst, s *stats.Signals) {
 	dst.LongestSilenceMS = max(dst.LongestSilenceMS, s.LongestSilenceMS)
 }
 
-// metricsOf reads every registry metric from the pooled histograms; one
-// without a histogram has no samples.
+// metricsOf reads every registry metric from the pooled histograms. A
+// metric without a histogram has no samples.
 func metricsOf(s map[string]*stats.Sampler) stats.Metrics {
 	out := stats.Metrics{}
 	for _, m := range stats.Registry {
