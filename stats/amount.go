@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// TimeUnits are the units a gate or SLO time takes: Go's durations, as
-// every duration flag takes them.
+// TimeUnits lists the units a gate or SLO time takes. They are Go's
+// durations, as every duration flag takes them.
 const TimeUnits = "ns, us (µs), ms, s, m, h, as Go durations: 800ms, 0.25s, 1m30s"
 
 var (
@@ -19,14 +19,14 @@ var (
 	expTimeRE = regexp.MustCompile(`^([0-9]*\.?[0-9]+[eE][+-]?[0-9]+)\s*(ns|us|µs|μs|ms|s|m|h)$`)
 )
 
-// An amount is the value of a gate or SLO term: a bare number, a share
-// (unit "%"), a rate ("/s") or a time (unit "ms", the value in ms).
+// An amount is the value of a gate or SLO term. It is a bare number, a
+// share (unit "%"), a rate ("/s") or a time (unit "ms", the value in ms).
 type amount struct {
 	v    float64
 	unit string
 }
 
-// parseAmount reads an unsigned VALUE[UNIT]; the error lists the units.
+// parseAmount reads an unsigned VALUE[UNIT]. Its error lists the units.
 func parseAmount(text string) (amount, error) {
 	if m := numberRE.FindStringSubmatch(text); m != nil {
 		v, err := strconv.ParseFloat(m[1], 64)
@@ -51,7 +51,7 @@ func parseAmount(text string) (amount, error) {
 
 // jsonNameHint is the gate name of a metric named by its key in the
 // summary's JSON, such as ttft_ms.p95, metrics.ttft_ms.p95
-// or throughput.output_tokens; "" when name is no such key.
+// or throughput.output_tokens. It is "" when name is no such key.
 func jsonNameHint(name string) string {
 	name = strings.TrimPrefix(name, "metrics.")
 	base, stat, hasStat := strings.Cut(name, ".")

@@ -6,20 +6,22 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// A starved client, from the OS: one of the process's threads waited
-// runnable for a core (record.ClientCPU) long enough, over a stream's window, to hold
-// its reader back while frames piled up in the socket, so the stream's
-// bursts are the client's doing, not a proxy's or the server's.
+// A starved client, as the OS sees it. One of the process's threads
+// waited runnable for a core (record.ClientCPU) long enough, over a
+// stream's window, to hold its reader back while frames piled up in the
+// socket. The stream's bursts are then the client's doing, not a proxy's
+// or the server's.
 const (
-	// StarvedWaitPct: a stream's process is starved when one of its
-	// threads waited runnable for at least this share of the window...
+	// StarvedWaitPct is the share of the window one of a stream's threads
+	// must wait runnable for its process to be starved.
 	StarvedWaitPct = 10.0
-	// StarvedWaitMS: ...and at least this long: under it a wait is not
-	// long enough to gather frames a reader would see apart.
+	// StarvedWaitMS is the shortest wait that starves, whatever the share.
+	// A shorter wait does not gather frames a reader would see apart.
 	StarvedWaitMS = 2.0
-	// StarvedStreamsPct: a run is client-limited when at least this share
-	// of its streams with the OS's figures were starved (BurstSharePct, the
-	// share proxy-buffering needs, so neither outweighs the other).
+	// StarvedStreamsPct is the share of a run's streams with the OS's
+	// figures that must be starved for the run to be client-limited. It is
+	// BurstSharePct, the share proxy-buffering needs, so neither outweighs
+	// the other.
 	StarvedStreamsPct = BurstSharePct
 )
 
@@ -31,29 +33,31 @@ func clientStarved(c *record.ClientCPU) bool {
 	return c.MaxThreadWaitMS >= max(StarvedWaitMS, StarvedWaitPct/100*c.WindowMS)
 }
 
-// A late reader's bursts: what a stream's content must look like for the
-// client's wait to explain them. An answer a proxy held and handed over
-// at once, read by a late reader, spreads only by the reader's own delays
-// (a few ms for a whole answer: 0.04–0.3 ms for 55 tokens at load 10) over
-// the reads the read buffer's doubling needs (1, 2, 4, 8, 16 KiB: 4–6 for
-// an answer of a few KiB); a paced stream read late keeps its pace and
-// comes in many reads.
+// A late reader's bursts. These bounds say what a stream's content must
+// look like for the client's wait to explain its bursts. An answer a proxy
+// held and handed over at once, read by a late reader, spreads only by the
+// reader's own delays. Those come to a few ms for a whole answer, such as
+// 0.04–0.3 ms for 55 tokens at load 10. Such an answer comes in the reads
+// the read buffer's doubling needs (1, 2, 4, 8, 16 KiB), which is 4–6
+// reads for an answer of a few KiB. A paced stream read late keeps its
+// pace and comes in many reads.
 const (
-	// ExcuseMinReads: at least this many content reads.
+	// ExcuseMinReads is the fewest content reads an excused stream has.
 	ExcuseMinReads = 8
-	// ExcuseMinMSPerToken: content spread over at least this per token
-	// (4 × InstantMSPerToken).
+	// ExcuseMinMSPerToken is the least time per token an excused stream's
+	// content spreads over, 4 × InstantMSPerToken.
 	ExcuseMinMSPerToken = 4 * InstantMSPerToken
 )
 
 // excuseStarved lifts the bursts rule a stream met when its client's wait
-// explains the bursts, keeping it as excused_rule and making the delivery
-// clean, so the stream keeps its ITL: the content came in ExcuseMinReads
-// reads or more, spread over ExcuseMinMSPerToken a token or more, and a
-// thread of the process waited runnable at least StarvedWaitMS and at
-// least the longest silence between the reads. A proxy holding content longer than the
-// client waited stays buffered, and so does an answer that came at once,
-// and so does a stream whose reader the kernel saw keep up.
+// explains the bursts. It keeps the rule as excused_rule and makes the
+// delivery clean, so the stream keeps its ITL. The wait explains the
+// bursts when the content came in ExcuseMinReads reads or more, spread
+// over ExcuseMinMSPerToken a token or more, and a thread of the process
+// waited runnable at least StarvedWaitMS and at least the longest silence
+// between the reads. A proxy holding content longer than the client waited
+// stays buffered. So does an answer that came at once, and so does a
+// stream whose reader the kernel saw keep up.
 func excuseStarved(r *record.Record, spanMS float64) {
 	c, d := r.ClientCPU, r.Delivery
 	if c == nil || d == nil || d.Rule != DeliveryBursts || d.Reads < ExcuseMinReads || readerKeptUp(r) {
@@ -72,10 +76,11 @@ type ClientOS struct {
 	Streams   int    `json:"streams"` // with the OS's figures
 	Starved   int    `json:"starved"`
 	Rule      string `json:"rule"`
-	// Limited: at least StarvedStreamsPct of Streams were starved.
+	// Limited says at least StarvedStreamsPct of Streams were starved.
 	Limited bool `json:"limited"`
-	// Per stream: the longest one thread waited runnable, its share of
-	// the window, and the machine's CPU pressure and steal over the window.
+	// The dists below hold one figure per stream. They are the longest
+	// one thread waited runnable, its share of the window, and the
+	// machine's CPU pressure and steal over the window.
 	MaxThreadWait Dist   `json:"max_thread_wait_ms"`
 	WaitPct       Dist   `json:"wait_pct"`
 	Pressure      Dist   `json:"cpu_pressure_pct"`
@@ -91,7 +96,7 @@ type clientOS struct {
 
 func (o *clientOS) add(r *record.Record) {
 	if r.Exchange != nil {
-		return // a relay's exchange (drip record): no client of drip's ran it
+		return // a relay's exchange (drip record), which no client of drip's ran
 	}
 	c := r.ClientCPU
 	if c == nil {
@@ -110,7 +115,7 @@ func (o *clientOS) add(r *record.Record) {
 	o.steal.AddPtr(c.StealPct)
 }
 
-// summary is the run's ClientOS; nil for no streams.
+// summary returns the run's ClientOS, or nil for no streams.
 func (o *clientOS) summary() *ClientOS {
 	if o.streams+o.others == 0 {
 		return nil

@@ -10,60 +10,63 @@ import (
 // The delivery rule decides "buffered" from how the content arrived, not
 // only from how long it took. A buffering proxy (nginx's default
 // proxy_buffering with an HTTP/1.0 upstream) hands the client its buffer
-// when the buffer fills: through nginx, a 128-token Ollama stream came in
+// when the buffer fills. Through nginx, a 128-token Ollama stream came in
 // 4–8 reads of about 4 KB, 1.2 s apart, each read carrying 16–32 frames. A
 // fast server that flushes every token arrives in a read per frame even at
 // 0.5 ms a token (64 tokens in 62–64 reads over 30 ms). Frames per read
-// tell the two apart; time alone does not. docs/delivery.md has the rule
+// tell the two apart, and time alone does not. docs/delivery.md has the rule
 // and the figures behind it.
 const (
-	// BurstFrames: a read carrying at least this many content frames is a
+	// BurstFrames is the fewest content frames a read carries to be a
 	// burst. A server that flushes each token gives 1, now and then 2 when
 	// two flushes meet in the client's socket buffer.
 	BurstFrames = 4
-	// BurstSharePctBuffered: a stream is buffered when at least this share
-	// of its content frames came in bursts.
+	// BurstSharePctBuffered is the share of a stream's content frames that
+	// must come in bursts for the stream to be buffered.
 	BurstSharePctBuffered = 50.0
-	// InstantMSPerToken: content arriving faster than this per token
-	// (20,000 tokens a second for one user) is delivery, not generation,
-	// whatever the reads: no model streams one user that fast.
+	// InstantMSPerToken is the time per token under which content is
+	// delivery, not generation, whatever the reads. It is 20,000 tokens a
+	// second for one user, and no model streams one user that fast.
 	InstantMSPerToken = 0.05
-	// instantMinTokens: the instant rule needs this many tokens to say so.
+	// instantMinTokens is the fewest tokens the instant rule judges.
 	instantMinTokens = 10
 )
 
-// The stutter rule: content forwarded in bursts at a regular interval
+// The stutter rule finds content forwarded in bursts at a regular interval
 // without the answer being held. haproxy 2.6 with its defaults (no option
 // http-no-delay) forwarded the fixture's 25 ms-a-word stream in bursts of
-// 4–9 frames every 212–232 ms, the first frame at once: the reader sees a
+// 4–9 frames every 212–232 ms, the first frame at once. The reader sees a
 // freeze every ~220 ms, under the 250 ms stall threshold, while the answer
 // flows. docs/delivery.md has the figures.
 const (
-	// FreezeMinMS and FreezePaceRatio: a silence between two content reads
-	// is a freeze when it is at least FreezeMinMS and FreezePaceRatio
-	// times the stream's mean spacing (its content span over its gaps).
+	// FreezeMinMS and FreezePaceRatio define a freeze. A silence between
+	// two content reads is a freeze when it is at least FreezeMinMS and
+	// FreezePaceRatio times the stream's mean spacing (its content span
+	// over its gaps).
 	FreezeMinMS     = 50.0
 	FreezePaceRatio = 4.0
-	// StutterMinFreezes: a stutter needs this many freezes within
-	// StutterTolerance of their median, and at least half of them.
+	// StutterMinFreezes is the fewest freezes within StutterTolerance of
+	// their median that a stutter needs. They must also be at least half
+	// of all its freezes.
 	StutterMinFreezes = 3
 	StutterTolerance  = 0.25
-	// StutterMaxPeriodMS: bursts further apart than this are a buffer
-	// handed over (nginx's 4 KiB every 1.2 s from a real model), not an
-	// interval: a reader who waits a second a burst reads a held answer.
+	// StutterMaxPeriodMS is the longest interval a stutter has. Bursts
+	// further apart are a buffer handed over (nginx's 4 KiB every 1.2 s
+	// from a real model), not an interval. A reader who waits a second a
+	// burst reads a held answer.
 	StutterMaxPeriodMS = 1000.0
 )
 
-// Delivery rules: the rule that set a stream's class.
+// Delivery rules name the rule that set a stream's class.
 const (
-	DeliveryFewFrames = "few-frames" // buffered: fewer than bufferedMinFrames content frames, carrying many tokens at once
-	DeliveryBursts    = "bursts"     // buffered: most content frames came in reads of BurstFrames or more
-	DeliveryInstant   = "instant"    // buffered: tokens faster than InstantMSPerToken apart
-	DeliveryInterval  = "interval"   // stutter: regular freezes between bursts that share reads
+	DeliveryFewFrames = "few-frames" // buffered, as fewer than bufferedMinFrames content frames carried many tokens at once
+	DeliveryBursts    = "bursts"     // buffered, as most content frames came in reads of BurstFrames or more
+	DeliveryInstant   = "instant"    // buffered, as tokens came faster than InstantMSPerToken apart
+	DeliveryInterval  = "interval"   // stutter, as regular freezes came between bursts that share reads
 )
 
-// contentRead is one read that carried content: when, and how many
-// content frames.
+// contentRead is one read that carried content. It holds when the read
+// came and how many content frames it carried.
 type contentRead struct {
 	t float64
 	n int
@@ -71,15 +74,16 @@ type contentRead struct {
 
 // readDelivery measures how the content of frames arrived and classes
 // the stream by the first rule that holds. content is the number of
-// content frames and tokens the output tokens; spanMS is last − first
+// content frames and tokens the output tokens. spanMS is last − first
 // content.
 func readDelivery(frames []record.Frame, content, tokens int, spanMS float64) *record.Delivery {
 	d := &record.Delivery{Class: record.DeliveryBuffered}
 	reads := tallyReads(d, frames)
 	switch {
 	case content < bufferedMinFrames:
-		// Too few frames for gaps or a rate: buffered only on the
-		// evidence of many tokens at once (a whole answer in a frame).
+		// Too few frames for gaps or a rate. The stream is buffered only
+		// on the evidence of many tokens at once (a whole answer in a
+		// frame).
 		if !instant(tokens, spanMS) {
 			d.Class = record.DeliveryClean
 			break
@@ -97,8 +101,8 @@ func readDelivery(frames []record.Frame, content, tokens int, spanMS float64) *r
 	return d
 }
 
-// instant reports tokens that arrived too fast for generation: at least
-// instantMinTokens of them, under InstantMSPerToken apart.
+// instant reports tokens that arrived too fast for generation. That is at
+// least instantMinTokens of them, under InstantMSPerToken apart.
 func instant(tokens int, spanMS float64) bool {
 	return tokens >= instantMinTokens && spanMS < InstantMSPerToken*float64(tokens-1)
 }
@@ -146,8 +150,8 @@ func tallyReads(d *record.Delivery, frames []record.Frame) []contentRead {
 
 // stutter reports whether reads came in bursts at a regular interval,
 // and if so fills d's stutter evidence. A burst is the reads between two
-// freezes; most content frames must have shared a read (a server that
-// flushes each token and pauses now and then is not stutter).
+// freezes. Most content frames must have shared a read, because a server
+// that flushes each token and pauses now and then is not stutter.
 func stutter(d *record.Delivery, reads []contentRead, content int, spanMS float64) bool {
 	minFreeze := max(FreezeMinMS, FreezePaceRatio*spanMS/float64(content-1))
 	var freezes, starts []float64
@@ -190,12 +194,13 @@ func stutter(d *record.Delivery, reads []contentRead, content int, spanMS float6
 }
 
 // serverFirstTokenMS is when the server says its first token was ready, in
-// ms from the request's arrival there, from the timings its stream
-// carried: Ollama's load_duration + prompt_eval_duration (the first token
-// is sampled from the prompt's last logits; eval_duration covers the
-// rest), or Bedrock's firstByteLatency. TTFT minus it is the time the
-// first token was held between the server and drip: the network's round
-// trip when nothing holds it, seconds behind a buffering proxy.
+// ms from the request's arrival there. It reads the timings the stream
+// carried. For Ollama it is load_duration + prompt_eval_duration, since
+// the first token is sampled from the prompt's last logits and
+// eval_duration covers the rest. For Bedrock it is firstByteLatency. TTFT
+// minus it is the time the first token was held between the server and
+// drip. That is the network's round trip when nothing holds it, and
+// seconds behind a buffering proxy.
 func serverFirstTokenMS(server map[string]any) (float64, bool) {
 	num := func(k string) (float64, bool) {
 		v, ok := server[k].(float64)

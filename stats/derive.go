@@ -15,17 +15,18 @@ import (
 const (
 	DefaultStall = 250.0 // ms
 	// A stream with fewer than bufferedMinFrames content frames has no
-	// rate, so no ITL; it is buffered only when they carried many tokens
-	// at once. Else its reads say (delivery.go).
+	// rate, so no ITL. It is buffered only when they carried many tokens
+	// at once. Otherwise its reads decide (delivery.go).
 	bufferedMinFrames = 3
 )
 
 // ErrBadTime reports a record whose times cannot be measurements.
 var ErrBadTime = errors.New("bad timestamp")
 
-// Derive fills every derived field of r from its raw times and frames:
-// first event, TTFT, TTFO, e2e, tail, gaps and stalls, tokens, ITL, the
-// delivery and buffered flag, the time held in transit and the status.
+// Derive fills every derived field of r from its raw times and frames.
+// Those are the first event, TTFT, TTFO, e2e, tail, gaps and stalls,
+// tokens, ITL, the delivery and buffered flag, the time held in transit
+// and the status.
 // stallMS is the stall threshold. It rejects NaN, infinite, negative or
 // non-monotonic times.
 func Derive(r *record.Record, stallMS float64) error {
@@ -50,17 +51,18 @@ func Derive(r *record.Record, stallMS float64) error {
 	return nil
 }
 
-// HeadersWithContentMS: a first body read that returned within this of
-// the headers, carrying content, came with them: the bytes were waiting
-// when the headers were parsed, so the server sent the two together.
+// HeadersWithContentMS is how soon after the headers a first body read
+// that carries content must return to count as sent with them. Its bytes
+// were waiting when the headers were parsed, so the server sent the two
+// together.
 const HeadersWithContentMS = 1.0
 
-// splitTTFT splits TTFT at the headers (first is the first content frame):
-// the path's part is their round trip, the server's the rest. A server
-// that holds its headers until its first token (Ollama) sends them with
-// it; their time is then the server's wait and the path's together, and
-// the split is left unknown rather than charging the path with the
-// server's prefill.
+// splitTTFT splits TTFT at the headers, where first is the first content
+// frame. The path's part is their round trip and the server's part is the
+// rest. A server that holds its headers until its first token (Ollama)
+// sends them with it. Their time is then the server's wait and the path's
+// together, so the split is left unknown rather than charging the path
+// with the server's prefill.
 func splitTTFT(r *record.Record, first *record.Frame) {
 	r.TTFTPathUnknown = ""
 	if r.HeadersMS == nil {
@@ -76,7 +78,8 @@ func splitTTFT(r *record.Record, first *record.Frame) {
 }
 
 // kernelRTT is the client kernel's smoothed round trip at the headers,
-// which no server's wait is in; nil without the witness's sample there.
+// which no server's wait is in. It is nil without the witness's sample
+// there.
 func kernelRTT(w *record.Witness) *float64 {
 	if w == nil {
 		return nil
@@ -92,7 +95,7 @@ func kernelRTT(w *record.Witness) *float64 {
 // Rederive derives a record read back from a file again, from its raw
 // frames with its own stall threshold (DefaultStall for one written
 // without it), so every reader of a file gets the same figures. It fits
-// record.ReadAll: record.ReadAll(f, stats.Rederive).
+// record.ReadAll, as in record.ReadAll(f, stats.Rederive).
 func Rederive(r *record.Record) error {
 	stall := r.StallMS
 	if stall <= 0 {
@@ -122,7 +125,7 @@ func resetDerived(r *record.Record, stallMS float64) {
 
 // frameScan is what one pass over a record's frames found.
 type frameScan struct {
-	firstContent, lastContent int // indexes in Frames; -1: none
+	firstContent, lastContent int // indexes in Frames, or -1 for none
 	prevContent               int
 	sawEnd                    bool
 	inStream                  *record.Frame
@@ -159,8 +162,8 @@ func (sc *frameScan) frame(r *record.Record, i int) {
 	}
 }
 
-// content takes content frame i: TTFT, TTFO, coalescing, and the stall
-// its gap makes.
+// content takes content frame i into TTFT, TTFO, coalescing, and the
+// stall its gap makes.
 func (sc *frameScan) content(r *record.Record, i int) {
 	f := &r.Frames[i]
 	r.ContentFrames++
@@ -191,8 +194,9 @@ func (sc *frameScan) content(r *record.Record, i int) {
 	sc.prevContent, sc.lastContent = i, i
 }
 
-// deriveStatus: a failure recorded by the probe wins; then an in-stream
-// error event; a clean end needs the format's end marker.
+// deriveStatus sets r's status. A failure recorded by the probe wins,
+// then an in-stream error event. A clean end needs the format's end
+// marker.
 func deriveStatus(r *record.Record, sc *frameScan) {
 	if r.Error == nil && sc.inStream != nil {
 		r.Error = &record.Error{Class: record.ErrInStream, Message: sc.inStream.Text}
@@ -235,7 +239,7 @@ func deriveTokens(r *record.Record, sc *frameScan) {
 // deriveTimes fills the delivery, buffered flag, held time and, for a
 // complete stream, e2e, tail, ITL and tps from the first and last content.
 func deriveTimes(r *record.Record, first, last float64) {
-	// A stream that failed or was canceled has no delivery class: what
+	// A stream that failed or was canceled has no delivery class. What
 	// came before the end is no account of how an answer is delivered,
 	// and a body that was no stream (not_stream) had no delivery at all.
 	if r.Status != record.StatusFailed && r.Status != record.StatusCanceled {
@@ -262,10 +266,11 @@ func deriveTimes(r *record.Record, first, last float64) {
 }
 
 // WithholdsITL reports whether a stream's delivery leaves its ITL
-// undefined: buffered, or stutter whose first content was held (then
-// the first content time is the proxy's, not the server's). A stutter
-// stream whose first frame passed at once keeps its end-to-end ITL: the
-// bursts move frames between its first and last, not those two.
+// undefined. A buffered stream has none. Nor has a stutter stream whose
+// first content was held, since its first content time is the proxy's,
+// not the server's. A stutter stream whose first frame passed at once
+// keeps its end-to-end ITL. Its bursts move frames between its first and
+// last, not those two.
 func WithholdsITL(d *record.Delivery) bool {
 	return d != nil && (d.Class == record.DeliveryBuffered || d.FirstHeld != nil && *d.FirstHeld)
 }
@@ -308,9 +313,10 @@ const maxTimeMS = 1e12
 
 func finiteNonNeg(v float64) bool { return !math.IsNaN(v) && v >= 0 && v <= maxTimeMS }
 
-// coalesced counts the content frames of one read that shared it: all n
-// of them when there are several. Reads come in order (checkTimes), so a
-// read's content frames are consecutive among the content frames.
+// coalesced counts the content frames of one read that shared it, which
+// is all n of them when there are several. Reads come in order
+// (checkTimes), so a read's content frames are consecutive among the
+// content frames.
 func coalesced(n int) int {
 	if n > 1 {
 		return n
@@ -318,9 +324,10 @@ func coalesced(n int) int {
 	return 0
 }
 
-// sentenceTail is as much of the text so far as endsSentence looks at:
-// from its last rune that is neither space nor a closing mark on (every
-// trim in endsSentence stops there), or all of it while there is none.
+// sentenceTail is as much of the text so far as endsSentence looks at. It
+// starts at the last rune that is neither space nor a closing mark, where
+// every trim in endsSentence stops. While there is no such rune, it holds
+// all of the text.
 // A character split across frames (the raw format cuts text where reads
 // end) waits in the tail for the frame that completes it.
 type sentenceTail string
@@ -355,7 +362,7 @@ func partialRune(s string) int {
 const closingMarks = `"')]}’”*_`
 
 // endsSentence reports whether text, as read so far, ends a sentence or a
-// line: a stall there is a pause between thoughts, not mid-sentence.
+// line. A stall there is a pause between thoughts, not mid-sentence.
 func endsSentence(text string) bool {
 	if strings.HasSuffix(strings.TrimRight(text, " \t"), "\n") {
 		return true
@@ -363,14 +370,14 @@ func endsSentence(text string) bool {
 	t := strings.TrimRightFunc(text, unicode.IsSpace)
 	t = strings.TrimRight(t, closingMarks)
 	if t == "" {
-		return true // nothing read yet: not inside a sentence
+		return true // nothing read yet, so not inside a sentence
 	}
 	r, _ := utf8.DecodeLastRuneInString(t)
 	return strings.ContainsRune(".!?:;…。！？", r)
 }
 
 // StopsMidSentence reports whether r's content so far stops inside a
-// sentence: a stall in progress after it is then mid-sentence, by the
+// sentence. A stall in progress after it is then mid-sentence, by the
 // rule Derive classifies the stall with once the next frame ends it.
 func StopsMidSentence(r *record.Record) bool {
 	var tail sentenceTail

@@ -7,50 +7,58 @@ import (
 	"strings"
 )
 
-// Diagnosis thresholds. Each hint names the figures that crossed them; they
-// are hints about where the time went, not verdicts.
+// Diagnosis thresholds. Each hint names the figures that crossed them.
+// They are hints about where the time went, not verdicts.
 const (
-	// QueueTTFTMS: a median TTFT at or above this is "high".
+	// QueueTTFTMS is the median TTFT at or above which TTFT is "high".
 	QueueTTFTMS = 1000.0
-	// TightGapRatio: gaps are "tight" when gap p99 is under the stall
-	// threshold and at most this many times gap p50 (p50 floored at 1 ms).
+	// TightGapRatio bounds "tight" gaps. Gaps are tight when gap p99 is
+	// under the stall threshold and at most this many times gap p50 (p50
+	// floored at 1 ms).
 	TightGapRatio = 4.0
-	// TightTTFTRatio: TTFT is "tight" when TTFT p90 is at most this many
-	// times TTFT p50.
+	// TightTTFTRatio bounds a "tight" TTFT. TTFT is tight when TTFT p90 is
+	// at most this many times TTFT p50.
 	TightTTFTRatio = 1.5
-	// FatGapRatio: the gap tail is "fat" when gap p99 reaches the stall
-	// threshold or this many times gap p50 (floored at 1 ms).
+	// FatGapRatio bounds a "fat" gap tail. The tail is fat when gap p99
+	// reaches the stall threshold or this many times gap p50 (floored at
+	// 1 ms).
 	FatGapRatio = 10.0
-	// BurstSharePct: "bursts" when this share of content frames arrived
-	// coalesced with another; "proxy buffering" when this share of the
-	// streams with content was buffered by its reads.
+	// BurstSharePct is the share behind two flags. A run has "bursts" when
+	// this share of content frames arrived coalesced with another. It has
+	// "proxy buffering" when this share of the streams with content was
+	// buffered by its reads.
 	BurstSharePct = 20.0
-	// LongE2EMS and LongTTFTShare: a "long answer" has median e2e at or
-	// above LongE2EMS with TTFT under LongTTFTShare of it and tight gaps.
+	// LongE2EMS and LongTTFTShare define a "long answer". Its median e2e is
+	// at or above LongE2EMS, its TTFT is under LongTTFTShare of that, and
+	// its gaps are tight.
 	LongE2EMS     = 10000.0
 	LongTTFTShare = 0.2
-	// SpreadRatio and SpreadMinStreams: "wide spread across identical runs"
-	// when, for one prompt with at least SpreadMinStreams completed streams,
-	// p90 / p50 of per-stream ITL or of TTFT reaches SpreadRatio.
+	// SpreadRatio and SpreadMinStreams define a "wide spread across
+	// identical runs". It holds when, for one prompt with at least
+	// SpreadMinStreams completed streams, p90 / p50 of per-stream ITL or of
+	// TTFT reaches SpreadRatio.
 	SpreadRatio      = 2.0
 	SpreadMinStreams = 5
-	// FirstBurstTokens: a first content read carrying this many tokens.
+	// FirstBurstTokens is how many tokens a first content read carries to
+	// be a first burst.
 	FirstBurstTokens = 8
-	// CoalescedFlagPct: flag coalescing when this share of content frames
-	// shared a read.
+	// CoalescedFlagPct is the share of content frames that must share a
+	// read to flag coalescing.
 	CoalescedFlagPct = 10.0
-	// ColdStartRatio, ColdStartMinExtraMS and ColdStartMinRest: the first
-	// stream of a run without warmup started cold when its TTFT is at
-	// least ColdStartRatio times the median TTFT of the streams after it
-	// (ColdStartWindow at most, ColdStartMinRest at least) and at least
-	// ColdStartMinExtraMS more: a wait a reader notices, not a handshake.
+	// ColdStartRatio, ColdStartMinExtraMS and ColdStartMinRest define a
+	// cold start. The first stream of a run without warmup started cold
+	// when its TTFT is at least ColdStartRatio times the median TTFT of the
+	// streams after it (ColdStartWindow at most, ColdStartMinRest at
+	// least). It must also be at least ColdStartMinExtraMS more, a wait a
+	// reader notices rather than a handshake.
 	ColdStartRatio      = 5.0
 	ColdStartMinExtraMS = 250.0
 	ColdStartMinRest    = 3
-	// gapFloorMS floors gap p50 in the gap ratios: below a millisecond a
+	// gapFloorMS floors gap p50 in the gap ratios. Below a millisecond a
 	// ratio of gaps says nothing.
 	gapFloorMS = 1.0
-	// minTTFTSamples: fewer TTFTs than this say nothing about their spread.
+	// minTTFTSamples is the fewest TTFTs that say anything about their
+	// spread.
 	minTTFTSamples = 3
 )
 
@@ -118,16 +126,17 @@ func (x *figures) gapsFat() bool {
 	return x.haveGaps && (x.gap99 >= x.stall || x.gap99 >= FatGapRatio*max(x.gap50, gapFloorMS))
 }
 
-// uneven is the transport rule's delivery condition: a fat gap tail,
-// silences well above the median gap. Frames sharing reads alone are not
-// a hop's signature: at a sub-millisecond cadence several frames meet in
-// one read by nature (the fixture's fast scenario, direct: 64 tokens
-// 0.5 ms apart, 86–92 % of frames in shared reads, gap p99 under 10 ms).
+// uneven is the transport rule's delivery condition. It asks for a fat gap
+// tail, with silences well above the median gap. Frames sharing reads
+// alone are not a hop's signature. At a sub-millisecond cadence several
+// frames meet in one read by nature. The fixture's fast scenario, read
+// directly, sends 64 tokens 0.5 ms apart and has 86–92 % of frames in
+// shared reads with gap p99 under 10 ms.
 func (x *figures) uneven() bool { return x.gapsFat() }
 
-// heldFar: the first token waited in transit (held_ms p50, from the
-// server's own timings) FatGapRatio times the median gap or more, the
-// same bar a gap's tail must clear to be fat.
+// heldFar reports whether the first token waited in transit FatGapRatio
+// times the median gap or more. The wait is held_ms p50, from the server's
+// own timings. The bar is the same one a gap's tail must clear to be fat.
 func (x *figures) heldFar() bool {
 	h := Held.Of(x.s.Metrics)
 	return h.N > 0 && x.haveGaps && val(h.P50) >= FatGapRatio*max(x.gap50, gapFloorMS)
@@ -135,12 +144,13 @@ func (x *figures) heldFar() bool {
 
 func (x *figures) schedLimited() bool { return x.s.Client != nil && x.s.Client.Limited }
 
-// osLimited: the OS says the client was starved (ClientOS.Limited), and
-// the streams whose bursts its starving does not explain (still buffered
-// by their reads, or stutter: freezes at an interval no late reader
-// keeps) are under proxy-buffering's share or fewer than the starved
-// ones: else those are a proxy's or the server's, and proxy-buffering or
-// proxy-stutter says so (a proxy on a busy machine).
+// osLimited reports whether the OS says the client was starved
+// (ClientOS.Limited) and its starving explains the bursts. Some streams'
+// bursts it does not explain. Those are still buffered by their reads, or
+// stutter with freezes at an interval no late reader keeps. They must be
+// under proxy-buffering's share or fewer than the starved ones. Otherwise
+// they are a proxy's or the server's, and proxy-buffering or proxy-stutter
+// says so (a proxy on a busy machine).
 func (x *figures) osLimited() bool {
 	o := x.s.Client
 	if o == nil || o.OS == nil || !o.OS.Limited {
@@ -153,9 +163,10 @@ func (x *figures) osLimited() bool {
 
 func (x *figures) scheduleLimited() bool { return x.s.OpenLoop != nil && x.s.OpenLoop.ClientLimited }
 
-// rule is one row of the diagnosis table: a shape, the condition over the
-// figures that makes it fire, its evidence built from the same figures,
-// and the shapes it rules out when it fires (rules run in table order).
+// rule is one row of the diagnosis table. It holds a shape, the condition
+// over the figures that makes it fire, its evidence built from the same
+// figures, and the shapes it rules out when it fires. Rules run in table
+// order.
 type rule struct {
 	shape    string
 	hint     func(*figures) string
@@ -215,8 +226,8 @@ var rules = []rule{
 			h := "content arrives in bursts separated by silence: a buffering proxy (or compression) between drip and the server, or a server that flushes in batches; " +
 				"ITL and tps_user are withheld and throughput is end-to-end"
 			if x.s.Stalls.Count > 0 {
-				// Only when there are stalls: the hint must not speak of
-				// stalls a report counts as 0.
+				// Only when there are stalls, since the hint must not
+				// speak of stalls a report counts as 0.
 				h += "; the stalls are real waits, caused by the buffering, not by generation"
 			}
 			if x.s.Signals.Compressed > 0 {
@@ -460,17 +471,17 @@ func Diagnose(s *Summary) []Diagnosis {
 	return out
 }
 
-// coldOutlier: a TTFT ColdStartRatio times the median of the streams
-// after the first and ColdStartMinExtraMS more. The first stream started
-// cold only when it alone is such an outlier: a later stream as slow
-// means the wait recurs (a pause every few requests), and is no cold
-// start.
+// coldOutlier reports whether ttft is ColdStartRatio times the median of
+// the streams after the first and ColdStartMinExtraMS more. The first
+// stream started cold only when it alone is such an outlier. A later
+// stream as slow means the wait recurs (a pause every few requests), and
+// is no cold start.
 func coldOutlier(fs *FirstStream, ttft float64) bool {
 	return ttft >= ColdStartRatio*fs.RestTTFTP50MS && ttft-fs.RestTTFTP50MS >= ColdStartMinExtraMS
 }
 
-// spreadEvidence is the shared-capacity rule's evidence: the first prompt
-// whose identical runs spread widely.
+// spreadEvidence is the shared-capacity rule's evidence. It names the
+// first prompt whose identical runs spread widely.
 func spreadEvidence(s *Summary) []string {
 	for _, p := range s.PerPrompt {
 		if p.Completed < SpreadMinStreams {
@@ -493,7 +504,7 @@ func spreadEvidence(s *Summary) []string {
 	return nil
 }
 
-// periodText is the stutter streams' period: one figure, or their range.
+// periodText is the stutter streams' period as one figure or their range.
 func periodText(f *Freezes) string {
 	lo, hi := val(f.PeriodMinMS), val(f.PeriodMaxMS)
 	if msText(lo) == msText(hi) {
@@ -516,8 +527,8 @@ func pct(n, of int) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
-// numText prints a plain number for evidence text: up to three
-// significant digits, never an exponent.
+// numText prints a plain number for evidence text. It keeps up to three
+// significant digits and never uses an exponent.
 func numText(v float64) string {
 	switch a := math.Abs(v); {
 	case a == 0:
@@ -534,7 +545,7 @@ func numText(v float64) string {
 }
 
 // msText prints a duration in ms with the unit its magnitude reads best
-// in: "0.42 ms", "25 ms", "10.2 s", "4.5 min".
+// in, such as "0.42 ms", "25 ms", "10.2 s" or "4.5 min".
 func msText(v float64) string {
 	switch a := math.Abs(v); {
 	case a >= 60000:

@@ -2,14 +2,15 @@
 // I/O.
 //
 // Derive fills a record's figures from its frames' times (TTFT, first
-// event, gaps and stalls, ITL, tokens, the delivery, the status);
+// event, gaps and stalls, ITL, tokens, the delivery, the status).
 // Rederive does it again for a record read back from a file
 // (record.ReadAll(f, stats.Rederive)). An Aggregate pools records as
-// they end into a Summary: every metric of the Registry as a Dist (an
-// undefined value is nil, never 0), histograms that merge across hosts,
-// the streams' accounting and workload signals. ParseGate reads a gate
-// such as "ttft.p95 > 800ms" and Gate.Eval judges a summary with it; an
-// SLO counts goodput; Diagnose explains a summary with named rules.
+// they end into a Summary. The summary holds every metric of the Registry
+// as a Dist (an undefined value is nil, never 0), histograms that merge
+// across hosts, the streams' accounting and workload signals. ParseGate
+// reads a gate such as "ttft.p95 > 800ms" and Gate.Eval judges a summary
+// with it. An SLO counts goodput, and Diagnose explains a summary with
+// named rules.
 //
 // It imports record, never net/http, so compare, report and the views
 // need nothing of the probe.

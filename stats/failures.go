@@ -15,14 +15,14 @@ type FailureMessage struct {
 	Count   int    `json:"count"`
 }
 
-// Bounds of the messages a summary keeps: a server that puts a request
-// id in every error would otherwise make each stream its own message.
+// Bounds of the messages a summary keeps. Without them, a server that
+// puts a request id in every error would make each stream its own message.
 const (
 	// TopFailureMessages is how many messages of each class a summary
 	// lists, the most frequent first.
 	TopFailureMessages = 3
 	// failureMessagesKept is how many distinct messages of one class are
-	// counted; later ones count under OtherFailureMessages.
+	// counted. Later ones count under OtherFailureMessages.
 	failureMessagesKept = 64
 )
 
@@ -52,9 +52,9 @@ func (f *FailureCounts) Add(class, msg string, n int) {
 	m[msg] += n
 }
 
-// Top is each class's most frequent messages (TopFailureMessages), the
-// classes by their streams, most first, then by name; nil when none was
-// counted.
+// Top returns each class's most frequent messages, at most
+// TopFailureMessages of each. The class with the most streams comes
+// first, and ties go by name. Top returns nil when none was counted.
 func (f *FailureCounts) Top() []FailureMessage {
 	type class struct {
 		name string
@@ -83,9 +83,9 @@ func (f *FailureCounts) Top() []FailureMessage {
 	return out
 }
 
-// MergeFailureMessages pools the messages of several summaries (drip
-// merge --summaries): the counts of one class and message add up, and the
-// most frequent of each class are kept. A message one summary left out
+// MergeFailureMessages pools the messages of several summaries, as drip
+// merge --summaries does. The counts of one class and message add up, and
+// the most frequent of each class are kept. A message one summary left out
 // of its top counts only where it was listed.
 func MergeFailureMessages(lists ...[]FailureMessage) []FailureMessage {
 	var f FailureCounts

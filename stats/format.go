@@ -4,8 +4,8 @@ import (
 	"strconv"
 )
 
-// Count is "1 noun" or "n nouns": the count a line of evidence or a
-// description says in words.
+// Count says n in words, as "1 noun" or "n nouns", for a line of evidence
+// or a description.
 func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -12,9 +12,9 @@ import (
 	"github.com/driplab/drip/internal/textfmt/numfmt"
 )
 
-// Gate is one --fail-if condition: METRIC OP VALUE[UNIT]. A value with a
-// leading + or - is relative to a baseline run (drip compare): "+10%" is a
-// ratio, "+20ms" an absolute change.
+// Gate is one --fail-if condition, written METRIC OP VALUE[UNIT]. A value
+// with a leading + or - is relative to a baseline run (drip compare).
+// Then "+10%" is a ratio and "+20ms" an absolute change.
 type Gate struct {
 	Expr     string
 	Metric   string // e.g. "ttft.p95", "failed", "throughput"
@@ -84,8 +84,8 @@ var scalars = map[string]scalar{
 	}},
 }
 
-// failedPct is the share of attempted streams that failed; undefined with
-// none attempted.
+// failedPct is the share of attempted streams that failed. It is nil when
+// none was attempted.
 func failedPct(s *Summary) *float64 {
 	if s.Streams.Attempted == 0 {
 		return nil
@@ -125,8 +125,9 @@ func ParseGate(expr string) (Gate, error) {
 }
 
 // gateMetricUnit checks that a gate names a known metric (a distribution
-// with a statistic, or a single figure) and says its unit: "ms" for a
-// time, "tok/s" for a rate. A summary JSON key is refused with the gate name.
+// with a statistic, or a single figure) and returns its unit. The unit is
+// "ms" for a time and "tok/s" for a rate. A summary JSON key is refused
+// with the gate name.
 func gateMetricUnit(expr, metric string) (string, error) {
 	base, stat, hasStat := strings.Cut(metric, ".")
 	if dm, isDist := gateDist(base); isDist {
@@ -147,10 +148,11 @@ func gateMetricUnit(expr, metric string) (string, error) {
 	return scalars[metric].unit, nil
 }
 
-// gateValue is the gate's value in the metric's unit (times in ms) and
-// that unit; a time unit on a figure that is no time, or /s on one that
-// is no rate, is refused, a bare number on a time is milliseconds. A bare
-// change of a time is refused: "+10" could mean +10% as well as +10ms.
+// gateValue returns the gate's value in the metric's unit (times in ms)
+// and that unit. It refuses a time unit on a figure that is no time, and
+// /s on one that is no rate. A bare number on a time is milliseconds. A
+// bare change of a time is refused, because "+10" could mean +10% as well
+// as +10ms.
 func gateValue(expr string, g *Gate, a amount, unit string) (float64, string, error) {
 	isTime := unit == "ms"
 	switch {
@@ -194,9 +196,10 @@ func GateAliasHelp() string {
 	return b.String()
 }
 
-// GateJSONPath is where the summary's JSON holds a gate metric's value:
-// metrics.ttft_ms.p95 for ttft.p95, throughput.output_tokens for
-// output_tokens_total; a figure computed from others says what from.
+// GateJSONPath is where the summary's JSON holds a gate metric's value,
+// such as metrics.ttft_ms.p95 for ttft.p95 and throughput.output_tokens
+// for output_tokens_total. For a figure computed from others it says what
+// from.
 func GateJSONPath(metric string) string {
 	if sc := scalars[metric]; sc.get != nil {
 		if sc.json == "" {
@@ -235,7 +238,7 @@ func (g Gate) Lookup(s *Summary) *float64 {
 }
 
 // Eval judges an absolute gate against a summary. A gate on a metric with
-// no samples trips: a missing number never passes silently.
+// no samples trips, so a missing number never passes silently.
 func (g Gate) Eval(s *Summary) GateResult {
 	r := GateResult{Expr: g.Expr}
 	if g.Relative {
@@ -277,8 +280,9 @@ func gateFigure(v, threshold float64, unit string) string {
 }
 
 // ApartFrom is f, a gate's figure for v, or v with more digits where f
-// would read as the threshold while v differs from it: 250.04 against
-// 250, not 250.0; a change of +10.004% against +10%, not +10.00%.
+// would read as the threshold while v differs from it. It prints 250.04
+// against 250, not 250.0, and a change of +10.004% against +10%, not
+// +10.00%.
 func ApartFrom(f string, v, threshold float64) string {
 	if back, _ := strconv.ParseFloat(f, 64); back != threshold || v == threshold {
 		return f

@@ -11,8 +11,8 @@ import (
 // (milliseconds, tokens, rates). Bucket i holds values in
 // [HistMin·γ^i, HistMin·γ^(i+1)) with γ = 1.01, and reports each as the
 // harmonic midpoint 2·lo·hi/(lo+hi), so a value read back is within
-// (γ−1)/(γ+1) < 0.5% of the value recorded. Values below HistMin count as 0:
-// their absolute error is under HistMin. Two histograms merge by adding
+// (γ−1)/(γ+1) < 0.5% of the value recorded. Values below HistMin count as
+// 0, so their absolute error is under HistMin. Two histograms merge by adding
 // bucket counts, so histograms from several runs or hosts combine exactly.
 // Only the span of buckets between the lowest and highest value seen is
 // kept (a few hundred for one latency), so every sampler can keep one.
@@ -40,7 +40,7 @@ func histValue(i int) float64 {
 	return 2 * lo * hi / (lo + hi)
 }
 
-// Add records one value; negative and NaN values count as 0.
+// Add records one value. Negative and NaN values count as 0.
 func (h *Histogram) Add(v float64) {
 	h.n++
 	if !(v >= HistMin) {
@@ -95,8 +95,9 @@ func (h *Histogram) rank(k uint64) float64 {
 }
 
 // Percentile interpolates linearly between closest ranks like Percentile
-// does over raw samples; NaN when empty. Each rank is read back within the
-// histogram's relative error, and so is a convex combination of two.
+// does over raw samples. It is NaN when empty. Each rank is read back
+// within the histogram's relative error, and so is a convex combination
+// of two.
 func (h *Histogram) Percentile(p float64) float64 {
 	if h.n == 0 {
 		return math.NaN()
@@ -111,19 +112,19 @@ func (h *Histogram) Percentile(p float64) float64 {
 }
 
 // DefaultExactSamples is how many values a Sampler keeps exactly before it
-// moves to a Histogram: percentiles are exact up to this many samples per
+// moves to a Histogram. Percentiles are exact up to this many samples per
 // metric and within HistRelativeError beyond.
 const DefaultExactSamples = 50_000
 
 // Sampler collects one metric's values with memory that does not grow with
-// the run: the raw values up to DefaultExactSamples, and a Histogram of
-// every value throughout, which summaries carry so runs can be merged
-// (HistogramJSON). Count, min, max and mean stay exact throughout. The
-// zero value is ready.
+// the run. It keeps the raw values up to DefaultExactSamples, and a
+// Histogram of every value throughout. Summaries carry the histogram so
+// runs can be merged (HistogramJSON). Count, min, max and mean stay exact
+// throughout. The zero value is ready.
 type Sampler struct {
 	limit         int
 	exact         []float64
-	overflow      bool // past the limit: exact is dropped, hist answers
+	overflow      bool // past the limit, exact is dropped and hist answers
 	hist          Histogram
 	n             int
 	sum, min, max float64
@@ -183,8 +184,9 @@ func (s *Sampler) Merge(o *Sampler) {
 // N is the number of values recorded.
 func (s *Sampler) N() int { return s.n }
 
-// Dist summarises the values: exact while they fit under the cap, from the
-// histogram (marked) beyond it, with min, max and mean exact either way.
+// Dist summarises the values. It is exact while they fit under the cap
+// and read from the histogram (marked) beyond it. Min, max and mean are
+// exact either way.
 func (s *Sampler) Dist() Dist {
 	if !s.overflow {
 		return NewDist(slices.Clone(s.exact))
@@ -198,10 +200,10 @@ func (s *Sampler) Dist() Dist {
 	}
 }
 
-// HistogramJSON is a Sampler's histogram as a summary carries it: the
-// bucket counts (see Histogram for the buckets) with the exact count, sum,
-// min and max, so merged summaries keep exact counts, means and extremes
-// and percentiles within HistRelativeError.
+// HistogramJSON is a Sampler's histogram as a summary carries it. It holds
+// the bucket counts (see Histogram for the buckets) with the exact count,
+// sum, min and max. Merged summaries so keep exact counts, means and
+// extremes, and percentiles within HistRelativeError.
 type HistogramJSON struct {
 	N      int      `json:"n"`
 	Sum    float64  `json:"sum"`
@@ -225,7 +227,7 @@ func (s *Sampler) Export() HistogramJSON {
 }
 
 // HistMaxBucket is the highest bucket a histogram read from a file may
-// hold: its values (about 10^18, far past any time, count or rate drip
+// hold. Its values (about 10^18, far past any time, count or rate drip
 // measures) and their sums stay finite, so no percentile or mean of a
 // merged summary is infinite. A value of HistMin or more falls in bucket 0
 // or above.
@@ -267,7 +269,7 @@ func (s *Sampler) MergeJSON(h HistogramJSON) error {
 	return nil
 }
 
-// histTotal adds up h's counts, refusing a total that wraps: counts of
+// histTotal adds up h's counts and refuses a total that wraps. Counts of
 // 2^64−1 and 2 would add up to 1 and pass for one value.
 func histTotal(h HistogramJSON) (uint64, error) {
 	total := h.Zero
@@ -281,9 +283,9 @@ func histTotal(h HistogramJSON) (uint64, error) {
 }
 
 // BucketDist reads percentiles from bucket counts as each bucket's upper
-// edge (its lower one for the open last bucket), in ms: a figure no
-// sample in the bucket exceeds. Mean stays nil (undefined, not 0): bucket
-// counts carry no sum, and a mean of upper edges would be no mean.
+// edge (its lower one for the open last bucket), in ms. No sample in the
+// bucket exceeds that figure. Mean stays nil (undefined, not 0), because
+// bucket counts carry no sum and a mean of upper edges would be no mean.
 func BucketDist(counts []uint64, buckets []float64) Dist {
 	var n uint64
 	for _, c := range counts {

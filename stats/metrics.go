@@ -36,30 +36,33 @@ const (
 )
 
 // A Metric is one distribution drip reports. Its entry in Registry is the
-// only place it is defined: the aggregate pools it, the summary's JSON,
-// the gates, compare, the text report, the CSV, the clocks panel and the
-// Prometheus and OTLP series are built from the table.
+// only place it is defined. The aggregate pools it, and the summary's
+// JSON, the gates, compare, the text report, the CSV, the clocks panel and
+// the Prometheus and OTLP series are built from the table.
 type Metric struct {
-	Key        string // gate and compare name: "ttft" (gates say ttft.p95)
-	JSON       string // name in the summary's metrics and histograms, and the CSV column: "ttft_ms"
+	Key        string // gate and compare name, such as "ttft" (gates say ttft.p95)
+	JSON       string // name in the summary's metrics and histograms, and the CSV column, such as "ttft_ms"
 	Label      string // row of the text report and title of a compare section
 	Unit       string // "ms" for times (gates take any Go duration unit), else "" or "tok/s"
 	Better     Better
 	Definition string
 	// Value is a stream's figure, nil where undefined. Samples, when set,
-	// are the stream's observations instead (gaps: many per stream).
+	// are the stream's observations instead, as for gaps with many per
+	// stream.
 	Value   func(*record.Record) *float64
 	Samples func(*record.Record) []float64
-	// Completed: only completed streams' figures are pooled.
+	// Completed says only completed streams' figures are pooled.
 	Completed bool
 	Out       Outputs
-	// Clock places the metric on the clocks panel (in increasing order;
-	// 0: not there) under ClockLabel. Rows past the panel's height are
-	// cut (its last line names them), so the figures added last come last.
+	// Clock places the metric on the clocks panel under ClockLabel, in
+	// increasing order, and 0 leaves it off. Rows past the panel's height
+	// are cut (its last line names them), so the figures added last come
+	// last.
 	Clock      int
 	ClockLabel string
 	// OTel names the OTLP histogram where the OpenTelemetry GenAI semantic
-	// conventions name the figure; empty: drip.stream.<Key>.
+	// conventions name the figure. When empty the name is
+	// drip.stream.<Key>.
 	OTel string
 }
 
@@ -107,7 +110,7 @@ var Registry = []Metric{
 		Definition: "a read's stamp − the kernel's receive time of the newest segment it took (SO_TIMESTAMPING, Linux): how late drip's reader took what had arrived", Samples: readerLagSamples},
 }
 
-// The metrics product code reads by name, each its Registry entry: a
+// The metrics product code reads by name, each its Registry entry. A
 // figure is read as TTFT.Of(s.Metrics), never by a string.
 var (
 	TTFT         = registered("ttft")
@@ -126,8 +129,8 @@ var (
 	ReaderLag    = registered("reader_lag")
 )
 
-// registered is the Registry entry of key; a key missing is a bug in
-// this file, caught as the package loads.
+// registered is the Registry entry of key. A missing key is a bug in this
+// file, caught as the package loads.
 func registered(key string) *Metric {
 	for i := range Registry {
 		if Registry[i].Key == key {
@@ -137,7 +140,7 @@ func registered(key string) *Metric {
 	panic("stats: no metric " + key + " in the registry")
 }
 
-// Of is the metric's distribution in ms: the zero Dist (N 0) where ms
+// Of is the metric's distribution in ms, or the zero Dist (N 0) where ms
 // has none.
 func (m *Metric) Of(ms Metrics) Dist { return ms[m.JSON] }
 
@@ -163,8 +166,8 @@ func MetricByKey(key string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// Observations are what a stream adds to the metric's distribution: none
-// from a stream the metric leaves out.
+// Observations are what a stream adds to the metric's distribution. A
+// stream the metric leaves out adds none.
 func (m *Metric) Observations(r *record.Record) []float64 {
 	if m.Completed && !r.Complete {
 		return nil
@@ -212,8 +215,8 @@ func streamMS(r *record.Record) *float64 {
 	return new(r.LastContentMS() - *r.TTFTMS)
 }
 
-// secondTokenMS is when the second output token arrived: the content frame
-// that brought the count to two.
+// secondTokenMS is when the second output token arrived, the time of the
+// content frame that brought the count to two.
 func secondTokenMS(r *record.Record) *float64 {
 	n := 0
 	for i := range r.Frames {

@@ -9,16 +9,16 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// SLO is a per-stream service-level objective: terms such as
-// "ttft<500ms,gap.p99<250ms" that every stream is held to. Goodput is the
-// share of streams that meet every term (--slo; AIPerf and vLLM call the
-// rate of such requests goodput).
+// SLO is a per-stream service-level objective. Every stream is held to its
+// terms, such as "ttft<500ms,gap.p99<250ms". Goodput is the share of
+// streams that meet every term (--slo). AIPerf and vLLM call the rate of
+// such requests goodput.
 type SLO struct {
 	Expr  string
 	Terms []SLOTerm
 }
 
-// SLOTerm is one per-stream condition: METRIC OP VALUE[UNIT].
+// SLOTerm is one per-stream condition, written METRIC OP VALUE[UNIT].
 type SLOTerm struct {
 	Expr   string
 	Metric string // ttft, ttfo, e2e, itl, tps_user, duration, tail, first_byte, gap.pNN|max|mean, stalls, output_tokens
@@ -28,7 +28,7 @@ type SLOTerm struct {
 
 var sloTermRE = regexp.MustCompile(`^\s*([a-z_0-9.]+)\s*(<=|>=|<|>)\s*([0-9.].*?)\s*$`)
 
-// sloStreamMetrics are what one stream is judged on; the bool says the
+// sloStreamMetrics are what one stream is judged on. The bool says the
 // metric is a time (held in ms).
 var sloStreamMetrics = map[string]struct {
 	get  func(*record.Record) *float64
@@ -112,8 +112,8 @@ func sloMetricIsTime(t SLOTerm) (bool, error) {
 }
 
 // sloNameHint is the SLO name of a per-stream metric given by its JSON
-// key or gate name (ttft_ms, ttft_ms.p95, ttft.p95, gap_ms.p99), the
-// statistic dropped but for gap's; "" when no SLO term takes it.
+// key or gate name (ttft_ms, ttft_ms.p95, ttft.p95, gap_ms.p99). It drops
+// the statistic except for gap's. It is "" when no SLO term takes it.
 func sloNameHint(name string) string {
 	base, stat, hasStat := strings.Cut(strings.TrimPrefix(name, "metrics."), ".")
 	for _, m := range Registry {
@@ -132,8 +132,9 @@ func sloNameHint(name string) string {
 	return ""
 }
 
-// Of is the term's metric for one stream; nil when the stream has none
-// (a failed stream's TTFT, the gaps of a stream with one content frame).
+// Of is the term's metric for one stream. It is nil when the stream has
+// none (a failed stream's TTFT, the gaps of a stream with one content
+// frame).
 func (t SLOTerm) Of(r *record.Record) *float64 {
 	if base, stat, ok := strings.Cut(t.Metric, "."); ok && base == "gap" {
 		v, _ := NewDist(r.Gaps()).Stat(stat)
@@ -143,8 +144,8 @@ func (t SLOTerm) Of(r *record.Record) *float64 {
 }
 
 // Met reports whether a stream meets every term. A stream that is not
-// complete, or lacks a term's value, does not: a missing number never
-// counts as good.
+// complete, or lacks a term's value, does not, because a missing number
+// never counts as good.
 func (s *SLO) Met(r *record.Record) bool {
 	if r.Status != record.StatusComplete {
 		return false
@@ -162,7 +163,7 @@ func (s *SLO) Met(r *record.Record) bool {
 type Goodput struct {
 	SLO        string   `json:"slo"`
 	Met        int      `json:"met"`
-	Of         int      `json:"of"`  // attempted streams: failed and not-admitted ones included
+	Of         int      `json:"of"`  // attempted streams, failed and not-admitted ones included
 	Pct        *float64 `json:"pct"` // null with no attempted stream
 	PerS       *float64 `json:"good_streams_per_s"`
 	Definition string   `json:"definition"`

@@ -10,7 +10,7 @@ import (
 )
 
 // Dist is a distribution with its sample count. Every statistic is nil when
-// there are no samples: undefined is never 0.
+// there are no samples, because undefined is never 0.
 type Dist struct {
 	N    int      `json:"n"`
 	Min  *float64 `json:"min"`
@@ -20,13 +20,13 @@ type Dist struct {
 	P95  *float64 `json:"p95"`
 	P99  *float64 `json:"p99"`
 	Max  *float64 `json:"max"`
-	// Histogram marks percentiles read from a Histogram (past the exact
-	// sample cap): within HistRelativeError of the exact figure.
+	// Histogram marks percentiles read from a Histogram past the exact
+	// sample cap. They are within HistRelativeError of the exact figure.
 	Histogram bool `json:"from_histogram,omitempty"`
 }
 
 // Percentile is linear interpolation between closest ranks (numpy's
-// default) over sorted samples; NaN for none.
+// default) over sorted samples. It is NaN for none.
 func Percentile(sorted []float64, p float64) float64 {
 	n := len(sorted)
 	if n == 0 {
@@ -83,7 +83,7 @@ func (d Dist) Stat(name string) (*float64, bool) {
 	return nil, false
 }
 
-// Streams is the accounting of a run: every attempt is in one bucket.
+// Streams is the accounting of a run. Every attempt is in one bucket.
 type Streams struct {
 	Attempted  int            `json:"attempted"`
 	Admitted   int            `json:"admitted"`
@@ -97,8 +97,8 @@ type Streams struct {
 	// FailedMessages are the failed streams' own messages (the server's
 	// words for an HTTP error), the most frequent of each class, counted.
 	FailedMessages []FailureMessage `json:"failed_messages,omitempty"`
-	// WithTokenCount is the measured streams that have a token count: the
-	// denominator of tokens_approx_pct (TokensApproxDefinition).
+	// WithTokenCount is the measured streams that have a token count. It
+	// is the denominator of tokens_approx_pct (TokensApproxDefinition).
 	WithTokenCount int `json:"with_token_count"`
 }
 
@@ -112,7 +112,7 @@ type Throughput struct {
 	Definition   string   `json:"definition"`
 	// Runs counts the runs (run ids) whose windows were laid over each
 	// other, each from its own first request, when there are more than one
-	// (merged hosts or shards): hosts' clocks are never compared.
+	// (merged hosts or shards). Hosts' clocks are never compared.
 	Runs int `json:"runs,omitempty"`
 }
 
@@ -130,12 +130,12 @@ type Stalls struct {
 }
 
 // Freezes counts what the readers of stutter streams (delivery class
-// stutter) saw between bursts, under the stall threshold or not: each
+// stutter) saw between bursts, under the stall threshold or not. Each
 // freeze is a silence a reader watched, even when no stall counts it.
 type Freezes struct {
 	Streams int `json:"streams"` // stutter streams
 	// FirstHeld counts the stutter streams whose first content read
-	// carried more than one content frame: their ITL is withheld.
+	// carried more than one content frame. Their ITL is withheld.
 	FirstHeld   int      `json:"first_held"`
 	Count       int      `json:"count"`
 	LongestMS   *float64 `json:"longest_ms"`
@@ -143,8 +143,8 @@ type Freezes struct {
 	PeriodMaxMS *float64 `json:"period_max_ms"`
 }
 
-// Add pools another run's (or stream's) freezes: counts add, the longest
-// freeze and the period range widen.
+// Add pools another run's (or stream's) freezes. Counts add, and the
+// longest freeze and the period range widen.
 func (f *Freezes) Add(o Freezes) {
 	f.Streams += o.Streams
 	f.FirstHeld += o.FirstHeld
@@ -163,7 +163,7 @@ func extreme(a, b *float64, sign float64) *float64 {
 	return new(*b)
 }
 
-// freezesOf is one record's freezes: none unless it stuttered.
+// freezesOf is one record's freezes, none unless it stuttered.
 func freezesOf(r *record.Record) Freezes {
 	d := r.Delivery
 	if d == nil || d.Class != record.DeliveryStutter || d.Freezes == nil {
@@ -207,12 +207,13 @@ type Workload struct {
 	Order       string   `json:"order,omitempty"`
 	Version     string   `json:"drip_version,omitempty"`
 	Hosts       []string `json:"hosts,omitempty"` // the hosts of the records
-	// TLSInsecure: -k/--insecure, the server's certificate was not verified.
+	// TLSInsecure says -k/--insecure was given and the server's
+	// certificate was not verified.
 	TLSInsecure bool `json:"tls_insecure,omitempty"`
 	record.Lengths
 }
 
-// ArrivalWords names the open loop's arrivals: constant, poisson, trace,
+// ArrivalWords names the open loop's arrivals as constant, poisson, trace,
 // or gamma with its burstiness, and the ramp when there is one.
 func (w Workload) ArrivalWords() string {
 	s := w.Arrival
@@ -227,16 +228,17 @@ func (w Workload) ArrivalWords() string {
 
 // TokensApproxDefinition is tokens_approx_pct's rule. A stream that failed
 // before any content and without a usage report has no token count at
-// all: it is not approximated, and it is left out of the share.
+// all. It is not approximated, and it is left out of the share.
 const TokensApproxDefinition = "tokens_approx_pct: of the streams with a token count (a usage report, or at least one content frame: streams.with_token_count), the share whose count is approximated (no usage report, one token per content frame); null when no stream has a token count"
 
-// HasTokenCount tells whether a record has a token count: the server's
-// usage report, or content frames to count.
+// HasTokenCount tells whether a record has a token count, from the
+// server's usage report or from content frames to count.
 func HasTokenCount(r *record.Record) bool {
 	return r.TokensSource == "usage" || r.ContentFrames > 0
 }
 
-// Summary is the one-object result of a run (docs/records.md, Summary; docs/schema/summary.v1.schema.json).
+// Summary is the one-object result of a run. docs/records.md (Summary) and
+// docs/schema/summary.v1.schema.json describe it.
 type Summary struct {
 	V               int             `json:"v"`
 	Conventions     Conventions     `json:"conventions"`
@@ -254,7 +256,7 @@ type Summary struct {
 	Client          *Client         `json:"client,omitempty"`
 	ConnectRamp     *ConnectRamp    `json:"connect_ramp,omitempty"`
 	// Witness is the client kernel's account of the streams' reads and
-	// connections; absent for no streams.
+	// connections. It is absent for no streams.
 	Witness     *WitnessSummary `json:"witness,omitempty"`
 	Signals     Signals         `json:"signals"`
 	FirstStream *FirstStream    `json:"first_stream,omitempty"`
@@ -280,25 +282,28 @@ type SummaryHistograms struct {
 // HistogramBuckets states the buckets of SummaryHistograms.
 const HistogramBuckets = "bucket i holds [min_value·gamma^i, min_value·gamma^(i+1)), read back as its harmonic midpoint; values below min_value count in zero; counts[0] is bucket offset. A percentile from merged histograms is within relative_error of the percentile over the pooled raw values (plus min_value absolute); n, sum, min and max are exact"
 
-// Client is drip's own share of the latency: how late its goroutines ran
-// after they became runnable while the measured streams ran.
+// Client is drip's own share of the latency. It says how late its
+// goroutines ran after they became runnable while the measured streams
+// ran.
 type Client struct {
 	SchedLatency Dist `json:"sched_latency_ms"`
 	// BoundMS is ClientLagBoundMS, or ClientLagShare of the TTFT p50 when
-	// that is more: Limited when the p99 reaches it. Null when the runtime
-	// sampled nothing (a file read back: Client is there for OS alone).
+	// that is more. Limited is set when the p99 reaches it. BoundMS is
+	// null when the runtime sampled nothing, as for a file read back, where
+	// Client is there for OS alone.
 	BoundMS *float64 `json:"bound_ms"`
 	Limited bool     `json:"limited"`
 	Source  string   `json:"source"`
-	// OS is the OS's account of the process over each stream: the
-	// run-queue wait the Go runtime cannot see (the OS taking the CPU from
-	// the whole process), or that it was not available.
+	// OS is the OS's account of the process over each stream, or that it
+	// was not available. It holds the run-queue wait the Go runtime cannot
+	// see, where the OS takes the CPU from the whole process.
 	OS *ClientOS `json:"os,omitempty"`
 }
 
-// ConnectRamp is the streams that waited for a turn to connect (the probe
-// lets at most probe.MaxConnecting get a connection at once) and how long;
-// absent when none waited. A stream's other times start after its wait.
+// ConnectRamp is the streams that waited for a turn to connect, and how
+// long. The probe lets at most probe.MaxConnecting get a connection at
+// once. ConnectRamp is absent when none waited. A stream's other times
+// start after its wait.
 type ConnectRamp struct {
 	Waited int  `json:"waited"`
 	Wait   Dist `json:"wait_ms"`
@@ -311,8 +316,8 @@ type Diagnosis struct {
 	Evidence string `json:"evidence"`
 }
 
-// Aggregate accumulates records into a Summary. Add records as they end;
-// warmup records are counted and otherwise left out.
+// Aggregate accumulates records into a Summary. Add records as they end.
+// Warmup records are counted and otherwise left out.
 type Aggregate struct {
 	// SLO, when set before the first Add, is held against every measured
 	// stream for the summary's goodput.
@@ -346,8 +351,8 @@ func NewAggregate(stallMS float64) *Aggregate {
 	return a
 }
 
-// CountNotAdmitted counts n arrivals the run dropped instead of queueing:
-// they were attempted, so they count in Streams.Attempted, and nowhere else.
+// CountNotAdmitted counts n arrivals the run dropped instead of queueing.
+// They were attempted, so they count in Streams.Attempted, and nowhere else.
 func (a *Aggregate) CountNotAdmitted(n int) { a.streams.Attempted += n }
 
 // Add counts one finished record.
@@ -452,8 +457,8 @@ func (a *Aggregate) addStalls(r *record.Record) {
 	a.freezes.Add(freezesOf(r))
 }
 
-// addWindow widens the run window: from the first request sent to the
-// last content.
+// addWindow widens the run window, which runs from the first request sent
+// to the last content.
 func (a *Aggregate) addWindow(r *record.Record) {
 	if !a.haveWin || r.RunOffsetMS < a.winStart {
 		a.winStart = r.RunOffsetMS
@@ -485,7 +490,7 @@ func (a *Aggregate) streamsSummary() Streams {
 	return s
 }
 
-// summaryConventions says how a summary's figures are counted; a merged
+// summaryConventions says how a summary's figures are counted. A merged
 // summary (fleet) restates its percentiles.
 var summaryConventions = Conventions{
 	Percentiles: "linear interpolation between closest ranks (numpy default), pooled over raw observations; n beside each; exact up to 50000 samples per metric, beyond that read from a log-bucketed histogram within 0.5% (from_histogram)",
@@ -555,7 +560,7 @@ func (a *Aggregate) Summary(w Workload) Summary {
 
 // clientFigures puts the OS's and the kernel's accounts of the client in s.
 func (a *Aggregate) clientFigures(s *Summary) {
-	if o := a.os.summary(); o != nil && (o.Available || s.Client != nil) { // "not available" beside a live run's runtime figures; none sampled, no client
+	if o := a.os.summary(); o != nil && (o.Available || s.Client != nil) { // "not available" beside a live run's runtime figures, but no client when neither
 		if s.Client == nil {
 			s.Client = &Client{}
 		}

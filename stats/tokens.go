@@ -2,10 +2,10 @@ package stats
 
 import "fmt"
 
-// MaxServerTokens bounds a server's report of output tokens: a count
-// outside 0..MaxServerTokens is not a measurement (−100 gave −2040 tok/s;
-// two reports of MaxInt64 overflowed a sum), so it is not counted and the
-// record says why (Record.TokensRejected).
+// MaxServerTokens bounds a server's report of output tokens. A count
+// outside 0..MaxServerTokens is not a measurement. A report of −100 gave
+// −2040 tok/s, and two reports of MaxInt64 overflowed a sum. Such a count
+// is not counted, and Record.TokensRejected says why.
 const MaxServerTokens = 1_000_000_000
 
 func validTokens(n int) bool { return n >= 0 && n <= MaxServerTokens }

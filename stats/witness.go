@@ -7,27 +7,29 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// The reader's lateness, from the client's kernel (record.Witness): the
-// software receive time of the newest segment each read took against the
-// read's own stamp. On this machine an idle Go reader is 0.03–0.1 ms
-// behind the kernel and one beside two busy loops a few ms at p99; a
-// reader held to 3% of a core by a CPU quota reached 98 ms.
+// The reader's lateness, as the client's kernel sees it (record.Witness).
+// It compares the software receive time of the newest segment each read
+// took against the read's own stamp. On this machine an idle Go reader is
+// 0.03–0.1 ms behind the kernel, and one beside two busy loops a few ms
+// at p99. A reader held to 3% of a core by a CPU quota reached 98 ms.
 const (
-	// ReaderLateMS: a reader is late when its lag p99 reaches this...
+	// ReaderLateMS is the lag p99 at which a reader is late.
 	ReaderLateMS = 20.0
-	// ReaderMergeSharePct: ...or when at least this share of its content
-	// reads (and ReaderMergeMin of them) merged frames that arrived in
-	// separate segments, with its lag reaching ReaderLateMS at least once.
+	// ReaderMergeSharePct and ReaderMergeMin also make a reader late. It
+	// is late when at least this share of its content reads, and
+	// ReaderMergeMin of them, merged frames that arrived in separate
+	// segments, and its lag reached ReaderLateMS at least once.
 	ReaderMergeSharePct = 50.0
 	ReaderMergeMin      = 3
-	// LateStreamsPct: a run's client is late when at least this share of
-	// its witnessed streams had a late reader.
+	// LateStreamsPct is the share of a run's witnessed streams that must
+	// have a late reader for the run's client to be late.
 	LateStreamsPct = BurstSharePct
-	// LossSilencePct: a stream's silences are the network's when at least
-	// this share of them (and one) ended with a read that took
-	// out-of-order segments or followed the client's retransmits. With 4%
-	// of the server's segments dropped on loopback, every freeze of a
-	// 3-second stream was a retransmission timeout (200–650 ms).
+	// LossSilencePct is the share of a stream's silences, and at least
+	// one, that must end with a read that took out-of-order segments or
+	// followed the client's retransmits. The stream's silences are then
+	// the network's. With 4% of the server's segments dropped on loopback,
+	// every freeze of a 3-second stream was a retransmission timeout
+	// (200–650 ms).
 	LossSilencePct = 50.0
 )
 
@@ -41,7 +43,7 @@ func lossLed(w *record.Witness) bool {
 }
 
 // witnessDelivery lifts the stutter or bursts rule a stream met when its
-// silences were lost segments' (LossRule): a retransmission timeout holds
+// silences were lost segments' (LossRule). A retransmission timeout holds
 // the stream, then hands over every segment that queued behind the hole in
 // one read, which reads as a proxy's interval or its buffer. The lifted
 // rule stays as the witness's excused_rule, and the stream keeps its ITL.
@@ -57,9 +59,9 @@ func witnessDelivery(r *record.Record) {
 	}
 }
 
-// readerKeptUp: the kernel saw the stream's reader take each read on time
-// (not Late), so no wait of the client's explains its bursts, whatever
-// the OS says of drip's threads.
+// readerKeptUp reports whether the kernel saw the stream's reader take
+// each read on time (not Late). Then no wait of the client's explains its
+// bursts, whatever the OS says of drip's threads.
 func readerKeptUp(r *record.Record) bool {
 	w := r.Witness
 	return w != nil && w.Stamped && !w.Late
@@ -92,8 +94,8 @@ func deriveWitness(r *record.Record) {
 		w.ReaderMerges >= ReaderMergeMin && merges >= ReaderMergeSharePct && *w.LagMaxMS >= ReaderLateMS)
 }
 
-// readerLags are the lags of r's witnessed reads (ms); none without the
-// kernel's stamps.
+// readerLags are the lags of r's witnessed reads in ms. There are none
+// without the kernel's stamps.
 func readerLags(r *record.Record) []float64 {
 	w := r.Witness
 	if w == nil || !w.Stamped {
@@ -108,8 +110,8 @@ func readerLags(r *record.Record) []float64 {
 	return lags
 }
 
-// witnessedRead is one content read: its time, its content frames and
-// what the kernel saw of it.
+// witnessedRead is one content read. It holds its time, its content
+// frames and what the kernel saw of it.
 type witnessedRead struct {
 	t float64
 	n int
@@ -162,9 +164,9 @@ func scanContentReads(r *record.Record, w *record.Witness) int {
 	return len(reads)
 }
 
-// classSilence counts a silence by the read that ended it: loss first
-// (whatever the read carried, the wait was the network's), then how its
-// frames came.
+// classSilence counts a silence by the read that ended it. Loss comes
+// first, because whatever the read carried, the wait was the network's.
+// Then it goes by how the read's frames came.
 func classSilence(s *record.Silences, end witnessedRead) {
 	s.Count++
 	switch {
@@ -180,14 +182,15 @@ func classSilence(s *record.Silences, end witnessedRead) {
 }
 
 // apart tells a read whose content frames may each have come in a
-// segment of its own: at least as many segments as content frames. With
-// fewer, at least two of its frames shared a segment, merged before the
-// socket.
+// segment of its own, as it took at least as many segments as content
+// frames. With fewer, at least two of its frames shared a segment, merged
+// before the socket.
 func apart(rd witnessedRead) bool { return int(rd.k.Segs) >= rd.n }
 
 // WitnessSummary pools the client kernel's account over the measured
-// streams (record.Witness): counts are sums over the streams, the lag is
-// the reader_lag_ms metric, the round trip a distribution over streams.
+// streams (record.Witness). Counts are sums over the streams, the lag is
+// the reader_lag_ms metric, and the round trip is a distribution over
+// streams.
 type WitnessSummary struct {
 	Streams      int `json:"streams"` // with the kernel's witness
 	Stamped      int `json:"stamped"` // of them, with receive stamps
@@ -207,7 +210,7 @@ type WitnessSummary struct {
 	LossLed  int    `json:"loss_led"`
 	LossRule string `json:"loss_rule"`
 	// MinRTT is each stream's least round trip (TCP_INFO min_rtt at its
-	// end): the path's, whatever the server did.
+	// end). It is the path's, whatever the server did.
 	MinRTT Dist   `json:"min_rtt_ms"`
 	Note   string `json:"note,omitempty"`
 }
@@ -221,7 +224,7 @@ type witnessAgg struct {
 
 func (a *witnessAgg) add(r *record.Record) {
 	if r.Exchange != nil {
-		return // a relay's exchange (drip record): no reader of drip's
+		return // a relay's exchange (drip record), which no reader of drip's read
 	}
 	w := r.Witness
 	if w == nil {
@@ -256,7 +259,7 @@ func (a *witnessAgg) add(r *record.Record) {
 	}
 }
 
-// summary is the run's WitnessSummary; nil for no streams.
+// summary returns the run's WitnessSummary, or nil for no streams.
 func (a *witnessAgg) summary() *WitnessSummary {
 	if a.s.Streams+a.others == 0 {
 		return nil
@@ -270,8 +273,8 @@ func (a *witnessAgg) summary() *WitnessSummary {
 }
 
 // PoolWitness adds o to s (drip merge --summaries) and returns the sum,
-// nil while both are nil: counts add, and the round trip's distribution,
-// which the summaries hold no histogram of, is left out.
+// which is nil while both are nil. Counts add. The round trip's
+// distribution is left out, because the summaries hold no histogram of it.
 func PoolWitness(s, o *WitnessSummary) *WitnessSummary {
 	if o == nil {
 		return s
@@ -298,6 +301,6 @@ func PoolWitness(s, o *WitnessSummary) *WitnessSummary {
 	return s
 }
 
-// readerLagSamples are the reader_lag_ms metric's samples: every witnessed read's
-// lag.
+// readerLagSamples are the reader_lag_ms metric's samples, the lag of
+// every witnessed read.
 func readerLagSamples(r *record.Record) []float64 { return readerLags(r) }

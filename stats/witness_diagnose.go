@@ -2,34 +2,35 @@ package stats
 
 import "fmt"
 
-// The diagnosis's readings of the client's kernel (Summary.Witness): who
-// was late, who merged the frames, and what ended each silence.
+// The diagnosis reads the client's kernel (Summary.Witness) for who was
+// late, who merged the frames, and what ended each silence.
 
-// hopsSettles is how to tell a proxy's interval from a server's batches,
-// which the client's socket alone cannot: both hand it frames merged.
+// hopsSettles is how to tell a proxy's interval from a server's batches.
+// The client's socket alone cannot, because both hand it frames merged.
 const hopsSettles = "`drip hops` with a relay beside the server (drip record) tells which"
 
 // batchHint is the stutter hint when the client's kernel saw each burst's
-// frames come in one segment: the merge was made before the socket, by a
-// hop or by the server, and the hint names both.
+// frames come in one segment. The merge was then made before the socket,
+// by a hop or by the server, and the hint names both.
 func batchHint(period string) string {
 	return fmt.Sprintf("content arrives in bursts every %s, each burst's frames merged before drip's socket: "+
 		"a proxy forwarding on an interval (haproxy's defaults do; option http-no-delay turns it off), or the server writing tokens in batches; %s; ",
 		period, hopsSettles)
 }
 
-// witnessed: the client's kernel stamped the reads of at least one stream,
-// so the reader's lateness is known rather than guessed from the OS.
+// witnessed reports whether the client's kernel stamped the reads of at
+// least one stream. The reader's lateness is then known rather than
+// guessed from the OS.
 func (x *figures) witnessed() bool { return x.s.Witness != nil && x.s.Witness.Stamped > 0 }
 
-// readerLate: at least LateStreamsPct of the stamped streams had a late
-// reader (ReaderLateRule).
+// readerLate reports whether at least LateStreamsPct of the stamped
+// streams had a late reader (ReaderLateRule).
 func (x *figures) readerLate() bool {
 	return x.witnessed() && pct(x.s.Witness.Late, x.s.Witness.Stamped) >= LateStreamsPct
 }
 
 // clientLate is the client-limited rule's reading of the client. Where
-// the kernel witnessed the reads, only a late reader makes it: a busy
+// the kernel witnessed the reads, only a late reader makes it. A busy
 // machine whose reader kept up is not client-limited, whatever its
 // threads waited. Elsewhere the OS and the goroutines' waits stand in.
 func (x *figures) clientLate() bool {
@@ -39,38 +40,39 @@ func (x *figures) clientLate() bool {
 	return x.schedLimited() || x.osLimited()
 }
 
-// lossLed: at least LossSilencePct of the witnessed silences, and one,
-// were lost segments' (LossRule).
+// lossLed reports whether at least LossSilencePct of the witnessed
+// silences, and at least one, were lost segments' (LossRule).
 func (x *figures) lossLed() bool {
 	w := x.s.Witness
 	return w != nil && w.Silences.Loss > 0 && pct(w.Silences.Loss, w.Silences.Count) >= LossSilencePct
 }
 
-// mergedBeforeSocket: the witnessed content reads that merged frames took
-// them mostly from one segment, so the merge was made before the socket.
+// mergedBeforeSocket reports whether the witnessed content reads that
+// merged frames took them mostly from one segment. The merge was then
+// made before the socket.
 func (x *figures) mergedBeforeSocket() bool {
 	w := x.s.Witness
 	return w != nil && w.SocketMerges > 0 && w.SocketMerges >= w.ReaderMerges
 }
 
-// serverStalled: every witnessed silence ended with one frame read alone,
-// no segment was lost, and under CoalescedFlagPct of the reads merged
-// frames before the socket. The server paused, and nothing on the way
-// held what it sent.
+// serverStalled reports whether every witnessed silence ended with one
+// frame read alone, no segment was lost, and under CoalescedFlagPct of the
+// reads merged frames before the socket. The server then paused, and
+// nothing on the way held what it sent.
 func (x *figures) serverStalled() bool {
 	w := x.s.Witness
 	if w == nil || w.Streams == 0 || w.Silences.Count == 0 {
 		return false
 	}
 	// A silence the reader ended late, taking frames that had come in
-	// separate segments together, is no hop's either: nothing on the way
+	// separate segments together, is no hop's either. Nothing on the way
 	// merged them.
 	return w.Silences.OneFrame+w.Silences.ReaderMerged == w.Silences.Count && w.OutOfOrder == 0 && w.Retransmits == 0 &&
 		pct(w.SocketMerges, w.Reads) < CoalescedFlagPct
 }
 
 // hopUneven is the transport rule's uneven delivery, unless the kernel
-// saw the silences were the server's pauses or lost segments: a fat gap
+// saw the silences were the server's pauses or lost segments. A fat gap
 // tail then says nothing of a proxy.
 func (x *figures) hopUneven() bool { return x.uneven() && !x.serverStalled() && !x.lossLed() }
 
@@ -82,8 +84,8 @@ func readerEvidence(s *Summary) string {
 		msText(val(lag.P50)), msText(val(lag.P99)), msText(val(lag.Max)), lag.N, w.ReaderMerges)
 }
 
-// mergeEvidence is what the kernel saw of the merged reads: nothing
-// without its witness.
+// mergeEvidence is what the kernel saw of the merged reads. It is empty
+// without the kernel's witness.
 func mergeEvidence(w *WitnessSummary) []string {
 	if w == nil || w.Streams == 0 {
 		return nil
@@ -104,7 +106,7 @@ func serverStallEvidence(w *WitnessSummary) []string {
 
 // threadEvidence is what the goroutines' and the OS's figures say of the
 // client. Where the kernel witnessed the reads they are context, each
-// thread's own, beside the reader's lag that decided; elsewhere they are
+// thread's own, beside the reader's lag that decided. Elsewhere they are
 // the evidence.
 func (x *figures) threadEvidence() []string {
 	var ev []string
@@ -129,8 +131,9 @@ func (x *figures) threadEvidence() []string {
 }
 
 // firstWord is what the stutter rule calls a first read of several
-// frames: merged where the kernel saw the frames come in one segment,
-// since a server writing them together looks the same, else held.
+// frames. It says merged where the kernel saw the frames come in one
+// segment, since a server writing them together looks the same. Otherwise
+// it says held.
 func (x *figures) firstWord() string {
 	if x.mergedBeforeSocket() {
 		return "merged"

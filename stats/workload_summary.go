@@ -10,8 +10,8 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// PromptStats is one prompt's share of a run: its accounting and the
-// distributions that tell prompts apart.
+// PromptStats is one prompt's share of a run. It holds the prompt's
+// accounting and the distributions that tell prompts apart.
 type PromptStats struct {
 	ID           string `json:"id"`
 	Streams      int    `json:"streams"` // measured streams recorded
@@ -26,10 +26,10 @@ type PromptStats struct {
 }
 
 // OpenLoop is an open-loop run's view of its own schedule. Service-view
-// latencies (Metrics) run from the actual send; user-view ones from the
-// intended start, so they include the client's own queue — a request the
-// generator sent late is charged for it, which is what keeps coordinated
-// omission out of the figures.
+// latencies (Metrics) run from the actual send. User-view ones run from
+// the intended start, so they include the client's own queue. A request
+// the generator sent late is charged for it, which is what keeps
+// coordinated omission out of the figures.
 type OpenLoop struct {
 	ScheduleLag   Dist    `json:"schedule_lag_ms"` // generator woken − intended, per arrival
 	LagBoundMS    float64 `json:"lag_bound_ms"`
@@ -51,32 +51,33 @@ type Signals struct {
 	FirstBurstMax int `json:"first_burst_max_tokens"`
 	ZeroContent   int `json:"zero_content"` // HTTP 2xx streams that ended with no content text
 	// NoFrames counts HTTP 2xx streams whose body bytes decoded into no
-	// frame at all: not a stream in the format (a non-streaming answer).
+	// frame at all. Such a body is not a stream in the format (a
+	// non-streaming answer).
 	NoFrames int `json:"no_frames"`
 	// NotStream counts streams failed not_stream (a document, or one JSON
 	// value, under any format), and NotStreamWhy is the first one's
-	// message: the content type and the body's first bytes.
+	// message, with the content type and the body's first bytes.
 	NotStream    int    `json:"not_stream"`
 	NotStreamWhy string `json:"not_stream_why,omitempty"`
 	Compressed   int    `json:"compressed"` // streams with a Content-Encoding
-	// ContentStreams have content; ReadBuffered of them were buffered by
+	// ContentStreams have content. ReadBuffered of them were buffered by
 	// how their content arrived (the bursts or instant delivery rule).
 	ContentStreams int `json:"content_streams"`
 	ReadBuffered   int `json:"read_buffered"`
 	Stutter        int `json:"stutter"` // of them, delivered in regular bursts (class stutter)
-	// Over the read-buffered streams: the largest burst (content frames
-	// of one read, and that read's bytes) and the longest silence between
-	// content reads.
+	// The next fields hold, over the read-buffered streams, the largest
+	// burst (content frames of one read, and that read's bytes) and the
+	// longest silence between content reads.
 	LargestBurstFrames int     `json:"largest_burst_frames"`
 	LargestBurstBytes  int     `json:"largest_burst_bytes"`
 	LongestSilenceMS   float64 `json:"longest_silence_ms"`
 }
 
-// FirstStream is the cold-start rule's figures: the TTFT of the run's
-// first measured stream (lowest seq), and the median and the slowest TTFT
-// of the streams after it, up to ColdStartWindow streams in all, RestN of
-// them. Absent without two streams with a TTFT, and from merged summaries
-// (each run has its own first stream).
+// FirstStream is the cold-start rule's figures. It holds the TTFT of the
+// run's first measured stream (lowest seq), and the median and the
+// slowest TTFT of the streams after it. Those are up to ColdStartWindow
+// streams in all, RestN of them. It is absent without two streams with a
+// TTFT, and from merged summaries (each run has its own first stream).
 type FirstStream struct {
 	TTFTMS        float64 `json:"ttft_ms"`
 	RestTTFTP50MS float64 `json:"rest_ttft_p50_ms"`
@@ -85,7 +86,8 @@ type FirstStream struct {
 }
 
 // ColdStartWindow bounds the streams the cold-start rule compares the
-// first one with: the first ones of the run, where a cold start shows.
+// first one with. They are the first ones of the run, where a cold start
+// shows.
 const ColdStartWindow = 32
 
 // seqTTFT is one stream's place in the run and its TTFT.
@@ -111,7 +113,7 @@ func (e *earliest) add(r *record.Record) {
 	}
 }
 
-// firstStream is the first TTFT and the median of the rest; nil with
+// firstStream is the first TTFT and the median of the rest. It is nil with
 // fewer than two.
 func (e earliest) firstStream() *FirstStream {
 	if len(e) < 2 {
@@ -235,10 +237,11 @@ func (sg *Signals) add(r *record.Record) {
 	}
 }
 
-// firstBurstTokens is the tokens the first content read carried: what each
-// frame declared; else, when the server reported usage, the stream's
-// tokens per content frame; else its text's bytes / 4 (about one token
-// per four bytes of English), at least one per frame.
+// firstBurstTokens is the tokens the first content read carried. It takes
+// what each frame declared. Failing that, when the server reported usage,
+// it takes the stream's tokens per content frame. Otherwise it takes the
+// text's bytes / 4 (about one token per four bytes of English), at least
+// one per frame.
 func firstBurstTokens(r *record.Record) int {
 	perFrame := 0.0
 	if r.TokensSource == "usage" && r.ContentFrames > 0 {
