@@ -16,7 +16,7 @@ tools' flags drip spells another way (AIPerf's URL and endpoint type,
 curl's method and time limit, …) get a line that says drip's.`
 
 // registerNoBuffer accepts curl's -N and AIPerf's --streaming, which
-// change nothing: drip streams every request and never buffers one.
+// change nothing, since drip streams every request and never buffers one.
 func registerNoBuffer(fs *pflag.FlagSet) {
 	fs.BoolP("no-buffer", "N", false, "curl's flag, accepted; drip reads every stream unbuffered")
 	fs.Bool("streaming", false, "AIPerf's flag, accepted; drip streams every request")

@@ -34,8 +34,8 @@ func newCalibrateCmd() *cobra.Command {
 	return cmd
 }
 
-// newCalibrateServerCmd is the separate process --server-proc starts: the
-// fixture server with its write log, until its stdin closes.
+// newCalibrateServerCmd is the separate process --server-proc starts. It
+// runs the fixture server with its write log until its stdin closes.
 func newCalibrateServerCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "calibrate-server",
@@ -48,8 +48,8 @@ func newCalibrateServerCmd() *cobra.Command {
 	}
 }
 
-// runCalibrate is drip calibrate: the server started, the levels streamed
-// and the report written.
+// runCalibrate is drip calibrate. It starts the server, streams the levels
+// and writes the report.
 func runCalibrate(ctx context.Context, w io.Writer, levels []float64, rounds int, separate bool) error {
 	c := calibrate.Config{Separate: separate, Rounds: rounds}
 	for _, l := range levels {

@@ -42,8 +42,8 @@ type compareFlags struct {
 	force          bool
 }
 
-// runCompare is drip compare: the files read, grouped, compared and
-// reported, on the compare screen or printed.
+// runCompare is drip compare. It reads, groups and compares the files and
+// reports them, on the compare screen or printed.
 func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err := pipeline.FirstErr(pipeline.CheckCompare(args, f.labels, f.by, f.asJSON, f.markdown), pipeline.CheckOutPath("--html", f.html, f.force)); err != nil {
 		return err
@@ -63,10 +63,10 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if !useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
 		return pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown, Sweep: levels})
 	}
-	// The compare screen until the user quits, then the comparison printed
-	// as the headless report does: its figures stay in the scrollback, with
-	// the gate verdicts the screen does not show, and exit 1 when a gate
-	// tripped.
+	// The compare screen runs until the user quits. Then the comparison is
+	// printed as the headless report does, so its figures stay in the
+	// scrollback with the gate verdicts the screen does not show. It exits 1
+	// when a gate tripped.
 	err = tui.RunCompare(cmd.Context(), c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
 	if err := screenEnded(cmd.Context(), "compare screen", err); err != nil {
 		return err

@@ -7,10 +7,11 @@ import (
 	"github.com/driplab/drip/fixtures"
 )
 
-// addCompletions teaches cobra's shell completion (drip completion bash|
-// zsh|fish|powershell) drip's own values: --format names, the demo's
-// scenarios, and record files for the commands and flags that read them
-// (view, compare, merge, replay, export aiperf, fixtures serve --from).
+// addCompletions teaches cobra's shell completion (drip completion
+// bash, zsh, fish or powershell) drip's own values. Those are --format
+// names, the demo's scenarios, and record files for the commands and flags
+// that read them (view, compare, merge, replay, export aiperf, fixtures
+// serve --from).
 func addCompletions(root *cobra.Command) {
 	exampleCompletion(root)
 	formats := append([]string{adapters.Auto.Name}, adapters.Names()...)

@@ -12,10 +12,10 @@ import (
 )
 
 // datasetFlags take the workloads vLLM and AIPerf users bring, under
-// drip's names and theirs: a ShareGPT file (vLLM's --dataset-name sharegpt
-// --dataset-path F), a mooncake trace (AIPerf's --input-file F
-// --custom-dataset-type mooncake_trace), and an open loop's arrivals as
-// they shape them (vLLM's --burstiness, AIPerf's rate ramp).
+// drip's names and theirs. They take a ShareGPT file (vLLM's
+// --dataset-name sharegpt --dataset-path F), a mooncake trace (AIPerf's
+// --input-file F --custom-dataset-type mooncake_trace), and an open loop's
+// arrivals as they shape them (vLLM's --burstiness, AIPerf's rate ramp).
 type datasetFlags struct {
 	sharegpt, trace string
 	name, path      string // vLLM's --dataset-name, --dataset-path
@@ -37,7 +37,7 @@ func (f *datasetFlags) register(fs *pflag.FlagSet) {
 	} {
 		p := map[string]*string{"dataset-name": &f.name, "dataset-path": &f.path, "input-file": &f.inputFile, "custom-dataset-type": &f.kind}[h.name]
 		fs.StringVar(p, h.name, "", h.usage)
-		_ = fs.MarkHidden(h.name) // other tools' names: the help lists drip's
+		_ = fs.MarkHidden(h.name) // other tools' names are hidden, and the help lists drip's
 	}
 	fs.Var(&f.ramp, "request-rate-ramp-duration", "AIPerf's --ramp, in seconds")
 	fs.Bool("fixed-schedule", false, "AIPerf's: drip always sends a trace on its timestamps")
@@ -46,7 +46,7 @@ func (f *datasetFlags) register(fs *pflag.FlagSet) {
 	}
 }
 
-// rampValue is --ramp: a duration, or bare seconds as AIPerf writes it.
+// rampValue is --ramp, a duration or bare seconds as AIPerf writes it.
 type rampValue struct{ d time.Duration }
 
 func (r *rampValue) String() string {
@@ -99,7 +99,7 @@ func firstOf(a, b string) string {
 }
 
 // load reads the dataset the flags name into the load (a trace) or the
-// returned ShareGPT set, and shapes the open loop's arrivals; what it
+// returned ShareGPT set, and shapes the open loop's arrivals. What it
 // refuses is how the flags go together. explicit says -p, --prompt-file,
 // --prompts or a fixed body gave the prompts.
 func (f *datasetFlags) load(ctx context.Context, fs *pflag.FlagSet, l *probe.Load, explicit bool) (*probe.ShareGPT, error) {

@@ -147,7 +147,7 @@ var fixturesServeExample = `  drip fixtures serve --addr 127.0.0.1:8089
   drip run http://127.0.0.1:8089 -m steady --concurrency 1,2,4,8,16 --runs-per-level 16
   curl -sN -D - http://127.0.0.1:8089/v1/chat/completions -d '{"model":"my-model"}'   # X-Drip-Scenario: mid-sentence-stall`
 
-// serveUntilDone serves on ln until ctx is done; a failure to serve is
+// serveUntilDone serves on ln until ctx is done. A failure to serve is
 // exit 3.
 func serveUntilDone(ctx context.Context, ln net.Listener, h http.Handler) error {
 	if err := fixtures.Serve(ctx, ln, h); err != nil {

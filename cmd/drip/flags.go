@@ -29,7 +29,7 @@ import (
 type requestFlags struct {
 	prompts     []string // -p, in order
 	promptFiles []string
-	models      []string // -m, in order; watch and run pair them with URLs (targets.go)
+	models      []string // -m, in order, which watch and run pair with URLs (targets.go)
 	maxTokens   int
 	headers     []string
 	bodyFile    string
@@ -45,7 +45,7 @@ type requestFlags struct {
 	aws         awsauth.Options
 	shape       shapeFlags
 	tls         probe.TLSFiles
-	stderr      io.Writer // where a completed base URL and a model the URL overrides are said; nil: nowhere
+	stderr      io.Writer // where a completed base URL and a model the URL overrides are said, or nil for nowhere
 }
 
 func (f *requestFlags) register(fs *pflag.FlagSet) {
@@ -73,14 +73,14 @@ func (f *requestFlags) register(fs *pflag.FlagSet) {
 }
 
 // boundFlags are --max-frames and --max-bytes, the bounds on one stream
-// that drip run, replay and record share: one text, one check.
+// that drip run, replay and record share. They have one text and one check.
 type boundFlags struct {
 	frames int
 	bytes  string
 }
 
-// What happens past a bound: run and replay stop the stream; record's
-// client still gets all of it.
+// What happens past a bound differs. run and replay stop the stream, and
+// record's client still gets all of it.
 const (
 	boundStops   = "past it the stream stops (recorded incomplete, error class limit)"
 	boundPassing = "past it the client still gets the rest (the record is marked limit)"
@@ -102,13 +102,13 @@ func (b *boundFlags) check() (frames int, bytes int64, err error) {
 	return b.frames, bytes, nil
 }
 
-// stdin is where -d - reads the body; tests replace it.
+// stdin is where -d - reads the body. Tests replace it.
 var stdin io.Reader = os.Stdin
 
-// The kinds of file drip run's flags name, each read whole (userfile):
-// a request body (--body, -d @FILE, -d -) up to what drip record keeps of
-// one, a merge --summaries input far above a summary of thousands of
-// prompts.
+// The kinds of file drip run's flags name, each read whole (userfile).
+// A request body (--body, -d @FILE, -d -) may be up to what drip record
+// keeps of one. A merge --summaries input may be far above a summary of
+// thousands of prompts.
 var (
 	kindBody      = userfile.Kind{What: "a request body", Limit: 32 << 20}
 	kindBodyStdin = userfile.Kind{What: kindBody.What, Limit: kindBody.Limit, Stdin: true}
@@ -136,7 +136,7 @@ func (f *requestFlags) body(ctx context.Context, t *probe.Target) error {
 }
 
 // fixedBody refuses the flags a fixed body (--body, -d) makes moot, as it
-// is sent as is: -p, --prompt-file and --max-tokens would change nothing,
+// is sent as is. -p, --prompt-file and --max-tokens would change nothing,
 // and -m only the URL, yet all would be recorded as the workload. The
 // records name the body's own "model" when it has one.
 func (f *requestFlags) fixedBody(t *probe.Target, rawURL string) error {
@@ -160,12 +160,12 @@ func (f *requestFlags) fixedBody(t *probe.Target, rawURL string) error {
 }
 
 // errJSONOneTarget is run's and watch's refusal of --json with several
-// targets: it prints one run's summary.
+// targets, because --json prints one run's summary.
 var errJSONOneTarget = usageErr("--json prints one run's summary: with several targets use --out and drip compare --json on the files")
 
-// listenOn listens on a flag's address: one that is not host:port is a
-// usage error, one that cannot be had (in use, not this host's) exit 3;
-// both name the flag.
+// listenOn listens on a flag's address. An address that is not a host and
+// port is a usage error. One that cannot be had (in use, not this host's)
+// is exit 3. Both errors name the flag.
 func listenOn(flag, addr string) (net.Listener, error) {
 	if err := cliconv.CheckAddr(flag, addr); err != nil {
 		return nil, usageErr("%v", err)
@@ -173,7 +173,7 @@ func listenOn(flag, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	var op *net.OpError
 	if errors.As(err, &op) {
-		err = op.Err // "bind: address already in use", without "listen tcp ADDR"
+		err = op.Err // `bind: address already in use`, without `listen tcp ADDR`
 	}
 	if err != nil {
 		return nil, cannotErr(fmt.Errorf("%s %s: %w", flag, sanitize.Line(addr), err))
@@ -181,9 +181,9 @@ func listenOn(flag, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// dial connects every stream drip sends: nil, TCP, in the binary. Tests
-// point it at an in-memory fixture server (internal/memnet) so they run
-// under testing/synctest.
+// dial connects every stream drip sends. In the binary it is nil, which
+// means TCP. Tests point it at an in-memory fixture server (internal/memnet)
+// so they run under testing/synctest.
 var dial probe.DialFunc
 
 // build turns the flags and a URL into a probe target and options, for a
@@ -211,7 +211,7 @@ func (f *requestFlags) buildFor(ctx context.Context, rawURL, model string) (prob
 		return probe.Target{}, probe.Options{}, err
 	}
 	if o.TLS != nil && o.TLS.InsecureSkipVerify && strings.HasPrefix(t.URL, "http://") {
-		// Plain http has no certificate, so -k skips nothing: a warning that
+		// Plain http has no certificate, so -k skips nothing. A warning that
 		// one went unverified would be false.
 		o.TLS = o.TLS.Clone()
 		o.TLS.InsecureSkipVerify = false
@@ -228,7 +228,7 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 		}
 	}
 	if _, err := strconv.ParseFloat(rawURL, 64); err == nil {
-		// oha's and hey's -q takes a rate; drip's is --quiet and takes none,
+		// oha's and hey's -q takes a rate. drip's is --quiet and takes none,
 		// so the rate arrives here as a target.
 		return probe.Target{}, usageErr("%q is a number, not a URL: for a rate of requests per second (oha's and hey's -q) write --rate %s; drip's -q is --quiet and takes no value", rawURL, rawURL)
 	}
@@ -267,7 +267,7 @@ func (f *requestFlags) target(ctx context.Context, rawURL, model string) (probe.
 }
 
 // notes is where a completed base URL and a model the URL overrides are
-// said: stderr, or nowhere when the command set none.
+// said. That is stderr, or nowhere when the command set none.
 func (f *requestFlags) notes() io.Writer {
 	if f.stderr == nil {
 		return io.Discard
@@ -285,9 +285,9 @@ func (f *requestFlags) sayBaseURL(rawURL, endpoint string, format *adapters.Form
 	}
 }
 
-// endpointModel is the model a request asks for: the one its endpoint's
+// endpointModel is the model a request asks for. The one its endpoint's
 // path names (Gemini, Bedrock) wins over -m, as it is what the server is
-// asked for, with a warning when -m names another.
+// asked for. A warning says so when -m names another.
 func (f *requestFlags) endpointModel(endpoint string, format *adapters.Format, model string) string {
 	named := probe.ModelFromURL(endpoint, format)
 	if named == "" {

@@ -8,8 +8,8 @@ import (
 	"github.com/driplab/drip/probe"
 )
 
-// fleetFlags say where a run ran and what it is part of: the host and the
-// user's labels on every record, for merging runs from many hosts.
+// fleetFlags say where a run ran and what it is part of. They put the host
+// and the user's labels on every record, for merging runs from many hosts.
 type fleetFlags struct {
 	labels    []string
 	hostLabel string

@@ -23,7 +23,7 @@ func registerHTML(fs *pflag.FlagSet, path *string) { fs.StringVar(path, "html", 
 
 // openHTML creates the --html file (nil without one), before anything is
 // measured or read so a path that cannot be written fails first. Given a
-// pipeline, it becomes one of its sinks: it keeps the records for the
+// pipeline, it becomes one of its sinks and keeps the records for the
 // streams' timelines.
 func openHTML(path string, pl *pipeline.Pipeline) (*pipeline.HTML, error) {
 	if path == "" {

@@ -20,7 +20,7 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 )
 
-// Exit codes (docs/records.md, Exit codes): one policy, the pipeline's.
+// Exit codes (docs/records.md, Exit codes) follow one policy, the pipeline's.
 const (
 	exitOK       = pipeline.ExitOK
 	exitGate     = pipeline.ExitGate
@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	netLog := netlog.Capture()
 
-	// Every byte a command prints passes the sanitiser's backstop: text
+	// Every byte a command prints passes the sanitiser's backstop. Text
 	// from servers and files cannot drive the terminal even where a view
 	// forgot sanitize.Line. The full-screen views draw on the terminal
 	// themselves, from fields they sanitise.
@@ -65,14 +65,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		code = ee.Code
 	default:
-		// Anything cobra reports itself (unknown flag, wrong arguments,
-		// an unknown subcommand: cliconv's conventions) is usage.
+		// Anything cobra reports itself is usage, such as an unknown flag, wrong
+		// arguments or an unknown subcommand (cliconv's conventions).
 		fmt.Fprintln(stderr, "drip:", sanitize.Text(err.Error()))
 		code = exitUsage
 	}
 	// A run stopped by a signal says so in its exit, 128 + the signal's
-	// number as a shell reports it, whatever the report found; but not
-	// drip record's lost records, which the signal's code would hide.
+	// number as a shell reports it, whatever the report found. drip record's
+	// lost records are the exception, since the signal's code would hide them.
 	if sig, ok := caught().(syscall.Signal); ok && !errors.As(err, new(relay.RecordsLost)) {
 		return 128 + int(sig)
 	}

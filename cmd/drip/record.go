@@ -131,14 +131,14 @@ var recordExample = `  drip record --upstream https://api.openai.com --out rec.j
   OPENAI_BASE_URL=http://127.0.0.1:4143/v1 python my_app.py   # in another shell
   drip record --listen 127.0.0.1:0 --upstream http://127.0.0.1:8089 --out rec.jsonl`
 
-// runRecorder listens (--listen first: an address in use must not cost
-// the --out file it would have truncated), opens --out and runs the proxy
-// (relay.Serve) until ctx is done or a record cannot be written.
+// runRecorder listens, opens --out and runs the proxy (relay.Serve) until
+// ctx is done or a record cannot be written. It listens first, so an
+// address in use does not cost the --out file it would have truncated.
 func runRecorder(ctx context.Context, stderr io.Writer, listen, out, hopsAddr string, o relay.Options) error {
-	gctune.ForForwarding() // as drip run: GC work on the forwarding path delays frames
+	gctune.ForForwarding() // as drip run does, since GC work on the forwarding path delays frames
 	rec := relay.Recording{Out: out, Stderr: stderr, Live: stderr, Terminal: term.IsTerminal(os.Stderr.Fd())}
 	if rec.Terminal {
-		rec.Live = os.Stderr // drip's own line: sanitize would show its \r as ^M
+		rec.Live = os.Stderr // drip's own line, whose \r sanitize would show as ^M
 	}
 	var err error
 	if rec.Listener, err = listenOn("--listen", listen); err != nil {

@@ -163,8 +163,9 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	return s.Headless(cmd.Context(), cmd.OutOrStdout(), stderr)
 }
 
-// sinks are where the replayed records go: kept for the comparison, and
-// to --out; --html is opened too, before anything is sent.
+// sinks are where the replayed records go. They are kept for the
+// comparison and written to --out. --html is opened too, before anything
+// is sent.
 func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 	pl := pipeline.ForFiles()
 	pl.KeepRecords()
@@ -178,8 +179,8 @@ func (f *replayFlags) sinks() (*pipeline.Pipeline, *pipeline.HTML, error) {
 	return pl, html, err
 }
 
-// options are the replay's options: the flags bound to them, -H's
-// headers, the methods allowed and run's stream bounds, checked.
+// options are the replay's options, checked. They are the flags bound to
+// them, -H's headers, the methods allowed and run's stream bounds.
 func (f *replayFlags) options() (replay.Options, error) {
 	o := f.o
 	o.AllowMethods = replay.UpperMethods(f.allowMethods)
@@ -201,7 +202,7 @@ func (f *replayFlags) options() (replay.Options, error) {
 
 // replayLive opens the compare screen with the recording as the baseline
 // and the replay filling in as its streams end (each update recomputes
-// the comparison and its bootstrap). Quitting stops the replay; the gates
+// the comparison and its bootstrap). Quitting stops the replay. The gates
 // are judged on what was replayed, and stderr says how much that was.
 func replayLive(ctx context.Context, stdout, stderr io.Writer, s *replay.Session) error {
 	feed := tui.NewCompareFeedBy([]string{s.Recorded.Label, "replayed"}, func(runs [][]*record.Record, closed bool) *compare.Comparison {
@@ -222,7 +223,7 @@ func replayLive(ctx context.Context, stdout, stderr io.Writer, s *replay.Session
 
 // runCompareScreen runs the compare screen on feed while run measures, in
 // a goroutine of its own, the feed closed when it returns. Leaving the
-// screen cancels run and waits for it; cut says it had not ended.
+// screen cancels run and waits for it. cut says it had not ended.
 func runCompareScreen(ctx context.Context, feed *tui.CompareFeed, cfg tui.Config, run func(context.Context)) (cut bool, err error) {
 	rctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -27,20 +27,20 @@ import (
 type outputFlags struct {
 	out      string
 	json     bool
-	names    string // --names: another tool's field names in --json
-	quiet    bool   // -q: the figures alone, no progress on stderr
+	names    string // --names gives another tool's field names in --json
+	quiet    bool   // -q prints the figures alone, no progress on stderr
 	csv      string
 	noTUI    bool
 	markdown bool // a sweep's table as Markdown (sweepFlags registers it)
 	failIf   []string
 	gates    []stats.Gate
 	sloExpr  string      // --slo (drip run registers it)
-	slo      *stats.SLO  // parsed by parseGates; nil without --slo
+	slo      *stats.SLO  // parsed by parseGates, nil without --slo
 	export   exportFlags // drip run only
 	htmlPath string      // --html (drip run registers it)
 	html     *pipeline.HTML
-	force    bool // --force: outputs may replace files that hold data
-	several  bool // several targets: --out names a file per target (openTargets checks those)
+	force    bool // --force lets outputs replace files that hold data
+	several  bool // set for several targets, where --out names a file per target (openTargets checks those)
 }
 
 func (f *outputFlags) register(fs *pflag.FlagSet) {
@@ -81,7 +81,7 @@ func (f *outputFlags) parseGates() error {
 	return err
 }
 
-// workloadFlags shape a run's load: the flags bind into a probe.Load,
+// workloadFlags shape a run's load. The flags bind into a probe.Load and
 // save the levels a sweep may list.
 type workloadFlags struct {
 	probe.Load
@@ -92,7 +92,7 @@ type workloadFlags struct {
 }
 
 func (f *workloadFlags) register(fs *pflag.FlagSet) {
-	// The default is said in the text: pflag's "(default 3)" would be
+	// The default is said in the text. pflag's "(default 3)" would be
 	// wrong with --duration, which makes it no limit.
 	fs.IntVarP(&f.Runs, "runs", "n", 0, fmt.Sprintf("measured streams in all (default %d; with --duration: no limit, or at most this many; 0 = no limit)", probe.DefaultRuns))
 	fs.IntVar(&f.Warmup, "warmup", 0, "warmup streams per prompt first, recorded with phase \"warmup\" and left out of the figures")
@@ -107,7 +107,7 @@ func (f *workloadFlags) register(fs *pflag.FlagSet) {
 	f.data.register(fs)
 }
 
-// plan fills a plan with the workload flags; the load fills and checks
+// plan fills a plan with the workload flags. The load fills and checks
 // the plan (probe.Load.Apply). What is checked here is only how the flags
 // go together.
 func (f *workloadFlags) plan(ctx context.Context, fs *pflag.FlagSet, req *requestFlags, p *probe.Plan) error {
@@ -196,7 +196,7 @@ func newRunCmd() *cobra.Command {
 	return cmd
 }
 
-// runRun is drip run: the flags made a plan (or a sweep of plans, or one
+// runRun is drip run. The flags make a plan (or a sweep of plans, or one
 // per target), carried out on the run screen or headless.
 func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	if f.configPath != "" {
@@ -229,8 +229,8 @@ func runRun(cmd *cobra.Command, args []string, f *runFlags) error {
 	return runHeadless(ctx, stdout, stderr, plan, out)
 }
 
-// plan is the run the flags describe against url: one plan, or a sweep
-// (non-nil) of it, the GC tuned for its heaviest load.
+// plan is the run the flags describe against url, one plan or a sweep
+// (non-nil) of it, with the GC tuned for its heaviest load.
 func (f *runFlags) plan(ctx context.Context, fs *pflag.FlagSet, url string) (probe.Plan, *sweep.Plan, error) {
 	t, o, err := f.req.build(ctx, url)
 	if err != nil {
@@ -334,10 +334,10 @@ var runExample = `  drip run http://localhost:8000 -m my-model --runs 10
   drip run http://gpu-a:8000 http://gpu-b:8000 -m my-model --runs 10 --out ab.jsonl
   drip run --config drip.toml --runs 50`
 
-// runHeadless carries out a plan without a UI: progress on stderr, records
-// to --out/--csv as they end, the report on stdout. When ctx is canceled
-// (Ctrl-C) the run stops admitting, in-flight streams are recorded as
-// canceled, and the report covers what finished.
+// runHeadless carries out a plan without a UI. Progress goes to stderr,
+// records to --out/--csv as they end, and the report to stdout. When ctx
+// is canceled (Ctrl-C) the run stops admitting, in-flight streams are
+// recorded as canceled, and the report covers what finished.
 func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags) error {
 	pl, err := beginRun(ctx, stderr, &plan, out, (*probe.Plan).Describe)
 	if err != nil {
@@ -348,10 +348,10 @@ func runHeadless(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan,
 	return pl.Report(stdout, stderr, out.report(&plan, &st, nil, ctx.Err() != nil))
 }
 
-// runLive carries out a plan on the run screen: records go to --out/--csv
+// runLive carries out a plan on the run screen. Records go to --out/--csv
 // and into the aggregate as they end, exactly as headless. q or Ctrl-C
 // stops admitting and cancels the streams in flight (recorded as
-// canceled); once the screen has closed and every record is written, the
+// canceled). Once the screen has closed and every record is written, the
 // headless report of what was recorded goes to stdout and the gates apply.
 func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
 	// The line describing the run is printed before the screen opens, so
@@ -365,9 +365,9 @@ func runLive(ctx context.Context, stdout, stderr io.Writer, plan probe.Plan, out
 	return runScreen(pl.StopOnWriteError(ctx), stdout, stderr, rc, &plan, pl, out, opts...)
 }
 
-// runScreen runs the run screen (rc: a plan, or a sweep of base) with its
+// runScreen runs the run screen (rc is a plan, or a sweep of base) with its
 // records going to pl, then reports what was recorded. The runner calls
-// the sink from one goroutine at a time; the figures are read after the
+// the sink from one goroutine at a time. The figures are read after the
 // screen's Wait, once that goroutine has ended.
 func runScreen(ctx context.Context, stdout, stderr io.Writer, rc tui.RunConfig, base *probe.Plan, pl *pipeline.Pipeline, out *outputFlags, opts ...tea.ProgramOption) error {
 	m := tui.NewRun(ctx, rc, tui.Config{Sink: pl.Add, StallMS: base.Options.StallMS, Color: os.Getenv("NO_COLOR") == "", Warning: screenWarning(base.Options)})
@@ -406,8 +406,8 @@ func (f *outputFlags) attach(p *pipeline.Pipeline) error {
 }
 
 // beginRun opens --out, --csv and the exporters (saying where /metrics
-// is), readies the plan for its report and says on stderr what is about to
-// run: the target and load, as load words it.
+// is) and readies the plan for its report. It says on stderr what is
+// about to run, the target and load, as load words it.
 func beginRun(ctx context.Context, stderr io.Writer, plan *probe.Plan, out *outputFlags, load func(*probe.Plan) string) (*pipeline.Pipeline, error) {
 	pl := pipeline.New(plan.Options.StallMS, out.slo)
 	if err := out.attach(pl); err != nil {

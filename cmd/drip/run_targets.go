@@ -18,11 +18,11 @@ import (
 )
 
 // runTargets carries out one workload against several targets,
-// interleaved: a turn of --concurrency streams (one with the closed loop's
-// default) against each target in order, until every target has its
-// --runs, so drift in the network or the load around them lands on every
-// target alike. On a terminal the compare screen fills in as streams end;
-// either way each target's summary and the comparison are printed after.
+// interleaved. Each turn sends --concurrency streams (one with the closed
+// loop's default) to each target in order, until every target has its
+// --runs. That way drift in the network or the load around them lands on
+// every target alike. On a terminal the compare screen fills in as streams
+// end. Either way each target's summary and the comparison are printed after.
 func runTargets(cmd *cobra.Command, args []string, req *requestFlags, load *workloadFlags, out *outputFlags) error {
 	if err := checkTargetFlags(cmd.Flags(), load, out); err != nil {
 		return err
@@ -69,7 +69,7 @@ func checkTargetFlags(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags) 
 // targetPlans is one plan per target, one prompt order for all.
 func targetPlans(ctx context.Context, fs *pflag.FlagSet, ts []target, req *requestFlags, load *workloadFlags) ([]probe.Plan, error) {
 	plans := make([]probe.Plan, len(ts))
-	if !fs.Changed("seed") { // one seed for every target: the same prompt order and synthetic prompts
+	if !fs.Changed("seed") { // one seed for every target, for the same prompt order and synthetic prompts
 		load.Seed, load.SeedGiven = probe.NewSeed(), true
 	}
 	for i, t := range ts {
@@ -111,7 +111,7 @@ and on a terminal the compare screen fills in live, baseline the first.
 Each target's summary and the comparison are printed at the end; --out
 FILE.jsonl writes one file per target (FILE-A.jsonl, FILE-B.jsonl).`
 
-// target is one system under test of watch or run: a URL with a model.
+// target is one system under test of watch or run, a URL with a model.
 type target struct {
 	name string // how the screen and the reports call it
 	t    probe.Target
@@ -136,8 +136,8 @@ func (f *requestFlags) targets(ctx context.Context, urls []string) ([]target, er
 	return out, nil
 }
 
-// openTargets opens a pipeline per target: a --out file each
-// (pipeline.TargetPath), one --csv for all.
+// openTargets opens a pipeline per target, each with its own --out file
+// (pipeline.TargetPath) and one --csv for all.
 func openTargets(ts []target, out *outputFlags) (*pipeline.Targets, error) {
 	names := make([]string, len(ts))
 	for i, t := range ts {

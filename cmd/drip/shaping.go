@@ -12,9 +12,9 @@ import (
 	"github.com/driplab/drip/probe"
 )
 
-// shapeFlags shape the request the way curl and AIPerf users expect: a
-// body given inline (-d), fields merged into the generated body
-// (--extra-body), and synthetic prompts of a length (--input-tokens,
+// shapeFlags shape the request the way curl and AIPerf users expect. They
+// give a body inline (-d), merge fields into the generated body
+// (--extra-body), and make synthetic prompts of a length (--input-tokens,
 // --output-tokens).
 type shapeFlags struct {
 	data         string
@@ -33,9 +33,9 @@ func (f *shapeFlags) registerLengths(fs *pflag.FlagSet) {
 	fs.StringVar(&f.outputTokens, "output-tokens", "", "ask for about N output tokens per prompt (N or N±SD; sets max_tokens; add --extra-body '{\"ignore_eos\":true}' to make the server produce them)")
 }
 
-// body reads -d: inline, @file or - (stdin). It must be JSON, the body
-// drip itself sends in every format; --body FILE sends any bytes (a raw
-// or sse endpoint's own body).
+// body reads -d as inline text, @file or - (stdin). It must be JSON, the
+// body drip itself sends in every format. --body FILE sends any bytes,
+// such as a raw or sse endpoint's own body.
 func (f *shapeFlags) body(ctx context.Context, stdin io.Reader) ([]byte, error) {
 	var b []byte
 	var err error

@@ -15,7 +15,7 @@ import (
 	"github.com/driplab/drip/tui"
 )
 
-// sweepFlags shape a sweep: how long each level runs and when to stop.
+// sweepFlags shape a sweep, how long each level runs and when to stop.
 type sweepFlags struct {
 	runsPerLevel     int
 	durationPerLevel time.Duration
@@ -29,8 +29,8 @@ func (f *sweepFlags) register(fs *pflag.FlagSet, out *outputFlags) {
 	fs.BoolVar(&out.markdown, "markdown", false, "sweep: print the per-level table as Markdown, for a pull request")
 }
 
-// sweepPlan reads the sweep flags: nil when the run is no sweep (one
-// level, no per-level flag). It sets base's runs and duration per level.
+// sweepPlan reads the sweep flags. It returns nil when the run is no sweep
+// (one level, no per-level flag). It sets base's runs and duration per level.
 func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outputFlags, base *probe.Plan) (*sweep.Plan, error) {
 	levels, kind := load.concurrencyLevels.Vals, sweep.KindConcurrency
 	if base.Rate > 0 {
@@ -62,9 +62,9 @@ func (f *sweepFlags) sweepPlan(fs *pflag.FlagSet, load *workloadFlags, out *outp
 	return sp, nil
 }
 
-// runSweepHeadless carries out a sweep without a UI: a line per level on
-// stderr as it ends, records to --out/--csv, the report (with the
-// per-level table) on stdout.
+// runSweepHeadless carries out a sweep without a UI. It writes a line per
+// level on stderr as it ends, records to --out/--csv, and the report (with
+// the per-level table) on stdout.
 func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags) error {
 	pl, err := beginSweep(ctx, stderr, &sp, out)
 	if err != nil {
@@ -75,15 +75,15 @@ func runSweepHeadless(ctx context.Context, stdout, stderr io.Writer, sp sweep.Pl
 	return pl.Report(stdout, stderr, out.report(&sp.Base, &st, &res, ctx.Err() != nil))
 }
 
-// beginSweep is beginRun for a sweep: the line describing it names the
+// beginSweep is beginRun for a sweep, whose describing line names the
 // levels.
 func beginSweep(ctx context.Context, stderr io.Writer, sp *sweep.Plan, out *outputFlags) (*pipeline.Pipeline, error) {
 	return beginRun(ctx, stderr, &sp.Base, out, func(*probe.Plan) string { return sp.Describe() })
 }
 
-// runSweepLive is a sweep on the run screen: the level in progress in the
-// header, the per-level panel growing as levels end; once the screen has
-// closed, the report with the table goes to stdout as headless.
+// runSweepLive is a sweep on the run screen. The header shows the level in
+// progress, and the per-level panel grows as levels end. Once the screen
+// has closed, the report with the table goes to stdout as headless.
 func runSweepLive(ctx context.Context, stdout, stderr io.Writer, sp sweep.Plan, out *outputFlags, opts ...tea.ProgramOption) error {
 	pl, err := beginSweep(ctx, stderr, &sp, out)
 	if err != nil {

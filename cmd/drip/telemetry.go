@@ -46,8 +46,8 @@ func (f *exportFlags) check() error {
 }
 
 // open starts the exporters the flags ask for, as sinks of the run's
-// records, closed after the report: /metrics that cannot be served is
-// exit 3, an OTLP setup that cannot work a usage error.
+// records, closed after the report. /metrics that cannot be served is
+// exit 3, and an OTLP setup that cannot work is a usage error.
 func (f *exportFlags) open(ctx context.Context, stderr io.Writer, plan *probe.Plan) ([]pipeline.Sink, error) {
 	o := f.Options
 	o.Host, o.Labels, o.Version = plan.Host, plan.Labels, version

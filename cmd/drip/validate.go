@@ -6,7 +6,7 @@ import (
 	"github.com/driplab/drip/probe"
 )
 
-// Bounds of the numeric flags: beyond them a number is a typo or an attack
+// Bounds of the numeric flags. Beyond them a number is a typo or an attack
 // on drip's own arithmetic (a rate of 1e-300 is an interval that overflows).
 // A plan's own bounds are probe's (probe.MaxStreams, …).
 const (
@@ -28,8 +28,8 @@ func intRange(flag string, v, lo, hi int) error {
 	return nil
 }
 
-// rateRange checks --rate: 0 (no open loop) or a finite rate in range.
-// pflag reads NaN and Inf as numbers.
+// rateRange checks --rate, which is 0 (no open loop) or a finite rate in
+// range. pflag reads NaN and Inf as numbers.
 func rateRange(v float64) error {
 	if v == 0 {
 		return nil

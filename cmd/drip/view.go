@@ -54,13 +54,13 @@ func newViewCmd() *cobra.Command {
 	return cmd
 }
 
-// runView is drip view: the records on the screen, then their summary
-// printed, and --html's page.
+// runView is drip view. It shows the records on the screen, then prints
+// their summary and writes --html's page.
 func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string, relays []string) error {
 	if err := pipeline.CheckOutPath("--html", htmlPath, out.force); err != nil {
 		return err
 	}
-	// The one reader of every command: the same mistake, the same exit.
+	// The one reader of every command gives the same mistake the same exit.
 	in, err := pipeline.Read(path, path, cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func runView(cmd *cobra.Command, path string, out *outputFlags, htmlPath string,
 		}
 	}
 	// The summary is printed after the screen too, as run and watch print
-	// theirs: the figures stay in the scrollback.
+	// theirs, so the figures stay in the scrollback.
 	for _, r := range recs {
 		pl.Add(r)
 	}

@@ -91,9 +91,9 @@ func watchScreen(ctx context.Context, stdout io.Writer, tg target, out *outputFl
 	return runTUI(ctx, stdout, cfg, out)
 }
 
-// watchTargets races several targets with one prompt: on the targets
-// screen until the user quits, or headless one stream per target. Then it
-// prints each target's summary and the comparison of their runs.
+// watchTargets races several targets with one prompt. It shows the targets
+// screen until the user quits, or runs headless one stream per target. Then
+// it prints each target's summary and the comparison of their runs.
 func watchTargets(ctx context.Context, stdout, stderr io.Writer, ts []target, out *outputFlags, alternate bool) error {
 	recs, err := openTargets(ts, out)
 	if err != nil {
@@ -152,15 +152,15 @@ var watchExample = `  drip watch http://localhost:8000 -m my-model
   drip watch http://gpu-a:8000 http://gpu-b:8000 -m my-model
   drip watch http://localhost:8000 -m model-a -m model-b --alternate --out ab.jsonl`
 
-// useTUI reports whether to open the live view: both ends of the terminal
+// useTUI reports whether to open the live view. Both ends of the terminal
 // must be one (Bubble Tea would otherwise try /dev/tty) that can draw one
-// (not TERM=dumb), and no flag asks for plain output.
+// (not TERM=dumb), and no flag may ask for plain output.
 func useTUI(out *outputFlags) bool {
 	return !out.noTUI && !out.json && os.Getenv("TERM") != "dumb" && term.IsTerminal(os.Stdin.Fd()) && term.IsTerminal(os.Stdout.Fd())
 }
 
 // runTUI runs the live view until the user quits. Records go to --out and
-// --csv as each stream ends, including a stream canceled by quitting; the
+// --csv as each stream ends, including a stream canceled by quitting. The
 // summary of the runs goes to stdout once the screen has closed, so the
 // figures stay in the scrollback, and the --fail-if gates are checked over
 // them.
@@ -177,7 +177,7 @@ func runTUI(ctx context.Context, stdout io.Writer, cfg tui.Config, out *outputFl
 	if err := runProgram(ctx, m); err != nil {
 		return err
 	}
-	// Several sources are the demo's scenarios: a tour of them is a table.
+	// Several sources are the demo's scenarios, and a tour of them is a table.
 	table := len(cfg.Sources) > 1
 	return pl.ReportSession(stdout, sanitize.NewWriter(os.Stderr), pipeline.Session{Gates: out.gates, Out: out.out, Workload: pipeline.SessionWorkload(version), Table: table})
 }
@@ -191,10 +191,10 @@ func runProgram(ctx context.Context, m *tui.Model, opts ...tea.ProgramOption) er
 	return screenEnded(ctx, "live view", err)
 }
 
-// screenEnded is how a full screen's end ends the command: Ctrl-C on it
-// (an interrupt, tea.ErrInterrupted) as the signal would have (130, the
-// report still printed); a quit, a kill or the command's context ending
-// as nothing; anything else as the screen's failure.
+// screenEnded is how a full screen's end ends the command. Ctrl-C on it
+// (an interrupt, tea.ErrInterrupted) ends it as the signal would have, with
+// 130 and the report still printed. A quit, a kill or the command's
+// context ending counts as nothing. Anything else is the screen's failure.
 func screenEnded(ctx context.Context, screen string, err error) error {
 	switch {
 	case errors.Is(err, tea.ErrInterrupted):
