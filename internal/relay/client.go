@@ -15,19 +15,19 @@ import (
 )
 
 // client is the proxy's side of one client's connection, and how long it
-// waits on it: a read of the request body and a write of the response must
-// each be done within the idle timeout (a client that stalls its body, or
-// stops reading, is let go), and nothing waits at all once the exchange is
-// past its time or drip record stops (cut: a deadline in the past ends a
-// blocked read or write at once). The deadlines are the connection's, so
-// they are real time, not the proxy's clock.
+// waits on it. A read of the request body and a write of the response
+// must each be done within the idle timeout, so a client that stalls its
+// body, or stops reading, is let go. Nothing waits at all once the
+// exchange is past its time or drip record stops. Then cut sets a deadline
+// in the past, which ends a blocked read or write at once. The deadlines
+// are the connection's, so they are real time, not the proxy's clock.
 type client struct {
 	rc   *http.ResponseController
 	idle time.Duration
 	mu   sync.Mutex
-	over bool // cut: every wait ends now
-	done bool // the handler returned: the connection is the server's again
-	// deadline is the latest wait's end: a write that failed on a deadline
+	over bool // set by cut, so every wait ends now
+	done bool // the handler returned, so the connection is the server's again
+	// deadline is the latest wait's end. A write that failed on a deadline
 	// at or past it was the client's to take, whatever cut it after.
 	deadline time.Time
 }
@@ -46,7 +46,7 @@ func (c *client) wait(set func(time.Time) error) {
 	}
 }
 
-// bodyRead lifts the read deadline once the body has come: net/http then
+// bodyRead lifts the read deadline once the body has come. net/http then
 // reads on to see the client go away, and must not take a deadline for it.
 func (c *client) bodyRead() {
 	c.mu.Lock()
@@ -80,14 +80,14 @@ func (c *client) release() {
 	c.done = true
 }
 
-// gone is how the client's end of an exchange broke off, err the failed
-// write: a client that read nothing for the idle timeout (the write's own
-// deadline passed, not a cut), past the exchange's time or drip record
-// stopping (ctx), or a client that went away.
+// gone is how the client's end of an exchange broke off, with err the
+// failed write. The client may have read nothing for the idle timeout (the
+// write's own deadline passed, not a cut). The exchange may be past its
+// time or drip record stopping (ctx). Or the client went away.
 func (c *client) gone(ctx context.Context, r *http.Request, err error) *record.Error {
 	c.mu.Lock()
 	// The server cancels the request once a write fails, and that cuts
-	// the client: a cut after the deadline passed does not say who ended it.
+	// the client. A cut after the deadline passed does not say who ended it.
 	idle := !c.over || !time.Now().Before(c.deadline)
 	c.mu.Unlock()
 	switch {
@@ -133,8 +133,8 @@ func (b *budget) take(n int) bool {
 func (b *budget) give(n int) { b.left.Add(int64(n)) }
 
 // readBody reads the request body the record keeps, within the client's
-// deadlines (and none once drip record stops): all of it, unless it is
-// longer than maxRequestBody or the bodies in flight would pass their
+// deadlines (and none once drip record stops). It reads all of it, unless
+// it is longer than maxRequestBody or the bodies in flight would pass their
 // bound (Options.MaxBodiesInFlight). Then what was read and the rest
 // (e.rest) are forwarded, none of it kept, and the record says why.
 func (e *exchange) readBody(r *http.Request) error {
@@ -190,8 +190,8 @@ func (e *exchange) readChunked(in io.Reader) error {
 }
 
 // bodyErrorStatus is the status a client gets for a request body that
-// could not be read: 408 for one it stalled past the idle timeout, 400 for
-// one that broke its framing (a malformed chunk).
+// could not be read. It is 408 for one it stalled past the idle timeout,
+// and 400 for one that broke its framing (a malformed chunk).
 func bodyErrorStatus(err error) int {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return http.StatusRequestTimeout

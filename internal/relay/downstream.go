@@ -14,14 +14,14 @@ type clientConnKey struct{}
 
 // WithClientConn is an http.Server's ConnContext that lets the proxy ask
 // the kernel about each client's socket (Exchange.Downstream). Serve sets
-// it; a test server of the proxy's may too.
+// it, and a test server of the proxy's may too.
 func WithClientConn(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, clientConnKey{}, c)
 }
 
-// clientSocket is the TCP socket under the request's connection; nil when
-// the server did not say (no WithClientConn) or the connection is no TCP
-// socket.
+// clientSocket is the TCP socket under the request's connection. It is nil
+// when the server did not say (no WithClientConn) or the connection is no
+// TCP socket.
 func clientSocket(r *http.Request) *net.TCPConn {
 	c, _ := r.Context().Value(clientConnKey{}).(net.Conn)
 	if t, ok := c.(*tls.Conn); ok {
@@ -32,7 +32,7 @@ func clientSocket(r *http.Request) *net.TCPConn {
 }
 
 // downstreamTCP is the kernel's account of the client's socket over one
-// exchange: before is taken as the request came, after as the response
+// exchange. before is taken as the request came, and after as the response
 // ended. The counters only grow, so their difference is the exchange's.
 func downstreamTCP(before, after tcpCounters) *record.DownstreamTCP {
 	if !before.ok || !after.ok {

@@ -37,7 +37,7 @@ type exchange struct {
 	conn *client
 	body []byte
 	// rest is the request body past body, when the record does not keep
-	// it (omitted says why); reserved is what body took of the bound on
+	// it (omitted says why). reserved is what body took of the bound on
 	// bodies in flight.
 	rest     io.Reader
 	omitted  string
@@ -50,29 +50,29 @@ type exchange struct {
 	rawPath       string         // the same path as the client wrote it
 	mask          *redact.Masker // the request's credentials, kept out of the record
 	resp          []byte         // the response body as it came, up to MaxBytes
-	// What forwarding saw, for finish: when it began and ended, the reads
-	// and how it ended.
+	// What forwarding saw, for finish. These are when it began and ended,
+	// the reads and how it ended.
 	start, end time.Time
 	reads      []record.Read
 	perr       *record.Error
 	retryAfter string   // the upstream's Retry-After, kept in the error as drip run keeps it
 	location   string   // the upstream's Location, kept as finish resolves it
 	sent       *url.URL // the URL the request went to, which the Location is relative to
-	// cut says the response to the client broke off (the upstream failed
-	// or drip record stopped mid-body): the client's must break off too,
-	// never end as if whole.
+	// cut says the response to the client broke off, because the upstream
+	// failed or drip record stopped mid-body. The client's must break off
+	// too, never end as if whole.
 	cut bool
 	// mergedReads says keep merged the reads past MaxFrames into the last
-	// one; merged is the index of the first read (decoded, once decompress
+	// one. merged is the index of the first read (decoded, once decompress
 	// ran) whose frames have the last read's time, not their own.
 	mergedReads bool
 	merged      int
-	live        *hops.Relayed    // this stream's times for the hops endpoint; nil when not kept
-	up          *upstreamWitness // the kernel's account of the upstream reads; nil: none
+	live        *hops.Relayed    // this stream's times for the hops endpoint, nil when not kept
+	up          *upstreamWitness // the kernel's account of the upstream reads, or nil
 }
 
-// bufs are the forwarding loops' read buffers: 100 streams would
-// otherwise allocate 3 MiB, and start the GC, every time they start.
+// bufs are the forwarding loops' read buffers. Without them, 100 streams
+// would allocate 3 MiB, and start the GC, every time they start.
 var bufs = sync.Pool{New: func() any { return new([readBufferSize]byte) }}
 
 // run forwards the request and streams the response to the client read by
@@ -88,12 +88,12 @@ func (e *exchange) run(w http.ResponseWriter, r *http.Request) {
 	// Past its time, or drip record stopping, the exchange waits on its
 	// client no more (a client that stopped reading, or sending).
 	uncut := context.AfterFunc(ctx, e.conn.cut)
-	defer uncut() // before cancel: an exchange that ended cuts nothing
+	defer uncut() // runs before cancel, so an exchange that ended cuts nothing
 
 	var reqBody io.Reader = bytes.NewReader(e.body)
 	length := int64(len(e.body))
 	if e.rest != nil {
-		reqBody, length = io.MultiReader(reqBody, e.rest), r.ContentLength // -1: sent chunked
+		reqBody, length = io.MultiReader(reqBody, e.rest), r.ContentLength // -1 means sent chunked
 	}
 	out, err := http.NewRequestWithContext(ctx, r.Method, e.p.upstreamURL(r.URL, r.URL.RawQuery).String(), reqBody)
 	if err != nil {
@@ -158,13 +158,13 @@ func (e *exchange) pump(ctx context.Context, r *http.Request, w http.ResponseWri
 	var streamErr *record.Error
 	for !clientGone {
 		n, rerr := body.Read(buf)
-		now := o.Clock() // the upstream arrival time: stamp before anything else
+		now := o.Clock() // the upstream arrival time, stamped before anything else
 		if n > 0 {
-			seen := e.up.read(now) // the stamp's twin: the kernel's receive time of the socket's latest read
-			// The client first, the bookkeeping after: nothing the record
-			// needs stands between an upstream read and the client.
-			// The upstream is silent only while it is read: a write the
-			// client is slow to take is its own deadline's to judge, so
+			seen := e.up.read(now) // the stamp's twin, the kernel's receive time of the socket's latest read
+			// The client comes first and the bookkeeping after, so nothing
+			// the record needs stands between an upstream read and the
+			// client. The upstream is silent only while it is read. A write
+			// the client is slow to take is its own deadline's to judge, so
 			// the watch is pushed past it until the write is done.
 			idle.Touch(now.Add(o.IdleTimeout))
 			c.wait(c.rc.SetWriteDeadline)
@@ -200,9 +200,9 @@ func (e *exchange) done(start time.Time, reads []record.Read, perr *record.Error
 
 // keep adds one read to the record's copy of the body, up to MaxBytes.
 // The reads past MaxFrames are merged into one, stamped with the last
-// one's time: without a bound, 64 MiB in 1-byte reads would write a
+// one's time. Without a bound, 64 MiB in 1-byte reads would write a
 // gigabyte of reads (record.MaxLine). Only a stream in more reads than
-// the frame bound loses cadence, past that read: fixtures serve --from
+// the frame bound loses cadence, past that read. fixtures serve --from
 // serves the merged bytes at once, and the record, marked limit, keeps
 // the frames before them (finish).
 func (e *exchange) keep(reads []record.Read, p []byte, tms float64, seen record.WitnessRead) []record.Read {
@@ -259,16 +259,16 @@ func (e *exchange) finish() {
 	rec.PromptID, rec.Model = promptID(e.body), requestModel(text, e.path)
 	rec.Target = probe.RedactURL(e.p.upstreamURL(&url.URL{Path: e.path, RawPath: e.rawPath}, "").String())
 	e.x.Location = keptLocation(e.location, e.sent, o.Upstream, e.mask)
-	if rec.HTTPStatus != 0 { // a response came (fail judged one that did not)
+	if rec.HTTPStatus != 0 { // a response came, as fail judged one that did not
 		e.x.Streamed = isStream(e.x.ContentType, text, e.path)
 	}
 	rec.Start = start
 	rec.RunOffsetMS = ms(start.Sub(e.p.start))
 	rec.DurationMS = ms(e.end.Sub(start))
 	body, reads, encErr := e.decompress(rec.ContentEncoding, e.resp, reads)
-	body = e.mask.JSONEscaped(e.mask.BytesCut(body)) // a key echoed, as it came or JSON-escaped: the client got it, the record does not
+	body = e.mask.JSONEscaped(e.mask.BytesCut(body)) // a key echoed, as it came or JSON-escaped, reaches the client but not the record
 	if encErr != nil {
-		e.x.ContentEncoding = rec.ContentEncoding // still encoded: served as it came
+		e.x.ContentEncoding = rec.ContentEncoding // still encoded, so served as it came
 	}
 	e.x.SetResponse(body)
 	e.x.Reads = reads
@@ -277,8 +277,8 @@ func (e *exchange) finish() {
 	case !e.x.Streamed:
 		rec.Phase, rec.Format = record.PhasePassthrough, "none"
 	case rec.HTTPStatus < 200 || rec.HTTPStatus >= 300:
-		// No stream came: an error body is not one (a 429's JSON read as
-		// ndjson), and drip run decodes none either. The path names the
+		// No stream came. An error body is not one (a 429's JSON would read
+		// as ndjson), and drip run decodes none either. The path names the
 		// format the client spoke.
 		rec.Format = pathFormat(e.path)
 	case encErr != nil:
@@ -288,7 +288,7 @@ func (e *exchange) finish() {
 		}
 	default:
 		if err := e.decodeFrames(body, reads); err != nil && perr == nil {
-			perr = err // a decode error, or past --max-frames: the client got it all
+			perr = err // a decode error, or past --max-frames, though the client got it all
 		}
 	}
 	switch {
@@ -307,7 +307,7 @@ func (e *exchange) finish() {
 	}
 	if rec.Phase == record.PhasePassthrough && rec.Error == nil {
 		// A whole answer that was not a stream has no end marker to wait
-		// for: it is not incomplete.
+		// for, so it is not incomplete.
 		rec.Status, rec.Complete = record.StatusComplete, true
 	}
 }
@@ -328,7 +328,7 @@ func (e *exchange) limitError() *record.Error {
 
 // decodeFrames decodes the kept body into the record's frames, keeping
 // those of the reads before the ones keep merged, as drip run keeps a
-// stream cut at a bound: after it they would have the last read's time,
+// stream cut at a bound. After it they would have the last read's time,
 // one invented gap then none. It masks them and the body.
 func (e *exchange) decodeFrames(body []byte, reads []record.Read) *record.Error {
 	o := &e.p.o
@@ -336,15 +336,15 @@ func (e *exchange) decodeFrames(body []byte, reads []record.Read) *record.Error 
 	if e.mergedReads {
 		e.rec.Frames = slices.DeleteFunc(e.rec.Frames, func(f record.Frame) bool { return f.Read >= e.merged })
 		if err != nil && err.Class == record.ErrLimit && len(e.rec.Frames) < o.MaxFrames {
-			err = nil // the frame bound was reached in the merged reads: finish names them
+			err = nil // the frame bound was reached in the merged reads, which finish names
 		}
 	}
 	e.maskFramesAndBody(body, reads)
 	return err
 }
 
-// classify names a transport error: the proxy's own timeouts and stop
-// first, a client that went away, then the probe's classes.
+// classify names a transport error. It tries the proxy's own timeouts and
+// stop first, then a client that went away, then the probe's classes.
 func classify(ctx context.Context, r *http.Request, err error) *record.Error {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errIdle):
@@ -362,9 +362,9 @@ func classify(ctx context.Context, r *http.Request, err error) *record.Error {
 // decompress decodes a gzip, deflate, br or zstd body for the record, each
 // decoded piece stamped with the time of the read that completed it, the
 // pieces of one read kept as one read (so no more reads than keep kept).
-// The decoded body is kept up to MaxBytes too: 64 MiB of gzip can decode
-// to gigabytes. An encoding drip cannot decode leaves the body as it came, with the error,
-// and the client gets it all.
+// The decoded body is kept up to MaxBytes too, as 64 MiB of gzip can
+// decode to gigabytes. An encoding drip cannot decode leaves the body as
+// it came, with the error, and the client gets it all.
 func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]byte, []record.Read, error) {
 	if enc == "" || len(raw) == 0 {
 		return raw, reads, nil
@@ -396,7 +396,7 @@ func (e *exchange) decompress(enc string, raw []byte, reads []record.Read) ([]by
 			}
 		}
 		if err == io.EOF {
-			// keep merges into the last read only: if it decoded to
+			// keep merges into the last read only. If it decoded to
 			// nothing, no decoded read has its time.
 			e.merged = len(out)
 			if from == len(reads)-1 {
@@ -441,7 +441,7 @@ func decoder(enc string, r io.Reader) (io.Reader, func(), error) {
 // readsReader reads a body kept as reads and knows which read the last byte
 // it gave came from. It is an io.ByteReader, so flate reads it byte by byte
 // instead of buffering ahead, and a Read ends where an upstream read ended,
-// so brotli, which reads in chunks, decodes one read at a time: decoded
+// so brotli, which reads in chunks, decodes one read at a time. Decoded
 // output lines up with its input.
 type readsReader struct {
 	b     []byte
@@ -507,7 +507,7 @@ func times(reads []record.Read) []float64 {
 // streamTypes are the response media types of a stream.
 var streamTypes = []string{"text/event-stream", "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-jsonlines", "application/vnd.amazon.eventstream"}
 
-// isStream says whether an exchange is a stream: its response's type says
+// isStream says whether an exchange is a stream. Its response's type says
 // so, or the request asked for one (a stream that failed before its first
 // event still counts as a failed stream).
 func isStream(contentType string, body []byte, path string) bool {
@@ -533,7 +533,7 @@ func pathFormat(path string) string {
 	return adapters.Auto.Name
 }
 
-// requestModel finds the model: a "model" in a JSON body, or a model in the
+// requestModel finds the model, a "model" in a JSON body or a model in the
 // path (/model/NAME/…, /models/NAME:…).
 func requestModel(body []byte, path string) string {
 	var req struct {

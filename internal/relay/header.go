@@ -32,9 +32,9 @@ func hopByHop(name string, h http.Header) bool {
 	return false
 }
 
-// forwardHeader is the client's request header as the upstream gets it:
-// everything but hop-by-hop headers, credentials included. Host comes from
-// the upstream URL.
+// forwardHeader is the client's request header as the upstream gets it. It
+// holds everything but hop-by-hop headers, credentials included. Host comes
+// from the upstream URL.
 func forwardHeader(in http.Header) http.Header {
 	out := http.Header{}
 	for k, vs := range in {
@@ -48,8 +48,8 @@ func forwardHeader(in http.Header) http.Header {
 	return out
 }
 
-// newExchange is the record's copy of a request: method, path and
-// headers, every credential dropped and named (the body is finish's).
+// newExchange is the record's copy of a request's method, path and
+// headers, with every credential dropped and named. finish keeps the body.
 func newExchange(r *http.Request) *record.Exchange {
 	x := &record.Exchange{Method: r.Method, Path: r.URL.EscapedPath()}
 	q, removed := probe.StripQuerySecrets(r.URL.RawQuery)
@@ -76,7 +76,7 @@ func newExchange(r *http.Request) *record.Exchange {
 	return x
 }
 
-// urlsRedacted is a kept header's values with any URL in them redacted: a
+// urlsRedacted is a kept header's values with any URL in them redacted. A
 // Referer or Origin can carry a ?key= of its own.
 func urlsRedacted(vs []string) []string {
 	isURL := func(v string) bool { return strings.Contains(v, "://") }
@@ -92,17 +92,18 @@ func urlsRedacted(vs []string) []string {
 	return out
 }
 
-// keptLocation is a response's Location as the record keeps it: one on
+// keptLocation is a response's Location as the record keeps it. One on
 // the upstream's own origin and under its base path (resolved against the
-// request sent to it) as the client's path and query alone, the base path
-// and the upstream's own query taken off as upstreamURL added them, so a
-// client served the recording back follows it back to the fixture server,
-// not out to the upstream with its own headers; one on that origin but
-// outside the base path resolved, as an absolute URL; one on another
-// origin as it came.
-// Either is kept without user info or secret query values (redact.URL),
-// any byte of the request's credentials starred; one that does not parse,
-// or is opaque (urn:, mailto:), is not kept.
+// request sent to it) is kept as the client's path and query alone. The
+// base path and the upstream's own query are taken off as upstreamURL
+// added them. A client served the recording back then follows it back to
+// the fixture server, not out to the upstream with its own headers. One
+// on that origin but outside the base path is kept resolved, as an
+// absolute URL. One on another origin is kept as it came.
+// Every kept Location loses its user info and secret query values
+// (redact.URL), and any byte of the request's credentials is starred. One
+// that does not parse, or is opaque (such as a urn or mailto URL), is not
+// kept.
 func keptLocation(v string, sent, upstream *url.URL, mask *redact.Masker) string {
 	if v == "" {
 		return ""
@@ -113,8 +114,8 @@ func keptLocation(v string, sent, upstream *url.URL, mask *redact.Masker) string
 	}
 	if to := sent.ResolveReference(loc); probe.SameOrigin(to, sent) {
 		v = to.String()
-		// Outside the base path, or a path of // (read as another host's:
-		// //evil.example/x), it stays absolute.
+		// Outside the base path it stays absolute. So does a path of //,
+		// which reads as another host's, as in //evil.example/x.
 		if p, ok := strings.CutPrefix(to.EscapedPath(), strings.TrimRight(upstream.EscapedPath(), "/")); ok && (p == "" || p[0] == '/') && !strings.HasPrefix(p, "//") {
 			v = cmp.Or(p, "/")
 			if q := withoutParams(to.RawQuery, upstream.RawQuery); q != "" {

@@ -47,14 +47,14 @@ func (e *exchange) keepBody() []byte {
 	if zipped && names != nil {
 		kept = gzipped(kept)
 	} else if zipped {
-		kept = e.body // nothing masked: the bytes as they were sent
+		kept = e.body // nothing masked, so keep the bytes as they were sent
 	}
 	e.x.SetBody(kept)
 	return text
 }
 
-// maskBody masks a body's secrets by what the body is: JSON when it
-// parses as JSON, else a form by its content type.
+// maskBody masks a body's secrets by what the body is. It reads it as
+// JSON when it parses as JSON, else as a form by its content type.
 func maskBody(b []byte, contentType string) ([]byte, []string) {
 	if json.Valid(b) {
 		return redact.JSON(b)
@@ -71,7 +71,7 @@ func maskBody(b []byte, contentType string) ([]byte, []string) {
 
 // unzipBody is a request body as text, and whether it came gzip'd. An
 // encoding other than gzip, a broken gzip stream and one that inflates past
-// maxRequestBody are errors: drip cannot mask what it cannot read.
+// maxRequestBody are errors, as drip cannot mask what it cannot read.
 func unzipBody(b []byte, encoding string) (text []byte, zipped bool, err error) {
 	switch enc := strings.ToLower(strings.TrimSpace(encoding)); enc {
 	case "", "identity":

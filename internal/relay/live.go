@@ -18,17 +18,17 @@ const (
 	// liveKept is how many streams' times the hops endpoint keeps after
 	// they end, for a client that asks once its stream is over.
 	liveKept = 1024
-	// maxLiveID is the longest id kept: drip's own ids (a run id and a
+	// maxLiveID is the longest id kept. drip's own ids (a run id and a
 	// number) are under 40 bytes, and 1,100 requests with 1 MB ids held
 	// 3.2 GB.
 	maxLiveID = 128
-	// maxLiveReads is the reads kept across all streams, 16 bytes each:
-	// 1,024 streams of 100k reads would otherwise hold 1.6 GB.
+	// maxLiveReads is the reads kept across all streams, 16 bytes each.
+	// Without it, 1,024 streams of 100k reads would hold 1.6 GB.
 	maxLiveReads = 4 << 20
 )
 
-// live is the proxy's streams by id, for the hops endpoint; nil unless
-// Options.Live.
+// live is the proxy's streams by id, for the hops endpoint. It is nil
+// unless Options.Live.
 type live struct {
 	mu       sync.Mutex
 	by       map[string]*hops.Relayed
@@ -41,10 +41,10 @@ func newLive() *live {
 	return &live{by: map[string]*hops.Relayed{}, maxReads: maxLiveReads}
 }
 
-// begin starts an exchange's live times; nil (nothing kept) without live,
-// without an id or with one too long. An id kept already is refused: it
-// is a client's claim, and a second stream making it must not take the
-// first one's times (drip hops reports such an id ambiguous).
+// begin starts an exchange's live times. It returns nil (nothing kept)
+// without live, without an id or with one too long. An id kept already is
+// refused. It is a client's claim, and a second stream making it must not
+// take the first one's times (drip hops reports such an id ambiguous).
 func (l *live) begin(id string) *hops.Relayed {
 	if l == nil || id == "" || len(id) > maxLiveID {
 		return nil
@@ -58,7 +58,7 @@ func (l *live) begin(id string) *hops.Relayed {
 	l.order = append(l.order, id)
 	l.by[id] = lr
 	if len(l.order) > liveKept {
-		// A finished stream goes first, the oldest: a running one's client
+		// The oldest finished stream goes first. A running one's client
 		// may still be asking (drip watch --relay), and would get a 404.
 		l.evict(max(slices.IndexFunc(l.order, func(id string) bool { return l.by[id].Done }), 0))
 	}
@@ -83,9 +83,9 @@ func (l *live) update(lr *hops.Relayed, f func(*hops.Relayed)) {
 }
 
 // read keeps one read of lr, up to perStream reads (as the record keeps
-// them) and maxReads across streams: past it, the oldest finished stream
-// goes, and a stream with none to make room for it keeps no more, marked
-// Cut.
+// them) and maxReads across streams. Past maxReads the oldest finished
+// stream goes, and a stream with none to make room for it keeps no more,
+// marked Cut.
 func (l *live) read(lr *hops.Relayed, rd record.Read, perStream int) {
 	if lr == nil {
 		return
@@ -107,9 +107,9 @@ func (l *live) read(lr *hops.Relayed, rd record.Read, perStream int) {
 	l.reads++
 }
 
-// HopsHandler serves GET /hops/{id}: the stream's times (hops.Relayed:
-// no byte of any body, no header value) as JSON, 404
-// for an id the relay has not seen (or no longer keeps). Nil unless the
+// HopsHandler serves GET /hops/{id}. It answers with the stream's times as
+// JSON (hops.Relayed, with no byte of any body and no header value), and
+// 404 for an id the relay has not seen (or no longer keeps). Nil unless the
 // proxy was made with Options.Live.
 func (p *Proxy) HopsHandler() http.Handler {
 	if p.live == nil {
@@ -121,7 +121,7 @@ func (p *Proxy) HopsHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		// Copied under the lock, written outside it: every stream's pump
+		// Copy under the lock and write outside it. Every stream's pump
 		// takes the lock on each read, and a stream may hold 100k reads.
 		// Reads are only appended, so their prefix is a snapshot.
 		p.live.mu.Lock()
@@ -142,13 +142,13 @@ func (p *Proxy) HopsHandler() http.Handler {
 }
 
 // writeRelayed writes rel as hops.Relayed's JSON, a read at a time through
-// a small buffer: a client asking for a stream of 100k reads costs the
+// a small buffer. A client asking for a stream of 100k reads costs the
 // relay the buffer, not a 3 MB answer held until the client reads it.
 func writeRelayed(w http.ResponseWriter, rel *hops.Relayed) {
 	bw := bufio.NewWriterSize(w, 16<<10)
 	b := make([]byte, 0, 64)
 	b = append(b, `{"id":`...)
-	id, _ := json.Marshal(rel.ID) // a client's, under maxLiveID bytes: escaped as JSON escapes it
+	id, _ := json.Marshal(rel.ID) // a client's, under maxLiveID bytes, escaped as JSON escapes it
 	b = append(b, id...)
 	b = append(b, `,"headers_ms":`...)
 	if rel.HeadersMS == nil {

@@ -1,11 +1,11 @@
 // Package relay is drip record's streaming reverse proxy. It forwards a
 // client's requests to an upstream unchanged, hands every upstream read to
 // the client at once (a write and a flush per read, nothing buffered), and
-// writes one record.Record per exchange: the frames with their upstream
-// arrival times, the format detected from the stream, the status, the
-// tokens, and the request (method, path, body, headers) for drip replay.
-// A credential is never written down: it is forwarded, dropped from the
-// record and named in Exchange.Removed.
+// writes one record.Record per exchange. A record holds the frames with
+// their upstream arrival times, the format detected from the stream, the
+// status, the tokens, and the request (method, path, body, headers) for
+// drip replay. A credential is never written down. It is forwarded,
+// dropped from the record and named in Exchange.Removed.
 package relay
 
 import (
@@ -30,14 +30,14 @@ import (
 // Bounds on what one exchange may hold in memory.
 const (
 	// maxRequestBody bounds the request body a record keeps, which must be
-	// held to be kept; a longer one is forwarded whole, not kept.
+	// held to be kept. A longer one is forwarded whole, not kept.
 	maxRequestBody = 32 << 20
-	// maxBodiesInFlight is Options.MaxBodiesInFlight's default: 30
-	// uploads of 33 MB at once would otherwise hold a gigabyte.
+	// maxBodiesInFlight is Options.MaxBodiesInFlight's default. Without a
+	// bound, 30 uploads of 33 MB at once would hold a gigabyte.
 	maxBodiesInFlight = 256 << 20
-	// maxResponsesInFlight is Options.MaxResponsesInFlight's default:
-	// eight streams at the default --max-bytes. 40 clients reading a long
-	// stream each held 64 MiB apiece without it, 5.6 GB.
+	// maxResponsesInFlight is Options.MaxResponsesInFlight's default, the
+	// size of eight streams at the default --max-bytes. 40 clients reading
+	// a long stream each held 64 MiB apiece without it, 5.6 GB.
 	maxResponsesInFlight = 512 << 20
 	readBufferSize       = 32 << 10
 )
@@ -48,27 +48,27 @@ var (
 	errStopped = errors.New("drip record stopped")
 )
 
-// Options configure a Proxy; Upstream is required.
+// Options configure a Proxy. Upstream is required.
 type Options struct {
 	Upstream    *url.URL
-	Client      *http.Client // nil: probe.NewClient(0)
-	Clock       probe.Clock  // nil: time.Now
-	StallMS     float64      // 0: stats.DefaultStall
+	Client      *http.Client // nil means probe.NewClient(0)
+	Clock       probe.Clock  // nil means time.Now
+	StallMS     float64      // 0 means stats.DefaultStall
 	IdleTimeout time.Duration
 	Timeout     time.Duration
-	// MaxBytes and MaxFrames are drip run's per-stream bounds: past
+	// MaxBytes and MaxFrames are drip run's per-stream bounds. Past
 	// either the record keeps what came before and is marked limit, while
-	// the client still gets every byte (0: probe's defaults).
+	// the client still gets every byte. Zero means probe's defaults.
 	MaxBytes   int
 	MaxFrames  int
-	FrameLimit int // largest frame the decoders accept; 0: theirs
+	FrameLimit int // largest frame the decoders accept, 0 for theirs
 	// MaxBodiesInFlight bounds the request-body bytes all exchanges keep
-	// at once; a body that would pass it is forwarded, not kept (0:
-	// 256 MiB).
+	// at once. A body that would pass it is forwarded, not kept. Zero
+	// means 256 MiB.
 	MaxBodiesInFlight int
 	// MaxResponsesInFlight bounds the response bytes all exchanges keep
-	// at once; past it a record keeps what came before, marked limit,
-	// and the client still gets every byte (0: 512 MiB).
+	// at once. Past it a record keeps what came before, marked limit,
+	// and the client still gets every byte. Zero means 512 MiB.
 	MaxResponsesInFlight int
 	RunID                string
 	// Live keeps each stream's read times by its record.StreamHeader id
@@ -80,7 +80,7 @@ type Options struct {
 type Stats struct {
 	Recorded    atomic.Int64 // exchanges written
 	Lost        atomic.Int64 // exchanges whose record could not be written
-	Unread      atomic.Int64 // requests whose body never came whole: not forwarded, not recorded
+	Unread      atomic.Int64 // requests whose body never came whole, neither forwarded nor recorded
 	Streams     atomic.Int64 // of which streamed
 	Passthrough atomic.Int64 // of which did not stream
 	Failed      atomic.Int64 // streams recorded as failed
@@ -94,7 +94,7 @@ type Proxy struct {
 	ctx  context.Context
 	sink func(*record.Record) error
 	mu   sync.Mutex // serializes sink
-	// bodies is what is left of MaxBodiesInFlight; held is the bytes of
+	// bodies is what is left of MaxBodiesInFlight. held is the bytes of
 	// bodies the exchanges written held, since memory was last returned.
 	bodies    budget
 	responses budget // what is left of MaxResponsesInFlight
@@ -113,20 +113,21 @@ type Proxy struct {
 	// masked in every record as the request's own credentials are.
 	upstreamSecrets []string
 	live            *live // nil unless Options.Live
-	// wallClock: Options.Clock was nil, so reads are stamped by the clock
-	// the kernel stamps segments with, and the upstream can be witnessed.
+	// wallClock says Options.Clock was nil. Reads are then stamped by the
+	// clock the kernel stamps segments with, and the upstream can be
+	// witnessed.
 	wallClock bool
 }
 
 // New returns a proxy to o.Upstream. Every exchange's record goes to sink,
-// one call at a time, as the exchange ends; an error says it was not
-// written (Stats.Lost). When ctx is done, exchanges in flight are
-// canceled and recorded as canceled, and no client is waited on.
+// one call at a time, as the exchange ends. An error from sink says the
+// record was not written (Stats.Lost). When ctx is done, exchanges in
+// flight are canceled and recorded as canceled, and no client is waited on.
 func New(ctx context.Context, o Options, sink func(*record.Record) error) *Proxy {
 	if o.Client == nil {
 		o.Client = probe.NewClient(0)
 	}
-	// A redirect goes to the client as it came: following it would answer
+	// A redirect goes to the client as it came. Following it would answer
 	// for the client, and a hop to another host would take its key along.
 	c := *o.Client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -183,7 +184,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	e := &exchange{p: p, conn: c, path: r.URL.Path, rawPath: r.URL.EscapedPath(), mask: redact.NewMasker(append(probe.RequestSecrets(r), p.upstreamSecrets...))}
 	if err := e.readBody(r); err != nil {
-		// Nothing was sent: there is no exchange to record.
+		// Nothing was sent, so there is no exchange to record.
 		e.dropBody()
 		p.Stats.Unread.Add(1)
 		if p.ctx.Err() == nil {
@@ -201,23 +202,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.run(w, r)
 	x.Downstream = downstreamTCP(before, socketCounters(socket))
 	if e.rest != nil {
-		e.dropBody() // a prefix: no model, prompt or stream flag to find in it
+		e.dropBody() // only a prefix, with no model, prompt or stream flag to find in it
 		e.rest = nil
 	}
-	// Decoding and writing the record wait for no client: the handler
+	// Decoding and writing the record wait for no client. The handler
 	// returns, ending the response (and freeing a kept-alive connection
 	// for its next request), while they go on.
 	p.enqueue(e)
 	if e.cut {
-		// Returning would end a chunked body cleanly: a client would take a
-		// reset upstream's half answer for a whole one. This aborts the
+		// Returning would end a chunked body cleanly, and a client would
+		// take a reset upstream's half answer for a whole one. This aborts the
 		// connection instead, as net/http/httputil's ReverseProxy does.
 		panic(http.ErrAbortHandler)
 	}
 }
 
 // enqueue hands a forwarded exchange to the one goroutine that builds and
-// writes records, started when there is work: streams that end together
+// writes records, started when there is work. Streams that end together
 // then take at most one core from the streams still forwarding.
 func (p *Proxy) enqueue(e *exchange) {
 	p.wg.Add(1)
@@ -258,12 +259,12 @@ func (p *Proxy) drain() {
 // the queue of records has emptied. At GOGC 400 (gctune) and with no
 // memory limit, the heap a burst of large exchanges grew stays resident
 // until the next forced collection, minutes later, with nothing left in
-// it: 30 uploads of 33 MB held 4.5 GB.
+// it. Without this, 30 uploads of 33 MB held 4.5 GB.
 const returnAfter = 64 << 20
 
 // returnMemory returns free memory to the system once the exchanges
-// written since it last did held atLeast bytes: a collection and a
-// scavenge, one at a time, so the garbage of large bodies (the copies
+// written since it last did held atLeast bytes. It runs a collection and
+// a scavenge, one at a time, so the garbage of large bodies (the copies
 // made to mask and write them) does not pile up to GOGC's five times the
 // live heap, nor stay once they are written.
 func (p *Proxy) returnMemory(atLeast int64) {
@@ -299,7 +300,7 @@ func (p *Proxy) emit(rec *record.Record) {
 }
 
 // upstreamURL joins the upstream's path with the client's, and their
-// queries. The client's path is forwarded as it was written: an encoded
+// queries. The client's path is forwarded as it was written. An encoded
 // %2F in a Bedrock ARN decoded would split one segment in two, and a
 // signed request would no longer match its signature.
 func (p *Proxy) upstreamURL(in *url.URL, rawQuery string) *url.URL {

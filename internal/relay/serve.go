@@ -25,7 +25,7 @@ const ShutdownGrace = 5 * time.Second
 // Recording is where drip record's proxy serves and what it writes.
 type Recording struct {
 	Listener net.Listener       // the clients' (--listen)
-	Hops     net.Listener       // the stream times' (--hops-addr); nil: not served
+	Hops     net.Listener       // the stream times' (--hops-addr), nil when not served
 	Out      string             // the record file's name, for the lines on Stderr
 	Records  *pipeline.Pipeline // each exchange's record, as it ends
 	Stderr   io.Writer
@@ -36,7 +36,7 @@ type Recording struct {
 	Terminal bool
 }
 
-// RecordsLost is drip record's failed write: its exit, 3, stands after a
+// RecordsLost is drip record's failed write. Its exit, 3, stands after a
 // signal too, for the file lacks exchanges the signal's code would not
 // tell of.
 type RecordsLost struct{ error }
@@ -55,10 +55,10 @@ func Serve(ctx context.Context, rec Recording, o Options) error {
 		rec.Listener.Addr(), sanitize.Line(probe.RedactURL(o.Upstream.String())), sanitize.Line(rec.Out))
 	stopHops := p.serveHops(rec.Stderr, rec.Hops) // its line after the proxy's first, which names the proxy's address
 	defer stopHops()
-	// A client is waited on for no longer than the idle timeout: for its
-	// headers, between requests on a kept-alive connection, and (the
-	// proxy's own deadlines) for each read of its body and write of its
-	// response.
+	// A client is waited on for no longer than the idle timeout. That holds
+	// for its headers, between requests on a kept-alive connection, and
+	// (the proxy's own deadlines) for each read of its body and write of
+	// its response.
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: min(10*time.Second, o.IdleTimeout), IdleTimeout: o.IdleTimeout, ConnContext: WithClientConn}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(rec.Listener) }()
@@ -85,7 +85,7 @@ func Serve(ctx context.Context, rec Recording, o Options) error {
 }
 
 // stop stops the server and waits for every exchange to be written. The
-// exchanges in flight see ctx done, end as canceled and wait on no client;
+// exchanges in flight see ctx done, end as canceled and wait on no client.
 // Shutdown waits for their handlers, and past the grace period the
 // connections still open are closed.
 func (p *Proxy) stop(srv *http.Server) {
@@ -97,29 +97,29 @@ func (p *Proxy) stop(srv *http.Server) {
 	p.Wait()
 }
 
-// Bounds on the hops endpoint's clients: it serves a few small answers
+// Bounds on the hops endpoint's clients. It serves a few small answers
 // to drip watch, so none may hold the relay's files or memory for long.
 const (
-	// hopsConns is the connections served at once; more wait to be
+	// hopsConns is the connections served at once. More wait to be
 	// accepted, in the kernel's backlog, holding none of the relay's
 	// files (244 idle ones under ulimit -n 256 starved its clients).
 	hopsConns = 64
 	// hopsHeaderTimeout is how long a connection may take to send a
 	// request's headers, the first or the next once it sends a byte.
 	hopsHeaderTimeout = 5 * time.Second
-	// hopsWriteTimeout is how long an answer may take to be read: 100k
+	// hopsWriteTimeout is how long an answer may take to be read. 100k
 	// reads are 3 MB, a moment's work on any path drip watch takes.
 	hopsWriteTimeout = 10 * time.Second
 	// hopsIdleTimeout is how long a kept-alive connection may wait for
-	// its next request; drip watch asks every few hundred ms.
+	// its next request. drip watch asks every few hundred ms.
 	hopsIdleTimeout = 30 * time.Second
-	// hopsMaxHeader bounds a request's headers: a GET of an id under
+	// hopsMaxHeader bounds a request's headers. A GET of an id under
 	// maxLiveID bytes needs a few hundred.
 	hopsMaxHeader = 8 << 10
 )
 
 // serveHops serves the proxy's stream times on ln until the returned
-// stop; nothing without ln.
+// stop is called. Without ln it serves nothing.
 func (p *Proxy) serveHops(stderr io.Writer, ln net.Listener) (stop func()) {
 	if ln == nil {
 		return func() {}
@@ -145,7 +145,7 @@ func lost(s *Stats) string {
 	return ""
 }
 
-// counts is the record line's tally; canceled streams are named only when
+// counts is the record line's tally. Canceled streams are named only when
 // there are some (a client went away, or Ctrl-C cut a stream in flight).
 func counts(s *Stats) string {
 	canceled := ""
@@ -159,8 +159,9 @@ func counts(s *Stats) string {
 		stats.Count(int(s.Recorded.Load()), "exchange"), stats.Count(int(s.Streams.Load()), "stream"), s.Failed.Load(), canceled, s.Passthrough.Load())
 }
 
-// liveLine keeps one line on w with the exchange counts: rewritten in
-// place on a terminal, a new line for each change elsewhere (a log).
+// liveLine keeps one line on w with the exchange counts. The line is
+// rewritten in place on a terminal, and elsewhere (a log) each change
+// gets a new line.
 func liveLine(w io.Writer, s *Stats, tty bool) (stop func()) {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {

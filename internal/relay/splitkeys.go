@@ -14,27 +14,27 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// removedSplitKey names, in exchange.removed, a response body not kept: it
+// removedSplitKey names, in exchange.removed, a response body not kept. It
 // held a credential said across frames that could not be masked in it.
 const removedSplitKey = "response (a credential split across frames)"
 
 // maskFramesAndBody masks the frames' text for the request's credentials
-// as the probe does, a key the upstream said across frames included (the
-// body itself was masked where a key stands whole), and stars the same
+// as the probe does, including a key the upstream said across frames. (The
+// body itself was masked where a key stands whole.) It stars the same
 // bytes in the kept body.
 //
 // The body is what the client got (up to --max-bytes) and what fixtures
-// serve --from sends back, so past --max-frames it still holds frames the
+// serve --from sends back. Past --max-frames it still holds frames the
 // record does not keep, and a key split across those must be starred
-// there too. So the body's frames are walked again, all of them but one
-// at a time, none kept (what --max-frames bounds stays bounded), when
-// masking changed a kept frame or the kept frames reached the bound or
-// stop before the reads keep merged.
-// Starring, not dropping the body, keeps what serving it back needs; a
-// body whose starred copy does not decode to the masked frames, frame for
-// frame (a piece the body escapes, Bedrock's binary events), or that says
-// the tokens again (logprobs), is not kept,
-// nor its reads, and exchange.removed says so.
+// there too. So the body's frames are walked again when masking changed a
+// kept frame, or when the kept frames reached the bound or stop before the
+// reads keep merged. The walk sees all of them but one at a time and keeps
+// none, so what --max-frames bounds stays bounded.
+// Starring, not dropping the body, keeps what serving it back needs. Some
+// bodies are not kept, nor their reads, and exchange.removed says so. Such
+// a body's starred copy does not decode to the masked frames, frame for
+// frame (a piece the body escapes, Bedrock's binary events), or the body
+// says the tokens again (logprobs).
 func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if e.mask == nil {
 		return
@@ -54,8 +54,8 @@ func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 }
 
 // carriesLogprobs reports per-token log probabilities in body (OpenAI's
-// "logprobs": {...} or [...], not null): they say each token again, as a
-// string and as its UTF-8 bytes in numbers, where starring the frame's
+// "logprobs" set to {...} or [...], not null). They say each token again,
+// as a string and as its UTF-8 bytes in numbers, where starring the frame's
 // text does not reach.
 func carriesLogprobs(body []byte) bool {
 	const key = `"logprobs":`
@@ -71,12 +71,12 @@ func carriesLogprobs(body []byte) bool {
 	}
 }
 
-// starSplitKeys stars in a copy of body what masking stars of each of
-// its frames' text, finding the frames in order where the body holds the
-// text byte for byte: as a JSON string (SSE and NDJSON events) or as it
-// is (a raw stream). out is nil when masking starred nothing; ok is false
-// when a starred frame's text is not found so. masked sums body's frames
-// with their text masked, which out must decode to.
+// starSplitKeys stars in a copy of body what masking stars of each of its
+// frames' text, finding the frames in order where the body holds the text
+// byte for byte. The text stands as a JSON string (SSE and NDJSON events)
+// or as it is (a raw stream). out is nil when masking starred nothing. ok
+// is false when a starred frame's text is not found so. masked sums body's
+// frames with their text masked, which out must decode to.
 func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, masked frameSum, ok bool) {
 	text, at := probe.NewFrameText(e.mask), 0
 	masked = newFrameSum()
@@ -114,9 +114,9 @@ func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, 
 }
 
 // decodesTo reports whether out, a body with keys starred, decodes to the
-// frames masked sums (its frames with their text masked, frame for frame):
-// the body served back says what the record does (an error body's decode
-// had, out's has at the same frame).
+// frames masked sums (its frames with their text masked, frame for frame).
+// Then the body served back says what the record does. If the body's
+// decode met an error, out's meets it at the same frame.
 func (e *exchange) decodesTo(out []byte, reads []record.Read, masked frameSum) bool {
 	got := newFrameSum()
 	for f := range e.bodyFrames(out, reads) {
@@ -126,7 +126,7 @@ func (e *exchange) decodesTo(out []byte, reads []record.Read, masked frameSum) b
 }
 
 // frameSum is a SHA-256 of frames, each its kind, channel and text (its
-// length first), in order: two bodies' frames compared without keeping
+// length first), in order. It compares two bodies' frames without keeping
 // them (what --max-frames bounds stays bounded).
 type frameSum struct{ h hash.Hash }
 
@@ -141,7 +141,7 @@ func (s frameSum) equal(o frameSum) bool { return bytes.Equal(s.h.Sum(nil), o.h.
 
 // bodyFrames are the frames body decodes to as finish's decode finds them
 // (adapters.Auto, the response's type), with no bound on their number and
-// none kept: each with what masking reads of it (kind, channel, text).
+// none kept. Each comes with what masking reads of it (kind, channel, text).
 // They end where a decode error ends the record's.
 func (e *exchange) bodyFrames(body []byte, reads []record.Read) iter.Seq[record.Frame] {
 	return func(yield func(record.Frame) bool) {
@@ -161,7 +161,8 @@ func (e *exchange) bodyFrames(body []byte, reads []record.Read) iter.Seq[record.
 }
 
 // jsonString is s as a JSON string when it needs no escape (its bytes
-// then stand in the body one for one); else nil, which no body holds.
+// then stand in the body one for one). Otherwise it is nil, which no body
+// holds.
 func jsonString(s string) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

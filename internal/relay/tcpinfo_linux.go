@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// tcpCounters are the TCP_INFO figures a relay keeps of a client's socket;
+// tcpCounters are the TCP_INFO figures a relay keeps of a client's socket.
 // ok is false when the kernel gave none.
 type tcpCounters struct {
 	ok            bool
@@ -17,7 +17,7 @@ type tcpCounters struct {
 	dsackDups     uint32
 }
 
-// socketCounters asks the kernel for c's TCP_INFO: one getsockopt.
+// socketCounters asks the kernel for c's TCP_INFO with one getsockopt.
 func socketCounters(c *net.TCPConn) tcpCounters {
 	if c == nil {
 		return tcpCounters{}

@@ -4,8 +4,8 @@ package relay
 
 import "net"
 
-// tcpCounters are the TCP_INFO figures a relay keeps of a client's socket;
-// only Linux gives them here, so ok stays false.
+// tcpCounters are the TCP_INFO figures a relay keeps of a client's socket.
+// Only Linux gives them here, so ok stays false.
 type tcpCounters struct {
 	ok                        bool
 	rttUS, totalRetrans, lost uint32

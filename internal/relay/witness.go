@@ -27,9 +27,9 @@ func traceConn(req *http.Request, c *net.Conn) *http.Request {
 }
 
 // witnessUpstream starts witnessing the reads of conn from its headers,
-// tms into the exchange; nil when the kernel stamps nothing there (not
-// Linux, a client not made by probe.NewClient) or the proxy's clock is
-// not the wall clock the kernel stamps with.
+// tms into the exchange. It returns nil when the kernel stamps nothing
+// there (not Linux, a client not made by probe.NewClient) or the proxy's
+// clock is not the wall clock the kernel stamps with.
 func witnessUpstream(conn net.Conn, wallClock bool, tms float64) *upstreamWitness {
 	if !wallClock || conn == nil {
 		return nil
@@ -42,7 +42,7 @@ func witnessUpstream(conn net.Conn, wallClock bool, tms float64) *upstreamWitnes
 }
 
 // read takes the kernel's stamp of the read that returned at now, its lag
-// alone: it comes before the bytes go on to the client, so it asks the
+// alone. It comes before the bytes go on to the client, so it asks the
 // kernel nothing more (no TCP_INFO). A nil witness gives nothing.
 func (u *upstreamWitness) read(now time.Time) record.WitnessRead {
 	if u == nil {
@@ -58,8 +58,8 @@ func (u *upstreamWitness) add(r record.WitnessRead) {
 	}
 }
 
-// mergeLast keeps the account of a read keep merged into the last one:
-// the merged read has the last one's time, so its lag.
+// mergeLast keeps the account of a read keep merged into the last one.
+// The merged read has the last one's time, so it has its lag too.
 func (u *upstreamWitness) mergeLast(r record.WitnessRead) {
 	if u == nil || len(u.reads) == 0 {
 		return
@@ -69,8 +69,8 @@ func (u *upstreamWitness) mergeLast(r record.WitnessRead) {
 	*last = r
 }
 
-// witness is the record's account, sampled once more at the end (tms);
-// nil when the reads the record frames are not the ones kept here (a
+// witness is the record's account, sampled once more at the end (tms).
+// It is nil when the reads the record frames are not the ones kept here (a
 // body decoded from gzip, say) or nothing was witnessed.
 func (u *upstreamWitness) witness(tms float64, framed int) *record.Witness {
 	if u == nil || framed != len(u.reads) {
@@ -84,7 +84,7 @@ func (u *upstreamWitness) witness(tms float64, framed int) *record.Witness {
 }
 
 // upstreamWitness is the record's account of the reads from the upstream,
-// framed from reads; none for a compressed response, whose decoded reads
+// framed from reads. A compressed response has none, as its decoded reads
 // are not the socket's.
 func (e *exchange) upstreamWitness(reads []record.Read) *record.Witness {
 	if e.rec.ContentEncoding != "" {
