@@ -78,9 +78,9 @@ type runHistograms struct {
 }
 
 func countRuns(vals [][]float64) runHistograms {
-	h := runHistograms{counts: make([][]int, len(vals)), total: make([]int, len(bucketEdges)+1), lo: len(bucketEdges) + 1, hi: -1}
+	h := runHistograms{counts: make([][]int, len(vals)), total: make([]int, stats.GapBuckets), lo: stats.GapBuckets, hi: -1}
 	for i, v := range vals {
-		h.counts[i] = make([]int, len(bucketEdges)+1)
+		h.counts[i] = make([]int, stats.GapBuckets)
 		l, hi, _ := countBuckets(v, h.counts[i])
 		h.lo, h.hi = min(h.lo, l), max(h.hi, hi)
 		for b, n := range h.counts[i] {
@@ -192,7 +192,7 @@ func CompareHeatmaps(names []string, runs [][]*record.Record, byTime bool, selRu
 	}
 	lines := []string{joinColumns(cols, " ")}
 	if extra > 0 {
-		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(colW-labelWidth), sc.span, width, st))
+		lines = append(lines, heatLegend(stats.HeatShadeEdges(sc.stallMS), byTime, sc.per(colW-labelWidth), sc.span, width, st))
 		if selRun >= 0 && selRun < len(runs) && sel >= 0 && sel < len(runs[selRun]) {
 			lines = append(lines, streamLine(names[selRun], runs[selRun][sel], st))
 		}

@@ -10,29 +10,17 @@ import (
 
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
-
-// bucketEdges are the upper edges (ms) of the histogram's log buckets, in a
-// 1-2-5 series. A lone 700 ms stall gets its own row beside a mass at 25 ms.
-var bucketEdges = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
-
-func bucketOf(v float64) int {
-	for i, e := range bucketEdges {
-		if v < e {
-			return i
-		}
-	}
-	return len(bucketEdges)
-}
 
 func bucketLabel(i int) string {
 	switch {
 	case i == 0:
 		return "<1ms"
-	case i == len(bucketEdges):
-		return "≥" + axisLabel(bucketEdges[i-1])
+	case i == len(stats.GapBucketEdges):
+		return "≥" + axisLabel(stats.GapBucketEdges[i-1])
 	}
-	lo, hi := bucketEdges[i-1], bucketEdges[i]
+	lo, hi := stats.GapBucketEdges[i-1], stats.GapBucketEdges[i]
 	if lo >= 1000 {
 		return axisLabel(lo) + "–" + axisLabel(hi)
 	}
@@ -50,7 +38,7 @@ func Gaps(r *record.Record, width, height int, st *Styles) string {
 	if len(gaps) == 0 {
 		return Note("no gaps yet: they need two content frames", width, height, st)
 	}
-	counts := make([]int, len(bucketEdges)+1)
+	counts := make([]int, stats.GapBuckets)
 	lo, hi, most := countBuckets(gaps, counts)
 	// Contiguous buckets show the log scale's empty stretches. Short of room,
 	// only non-empty ones are kept, then the largest gaps, because the stalls
@@ -96,12 +84,12 @@ func barLines(rows []span, counts []int, stallMS float64, width int, st *Styles)
 }
 
 // countBuckets counts each value into its bucket (counts holds one per
-// bucket, len(bucketEdges)+1). It returns the first and last non-empty
+// bucket, stats.GapBuckets). It returns the first and last non-empty
 // buckets and the largest count. lo > hi when vals is empty.
 func countBuckets(vals []float64, counts []int) (lo, hi, most int) {
 	lo, hi = len(counts), -1
 	for _, v := range vals {
-		b := bucketOf(v)
+		b := stats.GapBucket(v)
 		counts[b]++
 		lo, hi, most = min(lo, b), max(hi, b), max(most, counts[b])
 	}
@@ -194,11 +182,11 @@ func (s span) label() string {
 	case s.from == s.to:
 		return bucketLabel(s.from)
 	case s.from == 0:
-		return "<" + axisLabel(bucketEdges[s.to])
-	case s.to == len(bucketEdges):
-		return "≥" + axisLabel(bucketEdges[s.from-1])
+		return "<" + axisLabel(stats.GapBucketEdges[s.to])
+	case s.to == len(stats.GapBucketEdges):
+		return "≥" + axisLabel(stats.GapBucketEdges[s.from-1])
 	}
-	lo, hi := bucketEdges[s.from-1], bucketEdges[s.to]
+	lo, hi := stats.GapBucketEdges[s.from-1], stats.GapBucketEdges[s.to]
 	if lo >= 1000 {
 		return axisLabel(lo) + "–" + axisLabel(hi)
 	}
@@ -209,9 +197,9 @@ func (s span) label() string {
 // above it is stalls, and a row it falls inside may hold some.
 func (s span) style(stallMS float64, st *Styles) lipgloss.Style {
 	switch {
-	case s.from > 0 && bucketEdges[s.from-1] >= stallMS:
+	case s.from > 0 && stats.GapBucketEdges[s.from-1] >= stallMS:
 		return st.StallMid
-	case s.to < len(bucketEdges) && bucketEdges[s.to] > stallMS:
+	case s.to < len(stats.GapBucketEdges) && stats.GapBucketEdges[s.to] > stallMS:
 		return st.Stall
 	}
 	return st.Text

@@ -8,27 +8,12 @@ import (
 
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 )
 
 // shadeGlyphs match Styles.Shades, a shade per log band of gap with the
 // last a stall, readable without colour.
 var shadeGlyphs = [4]rune{'░', '▒', '▓', '█'}
-
-// shadeEdges are the upper edges of the first shades for a stall
-// threshold, 10 ms and 50 ms, kept below the threshold.
-func shadeEdges(stallMS float64) [3]float64 {
-	e2 := min(50, stallMS)
-	return [3]float64{min(10, e2), e2, stallMS}
-}
-
-func shade(v float64, edges [3]float64) int {
-	for i, e := range edges {
-		if v < e {
-			return i
-		}
-	}
-	return 3
-}
 
 // Heatmap renders one row per run (the current run last) and one column per
 // content frame index, or per time bucket when byTime is set. Each cell is
@@ -43,7 +28,7 @@ func Heatmap(runs []*record.Record, byTime bool, skip, width, height int, st *St
 	rows := max(1, height-1)
 	lines := heatRows(runs, byTime, skip, rows, len(runs)-1, &st.Value, sc, width, st)
 	if height >= 2 {
-		lines = append(lines, heatLegend(shadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
+		lines = append(lines, heatLegend(stats.HeatShadeEdges(sc.stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
 	}
 	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }
@@ -85,7 +70,7 @@ func (sc heatScale) per(plotW int) int { return max(1, (sc.maxGaps+plotW-1)/plot
 // scale sc. The label of run hi is drawn with hiStyle.
 func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *lipgloss.Style, sc heatScale, width int, st *Styles) []string {
 	plotW := width - labelWidth
-	edges := shadeEdges(sc.stallMS)
+	edges := stats.HeatShadeEdges(sc.stallMS)
 	// Few frames, so each frame index gets a wider column and runs stay readable.
 	cw := 1
 	if !byTime && sc.maxGaps > 0 && sc.maxGaps < plotW {
@@ -108,7 +93,7 @@ func heatRows(runs []*record.Record, byTime bool, skip, rows, hi int, hiStyle *l
 		row := newCellRow(plotW, ' ', nil)
 		for c, v := range val {
 			if v >= 0 {
-				s := shade(v, edges)
+				s := stats.HeatShade(v, edges)
 				row.set(c, shadeGlyphs[s], &st.Shades[s])
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/driplab/drip/stats"
 )
 
 // Legends in a narrow panel keep whole entries: the timeline's glyphs
@@ -41,7 +43,7 @@ func TestLegendsKeepWholeEntries(t *testing.T) {
 		{40, false, 2, "█ stall ≥250ms", "·"},
 		{56, false, 1, "█ stall ≥250ms · 1 frame/cell", "frames"},
 	} {
-		got := ansi.Strip(heatLegend(shadeEdges(250), tc.byTime, tc.per, 2490, tc.width, &st))
+		got := ansi.Strip(heatLegend(stats.HeatShadeEdges(250), tc.byTime, tc.per, 2490, tc.width, &st))
 		if ansi.StringWidth(got) > tc.width || !strings.HasSuffix(got, tc.want) || (tc.without != "" && strings.Contains(got, tc.without)) {
 			t.Errorf("heat legend at %d (by time %v): %q, want it to end %q within the width", tc.width, tc.byTime, got, tc.want)
 		}

@@ -276,7 +276,7 @@ func RunHeatmap(recs []*record.Record, sel int, stallMS float64, byTime bool, wi
 	}
 	lines := heatRows(recs, byTime, 0, rows, sel, &st.TitleFocused, sc, width, st)
 	if height >= 2 {
-		lines = append(lines, heatLegend(shadeEdges(stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
+		lines = append(lines, heatLegend(stats.HeatShadeEdges(stallMS), byTime, sc.per(width-labelWidth), sc.span, width, st))
 	}
 	return textfmt.Fit(strings.Join(lines, "\n"), width, height)
 }

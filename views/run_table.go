@@ -178,9 +178,9 @@ type Buckets struct {
 // Add counts one value.
 func (b *Buckets) Add(v float64) {
 	if b.counts == nil {
-		b.counts = make([]int, len(bucketEdges)+1)
+		b.counts = make([]int, stats.GapBuckets)
 	}
-	b.counts[bucketOf(v)]++
+	b.counts[stats.GapBucket(v)]++
 	b.n++
 }
 

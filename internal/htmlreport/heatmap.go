@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
 )
 
@@ -53,7 +54,7 @@ func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
 	perCol := (maxGaps + heatCols - 1) / heatCols
 	cols := (maxGaps + perCol - 1) / perCol
 	cellW := heatW / float64(cols)
-	edges := views.HeatShadeEdges(stallMS)
+	edges := stats.HeatShadeEdges(stallMS)
 	rows := (len(recs) + perRow - 1) / perRow
 	rowH := r1(min(14, max(3, 360/float64(rows))))
 	h := heatmap{Height: float64(rows) * rowH, RowH: rowH}
@@ -89,9 +90,9 @@ func heatRow(gaps [][]float64, perCol int, cellW, y float64, edges [3]float64, w
 	}
 	var out []heatCell
 	for c := 0; c < len(largest); {
-		sh := views.HeatShade(largest[c], edges)
+		sh := stats.HeatShade(largest[c], edges)
 		top, d := largest[c], c+1
-		for ; d < len(largest) && views.HeatShade(largest[d], edges) == sh; d++ {
+		for ; d < len(largest) && stats.HeatShade(largest[d], edges) == sh; d++ {
 			top = max(top, largest[d])
 		}
 		if sh > 0 {

@@ -47,7 +47,7 @@ func newHistogram(recs []*record.Record, stallMS float64) histogram {
 		h.Note = "no gaps: they need two content frames in a stream"
 		return h
 	}
-	counts := views.GapBucketCounts(gaps)
+	counts := stats.GapBucketCounts(gaps)
 	lo, hi, most := len(counts), 0, 0
 	for i, n := range counts {
 		if n > 0 {
@@ -61,7 +61,7 @@ func newHistogram(recs []*record.Record, stallMS float64) histogram {
 		}
 		label := views.GapBucketLabel(i)
 		h.Bars = append(h.Bars, bar{Y: float64(i-lo) * histRowH, W: r1(w), Label: label, Count: counts[i], CountX: r1(histLabelW + w + 4),
-			Stall: i > 0 && views.GapBucketFrom(i) >= stallMS,
+			Stall: i > 0 && stats.GapBucketFrom(i) >= stallMS,
 			Tip:   fmt.Sprintf("%s: %d of %d gaps (%.1f%%)", label, counts[i], len(gaps), 100*float64(counts[i])/float64(len(gaps)))})
 	}
 	h.Note = fmt.Sprintf("%d gaps of every measured stream, log buckets; hatched: at or above the %s stall threshold", len(gaps), roundLabel(stallMS))
