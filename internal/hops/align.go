@@ -8,14 +8,15 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// side is one vantage point's content frames: their times on its own
-// clock (the relay's when its kernel had the bytes, where it stamped them), the read each came in, and where each one's text ends in the
-// stream's content (cumulative bytes), which aligns frames that a hop
-// merged or split.
+// side is one vantage point's content frames. It holds their times on its
+// own clock, the read each came in, and where each one's text ends in the
+// stream's content (cumulative bytes). A relay's times are when its kernel
+// had the bytes, where it stamped them. The text ends align frames that a
+// hop merged or split.
 type side struct {
 	idx  []int // index in the record's Frames
 	t    []float64
-	lag  []float64 // how late its reader took each frame's read, by its kernel (0: not known)
+	lag  []float64 // how late its reader took each frame's read, by its kernel, or 0 when not known
 	read []int
 	end  []int
 	text string
@@ -46,20 +47,21 @@ func contentOf(r *record.Record, kernelTime bool) side {
 }
 
 // alignment maps each aligned client content frame to the relay content
-// frame that completed its last byte: the relay had all of the frame's
+// frame that completed its last byte. The relay had all of the frame's
 // text from then on.
 type alignment struct {
 	c, r side
-	at   []int // at[i]: the relay frame of client frame i; len(at) frames aligned
-	// same is the bytes of content both sides have alike, from the start;
-	// less than the client's text when they differ.
+	at   []int // the relay frame of each client frame, with len(at) frames aligned
+	// same is the bytes of content both sides have alike, from the start.
+	// It is less than the client's text when they differ.
 	same int
 }
 
 // readLags gives how late r's reader took each read, by its kernel's
-// receive stamps (record.Witness): 0 for a read it did not stamp. Only the
-// relay's side is taken back to when its kernel had the bytes. What the
-// client's own reader was late by is the client's, part of the path.
+// receive stamps (record.Witness). It gives 0 for a read it did not
+// stamp. Only the relay's side is taken back to when its kernel had the
+// bytes. What the client's own reader was late by is the client's, part
+// of the path.
 func readLags(r *record.Record) func(read int) float64 {
 	w := r.Witness
 	if w == nil || !w.Stamped {
@@ -100,8 +102,9 @@ func commonPrefix(a, b string) int {
 }
 
 // clientFrameOfByte is the aligned client content frame holding byte off
-// of the content: where a relay's stall shows in the client's text. A
-// binary search, for a client silence may hold every relay stall.
+// of the content, which is where a relay's stall shows in the client's
+// text. It searches by halves, for a client silence may hold every relay
+// stall.
 func (a *alignment) clientFrameOfByte(off int) int {
 	ends := a.c.end[:len(a.at)]
 	if i := sort.SearchInts(ends, off+1); i < len(ends) {
@@ -110,10 +113,10 @@ func (a *alignment) clientFrameOfByte(off int) int {
 	return len(a.at) - 1
 }
 
-// delays are the path's added delay per aligned client frame: its client
-// time less its relay frame's relay time, less the least of those (the
-// clocks' offset and the path's floor), so only what the path added over
-// its best shows.
+// delays are the path's added delay per aligned client frame. Each is the
+// frame's client time less its relay frame's relay time, less the least
+// of those (the clocks' offset and the path's floor). So only what the
+// path added over its best shows.
 func (a *alignment) delays() []float64 {
 	if len(a.at) == 0 {
 		return nil
@@ -121,7 +124,7 @@ func (a *alignment) delays() []float64 {
 	d := make([]float64, len(a.at))
 	floor := math.Inf(1)
 	for i, j := range a.at {
-		d[i] = a.c.t[i] - (a.r.t[j] + a.r.lag[j]) // from the relay's read: its lateness is not the path's
+		d[i] = a.c.t[i] - (a.r.t[j] + a.r.lag[j]) // from the relay's read, since its lateness is not the path's
 		floor = min(floor, d[i])
 	}
 	for i := range d {
@@ -130,7 +133,7 @@ func (a *alignment) delays() []float64 {
 	return d
 }
 
-// lastOfRead is the last aligned client frame in frame i's read: the read
+// lastOfRead is the last aligned client frame in frame i's read. The read
 // that ended a silence brought frames i to lastOfRead(i) at once.
 func (a *alignment) lastOfRead(i int) int {
 	for i+1 < len(a.at) && a.c.read[i+1] == a.c.read[i] {

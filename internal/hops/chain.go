@@ -8,17 +8,17 @@ import (
 )
 
 // HopTTFT is one hop's share of TTFT over the client's streams, when
-// relays in a chain each recorded them: from the server to the relay
-// nearest it, from each relay to the next, and from the last to the
-// client.
+// relays in a chain each recorded them. The hops run from the server to
+// the relay nearest it, from each relay to the next, and from the last to
+// the client.
 type HopTTFT struct {
 	From string     `json:"from"` // "server" or a relay file
 	To   string     `json:"to"`   // a relay file or "client"
 	TTFT stats.Dist `json:"ttft_ms"`
 }
 
-// relayTTFT is the relay's own TTFT: the upstream's share and the
-// relay's lateness together.
+// relayTTFT is the relay's own TTFT, the upstream's share and the relay's
+// lateness together.
 func (s *Stream) relayTTFT() *float64 {
 	if s.TTFT.UpstreamMS == nil {
 		return nil
@@ -30,7 +30,8 @@ func (s *Stream) relayTTFT() *float64 {
 }
 
 // byClientStream groups the report's streams by the client stream each
-// puts beside a relay: one group a client stream, a Stream a relay.
+// puts beside a relay. There is one group per client stream and one
+// Stream per relay in it.
 func byClientStream(ss []Stream) [][]*Stream {
 	type key struct {
 		seq int
@@ -52,8 +53,8 @@ func byClientStream(ss []Stream) [][]*Stream {
 }
 
 // nearest is each client stream once, beside the relay nearest the
-// server (the least TTFT of its own): pooling a stream once a relay
-// counted each of its stalls once a relay.
+// server (the least TTFT of its own). Pooling a stream once per relay
+// would count each of its stalls once per relay.
 func nearest(groups [][]*Stream) []Stream {
 	out := make([]Stream, 0, len(groups))
 	for _, g := range groups {
@@ -68,8 +69,8 @@ func nearest(groups [][]*Stream) []Stream {
 	return out
 }
 
-// chainOrder is the relay files from the server outward: by the median
-// of each relay's own TTFT over the streams.
+// chainOrder is the relay files from the server outward, ordered by the
+// median of each relay's own TTFT over the streams.
 func chainOrder(groups [][]*Stream) []string {
 	ttfts := map[string][]float64{}
 	for _, g := range groups {
@@ -90,8 +91,8 @@ func chainOrder(groups [][]*Stream) []string {
 }
 
 // ttftHops splits TTFT hop by hop over the client streams every relay of
-// the chain recorded; nil with fewer than two relays (then the upstream
-// and path shares are the hops).
+// the chain recorded. It is nil with fewer than two relays, since then the
+// upstream and path shares are the hops.
 func ttftHops(groups [][]*Stream) []HopTTFT {
 	order := chainOrder(groups)
 	if len(order) < 2 {
@@ -107,7 +108,7 @@ func ttftHops(groups [][]*Stream) []HopTTFT {
 			}
 		}
 		if len(at) != len(order) {
-			continue // a relay missed the stream: its hops are not known
+			continue // a relay missed the stream, so its hops are not known
 		}
 		prev := 0.0
 		for i, f := range order {

@@ -6,26 +6,26 @@ import (
 )
 
 // Relayed is a relay's times for one stream, as drip record --hops-addr
-// serves them while the stream runs: when the upstream's headers and each
-// read came (ms from the relay's request to the upstream) and the bytes
-// each brought, as forwarded. It holds no byte of any body and no header
-// value.
+// serves them while the stream runs. It holds when the upstream's headers
+// and each read came (ms from the relay's request to the upstream) and the
+// bytes each brought, as forwarded. It holds no byte of any body and no
+// header value.
 type Relayed struct {
 	ID        string        `json:"id"`
 	HeadersMS *float64      `json:"headers_ms"`
 	Reads     []record.Read `json:"reads"`
 	Done      bool          `json:"done"`
-	// Cut says the relay kept no more of this stream's reads: past its
+	// Cut says the relay kept no more of this stream's reads. Past its
 	// bound on the reads it keeps for all streams, the rest went unkept.
 	Cut bool `json:"cut,omitempty"`
 }
 
 // Live puts a client's record, finished or still running, beside a
 // relay's times for the same stream. The relay's frames are the client's,
-// each at the time of the relay read that completed its bytes (the
-// frames' wire bytes counted in order: the relay forwards the same body);
-// frames past the relay's last read are left out. Nil when no content
-// frame is covered.
+// each at the time of the relay read that completed its bytes. The frames'
+// wire bytes are counted in order, because the relay forwards the same
+// body. Frames past the relay's last read are left out. Live returns nil
+// when no content frame is covered.
 func Live(client *record.Record, rel Relayed) *Stream {
 	relay := &record.Record{V: record.RecordVersion, RunID: "relay", Phase: record.PhaseMeasure, HeadersMS: rel.HeadersMS,
 		Exchange: &record.Exchange{Header: map[string][]string{record.StreamHeader: {rel.ID}}}}
@@ -58,9 +58,9 @@ func Live(client *record.Record, rel Relayed) *Stream {
 	return &s
 }
 
-// Holding says who holds what a running stream's client has not got: the
-// path when the relay has passed on bytes the client has no frame of
-// (what a server writes, it writes in whole frames), else the upstream.
+// Holding says who holds what a running stream's client has not got. It is
+// the path when the relay has passed on bytes the client has no frame of,
+// since a server writes in whole frames. Otherwise it is the upstream.
 func Holding(client *record.Record, rel Relayed) string {
 	passed, got := 0, 0
 	for _, r := range rel.Reads {

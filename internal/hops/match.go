@@ -1,11 +1,12 @@
-// Package hops puts two vantage points of one stream side by side: the
-// client's record (drip run, drip watch) and a relay's record of the same
-// exchange (drip record, beside the model server). It matches them, aligns
-// their frames by content and gives every stall at the client an owner:
-// the upstream (the relay saw the same gap) or the path after the relay
-// (it did not). The hosts' clocks are never compared: each side's times
-// are offsets from its own start, and the path's delay per frame is the
-// difference of the two, relative to its minimum.
+// Package hops puts two vantage points of one stream side by side. One is
+// the client's record (drip run, drip watch), the other a relay's record
+// of the same exchange (drip record, beside the model server). It matches
+// them, aligns their frames by content and gives every stall at the
+// client an owner. The owner is the upstream when the relay saw the same
+// gap, and the path after the relay when it did not. The hosts' clocks
+// are never compared. Each side's times are offsets from its own start,
+// and the path's delay per frame is the difference of the two, relative
+// to its minimum.
 package hops
 
 import (
@@ -23,7 +24,7 @@ type File struct {
 	Records []*record.Record
 }
 
-// FileError refuses a file that does not belong with the others: the
+// FileError refuses a file that does not belong with the others. The
 // command exits 2 naming it.
 type FileError struct {
 	File string
@@ -45,13 +46,13 @@ type pair struct {
 }
 
 // match pairs each of client's streams with at most one exchange of each
-// relay file (relays in a chain each recorded it): by the id the client
-// sent, else by the request body (kept with --keep-request), the first
-// exchange not yet taken with the same body. An id that two client
-// streams, or two exchanges of one file, claim is ambiguous: it pairs
-// nothing in that file, by id or by body, and is reported. A relay file
-// none of whose exchanges matches, or a client file that is a relay's, is
-// refused.
+// relay file, as relays in a chain each recorded it. It matches by the id
+// the client sent, else by the request body (kept with --keep-request),
+// taking the first exchange not yet taken with the same body. An id that
+// two client streams, or two exchanges of one file, claim is ambiguous.
+// It pairs nothing in that file, by id or by body, and is reported. A
+// relay file none of whose exchanges matches, or a client file that is a
+// relay's, is refused.
 func match(client File, relays []File) ([]pair, []Ambiguous, int, error) {
 	if len(client.Records) > 0 && client.Records[0].Exchange != nil {
 		return nil, nil, 0, &FileError{client.Name, "a relay's record (drip record), not a client's: give the client's file (drip run --out) first"}
@@ -99,7 +100,7 @@ func match(client File, relays []File) ([]pair, []Ambiguous, int, error) {
 }
 
 // Ambiguous is a stream id that more than one client stream, or more than
-// one exchange of a relay file, claims: drip hops pairs it with none
+// one exchange of a relay file, claims. drip hops pairs it with none
 // there rather than guess which is the client's.
 type Ambiguous struct {
 	ID            string `json:"id"`
@@ -125,7 +126,7 @@ type relayIndex struct {
 	next   map[fileKey]int
 }
 
-// index indexes the relays; a file whose records have no exchange is
+// index indexes the relays. A file whose records have no exchange is
 // refused.
 func index(relays []File) (*relayIndex, error) {
 	ix := &relayIndex{byID: map[fileKey]*record.Record{}, claims: map[fileKey]int{}, byBody: map[fileKey][]*record.Record{}, next: map[fileKey]int{}}
@@ -148,10 +149,11 @@ func index(relays []File) (*relayIndex, error) {
 	return ix, nil
 }
 
-// firstFree is the first exchange of body b not taken; nil when ok is
-// false (a client stream with no kept body matches no body). The search
-// resumes where the last one for b stopped, for what it passed is taken:
-// a file of one body said 100k times costs 100k steps, not 100k².
+// firstFree is the first exchange of body b not taken. It is nil when ok
+// is false, because a client stream with no kept body matches no body.
+// The search resumes where the last one for b stopped, for what it passed
+// is taken. A file of one body said 100k times so costs 100k steps, not
+// 100k².
 func (ix *relayIndex) firstFree(b fileKey, taken map[*record.Record]bool, ok bool) *record.Record {
 	if !ok {
 		return nil
@@ -168,8 +170,8 @@ func (ix *relayIndex) firstFree(b fileKey, taken map[*record.Record]bool, ok boo
 }
 
 // refuseStrangers refuses a relay file that matched none of the client's
-// streams, nor claimed one's id ambiguously: it was not recorded on this
-// client's path.
+// streams, nor claimed one's id ambiguously. Such a file was not recorded
+// on this client's path.
 func refuseStrangers(client File, relays []File, pairs []pair, ambiguous []Ambiguous) error {
 	used := map[string]bool{}
 	for _, p := range pairs {
@@ -188,7 +190,7 @@ func refuseStrangers(client File, relays []File, pairs []pair, ambiguous []Ambig
 }
 
 // compact is a JSON body without insignificant space, so a body a relay
-// kept matches the one the client kept; any other body as it is.
+// kept matches the one the client kept. Any other body stays as it is.
 func compact(b []byte) string {
 	var out bytes.Buffer
 	if json.Compact(&out, b) != nil {

@@ -17,8 +17,8 @@ func (r *Report) JSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// rows are the per-stream lines: TTFT and headers split, the path's delay
-// per frame, and each stall with its owner.
+// rows are the per-stream lines. Each holds TTFT and headers split, the
+// path's delay per frame, and each stall with its owner.
 func (r *Report) rows() [][]string {
 	out := [][]string{{"stream", "ttft client", "= upstream", "+ path", "headers client/relay", "path delay p50/p99/max", "stalls (owner: upstream + path ms)"}}
 	for _, s := range r.Streams {
@@ -59,8 +59,8 @@ func relayStalls(st Stall) string {
 
 func ms(v float64) string { return textfmt.FormatFloat(v) + "ms" }
 
-// Text writes the report for a terminal: the verdict first, then a line
-// per stream and the pooled figures.
+// Text writes the report for a terminal. The verdict comes first, then a
+// line per stream and the pooled figures.
 func (r *Report) Text(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "hops: %s (client) beside %s (relay)\n", r.Client, strings.Join(r.Relays, ", "))
@@ -111,7 +111,7 @@ func (r *Report) pooledText(b *strings.Builder) {
 	}
 }
 
-// Markdown writes the report as Markdown: the verdict and a table.
+// Markdown writes the report as Markdown, the verdict and then a table.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** (`%s`): %s\n\n%s\n\n", "Verdict", r.Verdict.Rule, r.Verdict.Text, r.Verdict.Evidence)

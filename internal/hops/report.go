@@ -9,8 +9,8 @@ import (
 	"github.com/driplab/drip/stats"
 )
 
-// Report is a client file beside its relays': each matched stream, and the
-// figures pooled over them.
+// Report is a client file beside its relays'. It holds each matched
+// stream and the figures pooled over them.
 type Report struct {
 	Client    string   `json:"client"`
 	Relays    []string `json:"relays"`
@@ -24,16 +24,17 @@ type Report struct {
 }
 
 // Pooled is the matched streams' figures together, each client stream
-// once: beside the relay nearest the server when relays in a chain each
-// recorded it.
+// once. When relays in a chain each recorded a stream, it is taken beside
+// the relay nearest the server.
 type Pooled struct {
 	Streams      int        `json:"streams"`
 	TTFTUpstream stats.Dist `json:"ttft_upstream_ms"`
 	TTFTPath     stats.Dist `json:"ttft_path_ms"`
 	Delay        stats.Dist `json:"path_delay_ms"` // over every aligned frame
-	// Stalls by owner: how many, and the milliseconds each hop's share
-	// of them adds up to; freezes are not among them, only counted.
-	// RelayMS is the relay's own lateness in them, by its kernel.
+	// Stalls counts the stalls by owner, and UpstreamMS and PathMS add up
+	// each hop's share of them in milliseconds. Freezes are not among
+	// them, only counted. RelayMS is the relay's own lateness in them, by
+	// its kernel.
 	Stalls     map[string]int `json:"stalls"`
 	UpstreamMS float64        `json:"stall_upstream_ms"`
 	PathMS     float64        `json:"stall_path_ms"`
@@ -64,10 +65,10 @@ const (
 )
 
 // Analyse matches client's streams with the relays' exchanges and puts
-// each pair side by side. It refuses (a *FileError) a file that does not
-// belong: a relay file none of whose exchanges matches, a client file that
-// is a relay's, or a client none of whose streams shares content with its
-// match.
+// each pair side by side. It refuses with a *FileError a file that does
+// not belong. Such a file is a relay file none of whose exchanges matches,
+// a client file that is a relay's, or a client none of whose streams
+// shares content with its match.
 func Analyse(client File, relays []File) (*Report, error) {
 	pairs, ambiguous, unmatched, err := match(client, relays)
 	if err != nil {
@@ -101,8 +102,8 @@ func Analyse(client File, relays []File) (*Report, error) {
 	return rep, nil
 }
 
-// For is the stream of the report that is the client's record r; nil
-// when no relay exchange matched it.
+// For is the stream of the report that is the client's record r. It is
+// nil when no relay exchange matched it.
 func (r *Report) For(c *record.Record) *Stream {
 	for i := range r.Streams {
 		if s := &r.Streams[i]; s.Seq == c.Seq && s.ID == c.StreamKey() {
@@ -112,8 +113,8 @@ func (r *Report) For(c *record.Record) *Stream {
 	return nil
 }
 
-// ByRecord is each of recs beside its relay's stream, for the view; nil
-// without a report. The streams are indexed once, so a file of many
+// ByRecord is each of recs beside its relay's stream, for the view. It is
+// nil without a report. The streams are indexed once, so a file of many
 // streams costs no more than reading them.
 func (r *Report) ByRecord(recs []*record.Record) map[*record.Record]*Stream {
 	if r == nil {
@@ -156,7 +157,7 @@ func pool(ss []Stream) Pooled {
 		}
 		delay = append(delay, s.delays...)
 		for _, st := range s.Stalls {
-			if st.Kind == KindFreeze { // a freeze is no stall: counted apart, out of the verdict
+			if st.Kind == KindFreeze { // a freeze is no stall, so it is counted apart from the verdict
 				p.Freezes++
 				continue
 			}
@@ -174,9 +175,10 @@ func pool(ss []Stream) Pooled {
 	return p
 }
 
-// verdict names the hop that holds the stream: the path, when it owns (or
-// shares) a stall or adds a stall's worth to the median TTFT; else the
-// upstream, when there are stalls; else neither.
+// verdict names the hop that holds the stream. It is the path when the
+// path owns (or shares) a stall or adds a stall's worth to the median
+// TTFT. Failing that it is the upstream when there are stalls, and
+// otherwise neither.
 func verdict(p Pooled, threshold float64) Verdict {
 	pathStalls := p.Stalls[OwnerPath] + p.Stalls[OwnerBoth]
 	ttftPath := 0.0
@@ -206,7 +208,8 @@ func verdict(p Pooled, threshold float64) Verdict {
 }
 
 // relayLate says how much of the silences was the relay's own lateness,
-// when its kernel saw any: stalls the upstream and the path did not make.
+// when its kernel saw any. Those are stalls the upstream and the path did
+// not make.
 func relayLate(p Pooled) string {
 	if p.Stalls[OwnerRelay] == 0 {
 		return ""

@@ -10,10 +10,10 @@ import (
 
 // Owners of a stall at the client.
 const (
-	OwnerUpstream = "upstream" // the relay saw the gap: the server (or what is before the relay) made it
-	OwnerPath     = "path"     // the relay did not: the path after it (a proxy, the network, the client) made it
+	OwnerUpstream = "upstream" // the relay saw the gap, so the server (or what is before the relay) made it
+	OwnerPath     = "path"     // the relay did not, so the path after it (a proxy, the network, the client) made it
 	OwnerBoth     = "both"     // the relay saw stalls inside it, and the path added a stall's worth
-	OwnerRelay    = "relay"    // neither: the relay itself took the bytes late, its kernel had them on time
+	OwnerRelay    = "relay"    // the relay itself took the bytes late, though its kernel had them on time
 )
 
 // Kinds of silence at the client.
@@ -22,11 +22,11 @@ const (
 	KindFreeze = "freeze" // a shorter silence between content reads, a freeze as docs/delivery.md has it
 )
 
-// Split is a time at the client, split at the relay: Upstream is the
-// relay's own figure, Path the rest. Each is a duration on one host's
-// clock; no two hosts' clocks are compared. Null when either side has
-// none. Relay, when set, is the relay's own lateness its record shows,
-// taken out of Upstream (ttftSplit).
+// Split is a time at the client, split at the relay. Upstream is the
+// relay's own figure and Path the rest. Each is a duration on one host's
+// clock, and no two hosts' clocks are compared. Both are null when either
+// side has none. Relay, when set, is the relay's own lateness its record
+// shows, taken out of Upstream (ttftSplit).
 type Split struct {
 	ClientMS   *float64 `json:"client_ms"`
 	UpstreamMS *float64 `json:"upstream_ms"`
@@ -36,11 +36,11 @@ type Split struct {
 
 // ttftSplit splits the client's TTFT at the relay r. Where the server
 // reported when its first token was ready (Ollama's timings, Bedrock's
-// first-byte latency), the relay's record has held_ms: the wait between
-// that and the relay's read of it, on loopback the relay's own
-// lateness. Otherwise the relay's kernel says how late the relay read
-// the first content (its witness). That share is the relay's, not the
-// server's.
+// first-byte latency), the relay's record has held_ms. That is the wait
+// between then and the relay's read of the token, which on loopback is
+// the relay's own lateness. Otherwise the relay's kernel says how late the
+// relay read the first content (its witness). That share is the relay's,
+// not the server's.
 func ttftSplit(client *float64, r *record.Record) Split {
 	s := split(client, r.TTFTMS)
 	if s.UpstreamMS == nil {
@@ -58,7 +58,7 @@ func ttftSplit(client *float64, r *record.Record) Split {
 }
 
 // firstContentLag is how late r's reader took its first content frame's
-// read, by its kernel; nil when the kernel did not stamp it.
+// read, by its kernel. It is nil when the kernel did not stamp it.
 func firstContentLag(r *record.Record) *float64 {
 	w := r.Witness
 	if w == nil {
@@ -84,12 +84,12 @@ func split(client, relay *float64) Split {
 }
 
 // Stall is a silence at the client (one of its record's stalls) with its
-// owner: UpstreamMS is the stalls the relay saw among the frames the
-// silence held back (from the frame before it to the last frame of the
-// read that ended it), at most the silence; PathMS is the rest, the hold
-// the path added. RelayMS is the relay's own lateness in it, by its
-// kernel (the lag of the read that ended the silence at the relay), part
-// of neither.
+// owner. UpstreamMS is the stalls the relay saw among the frames the
+// silence held back, from the frame before it to the last frame of the
+// read that ended it. It is at most the silence. PathMS is the rest, the
+// hold the path added. RelayMS is the relay's own lateness in it, by its
+// kernel (the lag of the read that ended the silence at the relay). It is
+// part of neither.
 type Stall struct {
 	Frame      int          `json:"frame"` // index in the client record's Frames of the frame that ended it
 	AtMS       float64      `json:"at_ms"` // on the client's clock
@@ -116,9 +116,10 @@ type Stream struct {
 	RelayFile string `json:"relay_file"`
 	RelaySeq  int    `json:"relay_seq"`
 	MatchedBy string `json:"matched_by"`
-	// Aligned is the client's content frames aligned with the relay's, of
-	// Frames; DiffersAt, when set, is the byte of content where the two
-	// records part (the frames after it are not aligned).
+	// Aligned is how many of the client's Frames content frames are
+	// aligned with the relay's. DiffersAt, when set, is the byte of
+	// content where the two records part. The frames after it are not
+	// aligned.
 	Aligned   int   `json:"aligned_frames"`
 	Frames    int   `json:"content_frames"`
 	DiffersAt *int  `json:"content_differs_at,omitempty"`
@@ -129,16 +130,17 @@ type Stream struct {
 	Delay  stats.Dist `json:"path_delay_ms"`
 	Stalls []Stall    `json:"stalls"`
 	// Bursts are reads at the client carrying stats.BurstFrames or more
-	// content frames that the relay got in more than one read: bursts the
-	// path made.
+	// content frames that the relay got in more than one read. The path
+	// made those bursts.
 	Bursts  int     `json:"path_bursts"`
 	StallMS float64 `json:"stall_threshold_ms"`
 	// Holding is, for a stream still running, who holds what has not
-	// reached the client (the func Holding); empty once it ended.
+	// reached the client (the func Holding). It is empty once the stream
+	// ended.
 	Holding string `json:"holding,omitempty"`
 	// PathHeld is what held the path's share of the stream (its stalls and
-	// TTFT), as the relay's kernel saw its socket to the client: one of the
-	// Held names; empty when the path held nothing.
+	// TTFT), as the relay's kernel saw its socket to the client. It is one
+	// of the Held names, or empty when the path held nothing.
 	PathHeld string    `json:"path_held,omitempty"`
 	delays   []float64 // for the pool
 }
@@ -166,14 +168,14 @@ func analyse(p pair) Stream {
 
 // What held the path's share of a stream, by the relay's kernel.
 const (
-	HeldLoss    = "loss"               // segments lost on the way: retransmits beyond the spurious ones
-	HeldReader  = "client-not-reading" // the client's window was full: it, or a proxy in front of it, stopped reading
-	HeldProxy   = "hold"               // nothing lost, the client read along: a proxy held the bytes
-	HeldUnknown = "no-kernel-figures"  // the relay's record has no downstream figures: any of the three
+	HeldLoss    = "loss"               // segments lost on the way, with retransmits beyond the spurious ones
+	HeldReader  = "client-not-reading" // the client's window was full, so it or a proxy in front of it stopped reading
+	HeldProxy   = "hold"               // nothing lost and the client read along, so a proxy held the bytes
+	HeldUnknown = "no-kernel-figures"  // the relay's record has no downstream figures, so it is any of the three
 )
 
 // pathHeld names what held pathMS of a stream on the path, from the
-// relay's account of its client socket (nil: not known).
+// relay's account of its client socket. A nil d means that is not known.
 func pathHeld(d *record.DownstreamTCP, pathMS float64) string {
 	switch {
 	case pathMS <= 0:
@@ -190,8 +192,8 @@ func pathHeld(d *record.DownstreamTCP, pathMS float64) string {
 	return HeldProxy
 }
 
-// pathMS is the path's share of the stream: its part of every silence
-// and of the TTFT.
+// pathMS is the path's share of the stream, its part of every silence and
+// of the TTFT.
 func (s *Stream) pathMS() float64 {
 	ms := 0.0
 	for _, st := range s.Stalls {
@@ -203,11 +205,11 @@ func (s *Stream) pathMS() float64 {
 	return ms
 }
 
-// stallsOf gives each silence at the client inside the aligned frames
-// its owner: every stall, and every freeze (a silence between content
-// reads of stats.FreezeMinMS and stats.FreezePaceRatio times the stream's
-// mean spacing, as the delivery rule counts them) under the stall
-// threshold.
+// stallsOf gives each silence at the client inside the aligned frames its
+// owner. It covers every stall and every freeze under the stall threshold.
+// A freeze is a silence between content reads of stats.FreezeMinMS and
+// stats.FreezePaceRatio times the stream's mean spacing, as the delivery
+// rule counts them.
 func stallsOf(c *record.Record, a *alignment) []Stall {
 	mid := map[int]bool{}
 	for _, cs := range c.Stalls {
@@ -235,17 +237,17 @@ func stallsOf(c *record.Record, a *alignment) []Stall {
 }
 
 // own splits the client's silence before content frame b between the
-// upstream (the relay's gaps of at least seen inside it) and the path; the
-// path owns it alone when the relay saw none, shares it when its own
+// upstream (the relay's gaps of at least seen inside it) and the path. The
+// path owns it alone when the relay saw none, and shares it when its own
 // share is th or more.
 func own(st Stall, b int, a *alignment, seen, th float64) Stall {
 	sum := 0.0
-	last := a.at[a.lastOfRead(b)] // once: the read may hold every frame
+	last := a.at[a.lastOfRead(b)] // once, since the read may hold every frame
 	k := a.clientFrameOfByte(a.r.end[a.at[b-1]])
 	for j := a.at[b-1] + 1; j <= last; j++ {
 		if g := a.r.t[j] - a.r.t[j-1]; g >= seen {
 			sum += g
-			// The relay's stalls come in the text's order: the client frame
+			// The relay's stalls come in the text's order. The client frame
 			// holding each is found by walking on from the last one's.
 			for k < len(a.at)-1 && a.c.end[k] <= a.r.end[j-1] {
 				k++
@@ -283,8 +285,8 @@ func pathBursts(a *alignment) int {
 	return n
 }
 
-// Label is how a stall reads on screen and in the text: "700ms upstream",
-// "430ms path", "1.47s: 1.00s upstream + 474ms path".
+// Label is how a stall reads on screen and in the text, such as
+// "700ms upstream", "430ms path" or "1.47s: 1.00s upstream + 474ms path".
 func (s Stall) Label(fmtMS func(float64) string) string {
 	if s.Owner == OwnerBoth {
 		return fmt.Sprintf("%s: %s upstream + %s path", fmtMS(s.GapMS), fmtMS(s.UpstreamMS), fmtMS(s.PathMS))
@@ -292,9 +294,9 @@ func (s Stall) Label(fmtMS func(float64) string) string {
 	return fmtMS(s.GapMS) + " " + s.Owner
 }
 
-// Mark is where a view marks a stall in the client's text: before the
-// frame whose text came after it (an index in the client record's
-// Frames), its length and its owner.
+// Mark is where a view marks a stall in the client's text, with its length
+// and its owner. The mark goes before the frame whose text came after the
+// stall (an index in the client record's Frames).
 type Mark struct {
 	Frame int
 	GapMS float64
@@ -303,14 +305,15 @@ type Mark struct {
 }
 
 // Marks are s's stalls as a view marks them in the text, in the text's
-// order: a stall of one owner where the client saw it; a stall of both
-// split, each of the relay's stalls where the upstream made it and the
-// path's share where the client's silence ended.
+// order. A stall of one owner is marked where the client saw it. A stall
+// of both is split. Each of the relay's stalls is marked where the
+// upstream made it, and the path's share where the client's silence
+// ended.
 func (s *Stream) Marks() []Mark {
 	var out []Mark
 	for _, st := range s.Stalls {
 		if st.Kind == KindFreeze {
-			continue // the text marks stalls; a freeze is in the panel
+			continue // the text marks stalls, and a freeze is in the panel
 		}
 		if st.Owner != OwnerBoth {
 			out = append(out, Mark{st.Frame, st.GapMS, st.Owner, st.mid})
@@ -325,9 +328,9 @@ func (s *Stream) Marks() []Mark {
 	return out
 }
 
-// StallAt is the stall of s that ended at the client record's frame i;
-// none when s is nil. Stalls are in frame order, so a view asking for
-// each of a stream's stalls costs no more than sorting them.
+// StallAt is the stall of s that ended at the client record's frame i. It
+// finds none when s is nil. Stalls are in frame order, so a view asking
+// for each of a stream's stalls costs no more than sorting them.
 func (s *Stream) StallAt(i int) (Stall, bool) {
 	if s == nil {
 		return Stall{}, false
