@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,44 +16,9 @@ import (
 // reads as one long thought, and the limit asks for sentences instead.
 const maxPunctPer100 = 15
 
-// heldPackages are the packages whose comments the limit holds. The other
-// packages are measured and reported but not held, because they are being
-// rewritten elsewhere. Add a package here once it is under the limit.
-var heldPackages = []string{
-	"bench/load",
-	"bench/recordlatency",
-	"bench/watchstart",
-	"adapters",
-	"fixtures",
-	"internal/aiperf",
-	"internal/archtest",
-	"internal/awsauth",
-	"internal/buildinfo",
-	"internal/calibrate",
-	"internal/cliconv",
-	"internal/compare",
-	"internal/gctune",
-	"internal/htmlreport",
-	"internal/interrupt",
-	"internal/memnet",
-	"internal/netlog",
-	"internal/progress",
-	"internal/recordtest",
-	"internal/replay",
-	"internal/report",
-	"internal/redact",
-	"internal/sanitize",
-	"internal/sweep",
-	"internal/telemetry",
-	"internal/testenv",
-	"internal/textfmt",
-	"internal/userfile",
-	"record",
-}
-
 // TestCommentPunctuation logs the colons and semicolons per 100 comment
-// lines of every package and of the whole module. It fails for a held
-// package over maxPunctPer100. Run it with -v to read the figures.
+// lines of every package and of the whole module. It fails for any package
+// over maxPunctPer100. Run it with -v to read the figures.
 func TestCommentPunctuation(t *testing.T) {
 	counts, err := commentPunct(moduleRoot(t))
 	if err != nil {
@@ -66,16 +30,11 @@ func TestCommentPunctuation(t *testing.T) {
 		total.lines += c.lines
 		total.marks += c.marks
 		t.Logf("%-24s %5d comment lines %5d marks %5.1f per 100", pkg, c.lines, c.marks, c.per100())
-		if slices.Contains(heldPackages, pkg) && c.per100() > maxPunctPer100 {
+		if c.per100() > maxPunctPer100 {
 			t.Errorf("%s: %.1f colons and semicolons per 100 comment lines, over %d: say one thought a sentence", pkg, c.per100(), maxPunctPer100)
 		}
 	}
 	t.Logf("%-24s %5d comment lines %5d marks %5.1f per 100", "(module)", total.lines, total.marks, total.per100())
-	for _, pkg := range heldPackages {
-		if _, ok := counts[pkg]; !ok {
-			t.Errorf("heldPackages names %s, which has no comments or is gone", pkg)
-		}
-	}
 }
 
 // TestCommentPunctCountsMarksInComments shows what the measure counts. A
