@@ -28,9 +28,9 @@ func HopsPanel(h *hops.Stream, width, height int, st *Styles) string {
 func hopsLines(h *hops.Stream, width int, st *Styles) []string {
 	rows := [][2]string{
 		{"ttft", hopsSplit(h.TTFT)},
-		{"headers", fmt.Sprintf("%s at the client · %s at the relay", msOrDash(h.Headers.ClientMS), msOrDash(h.Headers.UpstreamMS))},
+		{"headers", fmt.Sprintf("%s at the client · %s at the relay", optMS(h.Headers.ClientMS), optMS(h.Headers.UpstreamMS))},
 		{"stalls", ownedStalls(h)},
-		{"path", fmt.Sprintf("adds %s p50 · %s p99 · %s max a frame · %s", msOrDash(h.Delay.P50), msOrDash(h.Delay.P99), msOrDash(h.Delay.Max), burstsOf(h.Bursts))},
+		{"path", fmt.Sprintf("adds %s p50 · %s p99 · %s max a frame · %s", optMS(h.Delay.P50), optMS(h.Delay.P99), optMS(h.Delay.Max), burstsOf(h.Bursts))},
 	}
 	if h.DiffersAt != nil {
 		rows = append(rows, [2]string{"aligned", fmt.Sprintf("%d of %d frames: the content parts at byte %d", h.Aligned, h.Frames, *h.DiffersAt)})
@@ -70,7 +70,7 @@ func hopsRow(label, value string, width int, st *Styles) []string {
 
 func hopsSplit(s hops.Split) string {
 	if s.PathMS == nil {
-		return msOrDash(s.ClientMS) + " at the client (the relay has none)"
+		return optMS(s.ClientMS) + " at the client (the relay has none)"
 	}
 	return fmt.Sprintf("%s = %s upstream + %s path", fmtMS(*s.ClientMS), fmtMS(*s.UpstreamMS), fmtMS(*s.PathMS))
 }
@@ -107,11 +107,4 @@ func burstsOf(n int) string {
 		return "1 burst it made"
 	}
 	return fmt.Sprintf("%d bursts it made", n)
-}
-
-func msOrDash(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmtMS(*v)
 }

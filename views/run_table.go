@@ -128,6 +128,7 @@ func StreamStatus(r *record.Record, phase Phase) string {
 	return r.Status
 }
 
+// optMS is a figure in ms, or a dash when it is undefined.
 func optMS(v *float64) string {
 	if v == nil {
 		return "—"
