@@ -2,12 +2,10 @@ package probe
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/record"
 )
 
@@ -119,57 +116,6 @@ func num(p *float64) string {
 		return "null"
 	}
 	return fmt.Sprint(*p)
-}
-
-// Masking a frame costs the read path no allocation when the request
-// carries no credential (a nil masker), nor when the frame holds none of
-// the request's: a content frame of the answer or the reasoning (its
-// channel's view and all channels' view), or another frame's words.
-func TestMaskingAFrameWithoutASecretAllocatesNothing(t *testing.T) {
-	m := redact.NewMasker([]string{"sk-Zq7vXw9KpL3mNc8RtY2u-a-longer-key-than-32-bytes"})
-	for name, m := range map[string]*redact.Masker{"no credential": nil, "none in the frame": m} {
-		text := NewFrameText(m)
-		for _, f := range []record.Frame{
-			{Kind: record.KindRaw, Text: " a token", Server: map[string]json.RawMessage{"usage": json.RawMessage(`{"completion_tokens":3}`)}},
-			{Kind: record.KindContent, Text: " an answer"},
-			{Kind: record.KindContent, Channel: record.ChannelReasoning, Text: " a thought"},
-		} {
-			want := f.Text
-			if n := testing.AllocsPerRun(100, func() { text.mask(&f) }); n != 0 || f.Text != want {
-				t.Errorf("%s, %v %v frame: %v allocations a frame, text %q; want 0, unchanged", name, f.Kind, f.Channel, n, f.Text)
-			}
-		}
-	}
-}
-
-// The cost masking adds to each content frame on the read path when the
-// request carries a Bearer key (every value redact finds in it), a word a
-// frame: a stream that reasons for 64 words and then answers for 128, and
-// the worst case, one whose channel changes every frame (both views mask
-// each frame).
-func BenchmarkFrameTextMask(b *testing.B) {
-	m := redact.NewMasker(redact.CredentialValues("Bearer sk-proj-" + strings.Repeat("Zq7vXw9KpL3mNc8R", 3)))
-	words := strings.Fields("The quick brown fox jumps over the lazy dog and keeps on running")
-	for name, reasoning := range map[string]func(i int) bool{
-		"reasoning then answer": func(i int) bool { return i < 64 },
-		"channel every frame":   func(i int) bool { return i%2 == 0 },
-	} {
-		b.Run(name, func(b *testing.B) {
-			frames := make([]record.Frame, 192)
-			for i := range frames {
-				frames[i] = record.Frame{Kind: record.KindContent, Text: " " + words[i%len(words)]}
-				if reasoning(i) {
-					frames[i].Channel = record.ChannelReasoning
-				}
-			}
-			text := NewFrameText(m)
-			b.ReportAllocs()
-			for i := 0; b.Loop(); i++ {
-				f := frames[i%len(frames)]
-				text.mask(&f)
-			}
-		})
-	}
 }
 
 // pings is a body of n keepalives, one a read.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/recordmask"
 	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
@@ -250,7 +251,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		return end(start, statusError(resp, t))
 	}
 	fr := newFrameRecorder(t.Format, o.FrameLimit, o.MaxFrames, rec, observe)
-	fr.text, fr.witness = NewFrameText(mask), ws
+	fr.text, fr.witness = recordmask.NewFrameText(mask), ws
 	return end(start, decodeBody(ctx, resp, t.Format, fr, o, start, idle))
 }
 
@@ -536,11 +537,11 @@ type frameRecorder struct {
 	observe   func(Event)
 	frames    []adapters.Frame
 	read      int
-	det       *adapters.Detector // picking the decoder, until it has
-	maxFrames int                // 0 means no bound
-	full      bool               // a frame past maxFrames was dropped
-	text      *FrameText         // masks the request's credentials in each frame's text and fields, or nil if it has none
-	witness   *streamWitness     // the kernel's account of each read, or nil
+	det       *adapters.Detector    // picking the decoder, until it has
+	maxFrames int                   // 0 means no bound
+	full      bool                  // a frame past maxFrames was dropped
+	text      *recordmask.FrameText // masks the request's credentials in each frame's text and fields, or nil if it has none
+	witness   *streamWitness        // the kernel's account of each read, or nil
 }
 
 func newFrameRecorder(f *adapters.Format, frameLimit, maxFrames int, rec *record.Record, observe func(Event)) *frameRecorder {
@@ -587,7 +588,7 @@ func (fr *frameRecorder) add(tms float64) {
 	n := len(fr.rec.Frames)
 	for i := first; i < n; i++ {
 		if fr.text != nil { // the request carried a credential
-			fr.text.mask(&fr.rec.Frames[i]) // before anyone sees it
+			fr.text.Mask(&fr.rec.Frames[i]) // before anyone sees it
 		}
 		addServer(fr.rec, fr.rec.Frames[i].Server)
 	}
@@ -740,7 +741,7 @@ func finish(rec *record.Record, o Options, start time.Time, e *record.Error, mas
 		rec.Error = &record.Error{Class: record.ErrDecode, Message: err.Error()}
 		rec.Status = record.StatusFailed
 	}
-	MaskServerWords(rec, mask)
+	recordmask.ServerWords(rec, mask)
 	observe(Event{Seq: rec.Seq, Type: EventDone, Record: rec})
 	return rec
 }

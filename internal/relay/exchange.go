@@ -23,6 +23,7 @@ import (
 
 	"github.com/driplab/drip/adapters"
 	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/internal/recordmask"
 	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
@@ -301,7 +302,7 @@ func (e *exchange) finish() {
 		perr = e.limitError()
 	}
 	rec.Error = perr
-	probe.MaskServerWords(rec, e.mask) // an upstream may echo a key in Retry-After too
+	recordmask.ServerWords(rec, e.mask) // an upstream may echo a key in Retry-After too
 	if err := stats.Derive(rec, o.StallMS); err != nil {
 		rec.Error, rec.Status = &record.Error{Class: record.ErrDecode, Message: err.Error()}, record.StatusFailed
 	}

@@ -10,6 +10,7 @@ import (
 	"iter"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/internal/recordmask"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 )
@@ -39,7 +40,7 @@ func (e *exchange) maskFramesAndBody(body []byte, reads []record.Read) {
 	if e.mask == nil {
 		return
 	}
-	if !probe.MaskText(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames && !e.mergedReads {
+	if !recordmask.Text(e.rec.Frames, e.mask) && len(e.rec.Frames) < e.p.o.MaxFrames && !e.mergedReads {
 		return
 	}
 	out, masked, ok := e.starSplitKeys(body, reads)
@@ -78,7 +79,7 @@ func carriesLogprobs(body []byte) bool {
 // is false when a starred frame's text is not found so. masked sums body's
 // frames with their text masked, which out must decode to.
 func (e *exchange) starSplitKeys(body []byte, reads []record.Read) (out []byte, masked frameSum, ok bool) {
-	text, at := probe.NewFrameText(e.mask), 0
+	text, at := recordmask.NewFrameText(e.mask), 0
 	masked = newFrameSum()
 	for f := range e.bodyFrames(body, reads) {
 		want := text.Next(&f)
