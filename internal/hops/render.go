@@ -45,17 +45,27 @@ func (r *Report) rows() [][]string {
 }
 
 // relayStalls lists the relay's stalls inside a client's, "(700.2, 300.1)"
-// when there are more than one.
+// when there are more than one. Past maxRelayStalls it names the first few
+// and counts the rest, because a hostile pair of records can put 100,000
+// in one silence and the line must stay readable. The JSON keeps them all.
 func relayStalls(st Stall) string {
 	if len(st.Upstream) < 2 {
 		return ""
 	}
-	gaps := make([]string, len(st.Upstream))
-	for i, u := range st.Upstream {
+	shown := st.Upstream[:min(len(st.Upstream), maxRelayStalls)]
+	gaps := make([]string, len(shown))
+	for i, u := range shown {
 		gaps[i] = textfmt.FormatFloat(u.GapMS)
+	}
+	if more := len(st.Upstream) - len(shown); more > 0 {
+		gaps = append(gaps, fmt.Sprintf("and %d more", more))
 	}
 	return " (" + strings.Join(gaps, ", ") + ")"
 }
+
+// maxRelayStalls is how many of the relay's stalls inside one client stall
+// the text report names.
+const maxRelayStalls = 5
 
 func ms(v float64) string { return textfmt.FormatFloat(v) + "ms" }
 
