@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +18,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/driplab/drip/fixtures"
 )
 
 // The docs-run test: every drip command in a fenced code block of README.md
@@ -97,9 +94,11 @@ func TestDocumentedCommandsRunOffline(t *testing.T) {
 		t.Fatalf("found %d documented commands, want the README's and docs' (20 or more): is the extraction broken?", len(cmds))
 	}
 	bin := dripBinary(t)
-	srv := httptest.NewServer(fixtures.NewFreezer(fixtures.NewServer()))
-	t.Cleanup(srv.Close)
-	stock := stockFiles(t, bin, srv.URL)
+	// The fixture server runs as drip fixtures serve, a process of its own.
+	// In this test binary (built with -race, running many tests at once) its
+	// timers ran late under load, and a documented replay gate tripped.
+	srvURL, _ := startServing(t, bin, "fixtures", "serve", "--addr", "127.0.0.1:0")
+	stock := stockFiles(t, bin, srvURL)
 
 	// The commands of one doc share a directory and run in the doc's
 	// order where one reads or rewrites a file an earlier one writes
@@ -133,7 +132,7 @@ func TestDocumentedCommandsRunOffline(t *testing.T) {
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			failures[i] = runDocCommand(bin, srv.URL, dir, stock, c)
+			failures[i] = runDocCommand(bin, srvURL, dir, stock, c)
 		}()
 	}
 	wg.Wait()
