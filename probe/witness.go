@@ -75,7 +75,12 @@ func WitnessReads(c net.Conn) *ReadWitness {
 	if k == nil {
 		return nil
 	}
-	return &ReadWitness{k: k, prev: k.View()}
+	rw := newReadWitness(k)
+	return &rw
+}
+
+func newReadWitness(k KernelWitness) ReadWitness {
+	return ReadWitness{k: k, prev: k.View()}
 }
 
 // Read is the kernel's account of the read that returned bytes at now. It
@@ -142,7 +147,7 @@ func newStreamWitness(c net.Conn, rec *record.Record, tms, stallMS float64) *str
 	if k == nil {
 		return nil
 	}
-	ws := &streamWitness{rw: ReadWitness{k: k, prev: k.View()}, w: &record.Witness{}, stallMS: stallMS}
+	ws := &streamWitness{rw: newReadWitness(k), w: &record.Witness{}, stallMS: stallMS}
 	ws.sample(record.TCPAtHeaders, tms, ws.rw.prev)
 	rec.Witness = ws.w
 	return ws

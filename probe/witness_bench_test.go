@@ -23,17 +23,7 @@ func BenchmarkRead(b *testing.B) {
 		{"witness", probe.WitnessDial((&net.Dialer{}).DialContext)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ln.Close()
-			go func() {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
+			addr := serveOneConn(b, func(c net.Conn) {
 				ask, answer := make([]byte, 1), make([]byte, 100)
 				for {
 					if _, err := io.ReadFull(c, ask); err != nil {
@@ -41,8 +31,8 @@ func BenchmarkRead(b *testing.B) {
 					}
 					c.Write(answer)
 				}
-			}()
-			c, err := bc.dial(context.Background(), "tcp", ln.Addr().String())
+			})
+			c, err := bc.dial(context.Background(), "tcp", addr)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -116,40 +116,46 @@ func (c *witnessConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// recv is one recvmsg on fd. It returns false to ask the poller to wait
-// until the socket is readable.
+// recv is one recvmsg on fd; false asks the poller to wait until the
+// socket is readable.
 func (c *witnessConn) recv(fd uintptr) bool {
-	b := msgPool.Get().(*recvBufs)
-	defer func() {
-		b.iov.Base = nil // the pool keeps no caller's buffer alive
-		msgPool.Put(b)
-	}()
-	b.iov.Base = &c.p[0]
-	b.iov.SetLen(len(c.p))
-	b.msg.Iov = &b.iov
-	b.msg.SetIovlen(1)
-	b.msg.Control = &b.oob[0]
-	b.msg.SetControllen(len(b.oob))
-	var n uintptr
-	var errno syscall.Errno
-	for {
-		n, _, errno = unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&b.msg)), 0)
-		if errno != syscall.EINTR {
-			break
-		}
-	}
+	n, stamp, errno := recvmsg(fd, c.p)
 	if errno == syscall.EAGAIN {
 		return false
 	}
-	c.n, c.errno = int(n), errno
+	c.n, c.errno = n, errno
 	if errno == 0 {
-		stamp := b.stamp()
 		c.mu.Lock()
 		c.last.StampNS = stamp
 		c.mu.Unlock()
 		raceAcquire(fd)
 	}
 	return true
+}
+
+// recvmsg reads into p from fd with buffers from msgPool, and returns the
+// bytes read and the read's receive stamp.
+func recvmsg(fd uintptr, p []byte) (n int, stamp int64, errno syscall.Errno) {
+	b := msgPool.Get().(*recvBufs)
+	b.iov.Base = &p[0]
+	b.iov.SetLen(len(p))
+	b.msg.Iov = &b.iov
+	b.msg.SetIovlen(1)
+	b.msg.Control = &b.oob[0]
+	b.msg.SetControllen(len(b.oob))
+	var r uintptr
+	for {
+		r, _, errno = unix.Syscall(unix.SYS_RECVMSG, fd, uintptr(unsafe.Pointer(&b.msg)), 0)
+		if errno != syscall.EINTR {
+			break
+		}
+	}
+	if errno == 0 {
+		stamp = b.stamp()
+	}
+	b.iov.Base = nil // the pool keeps no caller's buffer alive
+	msgPool.Put(b)
+	return int(r), stamp, errno
 }
 
 // stamp is the software receive time (ns) in the read's SCM_TIMESTAMPING

@@ -135,24 +135,14 @@ func TestWitnessDialWrapsAnyReader(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the kernel witness is Linux's")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	addr := serveOneConn(t, func(c net.Conn) {
 		for range 3 {
 			c.Write([]byte("hello"))
 			time.Sleep(5 * time.Millisecond)
 		}
-	}()
+	})
 	dial := probe.WitnessDial((&net.Dialer{}).DialContext)
-	c, err := dial(context.Background(), "tcp", ln.Addr().String())
+	c, err := dial(context.Background(), "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,4 +158,24 @@ func TestWitnessDialWrapsAnyReader(t *testing.T) {
 	if v := k.View(); v.SegsIn < 1 || v.BytesIn < 15 {
 		t.Errorf("view %+v: want the segments and at least the 15 bytes sent", v)
 	}
+}
+
+// serveOneConn listens on loopback, hands the first connection to serve
+// and closes it after, and returns the address to dial.
+func serveOneConn(tb testing.TB, serve func(net.Conn)) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		serve(c)
+	}()
+	return ln.Addr().String()
 }
