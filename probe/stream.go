@@ -856,5 +856,7 @@ func HTTPError(status int, retryAfter string, body []byte) *record.Error {
 	return e
 }
 
-// RedactURL drops credentials from a URL (see redact.URL).
+// RedactURL drops credentials from a URL. It removes the user info and
+// the values of secret query parameters, and it prints a URL that does
+// not parse, or an opaque one, as a note in parentheses instead.
 func RedactURL(raw string) string { return redact.URL(raw) }
