@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/integration/delayrelay"
-	"github.com/driplab/drip/internal/hops"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

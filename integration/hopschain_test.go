@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/record"

@@ -19,8 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/testenv"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
@@ -225,7 +225,7 @@ func TestHTMLStallMarkDrawn(t *testing.T) {
 		t.Fatalf("fc-list lists no font at all (%v): the page would have no font to draw the figures", err)
 	}
 	page := filepath.Join(dir, "stall.html")
-	drip(t, bin, "view", "../internal/compare/testdata/stall.jsonl", "--no-tui", "--html", page)
+	drip(t, bin, "view", "../compare/testdata/stall.jsonl", "--no-tui", "--html", page)
 	raw, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +305,7 @@ func hostile(host string) string {
 // hostileRecords writes records whose every string field is hostile.
 func hostileRecords(t *testing.T, path, evil string) {
 	t.Helper()
-	recs := readRecords(t, "../internal/compare/testdata/stall.jsonl")
+	recs := readRecords(t, "../compare/testdata/stall.jsonl")
 	for i, r := range recs {
 		r.Target, r.Model, r.PromptID, r.RunID, r.Host = evil, evil, evil, evil, evil
 		r.Labels = map[string]string{evil: evil}
@@ -357,7 +357,7 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 	view, cmp := filepath.Join(dir, "view.html"), filepath.Join(dir, "compare.html")
 	drip(t, bin, "view", recs, "--no-tui", "--html", view)
 	// Grouped by model, the runs are named by the hostile model.
-	drip(t, bin, "compare", "--by", "model", recs, "../internal/compare/testdata/steady.jsonl", "--no-tui", "--html", cmp)
+	drip(t, bin, "compare", "--by", "model", recs, "../compare/testdata/steady.jsonl", "--no-tui", "--html", cmp)
 	for _, page := range []string{view, cmp} {
 		raw, err := os.ReadFile(page)
 		if err != nil {
@@ -388,7 +388,7 @@ func TestHTMLReportHostileRecords(t *testing.T) {
 // own stream in sequence, a run offset apart, for the scale figures.
 func manyStreams(t testing.TB, path string, n int) {
 	t.Helper()
-	base := readRecords(t, "../internal/compare/testdata/stall.jsonl")
+	base := readRecords(t, "../compare/testdata/stall.jsonl")
 	recs := make([]*record.Record, n)
 	for i := range recs {
 		r := *base[i%len(base)]
@@ -501,7 +501,7 @@ func TestHTMLCompareAndSweep(t *testing.T) {
 	browser := chromium(t)
 	bin := buildDrip(t)
 	dir := t.TempDir()
-	a, b := "../internal/compare/testdata/steady.jsonl", "../internal/compare/testdata/stall.jsonl"
+	a, b := "../compare/testdata/steady.jsonl", "../compare/testdata/stall.jsonl"
 	page := filepath.Join(dir, "compare.html")
 	drip(t, bin, "compare", a, b, "--no-tui", "--html", page)
 	c, err := compare.New([]compare.Input{{Label: "A", Records: readRecords(t, a)}, {Label: "B", Records: readRecords(t, b)}}, compare.Options{})

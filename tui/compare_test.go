@@ -9,13 +9,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 )
 
 // compareModel opens the compare screen on record files drip wrote against
-// the fixture server (internal/compare/testdata), at a terminal size.
+// the fixture server (compare/testdata), at a terminal size.
 func compareModel(t *testing.T, w, h int, files ...string) *Model {
 	t.Helper()
 	return compareInputs(t, w, h, readInputs(t, files...))
@@ -23,7 +23,7 @@ func compareModel(t *testing.T, w, h int, files ...string) *Model {
 
 func readInputs(t *testing.T, files ...string) []compare.Input {
 	t.Helper()
-	return recordtest.Inputs(t, filepath.Join("..", "internal", "compare", "testdata"), files...)
+	return recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), files...)
 }
 
 func compareInputs(t *testing.T, w, h int, in []compare.Input) *Model {

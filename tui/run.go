@@ -8,10 +8,10 @@ import (
 	"charm.land/bubbles/v2/table"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/views"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/views"
 )
 

@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // sweepLevel is a finished level with the figures the panel shows.

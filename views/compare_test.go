@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
@@ -18,10 +18,10 @@ import (
 )
 
 // comparison compares record files drip wrote against the fixture server
-// (internal/compare/testdata), so the views are of real runs.
+// (compare/testdata), so the views are of real runs.
 func comparison(t testing.TB, files ...string) *compare.Comparison {
 	t.Helper()
-	c, err := compare.New(recordtest.Inputs(t, filepath.Join("..", "internal", "compare", "testdata"), files...), compare.Options{})
+	c, err := compare.New(recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), files...), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestCompareBannerWhole(t *testing.T) {
 // replay's first second) is named with its count alone, not "0 measured ·  ·".
 func TestCompareRunWithNoRecordsYet(t *testing.T) {
 	st := NewStyles(true, false)
-	in := recordtest.Inputs(t, filepath.Join("..", "internal", "compare", "testdata"), "steady.jsonl")
+	in := recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), "steady.jsonl")
 	c, err := compare.New(append(in, compare.Input{Label: "replayed 0 of 5"}), compare.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +261,7 @@ func TestWhileMeasuringColoursNoCount(t *testing.T) {
 	st := NewStyles(true, true)
 	green, _, _ := strings.Cut(st.Done.Render("x"), "x")
 	red, _, _ := strings.Cut(st.Failed.Render("x"), "x")
-	in := recordtest.Inputs(t, filepath.Join("..", "internal", "compare", "testdata"), "stall.jsonl", "stall.jsonl")
+	in := recordtest.Inputs(t, filepath.Join("..", "compare", "testdata"), "stall.jsonl", "stall.jsonl")
 	in[1].Records = in[1].Records[:1]
 	rowLine := func(c *compare.Comparison, section, label string) string {
 		sec := ""

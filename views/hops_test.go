@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 )

@@ -8,7 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"

@@ -1,7 +1,7 @@
 package views
 
 import (
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/record"
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/internal/textfmt"
+	"github.com/driplab/drip/sweep"
 )
 
 // SweepPanel is a sweep's per-level table — a row per level that finished,

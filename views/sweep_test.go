@@ -9,9 +9,9 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // sweepRecords are 8 streams a level of concurrency 1,2,4,8 against 4

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/driplab/drip/internal/calibrate"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sweep"
 )
 
 func newCalibrateCmd() *cobra.Command {

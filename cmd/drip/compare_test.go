@@ -10,9 +10,9 @@ import (
 	"github.com/driplab/drip/fixtures"
 )
 
-// Record files drip wrote against the fixture server (internal/compare/testdata).
+// Record files drip wrote against the fixture server (compare/testdata).
 func recordFile(name string) string {
-	return filepath.Join("..", "..", "internal", "compare", "testdata", name)
+	return filepath.Join("..", "..", "compare", "testdata", name)
 }
 
 func TestCompareExitCodes(t *testing.T) {

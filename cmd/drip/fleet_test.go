@@ -10,8 +10,8 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 )
 

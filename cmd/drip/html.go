@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/internal/sweep"
+	"github.com/driplab/drip/sweep"
 )
 
 // htmlUsage is --html's help line, the same on every command that has it.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/awsauth"
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/replay"
 	"github.com/driplab/drip/probe"

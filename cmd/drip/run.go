@@ -17,9 +17,9 @@ import (
 	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/probe"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/progress"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/tui"
 )
@@ -75,7 +75,7 @@ func poison(v reflect.Value, s string) {
 }
 
 // hostileFiles writes two record files from the fixture records in
-// internal/compare/testdata with s in every string: a measured stream and a failed
+// compare/testdata with s in every string: a measured stream and a failed
 // one with an error. The second file's name carries s too (compare labels
 // runs by file name). Beside them, badKind(a) holds a record whose frame
 // is of a kind that does not exist, named with s: a file drip refuses,
@@ -83,8 +83,8 @@ func poison(v reflect.Value, s string) {
 func hostileFiles(t *testing.T, s string) (a, b string) {
 	t.Helper()
 	dir := t.TempDir()
-	steady := readRecords(t, filepath.Join("..", "..", "internal", "compare", "testdata", "steady.jsonl"))[0]
-	stall := readRecords(t, filepath.Join("..", "..", "internal", "compare", "testdata", "stall.jsonl"))[0]
+	steady := readRecords(t, filepath.Join("..", "..", "compare", "testdata", "steady.jsonl"))[0]
+	stall := readRecords(t, filepath.Join("..", "..", "compare", "testdata", "stall.jsonl"))[0]
 	measured, failed := *steady, *stall
 	measured.Frames = append([]record.Frame(nil), steady.Frames...)
 	failed.Frames = append([]record.Frame(nil), stall.Frames...)

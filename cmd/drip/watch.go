@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/interrupt"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"

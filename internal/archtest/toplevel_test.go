@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// topLevel is what may stand at the module's top level: the packages a Go
-// user of drip's probe needs, the screens and the command, and the three
+// topLevel is what may stand at the module's top level. These are the
+// packages a Go user of drip's probe needs, the analyses of records they
+// draw (hops, compare, sweep), the screens, the command and the three
 // folders that hold the rest. Everything else goes under internal/, named
 // for what it owns.
-var topLevel = []string{"cmd", "tui", "views", "probe", "adapters", "fixtures", "record", "stats", "internal", "bench", "integration"}
+var topLevel = []string{"cmd", "tui", "views", "probe", "adapters", "fixtures", "record", "stats", "hops", "compare", "sweep", "internal", "bench", "integration"}
 
 // TestTopLevelIsTheDesign fails naming each package whose first path
 // element is not one of topLevel.

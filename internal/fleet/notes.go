@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

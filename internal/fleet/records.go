@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
 )

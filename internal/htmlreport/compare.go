@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
 )

@@ -8,10 +8,10 @@ import (
 
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // header is what was measured, the accounting, the figures of note, the

@@ -19,11 +19,11 @@ import (
 	"io"
 	"math"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 var (

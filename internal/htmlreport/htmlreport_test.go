@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 )
 
-const testdata = "../compare/testdata"
+const testdata = "../../compare/testdata"
 
 func runReport(t *testing.T, in compare.Input) string {
 	t.Helper()

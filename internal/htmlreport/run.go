@@ -3,9 +3,9 @@ package htmlreport
 import (
 	"strconv"
 
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // runPage is the report of one run.

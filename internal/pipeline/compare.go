@@ -5,11 +5,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // CheckCompare refuses drip compare's flags that do not go together. Those

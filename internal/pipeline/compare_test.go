@@ -24,7 +24,7 @@ func TestParseBaselineGates(t *testing.T) {
 // CompareFiles names runs by their files unless told, groups by a field,
 // and says a missing file (exit 2) as Read does.
 func TestCompareFiles(t *testing.T) {
-	steady, stall := filepath.Join("..", "compare", "testdata", "steady.jsonl"), filepath.Join("..", "compare", "testdata", "stall.jsonl")
+	steady, stall := filepath.Join("..", "..", "compare", "testdata", "steady.jsonl"), filepath.Join("..", "..", "compare", "testdata", "stall.jsonl")
 	c, levels, err := CompareFiles([]string{steady, stall}, nil, "", nil, io.Discard)
 	if err != nil || len(c.Runs) != 2 || c.Runs[0].Label != "steady.jsonl" || c.Runs[1].Label != "stall.jsonl" || levels != nil {
 		t.Fatalf("runs %v, levels %v, %v", c, levels, err)

@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/htmlreport"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // HTML is the --html report file (internal/htmlreport). It is created

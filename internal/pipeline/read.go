@@ -8,8 +8,8 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/driplab/drip/internal/compare"
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/compare"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

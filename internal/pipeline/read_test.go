@@ -11,7 +11,7 @@ import (
 // Without relays there is no report; a relay file that matches none of
 // the client's streams is a usage error naming it.
 func TestReadRelays(t *testing.T) {
-	steady := filepath.Join("..", "compare", "testdata", "steady.jsonl")
+	steady := filepath.Join("..", "..", "compare", "testdata", "steady.jsonl")
 	in, err := Read(steady, steady, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +19,7 @@ func TestReadRelays(t *testing.T) {
 	if rep, err := ReadRelays(steady, in.Records, nil, io.Discard); rep != nil || err != nil {
 		t.Errorf("no relays: %v, %v", rep, err)
 	}
-	stall := filepath.Join("..", "compare", "testdata", "stall.jsonl")
+	stall := filepath.Join("..", "..", "compare", "testdata", "stall.jsonl")
 	_, err = ReadRelays(steady, in.Records, []string{stall}, io.Discard)
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "stall.jsonl") {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/sanitize"
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // Run says how a finished run is reported.

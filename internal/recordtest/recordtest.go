@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

@@ -22,7 +22,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/recordmask"
 	"github.com/driplab/drip/internal/redact"
 	"github.com/driplab/drip/probe"

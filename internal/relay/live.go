@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/record"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/record"
 )
 

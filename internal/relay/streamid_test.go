@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

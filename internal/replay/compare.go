@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"

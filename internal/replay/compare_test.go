@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/internal/replay"
 	"github.com/driplab/drip/record"

@@ -14,8 +14,8 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/internal/relay"
 	"github.com/driplab/drip/internal/replay"

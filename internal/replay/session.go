@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/progress"
 	"github.com/driplab/drip/record"

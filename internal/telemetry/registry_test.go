@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/telemetry"
 	"github.com/driplab/drip/record"

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/sweep"
 	"github.com/driplab/drip/probe"
+	"github.com/driplab/drip/sweep"
 )
 
 // Levels take one value or a rising list, concurrencies whole and at least

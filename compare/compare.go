@@ -1,11 +1,13 @@
-// Package compare puts two or more recorded runs side by side. Each run's
-// summary is recomputed from its raw records. Every figure gets a delta
-// against the first run (the baseline) that knows which direction is
-// worse. The p50 and p95 differences carry a bootstrap interval, so a
-// change within run-to-run noise says so. A workload check lists what
-// differs between the runs besides the system under test, and --fail-if
-// gates can be relative to the baseline. It is pure — records in, a Comparison out — so the text,
-// markdown and JSON renderers here and the TUI only draw it.
+// Package compare puts two or more recorded runs side by side. New takes
+// each run's records as an Input and returns a Comparison against the
+// first run, the baseline. Each run's summary is recomputed from its raw
+// records. Every figure gets a delta against the baseline that knows which
+// direction is worse. The p50 and p95 differences carry a bootstrap
+// interval, so a change within run-to-run noise says so. A workload check
+// lists what differs between the runs besides the system under test, and a
+// gate can be relative to the baseline. The package is pure, records in
+// and a Comparison out. Text, Markdown and JSON render one here, and the
+// views and tui packages draw it on a terminal.
 package compare
 
 import (
@@ -102,7 +104,7 @@ type Prompt struct {
 
 // Options tune a comparison.
 type Options struct {
-	Gates []stats.Gate // --fail-if conditions, judged on every run but the baseline
+	Gates []stats.Gate // judged on every run but the baseline
 }
 
 // New compares runs against the first. Each run's summary is recomputed

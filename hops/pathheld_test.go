@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/record"
 )
 

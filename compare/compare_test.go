@@ -15,8 +15,8 @@ import (
 	"testing/synctest"
 
 	"github.com/driplab/drip/adapters"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/fixtures"
-	"github.com/driplab/drip/internal/compare"
 	"github.com/driplab/drip/internal/memnet"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"

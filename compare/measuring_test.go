@@ -3,7 +3,7 @@ package compare_test
 import (
 	"testing"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/record"
 )
 

@@ -3,7 +3,7 @@ package sweep
 import (
 	"fmt"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )

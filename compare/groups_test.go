@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/driplab/drip/adapters"
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )

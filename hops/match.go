@@ -1,12 +1,13 @@
 // Package hops puts two vantage points of one stream side by side. One is
-// the client's record (drip run, drip watch), the other a relay's record
-// of the same exchange (drip record, beside the model server). It matches
-// them, aligns their frames by content and gives every stall at the
-// client an owner. The owner is the upstream when the relay saw the same
-// gap, and the path after the relay when it did not. The hosts' clocks
-// are never compared. Each side's times are offsets from its own start,
-// and the path's delay per frame is the difference of the two, relative
-// to its minimum.
+// the client's record, the other a relay's record of the same exchange
+// (drip record writes one beside the model server). Analyse matches a
+// client's record file with its relays' files and returns a Report, and
+// Live does the same for one stream while it runs. Every stall at the
+// client gets an owner. The owner is the upstream when the relay saw the
+// same gap, and the path after the relay when it did not. The hosts'
+// clocks are never compared. Each side's times are offsets from its own
+// start, and the path's delay per frame is the difference of the two,
+// relative to its minimum.
 package hops
 
 import (

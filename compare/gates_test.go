@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/driplab/drip/internal/compare"
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/stats"
 )
 

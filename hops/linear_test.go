@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/driplab/drip/internal/hops"
+	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/recordtest"
 	"github.com/driplab/drip/record"
 )
