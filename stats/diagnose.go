@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/driplab/drip/internal/textfmt/numfmt"
 )
 
 // Diagnosis thresholds. Each hint names the figures that crossed them.
@@ -544,17 +546,8 @@ func numText(v float64) string {
 	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', d, 64), "0"), ".")
 }
 
-// msText prints a duration in ms with the unit its magnitude reads best
-// in, such as "0.42 ms", "25 ms", "10.2 s" or "4.5 min".
-func msText(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 60000:
-		return numText(v/60000) + " min"
-	case a >= 1000:
-		return numText(v/1000) + " s"
-	}
-	return numText(v) + " ms"
-}
+// msText prints a duration in ms as every screen and report does.
+func msText(v float64) string { return numfmt.MS(v) }
 
 func pctText(v float64) string { return numText(v) + "%" }
 

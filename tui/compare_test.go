@@ -118,9 +118,9 @@ func TestCompareScreenScrolls(t *testing.T) {
 func TestComparePanels(t *testing.T) {
 	m := compareModel(t, 100, 30, "steady.jsonl", "stall.jsonl")
 	send(m, keys("tab")...)
-	wantOnScreen(t, m, "gap ms", "A steady.jsonl n=222", "B stall.jsonl n=324", "500–1s", "ttft ms", "100–200ms")
+	wantOnScreen(t, m, "gap ms", "A steady.jsonl n=222", "B stall.jsonl n=324", "500–1 s", "ttft ms", "100–200 ms")
 	send(m, keys("tab")...)
-	wantOnScreen(t, m, "A steady.jsonl · 6 streams", "B stall.jsonl · 6 streams", "stall ≥250ms", "enter open")
+	wantOnScreen(t, m, "A steady.jsonl · 6 streams", "B stall.jsonl · 6 streams", "stall ≥250 ms", "enter open")
 	send(m, keys("4")...)
 	wantOnScreen(t, m, "prompt long", "prompt medium")
 	send(m, keys("shift+tab")...)
@@ -154,7 +154,7 @@ func TestCompareOpenStream(t *testing.T) {
 	wantOnScreen(t, m, "B stall.jsonl #3 · prompt long · complete")
 	send(m, keys("enter")...)
 	wantOnScreen(t, m, "drip · run 3 · done", "B stall.jsonl · esc: back to compare",
-		"middle of a ⏸ 700ms", "stalls         2 (1 mid-sentence)", "esc back")
+		"middle of a ⏸ 700 ms", "stalls         2 (1 mid-sentence)", "esc back")
 	if m.stream.cur.Record != m.cmp.runs[1][2] {
 		t.Errorf("the watch view shows another record")
 	}
@@ -196,8 +196,8 @@ func TestCompareScatter(t *testing.T) {
 	m := compareModel(t, 80, 24, "steady.jsonl", "stall.jsonl")
 	send(m, keys("5")...)
 	s := screenOf(m)
-	wantOnScreen(t, m, "5 scatter", "stall 250ms", "ttft p50", "gap p99", "? help", "q quit")
-	line := strings.Index(s, "stall 250ms")
+	wantOnScreen(t, m, "5 scatter", "stall 250 ms", "ttft p50", "gap p99", "? help", "q quit")
+	line := strings.Index(s, "stall 250 ms")
 	top, bottom := s[strings.Index(s, "a point per run"):line], s[line:strings.Index(s, " trend ")]
 	if !strings.Contains(top, "B") || !strings.Contains(bottom, "A") {
 		t.Errorf("want B above the stall line and A below it:\n%s", s)

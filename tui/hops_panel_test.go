@@ -30,7 +30,7 @@ func TestViewBesideARelayShowsOwners(t *testing.T) {
 		s := h.screen()
 		checkFits(t, s, size[0], size[1])
 		s = strings.ReplaceAll(s, "\u00a0", " ") // the text keeps a marker on one line
-		for _, want := range []string{" hops  ", "182ms = 180ms upstream + 2ms", "⏸ 580ms path not.", "⏸ 700ms upstream sentence"} {
+		for _, want := range []string{" hops  ", "182 ms = 180 ms upstream + 2 ms", "⏸ 580 ms path not.", "⏸ 700 ms upstream sentence"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%v: the screen lacks %q:\n%s", size, want, s)
 			}
@@ -66,7 +66,7 @@ func TestWatchAsksTheRelayForOwners(t *testing.T) {
 	}
 	h.update(cmd())
 	s := h.screen()
-	for _, want := range []string{" hops  beside relay", "⏸ 580ms path not.", "⏸ 700ms upstream sentence", "1.15s: 700ms upstream + 450ms path"} {
+	for _, want := range []string{" hops  beside relay", "⏸ 580 ms path not.", "⏸ 700 ms upstream sentence", "1.15 s: 700 ms upstream + 450 ms path"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, s)
 		}

@@ -31,7 +31,7 @@ func TestRunTTFTCountsInFlight(t *testing.T) {
 	wantAll(t, [2]int{120, 40}, rh.screen(), "p50 180.0 · p99 180.0 ms · n=1 finished · 2 in flight, 1 without a first token yet")
 	rh.update(press("3"))
 	s := rh.screen()
-	wantAll(t, [2]int{120, 40}, s, "stall 250ms", "•", "2 in flight not yet drawn", "? help")
+	wantAll(t, [2]int{120, 40}, s, "stall 250 ms", "•", "2 in flight not yet drawn", "? help")
 	checkFits(t, s, 120, 40)
 	// With none in flight the title says nothing of them: a finished run
 	// read "0 in flight not yet drawn".

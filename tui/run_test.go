@@ -125,8 +125,8 @@ func TestRunScreenManyStreams(t *testing.T) {
 	want := headless.Summary(runWorkload)
 	for _, w := range []string{
 		"drip run · running", "8/40 recorded", "attempted 12", "in flight 4", "completed 6", "failed 2 (in_stream 2)",
-		"ttft p50 " + textfmt.Num(want.Metrics["ttft_ms"].P50), "gap p50 " + textfmt.Num(want.Metrics["gap_ms"].P50),
-		"#12", "streaming", "complete", "in_stream", "500–1s █", "heatmap", "█ stall ≥250ms", "timeline  #12",
+		"ttft p50 " + textfmt.OptMS(want.Metrics["ttft_ms"].P50), "gap p50 " + textfmt.OptMS(want.Metrics["gap_ms"].P50),
+		"#12", "streaming", "complete", "in_stream", "500–1 s █", "heatmap", "█ stall ≥250 ms", "timeline  #12",
 	} {
 		if !strings.Contains(s, w) {
 			t.Errorf("screen lacks %q", w)
@@ -255,13 +255,13 @@ func TestRunScreenKeys(t *testing.T) {
 	}
 	// Its first byte is the probe's, as on the stream screen of drip
 	// watch: it said "first byte —" beside "first event 42.40 ms".
-	if s := rh.screen(); !strings.Contains(s, "first byte     "+textfmt.FormatFloat(*recs[1].FirstByteMS)+" ms") {
+	if s := rh.screen(); !strings.Contains(s, "first byte     "+textfmt.MS(*recs[1].FirstByteMS)) {
 		t.Errorf("the open stream's first byte (%v ms) is not in its clocks:\n%s", *recs[1].FirstByteMS, s)
 	}
 	rh.play(recs[1], 40, -1)
 	rh.sink(recs[1])
 	rh.advance(frameInterval)
-	if s := rh.screen(); !strings.Contains(s, "done ") || !strings.Contains(s, "⏸ 700ms") {
+	if s := rh.screen(); !strings.Contains(s, "done ") || !strings.Contains(s, "⏸ 700 ms") {
 		t.Errorf("the open stream's end is not shown:\n%s", s)
 	}
 	rh.update(runKey("esc"))
@@ -298,7 +298,7 @@ func TestRunScreenResize(t *testing.T) {
 			want = append(want, "completed 4", "#6", "timeline")
 		}
 		if sz[0] >= 80 && sz[1] >= 24 {
-			want = append(want, "heatmap", "gap ms", "500–1s █")
+			want = append(want, "heatmap", "gap ms", "500–1 s █")
 		}
 		if sz[0] >= 120 && sz[1] >= 40 {
 			want = append(want, "ttft ms")

@@ -337,7 +337,7 @@ func (p streamTimeline) draw(b box) string {
 		note = fmt.Sprintf("last %d of %d runs · ", shown+1, len(earlier)+1)
 	}
 	if s.zoom { // the axis alone did not say the stream's start is off it
-		note = fmt.Sprintf("zoomed: its last %ds, z: all · ", zoomMS/1000) + note
+		note = "zoomed: its last " + textfmt.MS(zoomMS) + ", z: all · " + note
 	}
 	if lw := b.w - lipgloss.Width(" timeline "+note) - 1; lw != s.legendW || s.legend == "" {
 		s.legend, s.legendW = views.TimelineLegend(lw, &st.Views), lw

@@ -197,7 +197,7 @@ func TestViewNamesItsFileAndPicksAnyStream(t *testing.T) {
 	h := newHarness(t, Config{Records: recs, File: "/data/runs/main.jsonl"})
 	h.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	s := h.screen()
-	for _, want := range []string{"file main.jsonl", "stream 3 of 3", "from drip v1.2.0 on lab-1", "all 3 runs", "⏸ 700ms"} {
+	for _, want := range []string{"file main.jsonl", "stream 3 of 3", "from drip v1.2.0 on lab-1", "all 3 runs", "⏸ 700 ms"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("drip view at 120×40 lacks %q:\n%s", want, s)
 		}

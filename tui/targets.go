@@ -419,7 +419,7 @@ func (ts *targetsScreen) paneView(i int, p *targetPane, toMS float64, w, h int) 
 			text = p.text.Render(max(0, min(line-textH/2, p.text.Lines()-textH)), textH, st)
 		}
 		if gap, ok := views.LiveStall(&p.cur); ok {
-			text = textfmt.Fit(text, w, textH-1) + "\n" + st.Stall.Render(fmt.Sprintf("⏸ %.0fms… and counting", gap))
+			text = textfmt.Fit(text, w, textH-1) + "\n" + st.Stall.Render("⏸ "+textfmt.MS(gap)+"… and counting")
 		}
 		parts = append(parts, text)
 	}

@@ -102,7 +102,7 @@ func TestTargetsRace(t *testing.T) {
 		h.update(press("1"))
 		live := h.screen()
 		checkFits(t, live, size[0], size[1])
-		wantAll(t, size, live, " A  steady", " B  stall", "⏸ 700ms", "gap p99", "? help", "q quit")
+		wantAll(t, size, live, " A  steady", " B  stall", "⏸ 700 ms", "gap p99", "? help", "q quit")
 		h.update(press("2"))
 		clocks := h.screen()
 		checkFits(t, clocks, size[0], size[1])
@@ -110,7 +110,7 @@ func TestTargetsRace(t *testing.T) {
 		h.update(press("3"))
 		sc := h.screen()
 		checkFits(t, sc, size[0], size[1])
-		wantAll(t, size, sc, "stall 250ms", "A ttft", "B gap p99", "runs 1–3", "? help", "q quit")
+		wantAll(t, size, sc, "stall 250 ms", "A ttft", "B gap p99", "runs 1–3", "? help", "q quit")
 		if !strings.Contains(sc, "B") || !strings.Contains(sc, "A") {
 			t.Errorf("%v: scatter without its points:\n%s", size, sc)
 		}

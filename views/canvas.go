@@ -4,7 +4,6 @@ package views
 // panel to its box, axis steps, and rows of styled cells.
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -13,19 +12,6 @@ import (
 
 	"github.com/driplab/drip/internal/textfmt"
 )
-
-// fmtMS prints a duration in ms with a unit suited to its size.
-func fmtMS(v float64) string {
-	switch {
-	case v >= 10000:
-		return fmt.Sprintf("%.1fs", v/1000)
-	case v >= 1000:
-		return fmt.Sprintf("%.2fs", v/1000)
-	case v >= 1:
-		return fmt.Sprintf("%.0fms", v)
-	}
-	return textfmt.FormatFloat(v) + "ms"
-}
 
 // Note is a dim message in a panel's place (nothing to draw yet, too
 // small), wrapped at words to the panel's width so it is read whole.

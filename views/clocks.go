@@ -139,7 +139,7 @@ func clockRows(c Clocks, m stats.Metric, showAll bool, room int) []clockRow {
 		}
 		return f(c.All)
 	}
-	row := clockRow{m.ClockLabel, figure(m, this.P50), all(func(s *stats.Summary) string { return withN(s.Metrics[m.JSON]) })}
+	row := clockRow{m.ClockLabel, figure(m, this.P50), all(func(s *stats.Summary) string { return withN(m, s.Metrics[m.JSON]) })}
 	switch m.Key {
 	case stats.TTFO.Key:
 		if r.TTFOMS == nil || (r.TTFTMS != nil && *r.TTFOMS == *r.TTFTMS) {
@@ -197,17 +197,17 @@ func thisFreezes(r *record.Record, room int) string {
 		return "0"
 	}
 	f := d.Freezes
-	long := fmt.Sprintf("%d · every %s · longest %s", f.Count, ms(d.PeriodMS), ms(&f.LongestMS))
+	long := fmt.Sprintf("%d · every %s · longest %s", f.Count, textfmt.OptMS(d.PeriodMS), textfmt.OptMS(&f.LongestMS))
 	if textfmt.Width(long) <= room {
 		return long
 	}
-	return fmt.Sprintf("%d · every %s", f.Count, ms(d.PeriodMS))
+	return fmt.Sprintf("%d · every %s", f.Count, textfmt.OptMS(d.PeriodMS))
 }
 
 // figure is a value in the metric's unit, times in ms and rates bare.
 func figure(m stats.Metric, v *float64) string {
 	if m.Unit == "ms" {
-		return ms(v)
+		return textfmt.OptMS(v)
 	}
 	return textfmt.Num(v)
 }
@@ -219,32 +219,26 @@ func value(s string, st *Styles) string {
 	return st.Value.Render(s)
 }
 
-func ms(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return textfmt.FormatFloat(*v) + " ms"
-}
-
 func pair(a, b *float64) string {
 	if a == nil {
 		return "—"
 	}
-	return textfmt.Num(a) + " / " + textfmt.Num(b) + " ms"
+	return textfmt.OptMS(a) + " / " + textfmt.OptMS(b)
 }
 
-func withN(d stats.Dist) string {
+// withN is a run's p50 in the metric's unit and its n, "180 ms (2)".
+func withN(m stats.Metric, d stats.Dist) string {
 	if d.N == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%s (%d)", textfmt.Num(d.P50), d.N)
+	return fmt.Sprintf("%s (%d)", figure(m, d.P50), d.N)
 }
 
 // countWithN is withN for a count. A whole p50 prints whole, "38 (2)" and
 // not "38.00 (2)". The median of an even n may keep its .5.
 func countWithN(d stats.Dist) string {
 	if d.N == 0 || d.P50 == nil || *d.P50 != math.Trunc(*d.P50) {
-		return withN(d)
+		return withN(stats.Metric{}, d)
 	}
 	return fmt.Sprintf("%.0f (%d)", *d.P50, d.N)
 }
@@ -299,5 +293,5 @@ func itl(r *record.Record, d stats.Dist) string {
 	if r.Delivery != nil && r.Delivery.Class == record.DeliveryStutter && stats.WithholdsITL(r.Delivery) {
 		return "— stutter, first held"
 	}
-	return ms(d.P50)
+	return textfmt.OptMS(d.P50)
 }

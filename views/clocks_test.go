@@ -33,7 +33,7 @@ func TestClocksFromRegistry(t *testing.T) {
 		if d.P50 == nil {
 			t.Fatalf("%s: no figure in the replayed stream", key)
 		}
-		want := textfmt.FormatFloat(*d.P50) + " ms " + textfmt.Num(d.P50) + " (2)"
+		want := textfmt.MS(*d.P50) + " " + textfmt.MS(*d.P50) + " (2)"
 		if rows[m.ClockLabel] != want {
 			t.Errorf("clocks row %q = %q, want %q:\n%s", m.ClockLabel, rows[m.ClockLabel], want, panel)
 		}
@@ -193,9 +193,9 @@ func TestClocksCountFreezes(t *testing.T) {
 		all   bool
 		want  string
 	}{
-		{40, false, fmt.Sprintf("freezes %d · every %s ms", f.Count, textfmt.FormatFloat(*r.Delivery.PeriodMS))},
-		{120, true, fmt.Sprintf("freezes %d · every %s ms · longest %s ms %d in 2 streams", f.Count, textfmt.FormatFloat(*r.Delivery.PeriodMS),
-			textfmt.FormatFloat(f.LongestMS), 2*f.Count)},
+		{40, false, fmt.Sprintf("freezes %d · every %s", f.Count, textfmt.MS(*r.Delivery.PeriodMS))},
+		{120, true, fmt.Sprintf("freezes %d · every %s · longest %s %d in 2 streams", f.Count, textfmt.MS(*r.Delivery.PeriodMS),
+			textfmt.MS(f.LongestMS), 2*f.Count)},
 	} {
 		c := Clocks{Record: r, This: summaryOf(r)}
 		if tc.all {

@@ -16,7 +16,7 @@ import (
 func bucketLabel(i int) string {
 	switch {
 	case i == 0:
-		return "<1ms"
+		return "<" + textfmt.MS(1)
 	case i == len(stats.GapBucketEdges):
 		return "≥" + axisLabel(stats.GapBucketEdges[i-1])
 	}

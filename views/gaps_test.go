@@ -24,12 +24,12 @@ func TestGapHistogramKeepsMassAndStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := NewStyles(false, true)
-	row := regexp.MustCompile(`^\s*(\S+) █+ (\d+)\s*$`)
+	row := regexp.MustCompile(`^\s*(\S+ m?s) █+ (\d+)\s*$`)
 	for _, tc := range []struct {
 		rows  int
 		first string // the mass
 		last  string // the stall's row
-	}{{1, "10–1s", "10–1s"}, {2, "10–50ms", "200–1s"}, {3, "10–50ms", "500–1s"}, {4, "10–20ms", "500–1s"}} {
+	}{{1, "10–1 s", "10–1 s"}, {2, "10–50 ms", "200–1 s"}, {3, "10–50 ms", "500–1 s"}, {4, "10–20 ms", "500–1 s"}} {
 		out := ansi.Strip(Gaps(r, 60, tc.rows, &st))
 		lines := strings.Split(out, "\n")
 		counted := 0

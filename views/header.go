@@ -68,33 +68,33 @@ func statusText(s *Stream, st *Styles) (string, lipgloss.Style) {
 	case PhaseConnecting:
 		// Not "connecting": behind a buffering proxy the connection is
 		// up for seconds while the proxy holds the response.
-		return "waiting for headers " + fmtMS(s.ElapsedMS), st.Live
+		return "waiting for headers " + textfmt.MS(s.ElapsedMS), st.Live
 	case PhaseWaiting:
-		wait := "waiting for first token " + fmtMS(s.ElapsedMS)
+		wait := "waiting for first token " + textfmt.MS(s.ElapsedMS)
 		if r.FirstByteMS != nil {
-			wait += " · first byte " + fmtMS(*r.FirstByteMS)
+			wait += " · first byte " + textfmt.MS(*r.FirstByteMS)
 		}
 		return wait, st.Live
 	case PhaseStreaming:
 		if gap, ok := LiveStall(s); ok {
-			return fmt.Sprintf("stalled ⏸ %s… · %d frames", fmtMS(gap), r.ContentFrames), st.Live
+			return fmt.Sprintf("stalled ⏸ %s… · %d frames", textfmt.MS(gap), r.ContentFrames), st.Live
 		}
-		return fmt.Sprintf("streaming %s · %d frames", fmtMS(s.ElapsedMS), r.ContentFrames), st.Live
+		return fmt.Sprintf("streaming %s · %d frames", textfmt.MS(s.ElapsedMS), r.ContentFrames), st.Live
 	}
 	switch r.Status {
 	case record.StatusComplete:
 		if r.Buffered {
-			return "done " + fmtMS(r.DurationMS) + " · buffered" + e2eRate(r), st.Done
+			return "done " + textfmt.MS(r.DurationMS) + " · buffered" + e2eRate(r), st.Done
 		}
-		return "done " + fmtMS(r.DurationMS), st.Done
+		return "done " + textfmt.MS(r.DurationMS), st.Done
 	case record.StatusIncomplete:
 		why := "no end marker"
 		if r.Truncated {
 			why = "cut inside a frame"
 		}
-		return fmt.Sprintf("incomplete (%s) %s", why, fmtMS(r.DurationMS)), st.Failed
+		return fmt.Sprintf("incomplete (%s) %s", why, textfmt.MS(r.DurationMS)), st.Failed
 	case record.StatusCanceled:
-		return "canceled " + fmtMS(r.DurationMS), st.Dim
+		return "canceled " + textfmt.MS(r.DurationMS), st.Dim
 	}
 	msg := "failed"
 	if r.Error != nil {

@@ -131,6 +131,26 @@ func eachGapCell(r *record.Record, byTime bool, sc heatScale, plotW int, put fun
 
 // heatLegend explains the shades and the columns in width cells. Short of
 // room the columns' note is shortened, then left out. The shades stay.
+// heatShadesShort is the shades' key with the unit said once at its end,
+// "░ <10 ▒ <50 ▓ <250 █ stall ≥250 ms", for a panel too narrow for four
+// units. Edges in different units keep each its own.
+func heatShadesShort(edges [3]float64, st *Styles) string {
+	unit := func(v float64) (string, string) {
+		n, u, _ := strings.Cut(textfmt.MS(v), " ")
+		return n, u
+	}
+	n0, u0 := unit(edges[0])
+	n1, u1 := unit(edges[1])
+	n2, u2 := unit(edges[2])
+	if u0 != u2 || u1 != u2 {
+		n0, n1 = textfmt.MS(edges[0]), textfmt.MS(edges[1])
+	}
+	return st.Shades[0].Render("░") + st.Dim.Render(" <"+n0) + " " +
+		st.Shades[1].Render("▒") + st.Dim.Render(" <"+n1) + " " +
+		st.Shades[2].Render("▓") + st.Dim.Render(" <"+n2) + " " +
+		st.Shades[3].Render("█") + st.Dim.Render(" stall ≥"+n2+" "+u2)
+}
+
 func heatLegend(edges [3]float64, byTime bool, per int, span float64, width int, st *Styles) string {
 	parts := []string{
 		st.Shades[0].Render("░") + st.Dim.Render(" <"+axisLabel(edges[0])),
@@ -143,13 +163,18 @@ func heatLegend(edges [3]float64, byTime bool, per int, span float64, width int,
 		cols[1] = "1 frame/cell"
 	}
 	if byTime {
-		cols = []string{"columns: time, 0–" + fmtMS(span), "time 0–" + fmtMS(span)}
+		cols = []string{"columns: time, 0–" + textfmt.MS(span), "time 0–" + textfmt.MS(span)}
 	}
-	shades := strings.Join(parts, " ")
-	for _, c := range cols {
-		if line := shades + st.Dim.Render(" · "+c); lipgloss.Width(line) <= width {
-			return line
+	shades := []string{strings.Join(parts, " "), heatShadesShort(edges, st)}
+	for _, sh := range shades {
+		for _, c := range cols {
+			if line := sh + st.Dim.Render(" · "+c); lipgloss.Width(line) <= width {
+				return line
+			}
 		}
 	}
-	return shades
+	if lipgloss.Width(shades[0]) <= width {
+		return shades[0]
+	}
+	return shades[1]
 }

@@ -28,9 +28,9 @@ func HopsPanel(h *hops.Stream, width, height int, st *Styles) string {
 func hopsLines(h *hops.Stream, width int, st *Styles) []string {
 	rows := [][2]string{
 		{"ttft", hopsSplit(h.TTFT)},
-		{"headers", fmt.Sprintf("%s at the client · %s at the relay", optMS(h.Headers.ClientMS), optMS(h.Headers.UpstreamMS))},
+		{"headers", fmt.Sprintf("%s at the client · %s at the relay", textfmt.OptMS(h.Headers.ClientMS), textfmt.OptMS(h.Headers.UpstreamMS))},
 		{"stalls", ownedStalls(h)},
-		{"path", fmt.Sprintf("adds %s p50 · %s p99 · %s max a frame · %s", optMS(h.Delay.P50), optMS(h.Delay.P99), optMS(h.Delay.Max), burstsOf(h.Bursts))},
+		{"path", fmt.Sprintf("adds %s p50 · %s p99 · %s max a frame · %s", textfmt.OptMS(h.Delay.P50), textfmt.OptMS(h.Delay.P99), textfmt.OptMS(h.Delay.Max), burstsOf(h.Bursts))},
 	}
 	if h.DiffersAt != nil {
 		rows = append(rows, [2]string{"aligned", fmt.Sprintf("%d of %d frames: the content parts at byte %d", h.Aligned, h.Frames, *h.DiffersAt)})
@@ -70,9 +70,9 @@ func hopsRow(label, value string, width int, st *Styles) []string {
 
 func hopsSplit(s hops.Split) string {
 	if s.PathMS == nil {
-		return optMS(s.ClientMS) + " at the client (the relay has none)"
+		return textfmt.OptMS(s.ClientMS) + " at the client (the relay has none)"
 	}
-	return fmt.Sprintf("%s = %s upstream + %s path", fmtMS(*s.ClientMS), fmtMS(*s.UpstreamMS), fmtMS(*s.PathMS))
+	return fmt.Sprintf("%s = %s upstream + %s path", textfmt.MS(*s.ClientMS), textfmt.MS(*s.UpstreamMS), textfmt.MS(*s.PathMS))
 }
 
 // ownedStalls lists the stalls with their owners, as the text marks them,
@@ -85,7 +85,7 @@ func ownedStalls(h *hops.Stream) string {
 			freezes[s.Owner]++
 			continue
 		}
-		parts = append(parts, "⏸ "+s.Label(fmtMS))
+		parts = append(parts, "⏸ "+s.Label(textfmt.MS))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no stall at the client")

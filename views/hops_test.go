@@ -58,16 +58,16 @@ func TestHopsOwnersVisible(t *testing.T) {
 	text.SetMarks(marks)
 	text.Update(cur.Record, 120)
 	plain := ansi.Strip(text.Render(0, text.Lines(), &st))
-	for _, want := range []string{"⏸\u00a0580ms\u00a0path", "⏸\u00a0450ms\u00a0path", "⏸\u00a0700ms\u00a0upstream", "⏸\u00a0300ms\u00a0upstream"} {
+	for _, want := range []string{"⏸\u00a0580\u00a0ms\u00a0path", "⏸\u00a0450\u00a0ms\u00a0path", "⏸\u00a0700\u00a0ms\u00a0upstream", "⏸\u00a0300\u00a0ms\u00a0upstream"} {
 		if !strings.Contains(plain, want) {
 			t.Errorf("the text lacks %q:\n%s", want, plain)
 		}
 	}
-	if i, j := strings.Index(plain, "450ms"), strings.Index(plain, "700ms"); i < 0 || j < i {
+	if i, j := strings.Index(plain, "450\u00a0ms"), strings.Index(plain, "700\u00a0ms"); i < 0 || j < i {
 		t.Errorf("the path's share of the freeze is not marked before the server's stall inside it:\n%s", plain)
 	}
 	tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st))
-	for _, want := range []string{"580ms path", "300ms upstream", "1.15s: 700ms upstream + 450ms path"} {
+	for _, want := range []string{"580 ms path", "300 ms upstream", "1.15 s: 700 ms upstream + 450 ms path"} {
 		if !strings.Contains(tl, want) {
 			t.Errorf("the timeline lacks %q:\n%s", want, tl)
 		}
@@ -83,7 +83,7 @@ func TestLiveStallSaysWhoHoldsIt(t *testing.T) {
 	cur, _ := hopsStream(t)
 	cur.Phase, cur.ElapsedMS = PhaseStreaming, cur.Record.LastContentMS()+900
 	cur.Hops.Holding = hops.OwnerPath
-	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "⏸ 900ms… path holds") {
+	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "⏸ 900 ms… path holds") {
 		t.Errorf("the stall in progress does not say the path holds it:\n%s", tl)
 	}
 }

@@ -37,11 +37,11 @@ func TestLegendsKeepWholeEntries(t *testing.T) {
 		want    string
 		without string
 	}{
-		{120, false, 2, "█ stall ≥250ms · columns: frame index, 2 per cell", ""},
-		{56, false, 2, "█ stall ≥250ms · 2 frames/cell", "columns"},
-		{56, true, 2, "█ stall ≥250ms · time 0–2.49s", "columns"},
-		{40, false, 2, "█ stall ≥250ms", "·"},
-		{56, false, 1, "█ stall ≥250ms · 1 frame/cell", "frames"},
+		{120, false, 2, "█ stall ≥250 ms · columns: frame index, 2 per cell", ""},
+		{60, false, 2, "█ stall ≥250 ms · 2 frames/cell", "columns"},
+		{60, true, 2, "█ stall ≥250 ms · time 0–2.49 s", "columns"},
+		{40, false, 2, "█ stall ≥250 ms", "·"},
+		{60, false, 1, "█ stall ≥250 ms · 1 frame/cell", "frames"},
 	} {
 		got := ansi.Strip(heatLegend(stats.HeatShadeEdges(250), tc.byTime, tc.per, 2490, tc.width, &st))
 		if ansi.StringWidth(got) > tc.width || !strings.HasSuffix(got, tc.want) || (tc.without != "" && strings.Contains(got, tc.without)) {

@@ -67,11 +67,11 @@ func RunHeader(s *RunSnapshot, note string, width, height int, st *Styles) strin
 	var style lipgloss.Style
 	switch s.State {
 	case RunRunning:
-		status, style = "running "+fmtMS(s.ElapsedMS), st.Live
+		status, style = "running "+textfmt.MS(s.ElapsedMS), st.Live
 	case RunDone:
-		status, style = "finished "+fmtMS(s.ElapsedMS), st.Done
+		status, style = "finished "+textfmt.MS(s.ElapsedMS), st.Done
 	default:
-		status, style = "stopped "+fmtMS(s.ElapsedMS)+": in-flight streams canceled", st.Failed
+		status, style = "stopped "+textfmt.MS(s.ElapsedMS)+": in-flight streams canceled", st.Failed
 	}
 	line := st.Title.Render("drip run") + st.Dim.Render(" · ") + style.Render(status)
 	if note != "" {
@@ -119,7 +119,7 @@ func progressLine(s *RunSnapshot, width int, st *Styles) (line string, moved boo
 		goal = fmt.Sprintf("%d/%d recorded", s.Finished, s.Runs)
 	}
 	if s.DurationMS > 0 {
-		goal += fmt.Sprintf(" · %s of %s", fmtMS(min(s.ElapsedMS, s.DurationMS)), fmtMS(s.DurationMS))
+		goal += fmt.Sprintf(" · %s of %s", textfmt.MS(min(s.ElapsedMS, s.DurationMS)), textfmt.MS(s.DurationMS))
 	}
 	const minBar = 16
 	label := st.Value.Render(goal)
@@ -188,13 +188,13 @@ func countItems(s *RunSnapshot, st *Styles) []string {
 	return items
 }
 
-// pctl is "p50 12.5 p99 40.1 ms n=30" for a distribution.
+// pctl is "p50 12.5 ms p99 40.1 ms n=30" for a distribution.
 func pctl(name string, d stats.Dist, st *Styles) string {
 	if d.N == 0 {
 		return st.Label.Render(name+" ") + st.Undefined.Render("—")
 	}
-	return st.Label.Render(name+" p50 ") + st.Value.Render(textfmt.Num(d.P50)) +
-		st.Label.Render(" p99 ") + st.Value.Render(textfmt.Num(d.P99)) + st.Label.Render(fmt.Sprintf(" ms n=%d", d.N))
+	return st.Label.Render(name+" p50 ") + st.Value.Render(textfmt.OptMS(d.P50)) +
+		st.Label.Render(" p99 ") + st.Value.Render(textfmt.OptMS(d.P99)) + st.Label.Render(fmt.Sprintf(" n=%d", d.N))
 }
 
 // figureItems are the headline figures of the records so far. While
@@ -209,10 +209,10 @@ func figureItems(s *stats.Summary, inFlight int64, st *Styles) []string {
 	}
 	items := []string{ttft, pctl("gap", stats.Gap.Of(m), st)}
 	if e2e := stats.E2E.Of(m); e2e.N > 0 {
-		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(textfmt.Num(e2e.P50))+st.Label.Render(" ms"))
+		items = append(items, st.Label.Render("e2e p50 ")+st.Value.Render(textfmt.OptMS(e2e.P50)))
 	}
 	if itl := stats.ITL.Of(m); itl.N > 0 {
-		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(textfmt.Num(itl.P50))+st.Label.Render(" ms"))
+		items = append(items, st.Label.Render("itl p50 ")+st.Value.Render(textfmt.OptMS(itl.P50)))
 	}
 	if tp := s.Throughput.TokensPerS; tp != nil {
 		items = append(items, st.Value.Render(textfmt.Num(tp))+st.Label.Render(" tok/s"))
@@ -239,15 +239,15 @@ func openItems(s *RunSnapshot, st *Styles) []string {
 		if ol.ClientLimited {
 			verdict = st.Failed.Render("CLIENT-LIMITED")
 		}
-		items = append(items, st.Label.Render("schedule lag p99 ")+st.Value.Render(textfmt.Num(d.P99))+
-			st.Label.Render(fmt.Sprintf(" ms n=%d · bound %s ms: ", d.N, textfmt.FormatFloat(ol.LagBoundMS)))+verdict)
+		items = append(items, st.Label.Render("schedule lag p99 ")+st.Value.Render(textfmt.OptMS(d.P99))+
+			st.Label.Render(fmt.Sprintf(" n=%d · bound %s: ", d.N, textfmt.MS(ol.LagBoundMS)))+verdict)
 	} else {
 		verdict := ""
 		if s.LagOver*100 > s.Attempted { // a hint that the p99 at the end is near or past the bound
 			verdict = " · " + st.Failed.Render("behind schedule")
 		}
-		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(textfmt.FormatFloat(s.LagMaxMS))+
-			st.Label.Render(fmt.Sprintf(" ms · %d of %d over %s ms", s.LagOver, s.Attempted, textfmt.FormatFloat(stats.ScheduleLagBoundMS)))+verdict)
+		items = append(items, st.Label.Render("schedule lag so far max ")+st.Value.Render(textfmt.MS(s.LagMaxMS))+
+			st.Label.Render(fmt.Sprintf(" · %d of %d over %s", s.LagOver, s.Attempted, textfmt.MS(stats.ScheduleLagBoundMS)))+verdict)
 	}
 	items = append(items, pctl("client queue", ol.ClientQueue, st), pctl("ttft from intended", ol.TTFTUser, st))
 	return items

@@ -89,9 +89,9 @@ func StreamRow(r *record.Record, phase Phase, cols []table.Column) table.Row {
 		case ColStatus:
 			row[i] = StreamStatus(r, phase)
 		case ColTTFT:
-			row[i] = optMS(r.TTFTMS)
+			row[i] = textfmt.OptMS(r.TTFTMS)
 		case ColGapP99:
-			row[i] = optMS(stats.NewDist(r.Gaps()).P99)
+			row[i] = textfmt.OptMS(stats.NewDist(r.Gaps()).P99)
 		case ColStalls:
 			row[i] = fmt.Sprint(len(r.Stalls))
 		case ColTokens:
@@ -102,7 +102,7 @@ func StreamRow(r *record.Record, phase Phase, cols []table.Column) table.Row {
 				row[i] = "≈" + row[i]
 			}
 		case ColE2E:
-			row[i] = optMS(r.E2EMS)
+			row[i] = textfmt.OptMS(r.E2EMS)
 		}
 	}
 	return row
@@ -126,14 +126,6 @@ func StreamStatus(r *record.Record, phase Phase) string {
 		return "buffered"
 	}
 	return r.Status
-}
-
-// optMS is a figure in ms, or a dash when it is undefined.
-func optMS(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return fmtMS(*v)
 }
 
 // StreamCaption describes a stream in a line: number, prompt, status and
@@ -214,10 +206,10 @@ func Histogram(b *Buckets, stallMS float64, empty string, width, height int, st 
 func clockWords(r *record.Record) []string {
 	var w []string
 	if r.TTFTMS != nil {
-		w = append(w, "ttft "+fmtMS(*r.TTFTMS))
+		w = append(w, "ttft "+textfmt.MS(*r.TTFTMS))
 	}
 	if r.E2EMS != nil {
-		w = append(w, "e2e "+fmtMS(*r.E2EMS))
+		w = append(w, "e2e "+textfmt.MS(*r.E2EMS))
 	}
 	return append(w, fmt.Sprintf("%d frames", r.ContentFrames))
 }

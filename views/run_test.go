@@ -149,7 +149,7 @@ func TestRunViewFigures(t *testing.T) {
 	sum := s.Summary
 	for _, want := range []string{
 		"7/40 recorded", "attempted 11", "in flight 4", "completed 6", "failed 1 (in_stream 1)", "warmup 1 (excluded)",
-		"ttft p50 " + textfmt.Num(sum.Metrics["ttft_ms"].P50), fmt.Sprintf("n=%d", sum.Metrics["gap_ms"].N),
+		"ttft p50 " + textfmt.OptMS(sum.Metrics["ttft_ms"].P50), fmt.Sprintf("n=%d", sum.Metrics["gap_ms"].N),
 		"stalls 10 (5 mid-sentence)",
 	} {
 		if !strings.Contains(counts, want) {
@@ -162,7 +162,7 @@ func TestRunViewFigures(t *testing.T) {
 			gaps.Add(g)
 		}
 	}
-	if h := ansi.Strip(Histogram(&gaps, stats.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500–1s █") {
+	if h := ansi.Strip(Histogram(&gaps, stats.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500–1 s █") {
 		t.Errorf("a short gap histogram lost the stall bucket:\n%s", h)
 	}
 	// The selected stream's label is styled apart from the others'.

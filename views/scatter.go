@@ -74,9 +74,9 @@ func Scatter(pts []ScatterPoint, letters bool, skipped int, stallMS float64, wid
 		label := ""
 		switch r {
 		case 0:
-			label = fmtMS(p.yMax)
+			label = textfmt.MS(p.yMax)
 		case p.stallRow:
-			label = fmtMS(stallMS)
+			label = textfmt.MS(stallMS)
 		case p.h - 1:
 			label = "0"
 		}
@@ -184,7 +184,7 @@ func (p *scatterPlot) drawGuides(stallMS float64, st *Styles) {
 	for c := range p.w {
 		p.grid[sy].set(c, '┄', &st.Stall)
 	}
-	label := "stall " + fmtMS(stallMS)
+	label := "stall " + textfmt.MS(stallMS)
 	p.grid[sy].put(max(0, qx-len(label)-1), label, &st.Stall, p.free(sy))
 }
 
@@ -410,10 +410,10 @@ func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail st
 	rng := "—"
 	switch {
 	case hi < lo: // no defined value
-	case fmtMS(hi) == fmtMS(lo):
-		rng = fmtMS(lo) // one run, or runs alike, so not "182ms–182ms"
+	case textfmt.MS(hi) == textfmt.MS(lo):
+		rng = textfmt.MS(lo) // one run, or runs alike, so not "182ms–182ms"
 	default:
-		rng = fmtMS(lo) + "–" + fmtMS(hi)
+		rng = textfmt.MS(lo) + "–" + textfmt.MS(hi)
 	}
 	label, style = sanitize.Line(t.Label), &st.Value
 	if t.Series >= 0 {

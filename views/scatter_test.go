@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -71,7 +72,7 @@ func TestScatterCountsStreamsInACell(t *testing.T) {
 		lines := strings.Split(out, "\n")
 		marks := ""
 		for _, l := range lines[:len(lines)-2] { // the plot rows, not the axis or the caption
-			plot := strings.Replace(string([]rune(l)[8:]), "stall "+fmtMS(stats.DefaultStall), "", 1)
+			plot := strings.Replace(string([]rune(l)[8:]), "stall "+textfmt.MS(stats.DefaultStall), "", 1)
 			for _, r := range plot {
 				if strings.ContainsRune("•+23456789", r) {
 					marks += string(r)
@@ -153,7 +154,7 @@ func checkScatterKey(t *testing.T, name string, pts []ScatterPoint, width int, m
 		t.Fatalf("%s: no axis row in\n%s", name, out)
 	}
 	for _, l := range lines[:axis] { // the plot rows
-		plot := strings.Replace(string([]rune(l)[8:]), "stall "+fmtMS(stats.DefaultStall), "", 1)
+		plot := strings.Replace(string([]rune(l)[8:]), "stall "+textfmt.MS(stats.DefaultStall), "", 1)
 		for _, r := range plot {
 			if strings.ContainsRune("ABC*+23456789", r) {
 				got += string(r)

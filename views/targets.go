@@ -35,10 +35,10 @@ func TargetTitle(letter, name string, s *Stream, width int, st *Styles) string {
 	var firstByte, ttft, stalls string
 	if s.Phase == PhaseStreaming || s.Phase == PhaseDone {
 		if r.FirstByteMS != nil {
-			firstByte = "first byte " + fmtMS(*r.FirstByteMS)
+			firstByte = "first byte " + textfmt.MS(*r.FirstByteMS)
 		}
 		if r.TTFTMS != nil {
-			ttft = "ttft " + fmtMS(*r.TTFTMS)
+			ttft = "ttft " + textfmt.MS(*r.TTFTMS)
 		}
 		if n := len(r.Stalls); n > 0 {
 			stalls = fmt.Sprintf("%d stalls (%d mid-sentence)", n, r.MidSentenceStalls())
@@ -259,8 +259,8 @@ func (t *targetTable) cell(r compare.Row, i int) cellParts {
 	c[partValue] = "—"
 	if i < len(r.Values) {
 		c[partValue] = compare.FormatValue(r, r.Values[i])
-		if r.Unit == "ms" && r.Values[i] != nil {
-			c[partValue] += " ms"
+		if r.Unit == "ms" {
+			c[partValue] = textfmt.OptMS(r.Values[i])
 		}
 	}
 	if i == 0 || i >= len(r.Deltas) || r.Deltas[i] == nil {
@@ -310,7 +310,11 @@ func (t *targetTable) render(st *Styles) []string {
 			if j > 0 && i > 0 {
 				text = t.join(i, c)
 			}
-			b.WriteString(style.Render(text) + strings.Repeat(" ", t.widths[i]-ansi.StringWidth(text)+2))
+			pad := t.widths[i] - ansi.StringWidth(text)
+			if i < len(line)-1 { // no gap after the last column, which width() does not count
+				pad += 2
+			}
+			b.WriteString(style.Render(text) + strings.Repeat(" ", pad))
 		}
 		lines = append(lines, b.String())
 	}

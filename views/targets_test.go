@@ -133,7 +133,7 @@ func TestTargetViewsSay(t *testing.T) {
 	checks = append(checks, struct {
 		name, out string
 		wants     []string
-	}{"scatter", sc, []string{"stall 250ms", "transport", "queue", "healthy", "┄", "┆"}})
+	}{"scatter", sc, []string{"stall 250 ms", "transport", "queue", "healthy", "┄", "┆"}})
 	for _, c := range checks {
 		out := strings.ReplaceAll(ansi.Strip(c.out), nbsp, " ")
 		for _, want := range c.wants {
@@ -145,7 +145,7 @@ func TestTargetViewsSay(t *testing.T) {
 	// Three runs each land as letters: the steady runs below the stall
 	// line, the stalling ones above it (the same cell holds them all).
 	plain := ansi.Strip(sc)
-	above, below := plain[:strings.Index(plain, "stall 250ms")], plain[strings.Index(plain, "stall 250ms"):]
+	above, below := plain[:strings.Index(plain, "stall 250 ms")], plain[strings.Index(plain, "stall 250 ms"):]
 	if !strings.Contains(above, "B") || strings.Contains(above, "A") || !strings.Contains(below, "A") {
 		t.Errorf("scatter: want B above the stall line and A below:\n%s", plain)
 	}
@@ -181,7 +181,7 @@ func TestWrappedTextIncremental(t *testing.T) {
 	var wt WrappedText
 	wt.Update(r, 80)
 	line := wt.WorstStallLine()
-	if got := ansi.Strip(wt.Render(line, 1, &st)); !strings.Contains(got, "⏸"+nbsp+"700ms") {
+	if got := ansi.Strip(wt.Render(line, 1, &st)); !strings.Contains(got, "⏸"+nbsp+"700"+nbsp+"ms") {
 		t.Errorf("worst stall line %d is %q, want the 700ms marker", line, got)
 	}
 }
@@ -242,7 +242,7 @@ func TestTargetClocksDeltasAligned(t *testing.T) {
 }
 
 // TestTargetPluralsAndSingleRuns: one row cut is "1 more row", and a
-// trend of one run reads "182ms run 1", not "182ms–182ms runs 1–1".
+// trend of one run reads "182 ms run 1", not "182ms–182ms runs 1–1".
 func TestTargetPluralsAndSingleRuns(t *testing.T) {
 	st := NewStyles(true, false)
 	_, _, c := targetRuns(t)
@@ -252,8 +252,8 @@ func TestTargetPluralsAndSingleRuns(t *testing.T) {
 	}
 	v := 182.0
 	strip := ansi.Strip(TrendStrip([]Trend{{Series: -1, Label: "ttft", Values: []*float64{&v}}}, "runs", 80, 1, &st))
-	if !strings.HasSuffix(strings.TrimRight(strip, " "), "182ms run 1") {
-		t.Errorf("a one-run trend reads %q, want it to end '182ms run 1'", strip)
+	if !strings.HasSuffix(strings.TrimRight(strip, " "), "182 ms run 1") {
+		t.Errorf("a one-run trend reads %q, want it to end '182 ms run 1'", strip)
 	}
 }
 
@@ -265,8 +265,8 @@ func TestTrendTailWhole(t *testing.T) {
 	a, b, c := 181.0, 182.0, 181.5
 	for _, width := range []int{80, 200} {
 		out := ansi.Strip(TrendStrip([]Trend{{Series: -1, Label: "ttft", Values: []*float64{&a, &b, &c}}}, "streams", width, 1, &st))
-		if !strings.HasSuffix(strings.TrimRight(out, " "), "181ms–182ms streams 1–3") || ansi.StringWidth(out) > width {
-			t.Errorf("%d columns: %q, want it to end '181ms–182ms streams 1–3'", width, out)
+		if !strings.HasSuffix(strings.TrimRight(out, " "), "181 ms–182 ms streams 1–3") || ansi.StringWidth(out) > width {
+			t.Errorf("%d columns: %q, want it to end '181 ms–182 ms streams 1–3'", width, out)
 		}
 	}
 }
@@ -279,13 +279,13 @@ func TestLaneMarksKeepTheirLabels(t *testing.T) {
 	st := NewStyles(true, false)
 	for _, scenario := range []string{"abort-midstream", "buffered-burst", "steady"} {
 		r := replay(t, scenario, 0)
-		label := "ttft " + fmtMS(*r.TTFTMS)
+		label := "ttft " + textfmt.MS(*r.TTFTMS)
 		for _, w := range []int{80, 120} {
 			for to := 500.0; to <= 4000; to += 100 {
 				lane := ansi.Strip(TimelineLane(&Stream{Run: 1, Phase: PhaseDone, Record: r}, nil, AxisEnd(to), w, 2, &st))
 				marks := strings.Split(lane, "\n")[1]
 				if !strings.Contains(marks, "▲"+label) && !strings.Contains(marks, label+"▲") {
-					t.Errorf("%s at %d columns, axis to %s: the marker row lost %q: %q", scenario, w, fmtMS(AxisEnd(to)), label, marks)
+					t.Errorf("%s at %d columns, axis to %s: the marker row lost %q: %q", scenario, w, textfmt.MS(AxisEnd(to)), label, marks)
 				}
 			}
 		}

@@ -203,7 +203,7 @@ func liveStallRow(row cellRow, at, gap float64, h *hops.Stream, ax axis, st *Sty
 	for c := max(a, 0); c <= b; c++ {
 		row.set(c, glyphStall, &st.Stall)
 	}
-	text := "⏸ " + fmtMS(gap) + "…"
+	text := "⏸ " + textfmt.MS(gap) + "…"
 	if h != nil && h.Holding != "" {
 		text += " " + h.Holding + " holds"
 	}
@@ -312,9 +312,9 @@ func stallsRow(row cellRow, r *record.Record, h *hops.Stream, ax axis, st *Style
 		for c := a; c <= b; c++ {
 			row.set(c, glyphStall, stl)
 		}
-		text := "⏸ " + fmtMS(s.GapMS)
+		text := "⏸ " + textfmt.MS(s.GapMS)
 		if owned, ok := h.StallAt(s.Frame); ok {
-			text = "⏸ " + owned.Label(fmtMS)
+			text = "⏸ " + owned.Label(textfmt.MS)
 		}
 		n := len([]rune(text))
 		if b-a+1 >= n+2 {
@@ -445,11 +445,11 @@ func markerRow(r *record.Record, labels []stallLabel, ax axis, st *Styles) cellR
 		if c < 0 {
 			return
 		}
-		text := string(glyphMarker) + name + " " + fmtMS(t)
+		text := string(glyphMarker) + name + " " + textfmt.MS(t)
 		if !row.put(c, text, &st.Marker, free) {
 			// Too close to the right edge, so end the label at the mark.
 			n := len([]rune(text))
-			text = name + " " + fmtMS(t) + string(glyphMarker)
+			text = name + " " + textfmt.MS(t) + string(glyphMarker)
 			// Else draw the bare mark, where it touches no other label. Beside
 			// the first mark, the last content's label would read "▲ttft 1▲2ms".
 			if !row.put(c-n+1, text, &st.Marker, free) && free(c) && (c+1 == ax.cells || row.r[c+1] == ' ') {
@@ -491,8 +491,5 @@ func axisLabel(t float64) string {
 	if t == 0 {
 		return "0"
 	}
-	if t >= 1000 {
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", t/1000), "0"), ".") + "s"
-	}
-	return fmt.Sprintf("%.0fms", t)
+	return textfmt.MS(t)
 }

@@ -116,16 +116,16 @@ func TestStallVisible(t *testing.T) {
 	st := NewStyles(true, false)
 	r := replay(t, "mid-sentence-stall", 0)
 	cur := &Stream{Run: 1, Phase: PhaseDone, Record: r}
-	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "━⏸ 700ms━") {
+	if tl := ansi.Strip(Timeline(cur, nil, 0, 120, 4, &st)); !strings.Contains(tl, "━⏸ 700 ms━") {
 		t.Errorf("timeline has no labelled stall:\n%s", tl)
 	}
-	if txt := ansi.Strip(wrapAll(r, 120, &st)); !strings.Contains(txt, "middle of a ⏸\u00a0700ms sentence") {
+	if txt := ansi.Strip(wrapAll(r, 120, &st)); !strings.Contains(txt, "middle of a ⏸\u00a0700\u00a0ms sentence") {
 		t.Errorf("text has no stall marker where the stall happened:\n%s", txt)
 	}
 	if c := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r)}, 80, 15, &st)); !strings.Contains(c, "2 (1 mid-sentence)") {
 		t.Errorf("clocks do not count the stalls:\n%s", c)
 	}
-	if g := ansi.Strip(Gaps(r, 80, 14, &st)); !strings.Contains(g, "500–1s █") {
+	if g := ansi.Strip(Gaps(r, 80, 14, &st)); !strings.Contains(g, "500–1 s █") {
 		t.Errorf("histogram has no stall bucket:\n%s", g)
 	}
 	if h := ansi.Strip(Heatmap([]*record.Record{r}, false, 0, 120, 3, &st)); !strings.Contains(h, "█") {

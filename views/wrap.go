@@ -169,7 +169,11 @@ func (t *WrappedText) stallMarker(gapMS float64, owner string, mid bool, next st
 		style = cellStallMid
 	}
 	t.write(" ", cellAnswer)
-	label := "⏸" + nbsp + fmtMS(gapMS)
+	gap := strings.ReplaceAll(textfmt.MS(gapMS), " ", nbsp)
+	label := "⏸" + nbsp + gap
+	if utf8.RuneCountInString(label) > t.width { // the narrowest texts keep the unit
+		label = "⏸" + gap
+	}
 	if owner != "" && utf8.RuneCountInString(label)+1+len(owner) <= t.width { // the narrowest texts keep the gap
 		label += nbsp + owner
 	}

@@ -239,8 +239,8 @@ func testRunScreenEqualsReport(t *testing.T) {
 	ttft, gap := printed.Metrics["ttft_ms"], printed.Metrics["gap_ms"]
 	for _, want := range []string{
 		"finished", "6/6 recorded", fmt.Sprintf("completed %d", printed.Streams.Completed), "warmup 3 (excluded)",
-		fmt.Sprintf("ttft p50 %s p99 %s ms n=%d", textfmt.Num(ttft.P50), textfmt.Num(ttft.P99), ttft.N),
-		fmt.Sprintf("gap p50 %s p99 %s ms n=%d", textfmt.Num(gap.P50), textfmt.Num(gap.P99), gap.N),
+		fmt.Sprintf("ttft p50 %s p99 %s n=%d", textfmt.OptMS(ttft.P50), textfmt.OptMS(ttft.P99), ttft.N),
+		fmt.Sprintf("gap p50 %s p99 %s n=%d", textfmt.OptMS(gap.P50), textfmt.OptMS(gap.P99), gap.N),
 		fmt.Sprintf("stalls %d (%d mid-sentence)", printed.Stalls.Count, printed.Stalls.MidSentence),
 	} {
 		if !strings.Contains(screen, want) {

@@ -40,3 +40,10 @@ func Times(n int) string {
 	}
 	return strconv.Itoa(n) + " times"
 }
+
+// MS prints a duration given in milliseconds, the one way every screen,
+// report and message prints one. It is numfmt.MS.
+func MS(ms float64) string { return numfmt.MS(ms) }
+
+// OptMS prints an optional duration as MS does, and undefined as "—".
+func OptMS(ms *float64) string { return numfmt.OptMS(ms) }

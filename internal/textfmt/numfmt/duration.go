@@ -1,0 +1,69 @@
+package numfmt
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// msTier is one step of MS's scale. A figure that rounds below limit (in
+// ms) prints divided by div with prec decimals and the unit.
+type msTier struct {
+	limit, div float64
+	prec       int
+	unit       string
+}
+
+// msTiers keep three significant figures at most. Past a second the unit
+// turns to seconds, so a figure never needs more than four digits.
+var msTiers = []msTier{
+	{1, 1, 2, " ms"}, {10, 1, 1, " ms"}, {1000, 1, 0, " ms"},
+	{10000, 1000, 2, " s"}, {100000, 1000, 1, " s"}, {math.Inf(1), 1000, 0, " s"},
+}
+
+// MS prints a duration given in milliseconds for a reader: "0.0012 ms",
+// "0.42 ms", "4.2 ms", "687 ms", "2.49 s", "12.5 s", "125 s". Trailing
+// zeros go, so an axis reads "2 ms" and "1.5 s". A figure is rounded before its tier is
+// chosen, so 999.7 ms reads "1 s", not "1000 ms".
+func MS(ms float64) string {
+	if math.IsNaN(ms) {
+		return "—"
+	}
+	if ms == 0 {
+		return "0 ms"
+	}
+	sign, a := "", math.Abs(ms)
+	if ms < 0 {
+		sign = "-"
+	}
+	if a < 0.005 { // two significant digits, so a tiny figure never reads 0
+		d := 1 - int(math.Floor(math.Log10(a)))
+		return sign + trimZeros(strconv.FormatFloat(a, 'f', d, 64)) + " ms"
+	}
+	for _, t := range msTiers {
+		p := math.Pow(10, float64(t.prec))
+		r := math.Round(a/t.div*p) / p
+		if r*t.div < t.limit {
+			return sign + trimZeros(strconv.FormatFloat(r, 'f', t.prec, 64)) + t.unit
+		}
+	}
+	return sign + "∞"
+}
+
+// OptMS prints an optional duration as MS does. Undefined is an em dash,
+// as Num prints it.
+func OptMS(ms *float64) string {
+	if ms == nil {
+		return "—"
+	}
+	return MS(*ms)
+}
+
+// trimZeros drops the zeros after a decimal point, and the point if
+// nothing follows it.
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+}

@@ -1,0 +1,36 @@
+package numfmt
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMSPicksUnitAndDigitsBySize(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		ms   float64
+		want string
+	}{
+		{0, "0 ms"}, {0.0123, "0.01 ms"}, {0.004, "0.004 ms"}, {0.00001234, "0.000012 ms"}, {0.42, "0.42 ms"}, {0.999, "1 ms"},
+		{4.24, "4.2 ms"}, {2, "2 ms"}, {9.96, "10 ms"}, {25, "25 ms"}, {687.4, "687 ms"},
+		{999.7, "1 s"}, {1500, "1.5 s"}, {2494, "2.49 s"}, {9996, "10 s"},
+		{12500, "12.5 s"}, {99960, "100 s"}, {125000, "125 s"}, {3.6e6, "3600 s"},
+		{-1500, "-1.5 s"}, {-0.5, "-0.5 ms"}, {math.NaN(), "—"}, {math.Inf(1), "∞"},
+	}
+	for _, c := range cases {
+		if got := MS(c.ms); got != c.want {
+			t.Errorf("MS(%v) = %q, want %q", c.ms, got, c.want)
+		}
+	}
+}
+
+func TestOptMSPrintsADashForUndefined(t *testing.T) {
+	t.Parallel()
+	v := 1500.0
+	if got := OptMS(nil); got != "—" {
+		t.Errorf("OptMS(nil) = %q, want —", got)
+	}
+	if got := OptMS(&v); got != "1.5 s" {
+		t.Errorf("OptMS(1500) = %q, want 1.5 s", got)
+	}
+}
