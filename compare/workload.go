@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 )
@@ -153,7 +154,7 @@ func settingsOf(recs []*record.Record) map[string]string {
 		})),
 		setWarmup:   strconv.Itoa(warmup),
 		setMeasured: strconv.Itoa(len(measured)),
-		setStall:    distinct(recs, func(r *record.Record) string { return strconv.FormatFloat(r.StallMS, 'f', -1, 64) + " ms" }),
+		setStall:    distinct(recs, func(r *record.Record) string { return textfmt.MS(r.StallMS) }),
 		setVersion:  distinct(recs, stamped(func(w *record.RecordWorkload) string { return cmp.Or(w.Version, notRecorded) })),
 	}
 }

@@ -24,7 +24,7 @@ func (r *Report) rows() [][]string {
 	for _, s := range r.Streams {
 		var stalls []string
 		for _, st := range s.Stalls {
-			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, ms(st.GapMS), st.Owner, textfmt.FormatFloat(st.UpstreamMS), relayStalls(st), textfmt.FormatFloat(st.PathMS)))
+			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, textfmt.MS(st.GapMS), st.Owner, textfmt.FormatFloat(st.UpstreamMS), relayStalls(st), textfmt.FormatFloat(st.PathMS)))
 		}
 		if len(stalls) == 0 {
 			stalls = []string{"none"}
@@ -67,8 +67,6 @@ func relayStalls(st Stall) string {
 // the text report names.
 const maxRelayStalls = 5
 
-func ms(v float64) string { return textfmt.FormatFloat(v) + "ms" }
-
 // Text writes the report for a terminal. The verdict comes first, then a
 // line per stream and the pooled figures.
 func (r *Report) Text(w io.Writer) error {
@@ -99,17 +97,17 @@ func (r *Report) pooledText(b *strings.Builder) {
 	if r.Unmatched > 0 {
 		fmt.Fprintf(b, " (%d of the client's not matched)", r.Unmatched)
 	}
-	fmt.Fprintf(b, ":\n  ttft upstream   p50 %s  max %s ms\n  ttft path       p50 %s  max %s ms\n", f(p.TTFTUpstream.P50), f(p.TTFTUpstream.Max), f(p.TTFTPath.P50), f(p.TTFTPath.Max))
+	fmt.Fprintf(b, ":\n  ttft upstream   p50 %s  max %s\n  ttft path       p50 %s  max %s\n", textfmt.OptMS(p.TTFTUpstream.P50), textfmt.OptMS(p.TTFTUpstream.Max), textfmt.OptMS(p.TTFTPath.P50), textfmt.OptMS(p.TTFTPath.Max))
 	for _, h := range p.TTFTHops {
-		fmt.Fprintf(b, "  ttft %s → %s  p50 %s  max %s ms (n=%d)\n", h.From, h.To, f(h.TTFT.P50), f(h.TTFT.Max), h.TTFT.N)
+		fmt.Fprintf(b, "  ttft %s → %s  p50 %s  max %s (n=%d)\n", h.From, h.To, textfmt.OptMS(h.TTFT.P50), textfmt.OptMS(h.TTFT.Max), h.TTFT.N)
 	}
-	fmt.Fprintf(b, "  path delay      p50 %s  p99 %s  max %s ms per frame (n=%d, relative to its least)\n", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
+	fmt.Fprintf(b, "  path delay      p50 %s  p99 %s  max %s per frame (n=%d, relative to its least)\n", textfmt.OptMS(p.Delay.P50), textfmt.OptMS(p.Delay.P99), textfmt.OptMS(p.Delay.Max), p.Delay.N)
 	relay := ""
 	if n := p.Stalls[OwnerRelay]; n > 0 {
-		relay = fmt.Sprintf(" (and %d the relay's own, %s ms)", n, textfmt.FormatFloat(p.RelayMS))
+		relay = fmt.Sprintf(" (and %d the relay's own, %s)", n, textfmt.MS(p.RelayMS))
 	}
-	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both%s; %s ms upstream, %s ms path; %s; %s the path made\n",
-		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], relay, textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
+	fmt.Fprintf(b, "  stalls          %d upstream, %d path, %d both%s; %s upstream, %s path; %s; %s the path made\n",
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], relay, textfmt.MS(p.UpstreamMS), textfmt.MS(p.PathMS),
 		stats.Count(p.Freezes, "freeze"), stats.Count(p.Bursts, "burst"))
 	for _, a := range r.Ambiguous {
 		fmt.Fprintf(b, "  id %s, paired with none\n", a.says())

@@ -101,7 +101,7 @@ func TestTraceDrivesTheOpenLoop(t *testing.T) {
 		if p.Workload == nil {
 			p.Stamp("test")
 		}
-		if got := p.Describe(); !strings.Contains(got, "a trace's timestamps (5 arrivals over 1.731s") {
+		if got := p.Describe(); !strings.Contains(got, "a trace's timestamps (5 arrivals over 1.73 s") {
 			t.Errorf("describe: %s", got)
 		}
 	})

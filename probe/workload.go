@@ -273,7 +273,7 @@ func (p *Plan) Describe() string {
 	switch {
 	case p.Arrival == ArrivalTrace:
 		parts = append(parts, fmt.Sprintf("open loop, a trace's timestamps (%s over %s, mean %s/s), at most %d in flight",
-			stats.Count(len(p.Schedule), "arrival"), p.Schedule[len(p.Schedule)-1].Round(time.Millisecond), textfmt.FormatFloat(p.Rate), p.InflightLimit()))
+			stats.Count(len(p.Schedule), "arrival"), textfmt.MS(float64(p.Schedule[len(p.Schedule)-1])/float64(time.Millisecond)), textfmt.FormatFloat(p.Rate), p.InflightLimit()))
 	case p.Rate > 0:
 		parts = append(parts, fmt.Sprintf("open loop, %s arrivals at %s/s%s, at most %d in flight", p.ArrivalWords(), textfmt.FormatFloat(p.Rate), p.rampWords(), p.InflightLimit()))
 	case p.Concurrency > 1:

@@ -106,6 +106,7 @@ func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
 	if ci == nil || ci.Lo <= 0 {
 		return "", false
 	}
-	return fmt.Sprintf("%s rose %.0f%% over %s (%s → %s ms; 95%% interval of the rise %+.4g to %+.4g ms)",
-		m.name, pct, Label(prev.Kind, prev.Level), textfmt.FormatFloat(*a), textfmt.FormatFloat(*b), ci.Lo, ci.Hi), true
+	// The interval is above zero here, so both its ends take a plus.
+	return fmt.Sprintf("%s rose %.0f%% over %s (%s → %s; 95%% interval of the rise +%s to +%s)",
+		m.name, pct, Label(prev.Kind, prev.Level), textfmt.MS(*a), textfmt.MS(*b), textfmt.MS(ci.Lo), textfmt.MS(ci.Hi)), true
 }

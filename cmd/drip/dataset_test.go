@@ -96,7 +96,7 @@ func TestRunMooncakeTraceWithAIPerfFlags(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		if !strings.Contains(stderr, "a trace's timestamps (5 arrivals over 1.731s") {
+		if !strings.Contains(stderr, "a trace's timestamps (5 arrivals over 1.73 s") {
 			t.Errorf("stderr does not describe the trace:\n%s", stderr)
 		}
 		// Lines 2 and 3 are due at once: the server may see either first.

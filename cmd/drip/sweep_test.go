@@ -119,7 +119,7 @@ func testSweepKneeAndStopFromTheCLI(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(stdout, "throughput did not follow") {
+	if flat := strings.Join(strings.Fields(stdout), " "); !strings.Contains(flat, "knee: at concurrency 8 ttft p95 rose") || !strings.Contains(flat, "throughput did not follow") {
 		t.Errorf("text report without the knee at 8:\n%s", stdout)
 	}
 	code, stdout, stderr = drip(t, append(args, "--markdown")...)

@@ -178,15 +178,15 @@ func (r resolution) write(w io.Writer, separate bool) {
 		report.Para(w, "", "  ", "verdict: no unsaturated level at up to 10 concurrent streams: nothing to resolve gap differences by; measure when the machine is quiet.")
 		return
 	}
-	report.Para(w, "", "  ", fmt.Sprintf("verdict: at up to %s this machine resolves gap differences of %s ms or more (p99 gap error).",
-		stats.Count(r.upTo, "concurrent stream"), textfmt.FormatFloat(max(*r.worst, 0.001))))
+	report.Para(w, "", "  ", fmt.Sprintf("verdict: at up to %s this machine resolves gap differences of %s or more (p99 gap error).",
+		stats.Count(r.upTo, "concurrent stream"), textfmt.MS(max(*r.worst, 0.001))))
 }
 
 func lagText(d stats.Dist) string {
 	if d.P99 == nil {
 		return "—"
 	}
-	return textfmt.Num(d.P99) + " ms"
+	return textfmt.MS(*d.P99)
 }
 
 func cores(v *float64) string {

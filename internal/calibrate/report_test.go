@@ -14,7 +14,7 @@ func TestSaturatedRowSaysItMeasuresTheMachine(t *testing.T) {
 	p99 := 14.0
 	ld := Load{Cores: 2, ClientLag: stats.Dist{N: 4000, P99: &p99}, DripCores: f(1.9), MachineCores: f(1.98)}
 	line := loadLine(ld, ld.Judge())
-	for _, want := range []string{"client 14.00 ms", "drip 1.90, machine 1.98 of 2 cores", "⚠ saturated (client schedule lag p99 14 ms ≥ 1 ms",
+	for _, want := range []string{"client 14 ms", "drip 1.90, machine 1.98 of 2 cores", "⚠ saturated (client schedule lag p99 14 ms ≥ 1 ms",
 		"1.98 of 2 cores busy ≥ 90 %", "loaded by drip's own client and server", "this row measures the machine, not drip"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("load line lacks %q:\n%s", want, line)
@@ -37,8 +37,8 @@ func TestVerdictNamesTheLevelsItRead(t *testing.T) {
 		saturated []string
 		want      string
 	}{
-		{1, []string{"10"}, "verdict: at up to 1 concurrent stream this machine resolves gap differences of 2.58 ms or more"},
-		{10, nil, "verdict: at up to 10 concurrent streams this machine resolves gap differences of 2.58 ms or more"},
+		{1, []string{"10"}, "verdict: at up to 1 concurrent stream this machine resolves gap differences of 2.6 ms or more"},
+		{10, nil, "verdict: at up to 10 concurrent streams this machine resolves gap differences of 2.6 ms or more"},
 	} {
 		var w strings.Builder
 		resolution{worst: &p99, upTo: tc.upTo, saturated: tc.saturated, small: true}.write(&w, false)

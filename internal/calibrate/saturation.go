@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
 
@@ -48,7 +49,7 @@ func (l Load) Judge() Verdict {
 	var v Verdict
 	lag := func(name string, d stats.Dist) {
 		if d.N >= lagMinSamples && d.P99 != nil && *d.P99 >= LagBoundMS {
-			v.Reasons = append(v.Reasons, fmt.Sprintf("%s schedule lag p99 %s ms ≥ %g ms (%d wake-ups sampled)", name, num(*d.P99), LagBoundMS, d.N))
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s schedule lag p99 %s ≥ %s (%d wake-ups sampled)", name, textfmt.MS(*d.P99), textfmt.MS(LagBoundMS), d.N))
 		}
 	}
 	lag("client", l.ClientLag)

@@ -140,13 +140,13 @@ func figures(s *stats.Summary) []string {
 	sl := &s.Stalls
 	longest := "none"
 	if sl.LongestMS != nil {
-		longest = msLabel(*sl.LongestMS)
+		longest = textfmt.MS(*sl.LongestMS)
 	}
 	out := []string{fmt.Sprintf("stalls: %d (%d mid-sentence) in %s · longest %s · threshold %s",
-		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, roundLabel(sl.ThresholdMS))}
+		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, textfmt.MS(sl.ThresholdMS))}
 	if tp := &s.Throughput; tp.TokensPerS != nil {
 		out = append(out, fmt.Sprintf("throughput: %s tok/s (%d tokens over a %s window) · mean of per-stream tps/user %s",
-			textfmt.FormatFloat(*tp.TokensPerS), tp.OutputTokens, msLabel(*tp.WindowMS), textfmt.Num(tp.MeanTPSUser)))
+			textfmt.FormatFloat(*tp.TokensPerS), tp.OutputTokens, textfmt.MS(*tp.WindowMS), textfmt.Num(tp.MeanTPSUser)))
 	} else {
 		out = append(out, "throughput: — (no completed stream)")
 	}
@@ -157,21 +157,4 @@ func figures(s *stats.Summary) []string {
 		out = append(out, "the client's kernel: "+line)
 	}
 	return out
-}
-
-// msLabel is a measured time for a label: "700.2 ms", "2.35 s".
-func msLabel(v float64) string {
-	if v >= 1000 {
-		return textfmt.FormatFloat(v/1000) + " s"
-	}
-	return textfmt.FormatFloat(v) + " ms"
-}
-
-// roundLabel is a round time (an axis tick, a bucket's edge, a
-// threshold) as short as it goes: "250 ms", "1.5 s".
-func roundLabel(v float64) string {
-	if v >= 1000 {
-		return strconv.FormatFloat(v/1000, 'g', 4, 64) + " s"
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64) + " ms"
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
@@ -71,7 +72,7 @@ func newHeatmap(recs []*record.Record, stallMS float64) heatmap {
 		h.Cells = append(h.Cells, heatRow(gaps[a:b], perCol, cellW, float64(row)*rowH, edges, who)...)
 	}
 	h.Note = fmt.Sprintf("%d streams in sequence, %d per row; gap index left to right, %d per column; each cell shaded by the largest gap in it", len(recs), perRow, perCol)
-	h.Legend = []string{"light: < " + roundLabel(edges[0]), "grey: < " + roundLabel(edges[1]), "dark: < " + roundLabel(edges[2]), "hatched: a stall, ≥ " + roundLabel(stallMS)}
+	h.Legend = []string{"light: < " + textfmt.MS(edges[0]), "grey: < " + textfmt.MS(edges[1]), "dark: < " + textfmt.MS(edges[2]), "hatched: a stall, ≥ " + textfmt.MS(stallMS)}
 	return h
 }
 
@@ -97,7 +98,7 @@ func heatRow(gaps [][]float64, perCol int, cellW, y float64, edges [3]float64, w
 		}
 		if sh > 0 {
 			out = append(out, heatCell{X: r1(heatLabelW + float64(c)*cellW), Y: r1(y), W: r1(float64(d-c) * cellW), Shade: sh,
-				Tip: fmt.Sprintf("%s · gaps %d–%d · largest %s", who, c*perCol+1, d*perCol, msLabel(top))})
+				Tip: fmt.Sprintf("%s · gaps %d–%d · largest %s", who, c*perCol+1, d*perCol, textfmt.MS(top))})
 		}
 		c = d
 	}

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
@@ -64,7 +65,7 @@ func newHistogram(recs []*record.Record, stallMS float64) histogram {
 			Stall: i > 0 && stats.GapBucketFrom(i) >= stallMS,
 			Tip:   fmt.Sprintf("%s: %d of %d gaps (%.1f%%)", label, counts[i], len(gaps), 100*float64(counts[i])/float64(len(gaps)))})
 	}
-	h.Note = fmt.Sprintf("%d gaps of every measured stream, log buckets; hatched: at or above the %s stall threshold", len(gaps), roundLabel(stallMS))
+	h.Note = fmt.Sprintf("%d gaps of every measured stream, log buckets; hatched: at or above the %s stall threshold", len(gaps), textfmt.MS(stallMS))
 	return h
 }
 

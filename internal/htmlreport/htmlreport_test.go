@@ -31,8 +31,8 @@ func TestRunReportHasItsParts(t *testing.T) {
 	in := recordtest.Inputs(t, testdata, "stall.jsonl")[0]
 	out := runReport(t, in)
 	for _, want := range []string{`id="measured"`, `id="accounting"`, `id="hints"`, `id="clocks"`, `class="hist"`, `class="heatmap"`, `class="scatter"`,
-		"Timelines of every measured stream (6).", `<rect class="pause" x="407.2" y="53.5" width="2.5" height="9"/><rect class="pause" x="411.7" y="53.5" width="2.5" height="9"/><text x="417.2" y="62">700.2 ms</text>`,
-		`<mark class="st" title="the stream stopped here for 700.2 ms at 781.7 ms"><i class="pause" aria-label="stall"></i>700.2 ms</mark>`, "transport (6)"} {
+		"Timelines of every measured stream (6).", `<rect class="pause" x="413.4" y="53.5" width="2.5" height="9"/><rect class="pause" x="417.9" y="53.5" width="2.5" height="9"/><text x="423.4" y="62">700 ms</text>`,
+		`<mark class="st" title="the stream stopped here for 700 ms at 782 ms"><i class="pause" aria-label="stall"></i>700 ms</mark>`, "transport (6)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
 	"github.com/driplab/drip/views"
@@ -96,7 +97,7 @@ func newScatter(runs []scatterRun, stallMS float64) scatter {
 	x := func(v float64) float64 { return r1(scLeft + v/xMax*(scW-scLeft-8)) }
 	y := func(v float64) float64 { return r1((scH - scBottom) - v/yMax*(scH-scBottom-8)) }
 	sc.QueueX, sc.StallY = x(stats.QueueTTFTMS), y(stallMS)
-	sc.QueueAt, sc.StallAt = roundLabel(stats.QueueTTFTMS), roundLabel(stallMS)
+	sc.QueueAt, sc.StallAt = textfmt.MS(stats.QueueTTFTMS), textfmt.MS(stallMS)
 	counts := [4]int{}
 	paths := make([]strings.Builder, len(runs))
 	for _, p := range pts {
@@ -106,7 +107,7 @@ func newScatter(runs []scatterRun, stallMS float64) scatter {
 			paths[p.Series].WriteString(d)
 			continue
 		}
-		tip := fmt.Sprintf("%s%s · ttft %s · gap p99 %s", runs[p.Series].Letter, views.RunLabel(p.r.Seq+1, p.r), msLabel(p.TTFTMS), msLabel(p.GapMS))
+		tip := fmt.Sprintf("%s%s · ttft %s · gap p99 %s", runs[p.Series].Letter, views.RunLabel(p.r.Seq+1, p.r), textfmt.MS(p.TTFTMS), textfmt.MS(p.GapMS))
 		sc.Points = append(sc.Points, point{Class: fmt.Sprintf("pt s%d", p.Series%5), D: d, Tip: tip})
 	}
 	for i := range paths {
@@ -169,7 +170,7 @@ func ticksOn(top float64, at func(float64) float64) []axisTick {
 	var out []axisTick
 	for i := 0; i <= 5; i++ {
 		v := top * float64(i) / 5
-		out = append(out, axisTick{X: at(v), Label: roundLabel(v)})
+		out = append(out, axisTick{X: at(v), Label: textfmt.MS(v)})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/views"
 )
@@ -107,11 +108,11 @@ func newStream(n int, r *record.Record, why string) stream {
 		if st.MidSentence {
 			where = ", mid-sentence"
 		}
-		s.Pauses = append(s.Pauses, newStall(a, b, msLabel(st.GapMS),
-			fmt.Sprintf("stall %s from %s, ended by frame %d%s", msLabel(st.GapMS), msLabel(st.AtMS), st.Frame, where)))
+		s.Pauses = append(s.Pauses, newStall(a, b, textfmt.MS(st.GapMS),
+			fmt.Sprintf("stall %s from %s, ended by frame %d%s", textfmt.MS(st.GapMS), textfmt.MS(st.AtMS), st.Frame, where)))
 	}
 	for _, t := range axisTicks(end) {
-		s.Axis = append(s.Axis, axisTick{X: r1(x(t)), Label: roundLabel(t)})
+		s.Axis = append(s.Axis, axisTick{X: r1(x(t)), Label: textfmt.MS(t)})
 	}
 	if r.Status == record.StatusFailed {
 		cls := "failed"
@@ -137,17 +138,17 @@ func lastFrame(r *record.Record) float64 {
 func clockBands(r *record.Record, x func(float64) float64) ([]band, string) {
 	if r.TTFTMS == nil {
 		return []band{{Class: "clk-wait", Name: "wait", X: x(0), W: x(r.DurationMS) - x(0),
-			Tip: "no content: " + msLabel(r.DurationMS) + " without a first content frame"}}, "no content frame in " + msLabel(r.DurationMS)
+			Tip: "no content: " + textfmt.MS(r.DurationMS) + " without a first content frame"}}, "no content frame in " + textfmt.MS(r.DurationMS)
 	}
 	ttft, last := *r.TTFTMS, r.LastContentMS()
 	bs := []band{
-		{"clk-wait", "wait", x(0), x(ttft) - x(0), "wait (ttft) " + msLabel(ttft)},
-		{"clk-stream", "stream", x(ttft), x(last) - x(ttft), "stream " + msLabel(last-ttft) + ": first to last content"},
+		{"clk-wait", "wait", x(0), x(ttft) - x(0), "wait (ttft) " + textfmt.MS(ttft)},
+		{"clk-stream", "stream", x(ttft), x(last) - x(ttft), "stream " + textfmt.MS(last-ttft) + ": first to last content"},
 	}
-	words := fmt.Sprintf("wait (ttft) %s · stream %s", msLabel(ttft), msLabel(last-ttft))
+	words := fmt.Sprintf("wait (ttft) %s · stream %s", textfmt.MS(ttft), textfmt.MS(last-ttft))
 	if r.TailMS != nil {
-		bs = append(bs, band{"clk-tail", "tail", x(last), x(last+*r.TailMS) - x(last), "tail " + msLabel(*r.TailMS) + ": last content to the end of the stream"})
-		words += " · tail " + msLabel(*r.TailMS)
+		bs = append(bs, band{"clk-tail", "tail", x(last), x(last+*r.TailMS) - x(last), "tail " + textfmt.MS(*r.TailMS) + ": last content to the end of the stream"})
+		words += " · tail " + textfmt.MS(*r.TailMS)
 	}
 	return bs, words
 }
@@ -200,7 +201,7 @@ func bursts(r *record.Record, x func(float64) float64) []mark {
 		if content > 1 {
 			a, b := x(r.Frames[i].TMS), x(r.Frames[j-1].TMS)
 			out = append(out, mark{X: a - 1.5, W: max(b-a, 0) + 3,
-				Tip: fmt.Sprintf("burst at %s: %d content frames (%d bytes) in one read", msLabel(r.Frames[i].TMS), content, bytes)})
+				Tip: fmt.Sprintf("burst at %s: %d content frames (%d bytes) in one read", textfmt.MS(r.Frames[i].TMS), content, bytes)})
 		}
 		i = j
 	}
@@ -234,7 +235,7 @@ func textSegments(r *record.Record) []segment {
 			continue
 		}
 		if st, ok := stallAt[i]; ok {
-			out = append(out, segment{Stall: msLabel(st.GapMS), Tip: "the stream stopped here for " + msLabel(st.GapMS) + " at " + msLabel(st.AtMS)})
+			out = append(out, segment{Stall: textfmt.MS(st.GapMS), Tip: "the stream stopped here for " + textfmt.MS(st.GapMS) + " at " + textfmt.MS(st.AtMS)})
 		}
 		cls := f.Channel.String()
 		if n := len(out); n > 0 && out[n-1].Stall == "" && out[n-1].Class == cls {

@@ -106,8 +106,8 @@ func Ticker(w io.Writer, pg *probe.Progress, every time.Duration) (stop func()) 
 			case <-done:
 				return
 			case <-t.C:
-				fmt.Fprintf(w, "  %6.1fs  %d admitted · %d in flight · %d recorded",
-					time.Since(start).Seconds(), pg.Admitted.Load(), pg.InFlight.Load(), pg.Finished.Load())
+				fmt.Fprintf(w, "  %7s  %d admitted · %d in flight · %d recorded",
+					textfmt.MS(float64(time.Since(start).Milliseconds())), pg.Admitted.Load(), pg.InFlight.Load(), pg.Finished.Load())
 				if n := pg.Warmup.Load(); n > 0 {
 					fmt.Fprintf(w, " · %d warmup", n)
 				}
@@ -156,8 +156,8 @@ func Line(r *record.Record) string {
 			tokens = "~" + tokens
 		}
 	}
-	s := fmt.Sprintf("#%-3d %s %-10s ttft %5s ms  e2e %5s ms  %4s tok",
-		r.Seq+1, report.PromptCell(r.PromptID), r.Status, textfmt.Num(r.TTFTMS), textfmt.Num(r.E2EMS), tokens)
+	s := fmt.Sprintf("#%-3d %s %-10s ttft %7s  e2e %7s  %4s tok",
+		r.Seq+1, report.PromptCell(r.PromptID), r.Status, textfmt.OptMS(r.TTFTMS), textfmt.OptMS(r.E2EMS), tokens)
 	if n := len(r.Stalls); n > 0 {
 		s += "  " + stats.Count(n, "stall")
 	}
@@ -168,10 +168,10 @@ func Line(r *record.Record) string {
 		}
 	}
 	if d := r.Delivery; d != nil && d.Freezes != nil && d.PeriodMS != nil {
-		s += fmt.Sprintf("  stutter (%d freezes, every %s ms)", d.Freezes.Count, textfmt.Num(d.PeriodMS))
+		s += fmt.Sprintf("  stutter (%d freezes, every %s)", d.Freezes.Count, textfmt.OptMS(d.PeriodMS))
 	}
 	if r.HeldMS != nil {
-		s += "  held " + textfmt.Num(r.HeldMS) + " ms"
+		s += "  held " + textfmt.OptMS(r.HeldMS)
 	}
 	if r.Error != nil {
 		s += "  " + r.Error.Class + ": " + sanitize.Line(r.Error.Message)

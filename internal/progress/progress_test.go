@@ -22,7 +22,7 @@ func TestLineSaysOnlyWhatAStreamHas(t *testing.T) {
 		r         *record.Record
 		want, not []string
 	}{
-		{ok, []string{"#1 ", "ttft 120.0 ms", "e2e 900.0 ms", "  ~7 tok", "2 stalls"}, []string{"— tok", "http"}},
+		{ok, []string{"#1 ", "ttft  120 ms", "e2e  900 ms", "  ~7 tok", "2 stalls"}, []string{"— tok", "http"}},
 		{failed, []string{"#5 ", "— tok", "http: rate limited"}, []string{"stall", "\x1b"}},
 	} {
 		line := progress.Line(tc.r)

@@ -136,6 +136,6 @@ func (o Options) Lag(st stats.RunStats) string {
 		verdict = "OVER: client-limited, the replay's load is shaped by this machine, not the schedule"
 	}
 	l := &st.Lag
-	return fmt.Sprintf("schedule lag p50 %s p99 %s max %s ms (n=%d), bound p99 %s ms: %s · %d not admitted (over %d in flight)",
-		textfmt.Num(l.P50), textfmt.Num(l.P99), textfmt.Num(l.Max), l.N, textfmt.FormatFloat(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
+	return fmt.Sprintf("schedule lag p50 %s p99 %s max %s (n=%d), bound p99 %s: %s · %d not admitted (over %d in flight)",
+		textfmt.OptMS(l.P50), textfmt.OptMS(l.P99), textfmt.OptMS(l.Max), l.N, textfmt.MS(st.LagBoundMS), verdict, st.NotAdmitted, probe.DefaultMaxInflight)
 }

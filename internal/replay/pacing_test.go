@@ -39,7 +39,7 @@ func TestReplayReportsItsScheduleLag(t *testing.T) {
 		if st.Lag.N != 3 || st.Lag.Max == nil || *st.Lag.Max != 0 || st.NotAdmitted != 0 || st.ClientLimited {
 			t.Errorf("lag n=%d max %v, %d not admitted, client-limited %v; want 3 arrivals on time", st.Lag.N, st.Lag.Max, st.NotAdmitted, st.ClientLimited)
 		}
-		want := "schedule lag p50 0 p99 0 max 0 ms (n=3), bound p99 10.00 ms: within · 0 not admitted (over 256 in flight)"
+		want := "schedule lag p50 0 ms p99 0 ms max 0 ms (n=3), bound p99 10 ms: within · 0 not admitted (over 256 in flight)"
 		if got := o.Lag(st); got != want {
 			t.Errorf("said %q, want %q", got, want)
 		}

@@ -28,7 +28,7 @@ func TestConnectRampInSummaryAndText(t *testing.T) {
 	}
 	var b bytes.Buffer
 	Text(&b, &s)
-	if want := "ramp      2 of 3 streams waited for a turn to connect: wait p50 20.00 p99"; !strings.Contains(b.String(), want) {
+	if want := "ramp      2 of 3 streams waited for a turn to connect: wait p50 20 ms p99"; !strings.Contains(b.String(), want) {
 		t.Errorf("text report lacks %q:\n%s", want, b.String())
 	}
 	for _, l := range strings.Split(b.String(), "\n") {

@@ -65,7 +65,7 @@ func TestTextReport(t *testing.T) {
 		"ttft ms            1   200.0",
 		"ttfo ms            1",
 		"tokens             1       3       3",
-		"stalls    1 (1 mid-sentence) in 1 stream · longest 500.0 ms",
+		"stalls    1 (1 mid-sentence) in 1 stream · longest 500 ms",
 		"FAIL failed > 0",
 	} {
 		if !strings.Contains(out, want) {

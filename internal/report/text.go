@@ -189,14 +189,14 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	sl := &s.Stalls
 	longest := "none"
 	if sl.LongestMS != nil {
-		longest = textfmt.FormatFloat(*sl.LongestMS) + " ms"
+		longest = textfmt.MS(*sl.LongestMS)
 	}
-	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s ms\n",
-		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, textfmt.FormatFloat(sl.ThresholdMS))
+	fmt.Fprintf(w, "stalls    %d (%d mid-sentence) in %s · longest %s · threshold %s\n",
+		sl.Count, sl.MidSentence, stats.Count(sl.StreamsWithStall, "stream"), longest, textfmt.MS(sl.ThresholdMS))
 	if f := &s.Freezes; f.Streams > 0 {
-		Para(w, "freezes   ", "          ", fmt.Sprintf("%d in %s that stuttered (bursts every %s–%s ms) · longest %s ms · "+
+		Para(w, "freezes   ", "          ", fmt.Sprintf("%d in %s that stuttered (bursts every %s–%s) · longest %s · "+
 			"counted whatever the stall threshold · first content held in %d (ITL withheld)",
-			f.Count, stats.Count(f.Streams, "stream"), textfmt.Num(f.PeriodMinMS), textfmt.Num(f.PeriodMaxMS), textfmt.Num(f.LongestMS), f.FirstHeld))
+			f.Count, stats.Count(f.Streams, "stream"), textfmt.OptMS(f.PeriodMinMS), textfmt.OptMS(f.PeriodMaxMS), textfmt.OptMS(f.LongestMS), f.FirstHeld))
 	}
 	if s.TokensApproxPct != nil {
 		fmt.Fprintf(w, "tokens    from usage reports in %s%% of streams with a token count,\n          approximated (1 per content frame) in %s%%\n",
@@ -204,8 +204,8 @@ func figuresText(w io.Writer, s *stats.Summary) {
 	}
 	tp := &s.Throughput
 	if tp.TokensPerS != nil {
-		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s ms window)\n           mean of per-stream tps/user %s\n",
-			textfmt.FormatFloat(*tp.TokensPerS), tp.OutputTokens, textfmt.FormatFloat(*tp.WindowMS), textfmt.Num(tp.MeanTPSUser))
+		fmt.Fprintf(w, "throughput %s tok/s (%d tokens over a %s window)\n           mean of per-stream tps/user %s\n",
+			textfmt.FormatFloat(*tp.TokensPerS), tp.OutputTokens, textfmt.MS(*tp.WindowMS), textfmt.Num(tp.MeanTPSUser))
 		if tp.Runs > 1 {
 			Para(w, "           ", "           ", fmt.Sprintf("the window lays %d runs over each other, each from its own first request "+
 				"(hosts' clocks are never compared): their combined rate if they ran at the same time", tp.Runs))
@@ -225,8 +225,8 @@ func figuresText(w io.Writer, s *stats.Summary) {
 		Para(w, "kernel    ", "          ", line)
 	}
 	if c := s.ConnectRamp; c != nil {
-		Para(w, "ramp      ", "          ", fmt.Sprintf("%d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s ms (their times start after it)",
-			c.Waited, s.Streams.Attempted, textfmt.Num(c.Wait.P50), textfmt.Num(c.Wait.P99), textfmt.Num(c.Wait.Max)))
+		Para(w, "ramp      ", "          ", fmt.Sprintf("%d of %d streams waited for a turn to connect: wait p50 %s p99 %s max %s (their times start after it)",
+			c.Waited, s.Streams.Attempted, textfmt.OptMS(c.Wait.P50), textfmt.OptMS(c.Wait.P99), textfmt.OptMS(c.Wait.Max)))
 	}
 }
 
@@ -261,8 +261,8 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		lag := &ol.ScheduleLag
 		fmt.Fprintf(w, "\nopen loop %s arrivals at %s/s · %d not admitted (over %d in flight)\n",
 			s.Workload.ArrivalWords(), textfmt.FormatFloat(s.Workload.Rate), ol.NotAdmitted, s.Workload.MaxInflight)
-		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s ms (n=%d)\n  schedule lag bound p99 %s ms: %s\n",
-			textfmt.Num(lag.P50), textfmt.Num(lag.P99), textfmt.Num(lag.Max), lag.N, textfmt.FormatFloat(ol.LagBoundMS), verdict)
+		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s (n=%d)\n  schedule lag bound p99 %s: %s\n",
+			textfmt.OptMS(lag.P50), textfmt.OptMS(lag.P99), textfmt.OptMS(lag.Max), lag.N, textfmt.MS(ol.LagBoundMS), verdict)
 		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
 		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
 		for _, r := range []metricRow{
@@ -318,7 +318,7 @@ func WitnessText(ws *stats.WitnessSummary) string {
 		perRead = textfmt.FormatFloat(float64(ws.Segments) / float64(ws.Reads))
 	}
 	return fmt.Sprintf("%d reads in %d segments (%s a read) over %s · merged by the reader %d, before the socket %d (content reads of several frames) · "+
-		"%d out-of-order segments received, %d retransmits · %d late readers · min rtt p50 %s ms",
+		"%d out-of-order segments received, %d retransmits · %d late readers · min rtt p50 %s",
 		ws.Reads, ws.Segments, perRead, stats.Count(ws.Streams, "witnessed stream"), ws.ReaderMerges, ws.SocketMerges,
-		ws.OutOfOrder, ws.Retransmits, ws.Late, textfmt.Num(ws.MinRTT.P50))
+		ws.OutOfOrder, ws.Retransmits, ws.Late, textfmt.OptMS(ws.MinRTT.P50))
 }
