@@ -187,24 +187,24 @@ func verdict(p Pooled, threshold float64) Verdict {
 	}
 	delay := "path delay per frame: none aligned"
 	if p.Delay.N > 0 {
-		delay = fmt.Sprintf("path delay per frame p50 %s, p99 %s, max %s ms (n=%d)", f(p.Delay.P50), f(p.Delay.P99), f(p.Delay.Max), p.Delay.N)
+		delay = fmt.Sprintf("path delay per frame p50 %s, p99 %s, max %s (n=%d)", textfmt.OptMS(p.Delay.P50), textfmt.OptMS(p.Delay.P99), textfmt.OptMS(p.Delay.Max), p.Delay.N)
 	}
-	ev := fmt.Sprintf("stalls: %d upstream, %d path, %d both (upstream %s ms, path %s ms); TTFT p50 upstream %s, path %s ms; %s; %s; stall threshold %s ms",
-		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.FormatFloat(p.UpstreamMS), textfmt.FormatFloat(p.PathMS),
-		f(p.TTFTUpstream.P50), f(p.TTFTPath.P50), stats.Count(p.Bursts, "burst")+" the path made", delay, textfmt.FormatFloat(threshold))
+	ev := fmt.Sprintf("stalls: %d upstream, %d path, %d both (upstream %s, path %s); TTFT p50 upstream %s, path %s; %s; %s; stall threshold %s",
+		p.Stalls[OwnerUpstream], p.Stalls[OwnerPath], p.Stalls[OwnerBoth], textfmt.MS(p.UpstreamMS), textfmt.MS(p.PathMS),
+		textfmt.OptMS(p.TTFTUpstream.P50), textfmt.OptMS(p.TTFTPath.P50), stats.Count(p.Bursts, "burst")+" the path made", delay, textfmt.MS(threshold))
 	switch {
 	case pathStalls > 0 || ttftPath >= threshold:
-		return Verdict{RulePathHolds, fmt.Sprintf("the path after the relay holds the stream: it added %s ms of stalls in %s and %s ms to TTFT at the median; %s",
-			textfmt.FormatFloat(p.PathMS), stats.Count(pathStalls, "stall"), textfmt.FormatFloat(ttftPath), heldBy(p.PathHeld)), ev}
+		return Verdict{RulePathHolds, fmt.Sprintf("the path after the relay holds the stream: it added %s of stalls in %s and %s to TTFT at the median; %s",
+			textfmt.MS(p.PathMS), stats.Count(pathStalls, "stall"), textfmt.MS(ttftPath), heldBy(p.PathHeld)), ev}
 	case p.Stalls[OwnerUpstream] > 0:
-		return Verdict{RuleUpstreamStall, fmt.Sprintf("the upstream makes the stalls: %s, %s ms, each seen at the relay; the path adds jitter only (p99 %s ms per frame)",
-			stats.Count(p.Stalls[OwnerUpstream], "stall"), textfmt.FormatFloat(p.UpstreamMS), f(p.Delay.P99)) + relayLate(p), ev}
+		return Verdict{RuleUpstreamStall, fmt.Sprintf("the upstream makes the stalls: %s, %s, each seen at the relay; the path adds jitter only (p99 %s per frame)",
+			stats.Count(p.Stalls[OwnerUpstream], "stall"), textfmt.MS(p.UpstreamMS), textfmt.OptMS(p.Delay.P99)) + relayLate(p), ev}
 	}
 	none := "no stall at the client"
 	if p.Stalls[OwnerRelay] > 0 {
 		none = "no stall the upstream or the path made"
 	}
-	return Verdict{RuleClean, fmt.Sprintf("%s; the path adds p99 %s ms per frame", none, f(p.Delay.P99)) + relayLate(p), ev}
+	return Verdict{RuleClean, fmt.Sprintf("%s; the path adds p99 %s per frame", none, textfmt.OptMS(p.Delay.P99)) + relayLate(p), ev}
 }
 
 // relayLate says how much of the silences was the relay's own lateness,
@@ -214,7 +214,7 @@ func relayLate(p Pooled) string {
 	if p.Stalls[OwnerRelay] == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %s the relay's own (%s ms: its kernel had the bytes, drip record read them late)", stats.Count(p.Stalls[OwnerRelay], "stall"), textfmt.FormatFloat(p.RelayMS))
+	return fmt.Sprintf("; %s the relay's own (%s: its kernel had the bytes, drip record read them late)", stats.Count(p.Stalls[OwnerRelay], "stall"), textfmt.MS(p.RelayMS))
 }
 
 // heldBy says what held the path, by the relay's kernel, stream by stream.

@@ -26,9 +26,9 @@ func TestRunTTFTCountsInFlight(t *testing.T) {
 	waiting := rh.stream("steady", 2, "p")
 	rh.play(waiting, 0, 2) // start and headers only
 	rh.advance(frameInterval * 2)
-	wantAll(t, [2]int{120, 40}, rh.screen(), "ttft ms  n=1 · 2 in flight · 1 waiting", "p50 180.0 p99 180.0 ms n=1")
+	wantAll(t, [2]int{120, 40}, rh.screen(), "ttft ms  n=1 · 2 in flight · 1 waiting", "p50 180 ms p99 180 ms n=1")
 	rh.update(press("2"))
-	wantAll(t, [2]int{120, 40}, rh.screen(), "p50 180.0 · p99 180.0 ms · n=1 finished · 2 in flight, 1 without a first token yet")
+	wantAll(t, [2]int{120, 40}, rh.screen(), "p50 180 ms · p99 180 ms · n=1 finished · 2 in flight, 1 without a first token yet")
 	rh.update(press("3"))
 	s := rh.screen()
 	wantAll(t, [2]int{120, 40}, s, "stall 250 ms", "•", "2 in flight not yet drawn", "? help")

@@ -136,7 +136,7 @@ func (l *streamLayout) layoutRow(w, bottom, least int) {
 		l.left = "ttft: 100+ columns"
 		return
 	}
-	tw := 38                    // keeps its title's figures whole, as in " ttft  p50 181.4 · p99 188.5 ms · n=4"
+	tw := 38                    // keeps its title's figures whole, as in " ttft  p50 1.25 s · p99 12.5 s · n=40"
 	gw := (w - tw - 2) * 3 / 10 // the heatmap's columns are frames and its legend says what they are, so it keeps the most
 	gw = max(gw, min(least, w-tw-2-30))
 	l.gaps.b, l.ttft.b, l.heat.b = box{gw, bottom}, box{tw, bottom}, box{w - gw - tw - 2, bottom}

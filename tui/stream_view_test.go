@@ -175,7 +175,7 @@ func TestStreamScreenSaysWhereTheGapsWent(t *testing.T) {
 		if shown := strings.Contains(s, " gaps  log buckets") && strings.Contains(s, " heatmap "); shown != tc.shown {
 			t.Errorf("%v: gaps and heatmap shown %v, want %v:\n%s", tc.size, shown, tc.shown, s)
 		}
-		if ttft := strings.Contains(s, " ttft  p50 180.0 · p99 180.0 ms · n=1"); ttft != (tc.size[0] >= 100) {
+		if ttft := strings.Contains(s, " ttft  p50 180 ms · p99 180 ms · n=1"); ttft != (tc.size[0] >= 100) {
 			t.Errorf("%v: ttft panel shown %v:\n%s", tc.size, ttft, s)
 		}
 		if said := strings.Contains(s, "heatmap: more") || strings.Contains(s, "heatmap: 72") || strings.Contains(s, "ttft: 100"); tc.note == "" && said || tc.note != "" && !strings.Contains(s, tc.note) {

@@ -11,13 +11,13 @@ import (
 )
 
 // TTFTFigures is a TTFT panel's note: the p50 and p99 of d, with their n,
-// as the summary computes them ("p50 181.4 · p99 188.5 ms · n=4"); "n=0"
+// as the summary computes them ("p50 181 ms · p99 189 ms · n=4"); "n=0"
 // before the first token, never a 0 ms.
 func TTFTFigures(d stats.Dist) string {
 	if d.P50 == nil || d.P99 == nil {
 		return fmt.Sprintf("n=%d", d.N)
 	}
-	return fmt.Sprintf("p50 %s · p99 %s ms · n=%d", textfmt.FormatFloat(*d.P50), textfmt.FormatFloat(*d.P99), d.N)
+	return fmt.Sprintf("p50 %s · p99 %s · n=%d", textfmt.MS(*d.P50), textfmt.MS(*d.P99), d.N)
 }
 
 // TTFTRuns is the TTFT of each run, a bar each, oldest first and the last
@@ -43,7 +43,7 @@ func TTFTRuns(runs []*record.Record, live bool, width, height int, st *Styles) s
 	for _, r := range shown {
 		if r.TTFTMS != nil {
 			most = math.Max(most, *r.TTFTMS)
-			valueW = max(valueW, len(textfmt.FormatFloat(*r.TTFTMS)))
+			valueW = max(valueW, len(textfmt.MS(*r.TTFTMS)))
 		}
 		labelW = max(labelW, len(RunLabel(r.Seq+1, r)))
 	}
@@ -58,7 +58,7 @@ func TTFTRuns(runs []*record.Record, live bool, width, height int, st *Styles) s
 		switch {
 		case r.TTFTMS != nil:
 			n := max(1, int(math.Round(*r.TTFTMS/max(most, 1e-9)*float64(barW))))
-			line += bar.Render(strings.Repeat("█", n)) + " " + st.Value.Render(textfmt.FormatFloat(*r.TTFTMS))
+			line += bar.Render(strings.Repeat("█", n)) + " " + st.Value.Render(textfmt.MS(*r.TTFTMS))
 		case cur && live:
 			line += st.Live.Render("waiting…")
 		default:

@@ -46,7 +46,7 @@ func TestTTFTRunsSaysWhatIsNotABar(t *testing.T) {
 	if lines := strings.Split(out, "\n"); !strings.HasPrefix(lines[0], "2 earlier runs above") || !strings.HasPrefix(lines[2], "#3 — no first token") {
 		t.Errorf("4 runs in 3 rows:\n%s", out)
 	}
-	if got := TTFTFigures(summaryOf(ok).Metrics["ttft_ms"]); got != "p50 180.0 · p99 180.0 ms · n=1" {
+	if got := TTFTFigures(summaryOf(ok).Metrics["ttft_ms"]); got != "p50 180 ms · p99 180 ms · n=1" {
 		t.Errorf("TTFTFigures = %q", got)
 	}
 }
