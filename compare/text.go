@@ -26,6 +26,29 @@ func Letter(i int) string {
 const Legend = "! worse by 10% or more (lower is better for latencies, failures and stalls; higher for completions and rates)\n" +
 	"~ within noise: the 95% bootstrap interval of the difference contains 0"
 
+// Format is the form a comparison is written in.
+type Format int
+
+// The forms Write writes, plain text by default.
+const (
+	FormatText Format = iota
+	FormatJSON
+	FormatMarkdown
+)
+
+// Write writes c in the form f. Only the JSON encoding can fail.
+func Write(w io.Writer, c *Comparison, f Format) error {
+	switch f {
+	case FormatJSON:
+		return JSON(w, c)
+	case FormatMarkdown:
+		Markdown(w, c)
+	default:
+		Text(w, c)
+	}
+	return nil
+}
+
 // Text writes the comparison as a plain text table.
 func Text(w io.Writer, c *Comparison) {
 	fmt.Fprintf(w, "drip compare · %d runs · baseline A\n", len(c.Runs))
