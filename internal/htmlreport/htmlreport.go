@@ -76,17 +76,12 @@ func WriteRun(w io.Writer, r Run) error {
 	return execute(w, d)
 }
 
-// Comparison is what a comparison's report is made of.
-type Comparison struct {
-	Comparison *compare.Comparison
-	Sweep      *sweep.Result // the levels from the records, for compare --by level
-}
-
-// WriteComparison writes the report of runs compared side by side
-// (drip compare, drip replay).
-func WriteComparison(w io.Writer, c Comparison) error {
-	d := newDoc("drip compare · " + c.Comparison.Runs[0].Label)
-	d.Compare = newComparePage(c)
+// WriteComparison writes the report of runs compared side by side (drip
+// compare, drip replay). levels are the sweep's levels recomputed from the
+// records for compare --by level, nil otherwise.
+func WriteComparison(w io.Writer, c *compare.Comparison, levels *sweep.Result) error {
+	d := newDoc("drip compare · " + c.Runs[0].Label)
+	d.Compare = newComparePage(c, levels)
 	return execute(w, d)
 }
 

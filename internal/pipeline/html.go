@@ -83,7 +83,7 @@ func (h *HTML) run(s *stats.Summary, sw *sweep.Result) error {
 // with a sweep's levels for compare --by level. It is exit 3 when it cannot.
 func (h *HTML) Comparison(c *compare.Comparison, sw *sweep.Result) error {
 	err := h.write(func(w io.Writer) error {
-		return htmlreport.WriteComparison(w, htmlreport.Comparison{Comparison: c, Sweep: sw})
+		return htmlreport.WriteComparison(w, c, sw)
 	})
 	if err != nil {
 		return Cannot(err)
