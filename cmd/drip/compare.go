@@ -1,11 +1,19 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/pipeline"
+	"github.com/driplab/drip/internal/sanitize"
+	"github.com/driplab/drip/internal/textfmt"
+	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 
@@ -42,17 +50,26 @@ type compareFlags struct {
 	force          bool
 }
 
-// runCompare is drip compare. It reads, groups and compares the files and
-// reports them, on the compare screen or printed.
+// runCompare is drip compare. It reads the record files, groups and
+// compares their runs, and reports them on the compare screen or printed.
+// The exit is 1 when a gate tripped for a run.
 func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
-	if err := pipeline.FirstErr(pipeline.CheckCompare(args, f.labels, f.by, f.asJSON, f.markdown), pipeline.CheckOutPath("--html", f.html, f.force)); err != nil {
+	if err := pipeline.FirstErr(checkCompare(args, f), pipeline.CheckOutPath("--html", f.html, f.force)); err != nil {
 		return err
 	}
 	gates, err := pipeline.ParseBaselineGates(f.failIf)
 	if err != nil {
 		return err
 	}
-	c, levels, err := pipeline.CompareFiles(args, f.labels, f.by, gates, cmd.ErrOrStderr())
+	labels := f.labels
+	if len(labels) == 0 {
+		labels = compare.DefaultLabels(args)
+	}
+	inputs, err := pipeline.ReadAll(args, labels, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	c, levels, err := compareRuns(inputs, f.by, gates)
 	if err != nil {
 		return err
 	}
@@ -61,17 +78,91 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	if !useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return pipeline.ReportComparison(out, c, pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown, Sweep: levels})
+		return printComparison(out, c, levels, comparisonFormat(f.asJSON, f.markdown))
 	}
 	// The compare screen runs until the user quits. Then the comparison is
 	// printed as the headless report does, so its figures stay in the
-	// scrollback with the gate verdicts the screen does not show. It exits 1
-	// when a gate tripped.
+	// scrollback with the gate verdicts the screen does not show.
 	err = tui.RunCompare(cmd.Context(), c, tui.Config{Color: os.Getenv("NO_COLOR") == ""})
 	if err := screenEnded(cmd.Context(), "compare screen", err); err != nil {
 		return err
 	}
-	return pipeline.ReportComparison(out, c, pipeline.Comparison{Sweep: levels})
+	return printComparison(out, c, levels, compare.FormatText)
+}
+
+// checkCompare refuses drip compare's flags that do not go together, as a
+// usage error naming them.
+func checkCompare(paths []string, f *compareFlags) error {
+	for _, l := range f.labels {
+		// drip run's --label k=v tags records, but here it names a run. This
+		// check comes first, since a k=v is no run name, however many are given.
+		if key, _, ok := strings.Cut(l, "="); ok {
+			return usageErr("--label %q: in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by %s", sanitize.Line(l), sanitize.Line(key))
+		}
+	}
+	switch {
+	case f.by == "" && len(paths) < 2:
+		return usageErr("compare needs two or more record files (or --by KEY to split one)")
+	case f.by != "" && len(f.labels) > 0:
+		return usageErr("--label names files and --by makes the groups: pick one")
+	case len(f.labels) > 0 && len(f.labels) != len(paths):
+		return usageErr("--label given %s for %s: name every run or none", textfmt.Times(len(f.labels)), stats.Count(len(paths), "file"))
+	case f.asJSON && f.markdown:
+		return usageErr("--json and --markdown both write to stdout: pick one")
+	}
+	return nil
+}
+
+// compareRuns compares the runs read, pooled and grouped by the field by
+// when it is set. levels is the sweep that --by level recomputes from the
+// records, nil otherwise. A grouping or a comparison refused is a usage
+// error.
+func compareRuns(inputs []compare.Input, by string, gates []stats.Gate) (c *compare.Comparison, levels *sweep.Result, err error) {
+	levels = sweep.OfInputs(by, inputs)
+	if by != "" {
+		if inputs, err = compare.GroupBy(inputs, by); err != nil {
+			return nil, nil, usageErr("%v", err)
+		}
+	}
+	if c, err = compare.New(inputs, compare.Options{Gates: gates}); err != nil {
+		return nil, nil, usageErr("%v", err)
+	}
+	return c, levels, nil
+}
+
+// comparisonFormat is the form --json or --markdown asks a comparison in
+// (drip compare, drip replay).
+func comparisonFormat(asJSON, markdown bool) compare.Format {
+	switch {
+	case asJSON:
+		return compare.FormatJSON
+	case markdown:
+		return compare.FormatMarkdown
+	}
+	return compare.FormatText
+}
+
+// printComparison writes c in the form asked, then the levels of --by level
+// under a text or Markdown table, and says whether a gate tripped.
+func printComparison(w io.Writer, c *compare.Comparison, levels *sweep.Result, form compare.Format) error {
+	if err := compare.Write(w, c, form); err != nil {
+		return cannotErr(err)
+	}
+	switch {
+	case levels == nil || form == compare.FormatJSON:
+	case form == compare.FormatMarkdown:
+		fmt.Fprintln(w)
+		sweep.Markdown(w, levels)
+	default:
+		fmt.Fprintln(w)
+		sweep.Text(w, levels)
+		fmt.Fprintln(w)
+		sweep.TextPlots(w, levels)
+	}
+	if c.Tripped() {
+		return errGateTripped
+	}
+	return nil
 }
 
 // compareLong is drip compare's --help text.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
 
 	"github.com/driplab/drip/fixtures"
+	"github.com/driplab/drip/internal/pipeline"
 )
 
 // Record files drip wrote against the fixture server (compare/testdata).
@@ -78,5 +80,37 @@ func testCompareGateWithoutSamples(t *testing.T) {
 	code, stdout, stderr := drip(t, "compare", recordFile("steady.jsonl"), limited, "--fail-if", "ttft.p95 > +10%")
 	if code != exitGate || !strings.Contains(stdout, "ttft.p95 has no samples in this run: the gate cannot pass") {
 		t.Errorf("exit %d, want %d with a clear message\nstdout:\n%s\nstderr:\n%s", code, exitGate, stdout, stderr)
+	}
+}
+
+// TestCheckCompareRefusesFlagsThatDoNotGoTogether shows each refusal is a
+// usage error (exit 2) naming the flags, and files named by --label one
+// each pass.
+func TestCheckCompareRefusesFlagsThatDoNotGoTogether(t *testing.T) {
+	t.Parallel()
+	two := []string{"a.jsonl", "b.jsonl"}
+	for _, tc := range []struct {
+		paths []string
+		f     compareFlags
+		want  string
+	}{
+		{paths: two, f: compareFlags{labels: []string{"main", "pr"}}},
+		{paths: two, f: compareFlags{labels: []string{"env=prod"}}, want: `--label "env=prod": in compare, --label names a run (e.g. --label main --label pr); a key=value is drip run's record label: compare by it with --by env`},
+		{paths: two[:1], want: "compare needs two or more record files (or --by KEY to split one)"},
+		{paths: two[:1], f: compareFlags{by: "host", labels: []string{"x"}}, want: "--label names files and --by makes the groups: pick one"},
+		{paths: two, f: compareFlags{labels: []string{"x"}}, want: "--label given once for 2 files: name every run or none"},
+		{paths: two, f: compareFlags{asJSON: true, markdown: true}, want: "--json and --markdown both write to stdout: pick one"},
+	} {
+		err := checkCompare(tc.paths, &tc.f)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v %v: %v, want no error", tc.paths, tc.f.labels, err)
+			}
+			continue
+		}
+		var ee *pipeline.ExitError
+		if err == nil || err.Error() != tc.want || !errors.As(err, &ee) || ee.Code != exitUsage {
+			t.Errorf("%v %v: %v, want usage error %q", tc.paths, tc.f.labels, err, tc.want)
+		}
 	}
 }

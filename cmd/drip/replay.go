@@ -151,7 +151,7 @@ func runReplay(cmd *cobra.Command, path string, f *replayFlags) error {
 	stderr := cmd.ErrOrStderr()
 	replay.Announce(stderr, path, in.Records, streams, o)
 	s := replay.Session{Recorded: compare.Input{Label: "recorded", Source: path, Records: streams, Skipped: in.Skipped},
-		Options: o, Gates: gates, Out: f.out, Print: pipeline.Comparison{JSON: f.asJSON, Markdown: f.markdown}}
+		Options: o, Gates: gates, Out: f.out, Format: comparisonFormat(f.asJSON, f.markdown)}
 	if s.Records, s.HTML, err = f.sinks(); err != nil {
 		return err
 	}

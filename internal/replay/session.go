@@ -23,7 +23,7 @@ type Session struct {
 	Records  *pipeline.Pipeline // keeps the replayed records
 	HTML     *pipeline.HTML     // --html, nil without
 	Out      string             // --out, named as the replay's source
-	Print    pipeline.Comparison
+	Format   compare.Format     // how the comparison is printed
 }
 
 // Headless replays with a line per replayed stream on stderr, says how
@@ -52,7 +52,12 @@ func (s *Session) report(out io.Writer) error {
 	if err := s.HTML.Comparison(c, nil); err != nil {
 		return pipeline.FirstErr(pl.Finish(), err)
 	}
-	err = pipeline.ReportComparison(out, c, s.Print)
+	err = compare.Write(out, c, s.Format)
+	if err != nil {
+		err = pipeline.Cannot(err)
+	} else if c.Tripped() {
+		err = pipeline.ErrGateTripped
+	}
 	if werr := pl.Finish(); werr != nil {
 		return werr
 	}
