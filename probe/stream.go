@@ -47,7 +47,7 @@ type Target struct {
 type Options struct {
 	Client *http.Client // nil makes a new client per stream, dialing with Dial
 	// Dial connects to the server. A nil Dial dials TCP with
-	// ConnectTimeout. Tests pass an in-memory network's (internal/memnet).
+	// ConnectTimeout. A test can pass an in-memory network's dialer.
 	Dial           DialFunc
 	Clock          Clock // nil means time.Now
 	ConnectTimeout time.Duration
