@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/driplab/drip/hops"
 	"github.com/driplab/drip/internal/textfmt"
 )
@@ -57,7 +55,7 @@ func hopsRow(label, value string, width int, st *Styles) []string {
 	if width < 2*hopsLabelWidth {
 		indent = 0
 	}
-	lines := strings.Split(ansi.Wordwrap(value, max(width-indent, 1), ""), "\n")
+	lines := textfmt.Wrap(value, max(width-indent, 1)) // keeps a figure with its unit
 	for i, l := range lines {
 		lead := strings.Repeat(" ", indent)
 		if i == 0 && indent > 0 {

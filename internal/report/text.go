@@ -22,7 +22,7 @@ const Width = 80
 // only (a hyphenated word stays whole). The first line goes after first,
 // the rest after indent. A word longer than a line gets a line of its own.
 func Para(w io.Writer, first, indent, text string) {
-	for _, l := range textfmt.Lines(strings.Fields(text), " ", Width, first, indent) {
+	for _, l := range textfmt.Lines(textfmt.KeepUnits(strings.Fields(text)), " ", Width, first, indent) {
 		fmt.Fprintln(w, l)
 	}
 }

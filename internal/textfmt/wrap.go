@@ -42,5 +42,29 @@ func Wrap(s string, width int) []string {
 		}
 		words = append(words, w)
 	}
-	return Lines(words, " ", width, "", "")
+	return Lines(KeepUnits(words), " ", width, "", "")
+}
+
+// KeepUnits joins a time unit to the figure before it ("700" and "ms"
+// become "700 ms"), so a wrapped line never ends in a bare number whose
+// unit starts the next. A unit may carry the punctuation after it.
+func KeepUnits(words []string) []string {
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if n := len(out); n > 0 && isTimeUnit(ansi.Strip(w)) && endsInDigit(ansi.Strip(out[n-1])) {
+			out[n-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+func isTimeUnit(w string) bool {
+	w = strings.TrimRight(w, ".,;:)…")
+	return w == "ms" || w == "s"
+}
+
+func endsInDigit(w string) bool {
+	return w != "" && w[len(w)-1] >= '0' && w[len(w)-1] <= '9'
 }

@@ -2,6 +2,7 @@ package textfmt
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,16 @@ func TestLinesLeadAndIndent(t *testing.T) {
 		if got := Lines(tc.items, tc.sep, tc.width, tc.first, tc.indent); !slices.Equal(got, tc.want) {
 			t.Errorf("Lines(%q, %q, %d, %q, %q) = %q, want %q", tc.items, tc.sep, tc.width, tc.first, tc.indent, got, tc.want)
 		}
+	}
+}
+
+func TestWrapKeepsAFigureWithItsUnit(t *testing.T) {
+	t.Parallel()
+	got := Wrap("⏸ 1.15 s: 700 ms upstream + 450 ms path", 14)
+	// Without the join the third line was "upstream + 450" and the fourth
+	// began with its unit.
+	want := []string{"⏸ 1.15 s:", "700 ms", "upstream +", "450 ms path"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Wrap = %q, want %q", got, want)
 	}
 }
