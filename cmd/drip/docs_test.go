@@ -576,7 +576,7 @@ func TestDocCommandParsing(t *testing.T) {
 		{`drip fixtures serve --addr 127.0.0.1:18393 &`, true, []string{"fixtures", "serve", "--addr", "127.0.0.1:18393"}, 0},
 		{`drip run http://x --json | jq .throughput`, true, []string{"run", "http://x", "--json"}, 0},
 		{`go run ./cmd/drip demo     # watch drip`, true, []string{"demo"}, 0},
-		{`drip · run 7 · done 2.49s`, false, nil, 0},
+		{`drip · run 7 · done 2.49 s`, false, nil, 0},
 		{`drip compare · 2 runs · baseline A`, false, nil, 0},
 		{`drip: interrupted`, false, nil, 0},
 		{`drip run URL -m paced`, false, nil, 0},
