@@ -59,17 +59,12 @@ func testTUIFiguresEqualHeadless(t *testing.T, scenario string) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	screen := strings.ReplaceAll(ansi.Strip(m.View().Content), "\u00a0", " ")
 	mt := s.Metrics
-	ms := func(v *float64) string {
-		if v == nil {
-			return "—"
-		}
-		return textfmt.Num(v) + " ms"
-	}
+	ms := textfmt.OptMS
 	pair := func(a, b *float64) string {
 		if a == nil {
 			return "—"
 		}
-		return textfmt.Num(a) + " / " + textfmt.Num(b) + " ms"
+		return textfmt.OptMS(a) + " / " + textfmt.OptMS(b)
 	}
 	want := []string{
 		"wait (ttft)    " + ms(mt["ttft_ms"].P50),
