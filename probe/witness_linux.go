@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -42,8 +43,8 @@ const tcpInfoLen = uint32(unsafe.Offsetof(unix.TCPInfo{}.Snd_wnd))
 
 // witnessConn is a TCP connection whose every read goes through recvmsg,
 // taking the kernel's receive stamp of the newest segment read. A read
-// allocates nothing, because the read function is the connection's and
-// the recvmsg buffers come from msgPool.
+// allocates nothing and takes no lock. Its function is the connection's,
+// the recvmsg buffers come from msgPool, and the stamp is an atomic.
 type witnessConn struct {
 	*net.TCPConn
 	raw    syscall.RawConn
@@ -54,8 +55,18 @@ type witnessConn struct {
 	n     int
 	errno syscall.Errno
 
-	mu   sync.Mutex // guards the view, which the probe reads from its own goroutine (HTTP/2 reads the socket on another)
-	last KernelView
+	// stamp is the latest read's receive stamp. The probe reads it from its
+	// own goroutine, and HTTP/2 reads the socket on another.
+	stamp atomic.Int64
+
+	// View's TCP_INFO ask, under mu, as streams sharing an HTTP/2
+	// connection ask from their own goroutines. The counts are the
+	// latest the kernel gave, kept when an ask fails.
+	mu      sync.Mutex
+	infoFn  func(fd uintptr)
+	info    unix.TCPInfo
+	infoErr syscall.Errno
+	counts  KernelView
 }
 
 // recvBufs are one recvmsg's header, vector and control buffer.
@@ -85,7 +96,7 @@ func newWitnessConn(tc *net.TCPConn) *witnessConn {
 		return nil
 	}
 	c := &witnessConn{TCPConn: tc, raw: raw}
-	c.readFn = c.recv
+	c.readFn, c.infoFn = c.recv, c.askInfo
 	return c
 }
 
@@ -125,9 +136,7 @@ func (c *witnessConn) recv(fd uintptr) bool {
 	}
 	c.n, c.errno = n, errno
 	if errno == 0 {
-		c.mu.Lock()
-		c.last.StampNS = stamp
-		c.mu.Unlock()
+		c.stamp.Store(stamp)
 		raceAcquire(fd)
 	}
 	return true
@@ -179,27 +188,27 @@ func (b *recvBufs) stamp() int64 {
 
 // View asks the socket's TCP_INFO now, beside the latest read's stamp.
 func (c *witnessConn) View() KernelView {
-	var info unix.TCPInfo
-	var errno syscall.Errno
-	c.raw.Control(func(fd uintptr) {
-		size := tcpInfoLen
-		_, _, errno = unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
-			uintptr(unsafe.Pointer(&info)), uintptr(unsafe.Pointer(&size)), 0)
-	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if errno == 0 {
-		c.last.SegsIn, c.last.OutOfOrder, c.last.Retrans = info.Data_segs_in, info.Rcv_ooopack, info.Total_retrans
-		c.last.RTTUS, c.last.MinRTTUS, c.last.RcvRTTUS = info.Rtt, info.Min_rtt, info.Rcv_rtt
-		c.last.BytesIn = info.Bytes_received
+	c.raw.Control(c.infoFn)
+	if c.infoErr == 0 {
+		i := &c.info
+		c.counts.SegsIn, c.counts.OutOfOrder, c.counts.Retrans = i.Data_segs_in, i.Rcv_ooopack, i.Total_retrans
+		c.counts.RTTUS, c.counts.MinRTTUS, c.counts.RcvRTTUS = i.Rtt, i.Min_rtt, i.Rcv_rtt
+		c.counts.BytesIn = i.Bytes_received
 	}
-	return c.last
+	v := c.counts
+	v.StampNS = c.stamp.Load()
+	return v
+}
+
+// askInfo reads fd's TCP_INFO into c.info, under c.mu.
+func (c *witnessConn) askInfo(fd uintptr) {
+	size := tcpInfoLen
+	_, _, c.infoErr = unix.Syscall6(unix.SYS_GETSOCKOPT, fd, unix.IPPROTO_TCP, unix.TCP_INFO,
+		uintptr(unsafe.Pointer(&c.info)), uintptr(unsafe.Pointer(&size)), 0)
 }
 
 // LatestStamp is the latest read's receive stamp in ns, or 0 for none. It
 // asks the socket nothing.
-func (c *witnessConn) LatestStamp() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.last.StampNS
-}
+func (c *witnessConn) LatestStamp() int64 { return c.stamp.Load() }
