@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/driplab/drip/record"
@@ -118,27 +119,42 @@ type witnessedRead struct {
 	k record.WitnessRead
 }
 
+// contentReads yields r's content reads in order, each with its time, its
+// content frames and what the kernel saw of it. It keeps no list, as a
+// run sums these for every stream it measured.
+func contentReads(r *record.Record, w *record.Witness) iter.Seq[witnessedRead] {
+	return func(yield func(witnessedRead) bool) {
+		var cur witnessedRead
+		read := -1
+		for i := range r.Frames {
+			f := &r.Frames[i]
+			if !f.IsContent() || f.Read >= len(w.Reads) {
+				continue
+			}
+			if f.Read != read {
+				if cur.n > 0 && !yield(cur) {
+					return
+				}
+				cur, read = witnessedRead{t: f.TMS, k: w.Reads[f.Read]}, f.Read
+			}
+			cur.n++
+		}
+		if cur.n > 0 {
+			yield(cur)
+		}
+	}
+}
+
 // scanContentReads counts w's merges and segments over r's content reads
 // and classes the silences before them. It returns the content reads.
 func scanContentReads(r *record.Record, w *record.Witness) int {
-	var reads []witnessedRead
-	last := -1
-	for i := range r.Frames {
-		f := &r.Frames[i]
-		if !f.IsContent() || f.Read >= len(w.Reads) {
-			continue
+	reads, segs, asked, frames := 0, 0, 0, 0
+	var first, last float64
+	for rd := range contentReads(r, w) {
+		if reads == 0 {
+			first = rd.t
 		}
-		if f.Read != last {
-			reads = append(reads, witnessedRead{t: f.TMS, k: w.Reads[f.Read]})
-			last = f.Read
-		}
-		reads[len(reads)-1].n++
-	}
-	if len(reads) == 0 {
-		return 0
-	}
-	segs, asked, frames := 0, 0, 0
-	for _, rd := range reads {
+		reads, last = reads+1, rd.t
 		if !rd.k.NoSegs {
 			segs += int(rd.k.Segs)
 			asked++
@@ -152,16 +168,21 @@ func scanContentReads(r *record.Record, w *record.Witness) int {
 			w.SocketMerges++
 		}
 	}
+	if reads == 0 {
+		return 0
+	}
 	if asked > 0 {
 		w.SegmentsPerRead = new(float64(segs) / float64(asked))
 	}
-	spacing := (reads[len(reads)-1].t - reads[0].t) / float64(max(frames-1, 1))
-	for i := 1; i < len(reads); i++ {
-		if gap := reads[i].t - reads[i-1].t; gap >= r.StallMS || gap >= FreezeMinMS && gap >= FreezePaceRatio*spacing {
-			classSilence(&w.Silences, reads[i])
+	spacing := (last - first) / float64(max(frames-1, 1))
+	prev := first
+	for rd := range contentReads(r, w) {
+		if gap := rd.t - prev; gap >= r.StallMS || gap >= FreezeMinMS && gap >= FreezePaceRatio*spacing {
+			classSilence(&w.Silences, rd)
 		}
+		prev = rd.t
 	}
-	return len(reads)
+	return reads
 }
 
 // classSilence counts a silence by the read that ended it. Loss comes
