@@ -90,14 +90,8 @@ func appendWitnessReads(dst []byte, reads []WitnessRead) ([]byte, error) {
 		}
 		dst = append(dst, `{"lag_ms":`...)
 		dst = appendFloat(dst, r.LagMS)
-		if r.NoStamp {
-			dst = append(dst, `,"no_stamp":true`...)
-		}
 		dst = append(dst, `,"segs":`...)
 		dst = strconv.AppendInt(dst, int64(r.Segs), 10)
-		if r.NoSegs {
-			dst = append(dst, `,"no_segs":true`...)
-		}
 		if r.OutOfOrder != 0 {
 			dst = append(dst, `,"ooo":`...)
 			dst = strconv.AppendInt(dst, int64(r.OutOfOrder), 10)
@@ -105,6 +99,12 @@ func appendWitnessReads(dst []byte, reads []WitnessRead) ([]byte, error) {
 		if r.Retransmits != 0 {
 			dst = append(dst, `,"retrans":`...)
 			dst = strconv.AppendInt(dst, int64(r.Retransmits), 10)
+		}
+		if r.NoStamp {
+			dst = append(dst, `,"no_stamp":true`...)
+		}
+		if r.NoSegs {
+			dst = append(dst, `,"no_segs":true`...)
 		}
 		dst = append(dst, '}')
 	}

@@ -349,24 +349,26 @@ func (s *Silences) Add(o Silences) {
 	s.OneFrame += o.OneFrame
 }
 
-// WitnessRead is the kernel's account of one read.
+// WitnessRead is the kernel's account of one read. The flags come last,
+// so a read takes 24 bytes, as a run may keep one for each read of every
+// stream it recorded.
 type WitnessRead struct {
 	// LagMS is the read's stamp minus the kernel's receive time of the
 	// newest segment the read took, which is how late the reader took it.
 	LagMS float64 `json:"lag_ms"`
-	// NoStamp says the kernel gave no receive time with the read, which has
-	// no lag (LagMS 0).
-	NoStamp bool `json:"no_stamp,omitempty"`
 	// Segs are the data segments that arrived since the previous read
 	// (TCP_INFO data_segs_in). OutOfOrder and Retransmits are the
 	// out-of-order segments received and the client's retransmits since then.
-	Segs int32 `json:"segs"`
+	Segs        int32 `json:"segs"`
+	OutOfOrder  int32 `json:"ooo,omitempty"`
+	Retransmits int32 `json:"retrans,omitempty"`
+	// NoStamp says the kernel gave no receive time with the read, which has
+	// no lag (LagMS 0).
+	NoStamp bool `json:"no_stamp,omitempty"`
 	// NoSegs says the witness did not ask TCP_INFO after this read (one
 	// content frame at most, ending no silence), so Segs is 0 and its
 	// segments are counted as one in the next read's.
-	NoSegs      bool  `json:"no_segs,omitempty"`
-	OutOfOrder  int32 `json:"ooo,omitempty"`
-	Retransmits int32 `json:"retrans,omitempty"`
+	NoSegs bool `json:"no_segs,omitempty"`
 }
 
 // TCP sample places say where in the stream a TCPSample was taken.
