@@ -466,6 +466,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 	fmt.Fprintf(&b, "\ntiming pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
 	b.WriteString(pr.body)
 	b.WriteString(connectWaits(recs))
+	b.WriteString(witnessReads(recs))
 	writeCPU(&b, "drip", rq, cpu, wall, pr.frames, srvCPU)
 	b.WriteString(machineTime().since(m0))
 	pr.cpu = cpu.minus(rq.cpu)
@@ -911,4 +912,33 @@ func (c *witnessCost) print() {
 
 func perFrame(p pairReport) float64 {
 	return float64(p.cpu.total().Nanoseconds()) / 1e3 / float64(max(p.frames, 1))
+}
+
+// witnessReads says how many reads the kernel witness stamped per content
+// frame, and how many of them also asked the socket's TCP_INFO. Each ask
+// is a system call, so the share says what the witness costs beyond
+// recvmsg.
+func witnessReads(recs []*record.Record) string {
+	reads, asked, frames := 0, 0, 0
+	for _, r := range recs {
+		for i := range r.Frames {
+			if r.Frames[i].IsContent() {
+				frames++
+			}
+		}
+		if r.Witness == nil {
+			continue
+		}
+		reads += len(r.Witness.Reads)
+		for _, rd := range r.Witness.Reads {
+			if !rd.NoSegs {
+				asked++
+			}
+		}
+	}
+	if reads == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  kernel witness: %.2f reads a content frame, %.0f%% of them asking TCP_INFO\n",
+		float64(reads)/float64(max(frames, 1)), 100*float64(asked)/float64(reads))
 }
