@@ -80,9 +80,6 @@ var (
 	clockRowRE   = regexp.MustCompile(`<tr><td title="[^"]*">([^<]+)</td><td class="n">(\d+)</td>((?:<td>[^<]*</td>)+)</tr>`)
 )
 
-// msLabel is how the report labels a stall under a second.
-func msLabel(v float64) string { return textfmt.FormatFloat(v) + " ms" }
-
 // TestHTMLReportMatchesTheRecords runs streams with stalls against the
 // fixture server with --html and reads the page Chromium built: a row per
 // stream, each stall labelled where the records put it, the clocks table
@@ -117,7 +114,7 @@ func TestHTMLReportMatchesTheRecords(t *testing.T) {
 		}
 		var want, got []string
 		for _, st := range r.Stalls {
-			want = append(want, msLabel(st.GapMS))
+			want = append(want, textfmt.MS(st.GapMS))
 		}
 		for _, m := range stallLabelRE.FindAllStringSubmatch(s[2], -1) {
 			got = append(got, m[1])
