@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"math"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/driplab/drip/record"
@@ -158,9 +159,8 @@ func (w *ReadWitness) Sample(at string, tms float64) record.TCPSample {
 // TCP_INFO keep their whole account beside.
 type streamWitness struct {
 	rw       ReadWitness
-	lags     []uint32    // each read's lag (lagUS)
+	lags     []uint32    // each read's lag (lagUS), a placeholder for one that asked
 	asked    []askedRead // the reads that asked TCP_INFO
-	stamped  bool        // a read came with a stamp
 	stallMS  float64
 	contentN int     // content frames so far
 	contentR int     // content reads so far
@@ -208,16 +208,12 @@ func (ws *streamWitness) read(now time.Time, tms float64, frames []record.Frame)
 	}
 	first := content > 0 && ws.contentR == 0
 	silence := content > 0 && !first && ws.silence(tms-ws.last)
-	var lag uint32
 	if content > 1 || first || silence {
-		r := ws.rw.Read(now)
-		ws.asked = append(ws.asked, askedRead{len(ws.lags), r})
-		lag = lagUS(ws.rw.prev.StampNS, now)
+		ws.asked = append(ws.asked, askedRead{len(ws.lags), ws.rw.Read(now)})
+		ws.lags = append(ws.lags, noLag) // reads takes this one from asked
 	} else {
-		lag = ws.rw.readLag(now)
+		ws.lags = append(ws.lags, ws.rw.readLag(now))
 	}
-	ws.stamped = ws.stamped || lag != noLag
-	ws.lags = append(ws.lags, lag)
 	if content == 0 {
 		return
 	}
@@ -251,7 +247,8 @@ func (ws *streamWitness) end(d time.Duration) {
 	if ws == nil {
 		return
 	}
-	ws.w.Stamped, ws.w.Reads = ws.stamped, ws.reads()
+	ws.w.Reads = ws.reads()
+	ws.w.Stamped = slices.ContainsFunc(ws.w.Reads, func(r record.WitnessRead) bool { return !r.NoStamp })
 	ws.sample(record.TCPAtEnd, ms(d), ws.rw.k.View())
 }
 

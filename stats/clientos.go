@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 
+	"github.com/driplab/drip/internal/textfmt/numfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -134,7 +135,7 @@ func (o *clientOS) summary() *ClientOS {
 func osEvidence(c *ClientOS) string {
 	ev := fmt.Sprintf("%d of %d streams (%s) had a starved client (%s), ≥ %g%%; longest thread's run-queue wait p50 %s (%s of the window), max %s",
 		c.Starved, c.Streams, pctText(pct(c.Starved, c.Streams)), c.Rule, StarvedStreamsPct,
-		msText(val(c.MaxThreadWait.P50)), pctText(val(c.WaitPct.P50)), msText(val(c.MaxThreadWait.Max)))
+		numfmt.MS(val(c.MaxThreadWait.P50)), pctText(val(c.WaitPct.P50)), numfmt.MS(val(c.MaxThreadWait.Max)))
 	if c.Pressure.N > 0 {
 		ev += fmt.Sprintf("; machine CPU pressure p50 %s (some task waiting, /proc/pressure/cpu)", pctText(val(c.Pressure.P50)))
 	}

@@ -117,7 +117,7 @@ func (x *figures) gapsTight() bool {
 
 func (x *figures) gapsTightWhy() string {
 	return fmt.Sprintf("gap p99 %s ≤ %s = %g × max(gap p50 %s, %s) and under the %s stall threshold",
-		msText(x.gap99), msText(TightGapRatio*max(x.gap50, gapFloorMS)), TightGapRatio, msText(x.gap50), msText(gapFloorMS), msText(x.stall))
+		numfmt.MS(x.gap99), numfmt.MS(TightGapRatio*max(x.gap50, gapFloorMS)), TightGapRatio, numfmt.MS(x.gap50), numfmt.MS(gapFloorMS), numfmt.MS(x.stall))
 }
 
 func (x *figures) ttftTight() bool {
@@ -193,7 +193,7 @@ var rules = []rule{
 			}
 			if x.scheduleLimited() {
 				ol := x.s.OpenLoop
-				ev = append(ev, fmt.Sprintf("schedule lag p99 %s > %s", msText(val(ol.ScheduleLag.P99)), msText(ol.LagBoundMS)))
+				ev = append(ev, fmt.Sprintf("schedule lag p99 %s > %s", numfmt.MS(val(ol.ScheduleLag.P99)), numfmt.MS(ol.LagBoundMS)))
 			}
 			return append(ev, x.threadEvidence()...)
 		},
@@ -247,16 +247,16 @@ var rules = []rule{
 			sg := &x.s.Signals
 			ev := []string{
 				fmt.Sprintf("%d of %d streams with content (%s) buffered by their reads (≥ %g%% of content frames in reads of ≥ %d, or tokens under %s apart; threshold %g%% of streams)",
-					sg.ReadBuffered, sg.ContentStreams, pctText(x.readBufferedPct), BurstSharePctBuffered, BurstFrames, msText(InstantMSPerToken), BurstSharePct),
+					sg.ReadBuffered, sg.ContentStreams, pctText(x.readBufferedPct), BurstSharePctBuffered, BurstFrames, numfmt.MS(InstantMSPerToken), BurstSharePct),
 				fmt.Sprintf("largest burst %d content frames in one read of %s", sg.LargestBurstFrames, bytesText(sg.LargestBurstBytes)),
 			}
 			if sg.LongestSilenceMS > 0 {
-				ev = append(ev, "longest silence between content reads "+msText(sg.LongestSilenceMS))
+				ev = append(ev, "longest silence between content reads "+numfmt.MS(sg.LongestSilenceMS))
 			} else {
 				ev = append(ev, "each stream's content came in one read")
 			}
 			if h := Held.Of(x.s.Metrics); h.N > 0 {
-				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", msText(val(h.P50)), h.N))
+				ev = append(ev, fmt.Sprintf("the server had its first token held_ms p50 %s before drip read it (server-reported, n=%d)", numfmt.MS(val(h.P50)), h.N))
 			}
 			if sg.Compressed > 0 {
 				ev = append(ev, Count(sg.Compressed, "stream")+" compressed")
@@ -293,8 +293,8 @@ var rules = []rule{
 			sg, f := &x.s.Signals, &x.s.Freezes
 			return append([]string{
 				fmt.Sprintf("%d of %d streams with content (%s) stutter (≥ %d freezes — silences between content reads ≥ max(%s, %g × the stream's mean spacing) — within %g%% of their median, most content frames sharing a read, period ≤ %s; threshold %g%% of streams)",
-					sg.Stutter, sg.ContentStreams, pctText(pct(sg.Stutter, sg.ContentStreams)), StutterMinFreezes, msText(FreezeMinMS), FreezePaceRatio, 100*StutterTolerance, msText(StutterMaxPeriodMS), BurstSharePct),
-				fmt.Sprintf("period %s; %d freezes, longest %s", periodText(f), f.Count, msText(val(f.LongestMS))),
+					sg.Stutter, sg.ContentStreams, pctText(pct(sg.Stutter, sg.ContentStreams)), StutterMinFreezes, numfmt.MS(FreezeMinMS), FreezePaceRatio, 100*StutterTolerance, numfmt.MS(StutterMaxPeriodMS), BurstSharePct),
+				fmt.Sprintf("period %s; %d freezes, longest %s", periodText(f), f.Count, numfmt.MS(val(f.LongestMS))),
 				fmt.Sprintf("first content %s (first read carried > 1 content frame) in %d of %d", x.firstWord(), f.FirstHeld, f.Streams),
 			}, mergeEvidence(x.s.Witness)...)
 		},
@@ -305,7 +305,7 @@ var rules = []rule{
 		hint:  fixed("a queue in front of the model: requests wait, then generate normally"),
 		when:  func(x *figures) bool { return x.haveTTFT && x.ttft50 >= QueueTTFTMS && x.gapsTight() },
 		evidence: func(x *figures) []string {
-			return []string{fmt.Sprintf("ttft p50 %s ≥ %s", msText(x.ttft50), msText(QueueTTFTMS)), x.gapsTightWhy()}
+			return []string{fmt.Sprintf("ttft p50 %s ≥ %s", numfmt.MS(x.ttft50), numfmt.MS(QueueTTFTMS)), x.gapsTightWhy()}
 		},
 		excludes: []string{ShapeTransport}, // it says the model answers on time
 	},
@@ -328,13 +328,13 @@ var rules = []rule{
 			return x.ttftTight() && (x.hopUneven() || x.heldFar() || x.s.Signals.Compressed > 0)
 		},
 		evidence: func(x *figures) []string {
-			ev := []string{fmt.Sprintf("ttft p90 %s ≤ %s = %g × p50 %s", msText(x.ttft90), msText(TightTTFTRatio*x.ttft50), TightTTFTRatio, msText(x.ttft50))}
+			ev := []string{fmt.Sprintf("ttft p90 %s ≤ %s = %g × p50 %s", numfmt.MS(x.ttft90), numfmt.MS(TightTTFTRatio*x.ttft50), TightTTFTRatio, numfmt.MS(x.ttft50))}
 			switch {
 			case x.haveGaps && x.gap99 >= x.stall:
-				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ the %s stall threshold", msText(x.gap99), msText(x.stall)))
+				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ the %s stall threshold", numfmt.MS(x.gap99), numfmt.MS(x.stall)))
 			case x.gapsFat():
 				ev = append(ev, fmt.Sprintf("gap p99 %s ≥ %s = %g × max(gap p50 %s, %s)",
-					msText(x.gap99), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
+					numfmt.MS(x.gap99), numfmt.MS(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, numfmt.MS(x.gap50), numfmt.MS(gapFloorMS)))
 			}
 			if x.hopUneven() && x.coalescedPct >= BurstSharePct {
 				ev = append(ev, fmt.Sprintf("%s of content frames coalesced (≥ %g%%)", pctText(x.coalescedPct), BurstSharePct))
@@ -342,14 +342,14 @@ var rules = []rule{
 			if x.heldFar() {
 				h := Held.Of(x.s.Metrics)
 				ev = append(ev, fmt.Sprintf("the first token was held in transit held_ms p50 %s ≥ %s = %g × max(gap p50 %s, %s) (server-reported, n=%d)",
-					msText(val(h.P50)), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS), h.N))
+					numfmt.MS(val(h.P50)), numfmt.MS(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, numfmt.MS(x.gap50), numfmt.MS(gapFloorMS), h.N))
 			}
 			if n := x.s.Signals.Compressed; n > 0 {
 				ev = append(ev, Count(n, "stream")+" compressed")
 			}
 			if !x.hopUneven() && x.haveGaps {
 				ev = append(ev, fmt.Sprintf("delivery even: gap p99 %s < the %s stall threshold and < %s = %g × max(gap p50 %s, %s)",
-					msText(x.gap99), msText(x.stall), msText(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, msText(x.gap50), msText(gapFloorMS)))
+					numfmt.MS(x.gap99), numfmt.MS(x.stall), numfmt.MS(FatGapRatio*max(x.gap50, gapFloorMS)), FatGapRatio, numfmt.MS(x.gap50), numfmt.MS(gapFloorMS)))
 			}
 			if !x.haveGaps {
 				ev = append(ev, fmt.Sprintf("gap n=%d: too few (< 2) to judge delivery", Gap.Of(x.s.Metrics).N))
@@ -365,8 +365,8 @@ var rules = []rule{
 		},
 		evidence: func(x *figures) []string {
 			return []string{
-				fmt.Sprintf("e2e p50 %s ≥ %s", msText(x.e2e50), msText(LongE2EMS)),
-				fmt.Sprintf("ttft p50 %s < %s = %g × e2e p50", msText(x.ttft50), msText(LongTTFTShare*x.e2e50), LongTTFTShare),
+				fmt.Sprintf("e2e p50 %s ≥ %s", numfmt.MS(x.e2e50), numfmt.MS(LongE2EMS)),
+				fmt.Sprintf("ttft p50 %s < %s = %g × e2e p50", numfmt.MS(x.ttft50), numfmt.MS(LongTTFTShare*x.e2e50), LongTTFTShare),
 				x.gapsTightWhy(),
 				"output tokens p50 " + numText(val(OutputTokens.Of(x.s.Metrics).P50)),
 			}
@@ -377,7 +377,7 @@ var rules = []rule{
 		hint: func(x *figures) string {
 			fs := x.s.FirstStream
 			return fmt.Sprintf("the first stream started cold: first TTFT %s against %s for the rest; use --warmup 1",
-				msText(fs.TTFTMS), msText(fs.RestTTFTP50MS))
+				numfmt.MS(fs.TTFTMS), numfmt.MS(fs.RestTTFTP50MS))
 		},
 		when: func(x *figures) bool {
 			fs := x.s.FirstStream
@@ -387,7 +387,7 @@ var rules = []rule{
 		evidence: func(x *figures) []string {
 			fs := x.s.FirstStream
 			return []string{fmt.Sprintf("no warmup; the first stream's ttft %s ≥ %g × %s, the median ttft of the %d streams after it, and %s more (≥ %s); none after it as slow (slowest %s)",
-				msText(fs.TTFTMS), ColdStartRatio, msText(fs.RestTTFTP50MS), fs.RestN, msText(fs.TTFTMS-fs.RestTTFTP50MS), msText(ColdStartMinExtraMS), msText(fs.RestTTFTMaxMS))}
+				numfmt.MS(fs.TTFTMS), ColdStartRatio, numfmt.MS(fs.RestTTFTP50MS), fs.RestN, numfmt.MS(fs.TTFTMS-fs.RestTTFTP50MS), numfmt.MS(ColdStartMinExtraMS), numfmt.MS(fs.RestTTFTMaxMS))}
 		},
 		excludes: []string{ShapeSharedCapacity}, // the spread is the cold stream's
 	},
@@ -496,7 +496,7 @@ func spreadEvidence(s *Summary) []string {
 		}{{"per-stream itl", p.ITL}, {"ttft", p.TTFT}} {
 			if d.d.N >= SpreadMinStreams && val(d.d.P50) > 0 && val(d.d.P90)/val(d.d.P50) >= SpreadRatio {
 				ev = append(ev, fmt.Sprintf("prompt %s: %s p90 %s is %s × p50 %s (≥ %g, n=%d)",
-					p.ID, d.name, msText(val(d.d.P90)), numText(val(d.d.P90)/val(d.d.P50)), msText(val(d.d.P50)), SpreadRatio, d.d.N))
+					p.ID, d.name, numfmt.MS(val(d.d.P90)), numText(val(d.d.P90)/val(d.d.P50)), numfmt.MS(val(d.d.P50)), SpreadRatio, d.d.N))
 			}
 		}
 		if len(ev) > 0 {
@@ -509,10 +509,10 @@ func spreadEvidence(s *Summary) []string {
 // periodText is the stutter streams' period as one figure or their range.
 func periodText(f *Freezes) string {
 	lo, hi := val(f.PeriodMinMS), val(f.PeriodMaxMS)
-	if msText(lo) == msText(hi) {
-		return msText(lo)
+	if numfmt.MS(lo) == numfmt.MS(hi) {
+		return numfmt.MS(lo)
 	}
-	return numText(lo) + "–" + msText(hi)
+	return numText(lo) + "–" + numfmt.MS(hi)
 }
 
 func val(p *float64) float64 {
@@ -545,9 +545,6 @@ func numText(v float64) string {
 	d := 1 - int(math.Floor(math.Log10(math.Abs(v)))) // two significant digits
 	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', d, 64), "0"), ".")
 }
-
-// msText prints a duration in ms as every screen and report does.
-func msText(v float64) string { return numfmt.MS(v) }
 
 func pctText(v float64) string { return numText(v) + "%" }
 

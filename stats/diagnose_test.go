@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driplab/drip/internal/textfmt/numfmt"
 	"github.com/driplab/drip/record"
 )
 
@@ -198,8 +199,8 @@ func TestEvidenceNumbers(t *testing.T) {
 		{25, "25 ms"}, {250, "250 ms"}, {999.4, "999 ms"}, {1000, "1 s"}, {10180, "10.2 s"},
 		{42000, "42 s"}, {90000, "90 s"}, {1e7, "10000 s"},
 	} {
-		if got := msText(tc.ms); got != tc.want {
-			t.Errorf("msText(%v) = %q, want %q", tc.ms, got, tc.want)
+		if got := numfmt.MS(tc.ms); got != tc.want {
+			t.Errorf("numfmt.MS(%v) = %q, want %q", tc.ms, got, tc.want)
 		}
 	}
 	if got := bytesText(4096); got != "4 KiB" {

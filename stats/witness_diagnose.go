@@ -1,6 +1,10 @@
 package stats
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/driplab/drip/internal/textfmt/numfmt"
+)
 
 // The diagnosis reads the client's kernel (Summary.Witness) for who was
 // late, who merged the frames, and what ended each silence.
@@ -81,7 +85,7 @@ func readerEvidence(s *Summary) string {
 	w, lag := s.Witness, ReaderLag.Of(s.Metrics)
 	return fmt.Sprintf("the client's kernel: %d of %d stamped streams (%s) had a late reader (%s), ≥ %g%%; reader lag p50 %s, p99 %s, max %s (n=%d reads); %d content reads merged frames that arrived in separate segments",
 		w.Late, w.Stamped, pctText(pct(w.Late, w.Stamped)), w.Rule, LateStreamsPct,
-		msText(val(lag.P50)), msText(val(lag.P99)), msText(val(lag.Max)), lag.N, w.ReaderMerges)
+		numfmt.MS(val(lag.P50)), numfmt.MS(val(lag.P99)), numfmt.MS(val(lag.Max)), lag.N, w.ReaderMerges)
 }
 
 // mergeEvidence is what the kernel saw of the merged reads. It is empty
@@ -113,7 +117,7 @@ func (x *figures) threadEvidence() []string {
 	if x.schedLimited() {
 		sl := x.s.Client.SchedLatency
 		ev = append(ev, fmt.Sprintf("drip's goroutines waited for a core p99 %s ≥ %s = max(%s, %g × ttft p50 %s) after they became runnable (p50 %s, n=%d sampled)",
-			msText(val(sl.P99)), msText(val(x.s.Client.BoundMS)), msText(ClientLagBoundMS), ClientLagShare, msText(x.ttft50), msText(val(sl.P50)), sl.N))
+			numfmt.MS(val(sl.P99)), numfmt.MS(val(x.s.Client.BoundMS)), numfmt.MS(ClientLagBoundMS), ClientLagShare, numfmt.MS(x.ttft50), numfmt.MS(val(sl.P50)), sl.N))
 	}
 	c := x.s.Client
 	switch {

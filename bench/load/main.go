@@ -921,11 +921,7 @@ func perFrame(p pairReport) float64 {
 func witnessReads(recs []*record.Record) string {
 	reads, asked, frames := 0, 0, 0
 	for _, r := range recs {
-		for i := range r.Frames {
-			if r.Frames[i].IsContent() {
-				frames++
-			}
-		}
+		frames += r.ContentFrames
 		if r.Witness == nil {
 			continue
 		}
