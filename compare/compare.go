@@ -3,11 +3,12 @@
 // first run, the baseline. Each run's summary is recomputed from its raw
 // records. Every figure gets a delta against the baseline that knows which
 // direction is worse. The p50 and p95 differences carry a bootstrap
-// interval, so a change within run-to-run noise says so. A workload check
-// lists what differs between the runs besides the system under test, and a
-// gate can be relative to the baseline. The package is pure, records in
-// and a Comparison out. Text, Markdown and JSON render one here, and the
-// views and tui packages draw it on a terminal.
+// interval (stats.BootstrapDiff), so a change within run-to-run noise says
+// so. A workload check lists what differs between the runs besides the
+// system under test, and a gate can be relative to the baseline. The
+// package is pure, records in and a Comparison out. Text, Markdown and
+// JSON render one here, and the views and tui packages draw it on a
+// terminal.
 package compare
 
 import (
@@ -86,14 +87,8 @@ type Delta struct {
 	// CI is the bootstrap interval of the difference (p50 and p95 rows of
 	// latency distributions). It is nil when either run has too few
 	// streams.
-	CI          *Interval `json:"ci,omitempty"`
-	WithinNoise bool      `json:"within_noise,omitempty"`
-}
-
-// Interval is a confidence interval of a difference.
-type Interval struct {
-	Lo float64 `json:"lo"`
-	Hi float64 `json:"hi"`
+	CI          *stats.Interval `json:"ci,omitempty"`
+	WithinNoise bool            `json:"within_noise,omitempty"`
 }
 
 // Prompt is the per-prompt breakdown of one prompt id.
@@ -113,7 +108,7 @@ func New(inputs []Input, o Options) (*Comparison, error) {
 	if len(inputs) < 2 {
 		return nil, errors.New("compare needs at least two runs")
 	}
-	c := &Comparison{Noise: Noise{Method: noiseMethod, Resamples: DefaultResamples, Confidence: confidence, Seed: noiseSeed}}
+	c := &Comparison{Noise: Noise{Method: noiseMethod, Resamples: stats.DefaultResamples, Confidence: stats.IntervalConfidence, Seed: noiseSeed}}
 	for _, in := range inputs {
 		c.Runs = append(c.Runs, newRun(in))
 	}
@@ -285,8 +280,8 @@ func row(sides []side, sp spec, nz Noise, scope string) Row {
 	for i := 1; i < len(sides); i++ {
 		d := delta(r.Values[0], r.Values[i], sp.better)
 		if sp.obs != nil {
-			rng := nz.rng(scope, sp.key, i)
-			d.CI = bootstrapDiff(observations(sides[0].recs, sp.obs), observations(sides[i].recs, sp.obs), sp.pct, nz.Resamples, rng)
+			rng := stats.IntervalRNG(nz.Seed, scope, sp.key, i)
+			d.CI = stats.BootstrapDiff(observations(sides[0].recs, sp.obs), observations(sides[i].recs, sp.obs), sp.pct, nz.Resamples, rng)
 			d.WithinNoise = d.CI != nil && d.CI.Lo <= 0 && d.CI.Hi >= 0
 		}
 		r.Deltas[i] = d

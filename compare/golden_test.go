@@ -85,13 +85,13 @@ func TestJSON(t *testing.T) {
 			Label   string        `json:"label"`
 			Summary stats.Summary `json:"summary"`
 			Deltas  []struct {
-				Metric   string            `json:"metric"`
-				Better   string            `json:"better"`
-				Baseline *float64          `json:"baseline"`
-				Value    *float64          `json:"value"`
-				Abs      *float64          `json:"abs"`
-				Worse    bool              `json:"worse"`
-				CI       *compare.Interval `json:"ci"`
+				Metric   string          `json:"metric"`
+				Better   string          `json:"better"`
+				Baseline *float64        `json:"baseline"`
+				Value    *float64        `json:"value"`
+				Abs      *float64        `json:"abs"`
+				Worse    bool            `json:"worse"`
+				CI       *stats.Interval `json:"ci"`
 			} `json:"deltas"`
 		} `json:"runs"`
 		WorkloadDifferences []compare.Difference `json:"workload_differences"`

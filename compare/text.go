@@ -234,7 +234,7 @@ func NoiseVerdict(r Row, d *Delta) string {
 	s := signed(*d.Abs) + " " + r.Unit
 	switch {
 	case d.CI == nil:
-		return fmt.Sprintf("%s, no interval: fewer than %d streams with samples in a run", s, MinNoiseStreams)
+		return fmt.Sprintf("%s, no interval: fewer than %d streams with samples in a run", s, stats.MinNoiseStreams)
 	case d.WithinNoise:
 		return fmt.Sprintf("%s in [%s, %s]: within noise", s, signed(d.CI.Lo), signed(d.CI.Hi))
 	}

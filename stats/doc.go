@@ -10,8 +10,10 @@
 // across hosts, the streams' accounting and workload signals. ParseGate
 // reads a gate such as "ttft.p95 > 800ms" and Gate.Eval judges a summary
 // with it. An SLO counts goodput, and Diagnose explains a summary with
-// named rules.
+// named rules. BootstrapDiff draws the interval of a difference between
+// two sides' percentiles, resampling whole streams, as drip compare and a
+// sweep's knee judge noise.
 //
-// It imports record, never net/http, so compare, report and the views
-// need nothing of the probe.
+// It imports record, never net/http, so a program that only reads
+// records needs nothing of the probe.
 package stats

@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
 )
@@ -60,7 +59,7 @@ func judgeable(prev, cur *Level) bool {
 	if tp == nil || tc == nil || *tp <= 0 {
 		return false
 	}
-	return len(prev.obs.ttft) >= compare.MinNoiseStreams && len(cur.obs.ttft) >= compare.MinNoiseStreams
+	return len(prev.obs.ttft) >= stats.MinNoiseStreams && len(cur.obs.ttft) >= stats.MinNoiseStreams
 }
 
 // FindKnee applies KneeRule to levels in the order they ran. It is nil
@@ -102,7 +101,7 @@ func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
 		return "", false
 	}
 	key := fmt.Sprintf("sweep %s %g→%g", m.name, prev.Level, cur.Level)
-	ci := compare.DiffInterval(m.obs(&prev.obs), m.obs(&cur.obs), m.pct, key)
+	ci := stats.DiffInterval(m.obs(&prev.obs), m.obs(&cur.obs), m.pct, key)
 	if ci == nil || ci.Lo <= 0 {
 		return "", false
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/report"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
@@ -197,7 +196,7 @@ func Verdict(r *Result) string {
 		// "none" would read as a sweep that found no knee, but it looked at
 		// none.
 		v := "knee: not judged: " + strings.Join(why, "; ") + "; no two adjacent levels could be compared"
-		if slices.ContainsFunc(r.Levels, func(l Level) bool { return len(l.obs.ttft) < compare.MinNoiseStreams }) {
+		if slices.ContainsFunc(r.Levels, func(l Level) bool { return len(l.obs.ttft) < stats.MinNoiseStreams }) {
 			v += "; give more per level (--runs-per-level)"
 		}
 		return v
@@ -216,7 +215,7 @@ func unjudged(r *Result) []string {
 	var few, cut, noTP []string
 	for _, l := range r.Levels {
 		n := LevelNum(l.Level)
-		if len(l.obs.ttft) < compare.MinNoiseStreams {
+		if len(l.obs.ttft) < stats.MinNoiseStreams {
 			few = append(few, n)
 		}
 		if l.Partial {
@@ -228,7 +227,7 @@ func unjudged(r *Result) []string {
 	}
 	var why []string
 	if len(few) > 0 {
-		why = append(why, fmt.Sprintf("%s %s had fewer than %d streams with a first token, too few for a noise interval", r.Kind, strings.Join(few, ", "), compare.MinNoiseStreams))
+		why = append(why, fmt.Sprintf("%s %s had fewer than %d streams with a first token, too few for a noise interval", r.Kind, strings.Join(few, ", "), stats.MinNoiseStreams))
 	}
 	if len(cut) > 0 {
 		why = append(why, fmt.Sprintf("%s %s was cut short", r.Kind, strings.Join(cut, ", ")))

@@ -351,7 +351,7 @@ func (t *targetTable) note(confidence float64) string {
 	case t.withCI:
 		note += " · ~ noise · ! worse"
 	default:
-		note += fmt.Sprintf(" · intervals once each target has %d runs", compare.MinNoiseStreams)
+		note += fmt.Sprintf(" · intervals once each target has %d runs", stats.MinNoiseStreams)
 	}
 	switch t.detail {
 	case deltaNoCI:

@@ -1,11 +1,9 @@
-package compare
+package stats
 
 import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/driplab/drip/stats"
 )
 
 func TestPoolPercentileMatchesPercentile(t *testing.T) {
@@ -40,7 +38,7 @@ func TestPoolPercentileMatchesPercentile(t *testing.T) {
 				}
 				slices.Sort(expanded)
 				for _, pct := range []float64{0, 2.5, 50, 90, 95, 97.5, 99, 100} {
-					if got, want := p.percentile(pct, n), stats.Percentile(expanded, pct); got != want {
+					if got, want := p.percentile(pct, n), Percentile(expanded, pct); got != want {
 						t.Fatalf("%d streams dups=%v p%v: pool %v, Percentile %v", streams, dups, pct, got, want)
 					}
 				}
@@ -65,19 +63,19 @@ func TestBootstrapDiff(t *testing.T) {
 	shifted := streamsOf(400, 405, 410, 395, 390, 402, 408, 399)
 	same := streamsOf(201, 204, 211, 194, 191, 203, 207, 198)
 
-	ci := bootstrapDiff(a, shifted, 50, DefaultResamples, rngOf())
+	ci := BootstrapDiff(a, shifted, 50, DefaultResamples, rngOf())
 	if ci == nil || ci.Lo <= 0 || ci.Lo > 200 || ci.Hi < 200 {
 		t.Errorf("a shift of 200: interval %+v, want one above 0 containing 200", ci)
 	}
-	ci = bootstrapDiff(a, same, 50, DefaultResamples, rngOf())
+	ci = BootstrapDiff(a, same, 50, DefaultResamples, rngOf())
 	if ci == nil || ci.Lo > 0 || ci.Hi < 0 {
 		t.Errorf("same distribution: interval %+v, want one containing 0", ci)
 	}
-	again := bootstrapDiff(a, same, 50, DefaultResamples, rngOf())
+	again := BootstrapDiff(a, same, 50, DefaultResamples, rngOf())
 	if *again != *ci {
 		t.Errorf("same seed gave %+v then %+v", ci, again)
 	}
-	if ci := bootstrapDiff(streamsOf(1, 2), shifted, 50, DefaultResamples, rngOf()); ci != nil {
+	if ci := BootstrapDiff(streamsOf(1, 2), shifted, 50, DefaultResamples, rngOf()); ci != nil {
 		t.Errorf("two streams in the baseline: interval %+v, want none", ci)
 	}
 }
@@ -92,7 +90,7 @@ func TestBootstrapResamplesWholeStreams(t *testing.T) {
 	}
 	a := [][]float64{slow, fast, fast, slow}
 	b := [][]float64{fast, slow, fast, slow}
-	ci := bootstrapDiff(a, b, 50, DefaultResamples, rand.New(rand.NewPCG(3, 3)))
+	ci := BootstrapDiff(a, b, 50, DefaultResamples, rand.New(rand.NewPCG(3, 3)))
 	if ci == nil || ci.Lo > -50 || ci.Hi < 50 {
 		t.Errorf("interval %+v: want it to span the stream-to-stream difference of 90", ci)
 	}
@@ -113,6 +111,6 @@ func BenchmarkBootstrapGaps(b *testing.B) {
 	}
 	x, y := mk(), mk()
 	for b.Loop() {
-		bootstrapDiff(x, y, 95, DefaultResamples, rand.New(rand.NewPCG(1, 1)))
+		BootstrapDiff(x, y, 95, DefaultResamples, rand.New(rand.NewPCG(1, 1)))
 	}
 }
