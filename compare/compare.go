@@ -1,14 +1,16 @@
 // Package compare puts two or more recorded runs side by side. New takes
 // each run's records as an Input and returns a Comparison against the
-// first run, the baseline. Each run's summary is recomputed from its raw
-// records. Every figure gets a delta against the baseline that knows which
-// direction is worse. The p50 and p95 differences carry a bootstrap
-// interval (stats.BootstrapDiff), so a change within run-to-run noise says
-// so. A workload check lists what differs between the runs besides the
-// system under test, and a gate can be relative to the baseline. The
-// package is pure, records in and a Comparison out. Text, Markdown and
-// JSON render one here, and the views and tui packages draw it on a
-// terminal.
+// first run, the baseline. The runs are the files read, or groups of their
+// pooled records by a field (Options.By). Grouped by level, the Comparison
+// also holds the sweep the records ran. Each run's summary is recomputed
+// from its raw records. Every figure gets a delta against the baseline
+// that knows which direction is worse. The p50 and p95 differences carry a
+// bootstrap interval (stats.BootstrapDiff), so a change within run-to-run
+// noise says so. A workload check lists what differs between the runs
+// besides the system under test, and a gate can be relative to the
+// baseline. The package is pure, records in and a Comparison out. Text,
+// Markdown and JSON render one here, and the views and tui packages draw
+// it on a terminal.
 package compare
 
 import (
@@ -20,6 +22,7 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // WorsePct is the size of a change in the worse direction that is marked.
@@ -57,6 +60,9 @@ type Comparison struct {
 	// that points at (transport or queue).
 	Readings []Reading
 	Gates    []GateResult
+	// Levels is the sweep the records ran, recomputed from them, when the
+	// runs are grouped by level (Options.By). It is nil otherwise.
+	Levels *sweep.Result
 }
 
 // Section is a group of rows, the stream accounting, one latency
@@ -99,16 +105,25 @@ type Prompt struct {
 
 // Options tune a comparison.
 type Options struct {
+	// By, when set, pools the records of every input and compares them
+	// grouped by this field or label, as GroupBy splits them. By "level"
+	// also recomputes the sweep the records ran, as Comparison.Levels.
+	By    string
 	Gates []stats.Gate // judged on every run but the baseline
 }
 
 // New compares runs against the first. Each run's summary is recomputed
-// from its records with stats.Aggregate.
+// from its records with stats.Aggregate. An error says why the runs
+// cannot be grouped or compared, in words for the command line.
 func New(inputs []Input, o Options) (*Comparison, error) {
+	inputs, levels, err := group(inputs, o.By)
+	if err != nil {
+		return nil, err
+	}
 	if len(inputs) < 2 {
 		return nil, errors.New("compare needs at least two runs")
 	}
-	c := &Comparison{Noise: Noise{Method: noiseMethod, Resamples: stats.DefaultResamples, Confidence: stats.IntervalConfidence, Seed: noiseSeed}}
+	c := &Comparison{Levels: levels, Noise: Noise{Method: noiseMethod, Resamples: stats.DefaultResamples, Confidence: stats.IntervalConfidence, Seed: noiseSeed}}
 	for _, in := range inputs {
 		c.Runs = append(c.Runs, newRun(in))
 	}
@@ -122,6 +137,24 @@ func New(inputs []Input, o Options) (*Comparison, error) {
 	c.Readings = readings(c)
 	c.Gates = evalGates(o.Gates, c.Runs)
 	return c, nil
+}
+
+// group regroups the inputs by the field by, when it is set. By "level"
+// also recomputes the sweep the records ran, from all of them.
+func group(inputs []Input, by string) ([]Input, *sweep.Result, error) {
+	if by == "" {
+		return inputs, nil, nil
+	}
+	var levels *sweep.Result
+	if by == "level" {
+		var recs []*record.Record
+		for _, in := range inputs {
+			recs = append(recs, in.Records...)
+		}
+		levels = sweep.OfRecords(recs)
+	}
+	inputs, err := GroupBy(inputs, by)
+	return inputs, levels, err
 }
 
 // Tripped reports whether any gate tripped.

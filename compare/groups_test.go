@@ -10,6 +10,7 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // synth is a derived record: content frames every gap ms from ttft ms,
@@ -143,5 +144,51 @@ func TestDefaultLabels(t *testing.T) {
 	got := compare.DefaultLabels([]string{"a/run.jsonl", "b/run.jsonl", "c/main.jsonl"})
 	if want := []string{"a/run.jsonl", "b/run.jsonl", "main.jsonl"}; !slices.Equal(got, want) {
 		t.Errorf("DefaultLabels = %q, want %q", got, want)
+	}
+}
+
+// Grouped by level, a comparison holds the sweep the records ran, and its
+// text and Markdown print the sweep's table under the comparison's. JSON
+// keeps to the comparison, and any other grouping has no levels.
+func TestNewByLevelKeepsTheSweep(t *testing.T) {
+	t.Parallel()
+	var all []*record.Record
+	for i, r := range append(hostRecords(t, "a", 8, 200, 25, nil), hostRecords(t, "a", 8, 400, 25, nil)...) {
+		r.Level = new(float64(1 + i/8))
+		all = append(all, r)
+	}
+	in := []compare.Input{{Label: "sweep.jsonl", Source: "sweep.jsonl", Records: all}}
+	c, err := compare.New(in, compare.Options{By: "level"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Levels == nil || len(c.Levels.Levels) != 2 || c.Levels.Kind != sweep.KindConcurrency {
+		t.Fatalf("levels %+v, want concurrency 1 and 2", c.Levels)
+	}
+	for _, tc := range []struct {
+		form compare.Format
+		want string
+	}{
+		{compare.FormatText, "\nsweep · concurrency 1,2\n"},
+		{compare.FormatMarkdown, "\n### drip sweep: concurrency 1,2\n"},
+	} {
+		var b strings.Builder
+		if err := compare.Write(&b, c, tc.form); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("form %d lacks %q:\n%s", tc.form, tc.want, b.String())
+		}
+	}
+	var b strings.Builder
+	if err := compare.Write(&b, c, compare.FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "knee") {
+		t.Errorf("the JSON holds the sweep:\n%s", b.String())
+	}
+	byHost, err := compare.New([]compare.Input{in[0], {Records: hostRecords(t, "b", 8, 200, 25, nil)}}, compare.Options{By: "host"})
+	if err != nil || byHost.Levels != nil {
+		t.Errorf("by host: levels %+v, error %v; want none", byHost.Levels, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
+	"github.com/driplab/drip/sweep"
 )
 
 // md is text from a record file as a Markdown cell.
@@ -47,6 +48,10 @@ func Markdown(w io.Writer, c *Comparison) {
 			}
 			fmt.Fprintf(w, "- %s %s `%s`: %s\n", mark, Letter(g.RunIndex), strings.ReplaceAll(g.Expr, "`", "'"), md(g.Message))
 		}
+	}
+	if c.Levels != nil {
+		fmt.Fprintln(w)
+		sweep.Markdown(w, c.Levels)
 	}
 }
 

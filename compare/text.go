@@ -12,6 +12,7 @@ import (
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
 	"github.com/driplab/drip/stats"
+	"github.com/driplab/drip/sweep"
 )
 
 // Letter names run i in tables, where A is the baseline.
@@ -90,6 +91,12 @@ func Text(w io.Writer, c *Comparison) {
 	if len(c.Gates) > 0 {
 		fmt.Fprintln(w, "\ngates")
 		GateLines(w, c.Gates)
+	}
+	if c.Levels != nil {
+		fmt.Fprintln(w)
+		sweep.Text(w, c.Levels)
+		fmt.Fprintln(w)
+		sweep.TextPlots(w, c.Levels)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/probe"
 	"github.com/driplab/drip/record"
 	"github.com/driplab/drip/stats"
@@ -118,17 +117,10 @@ func (sp *Plan) Heaviest() probe.Plan {
 	return heaviest
 }
 
-// OfInputs is the sweep in saved records, for drip compare --by level.
-// Its levels and knee are recomputed from the records. It is nil for any
-// other grouping or records without levels.
-func OfInputs(by string, inputs []compare.Input) *Result {
-	if by != "level" {
-		return nil
-	}
-	var recs []*record.Record
-	for _, in := range inputs {
-		recs = append(recs, in.Records...)
-	}
+// OfRecords is the sweep in saved records, for drip compare --by level.
+// Its levels and knee are recomputed from the records. It is nil when no
+// record ran at a level.
+func OfRecords(recs []*record.Record) *Result {
 	kind := KindOf(recs)
 	levels := FromRecords(kind, recs)
 	if len(levels) == 0 {

@@ -1,12 +1,13 @@
 // Package sweep runs one workload at rising load levels, closed-loop
 // concurrencies or open-loop rates, as parts of one run, and says where
 // the stream starts to suffer. Run carries out a Plan through probe.Run
-// and returns a Result. It holds a table of figures per level, the knee
-// (the first level where latency rises, beyond noise, without throughput
-// following) and where an optional stop condition ended the sweep. The
-// figures of a level come from its records through stats.Aggregate,
-// exactly as a run's report does. Text, Markdown and Plots render a
-// Result, and the views package draws it on a terminal.
+// and returns a Result, and OfRecords recomputes one from saved records. A
+// Result holds a table of figures per level, the knee (the first level
+// where latency rises, beyond noise, without throughput following) and
+// where an optional stop condition ended the sweep. The figures of a level
+// come from its records through stats.Aggregate, exactly as a run's report
+// does. Text, Markdown and Plots render a Result, and the views package
+// draws it on a terminal.
 package sweep
 
 import (

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"github.com/driplab/drip/internal/pipeline"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
-	"github.com/driplab/drip/stats"
-	"github.com/driplab/drip/sweep"
 	"github.com/driplab/drip/tui"
 )
 
@@ -69,16 +66,16 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err != nil {
 		return err
 	}
-	c, levels, err := compareRuns(inputs, f.by, gates)
+	c, err := compare.New(inputs, compare.Options{By: f.by, Gates: gates})
 	if err != nil {
-		return err
+		return usageErr("%v", err)
 	}
-	if err := writeComparisonHTML(f.html, c, levels); err != nil {
+	if err := writeComparisonHTML(f.html, c); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	if !useTUI(&outputFlags{noTUI: f.noTUI, json: f.asJSON || f.markdown}) {
-		return printComparison(out, c, levels, comparisonFormat(f.asJSON, f.markdown))
+		return printComparison(out, c, comparisonFormat(f.asJSON, f.markdown))
 	}
 	// The compare screen runs until the user quits. Then the comparison is
 	// printed as the headless report does, so its figures stay in the
@@ -87,7 +84,7 @@ func runCompare(cmd *cobra.Command, args []string, f *compareFlags) error {
 	if err := screenEnded(cmd.Context(), "compare screen", err); err != nil {
 		return err
 	}
-	return printComparison(out, c, levels, compare.FormatText)
+	return printComparison(out, c, compare.FormatText)
 }
 
 // checkCompare refuses drip compare's flags that do not go together, as a
@@ -106,28 +103,12 @@ func checkCompare(paths []string, f *compareFlags) error {
 	case f.by != "" && len(f.labels) > 0:
 		return usageErr("--label names files and --by makes the groups: pick one")
 	case len(f.labels) > 0 && len(f.labels) != len(paths):
-		return usageErr("--label given %s for %s: name every run or none", textfmt.Times(len(f.labels)), stats.Count(len(paths), "file"))
+		// The cases above leave two or more files here.
+		return usageErr("--label given %s for %d files: name every run or none", textfmt.Times(len(f.labels)), len(paths))
 	case f.asJSON && f.markdown:
 		return usageErr("--json and --markdown both write to stdout: pick one")
 	}
 	return nil
-}
-
-// compareRuns compares the runs read, pooled and grouped by the field by
-// when it is set. levels is the sweep that --by level recomputes from the
-// records, nil otherwise. A grouping or a comparison refused is a usage
-// error.
-func compareRuns(inputs []compare.Input, by string, gates []stats.Gate) (c *compare.Comparison, levels *sweep.Result, err error) {
-	levels = sweep.OfInputs(by, inputs)
-	if by != "" {
-		if inputs, err = compare.GroupBy(inputs, by); err != nil {
-			return nil, nil, usageErr("%v", err)
-		}
-	}
-	if c, err = compare.New(inputs, compare.Options{Gates: gates}); err != nil {
-		return nil, nil, usageErr("%v", err)
-	}
-	return c, levels, nil
 }
 
 // comparisonFormat is the form --json or --markdown asks a comparison in
@@ -142,27 +123,27 @@ func comparisonFormat(asJSON, markdown bool) compare.Format {
 	return compare.FormatText
 }
 
-// printComparison writes c in the form asked, then the levels of --by level
-// under a text or Markdown table, and says whether a gate tripped.
-func printComparison(w io.Writer, c *compare.Comparison, levels *sweep.Result, form compare.Format) error {
+// printComparison writes c in the form asked and says whether a gate
+// tripped.
+func printComparison(w io.Writer, c *compare.Comparison, form compare.Format) error {
 	if err := compare.Write(w, c, form); err != nil {
 		return cannotErr(err)
-	}
-	switch {
-	case levels == nil || form == compare.FormatJSON:
-	case form == compare.FormatMarkdown:
-		fmt.Fprintln(w)
-		sweep.Markdown(w, levels)
-	default:
-		fmt.Fprintln(w)
-		sweep.Text(w, levels)
-		fmt.Fprintln(w)
-		sweep.TextPlots(w, levels)
 	}
 	if c.Tripped() {
 		return errGateTripped
 	}
 	return nil
+}
+
+// writeComparisonHTML writes --html for runs side by side (nothing
+// without it).
+func writeComparisonHTML(path string, c *compare.Comparison) error {
+	h, err := openHTML(path, nil)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return h.Comparison(c, c.Levels)
 }
 
 // compareLong is drip compare's --help text.

@@ -3,9 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/pipeline"
-	"github.com/driplab/drip/sweep"
 )
 
 // htmlUsage is --html's help line, the same on every command that has it.
@@ -34,15 +32,4 @@ func openHTML(path string, pl *pipeline.Pipeline) (*pipeline.HTML, error) {
 		pl.Attach(h.Sink())
 	}
 	return h, err
-}
-
-// writeComparisonHTML writes --html for runs side by side (nothing
-// without it).
-func writeComparisonHTML(path string, c *compare.Comparison, levels *sweep.Result) error {
-	h, err := openHTML(path, nil)
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return h.Comparison(c, levels)
 }
