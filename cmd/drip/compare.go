@@ -143,7 +143,7 @@ func writeComparisonHTML(path string, c *compare.Comparison) error {
 		return err
 	}
 	defer h.Close()
-	return h.Comparison(c, c.Levels)
+	return h.Comparison(c)
 }
 
 // compareLong is drip compare's --help text.

@@ -7,7 +7,6 @@ import (
 	"github.com/driplab/drip/compare"
 	"github.com/driplab/drip/internal/sanitize"
 	"github.com/driplab/drip/internal/textfmt"
-	"github.com/driplab/drip/sweep"
 )
 
 // comparePage is the report of runs side by side, the baseline A first.
@@ -56,10 +55,10 @@ type cmpCell struct {
 	Base, Worse                     bool
 }
 
-func newComparePage(c *compare.Comparison, levels *sweep.Result) *comparePage {
+func newComparePage(c *compare.Comparison) *comparePage {
 	p := &comparePage{Legend: strings.Split(compare.Legend, "\n"), MovedRule: compare.MovedRule, Readings: c.Readings,
 		Noise: fmt.Sprintf("%s; %d resamples, %.0f%% interval, seed %d", c.Noise.Method, c.Noise.Resamples, 100*c.Noise.Confidence, c.Noise.Seed),
-		Sweep: newSweepTable(levels)}
+		Sweep: newSweepTable(c.Levels)}
 	for _, d := range c.Workload {
 		vals := make([]string, len(d.Values))
 		for i, v := range d.Values {

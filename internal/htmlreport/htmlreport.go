@@ -77,11 +77,10 @@ func WriteRun(w io.Writer, r Run) error {
 }
 
 // WriteComparison writes the report of runs compared side by side (drip
-// compare, drip replay). levels are the sweep's levels recomputed from the
-// records for compare --by level, nil otherwise.
-func WriteComparison(w io.Writer, c *compare.Comparison, levels *sweep.Result) error {
+// compare, drip replay), with the sweep's levels for compare --by level.
+func WriteComparison(w io.Writer, c *compare.Comparison) error {
 	d := newDoc("drip compare · " + c.Runs[0].Label)
-	d.Compare = newComparePage(c, levels)
+	d.Compare = newComparePage(c)
 	return execute(w, d)
 }
 

@@ -88,7 +88,7 @@ func TestHostileStringsStayText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := WriteComparison(&b, c, nil); err != nil {
+	if err := WriteComparison(&b, c); err != nil {
 		t.Fatal(err)
 	}
 	for _, out := range append(runs, b.String()) {

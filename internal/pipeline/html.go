@@ -81,9 +81,9 @@ func (h *HTML) run(s *stats.Summary, sw *sweep.Result) error {
 
 // Comparison writes the report of runs side by side (compare, replay),
 // with a sweep's levels for compare --by level. It is exit 3 when it cannot.
-func (h *HTML) Comparison(c *compare.Comparison, sw *sweep.Result) error {
+func (h *HTML) Comparison(c *compare.Comparison) error {
 	err := h.write(func(w io.Writer) error {
-		return htmlreport.WriteComparison(w, c, sw)
+		return htmlreport.WriteComparison(w, c)
 	})
 	if err != nil {
 		return Cannot(err)

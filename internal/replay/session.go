@@ -49,7 +49,7 @@ func (s *Session) report(out io.Writer) error {
 	if err != nil {
 		return pipeline.Cannot(err)
 	}
-	if err := s.HTML.Comparison(c, nil); err != nil {
+	if err := s.HTML.Comparison(c); err != nil {
 		return pipeline.FirstErr(pl.Finish(), err)
 	}
 	err = compare.Write(out, c, s.Format)
@@ -88,5 +88,5 @@ func (s *Session) Ended(stdout, stderr io.Writer, st stats.RunStats, cut bool) e
 			stats.Count(len(pl.Records()), "replayed stream"), of)
 	}
 	final := s.Live(pl.Records(), true)
-	return pipeline.FirstErr(s.HTML.Comparison(final, nil), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(stdout, final))
+	return pipeline.FirstErr(s.HTML.Comparison(final), pl.NoneCompleted("replayed"), pipeline.ComparisonVerdicts(stdout, final))
 }
