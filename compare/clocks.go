@@ -156,8 +156,8 @@ func pathVerdict(secs []Section, i int, moved map[string]*bool) (string, bool) {
 	if dh < 0 {
 		grew = "shrank"
 	}
-	v := fmt.Sprintf("network-path: headers p50 moved %s ms and ttft p50 %s ms (the same within %s ms) while the server's part after the headers held (p50 %s ms): "+
-		"the round trip on the path %s by about %s ms, not the server's queue or generation", signed(dh), signed(dt), textfmt.Num(new(max(PathSameMS, PathSamePct/100*math.Abs(dh)))), signed(ds), grew, textfmt.Num(new(math.Abs(dh))))
+	v := fmt.Sprintf("network-path: headers p50 moved %s and ttft p50 %s (the same within %s) while the server's part after the headers held (p50 %s): "+
+		"the round trip on the path %s by about %s, not the server's queue or generation", textfmt.SignedMS(dh), textfmt.SignedMS(dt), textfmt.MS(max(PathSameMS, PathSamePct/100*math.Abs(dh))), textfmt.SignedMS(ds), grew, textfmt.MS(math.Abs(dh)))
 	return v + gapOnPath(secs, i), true
 }
 
@@ -207,11 +207,11 @@ func gapOnPath(secs []Section, i int) string {
 	case p50 == nil || p50.CI == nil:
 		return ""
 	case deltaMoved(p50):
-		return fmt.Sprintf("; the gap p50 moved too (%s ms): delivery changed throughout, not only the path's delay", signed(*p50.Abs))
+		return fmt.Sprintf("; the gap p50 moved too (%s): delivery changed throughout, not only the path's delay", textfmt.SignedMS(*p50.Abs))
 	case p95 != nil && p95.CI != nil && deltaMoved(p95):
-		return fmt.Sprintf("; the gap p95 moved %s ms", signed(*p95.Abs)) + tail
+		return fmt.Sprintf("; the gap p95 moved %s", textfmt.SignedMS(*p95.Abs)) + tail
 	case p99 != nil && p99.Pct != nil && *p99.Pct >= TailMovedPct:
-		return fmt.Sprintf("; the gap p99 rose %s ms (%s%%)", signed(*p99.Abs), signed(*p99.Pct)) + tail
+		return fmt.Sprintf("; the gap p99 rose %s (%s%%)", textfmt.SignedMS(*p99.Abs), signed(*p99.Pct)) + tail
 	}
 	return "; the gaps held"
 }

@@ -62,6 +62,9 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	if g.IsCount() {
 		figure = textfmt.Whole // and its figures beside a % change, failed 0 → 6, not 0.00 → 6.00
 	}
+	if g.IsTime() {
+		figure = textfmt.OptMS // 182 ms → 700 ms, as every report prints a time
+	}
 	if g.Unit == "%" {
 		switch {
 		case *b != 0:
@@ -77,9 +80,12 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
-	delta := stats.ApartFrom(signedAs(change, num), change, g.Value)
-	r.Message = fmt.Sprintf("%s %s → %s: %s%s against the baseline: %s",
-		g.Metric, figure(b), figure(v), delta, unit, stats.Verdict(r.Tripped))
+	delta := stats.ApartFrom(signedAs(change, num), change, g.Value) + unit
+	if unit == "ms" {
+		delta = stats.MSApartFrom(change, g.Value, textfmt.SignedMS)
+	}
+	r.Message = fmt.Sprintf("%s %s → %s: %s against the baseline: %s",
+		g.Metric, figure(b), figure(v), delta, stats.Verdict(r.Tripped))
 	return r
 }
 

@@ -81,7 +81,7 @@ func TestEvalRelative(t *testing.T) {
 		{"ttft.p95 > +10%", summaryWith(f(200), 0, nil), summaryWith(f(230), 0, nil), true, f(15), "+15.00% against the baseline: TRIPPED"},
 		{"ttft.p95 > +10%", summaryWith(f(200), 0, nil), summaryWith(f(210), 0, nil), false, f(5), "passed"},
 		{"ttft.p95 > +10%", summaryWith(f(200), 0, nil), summaryWith(f(150), 0, nil), false, f(-25), "passed"},
-		{"ttft.p95 > +20ms", summaryWith(f(200), 0, nil), summaryWith(f(225), 0, nil), true, f(25), "+25.00ms"},
+		{"ttft.p95 > +20ms", summaryWith(f(200), 0, nil), summaryWith(f(225), 0, nil), true, f(25), "+25 ms against the baseline: TRIPPED"},
 		{"ttft.p95 > +20ms", summaryWith(f(200), 0, nil), summaryWith(f(215), 0, nil), false, f(15), "passed"},
 		{"throughput < -10%", summaryWith(nil, 0, f(100)), summaryWith(nil, 0, f(80)), true, f(-20), "TRIPPED"},
 		{"throughput < -10%", summaryWith(nil, 0, f(100)), summaryWith(nil, 0, f(120)), false, f(20), "passed"},
@@ -123,7 +123,7 @@ func TestEvalRelativeChangeReadsApartFromThreshold(t *testing.T) {
 	}{
 		{"ttft.p95 > +10%", 200, 220.008, "+10.004% against the baseline: TRIPPED"},
 		{"ttft.p95 < -10%", 200, 179.992, "-10.004% against the baseline: TRIPPED"},
-		{"ttft.p95 > +20ms", 200, 220.004, "+20.004ms against the baseline: TRIPPED"},
+		{"ttft.p95 > +20ms", 200, 220.004, "+20.004 ms against the baseline: TRIPPED"},
 		{"ttft.p95 > +10%", 200, 220, "+10.00% against the baseline: passed"},
 	} {
 		g, err := stats.ParseGate(c.expr)

@@ -44,7 +44,9 @@ func tableLayout(c *Comparison) (layout, [][]int) {
 	two := tight(secs, need) // the same widths one apart: sep is all that differs
 	one := two
 	one.sep = 1
-	cands := []layout{{max(labelW, need), valueW, deltaW, pctW, markW, 1}, two, one}
+	// The wide layout's columns grow where a cell is wider ("-0.0012 ms").
+	wide := layout{max(labelW, need), max(valueW, two.value), max(deltaW, two.delta), max(pctW, two.pct), max(markW, two.mark), 1}
+	cands := []layout{wide, two, one}
 	best := cands[0]
 	for _, l := range cands[1:] {
 		if min(l.perBlock(), len(c.Runs)-1) > min(best.perBlock(), len(c.Runs)-1) {

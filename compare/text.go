@@ -136,8 +136,12 @@ func NoneCompleted(s *stats.Summary) string {
 	return msg
 }
 
-// FormatValue formats a row's figure, counts as whole numbers and undefined as —.
+// FormatValue formats a row's figure, a time as every report prints one
+// (181 ms), counts as whole numbers and undefined as —.
 func FormatValue(r Row, v *float64) string {
+	if r.Unit == "ms" {
+		return textfmt.OptMS(v)
+	}
 	if v != nil && r.Unit == "" && *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
 		return strconv.FormatFloat(*v, 'f', 0, 64)
 	}
@@ -160,6 +164,9 @@ func Marks(d *Delta) string {
 func FormatDeltaAbs(r Row, d *Delta) string {
 	if d.Abs == nil {
 		return "—"
+	}
+	if r.Unit == "ms" {
+		return textfmt.SignedMS(*d.Abs)
 	}
 	s := FormatValue(r, d.Abs)
 	if *d.Abs > 0 {
@@ -238,14 +245,23 @@ func NoiseVerdict(r Row, d *Delta) string {
 	if d.Abs == nil {
 		return "—"
 	}
-	s := signed(*d.Abs) + " " + r.Unit
+	s := signedIn(r, *d.Abs)
 	switch {
 	case d.CI == nil:
 		return fmt.Sprintf("%s, no interval: fewer than %d streams with samples in a run", s, stats.MinNoiseStreams)
 	case d.WithinNoise:
-		return fmt.Sprintf("%s in [%s, %s]: within noise", s, signed(d.CI.Lo), signed(d.CI.Hi))
+		return fmt.Sprintf("%s in [%s, %s]: within noise", s, signedIn(r, d.CI.Lo), signedIn(r, d.CI.Hi))
 	}
-	return fmt.Sprintf("%s in [%s, %s]: beyond noise", s, signed(d.CI.Lo), signed(d.CI.Hi))
+	return fmt.Sprintf("%s in [%s, %s]: beyond noise", s, signedIn(r, d.CI.Lo), signedIn(r, d.CI.Hi))
+}
+
+// signedIn prints a change in a row's unit with its sign, a time as
+// textfmt.SignedMS does.
+func signedIn(r Row, v float64) string {
+	if r.Unit == "ms" {
+		return textfmt.SignedMS(v)
+	}
+	return strings.TrimSpace(signed(v) + " " + r.Unit)
 }
 
 // indent nests per-prompt sections under their prompt.

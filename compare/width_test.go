@@ -78,11 +78,15 @@ func tableLines(t *testing.T, c *compare.Comparison, out string) map[string][][]
 	cells := map[string][][]string{}
 	var sec *compare.Section
 	for _, l := range strings.Split(table, "\n") {
+		var title *compare.Section // the longest title the line starts with: "ttft path", not "ttft"
 		for i := range c.Sections {
-			if s := &c.Sections[i]; strings.HasPrefix(l, s.Title) {
-				sec = s
-				cells[s.Title] = append(cells[s.Title], strings.Fields(l[len(s.Title):]))
+			if s := &c.Sections[i]; (l == s.Title || strings.HasPrefix(l, s.Title+" ")) && (title == nil || len(s.Title) > len(title.Title)) {
+				title = s
 			}
+		}
+		if title != nil {
+			sec = title
+			cells[sec.Title] = append(cells[sec.Title], cellFields(l[len(sec.Title):]))
 		}
 		if sec == nil || !strings.HasPrefix(l, "  ") {
 			continue
@@ -95,10 +99,24 @@ func tableLines(t *testing.T, c *compare.Comparison, out string) map[string][][]
 		}
 		if label != "" {
 			key := sec.Title + "/" + label
-			cells[key] = append(cells[key], strings.Fields(l[2+len(label):]))
+			cells[key] = append(cells[key], cellFields(l[2+len(label):]))
 		}
 	}
 	return cells
+}
+
+// cellFields splits a table line into its cells. A time's unit stays with
+// its figure ("181 ms", "+1.38 s"), as the columns may be one space apart.
+func cellFields(l string) []string {
+	var out []string
+	for _, f := range strings.Fields(l) {
+		if (f == "ms" || f == "s") && len(out) > 0 {
+			out[len(out)-1] += " " + f
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // checkTable says which figure of c the table's cells lack or misplace:

@@ -20,11 +20,11 @@ func (r *Report) JSON(w io.Writer) error {
 // rows are the per-stream lines. Each holds TTFT and headers split, the
 // path's delay per frame, and each stall with its owner.
 func (r *Report) rows() [][]string {
-	out := [][]string{{"stream", "ttft client", "= upstream", "+ path", "headers client/relay", "path delay p50/p99/max", "stalls (owner: upstream + path ms)"}}
+	out := [][]string{{"stream", "ttft client", "= upstream", "+ path", "headers client/relay", "path delay p50/p99/max", "stalls (owner: upstream + path)"}}
 	for _, s := range r.Streams {
 		var stalls []string
 		for _, st := range s.Stalls {
-			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, textfmt.MS(st.GapMS), st.Owner, textfmt.FormatFloat(st.UpstreamMS), relayStalls(st), textfmt.FormatFloat(st.PathMS)))
+			stalls = append(stalls, fmt.Sprintf("%s %s %s: %s%s + %s", st.Kind, textfmt.MS(st.GapMS), st.Owner, textfmt.MS(st.UpstreamMS), relayStalls(st), textfmt.MS(st.PathMS)))
 		}
 		if len(stalls) == 0 {
 			stalls = []string{"none"}
@@ -35,16 +35,19 @@ func (r *Report) rows() [][]string {
 		}
 		out = append(out, []string{
 			label,
-			f(s.TTFT.ClientMS), f(s.TTFT.UpstreamMS), f(s.TTFT.PathMS),
-			f(s.Headers.ClientMS) + " / " + f(s.Headers.UpstreamMS),
-			f(s.Delay.P50) + " / " + f(s.Delay.P99) + " / " + f(s.Delay.Max),
+			ms(s.TTFT.ClientMS), ms(s.TTFT.UpstreamMS), ms(s.TTFT.PathMS),
+			ms(s.Headers.ClientMS) + " / " + ms(s.Headers.UpstreamMS),
+			ms(s.Delay.P50) + " / " + ms(s.Delay.P99) + " / " + ms(s.Delay.Max),
 			strings.Join(stalls, "; "),
 		})
 	}
 	return out
 }
 
-// relayStalls lists the relay's stalls inside a client's, "(700.2, 300.1)"
+// ms is a stream's time as every report prints one, or — when it has none.
+func ms(v *float64) string { return textfmt.OptMS(v) }
+
+// relayStalls lists the relay's stalls inside a client's, "(700 ms, 300 ms)"
 // when there are more than one. Past maxRelayStalls it names the first few
 // and counts the rest, because a hostile pair of records can put 100,000
 // in one silence and the line must stay readable. The JSON keeps them all.
@@ -55,7 +58,7 @@ func relayStalls(st Stall) string {
 	shown := st.Upstream[:min(len(st.Upstream), maxRelayStalls)]
 	gaps := make([]string, len(shown))
 	for i, u := range shown {
-		gaps[i] = textfmt.FormatFloat(u.GapMS)
+		gaps[i] = textfmt.MS(u.GapMS)
 	}
 	if more := len(st.Upstream) - len(shown); more > 0 {
 		gaps = append(gaps, fmt.Sprintf("and %d more", more))
@@ -77,12 +80,12 @@ func (r *Report) Text(w io.Writer) error {
 	width := make([]int, len(rows[0]))
 	for _, rw := range rows {
 		for i, c := range rw[:len(rw)-1] {
-			width[i] = max(width[i], len(c))
+			width[i] = max(width[i], textfmt.Width(c))
 		}
 	}
 	for _, rw := range rows {
 		for i, c := range rw[:len(rw)-1] {
-			fmt.Fprintf(&b, "%-*s  ", width[i], c)
+			b.WriteString(textfmt.PadRight(c, width[i]) + "  ")
 		}
 		b.WriteString(rw[len(rw)-1] + "\n")
 	}

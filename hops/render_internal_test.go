@@ -14,11 +14,11 @@ func TestRelayStallsNamesAFewAndCountsTheRest(t *testing.T) {
 		st.Upstream[i].GapMS = 300
 	}
 	got := relayStalls(st)
-	if want := " (300.0, 300.0, 300.0, 300.0, 300.0, and 99995 more)"; got != want {
+	if want := " (300 ms, 300 ms, 300 ms, 300 ms, 300 ms, and 99995 more)"; got != want {
 		t.Errorf("relayStalls = %.80q…, want %q", got, want)
 	}
 	two := relayStalls(Stall{Upstream: []RelayStall{{GapMS: 700.2}, {GapMS: 300.1}}})
-	if two != " (700.2, 300.1)" || strings.Contains(two, "more") {
+	if two != " (700 ms, 300 ms)" || strings.Contains(two, "more") {
 		t.Errorf("two stalls read %q", two)
 	}
 }

@@ -237,11 +237,3 @@ func heldBy(held map[string]int) string {
 	}
 	return "held by " + strings.Join(parts, "; ")
 }
-
-// f prints a figure, or null.
-func f(v *float64) string {
-	if v == nil {
-		return "null"
-	}
-	return textfmt.FormatFloat(*v)
-}

@@ -149,9 +149,9 @@ func checkClocks(t *testing.T, dom string, m stats.Metrics) {
 		cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(r[3], "<td>"), "</td>"), "</td><td>")
 		byLabel[r[1]] = append([]string{r[2]}, cells...)
 	}
-	for label, key := range map[string]string{"ttft ms": "ttft_ms", "gap ms": "gap_ms", "e2e ms": "e2e_ms", "tail ms": "tail_ms"} {
+	for label, key := range map[string]string{"ttft": "ttft_ms", "gap": "gap_ms", "e2e": "e2e_ms", "tail": "tail_ms"} {
 		d := m[key]
-		want := []string{strconv.Itoa(d.N), textfmt.Num(d.Min), textfmt.Num(d.P50), textfmt.Num(d.P90), textfmt.Num(d.P95), textfmt.Num(d.P99), textfmt.Num(d.Max), textfmt.Num(d.Mean)}
+		want := []string{strconv.Itoa(d.N), textfmt.OptMS(d.Min), textfmt.OptMS(d.P50), textfmt.OptMS(d.P90), textfmt.OptMS(d.P95), textfmt.OptMS(d.P99), textfmt.OptMS(d.Max), textfmt.OptMS(d.Mean)}
 		if got := byLabel[label]; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("clocks row %s: %q, want %q", label, got, want)
 		}
@@ -515,6 +515,9 @@ func TestHTMLCompareAndSweep(t *testing.T) {
 			ci := ""
 			if d.CI != nil {
 				ci = "[" + textfmt.Num(&d.CI.Lo) + ", " + textfmt.Num(&d.CI.Hi) + "]"
+				if r.Unit == "ms" {
+					ci = "[" + textfmt.MS(d.CI.Lo) + ", " + textfmt.MS(d.CI.Hi) + "]"
+				}
 			}
 			want = append(want, []string{r.Label, compare.FormatValue(r, r.Values[0]), compare.FormatValue(r, r.Values[1]),
 				strings.TrimSpace(compare.FormatDeltaAbs(r, d) + " " + compare.Marks(d)), compare.FormatDeltaPct(d), ci})

@@ -512,7 +512,7 @@ func periodText(f *Freezes) string {
 	if numfmt.MS(lo) == numfmt.MS(hi) {
 		return numfmt.MS(lo)
 	}
-	return numText(lo) + "–" + numfmt.MS(hi)
+	return numfmt.MS(lo) + "–" + numfmt.MS(hi)
 }
 
 func val(p *float64) float64 {

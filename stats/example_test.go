@@ -47,6 +47,6 @@ func ExampleAggregate() {
 	// stream 1: complete, ttft 180 ms, 3 content frames
 	// stream 2: complete, ttft 900 ms, 3 content frames
 	// ttft over 3 streams: p50 180 ms, max 900 ms
-	// ttft.p50 = 180.0ms: passed
-	// ttft.max = 900.0ms: TRIPPED
+	// ttft.p50 = 180 ms: passed
+	// ttft.max = 900 ms: TRIPPED
 }

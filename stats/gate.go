@@ -257,7 +257,11 @@ func (g Gate) Eval(s *Summary) GateResult {
 	}
 	r.Value = v
 	r.Tripped = Holds(*v, g.Op, g.Value)
-	r.Message = fmt.Sprintf("%s = %s%s: %s", g.Metric, gateFigure(*v, g.Value, g.Unit), g.Unit, Verdict(r.Tripped))
+	fig := gateFigure(*v, g.Value) + g.Unit
+	if g.Unit == "ms" {
+		fig = MSApartFrom(*v, g.Value, numfmt.MS)
+	}
+	r.Message = fmt.Sprintf("%s = %s: %s", g.Metric, fig, Verdict(r.Tripped))
 	return r
 }
 
@@ -269,11 +273,11 @@ func Verdict(tripped bool) string {
 	return "passed"
 }
 
-// gateFigure prints a gate's value as the report does (184.2 ms, a count
-// whole), apart from the threshold.
-func gateFigure(v, threshold float64, unit string) string {
+// gateFigure prints a gate's figure that is no time as the report does,
+// a whole figure without decimals, apart from the threshold.
+func gateFigure(v, threshold float64) string {
 	f := numfmt.Float(v)
-	if unit != "ms" && v == math.Trunc(v) && math.Abs(v) < 1e15 {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		f = strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return ApartFrom(f, v, threshold)
@@ -292,6 +296,29 @@ func ApartFrom(f string, v, threshold float64) string {
 		return "+" + more
 	}
 	return more
+}
+
+// MSApartFrom prints a gate's duration v in ms with form (numfmt.MS or
+// numfmt.SignedMS), as every report prints one. Where that would read as
+// the threshold while v differs from it, v gets more digits: 700.04 ms
+// against 700ms, not 700 ms.
+func MSApartFrom(v, threshold float64, form func(float64) string) string {
+	f := form(v)
+	if v == threshold || f != form(threshold) {
+		return f
+	}
+	more := strconv.FormatFloat(v, 'g', 6, 64) + " ms"
+	if strings.HasPrefix(f, "+") {
+		return "+" + more
+	}
+	return more
+}
+
+// IsTime says whether the gate's metric is a time, held in ms whatever
+// unit the gate's threshold was written in.
+func (g Gate) IsTime() bool {
+	unit, _ := gateMetricUnit(g.Expr, g.Metric)
+	return unit == "ms"
 }
 
 // Holds reports whether a op b holds for a gate operator (">", "<=", …).

@@ -42,7 +42,7 @@ const (
 type Metric struct {
 	Key        string // gate and compare name, such as "ttft" (gates say ttft.p95)
 	JSON       string // name in the summary's metrics and histograms, and the CSV column, such as "ttft_ms"
-	Label      string // row of the text report and title of a compare section
+	Label      string // row of the text report and title of a compare section, without a unit: the cells carry it
 	Unit       string // "ms" for times (gates take any Go duration unit), else "" or "tok/s"
 	Better     Better
 	Definition string
@@ -68,35 +68,35 @@ type Metric struct {
 
 // Registry lists every metric in report order.
 var Registry = []Metric{
-	{Key: "ttft", JSON: "ttft_ms", Label: "ttft ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 10, ClockLabel: "wait (ttft)", OTel: "gen_ai.client.operation.time_to_first_chunk",
+	{Key: "ttft", JSON: "ttft_ms", Label: "ttft", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 10, ClockLabel: "wait (ttft)", OTel: "gen_ai.client.operation.time_to_first_chunk",
 		Definition: "first content frame (text, reasoning or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFTMS }},
-	{Key: "ttft_path", JSON: "ttft_path_ms", Label: "ttft path ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 112, ClockLabel: "path / server",
+	{Key: "ttft_path", JSON: "ttft_path_ms", Label: "ttft path", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 112, ClockLabel: "path / server",
 		Definition: "the path's part of ttft: min(headers, ttft), the round trip the headers show (most servers send headers at once); null when the headers came with the first content", Value: func(r *record.Record) *float64 { return r.TTFTPathMS }},
-	{Key: "ttft_server", JSON: "ttft_server_ms", Label: "ttft server ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere,
+	{Key: "ttft_server", JSON: "ttft_server_ms", Label: "ttft server", Unit: "ms", Better: LowerIsBetter, Out: everywhere,
 		Definition: "the server's part of ttft: ttft − ttft_path, the first content after the headers", Value: func(r *record.Record) *float64 { return r.TTFTServerMS }},
-	{Key: "ttfo", JSON: "ttfo_ms", Label: "ttfo ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 50, ClockLabel: "ttfo",
+	{Key: "ttfo", JSON: "ttfo_ms", Label: "ttfo", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 50, ClockLabel: "ttfo",
 		Definition: "first content that is not reasoning (answer text or tool arguments)", Value: func(r *record.Record) *float64 { return r.TTFOMS }},
-	{Key: "first_byte", JSON: "first_byte_ms", Label: "first byte ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, Clock: 40, ClockLabel: "first byte",
+	{Key: "first_byte", JSON: "first_byte_ms", Label: "first byte", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, Clock: 40, ClockLabel: "first byte",
 		Definition: "first body bytes received", Value: func(r *record.Record) *float64 { return r.FirstByteMS }},
-	{Key: "gap", JSON: "gap_ms", Label: "gap ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCSV, Clock: 60, OTel: "gen_ai.client.operation.time_per_output_chunk",
+	{Key: "gap", JSON: "gap_ms", Label: "gap", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCSV, Clock: 60, OTel: "gen_ai.client.operation.time_per_output_chunk",
 		Definition: "differences between consecutive content frame times", Samples: (*record.Record).Gaps},
-	{Key: "itl", JSON: "itl_ms", Label: "itl ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 80, ClockLabel: "itl",
+	{Key: "itl", JSON: "itl_ms", Label: "itl", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 80, ClockLabel: "itl",
 		Definition: "(e2e − ttft) / (output tokens − 1); withheld for buffered streams", Value: func(r *record.Record) *float64 { return r.ITLMS }},
-	{Key: "e2e", JSON: "e2e_ms", Label: "e2e ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true,
+	{Key: "e2e", JSON: "e2e_ms", Label: "e2e", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true,
 		Definition: "last content frame", Value: func(r *record.Record) *float64 { return r.E2EMS }},
-	{Key: "tail", JSON: "tail_ms", Label: "tail ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 30, ClockLabel: "tail",
+	{Key: "tail", JSON: "tail_ms", Label: "tail", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Completed: true, Clock: 30, ClockLabel: "tail",
 		Definition: "the third clock: end of the stream − last content frame", Value: func(r *record.Record) *float64 { return r.TailMS }},
-	{Key: "headers", JSON: "headers_ms", Label: "headers ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 110, ClockLabel: "headers",
+	{Key: "headers", JSON: "headers_ms", Label: "headers", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 110, ClockLabel: "headers",
 		Definition: "response headers received", Value: func(r *record.Record) *float64 { return r.HeadersMS }},
-	{Key: "connect", JSON: "connect_ms", Label: "connect ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare,
+	{Key: "connect", JSON: "connect_ms", Label: "connect", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare,
 		Definition: "a new connection's dial and TLS handshake, within headers; none on a reused connection", Value: func(r *record.Record) *float64 { return r.ConnectMS }},
-	{Key: "first_event", JSON: "first_event_ms", Label: "first event ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 120, ClockLabel: "first event",
+	{Key: "first_event", JSON: "first_event_ms", Label: "first event", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 120, ClockLabel: "first event",
 		Definition: "first decoded frame of any kind (role, keepalive and usage frames count)", Value: func(r *record.Record) *float64 { return r.FirstEventMS }},
-	{Key: "tt2t", JSON: "tt2t_ms", Label: "tt2t ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 130, ClockLabel: "2nd token",
+	{Key: "tt2t", JSON: "tt2t_ms", Label: "tt2t", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 130, ClockLabel: "2nd token",
 		Definition: "the content frame that brought the second output token (a frame counts its tokens when the format says, else one)", Value: secondTokenMS},
-	{Key: "stream", JSON: "stream_ms", Label: "stream ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 20, ClockLabel: "stream",
+	{Key: "stream", JSON: "stream_ms", Label: "stream", Unit: "ms", Better: LowerIsBetter, Out: everywhere, Clock: 20, ClockLabel: "stream",
 		Definition: "the middle clock: last content frame − first content frame", Value: streamMS},
-	{Key: "duration", JSON: "duration_ms", Label: "duration ms", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, OTel: "gen_ai.client.operation.duration",
+	{Key: "duration", JSON: "duration_ms", Label: "duration", Unit: "ms", Better: LowerIsBetter, Out: everywhere &^ InCompare, OTel: "gen_ai.client.operation.duration",
 		Definition: "end of the stream − start", Value: func(r *record.Record) *float64 { return new(r.DurationMS) }},
 	{Key: "tps_user", JSON: "tps_user", Label: "tps/user", Unit: "tok/s", Better: HigherIsBetter, Out: everywhere &^ InCompare, Completed: true, Clock: 90, ClockLabel: "tok/s per user",
 		Definition: "1000 / itl", Value: func(r *record.Record) *float64 { return r.TPSUser }},
@@ -104,9 +104,9 @@ var Registry = []Metric{
 		Definition: "output tokens of a stream (the server's usage report, else one per content frame)", Value: func(r *record.Record) *float64 { return new(float64(r.OutputTokens)) }},
 	{Key: "input_tokens", JSON: "input_tokens", Label: "input tokens", Better: Neutral, Out: InCSV | InHistogram | InTelemetry,
 		Definition: "the prompt's tokens as the server's usage report gave them", Value: inputTokens},
-	{Key: "held", JSON: "held_ms", Label: "held ms", Unit: "ms", Better: LowerIsBetter, Out: InTelemetry, Clock: 100, ClockLabel: "held (server)",
+	{Key: "held", JSON: "held_ms", Label: "held", Unit: "ms", Better: LowerIsBetter, Out: InTelemetry, Clock: 100, ClockLabel: "held (server)",
 		Definition: "ttft − the server's own time to its first token: how long the first token was in transit", Value: func(r *record.Record) *float64 { return r.HeldMS }},
-	{Key: "reader_lag", JSON: "reader_lag_ms", Label: "reader lag ms", Unit: "ms", Better: LowerIsBetter, Out: InGate | InHistogram | InTelemetry,
+	{Key: "reader_lag", JSON: "reader_lag_ms", Label: "reader lag", Unit: "ms", Better: LowerIsBetter, Out: InGate | InHistogram | InTelemetry,
 		Definition: "a read's stamp − the kernel's receive time of the newest segment it took (SO_TIMESTAMPING, Linux): how late drip's reader took what had arrived", Samples: readerLagSamples},
 }
 

@@ -27,11 +27,11 @@ func Columns(kind string, levels []Level) []Column {
 		{kind, func(l *Level) string { return LevelNum(l.Level) }},
 		{"streams", func(l *Level) string { return strconv.Itoa(l.Streams) }},
 		{"failed", func(l *Level) string { return strconv.Itoa(l.Failed) }},
-		{"ttft p50", func(l *Level) string { return textfmt.Num(stats.TTFT.Of(l.Metrics).P50) }},
-		{"ttft p95", func(l *Level) string { return textfmt.Num(stats.TTFT.Of(l.Metrics).P95) }},
-		{"gap p99", func(l *Level) string { return textfmt.Num(stats.Gap.Of(l.Metrics).P99) }},
+		{"ttft p50", func(l *Level) string { return textfmt.OptMS(stats.TTFT.Of(l.Metrics).P50) }},
+		{"ttft p95", func(l *Level) string { return textfmt.OptMS(stats.TTFT.Of(l.Metrics).P95) }},
+		{"gap p99", func(l *Level) string { return textfmt.OptMS(stats.Gap.Of(l.Metrics).P99) }},
 		{"stalls/str", func(l *Level) string { return textfmt.Num(l.StallsPerStream) }},
-		{"itl p50", func(l *Level) string { return textfmt.Num(stats.ITL.Of(l.Metrics).P50) }},
+		{"itl p50", func(l *Level) string { return textfmt.OptMS(stats.ITL.Of(l.Metrics).P50) }},
 		{"tok/s", func(l *Level) string { return textfmt.Num(l.Throughput.TokensPerS) }},
 	}
 	if slices.ContainsFunc(levels, func(l Level) bool { return l.Goodput != nil }) {
@@ -42,14 +42,15 @@ func Columns(kind string, levels []Level) []Column {
 			if l.OpenLoop == nil {
 				return "—"
 			}
-			return textfmt.Num(l.OpenLoop.ScheduleLag.P99)
+			return textfmt.OptMS(l.OpenLoop.ScheduleLag.P99)
 		}})
 	}
 	return cols
 }
 
-// Units name what the columns hold, for the line under the table.
-const Units = "latencies in ms · stalls/str: stalls per measured stream · tok/s: output tokens per second over the level's window"
+// Units name what the columns hold, for the line under the table. A
+// latency carries its own unit.
+const Units = "stalls/str: stalls per measured stream · tok/s: output tokens per second over the level's window"
 
 // Cells are the table's rows, each a level's figures and its mark (knee,
 // partial, or "").
@@ -96,7 +97,7 @@ func Text(w io.Writer, r *Result) {
 	writeCells(w, append(titles, rows...), append([]string{"", ""}, marks...))
 	units := Units
 	if r.Kind == KindConcurrency {
-		units = strings.Replace(units, " · ", " · conc: streams in flight · ", 1)
+		units = "conc: streams in flight · " + units
 	}
 	report.Para(w, "  ", "    ", units)
 	report.Para(w, "  ", "    ", Verdict(r))
@@ -107,16 +108,20 @@ func Text(w io.Writer, r *Result) {
 
 // writeCells writes rows of cells right-aligned in columns, each row's
 // mark after it. The columns stand two apart, or one apart where that
-// does not fit report.Width.
+// does not fit report.Width, and lose their indent where even that does
+// not.
 func writeCells(w io.Writer, rows [][]string, marks []string) {
 	widths := ColumnWidths(rows)
 	markW := 0
 	for _, m := range marks {
 		markW = max(markW, ansi.StringWidth(m))
 	}
-	sep := "  "
+	sep, indent := "  ", "  "
 	if tableWidth(widths, 2, markW) > report.Width {
 		sep = " "
+	}
+	if tableWidth(widths, 1, markW) > report.Width {
+		indent = "" // the last two columns, so a rate sweep's lag still fits
 	}
 	for i, cells := range rows {
 		var b strings.Builder
@@ -129,7 +134,7 @@ func writeCells(w io.Writer, rows [][]string, marks []string) {
 		if marks[i] != "" {
 			b.WriteString(sep + marks[i])
 		}
-		fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+		fmt.Fprintln(w, indent+strings.TrimRight(b.String(), " "))
 	}
 }
 

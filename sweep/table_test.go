@@ -75,7 +75,7 @@ func TestRateTableFitsEightyColumns(t *testing.T) {
 	r.Knee = &Knee{Level: r.Levels[2].Level, Reason: "at rate 10 ttft p95 rose"}
 	var b bytes.Buffer
 	Text(&b, r)
-	if !strings.Contains(b.String(), "goodput") || !strings.Contains(b.String(), "1234") || !strings.Contains(b.String(), "◀ knee") {
+	if !strings.Contains(b.String(), "goodput") || !strings.Contains(b.String(), "1.23 s") || !strings.Contains(b.String(), "◀ knee") {
 		t.Errorf("rate table lacks goodput, the lag or the knee:\n%s", b.String())
 	}
 	fitsWidth(t, b.String())

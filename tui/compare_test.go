@@ -91,9 +91,9 @@ func TestCompareScreenWide(t *testing.T) {
 		"drip compare · 2 runs · baseline A",
 		"⚠ workload differs", "model: A steady · B mid-sentence-stall",
 		"A steady.jsonl  B stall.jsonl",
-		"p99               25.78     700.1   +674.4   +2616% !",
-		"p50               181.1     181.4   +0.271  +0.149% ~ [-0.787, +1.14]",
-		"streams/s          1.80     0.804   -0.993  -55.26% !",
+		"p99              26 ms   700 ms    +674 ms   +2616% !",
+		"p50             181 ms   181 ms   +0.27 ms  +0.149% ~ [-0.79 ms, +1.1 ms]",
+		"streams/s         1.80    0.804     -0.993  -55.26% !",
 		"! 10%+ worse · ~ within noise",
 		"tab/1-5 panel", "? help", "q quit",
 	)
@@ -109,7 +109,7 @@ func TestCompareScreenScrolls(t *testing.T) {
 	send(m, keys("down", "down", "down")...)
 	wantOnScreen(t, m, "4–24/81 ↓", "A steady.jsonl  B stall.jsonl")
 	send(m, keys("pgdown", "pgdown", "pgdown")...)
-	wantOnScreen(t, m, "61–81/81", "streams/s          1.80     0.804")
+	wantOnScreen(t, m, "61–81/81", "streams/s         1.80    0.804")
 	send(m, keys("g")...)
 	wantOnScreen(t, m, "1–21/81 ↓")
 }
@@ -187,7 +187,7 @@ func TestCompareResize(t *testing.T) {
 	}
 	send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	send(m, keys("1")...)
-	wantOnScreen(t, m, "A steady.jsonl  B stall-cut.jsonl    C stall-ctrlc.jsonl", "Δ%", "! worse ~ noise")
+	wantOnScreen(t, m, "A steady.jsonl  B stall-cut.jsonl   C stall-ctrlc.jsonl", "Δ%", "! worse ~ noise")
 }
 
 // The scatter panel puts each run file at its TTFT p50 and gap p99: the
@@ -227,7 +227,7 @@ func TestCompareUpdateFillsIn(t *testing.T) {
 	shown = later
 	shown.Label = "replayed"
 	send(m, liveCompareTickMsg{})
-	wantOnScreen(t, m, "B replayed", "p99               25.78     700.1   +674.4   +2616% !")
+	wantOnScreen(t, m, "B replayed", "p99              26 ms   700 ms    +674 ms   +2616% !")
 	if s := screenOf(m); strings.Contains(s, "replayed 1/5") {
 		t.Errorf("the screen still shows the partial run:\n%s", s)
 	}

@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -123,38 +124,69 @@ func runLine(c *compare.Comparison, i, width int, st *Styles) string {
 // minTargetRoom is the least room a run's target is shown in.
 const minTargetRoom = 16
 
-// Widths of the figure table's cells (each followed by one space).
+// Widths of the figure table's cells (each followed by one space). The
+// value, Δ and interval cells are at least as wide as these, and as wide
+// as the comparison's widest ("-0.0027 ms", "[-0.79 ms, +0.92 ms]").
 const (
 	figLabelW = 17
-	figValueW = 8
+	figValueW = 7
 	figDeltaW = 8
 	figPctW   = 8
 	figMarkW  = 2
 	figCIW    = 17
 )
 
-// figCols are the cells a non-baseline run gets, richest first. Narrower
-// terminals drop the noise interval, then the absolute change, then the
-// percentage. The value and its marks always stay.
-type figCols struct{ abs, pct, ci bool }
+// figCols are the cells a non-baseline run gets, richest first, and the
+// widths of its figures. Narrower terminals drop the noise interval, then
+// the absolute change, then the percentage. The value and its marks
+// always stay.
+type figCols struct {
+	abs, pct, ci        bool
+	valueW, deltaW, ciW int
+}
 
-var figLevels = []figCols{{true, true, true}, {true, true, false}, {false, true, false}, {}}
+var figLevels = []figCols{{abs: true, pct: true, ci: true}, {abs: true, pct: true}, {pct: true}, {}}
+
+// figLevelsFor are figLevels with the widths c's figures need.
+func figLevelsFor(c *compare.Comparison) []figCols {
+	w := figCols{valueW: figValueW, deltaW: figDeltaW, ciW: figCIW}
+	secs := slices.Clone(c.Sections)
+	for _, p := range c.Prompts {
+		secs = append(secs, p.Sections...)
+	}
+	for _, sec := range secs {
+		for _, r := range sec.Rows {
+			for i, v := range r.Values {
+				w.valueW = max(w.valueW, textfmt.Width(compare.FormatValue(r, v)))
+				if d := r.Deltas[i]; d != nil {
+					w.deltaW = max(w.deltaW, textfmt.Width(compare.FormatDeltaAbs(r, d)))
+					w.ciW = max(w.ciW, textfmt.Width(ciText(r, d)))
+				}
+			}
+		}
+	}
+	out := slices.Clone(figLevels)
+	for i := range out {
+		out[i].valueW, out[i].deltaW, out[i].ciW = w.valueW, w.deltaW, w.ciW
+	}
+	return out
+}
 
 func (fc figCols) runW() int {
-	w := 1 + figValueW + 1 + figMarkW
+	w := 1 + fc.valueW + 1 + figMarkW
 	if fc.abs {
-		w += figDeltaW + 1
+		w += fc.deltaW + 1
 	}
 	if fc.pct {
 		w += figPctW + 1
 	}
 	if fc.ci {
-		w += figCIW + 1
+		w += fc.ciW + 1
 	}
 	return w
 }
 
-func (fc figCols) width(runs int) int { return figLabelW + figValueW + 1 + (runs-1)*fc.runW() }
+func (fc figCols) width(runs int) int { return figLabelW + fc.valueW + 1 + (runs-1)*fc.runW() }
 
 // FigureTable is a comparison's figures laid out for a terminal. Its column
 // headings stay put and its body scrolls under them, shown in two
@@ -178,22 +210,23 @@ type FigureTable struct {
 // ~ within noise) and, when there is room, the noise interval of the change.
 func CompareFigures(c *compare.Comparison, perPrompt bool, width, height int, st *Styles) FigureTable {
 	n := len(c.Runs)
-	level := len(figLevels) - 1
-	for i, fc := range figLevels {
+	levels := figLevelsFor(c)
+	level := len(levels) - 1
+	for i, fc := range levels {
 		if fc.width(n) <= width {
 			level = i
 			break
 		}
 	}
-	t := layFigures(c, perPrompt, figLevels[level], st)
-	t.width, t.colW = width, figLevels[level].width(n)
+	t := layFigures(c, perPrompt, levels[level], st)
+	t.width, t.colW = width, levels[level].width(n)
 	if len(t.head)+len(t.body) <= height {
 		return t
 	}
 	// Two columns, when one figure per line still fits twice over with
 	// its change, and the whole table then fits on screen.
 	for i := 0; i <= 1; i++ {
-		fc := figLevels[i]
+		fc := levels[i]
 		colW := fc.width(n)
 		if 2*colW+3 > width {
 			continue
@@ -253,21 +286,21 @@ func figHead(c *compare.Comparison, fc figCols, st *Styles) []string {
 		name := compare.Letter(i) + " " + sanitize.Line(r.Label)
 		if i == 0 {
 			// The baseline's name may reach into the label column.
-			top.WriteString(st.Value.Render(textfmt.FitRight(name, figLabelW+figValueW)) + " ")
-			sub.WriteString(st.Label.Render(textfmt.FitRight("value", figValueW)) + " ")
+			top.WriteString(st.Value.Render(textfmt.FitRight(name, figLabelW+fc.valueW)) + " ")
+			sub.WriteString(st.Label.Render(textfmt.FitRight("value", fc.valueW)) + " ")
 			continue
 		}
 		top.WriteString(" " + st.Value.Render(textfmt.FitLeft(name, fc.runW()-1)))
-		cells := " " + textfmt.FitRight("value", figValueW) + " "
+		cells := " " + textfmt.FitRight("value", fc.valueW) + " "
 		if fc.abs {
-			cells += textfmt.FitRight("Δ", figDeltaW) + " "
+			cells += textfmt.FitRight("Δ", fc.deltaW) + " "
 		}
 		if fc.pct {
 			cells += textfmt.FitRight("Δ%", figPctW) + " "
 		}
 		cells += strings.Repeat(" ", figMarkW)
 		if fc.ci {
-			cells += textfmt.FitLeft("95% CI of Δ", figCIW) + " "
+			cells += textfmt.FitLeft("95% CI of Δ", fc.ciW) + " "
 		}
 		sub.WriteString(st.Label.Render(cells))
 	}
@@ -278,9 +311,9 @@ func (b *figBody) section(sec compare.Section, indent string, fc figCols, st *St
 	var l strings.Builder
 	l.WriteString(st.Title.Render(textfmt.FitLeft(indent+sec.Title, figLabelW)))
 	for i, n := range sec.N {
-		cell := st.Label.Render(textfmt.FitRight(fmt.Sprintf("n=%d", n), figValueW)) + " "
+		cell := st.Label.Render(textfmt.FitRight(fmt.Sprintf("n=%d", n), fc.valueW)) + " "
 		if i > 0 {
-			cell = " " + cell + strings.Repeat(" ", fc.runW()-figValueW-2)
+			cell = " " + cell + strings.Repeat(" ", fc.runW()-fc.valueW-2)
 		}
 		l.WriteString(cell)
 	}
@@ -294,7 +327,7 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 	var b strings.Builder
 	b.WriteString(st.Label.Render(textfmt.FitLeft(indent+sanitize.Line(r.Label), figLabelW)))
 	for i, v := range r.Values {
-		val := textfmt.FitRight(compare.FormatValue(r, v), figValueW)
+		val := textfmt.FitRight(compare.FormatValue(r, v), fc.valueW)
 		if v == nil {
 			val = st.Undefined.Render(val)
 		} else {
@@ -308,18 +341,14 @@ func figRow(r compare.Row, indent string, fc figCols, st *Styles) string {
 		style := deltaStyle(r, d, st)
 		b.WriteString(" " + val + " ")
 		if fc.abs {
-			b.WriteString(style.Render(textfmt.FitRight(compare.FormatDeltaAbs(r, d), figDeltaW)) + " ")
+			b.WriteString(style.Render(textfmt.FitRight(compare.FormatDeltaAbs(r, d), fc.deltaW)) + " ")
 		}
 		if fc.pct {
 			b.WriteString(style.Render(textfmt.FitRight(compare.FormatDeltaPct(d), figPctW)) + " ")
 		}
 		b.WriteString(marks(d, st))
 		if fc.ci {
-			ci := ""
-			if d.CI != nil {
-				ci = "[" + signed(d.CI.Lo) + ", " + signed(d.CI.Hi) + "]"
-			}
-			b.WriteString(st.Dim.Render(textfmt.FitLeft(ci, figCIW)) + " ")
+			b.WriteString(st.Dim.Render(textfmt.FitLeft(ciText(r, d), fc.ciW)) + " ")
 		}
 	}
 	return b.String()
@@ -389,6 +418,23 @@ func (t FigureTable) Render(skip, height int) string {
 	skip = max(0, min(skip, t.MaxSkip(height)))
 	body := t.body[skip:min(len(t.body), skip+rows)]
 	return textfmt.Fit(strings.Join(append(t.head[:len(t.head):len(t.head)], body...), "\n"), t.width, height)
+}
+
+// ciText is a change's noise interval, or "" without one.
+func ciText(r compare.Row, d *compare.Delta) string {
+	if d.CI == nil {
+		return ""
+	}
+	return "[" + signedIn(r, d.CI.Lo) + ", " + signedIn(r, d.CI.Hi) + "]"
+}
+
+// signedIn prints a change in a row's unit with its sign, a time as
+// textfmt.SignedMS does.
+func signedIn(r compare.Row, v float64) string {
+	if r.Unit == "ms" {
+		return textfmt.SignedMS(v)
+	}
+	return signed(v)
 }
 
 // signed prints a figure with its sign.

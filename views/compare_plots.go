@@ -130,7 +130,7 @@ func percentiles(v []float64, width int, st *Styles) string {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	stat := func(name string, p float64) string {
-		return st.Label.Render(name+" ") + st.Value.Render(textfmt.FormatFloat(stats.Percentile(s, p)))
+		return st.Label.Render(name+" ") + st.Value.Render(textfmt.MS(stats.Percentile(s, p)))
 	}
 	for _, set := range [][]string{{"p50", "p95", "p99", "max"}, {"p50", "p99", "max"}, {"p50", "max"}} {
 		parts := make([]string, len(set))

@@ -108,9 +108,9 @@ func TestCompareFiguresSideBySide(t *testing.T) {
 	c := comparison(t, "steady.jsonl", "stall.jsonl")
 	body := ansi.Strip(CompareFigures(c, false, 100, 200, &st).Render(0, 200))
 	for _, want := range []string{
-		"p99               25.78     700.1   +674.4   +2616% !",
-		"p50               181.1     181.4   +0.271  +0.149% ~ [-0.787, +1.14]",
-		"tokens/s          68.27     44.21   -24.06  -35.24% !",
+		"p99              26 ms   700 ms    +674 ms   +2616% !",
+		"p50             181 ms   181 ms   +0.27 ms  +0.149% ~ [-0.79 ms, +1.1 ms]",
+		"tokens/s         68.27    44.21     -24.06  -35.24% !",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("figures lack %q:\n%s", want, body)

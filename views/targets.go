@@ -259,9 +259,6 @@ func (t *targetTable) cell(r compare.Row, i int) cellParts {
 	c[partValue] = "—"
 	if i < len(r.Values) {
 		c[partValue] = compare.FormatValue(r, r.Values[i])
-		if r.Unit == "ms" {
-			c[partValue] = textfmt.OptMS(r.Values[i])
-		}
 	}
 	if i == 0 || i >= len(r.Deltas) || r.Deltas[i] == nil {
 		return c
@@ -276,7 +273,7 @@ func (t *targetTable) cell(r compare.Row, i int) cellParts {
 	if d.CI != nil {
 		t.withCI = true
 		if t.detail == deltaFull {
-			c[partCI] = fmt.Sprintf("[%s,%s]", signedNum(d.CI.Lo), signedNum(d.CI.Hi))
+			c[partCI] = fmt.Sprintf("[%s,%s]", signedIn(r, d.CI.Lo), signedIn(r, d.CI.Hi))
 		}
 	}
 	c[partMark] = compare.Marks(d)
@@ -364,11 +361,4 @@ func (t *targetTable) note(confidence float64) string {
 		note += " · wider: Δ"
 	}
 	return note
-}
-
-func signedNum(v float64) string {
-	if v > 0 {
-		return "+" + textfmt.FormatFloat(v)
-	}
-	return textfmt.FormatFloat(v)
 }

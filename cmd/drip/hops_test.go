@@ -39,7 +39,7 @@ func TestHopsOwnsEachStall(t *testing.T) {
 	client := writeRecordFile(t, filepath.Join(dir, "client.jsonl"), c)
 	relay := writeRecordFile(t, filepath.Join(dir, "relay.jsonl"), r)
 	code, out, errs := drip(t, "hops", client, relay)
-	for _, want := range []string{"stall 580 ms path: 0 + 580.0", "stall 1.15 s both: 700.0 + 450.0", "stall 300 ms upstream: 300.0 + 0", "[path-holds]", "2 bursts the path made"} {
+	for _, want := range []string{"stall 580 ms path: 0 ms + 580 ms", "stall 1.15 s both: 700 ms + 450 ms", "stall 300 ms upstream: 300 ms + 0 ms", "[path-holds]", "2 bursts the path made"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, stdout lacks %q:\n%s%s", code, want, out, errs)
 		}

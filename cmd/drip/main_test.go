@@ -79,7 +79,7 @@ func testRunTextReportShowsN(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"ttft ms", "gap ms", " n ", "stalls    2 (1 mid-sentence)", "conventions:", "1 completed"} {
+	for _, want := range []string{"\nttft ", "\ngap ", " n ", "stalls    2 (1 mid-sentence)", "conventions:", "1 completed"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}

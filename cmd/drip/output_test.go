@@ -31,7 +31,7 @@ func testOutputSaysWhatItDid(t *testing.T) {
 	}
 
 	code, stdout, stderr := drip(t, "run", srv.URL, "-m", "steady", "--runs", "2", "-q", "--fail-if", "failed > 0")
-	for _, want := range []string{"2 completed · 0 failed", "ttft ms", "throughput", "ok   failed > 0"} {
+	for _, want := range []string{"2 completed · 0 failed", "\nttft ", "throughput", "ok   failed > 0"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("-q: no %q in\n%s", want, stdout)
 		}

@@ -107,7 +107,7 @@ func testRunOpenLoopReport(t *testing.T) {
 		t.Fatalf("open loop %+v workload %+v", ol, s.Workload)
 	}
 	code, stdout, _ = drip(t, "run", srv.URL, "-m", "in-stream-error", "--rate", "40", "--runs", "4")
-	for _, want := range []string{"open loop constant arrivals at 40.00/s", "schedule lag p50", "ttft ms, from intended (user)", "client queue ms (difference)"} {
+	for _, want := range []string{"open loop constant arrivals at 40.00/s", "schedule lag p50", "ttft, from intended (user)", "client queue (difference)"} {
 		if code != exitCannotGo || !strings.Contains(stdout, want) {
 			t.Errorf("exit %d; report lacks %q:\n%s", code, want, stdout)
 		}

@@ -159,7 +159,7 @@ func testCompareByLevel(t *testing.T) {
 			t.Errorf("compare --by level lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stdout, runTable[:strings.Index(runTable, "\n  latencies")]) {
+	if !strings.Contains(stdout, runTable[:strings.Index(runTable, "\n  conc: ")]) {
 		t.Errorf("the table recomputed from the records differs from the run's:\nrun:\n%s\ncompare:\n%s", runTable, stdout)
 	}
 	code, stdout, _ = drip(t, "compare", "--by", "level", out, "--markdown")

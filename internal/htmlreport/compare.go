@@ -109,6 +109,9 @@ func cmpSectionOf(s compare.Section) cmpSection {
 				cell.Abs, cell.Pct, cell.Marks, cell.Worse = compare.FormatDeltaAbs(r, d), compare.FormatDeltaPct(d), compare.Marks(d), d.Worse
 				if d.CI != nil {
 					cell.CI = "[" + textfmt.Num(&d.CI.Lo) + ", " + textfmt.Num(&d.CI.Hi) + "]"
+					if r.Unit == "ms" {
+						cell.CI = "[" + textfmt.MS(d.CI.Lo) + ", " + textfmt.MS(d.CI.Hi) + "]"
+					}
 					cell.Tip += "; " + compare.NoiseVerdict(r, d)
 				}
 			}

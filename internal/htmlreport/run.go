@@ -72,7 +72,10 @@ func clockRows(m stats.Metrics) []clockRow {
 			continue
 		}
 		num := textfmt.Num
-		if reg.Unit == "" {
+		switch reg.Unit {
+		case "ms":
+			num = textfmt.OptMS // a time as every report prints one
+		case "":
 			num = textfmt.Whole
 		}
 		row := clockRow{Label: reg.Label, Definition: reg.Definition, N: strconv.Itoa(d.N), Histogram: d.Histogram}

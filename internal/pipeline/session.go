@@ -86,8 +86,8 @@ func (p *Pipeline) printGroups(w io.Writer, recs []*record.Record, s Session) {
 // demo's scenario, else the target) and its streams complete of attempted,
 // so an incomplete or canceled stream never reads as a success. It then
 // gives the figures a tour of the scenarios compares. Undefined figures
-// are "—", never 0. The unit is said once, below, so the table fits 80
-// columns.
+// are "—", never 0. Each time carries its unit, as every report prints
+// one.
 func groupTable(w io.Writer, sums []stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "model\tcomplete\tfailed\tttft p50\tgap p99\tstalls (mid)\te2e p50")
@@ -98,8 +98,7 @@ func groupTable(w io.Writer, sums []stats.Summary) {
 			name = s.Workload.Target
 		}
 		fmt.Fprintf(tw, "%s\t%d/%d\t%d\t%s\t%s\t%d (%d)\t%s\n", name, s.Streams.Completed, s.Streams.Attempted, s.Streams.Failed,
-			textfmt.Num(stats.TTFT.Of(s.Metrics).P50), textfmt.Num(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, textfmt.Num(stats.E2E.Of(s.Metrics).P50))
+			textfmt.OptMS(stats.TTFT.Of(s.Metrics).P50), textfmt.OptMS(stats.Gap.Of(s.Metrics).P99), s.Stalls.Count, s.Stalls.MidSentence, textfmt.OptMS(stats.E2E.Of(s.Metrics).P50))
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "times in ms")
 }

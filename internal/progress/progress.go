@@ -53,8 +53,8 @@ func Sweep(ctx context.Context, w io.Writer, sp sweep.Plan, sink func(*record.Re
 	res, st := sweep.Run(ctx, sp, sink, nil, func(r *sweep.Result) {
 		for ; done < len(r.Levels); done++ {
 			l := &r.Levels[done]
-			fmt.Fprintf(w, "  %s done: %d streams, %d failed, ttft p95 %s ms, %s tok/s\n", sweep.Label(l.Kind, l.Level), l.Streams, l.Failed,
-				num(stats.TTFT.Of(l.Metrics).P95), num(l.Throughput.TokensPerS))
+			fmt.Fprintf(w, "  %s done: %d streams, %d failed, ttft p95 %s, %s tok/s\n", sweep.Label(l.Kind, l.Level), l.Streams, l.Failed,
+				textfmt.OptMS(stats.TTFT.Of(l.Metrics).P95), num(l.Throughput.TokensPerS))
 		}
 	})
 	stopTicker()

@@ -62,8 +62,8 @@ func TestTextReport(t *testing.T) {
 		"\nshort              3 ",
 		"\na-sixteen-i…       4 ",
 		"\n日本語の長…        5 ",
-		"ttft ms            1   200.0",
-		"ttfo ms            1",
+		"ttft               1  200 ms",
+		"ttfo               1",
 		"tokens             1       3       3",
 		"stalls    1 (1 mid-sentence) in 1 stream · longest 500 ms",
 		"FAIL failed > 0",
@@ -177,7 +177,7 @@ func TestRegistryInTextAndCSV(t *testing.T) {
 			t.Errorf("CSV %s = %q, want %q", name, cells[name], want)
 		}
 	}
-	for _, want := range []string{"headers ms         1   12.50", "first event ms     1   150.0", "tt2t ms            1   300.0", "stream ms          1   600.0"} {
+	for _, want := range []string{"headers            1   13 ms", "first event        1  150 ms", "tt2t               1  300 ms", "stream             1  600 ms"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, text.String())
 		}

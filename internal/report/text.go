@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/driplab/drip/internal/sanitize"
@@ -28,9 +29,9 @@ func Para(w io.Writer, first, indent, text string) {
 }
 
 type metricRow struct {
-	name  string
-	d     stats.Dist
-	count bool // a count of tokens, whose whole figures print whole
+	name string
+	d    stats.Dist
+	num  func(*float64) string // the figure's form: a time as textfmt.OptMS, a count whole
 }
 
 // rows lists the summary's distributions of the text report in registry
@@ -39,10 +40,22 @@ func rows(m stats.Metrics) []metricRow {
 	var out []metricRow
 	for _, reg := range stats.Registry {
 		if reg.Out&stats.InText != 0 {
-			out = append(out, metricRow{reg.Label, m[reg.JSON], reg.Unit == ""})
+			out = append(out, metricRow{reg.Label, m[reg.JSON], figureForm(reg.Unit)})
 		}
 	}
 	return out
+}
+
+// figureForm is how a figure in unit prints: a time as every report
+// prints one (181 ms), a count whole, anything else as textfmt.Num.
+func figureForm(unit string) func(*float64) string {
+	switch unit {
+	case "ms":
+		return textfmt.OptMS
+	case "":
+		return textfmt.Whole
+	}
+	return textfmt.Num
 }
 
 // Text writes the human report of a summary, its conventions included.
@@ -159,28 +172,59 @@ func warmupLine(n int, wl *stats.Workload) string {
 // distText is the table of distributions, held time when the server
 // gave it.
 func distText(w io.Writer, s *stats.Summary) {
-	// 76 columns, so the table fits a terminal of 80.
-	fmt.Fprintf(w, "%-14s %5s %7s %7s %7s %7s %7s %7s %7s\n", "", "n", "min", "p50", "p90", "p95", "p99", "max", "mean")
-	line := func(name string, d stats.Dist, num func(*float64) string) {
-		fmt.Fprintf(w, "%-14s %5d %7s %7s %7s %7s %7s %7s %7s\n", name, d.N,
-			num(d.Min), num(d.P50), num(d.P90), num(d.P95), num(d.P99), num(d.Max), num(d.Mean))
+	cells := [][]string{{"", "n", "min", "p50", "p90", "p95", "p99", "max", "mean"}}
+	notes := map[int][2]string{} // a row's explanation, under it
+	line := func(r metricRow) {
+		d := r.d
+		cells = append(cells, []string{r.name, strconv.Itoa(d.N),
+			r.num(d.Min), r.num(d.P50), r.num(d.P90), r.num(d.P95), r.num(d.P99), r.num(d.Max), r.num(d.Mean)})
 	}
 	for _, r := range rows(s.Metrics) {
-		num := textfmt.Num
-		if r.count {
-			num = textfmt.Whole
-		}
-		line(r.name, r.d, num)
+		line(r)
 	}
 	if d := stats.Held.Of(s.Metrics); d.N > 0 {
-		line("held ms", d, textfmt.Num)
-		Para(w, "  held = ", "    ", "TTFT − the server's own time to its first token: how long the first token was in transit")
+		line(metricRow{stats.Held.Label, d, textfmt.OptMS})
+		notes[len(cells)-1] = [2]string{"  held = ", "TTFT − the server's own time to its first token: how long the first token was in transit"}
 	}
 	if d := stats.ReaderLag.Of(s.Metrics); d.N > 0 {
-		line("reader lag ms", d, textfmt.Num)
-		Para(w, "  reader lag = ", "    ", "a read's stamp − the kernel's receive time of the newest segment it took: how late drip's reader took what had arrived (n: reads)")
+		line(metricRow{stats.ReaderLag.Label, d, textfmt.OptMS})
+		notes[len(cells)-1] = [2]string{"  reader lag = ", "a read's stamp − the kernel's receive time of the newest segment it took: how late drip's reader took what had arrived (n: reads)"}
+	}
+	// 76 columns at the least, so the table fits a terminal of 80; a
+	// column grows where a figure is wider.
+	widths := cellWidths(cells, []int{14, 5, 7, 7, 7, 7, 7, 7, 7})
+	for i, row := range cells {
+		fmt.Fprintln(w, alignRow(row, widths, 1))
+		if n, ok := notes[i]; ok {
+			Para(w, n[0], "    ", n[1])
+		}
 	}
 	fmt.Fprintln(w)
+}
+
+// cellWidths are each column's width, its widest cell's or least's.
+func cellWidths(rows [][]string, least []int) []int {
+	widths := slices.Clone(least)
+	for _, row := range rows {
+		for j, c := range row {
+			widths[j] = max(widths[j], textfmt.Width(c))
+		}
+	}
+	return widths
+}
+
+// alignRow lays out a row in widths, sep spaces apart: the first cell
+// padded on the right, the figures right-aligned.
+func alignRow(row []string, widths []int, sep int) string {
+	var b strings.Builder
+	for j, c := range row {
+		if j == 0 {
+			b.WriteString(textfmt.PadRight(c, widths[j]))
+			continue
+		}
+		b.WriteString(strings.Repeat(" ", sep) + textfmt.PadLeft(c, widths[j]))
+	}
+	return b.String()
 }
 
 // figuresText is stalls, tokens, throughput, input tokens, goodput and the
@@ -264,23 +308,44 @@ func workloadText(w io.Writer, s *stats.Summary) {
 		fmt.Fprintf(w, "  schedule lag p50 %s p99 %s max %s (n=%d)\n  schedule lag bound p99 %s: %s\n",
 			textfmt.OptMS(lag.P50), textfmt.OptMS(lag.P99), textfmt.OptMS(lag.Max), lag.N, textfmt.MS(ol.LagBoundMS), verdict)
 		Para(w, "  late arrivals: ", "    ", ol.CatchUp)
-		fmt.Fprintf(w, "  %-29s %5s %9s %9s %9s %9s\n", "", "n", "p50", "p90", "p99", "max")
-		for _, r := range []metricRow{
-			{name: "ttft ms, from send (service)", d: stats.TTFT.Of(s.Metrics)}, {name: "ttft ms, from intended (user)", d: ol.TTFTUser},
-			{name: "e2e ms, from send (service)", d: stats.E2E.Of(s.Metrics)}, {name: "e2e ms, from intended (user)", d: ol.E2EUser},
-			{name: "client queue ms (difference)", d: ol.ClientQueue},
-		} {
-			fmt.Fprintf(w, "  %-29s %5d %9s %9s %9s %9s\n", r.name, r.d.N, textfmt.Num(r.d.P50), textfmt.Num(r.d.P90), textfmt.Num(r.d.P99), textfmt.Num(r.d.Max))
-		}
+		openLoopTable(w, s)
 	}
 	if len(s.PerPrompt) > 1 {
-		fmt.Fprintf(w, "\n%-12s %7s %9s %6s %8s %8s %7s %7s %6s\n", "prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens")
-		for _, p := range s.PerPrompt {
-			fmt.Fprintf(w, "%s %7d %9d %6d %8s %8s %7s %7s %6s\n", PromptCell(p.ID), p.Streams, p.Completed, p.Failed,
-				textfmt.Num(p.TTFT.P50), textfmt.Num(p.TTFT.P99), textfmt.Num(p.E2E.P50), textfmt.Num(p.ITL.P50), textfmt.Whole(p.OutputTokens.P50))
-		}
-		fmt.Fprintln(w, "  latencies in ms; tokens: output tokens p50")
+		promptTable(w, s.PerPrompt)
 	}
+}
+
+// openLoopTable is ttft and e2e from send and from the intended start,
+// and the client's queue between them.
+func openLoopTable(w io.Writer, s *stats.Summary) {
+	ol := s.OpenLoop
+	cells := [][]string{{"", "n", "p50", "p90", "p99", "max"}}
+	for _, r := range []metricRow{
+		{name: "ttft, from send (service)", d: stats.TTFT.Of(s.Metrics)}, {name: "ttft, from intended (user)", d: ol.TTFTUser},
+		{name: "e2e, from send (service)", d: stats.E2E.Of(s.Metrics)}, {name: "e2e, from intended (user)", d: ol.E2EUser},
+		{name: "client queue (difference)", d: ol.ClientQueue},
+	} {
+		cells = append(cells, []string{r.name, strconv.Itoa(r.d.N), textfmt.OptMS(r.d.P50), textfmt.OptMS(r.d.P90), textfmt.OptMS(r.d.P99), textfmt.OptMS(r.d.Max)})
+	}
+	widths := cellWidths(cells, []int{29, 5, 9, 9, 9, 9})
+	for _, row := range cells {
+		fmt.Fprintln(w, "  "+alignRow(row, widths, 1))
+	}
+}
+
+// promptTable is the per-prompt breakdown, a prompt's id in 12 columns.
+func promptTable(w io.Writer, prompts []stats.PromptStats) {
+	cells := [][]string{{"prompt", "streams", "completed", "failed", "ttft p50", "ttft p99", "e2e p50", "itl p50", "tokens"}}
+	for _, p := range prompts {
+		cells = append(cells, []string{PromptCell(p.ID), strconv.Itoa(p.Streams), strconv.Itoa(p.Completed), strconv.Itoa(p.Failed),
+			textfmt.OptMS(p.TTFT.P50), textfmt.OptMS(p.TTFT.P99), textfmt.OptMS(p.E2E.P50), textfmt.OptMS(p.ITL.P50), textfmt.Whole(p.OutputTokens.P50)})
+	}
+	widths := cellWidths(cells, []int{12, 7, 9, 6, 8, 8, 7, 7, 6})
+	fmt.Fprintln(w)
+	for _, row := range cells {
+		fmt.Fprintln(w, alignRow(row, widths, 1))
+	}
+	fmt.Fprintln(w, "  tokens: output tokens p50")
 }
 
 // PromptCell is a prompt id in the per-prompt table's 12 columns, padded

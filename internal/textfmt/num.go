@@ -47,3 +47,7 @@ func MS(ms float64) string { return numfmt.MS(ms) }
 
 // OptMS prints an optional duration as MS does, and undefined as "—".
 func OptMS(ms *float64) string { return numfmt.OptMS(ms) }
+
+// SignedMS prints a change of a duration with its sign. It is
+// numfmt.SignedMS.
+func SignedMS(ms float64) string { return numfmt.SignedMS(ms) }

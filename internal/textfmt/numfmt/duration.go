@@ -67,3 +67,12 @@ func trimZeros(s string) string {
 	}
 	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
 }
+
+// SignedMS prints a change of a duration as MS does, with a plus sign
+// when it grew: "+0.02 ms", "-0.5 ms", "0 ms".
+func SignedMS(ms float64) string {
+	if ms > 0 {
+		return "+" + MS(ms)
+	}
+	return MS(ms)
+}

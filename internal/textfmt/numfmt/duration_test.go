@@ -34,3 +34,12 @@ func TestOptMSPrintsADashForUndefined(t *testing.T) {
 		t.Errorf("OptMS(1500) = %q, want 1.5 s", got)
 	}
 }
+
+func TestSignedMSMarksAGrowth(t *testing.T) {
+	t.Parallel()
+	for ms, want := range map[float64]string{0.02: "+0.02 ms", -0.5: "-0.5 ms", 0: "0 ms", 1375: "+1.38 s", math.NaN(): "—"} {
+		if got := SignedMS(ms); got != want {
+			t.Errorf("SignedMS(%v) = %q, want %q", ms, got, want)
+		}
+	}
+}
