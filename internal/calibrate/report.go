@@ -63,7 +63,7 @@ func Measure(ctx context.Context, w io.Writer, c Config) error {
 		where = "server in a separate process"
 	}
 	report.Para(w, "", "  ", fmt.Sprintf("drip calibrate · loopback · %s · %s · %d frames %s apart per stream · %s per level",
-		where, c.Target.Format.Name, fixtures.Lookup(Scenario).OutputTokens(), 10*time.Millisecond, stats.Count(c.Rounds, "round")))
+		where, c.Target.Format.Name, fixtures.Lookup(Scenario).OutputTokens(), textfmt.MS(10), stats.Count(c.Rounds, "round")))
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-19s  %-20s  %-20s  %s\n", "", "stamp error ms", "gap error ms", "TTFT error ms")
 	fmt.Fprintf(w, levelRow, "conc", "streams", "frames", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99")
@@ -86,7 +86,7 @@ func Measure(ctx context.Context, w io.Writer, c Config) error {
 	if dc != nil {
 		fmt.Fprintln(w)
 		report.Para(w, "", "  ", fmt.Sprintf("decode + classify + stamp, without the socket: %s per frame (%.0f frames/s on one core)",
-			dc, float64(time.Second)/float64(*dc)))
+			duration(dc), float64(time.Second)/float64(*dc)))
 	}
 	report.Para(w, "", "  ", "conc = concurrent streams; stamp error = drip's read time − the server's flush time; "+
 		"gap error = |client gap − server gap|; TTFT error = drip's TTFT − the server's (request arrival → first content flush): "+
@@ -118,7 +118,8 @@ func writeLevel(w io.Writer, l Level, v Verdict) stats.Dist {
 
 // levelRow is a level's row of the table, 78 columns. It holds the level,
 // then the stamp and gap errors as p50 p99 max and the TTFT error as p50
-// p99.
+// p99. Its eight errors are bare figures in ms, as the headings say,
+// because a unit in each cell ("0.12 ms") would make the row 86 columns.
 const levelRow = "%-4s %7s %6s  %6s %6s %6s  %6s %6s %6s  %6s %6s\n"
 
 func loadLine(ld Load, v Verdict) string {
@@ -196,9 +197,10 @@ func cores(v *float64) string {
 	return fmt.Sprintf("%.2f", *v)
 }
 
+// duration prints a time taken as every report prints a duration.
 func duration(d *time.Duration) string {
 	if d == nil {
 		return "—"
 	}
-	return d.Round(100 * time.Nanosecond).String()
+	return textfmt.MS(float64(*d) / float64(time.Millisecond))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/driplab/drip/stats"
 )
@@ -66,5 +67,28 @@ func TestCheckNamesTheFlag(t *testing.T) {
 		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.c, err, tc.want)
 		}
+	}
+}
+
+// A level's CPU line prints a time as the reports do, with its unit
+// ("0.36 ms"), never as a Go duration ("358.4µs").
+func TestLevelPrintsTimesAsTheReportsDo(t *testing.T) {
+	t.Parallel()
+	cpu, server := 358400*time.Nanosecond, 1500*time.Microsecond
+	l := Level{Concurrency: 1, Streams: 2, Frames: 400, StampErr: []float64{0.119, 0.275}, GapErr: []float64{0.044}, TTFTErr: []float64{12.5},
+		ClientCPU: &cpu, ServerCPU: &server}
+	var w strings.Builder
+	writeLevel(&w, l, Verdict{})
+	out := w.String()
+	for _, want := range []string{"CPU per frame client 0.36 ms · server 1.5 ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("level lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "µs") {
+		t.Errorf("level prints a Go duration:\n%s", out)
+	}
+	if row, _, _ := strings.Cut(out, "\n"); len(row) > 80 {
+		t.Errorf("row of %d columns: %q", len(row), row)
 	}
 }
