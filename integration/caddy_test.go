@@ -46,6 +46,7 @@ func startCaddy(t *testing.T, upstream string) string {
 // steady stream is clean and its ITL within 10% of the schedule, every
 // stream complete: with the request buffered none ends empty.
 func TestBehindCaddyDefaults(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	base := startCaddy(t, srv.Listener.Addr().String())

@@ -48,6 +48,7 @@ func startHaproxy(t *testing.T, upstream string) string {
 // buffering. The fast scenario is left out: its whole answer (32 ms) fits
 // in one of haproxy's intervals, so it is held whole, buffered.
 func TestBehindHaproxyDefaults(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	base := startHaproxy(t, srv.Listener.Addr().String())

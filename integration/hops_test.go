@@ -202,6 +202,7 @@ func relayMS(s hops.Split) float64 {
 // 700 and 300 ms stalls are the upstream's, nginx's holds the path's, and
 // the TTFT split puts nginx's hold on the first content in the path.
 func TestHopsBehindBufferingNginx(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	base, _ := startNginx(t, c.addr, buffering)
 	c.streams(t, base, "nginx", 3, func(s hops.Stream, rep *hops.Report) []string {
@@ -225,6 +226,7 @@ func TestHopsBehindBufferingNginx(t *testing.T) {
 // machine the path adds under 1 ms per frame at p99 (a loaded one gets
 // its tries).
 func TestHopsDirect(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	c.streams(t, "http://"+c.addr, "direct", 1, func(s hops.Stream, _ *hops.Report) []string {
 		var bad []string
@@ -245,6 +247,7 @@ func TestHopsDirect(t *testing.T) {
 // 20 more allowed for a chunk held behind a later one, and the TTFT's path
 // share holds the two trips), the upstream the schedule.
 func TestHopsThroughADelayingPath(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	p := delayrelay.Path{Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond}
 	dr, err := delayrelay.Start(c.addr, delayrelay.Config{Up: p, Down: p, Seed: 30})

@@ -155,6 +155,7 @@ func upstreamOnly(rep *hops.Report) []string {
 // relays, where it is: the first content waits there a stall or more,
 // while the hop from the outer relay to the client adds little.
 func TestHopsTwoRelaysWithBufferingNginxBetween(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	base, _ := startNginx(t, c.addr, buffering)
 	outer := startOuterRelay(t, base)
@@ -178,6 +179,7 @@ func TestHopsTwoRelaysWithBufferingNginxBetween(t *testing.T) {
 // The same chain with nginx streaming (buffering off): every stall is
 // the server's, counted once a stream however many relays saw it.
 func TestHopsTwoRelaysWithStreamingNginxBetween(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	base, _ := startNginx(t, c.addr, unbuffered)
 	outer := startOuterRelay(t, base)
@@ -240,6 +242,7 @@ func TestHopsTwoRelaysStarved(t *testing.T) {
 // segments, names loss as what held it, never a proxy's hold or a client
 // that stopped reading.
 func TestHopsNameLossOnThePath(t *testing.T) {
+	t.Parallel()
 	c := newChain(t)
 	_, port, _ := strings.Cut(c.addr, ":")
 	p, _ := strconv.Atoi(port)

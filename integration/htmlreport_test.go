@@ -85,6 +85,7 @@ var (
 // stream, each stall labelled where the records put it, the clocks table
 // holding the summary's figures, and a screenshot that is not blank.
 func TestHTMLReportMatchesTheRecords(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	bin := buildDrip(t)
 	srv := httptest.NewServer(fixtures.NewServer())
@@ -202,6 +203,7 @@ func greyStats(img image.Image) (sd, inked float64) {
 // such character to show as a box, and its pause marks are drawn, in the
 // stall colour, where hiding them leaves white.
 func TestHTMLStallMarkDrawn(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	fcList := testenv.LookPath(t, "fc-list", "apt-get install -y fontconfig")
 	bin := buildDrip(t)
@@ -342,6 +344,7 @@ func writeRecords(t testing.TB, path string, recs ...*record.Record) {
 // (the sentinel attribute stays unset), no request reaches the loopback
 // server their URLs point at, and the report's own script still runs.
 func TestHTMLReportHostileRecords(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	bin := buildDrip(t)
 	var hits atomic.Int64
@@ -414,6 +417,7 @@ func maxBytes10k(t *testing.T) int64 {
 // TestHTMLReport10000Streams holds a 10,000-stream report to the size the
 // docs state and checks the page says which streams got a timeline.
 func TestHTMLReport10000Streams(t *testing.T) {
+	t.Parallel()
 	limit := maxBytes10k(t)
 	bin := buildDrip(t)
 	dir := t.TempDir()
@@ -495,6 +499,7 @@ func tableRows(table string) [][]string {
 // and intervals as compare computes them, a row per level and the knee's
 // verdict.
 func TestHTMLCompareAndSweep(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	bin := buildDrip(t)
 	dir := t.TempDir()

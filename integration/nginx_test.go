@@ -187,6 +187,7 @@ func delivery(r *record.Record) string {
 // ITL and tps_user are withheld, throughput is end to end, and the
 // diagnosis names proxy buffering, not a queue.
 func TestBehindBufferingNginx(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	base, _ := startNginx(t, srv.Listener.Addr().String(), buffering)

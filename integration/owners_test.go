@@ -48,6 +48,7 @@ func runStarved(t *testing.T, url string, pct int, args ...string) ([]*record.Re
 // that sends every 25 ms shows at most about 25 ms: not every stream
 // need pass the late rule, the run must.
 func TestOwnersReaderStarvedByACPUQuotaIsLate(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	recs, s := runStarved(t, srv.URL, 1, "-m", "steady", "--runs", "4", "--concurrency", "4")
@@ -113,6 +114,7 @@ func hasAny(shapes []string, want ...string) bool {
 // be, a proxy's interval and the server's batches, and drip hops to tell
 // them apart; nothing is said held.
 func TestOwnersBatchingServerNamesBothOwners(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	_, s := runScenario(t, srv.URL, "batched", 4, nil)
@@ -130,6 +132,7 @@ func TestOwnersBatchingServerNamesBothOwners(t *testing.T) {
 // A server's own 700 ms pause mid-answer, direct over loopback: the
 // server's stall, and the transport hint's proxy is not suspected.
 func TestOwnersServerStallIsTheServers(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	_, s := runScenario(t, srv.URL, "mid-sentence-stall", 4, nil)
@@ -142,6 +145,7 @@ func TestOwnersServerStallIsTheServers(t *testing.T) {
 // direct over loopback: the freezes the loss makes are the network's,
 // never a proxy's stutter or a hop's uneven delivery.
 func TestOwnersPacketLossIsTheNetworks(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	testenv.DropDataSegments(t, srv.Listener.Addr().(*net.TCPAddr).Port, 10)

@@ -22,6 +22,7 @@ import (
 // chunks held 200 ms) reads network-path in drip compare --by host, with
 // the round trip's figure, never queue or "server slower".
 func TestSecondHostReadsNetworkPath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bin := buildDrip(t)
 	srv := httptest.NewServer(fixtures.NewServer())

@@ -101,6 +101,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestOutputsMatchTheirSchemas(t *testing.T) {
+	t.Parallel()
 	schemas := compileSchemas(t)
 	dir := t.TempDir()
 	bin := buildDrip(t)
@@ -215,6 +216,7 @@ func summaryKeysAreDocumented(t *testing.T, summaries [][]byte) {
 // validates, a stream's and an exchange that did not stream (phase
 // passthrough) alike.
 func TestRecordingsMatchTheRecordSchema(t *testing.T) {
+	t.Parallel()
 	schemas := compileSchemas(t)
 	bin := buildDrip(t)
 	fx := fixtures.NewServer()

@@ -73,6 +73,7 @@ func runSDK(node, script, sdk, baseURL, model string) (text, sdkErr string, err 
 // raises an error, as it does against the upstream directly, instead of
 // taking the half answer for a whole one.
 func TestNodeSDKsSeeAnUpstreamCutThroughRecord(t *testing.T) {
+	t.Parallel()
 	node, script := nodeSDKs(t)
 	up := httptest.NewServer(fixtures.NewServer())
 	defer up.Close()
@@ -97,6 +98,7 @@ func TestNodeSDKsSeeAnUpstreamCutThroughRecord(t *testing.T) {
 // gets exactly the text drip recorded, without errors, and the SDK's key
 // is in no record.
 func TestNodeSDKsThroughRecordAndFromTheRecording(t *testing.T) {
+	t.Parallel()
 	node, script := nodeSDKs(t)
 	up := httptest.NewServer(fixtures.NewServer())
 	defer up.Close()

@@ -137,6 +137,7 @@ func await(t *testing.T, base, q string, want float64, deadline time.Time) {
 // ×telemetry.BucketFactor) of the samples either side of drip's own
 // percentile.
 func TestVictoriaMetricsAgreesWithTheSummary(t *testing.T) {
+	t.Parallel()
 	bin := victoriaMetrics(t)
 	fx := httptest.NewServer(fixtures.NewServer())
 	defer fx.Close()

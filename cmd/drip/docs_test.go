@@ -28,7 +28,10 @@ import (
 // What the test changes, so a documented command can run offline:
 //   - every http(s)://host[:port] becomes the fixture server (path and
 //     query kept), which streams its default scenario for any model;
-//   - --duration longer than docsMaxDuration is cut to it;
+//   - --duration longer than docsMaxDuration is cut to it, and --runs
+//     over docsMaxRuns to that, since the fixture streams in real time and
+//     twenty runs of it take a minute (--runs-per-level stays, as a sweep
+//     refuses fewer runs a level than its concurrency);
 //   - every listen address (--addr, --listen, --metrics-addr) becomes
 //     127.0.0.1:0; a server command (drip fixtures serve, anything with
 //     --listen) must still be running after a moment, and is stopped;
@@ -52,7 +55,8 @@ import (
 
 const (
 	docsMaxDuration = 2 * time.Second
-	docsParallel    = 10
+	docsMaxRuns     = 6
+	docsParallel    = 32
 	docsTimeout     = 120 * time.Second
 )
 
@@ -374,7 +378,7 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 	}
 	server = docsServer(args)
 	for i := 0; i < len(args); i++ {
-		name, value, inline := strings.Cut(args[i], "=")
+		name, _, inline := strings.Cut(args[i], "=")
 		switch name {
 		case "--listen", "--addr", "--metrics-addr":
 			// Fixed ports collide with other runs of this test.
@@ -389,19 +393,40 @@ func docsRewrite(in []string, base string) (args []string, server bool) {
 				args[i+1] += ".server-out"
 			}
 		case "--duration":
-			if !inline && i+1 < len(args) {
-				value = args[i+1]
-			}
-			if d, err := time.ParseDuration(value); err == nil && d > docsMaxDuration {
-				if inline {
-					args[i] = name + "=" + docsMaxDuration.String()
-				} else {
-					args[i+1] = docsMaxDuration.String()
-				}
-			}
+			capDocsFlag(args, i, func(v string) (string, bool) {
+				d, err := time.ParseDuration(v)
+				return docsMaxDuration.String(), err == nil && d > docsMaxDuration
+			})
+		case "--runs":
+			capDocsFlag(args, i, func(v string) (string, bool) {
+				n, err := strconv.Atoi(v)
+				return strconv.Itoa(docsMaxRuns), err == nil && n > docsMaxRuns
+			})
 		}
 	}
 	return args, server
+}
+
+// capDocsFlag replaces the value of the flag at args[i], given inline
+// (--runs=20) or as the next argument, with the bound cut returns when
+// cut says the value is over it.
+func capDocsFlag(args []string, i int, cut func(value string) (bound string, over bool)) {
+	name, value, inline := strings.Cut(args[i], "=")
+	at := i
+	if !inline {
+		if i+1 >= len(args) {
+			return
+		}
+		at, value = i+1, args[i+1]
+	}
+	bound, over := cut(value)
+	switch {
+	case !over:
+	case inline:
+		args[at] = name + "=" + bound
+	default:
+		args[at] = bound
+	}
 }
 
 // docsServer reports a command that serves until it is stopped.
@@ -588,8 +613,8 @@ func TestDocCommandParsing(t *testing.T) {
 			t.Errorf("%s:\n  got ok=%v args %q code %d\n  want ok=%v args %q code %d", tc.line, ok, c.args, c.wantCode, tc.ok, tc.args, tc.code)
 		}
 	}
-	args, server := docsRewrite([]string{"run", "https://api.openai.com/v1/responses?x=1", "--duration", "60s"}, "http://127.0.0.1:9")
-	if server || strings.Join(args, " ") != "run http://127.0.0.1:9/v1/responses?x=1 --duration 2s" {
+	args, server := docsRewrite([]string{"run", "https://api.openai.com/v1/responses?x=1", "--duration", "60s", "--runs=20", "--runs-per-level", "16"}, "http://127.0.0.1:9")
+	if server || strings.Join(args, " ") != "run http://127.0.0.1:9/v1/responses?x=1 --duration 2s --runs=6 --runs-per-level 16" {
 		t.Errorf("rewrite: %q server %v", args, server)
 	}
 	if _, server := docsRewrite([]string{"fixtures", "serve", "--addr", "127.0.0.1:8089"}, "http://b"); !server {
