@@ -357,7 +357,10 @@ func TestProgressLinesNumberStreamsAsTheScreens(t *testing.T) {
 			if (len(r.Stalls) > 0) != strings.Contains(line, " stall") {
 				t.Errorf("%s: seq %d with %d stalls: progress line %q", model, r.Seq, len(r.Stalls), line)
 			}
-			if w := ansi.StringWidth(line); w > 80 && r.Error == nil {
+			// Line keeps to 78 columns unless the stream has more to say. A
+			// machine under load can make even the steady scenario stutter.
+			moreToSay := r.Error != nil || r.Buffered || r.HeldMS != nil || r.Delivery != nil && r.Delivery.Freezes != nil
+			if w := ansi.StringWidth(line); w > 80 && !moreToSay {
 				t.Errorf("%s: progress line of %d columns, over 80: %q", model, w, line)
 			}
 		}

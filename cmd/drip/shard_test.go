@@ -29,11 +29,12 @@ type stream struct {
 	Intended float64 // the open loop's schedule time (ms from the run's start)
 }
 
-// same compares streams, schedule times to 10 ms (a fifth of the 50 ms
-// between arrivals): each process's schedule starts a moment after its
-// run does, longer when the machine is busy.
+// same compares streams, schedule times to within 25 ms, half the 50 ms
+// between arrivals. That still tells every slot from its neighbour, and it
+// leaves room for each process's schedule to start a moment after its run
+// does, a moment that grows when the machine is busy.
 func same(a, b stream) bool {
-	return a.Seq == b.Seq && a.Phase == b.Phase && a.Prompt == b.Prompt && math.Abs(a.Intended-b.Intended) < 10
+	return a.Seq == b.Seq && a.Phase == b.Phase && a.Prompt == b.Prompt && math.Abs(a.Intended-b.Intended) < 25
 }
 
 func streamsOf(recs []*record.Record) []stream {
