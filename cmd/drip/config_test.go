@@ -73,6 +73,7 @@ fail-if = ["goodput < 90%", "failed > 0"]
 }
 
 func TestRunConfigErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
 	os.Unsetenv("DRIP_CONFIG_UNSET")
 	for _, tc := range []struct{ text, msg string }{
 		{"targets = [\"http://127.0.0.1:1\"]\n[workload]\nrunz = 3\n", "drip.toml:3: workload.runz: not a drip run flag"},

@@ -137,6 +137,7 @@ func TestRunBurstinessAndRamp(t *testing.T) {
 
 // Flags that cannot go together are refused before anything is sent.
 func TestDatasetFlagsRefused(t *testing.T) {
+	t.Parallel()
 	trace := "../../probe/testdata/trace.jsonl"
 	for _, c := range []struct {
 		args []string

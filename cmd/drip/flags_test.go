@@ -20,6 +20,7 @@ import (
 // none of them with exit 2, as the root does, instead of printing its help
 // and exiting 0; alone it still prints its help.
 func TestGroupCommandsRefuseAnUnknownSubcommand(t *testing.T) {
+	t.Parallel()
 	var groups []*cobra.Command
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -55,6 +56,7 @@ func TestGroupCommandsRefuseAnUnknownSubcommand(t *testing.T) {
 // command's URL (the run target, --upstream, --against); one that may
 // hold a secret is still not echoed.
 func TestASchemelessURLIsEchoedWithTheOneMeant(t *testing.T) {
+	t.Parallel()
 	rec := t.TempDir() + "/rec.jsonl"
 	for _, tc := range []struct {
 		args []string
@@ -81,6 +83,7 @@ func TestASchemelessURLIsEchoedWithTheOneMeant(t *testing.T) {
 // unless it matches the body's model or goes into the URL; without -m the
 // records name the body's model, the one the server served.
 func TestAFixedBodyRefusesTheFlagsItMakesMoot(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "body.json")
 	os.WriteFile(file, []byte(`{"model":"steady","stream":true,"messages":[{"role":"user","content":"hi"}]}`), 0o600)
@@ -136,6 +139,7 @@ func TestAFixedBodyRefusesTheFlagsItMakesMoot(t *testing.T) {
 // with several targets both run and watch refuse it (watch printed text
 // reports and exited 0).
 func TestJSONTakesOneTargetInRunAndWatch(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"run", "watch"} {
 		code, stdout, stderr := drip(t, cmd, "http://127.0.0.1:1", "-m", "steady", "-m", "fast", "--json", "--no-tui")
 		if code != exitUsage || !strings.Contains(stderr, "--json prints one run's summary: with several targets use --out") {
@@ -148,6 +152,7 @@ func TestJSONTakesOneTargetInRunAndWatch(t *testing.T) {
 // rule: not host:port is exit 2 naming the flag (fixtures serve --addr was
 // exit 3 without it), one in use exit 3 naming it.
 func TestAddressFlagsAreCheckedAlike(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"fixtures", "serve", "--addr", "nonsense"},
 		{"run", "http://127.0.0.1:1", "--metrics-addr", "nonsense"},
@@ -195,6 +200,7 @@ func TestAddressFlagsAreCheckedAlike(t *testing.T) {
 // variable an adapter takes a key from (it named two of four) and the AWS
 // chain.
 func TestHeaderHelpNamesEveryKeyVariable(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../../adapters/*.go")
 	re := regexp.MustCompile(`(?:getenv|bearerAuth)\("([A-Z_]+)"\)`)
 	vars := map[string]bool{}
@@ -235,6 +241,7 @@ func TestHeaderHelpNamesEveryKeyVariable(t *testing.T) {
 // change them): a replayed stream past one is stopped, kept, and recorded
 // incomplete with error class limit.
 func TestReplayTakesRunsStreamBounds(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	rec := writeRecording(t, "/v1/chat/completions?scenario=steady")
@@ -259,6 +266,7 @@ func TestReplayTakesRunsStreamBounds(t *testing.T) {
 // a list given to replay's one-value -c and --rate, or a bad number in a
 // --config file, says what the flag wants instead of strconv's words.
 func TestASameConceptTakesTheSameShape(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "drip.toml")
 	os.WriteFile(cfg, []byte("runs = \"x\"\n"), 0o600)
 	for _, tc := range []struct {
@@ -297,6 +305,7 @@ func TestASameConceptTakesTheSameShape(t *testing.T) {
 // TestCountsReadAsEnglish: a count of one is singular ("1 host", "-m given
 // once"), as stats.Count writes everywhere else.
 func TestCountsReadAsEnglish(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	dir := t.TempDir()
@@ -321,6 +330,7 @@ func TestCountsReadAsEnglish(t *testing.T) {
 // exit 2 a file drip record did not make gets (it named only exit 3), and
 // the exit 3 of an --out it cannot create.
 func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	runs := filepath.Join(t.TempDir(), "runs.jsonl")
@@ -353,6 +363,7 @@ func TestExportAiperfHelpStatesItsExitCodes(t *testing.T) {
 // --max-frames and --max-bytes: the same help (but for what happens past
 // a bound: record's client still gets all of it) and the same errors.
 func TestStreamBoundsAreOneFlagPair(t *testing.T) {
+	t.Parallel()
 	rec := writeRecording(t, "/v1/chat/completions?scenario=steady")
 	commands := map[string][]string{
 		"run":    {"run", "http://127.0.0.1:1"},
@@ -396,6 +407,7 @@ func sizedRecording(t *testing.T) string {
 }
 
 func TestNamesNeedJSONAndAKnownTool(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

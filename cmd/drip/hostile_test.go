@@ -28,6 +28,7 @@ import (
 // even when the query does not parse (%zz, ;), and files drip writes are
 // 0600 even when they existed with another mode (replaced with --force).
 func TestRedactionAndFileModes(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	dir := t.TempDir()
@@ -64,6 +65,7 @@ func TestRedactionAndFileModes(t *testing.T) {
 // A header value holding CR or LF would inject headers: it is refused with
 // exit 2 before anything is sent, and the value (often a key) is not echoed.
 func TestHeaderWithCRLFRefused(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
@@ -82,6 +84,7 @@ func TestHeaderWithCRLFRefused(t *testing.T) {
 // flag, before anything is sent (--rate Inf used to run and then lose
 // every record).
 func TestNumericFlagsValidated(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 	defer srv.Close()
@@ -147,6 +150,7 @@ func TestNumericFlagsValidated(t *testing.T) {
 // The real binary against 7.8 MB of keepalives: under 100 MB of RSS (it
 // took 962 MB), the stream complete, the keepalives counted.
 func TestKeepaliveFloodMemoryRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	const pings = 975_000
 	body := strings.Repeat(": ping\n\n", pings) + strings.Repeat("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n", 3) + "data: [DONE]\n\n"
@@ -219,6 +223,7 @@ func statusKiB(path, field string) int64 {
 // report still printed), 2 for a relative gate where there is no baseline
 // (before anything is sent) and for a missing file in every command.
 func TestExitCodesSayWhatHappened(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	notFound := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -273,6 +278,7 @@ func TestExitCodesSayWhatHappened(t *testing.T) {
 // instead of measuring everything and losing it; the summary of what was
 // measured is printed and the exit is 3.
 func TestFailedWriteStopsTheRun(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full")
 	}
@@ -291,6 +297,7 @@ func TestFailedWriteStopsTheRun(t *testing.T) {
 // SIGTERM (what CI and container runtimes send) against the real binary:
 // exit 143, every finished record on disk, the summary printed.
 func TestRunSIGTERMRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	fx := httptest.NewServer(fixtures.NewServer())
 	defer fx.Close()
@@ -337,6 +344,7 @@ func TestRunSIGTERMRealBinary(t *testing.T) {
 // keep-alive connection makes net/http log a line; the real binary keeps it
 // off the terminal and reports it once, as a warning, at the end.
 func TestNetHTTPLogKeptOffTheTerminal(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

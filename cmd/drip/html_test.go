@@ -49,6 +49,7 @@ func testHTMLOnRunViewCompare(t *testing.T) {
 // drip replay --html writes the replay beside the recording. Replay dials
 // for real, so the fixture server listens on loopback.
 func TestHTMLOnReplay(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	page := filepath.Join(t.TempDir(), "replay.html")
@@ -71,6 +72,7 @@ func TestHTMLOnReplay(t *testing.T) {
 // naming the flag, as --out does), and several targets take no --html
 // (exit 2).
 func TestHTMLRefusals(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "no", "such", "dir", "r.html")
 	code, _, stderr := drip(t, "run", "http://127.0.0.1:1", "--runs", "1", "--html", missing)
 	if code != exitUsage || !strings.Contains(stderr, "--html "+missing+": the directory") || strings.Contains(stderr, "refused") {

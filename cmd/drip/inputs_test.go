@@ -116,6 +116,7 @@ func TestEveryUserFileIsHeldToItsKindsLimit(t *testing.T) {
 // (exit 2): read whole, /dev/zero took RSS to 18.8 GB and a FIFO blocked
 // for ever.
 func TestUserFilesThatNeverEndAreRefusedAtOnce(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ const loopSecret = "sk-LOOP-5ecret-77"
 // recording served at half speed, a build twice as slow (the absolute and
 // the relative TTFT gate trip: exit 1). No output holds the credential.
 func TestRecordReplayGateEveryFormatRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := builtDrip(t)
 	dir := t.TempDir()
 	rec := filepath.Join(dir, "rec.jsonl")

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 // drip sends at it until the test ends; call it inside synctest.Test, so
 // the fixture scenarios' waits pass on the bubble's clock. The URL's host
 // is memnet.Host: whatever URL a test gives drip, the stream lands here.
+// The dialer is the package's, so a test that calls it stays serial.
 func serveInMemory(t *testing.T, h http.Handler) *memnet.Server {
 	t.Helper()
 	srv := memnet.NewServer(h)

@@ -201,6 +201,7 @@ func TestOwnersCompareReadsAnAddedProxyAsAHop(t *testing.T) {
 // module or the integration module: a row whose test was renamed or
 // removed proves nothing.
 func TestOwnersTableNamesRealTests(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../../docs/owners.md")
 	if err != nil {
 		t.Fatal(err)

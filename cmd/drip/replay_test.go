@@ -333,6 +333,7 @@ func TestReplaySaysItsScheduleLag(t *testing.T) {
 // spacing until the duration has passed: two streams recorded 100 ms apart
 // (a span of 200 ms) are sent three times in 300 ms, and nothing panics.
 func TestReplayForADurationCyclesThroughTheRecording(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	var recs []*record.Record

@@ -34,6 +34,7 @@ func shapedRecords(t *testing.T, url string, args ...string) ([]*record.Record, 
 }
 
 func TestRunDataSendsTheBodyAsIs(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
 	body := `{"model":"steady","stream":true,"messages":[{"role":"user","content":"hi"}],"vendor_field":7}`

@@ -85,6 +85,7 @@ func readFile(t *testing.T, path string) string {
 // screens' headers, shows it through the one URL rule. view, compare,
 // replay, the HTML, the screens and merge printed it as stored.
 func TestARecordsTargetIsRedactedInEveryOutput(t *testing.T) {
+	t.Parallel()
 	a, b, rec := secretTargetFiles(t)
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()

@@ -261,6 +261,7 @@ func checkHostile(t *testing.T, s string) (text, screen string) {
 // 52) from its format, error class, model, prompt id, labels and a frame
 // kind reaches no terminal in any mode of drip view or drip compare.
 func TestHostileRecordFilesReachNoTerminal(t *testing.T) {
+	t.Parallel()
 	text, screen := checkHostile(t, hostileText)
 	// The fields are shown, defused: the sequences go, the text between
 	// them stays and the bidi override is spelled out.

@@ -132,6 +132,7 @@ func jsonSummary(t *testing.T, stdout string) stats.Summary {
 }
 
 func TestTLSFlagsAgainstARealServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca, other := newTestCA(t, dir, "drip-test-ca"), newTestCA(t, dir, "another-ca")
 	leaf, _, _ := ca.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
@@ -173,6 +174,7 @@ func TestTLSFlagsAgainstARealServer(t *testing.T) {
 }
 
 func TestTLSClientCertificate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := newTestCA(t, dir, "drip-test-ca")
 	leaf, _, _ := ca.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
@@ -193,6 +195,7 @@ func TestTLSClientCertificate(t *testing.T) {
 }
 
 func TestTLSFlagUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "not.pem")
 	os.WriteFile(notPEM, []byte("hello"), 0o600)
@@ -217,6 +220,7 @@ func TestTLSFlagUsageErrors(t *testing.T) {
 // TestOtherToolsFlags sends real requests with the names vLLM, AIPerf
 // and curl give drip's flags, and checks the load drip ran.
 func TestOtherToolsFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := newTestCA(t, dir, "drip-test-ca")
 	leaf, _, _ := ca.issue(t, dir, "server", x509.ExtKeyUsageServerAuth)
@@ -251,6 +255,7 @@ func TestOtherToolsFlags(t *testing.T) {
 // line saying drip's, before anything is sent; a misleading suggestion
 // (k6's --vus was offered --out) is gone.
 func TestOtherToolsFlagsPointToDrips(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
