@@ -207,7 +207,8 @@ func busyLoops(t *testing.T, n int) {
 
 // Client → drip record → server with both cores held by busy loops: the
 // relay reads late now and then, yet each stall stays the server's, as
-// its write log has it, and the verdict says the upstream stalls.
+// its write log has it, and the verdict says the upstream stalls. Its
+// busy loops hold the whole machine, so it runs alone.
 func TestHopsWithTheRelayStarved(t *testing.T) {
 	c := newChain(t)
 	busyLoops(t, 2)
@@ -226,7 +227,8 @@ func TestHopsWithTheRelayStarved(t *testing.T) {
 }
 
 // Two relays and a streaming nginx between them, both cores held by busy
-// loops: each stream still pooled once, every stall the server's.
+// loops: each stream still pooled once, every stall the server's. It
+// runs alone, as its busy loops hold the whole machine.
 func TestHopsTwoRelaysStarved(t *testing.T) {
 	c := newChain(t)
 	base, _ := startNginx(t, c.addr, unbuffered)

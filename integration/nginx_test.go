@@ -220,6 +220,8 @@ func TestBehindBufferingNginx(t *testing.T) {
 // Direct, and behind nginx with proxy_buffering off, streams are not
 // buffered and ITL is reported: within 10% of the fixture's own write
 // spacing, and of the scenario's schedule whenever the server kept it.
+// It runs alone: its half-millisecond spacing does not survive the other
+// tests of this package running beside it.
 func TestDirectAndUnbufferedNginx(t *testing.T) {
 	fx := fixtures.NewServer()
 	srv := httptest.NewServer(fx)

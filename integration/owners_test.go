@@ -68,7 +68,8 @@ func TestOwnersReaderStarvedByACPUQuotaIsLate(t *testing.T) {
 
 // A reader on a machine whose two cores two busy loops hold keeps up:
 // its lag stays under ReaderLateMS at p99, no stream is late, and the
-// run is not client-limited.
+// run is not client-limited. Its busy loops hold the whole machine, so it
+// runs alone.
 func TestOwnersReaderOnABusyMachineKeepsUp(t *testing.T) {
 	srv := httptest.NewServer(fixtures.NewServer())
 	defer srv.Close()
