@@ -508,11 +508,7 @@ func spreadEvidence(s *Summary) []string {
 
 // periodText is the stutter streams' period as one figure or their range.
 func periodText(f *Freezes) string {
-	lo, hi := val(f.PeriodMinMS), val(f.PeriodMaxMS)
-	if numfmt.MS(lo) == numfmt.MS(hi) {
-		return numfmt.MS(lo)
-	}
-	return numfmt.MS(lo) + "–" + numfmt.MS(hi)
+	return numfmt.MSRange(val(f.PeriodMinMS), val(f.PeriodMaxMS))
 }
 
 func val(p *float64) float64 {

@@ -118,7 +118,7 @@ func TestCompareScreenScrolls(t *testing.T) {
 func TestComparePanels(t *testing.T) {
 	m := compareModel(t, 100, 30, "steady.jsonl", "stall.jsonl")
 	send(m, keys("tab")...)
-	wantOnScreen(t, m, "gap ms", "A steady.jsonl n=222", "B stall.jsonl n=324", "500–1 s", "ttft ms", "100–200 ms")
+	wantOnScreen(t, m, "gap ms", "A steady.jsonl n=222", "B stall.jsonl n=324", "500 ms–1 s", "ttft ms", "100–200 ms")
 	send(m, keys("tab")...)
 	wantOnScreen(t, m, "A steady.jsonl · 6 streams", "B stall.jsonl · 6 streams", "stall ≥250 ms", "enter open")
 	send(m, keys("4")...)

@@ -196,7 +196,7 @@ func TestModelStream(t *testing.T) {
 	s := h.screen()
 	for _, want := range []string{
 		"done ", "━⏸ 700 ms━", "middle of a ⏸ 700 ms", "stalls         2 (1 mid-sentence)",
-		"500–1 s ", "█ stall ≥250 ms", "▲ttft 180 ms",
+		"500 ms–1 s ", "█ stall ≥250 ms", "▲ttft 180 ms",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q", want)

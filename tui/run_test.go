@@ -126,7 +126,7 @@ func TestRunScreenManyStreams(t *testing.T) {
 	for _, w := range []string{
 		"drip run · running", "8/40 recorded", "attempted 12", "in flight 4", "completed 6", "failed 2 (in_stream 2)",
 		"ttft p50 " + textfmt.OptMS(want.Metrics["ttft_ms"].P50), "gap p50 " + textfmt.OptMS(want.Metrics["gap_ms"].P50),
-		"#12", "streaming", "complete", "in_stream", "500–1 s █", "heatmap", "█ stall ≥250 ms", "timeline  #12",
+		"#12", "streaming", "complete", "in_stream", "500 ms–1 s █", "heatmap", "█ stall ≥250 ms", "timeline  #12",
 	} {
 		if !strings.Contains(s, w) {
 			t.Errorf("screen lacks %q", w)
@@ -298,7 +298,7 @@ func TestRunScreenResize(t *testing.T) {
 			want = append(want, "completed 4", "#6", "timeline")
 		}
 		if sz[0] >= 80 && sz[1] >= 24 {
-			want = append(want, "heatmap", "gap ms", "500–1 s █")
+			want = append(want, "heatmap", "gap ms", "500 ms–1 s █")
 		}
 		if sz[0] >= 120 && sz[1] >= 40 {
 			want = append(want, "ttft ms")

@@ -20,11 +20,7 @@ func bucketLabel(i int) string {
 	case i == len(stats.GapBucketEdges):
 		return "≥" + axisLabel(stats.GapBucketEdges[i-1])
 	}
-	lo, hi := stats.GapBucketEdges[i-1], stats.GapBucketEdges[i]
-	if lo >= 1000 {
-		return axisLabel(lo) + "–" + axisLabel(hi)
-	}
-	return fmt.Sprintf("%.0f–%s", lo, axisLabel(hi))
+	return textfmt.MSRange(stats.GapBucketEdges[i-1], stats.GapBucketEdges[i])
 }
 
 // Gaps renders the gap histogram over log-scaled buckets and, below it
@@ -186,11 +182,7 @@ func (s span) label() string {
 	case s.to == len(stats.GapBucketEdges):
 		return "≥" + axisLabel(stats.GapBucketEdges[s.from-1])
 	}
-	lo, hi := stats.GapBucketEdges[s.from-1], stats.GapBucketEdges[s.to]
-	if lo >= 1000 {
-		return axisLabel(lo) + "–" + axisLabel(hi)
-	}
-	return fmt.Sprintf("%.0f–%s", lo, axisLabel(hi))
+	return textfmt.MSRange(stats.GapBucketEdges[s.from-1], stats.GapBucketEdges[s.to])
 }
 
 // style colours a row's bar by the stall threshold. A row wholly at or

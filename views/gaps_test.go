@@ -24,12 +24,12 @@ func TestGapHistogramKeepsMassAndStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := NewStyles(false, true)
-	row := regexp.MustCompile(`^\s*(\S+ m?s) █+ (\d+)\s*$`)
+	row := regexp.MustCompile(`^\s*(.+? m?s) █+ (\d+)\s*$`)
 	for _, tc := range []struct {
 		rows  int
 		first string // the mass
 		last  string // the stall's row
-	}{{1, "10–1 s", "10–1 s"}, {2, "10–50 ms", "200–1 s"}, {3, "10–50 ms", "500–1 s"}, {4, "10–20 ms", "500–1 s"}} {
+	}{{1, "10 ms–1 s", "10 ms–1 s"}, {2, "10–50 ms", "200 ms–1 s"}, {3, "10–50 ms", "500 ms–1 s"}, {4, "10–20 ms", "500 ms–1 s"}} {
 		out := ansi.Strip(Gaps(r, 60, tc.rows, &st))
 		lines := strings.Split(out, "\n")
 		counted := 0

@@ -162,7 +162,7 @@ func TestRunViewFigures(t *testing.T) {
 			gaps.Add(g)
 		}
 	}
-	if h := ansi.Strip(Histogram(&gaps, stats.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500–1 s █") {
+	if h := ansi.Strip(Histogram(&gaps, stats.DefaultStall, "", 60, 3, &st)); !strings.Contains(h, "500 ms–1 s █") {
 		t.Errorf("a short gap histogram lost the stall bucket:\n%s", h)
 	}
 	// The selected stream's label is styled apart from the others'.

@@ -408,12 +408,8 @@ func trendRow(t Trend, unit string, cells int, st *Styles) (label, bars, tail st
 		b.WriteRune(brailleBar(*v-base, hi-base))
 	}
 	rng := "—"
-	switch {
-	case hi < lo: // no defined value
-	case textfmt.MS(hi) == textfmt.MS(lo):
-		rng = textfmt.MS(lo) // one run, or runs alike, so not "182ms–182ms"
-	default:
-		rng = textfmt.MS(lo) + "–" + textfmt.MS(hi)
+	if hi >= lo { // else no defined value
+		rng = textfmt.MSRange(lo, hi) // one figure when the runs print alike
 	}
 	label, style = sanitize.Line(t.Label), &st.Value
 	if t.Series >= 0 {

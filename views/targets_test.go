@@ -258,15 +258,15 @@ func TestTargetPluralsAndSingleRuns(t *testing.T) {
 }
 
 // TestTrendTailWhole: the run screen's trend counts streams, and its
-// tail " 181ms–182ms streams 1–3" did not fit the 22 cells a row kept
+// tail " 181–182 ms streams 1–3" did not fit the 22 cells a row kept
 // for it, cut to "streams …" at every width.
 func TestTrendTailWhole(t *testing.T) {
 	st := NewStyles(true, false)
 	a, b, c := 181.0, 182.0, 181.5
 	for _, width := range []int{80, 200} {
 		out := ansi.Strip(TrendStrip([]Trend{{Series: -1, Label: "ttft", Values: []*float64{&a, &b, &c}}}, "streams", width, 1, &st))
-		if !strings.HasSuffix(strings.TrimRight(out, " "), "181 ms–182 ms streams 1–3") || ansi.StringWidth(out) > width {
-			t.Errorf("%d columns: %q, want it to end '181 ms–182 ms streams 1–3'", width, out)
+		if !strings.HasSuffix(strings.TrimRight(out, " "), "181–182 ms streams 1–3") || ansi.StringWidth(out) > width {
+			t.Errorf("%d columns: %q, want it to end '181–182 ms streams 1–3'", width, out)
 		}
 	}
 }

@@ -125,7 +125,7 @@ func TestStallVisible(t *testing.T) {
 	if c := ansi.Strip(ClocksPanel(Clocks{Record: r, This: summaryOf(r)}, 80, 15, &st)); !strings.Contains(c, "2 (1 mid-sentence)") {
 		t.Errorf("clocks do not count the stalls:\n%s", c)
 	}
-	if g := ansi.Strip(Gaps(r, 80, 14, &st)); !strings.Contains(g, "500–1 s █") {
+	if g := ansi.Strip(Gaps(r, 80, 14, &st)); !strings.Contains(g, "500 ms–1 s █") {
 		t.Errorf("histogram has no stall bucket:\n%s", g)
 	}
 	if h := ansi.Strip(Heatmap([]*record.Record{r}, false, 0, 120, 3, &st)); !strings.Contains(h, "█") {

@@ -30,7 +30,7 @@ func TestCalibrateServerProcRealBinary(t *testing.T) {
 		t.Fatalf("drip calibrate --server-proc: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
 	out := stdout.String()
-	row := regexp.MustCompile(`(?m)^2\s+2\s+400\s.*\n  CPU per frame client [0-9.]+ ms · server [0-9.]+ ms · load:`)
+	row := regexp.MustCompile(`(?m)^2\s+400\s.*\n  2 streams · CPU per frame client [0-9.]+ ms · server [0-9.]+ ms · load:`)
 	words := strings.Join(strings.Fields(out), " ") // the lines under a row wrap at 80 columns
 	for _, want := range []string{"server in a separate process", "load: schedule lag p99 client ", ", server "} {
 		if !strings.Contains(words, want) {

@@ -65,8 +65,8 @@ func Measure(ctx context.Context, w io.Writer, c Config) error {
 	report.Para(w, "", "  ", fmt.Sprintf("drip calibrate · loopback · %s · %s · %d frames %s apart per stream · %s per level",
 		where, c.Target.Format.Name, fixtures.Lookup(Scenario).OutputTokens(), textfmt.MS(10), stats.Count(c.Rounds, "round")))
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-19s  %-20s  %-20s  %s\n", "", "stamp error ms", "gap error ms", "TTFT error ms")
-	fmt.Fprintf(w, levelRow, "conc", "streams", "frames", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99")
+	fmt.Fprintf(w, "%-11s  %-23s  %-23s  %s\n", "", "stamp error", "gap error", "TTFT error")
+	fmt.Fprintf(w, levelRow, "conc", "frames", "p50", "p99", "max", "p50", "p99", "max", "p50", "p99")
 	var res resolution
 	for _, conc := range c.Levels {
 		l, err := Run(ctx, c.Server, c.Target, c.Options, conc, c.Rounds)
@@ -99,14 +99,14 @@ func Measure(ctx context.Context, w io.Writer, c Config) error {
 // error's distribution.
 func writeLevel(w io.Writer, l Level, v Verdict) stats.Dist {
 	se, ge, te := stats.NewDist(l.StampErr), stats.NewDist(l.GapErr), stats.NewDist(l.TTFTErr)
-	cpu := "CPU per frame " + duration(l.ClientCPU)
+	cpu := stats.Count(l.Streams, "stream") + " · CPU per frame " + duration(l.ClientCPU)
 	if l.ServerCPU != nil {
-		cpu = "CPU per frame client " + duration(l.ClientCPU) + " · server " + duration(l.ServerCPU)
+		cpu = stats.Count(l.Streams, "stream") + " · CPU per frame client " + duration(l.ClientCPU) + " · server " + duration(l.ServerCPU)
 	}
-	fmt.Fprintf(w, levelRow, strconv.Itoa(l.Concurrency), strconv.Itoa(l.Streams), strconv.Itoa(l.Frames),
-		textfmt.Num(se.P50), textfmt.Num(se.P99), textfmt.Num(se.Max),
-		textfmt.Num(ge.P50), textfmt.Num(ge.P99), textfmt.Num(ge.Max),
-		textfmt.Num(te.P50), textfmt.Num(te.P99))
+	fmt.Fprintf(w, levelRow, strconv.Itoa(l.Concurrency), strconv.Itoa(l.Frames),
+		textfmt.OptMS(se.P50), textfmt.OptMS(se.P99), textfmt.OptMS(se.Max),
+		textfmt.OptMS(ge.P50), textfmt.OptMS(ge.P99), textfmt.OptMS(ge.Max),
+		textfmt.OptMS(te.P50), textfmt.OptMS(te.P99))
 	if l.Unpaired > 0 {
 		fmt.Fprintf(w, "  %d frames could not be paired with a server write\n", l.Unpaired)
 	}
@@ -116,11 +116,12 @@ func writeLevel(w io.Writer, l Level, v Verdict) stats.Dist {
 	return ge
 }
 
-// levelRow is a level's row of the table, 78 columns. It holds the level,
-// then the stamp and gap errors as p50 p99 max and the TTFT error as p50
-// p99. Its eight errors are bare figures in ms, as the headings say,
-// because a unit in each cell ("0.12 ms") would make the row 86 columns.
-const levelRow = "%-4s %7s %6s  %6s %6s %6s  %6s %6s %6s  %6s %6s\n"
+// levelRow is a level's row of the table, 78 columns. It holds the level
+// and its frames, then the stamp and gap errors as p50 p99 max and the
+// TTFT error as p50 p99, each with its unit as every report prints a time.
+// The level's stream count opens the line under the row, since the row
+// has no room for it.
+const levelRow = "%-4s %6s  %7s %7s %7s  %7s %7s %7s  %7s %7s\n"
 
 func loadLine(ld Load, v Verdict) string {
 	s := "load: schedule lag p99 client " + lagText(ld.ClientLag)

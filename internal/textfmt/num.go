@@ -51,3 +51,7 @@ func OptMS(ms *float64) string { return numfmt.OptMS(ms) }
 // SignedMS prints a change of a duration with its sign. It is
 // numfmt.SignedMS.
 func SignedMS(ms float64) string { return numfmt.SignedMS(ms) }
+
+// MSRange prints a range of durations, the unit said once when both ends
+// share it. It is numfmt.MSRange.
+func MSRange(lo, hi float64) string { return numfmt.MSRange(lo, hi) }

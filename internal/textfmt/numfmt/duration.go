@@ -76,3 +76,19 @@ func SignedMS(ms float64) string {
 	}
 	return MS(ms)
 }
+
+// MSRange prints a range of durations as MS prints each end, the unit said
+// once when both ends share it: "95–105 ms", "500 ms–1 s", "1.5–2 s". Ends
+// that print alike read as one figure.
+func MSRange(lo, hi float64) string {
+	l, h := MS(lo), MS(hi)
+	if l == h {
+		return l
+	}
+	lNum, lUnit, lOK := strings.Cut(l, " ")
+	_, hUnit, hOK := strings.Cut(h, " ")
+	if lOK && hOK && lUnit == hUnit {
+		l = lNum
+	}
+	return l + "–" + h
+}

@@ -43,3 +43,19 @@ func TestSignedMSMarksAGrowth(t *testing.T) {
 		}
 	}
 }
+
+func TestMSRangeSaysASharedUnitOnce(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		lo, hi float64
+		want   string
+	}{
+		{95, 105, "95–105 ms"}, {500, 1000, "500 ms–1 s"}, {1500, 2000, "1.5–2 s"},
+		{0.5, 2, "0.5–2 ms"}, {182.2, 181.9, "182 ms"}, {0, 1, "0–1 ms"},
+	}
+	for _, c := range cases {
+		if got := MSRange(c.lo, c.hi); got != c.want {
+			t.Errorf("MSRange(%v, %v) = %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
