@@ -24,8 +24,17 @@ import (
 func startRecord(t testing.TB, bin string, args ...string) (*exec.Cmd, string, func() string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"record", "--listen", "127.0.0.1:0"}, args...)...)
-	pipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
+	// An os.Pipe of the test's own, not StderrPipe: cmd.Wait closes a
+	// StderrPipe as the process exits, and the lines still in it (drip
+	// record's last, its count) would be lost to the reader below.
+	pipe, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	err = cmd.Start()
+	w.Close() // the child holds its own copy, so the reader sees EOF when it exits
+	if err != nil {
 		t.Fatal(err)
 	}
 	r := bufio.NewReader(pipe)
@@ -45,6 +54,7 @@ func startRecord(t testing.TB, bin string, args ...string) (*exec.Cmd, string, f
 			buf.Write(b[:n])
 			mu.Unlock()
 			if err != nil {
+				pipe.Close()
 				return
 			}
 		}
