@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/driplab/drip/internal/report"
@@ -46,16 +47,17 @@ func Plots(pts []Point, kind string, width, height int, ink Ink) string {
 	plots := []struct {
 		title string
 		get   func(*Point) *float64
+		form  func(float64) string // a y label, as the figure is printed
 	}{
-		{"tok/s", func(p *Point) *float64 { return p.Throughput }},
-		{"ttft p95 ms", func(p *Point) *float64 { return p.TTFTP95 }},
-		{"gap p99 ms", func(p *Point) *float64 { return p.GapP99 }},
+		{"tok/s", func(p *Point) *float64 { return p.Throughput }, textfmt.FormatFloat},
+		{"ttft p95", func(p *Point) *float64 { return p.TTFTP95 }, textfmt.MS},
+		{"gap p99", func(p *Point) *float64 { return p.GapP99 }, textfmt.MS},
 	}
 	n := min(len(plots), max(1, (width+2)/(PlotMinW+2)))
 	w := (width - 2*(n-1)) / n
 	var cells []string
 	for i, p := range plots[:n] {
-		cells = append(cells, plot(pts, p.get, p.title+" by "+kind, i, w, height, ink))
+		cells = append(cells, plot(pts, p.get, p.form, p.title+" by "+kind, i, w, height, ink))
 	}
 	out := cells[0]
 	for i, c := range cells[1:] {
@@ -65,13 +67,14 @@ func Plots(pts []Point, kind string, width, height int, ink Ink) string {
 }
 
 // plot is one plot of the figure over the levels, labelled below.
-func plot(pts []Point, get func(*Point) *float64, title string, i, width, height int, ink Ink) string {
+func plot(pts []Point, get func(*Point) *float64, form func(float64) string, title string, i, width, height int, ink Ink) string {
 	series := make([]float64, len(pts))
-	defined := 0
+	defined, peak := 0, 0.0
 	for j := range pts {
 		series[j] = math.NaN()
 		if v := get(&pts[j]); v != nil {
 			series[j] = *v
+			peak = max(peak, *v)
 			defined++
 		}
 	}
@@ -82,23 +85,31 @@ func plot(pts []Point, get func(*Point) *float64, title string, i, width, height
 	for j := range pts {
 		labels[j] = pts[j].Label
 	}
-	// The label column is about 7 wide. The plot area takes the rest, cut
-	// so every level falls on a column (asciigraph interpolates between
-	// them, and a level between columns would lose its peak).
-	pw := max(8, width-8)
+	yLabel := func(v float64) string {
+		if math.Abs(v) < 1e-9 {
+			v = 0
+		}
+		return form(v)
+	}
+	// The label column is as wide as the widest of the rows' labels, which
+	// asciigraph spaces evenly from 0 to the peak, and " ┤". The plot area
+	// takes the rest, cut so every level falls on a column (asciigraph
+	// interpolates between them, and a level between columns would lose
+	// its peak).
+	rows := max(2, height-4)
+	labelW := 0
+	for r := range rows + 1 {
+		labelW = max(labelW, ansi.StringWidth(yLabel(peak*float64(r)/float64(rows))))
+	}
+	pw := max(8, width-labelW-3)
 	if n := len(pts) - 1; n > 0 && pw > n {
 		pw = (pw-1)/n*n + 1
 	}
 	opts := []asciigraph.Option{
-		asciigraph.Height(max(2, height-4)), asciigraph.Width(pw), asciigraph.LowerBound(0),
+		asciigraph.Height(rows), asciigraph.Width(pw), asciigraph.LowerBound(0),
 		asciigraph.XAxisRange(0, float64(len(pts)-1)), asciigraph.XAxisTickCount(len(pts)),
 		asciigraph.XAxisValueFormatter(func(v float64) string { return labels[min(len(labels)-1, max(0, int(math.Round(v))))] }),
-		asciigraph.YAxisValueFormatter(func(v float64) string {
-			if math.Abs(v) < 1e-9 {
-				v = 0
-			}
-			return textfmt.FormatFloat(v)
-		}),
+		asciigraph.YAxisValueFormatter(yLabel),
 	}
 	if ink.Color {
 		opts = append(opts, asciigraph.SeriesColors([]asciigraph.AnsiColor{asciigraph.Green, asciigraph.Yellow, asciigraph.Red}[i%3]))

@@ -204,8 +204,13 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	for _, g := range gaps {
 		peak = max(peak, g)
 	}
-	yLabel := gapAxisFormat(peak, height-2)
-	labelW := len(yLabel(peak)) + 3
+	rows := height - 2
+	yLabel := gapAxisFormat(peak, rows)
+	labelW := 0
+	for i := range rows + 1 {
+		labelW = max(labelW, len(yLabel(peak*float64(i)/float64(rows))))
+	}
+	labelW += 3
 	plotW := width - labelW - 1
 	if plotW < 2 || height < 3 || len(gaps) < 2 {
 		return st.Dim.Render("gap by frame: needs more room or two gaps")
@@ -229,21 +234,32 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 		// asciigraph colours the line itself. An outer style would be reset.
 		opts = append(opts, asciigraph.SeriesColors(asciigraph.Green), asciigraph.ColorAbove(asciigraph.Red, stallMS))
 	}
-	caption := fmt.Sprintf("gap ms by frame index (1–%d", len(gaps))
+	caption := fmt.Sprintf("gap by frame index (1–%d", len(gaps))
 	if per > 1 {
 		caption += fmt.Sprintf(", max of %d per column", per)
 	}
 	return asciigraph.Plot(series, opts...) + "\n" + st.Label.Render(caption+")")
 }
 
-// gapAxisFormat formats the gap line's y labels (ms) with as many decimals
-// as the axis step needs, so the rows of a sub-millisecond plot do not all
-// read "0". asciigraph labels rows+1 values evenly from 0 to peak, and a
-// step of at least one unit of the last digit keeps neighbours apart.
+// gapAxisFormat formats the gap line's y labels as every time is printed
+// (textfmt.MS), or with as many decimals as the axis step needs when that
+// form would give two rows one label, so the rows of a sub-millisecond plot
+// do not all read "0 ms". asciigraph labels rows+1 values evenly from 0 to
+// peak, and a step of at least one unit of the last digit keeps
+// neighbours apart.
 func gapAxisFormat(peak float64, rows int) func(float64) string {
-	decimals := 0
-	if step := peak / float64(max(1, rows)); step > 0 && step < 1 {
-		decimals = min(3, int(math.Ceil(-math.Log10(step))))
+	rows = max(1, rows)
+	seen := map[string]bool{}
+	for i := range rows + 1 {
+		l := textfmt.MS(peak * float64(i) / float64(rows))
+		if seen[l] {
+			decimals := 0
+			if step := peak / float64(rows); step > 0 && step < 1 {
+				decimals = min(3, int(math.Ceil(-math.Log10(step))))
+			}
+			return func(v float64) string { return fmt.Sprintf("%.*f ms", decimals, math.Abs(v)) }
+		}
+		seen[l] = true
 	}
-	return func(v float64) string { return fmt.Sprintf("%.*f", decimals, math.Abs(v)) }
+	return func(v float64) string { return textfmt.MS(math.Abs(v)) }
 }

@@ -64,9 +64,9 @@ func TestGapLineLabelsSubMillisecond(t *testing.T) {
 		times []float64 // content frame times, ms
 		top   string
 	}{
-		{"sub-ms", []float64{0, 0.2, 0.5, 0.6, 1.4, 1.5, 1.7}, "0.8"},
-		{"tens of µs", []float64{0, 0.01, 0.03, 0.07, 0.08}, "0.040"},
-		{"ms", []float64{0, 25, 50, 750, 775}, "700"},
+		{"sub-ms", []float64{0, 0.2, 0.5, 0.6, 1.4, 1.5, 1.7}, "0.8 ms"},
+		{"tens of µs", []float64{0, 0.01, 0.03, 0.07, 0.08}, "0.040 ms"},
+		{"ms", []float64{0, 25, 50, 750, 775}, "700 ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &record.Record{StallMS: 250}
