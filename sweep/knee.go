@@ -106,6 +106,7 @@ func (m kneeMetric) rise(prev, cur *Level) (string, bool) {
 		return "", false
 	}
 	// The interval is above zero here, so both its ends take a plus.
+	rise := textfmt.MSApart(ci.Lo, ci.Hi)
 	return fmt.Sprintf("%s rose %.0f%% over %s (%s → %s; 95%% interval of the rise +%s to +%s)",
-		m.name, pct, Label(prev.Kind, prev.Level), textfmt.MS(*a), textfmt.MS(*b), textfmt.MS(ci.Lo), textfmt.MS(ci.Hi)), true
+		m.name, pct, Label(prev.Kind, prev.Level), textfmt.MS(*a), textfmt.MS(*b), rise[0], rise[1]), true
 }

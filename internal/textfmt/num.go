@@ -55,3 +55,7 @@ func SignedMS(ms float64) string { return numfmt.SignedMS(ms) }
 // MSRange prints a range of durations, the unit said once when both ends
 // share it. It is numfmt.MSRange.
 func MSRange(lo, hi float64) string { return numfmt.MSRange(lo, hi) }
+
+// MSApart prints an interval's ends, and figures beside them, so that
+// the ends never read alike. It is numfmt.MSApart.
+func MSApart(lo, hi float64, beside ...float64) []string { return numfmt.MSApart(lo, hi, beside...) }

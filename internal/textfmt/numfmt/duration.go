@@ -92,3 +92,33 @@ func MSRange(lo, hi float64) string {
 	}
 	return l + "–" + h
 }
+
+// MSApart prints an interval's ends lo and hi, then any figures beside
+// them (the change the interval is of), as MS does. When MS would print
+// two different ends alike, all of them take the decimals that tell the
+// ends apart, in the unit MS picks for the largest: an interval of 1115.3
+// and 1122.8 ms reads "1.115 s" and "1.123 s", not "1.12 s" twice.
+func MSApart(lo, hi float64, beside ...float64) []string {
+	vs := append([]float64{lo, hi}, beside...)
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = MS(v)
+	}
+	if lo == hi || out[0] != out[1] {
+		return out
+	}
+	top := 0.0
+	for _, v := range vs {
+		top = max(top, math.Abs(v))
+	}
+	div, unit := 1.0, " ms"
+	if strings.HasSuffix(MS(top), " s") {
+		div, unit = 1000, " s"
+	}
+	for d := 1; d <= 6 && out[0] == out[1]; d++ {
+		for i, v := range vs {
+			out[i] = strconv.FormatFloat(v/div, 'f', d, 64) + unit
+		}
+	}
+	return out
+}

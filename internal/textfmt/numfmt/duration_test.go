@@ -2,6 +2,7 @@ package numfmt
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -56,6 +57,25 @@ func TestMSRangeSaysASharedUnitOnce(t *testing.T) {
 	for _, c := range cases {
 		if got := MSRange(c.lo, c.hi); got != c.want {
 			t.Errorf("MSRange(%v, %v) = %q, want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+func TestMSApartTellsFiguresApart(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		vs   []float64
+		want []string
+	}{
+		{[]float64{17.57, 17.61, 17.59}, []string{"17.57 ms", "17.61 ms", "17.59 ms"}},
+		{[]float64{1374, 1376, 1374.4}, []string{"1.37 s", "1.38 s", "1.37 s"}},
+		{[]float64{1115.3, 1122.8}, []string{"1.115 s", "1.123 s"}},
+		{[]float64{-0.79, 1.1}, []string{"-0.79 ms", "1.1 ms"}},
+		{[]float64{5, 5}, []string{"5 ms", "5 ms"}},
+	}
+	for _, c := range cases {
+		if got := MSApart(c.vs[0], c.vs[1], c.vs[2:]...); !slices.Equal(got, c.want) {
+			t.Errorf("MSApart(%v) = %q, want %q", c.vs, got, c.want)
 		}
 	}
 }
