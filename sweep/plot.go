@@ -126,7 +126,7 @@ func plainInk(s ...string) string { return strings.Join(s, " ") }
 // TextPlots writes the plots by level under a text report's sweep table,
 // within its 80 columns, lines without trailing spaces.
 func TextPlots(w io.Writer, r *Result) {
-	kind := r.Kind // named as the table's head, so "ttft p95 ms by …" fits a third of 80 columns
+	kind := r.Kind // named as the table's head, so "ttft p95 by …" fits a third of 80 columns
 	if kind == KindConcurrency {
 		kind = "conc"
 	}

@@ -154,7 +154,7 @@ func testCompareByLevel(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("compare --by level: exit %d; stderr:\n%s", code, stderr)
 	}
-	for _, want := range []string{"level=1", "level=8", "knee: at concurrency 8 ttft p95 rose", "tok/s by conc", "ttft p95 ms by conc", "gap p99 ms by conc"} {
+	for _, want := range []string{"level=1", "level=8", "knee: at concurrency 8 ttft p95 rose", "tok/s by conc", "ttft p95 by conc", "gap p99 by conc"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("compare --by level lacks %q:\n%s", want, stdout)
 		}
