@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 
 	"github.com/driplab/drip/internal/report"
@@ -97,11 +96,7 @@ func plot(pts []Point, get func(*Point) *float64, form func(float64) string, tit
 	// interpolates between them, and a level between columns would lose
 	// its peak).
 	rows := max(2, height-4)
-	labelW := 0
-	for r := range rows + 1 {
-		labelW = max(labelW, ansi.StringWidth(yLabel(peak*float64(r)/float64(rows))))
-	}
-	pw := max(8, width-labelW-3)
+	pw := max(8, width-textfmt.AxisLabelWidth(textfmt.AxisRows(peak, rows), yLabel)-3)
 	if n := len(pts) - 1; n > 0 && pw > n {
 		pw = (pw-1)/n*n + 1
 	}

@@ -206,11 +206,7 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 	}
 	rows := height - 2
 	yLabel := gapAxisFormat(peak, rows)
-	labelW := 0
-	for i := range rows + 1 {
-		labelW = max(labelW, len(yLabel(peak*float64(i)/float64(rows))))
-	}
-	labelW += 3
+	labelW := textfmt.AxisLabelWidth(textfmt.AxisRows(peak, rows), yLabel) + 3
 	plotW := width - labelW - 1
 	if plotW < 2 || height < 3 || len(gaps) < 2 {
 		return st.Dim.Render("gap by frame: needs more room or two gaps")
@@ -228,7 +224,7 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 		}
 	}
 	per := (n + plotW - 1) / plotW
-	opts := []asciigraph.Option{asciigraph.Height(height - 2), asciigraph.LowerBound(0),
+	opts := []asciigraph.Option{asciigraph.Height(rows), asciigraph.LowerBound(0),
 		asciigraph.YAxisValueFormatter(yLabel)}
 	if st.Color {
 		// asciigraph colours the line itself. An outer style would be reset.
@@ -248,13 +244,12 @@ func gapLine(gaps []float64, stallMS float64, width, height int, st *Styles) str
 // peak, and a step of at least one unit of the last digit keeps
 // neighbours apart.
 func gapAxisFormat(peak float64, rows int) func(float64) string {
-	rows = max(1, rows)
 	seen := map[string]bool{}
-	for i := range rows + 1 {
-		l := textfmt.MS(peak * float64(i) / float64(rows))
+	for _, v := range textfmt.AxisRows(peak, rows) {
+		l := textfmt.MS(v)
 		if seen[l] {
 			decimals := 0
-			if step := peak / float64(rows); step > 0 && step < 1 {
+			if step := peak / float64(max(1, rows)); step > 0 && step < 1 {
 				decimals = min(3, int(math.Ceil(-math.Log10(step))))
 			}
 			return func(v float64) string { return fmt.Sprintf("%.*f ms", decimals, math.Abs(v)) }
