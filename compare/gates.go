@@ -82,7 +82,7 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
 	delta := stats.ApartFrom(signedAs(change, num), change, g.Value) + unit
 	if unit == "ms" {
-		delta = stats.MSApartFrom(change, g.Value, textfmt.SignedMS)
+		delta = stats.MSApartFrom(change, g.Value, true)
 	}
 	r.Message = fmt.Sprintf("%s %s → %s: %s against the baseline: %s",
 		g.Metric, figure(b), figure(v), delta, stats.Verdict(r.Tripped))

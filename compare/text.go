@@ -252,21 +252,12 @@ func NoiseVerdict(r Row, d *Delta) string {
 	lo, hi := signedIn(r, d.CI.Lo), signedIn(r, d.CI.Hi)
 	if r.Unit == "ms" { // the change and its interval told apart, in one form
 		t := textfmt.MSApart(d.CI.Lo, d.CI.Hi, *d.Abs)
-		lo, hi, s = signedText(d.CI.Lo, t[0]), signedText(d.CI.Hi, t[1]), signedText(*d.Abs, t[2])
+		lo, hi, s = textfmt.Plus(d.CI.Lo, t[0]), textfmt.Plus(d.CI.Hi, t[1]), textfmt.Plus(*d.Abs, t[2])
 	}
 	if d.WithinNoise {
 		return fmt.Sprintf("%s in [%s, %s]: within noise", s, lo, hi)
 	}
 	return fmt.Sprintf("%s in [%s, %s]: beyond noise", s, lo, hi)
-}
-
-// signedText puts a plus before a positive figure's text, as
-// textfmt.SignedMS does.
-func signedText(v float64, text string) string {
-	if v > 0 {
-		return "+" + text
-	}
-	return text
 }
 
 // signedIn prints a change in a row's unit with its sign, a time as

@@ -259,7 +259,7 @@ func (g Gate) Eval(s *Summary) GateResult {
 	r.Tripped = Holds(*v, g.Op, g.Value)
 	fig := gateFigure(*v, g.Value) + g.Unit
 	if g.Unit == "ms" {
-		fig = MSApartFrom(*v, g.Value, numfmt.MS)
+		fig = MSApartFrom(*v, g.Value, false)
 	}
 	r.Message = fmt.Sprintf("%s = %s: %s", g.Metric, fig, Verdict(r.Tripped))
 	return r
@@ -298,20 +298,16 @@ func ApartFrom(f string, v, threshold float64) string {
 	return more
 }
 
-// MSApartFrom prints a gate's duration v in ms with form (numfmt.MS or
-// numfmt.SignedMS), as every report prints one. Where that would read as
+// MSApartFrom prints a gate's duration v in ms as every report prints one
+// (numfmt.MSApart), with its sign when signed. Where that would read as
 // the threshold while v differs from it, v gets more digits: 700.04 ms
 // against 700ms, not 700 ms.
-func MSApartFrom(v, threshold float64, form func(float64) string) string {
-	f := form(v)
-	if v == threshold || f != form(threshold) {
-		return f
+func MSApartFrom(v, threshold float64, signed bool) string {
+	f := numfmt.MSApart(v, threshold)[0]
+	if signed {
+		return numfmt.Plus(v, f)
 	}
-	more := strconv.FormatFloat(v, 'g', 6, 64) + " ms"
-	if strings.HasPrefix(f, "+") {
-		return "+" + more
-	}
-	return more
+	return f
 }
 
 // IsTime says whether the gate's metric is a time, held in ms whatever

@@ -52,6 +52,10 @@ func OptMS(ms *float64) string { return numfmt.OptMS(ms) }
 // numfmt.SignedMS.
 func SignedMS(ms float64) string { return numfmt.SignedMS(ms) }
 
+// Plus puts a plus sign before a positive figure's text. It is
+// numfmt.Plus.
+func Plus(v float64, text string) string { return numfmt.Plus(v, text) }
+
 // MSRange prints a range of durations, the unit said once when both ends
 // share it. It is numfmt.MSRange.
 func MSRange(lo, hi float64) string { return numfmt.MSRange(lo, hi) }

@@ -70,11 +70,15 @@ func trimZeros(s string) string {
 
 // SignedMS prints a change of a duration as MS does, with a plus sign
 // when it grew: "+0.02 ms", "-0.5 ms", "0 ms".
-func SignedMS(ms float64) string {
-	if ms > 0 {
-		return "+" + MS(ms)
+func SignedMS(ms float64) string { return Plus(ms, MS(ms)) }
+
+// Plus puts a plus sign before the text of a figure v that is above 0. A
+// negative figure's text has its sign already.
+func Plus(v float64, text string) string {
+	if v > 0 {
+		return "+" + text
 	}
-	return MS(ms)
+	return text
 }
 
 // MSRange prints a range of durations as MS prints each end, the unit said
