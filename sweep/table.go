@@ -111,7 +111,7 @@ func Text(w io.Writer, r *Result) {
 // does not fit report.Width, and lose their indent where even that does
 // not.
 func writeCells(w io.Writer, rows [][]string, marks []string) {
-	widths := ColumnWidths(rows)
+	widths := textfmt.ColumnWidths(rows)
 	markW := 0
 	for _, m := range marks {
 		markW = max(markW, ansi.StringWidth(m))
@@ -136,21 +136,6 @@ func writeCells(w io.Writer, rows [][]string, marks []string) {
 		}
 		fmt.Fprintln(w, indent+strings.TrimRight(b.String(), " "))
 	}
-}
-
-// ColumnWidths are the cells each column of rows takes, its widest
-// cell's, where a wide rune takes two.
-func ColumnWidths(rows [][]string) []int {
-	var widths []int
-	for _, row := range rows {
-		for j, c := range row {
-			if j == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[j] = max(widths[j], ansi.StringWidth(c))
-		}
-	}
-	return widths
 }
 
 // textHead is a column title on the text table's two rows. The level's

@@ -46,7 +46,7 @@ func sweepRows(r *sweep.Result, width int, st *Styles) []string {
 	cols, rows, marks := sweep.Cells(r)
 	cols, rows = narrowTo(cols, rows, width)
 	titles := sweepTitles(cols)
-	widths := sweep.ColumnWidths(append([][]string{titles}, rows...))
+	widths := textfmt.ColumnWidths(append([][]string{titles}, rows...))
 	line := func(cells []string) string {
 		parts := make([]string, len(cells))
 		for j, c := range cells {
@@ -113,7 +113,7 @@ func SweepLeftOut(r *sweep.Result, width int) []string {
 func narrowTo(cols []sweep.Column, rows [][]string, width int) ([]sweep.Column, [][]string) {
 	for _, name := range sweepDroppable {
 		total := len("  ◀ knee")
-		for _, w := range sweep.ColumnWidths(append([][]string{sweepTitles(cols)}, rows...)) {
+		for _, w := range textfmt.ColumnWidths(append([][]string{sweepTitles(cols)}, rows...)) {
 			total += w + 2
 		}
 		if total-2 <= width {

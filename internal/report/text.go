@@ -204,11 +204,9 @@ func distText(w io.Writer, s *stats.Summary) {
 
 // cellWidths are each column's width, its widest cell's or least's.
 func cellWidths(rows [][]string, least []int) []int {
-	widths := slices.Clone(least)
-	for _, row := range rows {
-		for j, c := range row {
-			widths[j] = max(widths[j], textfmt.Width(c))
-		}
+	widths := textfmt.ColumnWidths(rows)
+	for j := range widths {
+		widths[j] = max(widths[j], least[j])
 	}
 	return widths
 }

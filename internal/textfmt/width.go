@@ -221,3 +221,18 @@ func Beside(left, right string, col, height int) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// ColumnWidths are the cells each column of rows takes, its widest
+// cell's, where a wide rune takes two.
+func ColumnWidths(rows [][]string) []int {
+	var widths []int
+	for _, row := range rows {
+		for j, c := range row {
+			if j == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[j] = max(widths[j], ansi.StringWidth(c))
+		}
+	}
+	return widths
+}
