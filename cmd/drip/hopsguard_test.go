@@ -16,18 +16,6 @@ import (
 	"github.com/driplab/drip/record"
 )
 
-// freePort is a loopback address no one listens on, for a flag that
-// takes one.
-func freePort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // startHopsRecord runs the real drip record with --hops-addr under
 // ulimit -n files (0: as it comes) in front of a streaming upstream, and
 // returns it with its listen and hops addresses.
@@ -45,9 +33,17 @@ func startHopsRecord(t *testing.T, files int) (pid int, addr, hopsAddr string) {
 		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n")
 	}))
 	t.Cleanup(up.Close)
-	hopsAddr = freePort(t)
-	cmd, addr, _ := startRecord(t, bin, "--upstream", up.URL, "--out", filepath.Join(t.TempDir(), "rec.jsonl"), "--hops-addr", hopsAddr)
-	return cmd.Process.Pid, addr, hopsAddr
+	// Port 0 and the address drip record says it took: a port picked free
+	// beforehand can be taken by another test's socket before drip binds it.
+	cmd, head, stderr := startRecordUntil(t, bin, func(l string) bool { return strings.Contains(l, "/hops/ID") },
+		"--upstream", up.URL, "--out", filepath.Join(t.TempDir(), "rec.jsonl"), "--hops-addr", "127.0.0.1:0")
+	_, hops, _ := strings.Cut(head[len(head)-1], "http://")
+	hopsAddr, _, _ = strings.Cut(hops, "/hops/ID")
+	if hopsAddr == "" {
+		cmd.Process.Kill()
+		t.Fatalf("drip record named no hops address:\n%s", stderr())
+	}
+	return cmd.Process.Pid, listenAddr(head[0]), hopsAddr
 }
 
 // streamThrough sends one streaming request through the relay at addr (a URL)

@@ -23,6 +23,21 @@ import (
 // and returns the process, its address and its stderr so far.
 func startRecord(t testing.TB, bin string, args ...string) (*exec.Cmd, string, func() string) {
 	t.Helper()
+	cmd, head, stderr := startRecordUntil(t, bin, func(string) bool { return true }, args...)
+	return cmd, listenAddr(head[0]), stderr
+}
+
+// listenAddr is the address in drip record's first line, "drip record:
+// http://ADDR → …".
+func listenAddr(first string) string {
+	addr, _, _ := strings.Cut(strings.TrimPrefix(first, "drip record: "), " ")
+	return addr
+}
+
+// startRecordUntil starts drip record as startRecord does and reads its
+// stderr's lines up to the first that until takes, and returns them.
+func startRecordUntil(t testing.TB, bin string, until func(line string) bool, args ...string) (*exec.Cmd, []string, func() string) {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"record", "--listen", "127.0.0.1:0"}, args...)...)
 	// An os.Pipe of the test's own, not StderrPipe: cmd.Wait closes a
 	// StderrPipe as the process exits, and the lines still in it (drip
@@ -38,12 +53,19 @@ func startRecord(t testing.TB, bin string, args ...string) (*exec.Cmd, string, f
 		t.Fatal(err)
 	}
 	r := bufio.NewReader(pipe)
-	line, _ := r.ReadString('\n') // drip record: http://ADDR → …
-	addr, _, _ := strings.Cut(strings.TrimPrefix(line, "drip record: "), " ")
 	var (
-		mu  sync.Mutex
-		buf = bytes.NewBufferString(line)
+		mu   sync.Mutex
+		buf  bytes.Buffer
+		head []string
 	)
+	for {
+		l, err := r.ReadString('\n')
+		buf.WriteString(l)
+		head = append(head, l)
+		if until(l) || err != nil {
+			break
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -60,7 +82,7 @@ func startRecord(t testing.TB, bin string, args ...string) (*exec.Cmd, string, f
 		}
 	}()
 	t.Cleanup(func() { cmd.Process.Kill() })
-	return cmd, addr, func() string { <-done; mu.Lock(); defer mu.Unlock(); return buf.String() }
+	return cmd, head, func() string { <-done; mu.Lock(); defer mu.Unlock(); return buf.String() }
 }
 
 // waitExit waits for cmd to exit on its own, and fails the test if it has
