@@ -183,7 +183,7 @@ func pairRun(file, base, scenario string) error {
 	if err != nil {
 		return err
 	}
-	pr, err := pairing(base, scenario, recs)
+	pr, err := pairing(base, scenario, stampsOfAll(recs))
 	if err != nil {
 		return err
 	}
@@ -322,8 +322,8 @@ func plan(base, scenario string, n int, dir string) (probe.Plan, error) {
 // aggregate, as drip run does — headless, or with the run screen open as a
 // real Bubble Tea program (no terminal, no input, output discarded, a
 // 120x40 window) that quits when the run has ended. keep, when set, also
-// keeps every record.
-func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(probe.Event), tuiOn bool) (time.Duration, cpuUse, error) {
+// keeps each record's stamps.
+func runPass(p probe.Plan, dir string, keep *[]streamStamps, observe func(probe.Event), tuiOn bool) (time.Duration, cpuUse, error) {
 	defer p.Options.Client.CloseIdleConnections()
 	w, err := record.Create(filepath.Join(dir, "records.jsonl"))
 	if err != nil {
@@ -335,7 +335,7 @@ func runPass(p probe.Plan, dir string, keep *[]*record.Record, observe func(prob
 		agg.Add(r)
 		w.Write(r)
 		if keep != nil {
-			*keep = append(*keep, r)
+			*keep = append(*keep, stampsOf(r))
 		}
 	}
 	var ms0 runtime.MemStats
@@ -449,7 +449,7 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 		return "", pairReport{}, err
 	}
 	srvCPU0, m0 := serverCPU(base), machineTime()
-	var recs []*record.Record
+	var recs []streamStamps
 	waits := watchRunQueue()
 	wall, cpu, err := runPass(p, dir, &recs, nil, tuiOn)
 	if err != nil {
@@ -484,7 +484,7 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 	}
 	rq := waits()
 	cpu, srvCPU := cpuTime().minus(cpu0), serverCPU(base).minus(srvCPU0)
-	pr, err := pairing(base, scenario, floorRecords(streams, f))
+	pr, err := pairing(base, scenario, stampsOfAll(floorRecords(streams, f)))
 	if err != nil {
 		return "", err
 	}
@@ -519,15 +519,15 @@ func writeCPU(b *strings.Builder, who string, rq runQueue, cpu cpuUse, wall time
 
 // connectWaits says how many streams waited for a turn to connect
 // (probe.MaxConnecting) and how long, and how many failed by class.
-func connectWaits(recs []*record.Record) string {
+func connectWaits(recs []streamStamps) string {
 	var waits []float64
 	failed := map[string]int{}
 	for _, r := range recs {
-		if r.ConnectWaitMS != nil {
-			waits = append(waits, *r.ConnectWaitMS)
+		if r.waited {
+			waits = append(waits, r.connectWaitMS)
 		}
-		if r.Error != nil {
-			failed[r.Error.Class]++
+		if r.errClass != "" {
+			failed[r.errClass]++
 		}
 	}
 	s := fmt.Sprintf("  connection ramp (at most %d connecting at once): %d of %d streams waited", probe.MaxConnecting, len(waits), len(recs))
@@ -561,41 +561,38 @@ type pairs struct {
 // for it (the server's log for the stream's tag, scenario#prompt id) and
 // reports the stamp error, by position in the stream, the server's own
 // flush span and the gap error. It forgets the server's logs.
-func pairing(base, scenario string, recs []*record.Record) (pairReport, error) {
+func pairing(base, scenario string, recs []streamStamps) (pairReport, error) {
 	var p pairs
 	for i := 0; i < len(recs); i += 100 {
 		chunk := recs[i:min(i+100, len(recs))]
 		var tags []string
 		for _, r := range chunk {
-			tags = append(tags, scenario+"#"+r.PromptID)
+			tags = append(tags, scenario+"#"+r.promptID)
 		}
 		writes, err := fetchWrites(base, tags)
 		if err != nil {
 			return pairReport{}, err
 		}
 		for _, r := range chunk {
-			p.add(r, writes[scenario+"#"+r.PromptID])
+			p.add(r, writes[scenario+"#"+r.promptID])
 		}
 	}
 	return p.report(len(recs)), nil
 }
 
 // add pairs one stream's content frames with the server's writes, in order.
-func (p *pairs) add(r *record.Record, server []serverWrite) {
-	if r.Complete {
+func (p *pairs) add(r streamStamps, server []serverWrite) {
+	if r.complete {
 		p.complete++
 	}
 	k := 0
 	var prevC, prevS int64
-	for _, f := range r.Frames {
-		if !f.IsContent() {
-			continue
-		}
+	for _, tms := range r.content {
 		if k >= len(server) {
 			p.unpaired++
 			continue
 		}
-		c, sw := r.StartUnixNS+int64(f.TMS*1e6), server[k]
+		c, sw := r.startNS+int64(tms*1e6), server[k]
 		p.stamp = append(p.stamp, float64(c-sw.At)/1e6)
 		p.flush = append(p.flush, float64(sw.Flushed-sw.At)/1e6)
 		ph := 1
@@ -918,23 +915,65 @@ func perFrame(p pairReport) float64 {
 // frame, and how many of them also asked the socket's TCP_INFO. Each ask
 // is a system call, so the share says what the witness costs beyond
 // recvmsg.
-func witnessReads(recs []*record.Record) string {
+func witnessReads(recs []streamStamps) string {
 	reads, asked, frames := 0, 0, 0
 	for _, r := range recs {
-		frames += r.ContentFrames
-		if r.Witness == nil {
-			continue
-		}
-		reads += len(r.Witness.Reads)
-		for _, rd := range r.Witness.Reads {
-			if !rd.NoSegs {
-				asked++
-			}
-		}
+		frames += len(r.content)
+		reads += r.reads
+		asked += r.asked
 	}
 	if reads == 0 {
 		return ""
 	}
 	return fmt.Sprintf("  kernel witness: %.2f reads a content frame, %.0f%% of them asking TCP_INFO\n",
 		float64(reads)/float64(max(frames, 1)), 100*float64(asked)/float64(reads))
+}
+
+// streamStamps is what the timing pass keeps of a record: its content
+// frames' times and the counts the pass reports. drip run keeps no record
+// (internal/pipeline), and the floor's harness keeps its reads as bytes,
+// which the collector never scans. Kept whole, 5,000 streams' records had
+// the collector scan up to a million frames a cycle, and drip paid for it.
+type streamStamps struct {
+	promptID      string
+	startNS       int64
+	complete      bool
+	content       []float64 // the content frames' times, ms from the start
+	waited        bool      // the stream waited for a turn to connect
+	connectWaitMS float64
+	errClass      string
+	reads, asked  int // the kernel witness's reads, and those that asked TCP_INFO
+}
+
+func stampsOf(r *record.Record) streamStamps {
+	s := streamStamps{promptID: r.PromptID, startNS: r.StartUnixNS, complete: r.Complete,
+		content: make([]float64, 0, r.ContentFrames)}
+	for i := range r.Frames {
+		if r.Frames[i].IsContent() {
+			s.content = append(s.content, r.Frames[i].TMS)
+		}
+	}
+	if r.ConnectWaitMS != nil {
+		s.waited, s.connectWaitMS = true, *r.ConnectWaitMS
+	}
+	if r.Error != nil {
+		s.errClass = r.Error.Class
+	}
+	if w := r.Witness; w != nil {
+		s.reads = len(w.Reads)
+		for _, rd := range w.Reads {
+			if !rd.NoSegs {
+				s.asked++
+			}
+		}
+	}
+	return s
+}
+
+func stampsOfAll(recs []*record.Record) []streamStamps {
+	out := make([]streamStamps, len(recs))
+	for i, r := range recs {
+		out[i] = stampsOf(r)
+	}
+	return out
 }
