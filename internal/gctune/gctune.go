@@ -25,12 +25,18 @@ const GCPercent = 400
 const floorPerStream = 32 << 10
 
 // Past GOGC's goal, the memory limit bounds the heap. It is a base for the
-// process and a budget per stream in flight, enough for its buffers and a
-// 200-frame record several times over. Without it, GOGC 400 over a floor
-// and the records a long run keeps grows the heap goal to gigabytes.
+// process and a budget per stream in flight. A stream holds about 15 KiB
+// of heap and 24 KiB of goroutine stacks (its own and its connection's
+// two), and its 200-frame record allocates about 28 KiB as it grows; the
+// budget is that twice over, so the collector has room between cycles.
+// At 64 KiB, 5,000 streams sat at the limit over the floor: the collector
+// ran 11–13 times in their 10 s, and its mark assists on the read path
+// took a quarter of drip's CPU (bench/load -streams 5000). Without a
+// limit, GOGC 400 over a floor and the records a long run keeps grows the
+// heap goal to gigabytes.
 const (
 	limitBase      = 128 << 20
-	limitPerStream = 64 << 10
+	limitPerStream = 160 << 10
 )
 
 // floor is never read. It is pointer-free, so the GC counts it as live
