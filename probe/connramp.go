@@ -3,7 +3,6 @@ package probe
 import (
 	"cmp"
 	"net/http"
-	"net/http/httptrace"
 	"sync"
 
 	"github.com/driplab/drip/record"
@@ -24,13 +23,13 @@ const MaxConnecting = 1024
 // unless its Options.ConnectTurns are its own.
 var connecting = make(chan struct{}, MaxConnecting)
 
-// connectTurn waits for a turn to get req's connection. The turn is a slot
-// of turns, or of the process-wide ones when turns is nil. The turn ends
-// when the transport has a connection, at once for a reused one. It
-// returns the request to send, traced to end the turn, and a release for
-// when it is not sent or fails first. A stream that waited records the
-// wait in rec.
-func connectTurn(req *http.Request, clock Clock, turns chan struct{}, rec *record.Record) (*http.Request, func(), error) {
+// connectTurn waits for a turn to get a connection for req. The turn is a
+// slot of turns, or of the process-wide ones when turns is nil. It returns
+// the turn's release, which the request's trace calls when the transport
+// has a connection (at once for a reused one), and which also serves for
+// when the request is not sent or fails first. A stream that waited
+// records the wait in rec.
+func connectTurn(req *http.Request, clock Clock, turns chan struct{}, rec *record.Record) (func(), error) {
 	turns = cmp.Or(turns, connecting)
 	release := sync.OnceFunc(func() { <-turns })
 	select {
@@ -41,9 +40,8 @@ func connectTurn(req *http.Request, clock Clock, turns chan struct{}, rec *recor
 		case turns <- struct{}{}:
 			rec.ConnectWaitMS = new(ms(clock().Sub(t0)))
 		case <-req.Context().Done():
-			return nil, nil, req.Context().Err()
+			return nil, req.Context().Err()
 		}
 	}
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { release() }}
-	return req.WithContext(httptrace.WithClientTrace(req.Context(), trace)), release, nil
+	return release, nil
 }

