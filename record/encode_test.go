@@ -159,3 +159,26 @@ func TestRecordLinePassesTheTerminalBackstopUnchanged(t *testing.T) {
 		t.Errorf("the line does not read back as the record: %v", err)
 	}
 }
+
+// A lag of whole µs, as the witness takes every one, is written from its
+// integer, and reads as encoding/json writes it; so does any other figure.
+func TestAppendMicrosMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	var figures []float64
+	for us := range 200_000 {
+		figures = append(figures, float64(us)/1000)
+	}
+	for _, us := range []uint64{1<<32 - 1, 1 << 32, 4_000_000_001, 123_456_789} {
+		figures = append(figures, float64(us)/1000)
+	}
+	figures = append(figures, 0.0001, 0.1234, 1e-7, 2.5e-3+1e-12, 1e21, 0.3)
+	for _, v := range figures {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := record.AppendMicros(nil, v); !bytes.Equal(got, want) {
+			t.Fatalf("%v: got %s, want %s", v, got, want)
+		}
+	}
+}
