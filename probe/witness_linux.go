@@ -54,6 +54,10 @@ type witnessConn struct {
 	p     []byte
 	n     int
 	errno syscall.Errno
+	// Between reads, under the same lock: waited says the latest attempt
+	// found the socket empty (the reader keeps up), and drained that the
+	// read after it took all there was, so the next attempt peeks first.
+	waited, drained bool
 
 	// stamp is the latest read's receive stamp. The probe reads it from its
 	// own goroutine, and HTTP/2 reads the socket on another.
@@ -128,18 +132,43 @@ func (c *witnessConn) Read(p []byte) (int, error) {
 }
 
 // recv is one recvmsg on fd; false asks the poller to wait until the
-// socket is readable.
+// socket is readable. A reader that keeps up reads each segment after
+// waiting for it, and its next attempt finds the socket empty. recvmsg
+// costs more than a plain read for that empty answer (it copies its
+// message header in first), so after a wait and a read that drained the
+// socket, recv asks with a one-byte peek, which is cheaper still than a
+// read, and reads only if something came. The poller was reset before
+// recv was called, so whatever arrives after the peek wakes the reader.
 func (c *witnessConn) recv(fd uintptr) bool {
+	if c.drained {
+		c.drained = false
+		if peekEmpty(fd) {
+			c.waited = true
+			return false
+		}
+	}
 	n, stamp, errno := recvmsg(fd, c.p)
 	if errno == syscall.EAGAIN {
+		c.waited = true
 		return false
 	}
 	c.n, c.errno = n, errno
+	c.drained, c.waited = c.waited && errno == 0 && 0 < n && n < len(c.p), false
 	if errno == 0 {
 		c.stamp.Store(stamp)
 		raceAcquire(fd)
 	}
 	return true
+}
+
+// peekEmpty reports that fd has nothing to read now, asking with a
+// one-byte peek that takes nothing. Anything else (bytes, the peer's end,
+// an error) is false, for recvmsg to read.
+func peekEmpty(fd uintptr) bool {
+	var b byte
+	_, _, errno := unix.Syscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b)), 1,
+		unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
+	return errno == syscall.EAGAIN
 }
 
 // recvmsg reads into p from fd with buffers from msgPool, and returns the

@@ -171,6 +171,57 @@ func TestWitnessDialWrapsAnyReader(t *testing.T) {
 	}
 }
 
+// A reader that keeps up waits for each segment, and after it has read
+// one the socket is empty, so its next attempt only peeks. A segment that
+// came while no read was under way is still read at once, with its stamp,
+// and not held until another segment wakes the reader.
+func TestWitnessReadsWhatCameWhileNoReadWaited(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the kernel witness is Linux's")
+	}
+	next, sent := make(chan struct{}), make(chan struct{})
+	addr := serveOneConn(t, func(c net.Conn) {
+		<-next
+		c.Write([]byte("first"))
+		<-next
+		c.Write([]byte("second"))
+		close(sent)
+		<-next // the connection stays open, so only the segment can end the read
+	})
+	c, err := probe.WitnessDial((&net.Dialer{}).DialContext)(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k := probe.WitnessOf(c)
+	buf := make([]byte, 64)
+	go func() { // the first segment, once the read below waits for it
+		time.Sleep(20 * time.Millisecond)
+		next <- struct{}{}
+	}()
+	if n, err := c.Read(buf); err != nil || string(buf[:n]) != "first" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+	first := k.LatestStamp()
+	next <- struct{}{}
+	<-sent
+	// The segment is in the socket before the next read starts: loopback
+	// delivers it within the write, and a view waits for the socket's lock.
+	for k.View().BytesIn < uint64(len("firstsecond")) {
+		time.Sleep(time.Millisecond)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := c.Read(buf)
+	if err != nil || string(buf[:n]) != "second" {
+		t.Fatalf("read %q, %v: want the segment that came between reads", buf[:n], err)
+	}
+	if s := k.LatestStamp(); s == 0 || s == first {
+		t.Errorf("stamp %d after %d: want the second segment's own", s, first)
+	}
+	close(next)
+}
+
 // serveOneConn listens on loopback, hands the first connection to serve
 // and closes it after, and returns the address to dial.
 func serveOneConn(tb testing.TB, serve func(net.Conn)) string {
