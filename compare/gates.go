@@ -80,9 +80,11 @@ func EvalRelative(g stats.Gate, base, s *stats.Summary) stats.GateResult {
 	}
 	r.Value = &change
 	r.Tripped = stats.Holds(change, g.Op, g.Value)
-	delta := stats.ApartFrom(signedAs(change, num), change, g.Value) + unit
+	var delta string
 	if unit == "ms" {
-		delta = stats.MSApartFrom(change, g.Value, true)
+		delta = textfmt.Plus(change, stats.MSApartFrom(change, g.Value))
+	} else {
+		delta = stats.ApartFrom(signedAs(change, num), change, g.Value) + unit
 	}
 	r.Message = fmt.Sprintf("%s %s → %s: %s against the baseline: %s",
 		g.Metric, figure(b), figure(v), delta, stats.Verdict(r.Tripped))

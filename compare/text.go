@@ -249,10 +249,12 @@ func NoiseVerdict(r Row, d *Delta) string {
 	if d.CI == nil {
 		return fmt.Sprintf("%s, no interval: fewer than %d streams with samples in a run", s, stats.MinNoiseStreams)
 	}
-	lo, hi := signedIn(r, d.CI.Lo), signedIn(r, d.CI.Hi)
+	var lo, hi string
 	if r.Unit == "ms" { // the change and its interval told apart, in one form
 		t := textfmt.MSApart(d.CI.Lo, d.CI.Hi, *d.Abs)
 		lo, hi, s = textfmt.Plus(d.CI.Lo, t[0]), textfmt.Plus(d.CI.Hi, t[1]), textfmt.Plus(*d.Abs, t[2])
+	} else {
+		lo, hi = signedIn(r, d.CI.Lo), signedIn(r, d.CI.Hi)
 	}
 	if d.WithinNoise {
 		return fmt.Sprintf("%s in [%s, %s]: within noise", s, lo, hi)

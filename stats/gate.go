@@ -257,9 +257,11 @@ func (g Gate) Eval(s *Summary) GateResult {
 	}
 	r.Value = v
 	r.Tripped = Holds(*v, g.Op, g.Value)
-	fig := gateFigure(*v, g.Value) + g.Unit
+	var fig string
 	if g.Unit == "ms" {
-		fig = MSApartFrom(*v, g.Value, false)
+		fig = MSApartFrom(*v, g.Value)
+	} else {
+		fig = gateFigure(*v, g.Value) + g.Unit
 	}
 	r.Message = fmt.Sprintf("%s = %s: %s", g.Metric, fig, Verdict(r.Tripped))
 	return r
@@ -299,16 +301,10 @@ func ApartFrom(f string, v, threshold float64) string {
 }
 
 // MSApartFrom prints a gate's duration v in ms as every report prints one
-// (numfmt.MSApart), with its sign when signed. Where that would read as
-// the threshold while v differs from it, v gets more digits: 700.04 ms
-// against 700ms, not 700 ms.
-func MSApartFrom(v, threshold float64, signed bool) string {
-	f := numfmt.MSApart(v, threshold)[0]
-	if signed {
-		return numfmt.Plus(v, f)
-	}
-	return f
-}
+// (numfmt.MSApart). Where that would read as the threshold while v
+// differs from it, v gets more digits: 700.04 ms against 700ms, not
+// 700 ms.
+func MSApartFrom(v, threshold float64) string { return numfmt.MSApart(v, threshold)[0] }
 
 // IsTime says whether the gate's metric is a time, held in ms whatever
 // unit the gate's threshold was written in.

@@ -523,8 +523,8 @@ func connectWaits(recs []streamStamps) string {
 	var waits []float64
 	failed := map[string]int{}
 	for _, r := range recs {
-		if r.waited {
-			waits = append(waits, r.connectWaitMS)
+		if r.connectWaitMS != nil {
+			waits = append(waits, *r.connectWaitMS)
 		}
 		if r.errClass != "" {
 			failed[r.errClass]++
@@ -939,22 +939,18 @@ type streamStamps struct {
 	startNS       int64
 	complete      bool
 	content       []float64 // the content frames' times, ms from the start
-	waited        bool      // the stream waited for a turn to connect
-	connectWaitMS float64
+	connectWaitMS *float64  // the stream's wait for a turn to connect, if it waited
 	errClass      string
 	reads, asked  int // the kernel witness's reads, and those that asked TCP_INFO
 }
 
 func stampsOf(r *record.Record) streamStamps {
 	s := streamStamps{promptID: r.PromptID, startNS: r.StartUnixNS, complete: r.Complete,
-		content: make([]float64, 0, r.ContentFrames)}
+		content: make([]float64, 0, r.ContentFrames), connectWaitMS: r.ConnectWaitMS}
 	for i := range r.Frames {
 		if r.Frames[i].IsContent() {
 			s.content = append(s.content, r.Frames[i].TMS)
 		}
-	}
-	if r.ConnectWaitMS != nil {
-		s.waited, s.connectWaitMS = true, *r.ConnectWaitMS
 	}
 	if r.Error != nil {
 		s.errClass = r.Error.Class
