@@ -16,7 +16,11 @@
 //
 // With -floor each timing pass is followed by the same streams through the
 // floor client (floor.go, a raw socket per stream stamping each read and
-// nothing else), and drip's stamp error is given over the floor's.
+// nothing else), and drip's stamp error is given over the floor's. With
+// -rounds both clients' stamp errors are also pooled over the rounds.
+//
+// Before the first pass the fixture server serves as many streams of a
+// short scenario, unmeasured, so no pass meets a cold server.
 //
 // With -witness-off each timing pass is paired with one without the
 // kernel witness, and drip's CPU per frame is given as a ratio. With
@@ -27,6 +31,7 @@
 //	go run ./bench/load -streams 1000 -tui -rounds 3
 //	go run ./bench/load -streams 1000 -witness-off -rounds 6
 //	go run ./bench/load -streams 10000 -floor
+//	go run ./bench/load -streams 100 -floor -rounds 5
 package main
 
 import (
@@ -85,7 +90,7 @@ func main() {
 	inproc := flag.Bool("inproc", false, "run the fixture server in this process")
 	serve := flag.Bool("serve", false, "be the fixture server, printing its URL (the child process; or a server for -pair)")
 	withTUIFlag := flag.Bool("tui", false, "also measure with the run screen open (a real Bubble Tea program drawing 120x40 to nowhere), alternating with headless")
-	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each; with -witness-off: witness on and off passes, the first of each round alternated")
+	rounds := flag.Int("rounds", 1, "with -tui: headless and run-screen passes, alternated, this many times each; with -witness-off: witness on and off passes, the first of each round alternated; with -floor: drip and floor passes this many times each, their stamp errors also pooled")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run-screen timing passes (of every timing pass without -tui) to this file")
 	flag.StringVar(&traceFile, "trace", "", "write a runtime trace (go tool trace) of the same passes and window as -cpuprofile to this file")
 	flag.DurationVar(&profileAfter, "profile-after", 0, "with -cpuprofile or -trace: start profiling this long into each pass (9.5s: the end burst only)")
@@ -135,6 +140,7 @@ func benchHandler() http.Handler {
 		}
 		json.NewEncoder(w).Encode(out)
 	})
+	mux.HandleFunc("/bench/gc", func(http.ResponseWriter, *http.Request) { runtime.GC() })
 	mux.HandleFunc("/bench/cpu", func(w http.ResponseWriter, _ *http.Request) {
 		c := cpuTime()
 		fmt.Fprintln(w, int64(c.user), int64(c.sys))
@@ -204,10 +210,14 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 	modes := []bool{false}
 	if withTUI {
 		modes = []bool{false, true}
-	} else if !witnessOff {
+	} else if !witnessOff && !withFloor {
 		rounds = 1
 	}
+	if err := warmServer(base, n); err != nil {
+		return err
+	}
 	var cost witnessCost
+	var pool floorPool
 	// Headless and run-screen passes alternate, so both meet the same load
 	// from whatever else runs on the machine.
 	for r := range rounds {
@@ -229,15 +239,17 @@ func bench(n int, scenario string, inproc, withTUI bool, rounds int) error {
 			}
 			if withFloor && !tuiOn {
 				fmt.Printf("\n== round %d · floor client · load average %s", r+1, loadavg())
-				f, err := floorTiming(base, scenario, n, drip)
+				f, floor, err := floorTiming(base, scenario, n, drip)
 				if err != nil {
 					return err
 				}
 				fmt.Print(f)
+				pool.add(drip, floor)
 			}
 		}
 	}
 	cost.print()
+	pool.print()
 	// Pass 2 measures memory, with a forced GC at two points mid-run (kept out of
 	// the timing passes so it cannot disturb the stamps).
 	for _, tuiOn := range modes {
@@ -441,7 +453,19 @@ func (r windowRecorder) begin(name string) *os.File {
 
 var profiles int
 
+// settle has both processes collect the garbage of the pass before and
+// waits half a second, so every pass starts with no collection owed and
+// the connections of the last one closed, as the first pass does.
+func settle(base string) {
+	runtime.GC()
+	if resp, err := http.Get(base + "/bench/gc"); err == nil {
+		resp.Body.Close()
+	}
+	time.Sleep(500 * time.Millisecond)
+}
+
 func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, error) {
+	settle(base)
 	dir, _ := os.MkdirTemp("", "drip-load")
 	defer os.RemoveAll(dir)
 	p, err := plan(base, scenario, n, dir)
@@ -475,18 +499,19 @@ func timingPass(base, scenario string, n int, tuiOn bool) (string, pairReport, e
 
 // floorTiming is timingPass for the floor client, with drip's figures
 // from the pass before over the floor's.
-func floorTiming(base, scenario string, n int, drip pairReport) (string, error) {
+func floorTiming(base, scenario string, n int, drip pairReport) (string, pairReport, error) {
+	settle(base)
 	srvCPU0, cpu0, m0 := serverCPU(base), cpuTime(), machineTime()
 	waits := watchRunQueue()
 	streams, f, wall, err := floorPass(base, scenario, n)
 	if err != nil {
-		return "", err
+		return "", pairReport{}, err
 	}
 	rq := waits()
 	cpu, srvCPU := cpuTime().minus(cpu0), serverCPU(base).minus(srvCPU0)
 	pr, err := pairing(base, scenario, stampsOfAll(floorRecords(streams, f)))
 	if err != nil {
-		return "", err
+		return "", pairReport{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nfloor pass: %s, %.1f s wall\n", pr.head, wall.Seconds())
@@ -497,7 +522,7 @@ func floorTiming(base, scenario string, n int, drip pairReport) (string, error) 
 	ratio := func(d, f *float64) string { return fmt.Sprintf("%.2f× (%.3f / %.3f ms)", *d / *f, *d, *f) }
 	fmt.Fprintf(&b, "  drip/floor stamp error: p50 %s · p99 %s · max %s\n",
 		ratio(drip.stamp.P50, pr.stamp.P50), ratio(drip.stamp.P99, pr.stamp.P99), ratio(drip.stamp.Max, pr.stamp.Max))
-	return b.String(), nil
+	return b.String(), pr, nil
 }
 
 // writeCPU writes a pass's run-queue waits and CPU. The run-queue sampler's
@@ -546,7 +571,8 @@ type pairReport struct {
 	head, body string
 	frames     int
 	stamp      stats.Dist
-	cpu        cpuUse // drip's CPU over the pass, the run-queue sampler's taken off
+	byPhase    [3][]float32 // the stamp errors (ms) of the first 10 frames, the middle and the last 10
+	cpu        cpuUse       // drip's CPU over the pass, the run-queue sampler's taken off
 }
 
 // pairs gathers the stamp, flush and gap errors of paired frames, overall
@@ -626,7 +652,14 @@ func (p *pairs) report(streams int) pairReport {
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
 	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", streams, p.complete, p.frames, p.unpaired)
-	return pairReport{head: head, body: b.String(), frames: p.frames, stamp: se}
+	r := pairReport{head: head, body: b.String(), frames: p.frames, stamp: se}
+	for i, v := range p.byPhase {
+		r.byPhase[i] = make([]float32, len(v))
+		for j, x := range v {
+			r.byPhase[i][j] = float32(x)
+		}
+	}
+	return r
 }
 
 func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
@@ -972,4 +1005,81 @@ func stampsOfAll(recs []*record.Record) []streamStamps {
 		out[i] = stampsOf(r)
 	}
 	return out
+}
+
+// warmServer has the fixture server serve n streams of the short "fast"
+// scenario through the floor client before the first pass, and drops
+// their write times. Cold, the server took up to 3× as long to flush the
+// first 10 frames of whichever pass went first (0.30 against 0.11 ms p99
+// at 100 streams), and that pass's first frames were late for it.
+func warmServer(base string, n int) error {
+	t0 := time.Now()
+	streams, _, _, err := floorPass(base, "fast", n)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i += 100 {
+		var tags []string
+		for j := i; j < min(i+100, n); j++ {
+			tags = append(tags, "fast#"+streams[j].id)
+		}
+		if _, err := fetchWrites(base, tags); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("fixture server warmed: %d streams of the fast scenario, unmeasured, %.2f s\n", n, time.Since(t0).Seconds())
+	return nil
+}
+
+// floorPool gathers both clients' stamp errors by position over the
+// rounds of -floor, and each round's drip/floor p99. One round's first 10
+// frames are 10 bursts of writes, and a machine hiccup in one of them
+// moves their p99. Pooled, each position meets the machine as often as
+// the others.
+type floorPool struct {
+	drip, floor [3][]float32
+	ratios      []float64
+}
+
+func (p *floorPool) add(drip, floor pairReport) {
+	for i := range p.drip {
+		p.drip[i] = append(p.drip[i], drip.byPhase[i]...)
+		p.floor[i] = append(p.floor[i], floor.byPhase[i]...)
+	}
+	p.ratios = append(p.ratios, *drip.stamp.P99 / *floor.stamp.P99)
+}
+
+// print gives the pooled figures, when there was more than one round.
+func (p *floorPool) print() {
+	if len(p.ratios) < 2 {
+		return
+	}
+	var rounds []string
+	for _, r := range p.ratios {
+		rounds = append(rounds, fmt.Sprintf("%.2f×", r))
+	}
+	fmt.Printf("\nover %d rounds, pooled (ms):\n", len(p.ratios))
+	drip, dripFirst := pooledLine("drip", p.drip)
+	floor, floorFirst := pooledLine("floor", p.floor)
+	fmt.Printf("  drip/floor stamp error p99: %.2f× pooled (first 10 frames %.2f×) · by round %s\n",
+		drip/floor, dripFirst/floorFirst, strings.Join(rounds, " "))
+}
+
+// pooledLine prints one client's pooled stamp error and returns its p99,
+// overall and of the first 10 frames.
+func pooledLine(who string, byPhase [3][]float32) (p99, first10 float64) {
+	var all []float64
+	var phase [3]stats.Dist
+	for i, v := range byPhase {
+		f := make([]float64, len(v))
+		for j, x := range v {
+			f[j] = float64(x)
+		}
+		all = append(all, f...)
+		phase[i] = stats.NewDist(f)
+	}
+	d := stats.NewDist(all)
+	fmt.Printf("  %-5s stamp error p50 %.3f  p99 %.3f  max %.3f · p99 first 10 frames %.3f · middle %.3f · last 10 frames %.3f\n",
+		who, *d.P50, *d.P99, *d.Max, *phase[0].P99, *phase[1].P99, *phase[2].P99)
+	return *d.P99, *phase[0].P99
 }
