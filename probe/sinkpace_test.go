@@ -24,9 +24,9 @@ func TestSinkPace(t *testing.T) {
 		{"no rest with no stream in flight", []step{
 			{900 * us, 5, 1, 100, 0}, {900 * us, 0, 1, 100, 0}, {900 * us, 0, 1, 100, 0},
 		}},
-		{"no rest with the queue over half full", []step{
-			{900 * us, 5, 51, 100, 0}, {900 * us, 5, 51, 100, 0},
-			{900 * us, 5, 50, 100, 0}, {900 * us, 5, 50, 100, 5400 * us},
+		{"no rest with the queue over 7/8 full", []step{
+			{900 * us, 5, 71, 80, 0}, {900 * us, 5, 71, 80, 0},
+			{900 * us, 5, 70, 80, 0}, {900 * us, 5, 70, 80, 5400 * us},
 		}},
 		{"one slow record rests two bursts' share at most", []step{
 			{time.Second, 5, 0, 100, 6 * time.Millisecond},
