@@ -50,6 +50,17 @@ func TestTheRelayKeepsWhatItsKernelSawOfBothSockets(t *testing.T) {
 	})
 	srv := httptest.NewUnstartedServer(p)
 	srv.Config.ConnContext = relay.WithClientConn
+	// The relay's sockets to its clients get a small send buffer, as the
+	// client's receive buffer is small: with the kernel's own, up to 4 MB,
+	// the relay was blocked on its client only once that much had gone
+	// out, late in the pause on a busy machine, and it then took the
+	// upstream's bytes as little as 24 ms late.
+	ln, err := (&net.ListenConfig{Control: sockopt(syscall.SO_SNDBUF, 16<<10)}).Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener.Close()
+	srv.Listener = ln
 	srv.Start()
 	defer srv.Close()
 
@@ -57,7 +68,7 @@ func TestTheRelayKeepsWhatItsKernelSawOfBothSockets(t *testing.T) {
 		rcvbuf int
 		pause  time.Duration
 	}{{0, 0}, {8 << 10, 400 * time.Millisecond}} {
-		client := &http.Client{Transport: &http.Transport{DisableCompression: true, DialContext: (&net.Dialer{Control: rcvbuf(c.rcvbuf)}).DialContext}}
+		client := &http.Client{Transport: &http.Transport{DisableCompression: true, DialContext: (&net.Dialer{Control: sockopt(syscall.SO_RCVBUF, c.rcvbuf)}).DialContext}}
 		resp, err := client.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"stream":true}`))
 		if err != nil {
 			t.Fatal(err)
@@ -100,12 +111,14 @@ func TestTheRelayKeepsWhatItsKernelSawOfBothSockets(t *testing.T) {
 	}
 }
 
-// rcvbuf sets a dialed socket's receive buffer to n bytes (none when 0),
-// so a client that stops reading fills its window at once.
-func rcvbuf(n int) func(string, string, syscall.RawConn) error {
+// sockopt sets a socket's buffer option (SO_RCVBUF or SO_SNDBUF) to n
+// bytes, or leaves it to the kernel when n is 0. A client's small receive
+// buffer fills its window at once when it stops reading; a listener's
+// send buffer passes to the sockets it accepts.
+func sockopt(opt, n int) func(string, string, syscall.RawConn) error {
 	return func(_, _ string, c syscall.RawConn) error {
 		if n > 0 {
-			c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, n) })
+			c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, opt, n) })
 		}
 		return nil
 	}
