@@ -582,7 +582,7 @@ type pairReport struct {
 	head, body string
 	frames     int
 	stamp      stats.Dist
-	byPhase    [3][]float32 // the stamp errors (ms) of the first 10 frames, the middle and the last 10, kept for -rounds
+	byPhase    [3][]float64 // the stamp errors (ms) of the first 10 frames, the middle and the last 10
 	cpu        cpuUse       // drip's CPU over the pass, the run-queue sampler's taken off
 }
 
@@ -663,14 +663,7 @@ func (p *pairs) report(streams int) pairReport {
 	fmt.Fprintf(&b, "  gap error |client gap − server gap| ms:                 p50 %.3f  p90 %.3f  p99 %.3f  max %.3f\n",
 		*ge.P50, *ge.P90, *ge.P99, *ge.Max)
 	head := fmt.Sprintf("%d streams (%d complete), %d content frames paired, %d unpaired", streams, p.complete, p.frames, p.unpaired)
-	r := pairReport{head: head, body: b.String(), frames: p.frames, stamp: se}
-	for i, v := range p.byPhase {
-		r.byPhase[i] = make([]float32, len(v))
-		for j, x := range v {
-			r.byPhase[i][j] = float32(x)
-		}
-	}
-	return r
+	return pairReport{head: head, body: b.String(), frames: p.frames, stamp: se, byPhase: p.byPhase}
 }
 
 func memoryPass(base, scenario string, n int, tuiOn bool) (string, error) {
@@ -1026,18 +1019,13 @@ func stampsOfAll(recs []*record.Record) []streamStamps {
 // no fault of its client.
 func warmServer(base string, n int) error {
 	t0 := time.Now()
-	streams, _, _, err := floorPass(base, "fast", n)
+	streams, f, _, err := floorPass(base, "fast", n)
 	if err != nil {
 		return err
 	}
-	for i := 0; i < n; i += 100 {
-		var tags []string
-		for j := i; j < min(i+100, n); j++ {
-			tags = append(tags, "fast#"+streams[j].id)
-		}
-		if _, err := fetchWrites(base, tags); err != nil {
-			return err
-		}
+	// Pairing fetches the streams' write times, so the server forgets them.
+	if _, err := pairing(base, "fast", stampsOfAll(floorRecords(streams, f))); err != nil {
+		return err
 	}
 	fmt.Printf("fixture server warmed: %d streams of the fast scenario, unmeasured, %.2f s\n", n, time.Since(t0).Seconds())
 	return nil
@@ -1049,8 +1037,8 @@ func warmServer(base string, n int) error {
 // moves their p99. Pooled, each position meets the machine as often as
 // the others.
 //
-// The errors are float32s, as pairReport keeps them: three rounds of
-// 5,000 streams keep 6 million while later passes run, 24 MB of heap.
+// It keeps the errors as float32s: three rounds of 5,000 streams keep 6
+// million while later passes run, 24 MB of heap.
 type floorPool struct {
 	drip, floor [3][]float32
 	ratios      []float64
@@ -1058,10 +1046,17 @@ type floorPool struct {
 
 func (p *floorPool) add(drip, floor pairReport) {
 	for i := range p.drip {
-		p.drip[i] = append(p.drip[i], drip.byPhase[i]...)
-		p.floor[i] = append(p.floor[i], floor.byPhase[i]...)
+		p.drip[i] = appendFloat32s(p.drip[i], drip.byPhase[i])
+		p.floor[i] = appendFloat32s(p.floor[i], floor.byPhase[i])
 	}
 	p.ratios = append(p.ratios, *drip.stamp.P99 / *floor.stamp.P99)
+}
+
+func appendFloat32s(dst []float32, v []float64) []float32 {
+	for _, x := range v {
+		dst = append(dst, float32(x))
+	}
+	return dst
 }
 
 // print gives the pooled figures, when there was more than one round.
